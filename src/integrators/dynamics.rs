@@ -1,0 +1,44 @@
+//! The contract between a mechanical system and the time integrators.
+//!
+//! The system is the index-3 DAE of paper 000 eq. (1):
+//!   M(q) q'' + g(q, q', t) + Phi_q^T lambda = 0,   Phi(q, t) = 0,
+//! where M(q) q'' + g collects inertia forces F_I, elastic forces F_E and applied loads -Q.
+//! Integrators see only these functions; they never see element types.
+
+use crate::linalg::SparseMatrix;
+
+/// Weights of the tangent blocks in the Newton matrix
+/// [ mass*M + damping*C + stiffness*(K + (Phi_q^T lambda)_q)   lambda*Phi_q^T ]
+/// [ Phi_q                                                      0             ]
+/// with M = dR/dq'', C = dR/dq', K = dR/dq (paper 000 eqs. 18-20).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TangentCoefficients {
+    pub mass: f64,
+    pub damping: f64,
+    pub stiffness: f64,
+    pub lambda: f64,
+}
+
+pub trait Dynamics {
+    /// Number of generalized coordinates n.
+    fn coordinates(&self) -> usize;
+    /// Number of constraint equations m.
+    fn constraints(&self) -> usize;
+    /// Overwrite `inertial` with M(q) a and `forces` with g(q, v, t): quadratic-velocity
+    /// inertia, internal elastic and damping forces minus applied loads.
+    fn forces(&self, q: &[f64], v: &[f64], a: &[f64], t: f64, inertial: &mut [f64], forces: &mut [f64]);
+    /// Overwrite `phi` with Phi(q, t).
+    fn constraint_residual(&self, q: &[f64], t: f64, phi: &mut [f64]);
+    /// out += Phi_q(q)^T lambda.
+    fn add_constraint_forces(&self, q: &[f64], lambda: &[f64], out: &mut [f64]);
+    /// Overwrite `gamma` with the right-hand side of the acceleration-level constraint
+    /// Phi_q q'' = gamma, i.e. gamma = -(Phi_q q')_q q' (scleronomic constraints).
+    fn constraint_acceleration_rhs(&self, q: &[f64], v: &[f64], t: f64, gamma: &mut [f64]);
+    /// An empty matrix with the Newton matrix's sparsity pattern, size n + m.
+    fn newton_pattern(&self) -> SparseMatrix;
+    /// Overwrite the values of `matrix` with the Newton matrix at (q, v, a, lambda, t).
+    #[allow(clippy::too_many_arguments)]
+    fn newton_matrix(&self, q: &[f64], v: &[f64], a: &[f64], lambda: &[f64], t: f64, c: TangentCoefficients, matrix: &mut SparseMatrix);
+    /// Power dissipated by dampers (W, >= 0) at (q, v, t).
+    fn dissipation_power(&self, q: &[f64], v: &[f64], t: f64) -> f64;
+}

@@ -1,0 +1,62 @@
+//! Generalized-alpha (Chung & Hulbert 1993) in the form of Arnold & Brüls (2007) for
+//! constrained systems: equilibrium holds exactly at t_{n+1}; the pseudo-acceleration p
+//! (the method's own "acceleration" variable, kept in `State::aux`) carries the alpha weights:
+//!   (1 - alpha_m) p_{n+1} + alpha_m p_n = (1 - alpha_f) a_{n+1} + alpha_f a_n,
+//!   q_{n+1} = q_n + h v_n + h^2 (1/2 - beta) p_n + h^2 beta p_{n+1},
+//!   v_{n+1} = v_n + h (1 - gamma) p_n + h gamma p_{n+1}.
+
+use super::newton::{NewtonError, NewtonSettings, Stage, Statistics, Workspace, solve_stage};
+use super::{Dynamics, State, StepBuffers};
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GeneralizedAlphaParameters {
+    pub alpha_m: f64,
+    pub alpha_f: f64,
+    pub beta: f64,
+    pub gamma: f64,
+}
+
+impl GeneralizedAlphaParameters {
+    /// Chung-Hulbert optimal parameters for rho_inf in [0, 1].
+    pub fn new(rho_inf: f64) -> Self {
+        let alpha_m = (2.0 * rho_inf - 1.0) / (rho_inf + 1.0);
+        let alpha_f = rho_inf / (rho_inf + 1.0);
+        let gamma = 0.5 + alpha_f - alpha_m;
+        GeneralizedAlphaParameters { alpha_m, alpha_f, beta: 0.25 * (gamma + 0.5).powi(2), gamma }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn step(
+    p: &GeneralizedAlphaParameters,
+    sys: &dyn Dynamics,
+    s: &State,
+    h: f64,
+    out: &mut State,
+    b: &mut StepBuffers,
+    ws: &mut Workspace,
+    newton: &NewtonSettings,
+    stats: &mut Statistics,
+) -> Result<(), NewtonError> {
+    let n = s.q.len();
+    let GeneralizedAlphaParameters { alpha_m, alpha_f, beta, gamma } = *p;
+    // p_{n+1} = c a_{n+1} + d with c = (1-alpha_f)/(1-alpha_m).
+    let c = (1.0 - alpha_f) / (1.0 - alpha_m);
+    for i in 0..n {
+        let d = (alpha_f * s.a[i] - alpha_m * s.aux[i]) / (1.0 - alpha_m);
+        b.q_base[i] = s.q[i] + h * s.v[i] + h * h * ((0.5 - beta) * s.aux[i] + beta * d);
+        b.v_base[i] = s.v[i] + h * ((1.0 - gamma) * s.aux[i] + gamma * d);
+    }
+    out.a.copy_from_slice(&s.a);
+    out.lambda.copy_from_slice(&s.lambda);
+    let stage = Stage { t: s.t + h, q_base: &b.q_base, v_base: &b.v_base, beta: beta * h * h * c, gamma: gamma * h * c, force_weight: 1.0, extra: None };
+    let power0 = sys.dissipation_power(&s.q, &s.v, s.t);
+    solve_stage(sys, &stage, &mut out.a, &mut out.lambda, &mut out.q, &mut out.v, ws, newton, stats)?;
+    let power1 = sys.dissipation_power(&out.q, &out.v, s.t + h);
+    for i in 0..n {
+        out.aux[i] = c * out.a[i] + (alpha_f * s.a[i] - alpha_m * s.aux[i]) / (1.0 - alpha_m);
+    }
+    out.dissipated = s.dissipated + 0.5 * h * (power0 + power1);
+    out.t = s.t + h;
+    Ok(())
+}

@@ -1,0 +1,71 @@
+//! HHT-alpha in the index-3 form of Negrut, Rampalli, Ottarsson, Sajdak (2007); Newmark's
+//! average-acceleration method is the special case alpha = 0.
+//!
+//!   M a_{n+1} + (1 + alpha) (g + Phi_q^T lambda)_{n+1} - alpha (g + Phi_q^T lambda)_n = 0,
+//!   Phi(q_{n+1}) = 0,
+//! with Newmark's formulas, beta = (1 - alpha)^2 / 4, gamma = 1/2 - alpha, alpha in [-1/3, 0]
+//! and rho_inf = (1 + alpha) / (1 - alpha).
+
+use super::newton::{NewtonError, NewtonSettings, Stage, Statistics, Workspace, solve_stage};
+use super::{Dynamics, State, StepBuffers};
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HhtParameters {
+    pub alpha: f64,
+    pub beta: f64,
+    pub gamma: f64,
+}
+
+impl HhtParameters {
+    /// rho_inf in [0.5, 1] (alpha in [-1/3, 0]).
+    pub fn new(rho_inf: f64) -> Self {
+        let alpha = (rho_inf - 1.0) / (rho_inf + 1.0);
+        HhtParameters { alpha, beta: 0.25 * (1.0 - alpha).powi(2), gamma: 0.5 - alpha }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn step(
+    p: &HhtParameters,
+    sys: &dyn Dynamics,
+    s: &State,
+    h: f64,
+    out: &mut State,
+    b: &mut StepBuffers,
+    ws: &mut Workspace,
+    newton: &NewtonSettings,
+    stats: &mut Statistics,
+) -> Result<(), NewtonError> {
+    let n = s.q.len();
+    let HhtParameters { alpha, beta, gamma } = *p;
+    // -alpha (g + Phi_q^T lambda)_n, evaluated from the stored state.
+    if alpha != 0.0 {
+        sys.forces(&s.q, &s.v, &s.a, s.t, &mut b.q1, &mut b.v1);
+        sys.add_constraint_forces(&s.q, &s.lambda, &mut b.v1);
+        for x in b.v1.iter_mut() {
+            *x *= -alpha;
+        }
+    }
+    for i in 0..n {
+        b.q_base[i] = s.q[i] + h * s.v[i] + h * h * (0.5 - beta) * s.a[i];
+        b.v_base[i] = s.v[i] + h * (1.0 - gamma) * s.a[i];
+    }
+    out.a.copy_from_slice(&s.a);
+    out.lambda.copy_from_slice(&s.lambda);
+    let stage = Stage {
+        t: s.t + h,
+        q_base: &b.q_base,
+        v_base: &b.v_base,
+        beta: beta * h * h,
+        gamma: gamma * h,
+        force_weight: 1.0 + alpha,
+        extra: (alpha != 0.0).then_some(&b.v1[..]),
+    };
+    let power0 = sys.dissipation_power(&s.q, &s.v, s.t);
+    solve_stage(sys, &stage, &mut out.a, &mut out.lambda, &mut out.q, &mut out.v, ws, newton, stats)?;
+    let power1 = sys.dissipation_power(&out.q, &out.v, s.t + h);
+    out.dissipated = s.dissipated + h * ((1.0 - gamma) * power0 + gamma * power1);
+    out.t = s.t + h;
+    out.aux.copy_from_slice(&out.a);
+    Ok(())
+}

@@ -1,0 +1,192 @@
+//! Time integrators for the index-3 DAE. They see the system only through [`Dynamics`].
+
+pub mod dynamics;
+pub mod generalized_alpha;
+pub mod hht;
+pub mod newton;
+pub mod ttbif;
+
+pub use dynamics::{Dynamics, TangentCoefficients};
+pub use newton::{NewtonError, NewtonSettings, NewtonStrategy, Statistics, Workspace};
+
+use std::fmt;
+use std::str::FromStr;
+
+/// The integration methods.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Method {
+    Ttbif,
+    Hht,
+    GeneralizedAlpha,
+    Newmark,
+}
+
+impl Method {
+    pub const ALL: [Method; 4] = [Method::Ttbif, Method::Hht, Method::GeneralizedAlpha, Method::Newmark];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Ttbif => "ttbif",
+            Method::Hht => "hht",
+            Method::GeneralizedAlpha => "generalized-alpha",
+            Method::Newmark => "newmark",
+        }
+    }
+
+    /// The range of rho_inf the method can realise.
+    pub fn rho_inf_range(self) -> (f64, f64) {
+        match self {
+            Method::Hht => (0.5, 1.0),
+            Method::Newmark => (1.0, 1.0),
+            Method::Ttbif | Method::GeneralizedAlpha => (0.0, 1.0),
+        }
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Method {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Method::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| {
+            let names: Vec<_> = Method::ALL.iter().map(|m| m.name()).collect();
+            format!("unknown integrator '{s}', expected one of: {}", names.join(", "))
+        })
+    }
+}
+
+/// A method with its parameters derived from rho_inf.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Integrator {
+    Ttbif(ttbif::TtbifParameters),
+    Hht(hht::HhtParameters),
+    GeneralizedAlpha(generalized_alpha::GeneralizedAlphaParameters),
+}
+
+impl Integrator {
+    pub fn new(method: Method, rho_inf: f64) -> Result<Self, String> {
+        let (lo, hi) = method.rho_inf_range();
+        if !(lo..=hi).contains(&rho_inf) {
+            return Err(format!("rho_inf = {rho_inf} is outside [{lo}, {hi}] for {method}"));
+        }
+        Ok(match method {
+            Method::Ttbif => Integrator::Ttbif(ttbif::TtbifParameters::new(rho_inf)),
+            Method::Hht | Method::Newmark => Integrator::Hht(hht::HhtParameters::new(rho_inf)),
+            Method::GeneralizedAlpha => Integrator::GeneralizedAlpha(generalized_alpha::GeneralizedAlphaParameters::new(rho_inf)),
+        })
+    }
+}
+
+/// Everything that evolves in time. `aux` is a method's extra vector (generalized-alpha's
+/// pseudo-acceleration; equal to `a` for the other methods).
+#[derive(Debug, Clone, PartialEq)]
+pub struct State {
+    pub t: f64,
+    pub q: Vec<f64>,
+    pub v: Vec<f64>,
+    pub a: Vec<f64>,
+    pub lambda: Vec<f64>,
+    pub aux: Vec<f64>,
+    /// Energy dissipated by dampers since the start (J).
+    pub dissipated: f64,
+}
+
+impl State {
+    pub fn zeros(n: usize, m: usize) -> Self {
+        State { t: 0.0, q: vec![0.0; n], v: vec![0.0; n], a: vec![0.0; n], lambda: vec![0.0; m], aux: vec![0.0; n], dissipated: 0.0 }
+    }
+}
+
+/// Scratch vectors of one step (allocated once).
+pub(crate) struct StepBuffers {
+    q_base: Vec<f64>,
+    v_base: Vec<f64>,
+    q1: Vec<f64>,
+    v1: Vec<f64>,
+    a1: Vec<f64>,
+    l1: Vec<f64>,
+    q2: Vec<f64>,
+    v2: Vec<f64>,
+    a2: Vec<f64>,
+    l2: Vec<f64>,
+}
+
+impl StepBuffers {
+    fn new(n: usize, m: usize) -> Self {
+        let z = |k| vec![0.0; k];
+        StepBuffers { q_base: z(n), v_base: z(n), q1: z(n), v1: z(n), a1: z(n), l1: z(m), q2: z(n), v2: z(n), a2: z(n), l2: z(m) }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("step from t = {t} failed even at the smallest step {h_min:e} s: {cause}")]
+pub struct StepFailure {
+    pub t: f64,
+    pub h_min: f64,
+    pub cause: NewtonError,
+}
+
+/// Advances a [`State`] with one integrator, reusing the Newton workspace.
+pub struct Stepper {
+    pub integrator: Integrator,
+    pub newton: NewtonSettings,
+    pub stats: Statistics,
+    pub workspace: Workspace,
+    buffers: StepBuffers,
+    trial: State,
+}
+
+/// A step that fails is retried as two halves, down to 2^-MAX_HALVINGS of the step.
+pub const MAX_HALVINGS: u32 = 12;
+
+impl Stepper {
+    pub fn new(sys: &dyn Dynamics, integrator: Integrator, newton: NewtonSettings) -> Self {
+        let (n, m) = (sys.coordinates(), sys.constraints());
+        Stepper { integrator, newton, stats: Statistics::default(), workspace: Workspace::new(sys), buffers: StepBuffers::new(n, m), trial: State::zeros(n, m) }
+    }
+
+    /// One attempt at a step of size h; on failure `state` is untouched.
+    fn try_step(&mut self, sys: &dyn Dynamics, state: &mut State, h: f64) -> Result<(), NewtonError> {
+        let (b, ws, nw, st) = (&mut self.buffers, &mut self.workspace, &self.newton, &mut self.stats);
+        let out = &mut self.trial;
+        match &self.integrator {
+            Integrator::Ttbif(p) => ttbif::step(p, sys, state, h, out, b, ws, nw, st)?,
+            Integrator::Hht(p) => hht::step(p, sys, state, h, out, b, ws, nw, st)?,
+            Integrator::GeneralizedAlpha(p) => generalized_alpha::step(p, sys, state, h, out, b, ws, nw, st)?,
+        }
+        std::mem::swap(state, &mut self.trial);
+        self.stats.steps += 1;
+        Ok(())
+    }
+
+    /// Advance by h; a failing step is rejected and retried as two half steps, recursively.
+    /// On failure `state` is unchanged.
+    pub fn step(&mut self, sys: &dyn Dynamics, state: &mut State, h: f64) -> Result<(), StepFailure> {
+        let start = state.clone();
+        let result = self.step_halving(sys, state, h, 0);
+        if result.is_err() {
+            *state = start;
+        }
+        result
+    }
+
+    fn step_halving(&mut self, sys: &dyn Dynamics, state: &mut State, h: f64, depth: u32) -> Result<(), StepFailure> {
+        match self.try_step(sys, state, h) {
+            Ok(()) => Ok(()),
+            Err(cause) => {
+                self.stats.rejected_steps += 1;
+                self.workspace.invalidate();
+                if depth >= MAX_HALVINGS {
+                    return Err(StepFailure { t: state.t, h_min: h, cause });
+                }
+                self.step_halving(sys, state, 0.5 * h, depth + 1)?;
+                self.step_halving(sys, state, 0.5 * h, depth + 1)
+            }
+        }
+    }
+}

@@ -1,0 +1,249 @@
+//! The one Newton solver every integrator uses.
+//!
+//! Every implicit stage of every method in this crate has the same shape: the unknown
+//! acceleration a (and multipliers lambda) determine velocity and position affinely,
+//!   v = v_base + gamma' a,   q = q_base + beta' a,
+//! and the residual is
+//!   R1 = M(q) a + w (g(q, v, t) + Phi_q^T lambda) + extra = 0,
+//!   R2 = Phi(q, t) / beta' = 0.
+//! Dividing Phi by beta' is the constraint-row scaling of paper 000 eqs. (33), (39): with
+//! it every Newton-matrix entry is O(dt^0), M + w gamma' C + w beta' K in the first rows
+//! and Phi_q in the last (paper 000 eqs. 36, 40).
+
+use super::dynamics::{Dynamics, TangentCoefficients};
+use crate::linalg::{FactorizationError, SparseLu, SparseMatrix};
+
+/// How the Newton matrix is refreshed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NewtonStrategy {
+    /// New Jacobian and factorization every iteration.
+    Full,
+    /// Keep the factorization across iterations, stages and steps while the iteration
+    /// contracts fast enough; refresh it when it does not.
+    Modified,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NewtonSettings {
+    /// Relative tolerance on position and velocity increments and on the force balance.
+    pub tolerance: f64,
+    pub max_iterations: usize,
+    pub strategy: NewtonStrategy,
+}
+
+impl Default for NewtonSettings {
+    fn default() -> Self {
+        NewtonSettings { tolerance: 1e-10, max_iterations: 25, strategy: NewtonStrategy::Modified }
+    }
+}
+
+/// Counters reported by `--stats-json` and the FMU's solver log.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Statistics {
+    pub steps: u64,
+    pub rejected_steps: u64,
+    pub newton_iterations: u64,
+    pub jacobian_evaluations: u64,
+    pub factorizations: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum NewtonError {
+    #[error("Newton iteration did not converge in {0} iterations")]
+    NotConverged(usize),
+    #[error("Newton iteration diverged (non-finite values)")]
+    Diverged,
+    #[error(transparent)]
+    Factorization(#[from] FactorizationError),
+}
+
+/// Buffers and the factorization kept between stages and steps.
+pub struct Workspace {
+    matrix: SparseMatrix,
+    lu: SparseLu,
+    /// Coefficients of the matrix currently factorized, if the factorization is usable.
+    factorized: Option<TangentCoefficients>,
+    inertial: Vec<f64>,
+    forces: Vec<f64>,
+    phi: Vec<f64>,
+    rhs: Vec<f64>,
+}
+
+impl Workspace {
+    pub fn new(sys: &dyn Dynamics) -> Self {
+        let n = sys.coordinates();
+        let m = sys.constraints();
+        let matrix = sys.newton_pattern();
+        let lu = SparseLu::new(&matrix);
+        Workspace {
+            matrix,
+            lu,
+            factorized: None,
+            inertial: vec![0.0; n],
+            forces: vec![0.0; n],
+            phi: vec![0.0; m],
+            rhs: vec![0.0; n + m],
+        }
+    }
+
+    /// Forget the factorization (after a restore, a parameter change or a failed step).
+    pub fn invalidate(&mut self) {
+        self.factorized = None;
+    }
+
+    fn refactorize(
+        &mut self,
+        sys: &dyn Dynamics,
+        x: (&[f64], &[f64], &[f64], &[f64]),
+        t: f64,
+        c: TangentCoefficients,
+        stats: &mut Statistics,
+    ) -> Result<(), NewtonError> {
+        let (q, v, a, lambda) = x;
+        sys.newton_matrix(q, v, a, lambda, t, c, &mut self.matrix);
+        stats.jacobian_evaluations += 1;
+        self.factorized = None;
+        self.lu.factorize(&self.matrix)?;
+        stats.factorizations += 1;
+        self.factorized = Some(c);
+        Ok(())
+    }
+
+    /// Solve the saddle-point system [[M, Phi_q^T], [Phi_q, 0]] [a; lambda] = [-g; gamma]
+    /// at (q, v, t): consistent accelerations and multipliers (index-1 form).
+    pub fn consistent_accelerations(
+        &mut self,
+        sys: &dyn Dynamics,
+        q: &[f64],
+        v: &[f64],
+        t: f64,
+        a: &mut [f64],
+        lambda: &mut [f64],
+        stats: &mut Statistics,
+    ) -> Result<(), NewtonError> {
+        let n = sys.coordinates();
+        a.fill(0.0);
+        lambda.fill(0.0);
+        sys.forces(q, v, a, t, &mut self.inertial, &mut self.forces);
+        let c = TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 1.0 };
+        self.refactorize(sys, (q, v, a, lambda), t, c, stats)?;
+        // The matrix depends only on q: keep it out of the Newton reuse logic.
+        self.factorized = None;
+        let (r1, r2) = self.rhs.split_at_mut(n);
+        for (r, f) in r1.iter_mut().zip(&self.forces) {
+            *r = -f;
+        }
+        sys.constraint_acceleration_rhs(q, v, t, r2);
+        self.lu.solve(&mut self.rhs)?;
+        a.copy_from_slice(&self.rhs[..n]);
+        lambda.copy_from_slice(&self.rhs[n..]);
+        Ok(())
+    }
+}
+
+/// One implicit stage (see the module documentation).
+pub struct Stage<'a> {
+    pub t: f64,
+    pub q_base: &'a [f64],
+    pub v_base: &'a [f64],
+    /// dq/da
+    pub beta: f64,
+    /// dv/da
+    pub gamma: f64,
+    /// Weight w on g + Phi_q^T lambda (1 + alpha for HHT, 1 otherwise).
+    pub force_weight: f64,
+    /// Constant term of R1 (HHT: -alpha (g + Phi_q^T lambda) at t_n).
+    pub extra: Option<&'a [f64]>,
+}
+
+impl Stage<'_> {
+    fn kinematics(&self, a: &[f64], q: &mut [f64], v: &mut [f64]) {
+        for i in 0..a.len() {
+            q[i] = self.q_base[i] + self.beta * a[i];
+            v[i] = self.v_base[i] + self.gamma * a[i];
+        }
+    }
+}
+
+/// Solve a stage for (a, lambda), starting from their values on entry; on success `q`, `v`
+/// hold the stage's position and velocity.
+#[allow(clippy::too_many_arguments)]
+pub fn solve_stage(
+    sys: &dyn Dynamics,
+    stage: &Stage,
+    a: &mut [f64],
+    lambda: &mut [f64],
+    q: &mut [f64],
+    v: &mut [f64],
+    ws: &mut Workspace,
+    settings: &NewtonSettings,
+    stats: &mut Statistics,
+) -> Result<(), NewtonError> {
+    let n = sys.coordinates();
+    let w = stage.force_weight;
+    let coefficients = TangentCoefficients { mass: 1.0, damping: w * stage.gamma, stiffness: w * stage.beta, lambda: w };
+    if settings.strategy == NewtonStrategy::Full || ws.factorized != Some(coefficients) {
+        ws.factorized = None;
+    }
+    let tol = settings.tolerance;
+    let mut previous_increment = f64::INFINITY;
+    stage.kinematics(a, q, v);
+    for iteration in 0..settings.max_iterations {
+        // Residual, and the scale of the terms it balances.
+        sys.forces(q, v, a, stage.t, &mut ws.inertial, &mut ws.forces);
+        let (r1, r2) = ws.rhs.split_at_mut(n);
+        r1.fill(0.0);
+        sys.add_constraint_forces(q, lambda, r1);
+        let mut force_scale = f64::MIN_POSITIVE;
+        for i in 0..n {
+            let e = stage.extra.map_or(0.0, |e| e[i]);
+            force_scale = force_scale.max(ws.inertial[i].abs() + w * (ws.forces[i].abs() + r1[i].abs()) + e.abs());
+            r1[i] = -(ws.inertial[i] + w * (ws.forces[i] + r1[i]) + e);
+        }
+        sys.constraint_residual(q, stage.t, &mut ws.phi);
+        let q_scale = 1.0 + q.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let mut phi_max = 0.0f64;
+        for (r, p) in r2.iter_mut().zip(&ws.phi) {
+            phi_max = phi_max.max(p.abs());
+            *r = -p / stage.beta;
+        }
+        let r1_max = r1.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        if !(r1_max.is_finite() && phi_max.is_finite()) {
+            ws.factorized = None;
+            return Err(NewtonError::Diverged);
+        }
+        if iteration > 0 && r1_max <= 1e-3 * tol * force_scale && phi_max <= 1e-2 * tol * q_scale {
+            return Ok(());
+        }
+        if settings.strategy == NewtonStrategy::Full || ws.factorized.is_none() {
+            ws.refactorize(sys, (q, v, a, lambda), stage.t, coefficients, stats)?;
+        }
+        stats.newton_iterations += 1;
+        ws.lu.solve(&mut ws.rhs)?;
+        let mut increment = 0.0f64;
+        for i in 0..n {
+            let da = ws.rhs[i];
+            a[i] += da;
+            increment = increment.max((stage.beta * da).abs() / (1.0 + q[i].abs())).max((stage.gamma * da).abs() / (1.0 + v[i].abs()));
+        }
+        for (l, dl) in lambda.iter_mut().zip(&ws.rhs[n..]) {
+            *l += dl;
+        }
+        stage.kinematics(a, q, v);
+        if !increment.is_finite() {
+            ws.factorized = None;
+            return Err(NewtonError::Diverged);
+        }
+        if increment <= tol && phi_max <= tol * q_scale {
+            return Ok(());
+        }
+        // A reused factorization that contracts slowly is refreshed at the current iterate.
+        if settings.strategy == NewtonStrategy::Modified && iteration > 0 && increment > 0.25 * previous_increment {
+            ws.factorized = None;
+        }
+        previous_increment = increment;
+    }
+    ws.factorized = None;
+    Err(NewtonError::NotConverged(settings.max_iterations))
+}

@@ -1,0 +1,11 @@
+//! flexfmu: flexible multibody models as FMI 2.0 Co-Simulation FMUs.
+//!
+//! Data flow (see DESIGN.md): `model` (file → definition) → `mechanics` (system, the
+//! `Dynamics` contract) → `integrators` (TTBIF, HHT-alpha, generalized-alpha, Newmark) →
+//! `simulation` (the facade) → `fmi2` (C API) and `export` (modelDescription.xml, .fmu).
+
+pub mod integrators;
+pub mod linalg;
+pub mod mechanics;
+pub mod model;
+pub mod simulation;

@@ -1,0 +1,221 @@
+//! Sparse assembly over a fixed pattern and its LU factorization (faer).
+//!
+//! The pattern of the Newton matrix is built once per topology; every Newton iteration
+//! writes values into precomputed slots and refactorizes numerically, reusing the symbolic
+//! analysis (column ordering, elimination structure) and all scratch memory.
+
+use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::mat::MatMut;
+use faer::sparse::linalg::lu::{LuRef, NumericLu, SymbolicLu, factorize_symbolic_lu};
+use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
+use faer::{Conj, Par};
+
+/// Collects the (row, column) entries of a square matrix before the pattern is frozen.
+#[derive(Debug, Default, Clone)]
+pub struct PatternBuilder {
+    n: usize,
+    entries: Vec<(usize, usize)>,
+}
+
+impl PatternBuilder {
+    pub fn new(n: usize) -> Self {
+        PatternBuilder { n, entries: Vec::new() }
+    }
+
+    /// A dense block coupling `rows` with `cols`.
+    pub fn block(&mut self, rows: &[usize], cols: &[usize]) {
+        for &i in rows {
+            for &j in cols {
+                self.entries.push((i, j));
+            }
+        }
+    }
+
+    pub fn build(mut self) -> SparseMatrix {
+        // Every diagonal entry is structurally present, so the pattern never loses a pivot position.
+        for i in 0..self.n {
+            self.entries.push((i, i));
+        }
+        self.entries.sort_unstable_by_key(|&(i, j)| (j, i));
+        self.entries.dedup();
+        let mut col_ptr = vec![0usize; self.n + 1];
+        let mut row_idx = Vec::with_capacity(self.entries.len());
+        for &(i, j) in &self.entries {
+            col_ptr[j + 1] += 1;
+            row_idx.push(i);
+        }
+        for j in 0..self.n {
+            col_ptr[j + 1] += col_ptr[j];
+        }
+        let values = vec![0.0; row_idx.len()];
+        SparseMatrix { n: self.n, col_ptr, row_idx, values }
+    }
+}
+
+/// A square sparse matrix in compressed-column form with a frozen pattern.
+#[derive(Debug, Clone)]
+pub struct SparseMatrix {
+    n: usize,
+    col_ptr: Vec<usize>,
+    row_idx: Vec<usize>,
+    pub values: Vec<f64>,
+}
+
+impl SparseMatrix {
+    pub fn dim(&self) -> usize {
+        self.n
+    }
+
+    /// Index into `values` of entry (i, j); panics if it is not in the pattern (a bug in
+    /// the pattern builder, not a user error).
+    pub fn slot(&self, i: usize, j: usize) -> usize {
+        let range = self.col_ptr[j]..self.col_ptr[j + 1];
+        match self.row_idx[range.clone()].binary_search(&i) {
+            Ok(k) => range.start + k,
+            Err(_) => panic!("entry ({i}, {j}) is not in the sparsity pattern"),
+        }
+    }
+
+    /// Slots of the dense block rows x cols, row-major.
+    pub fn block_slots(&self, rows: &[usize], cols: &[usize]) -> Vec<usize> {
+        rows.iter().flat_map(|&i| cols.iter().map(move |&j| self.slot(i, j))).collect()
+    }
+
+    pub fn clear(&mut self) {
+        self.values.fill(0.0);
+    }
+
+    /// y = A x
+    pub fn mul_vec(&self, x: &[f64], y: &mut [f64]) {
+        y.fill(0.0);
+        for j in 0..self.n {
+            for k in self.col_ptr[j]..self.col_ptr[j + 1] {
+                y[self.row_idx[k]] += self.values[k] * x[j];
+            }
+        }
+    }
+
+    /// Dense copy (row-major), for tests and small eigenproblems.
+    pub fn to_dense(&self) -> Vec<f64> {
+        let mut d = vec![0.0; self.n * self.n];
+        for j in 0..self.n {
+            for k in self.col_ptr[j]..self.col_ptr[j + 1] {
+                d[self.row_idx[k] * self.n + j] += self.values[k];
+            }
+        }
+        d
+    }
+
+    fn symbolic(&self) -> SymbolicSparseColMatRef<'_, usize> {
+        SymbolicSparseColMatRef::new_checked(self.n, self.n, &self.col_ptr, None, &self.row_idx)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+pub enum FactorizationError {
+    #[error("the Newton matrix is singular (redundant constraints or a body without mass?)")]
+    Singular,
+    #[error("the Newton matrix contains NaN or infinite entries")]
+    NotFinite,
+}
+
+/// Sparse LU with partial pivoting; the symbolic analysis and all buffers are reused.
+pub struct SparseLu {
+    symbolic: SymbolicLu<usize>,
+    numeric: NumericLu<usize, f64>,
+    factor_scratch: MemBuffer,
+    solve_scratch: MemBuffer,
+    factorized: bool,
+}
+
+impl std::fmt::Debug for SparseLu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SparseLu").field("factorized", &self.factorized).finish()
+    }
+}
+
+impl Clone for SparseLu {
+    /// A clone shares the symbolic analysis and starts unfactorized.
+    fn clone(&self) -> Self {
+        SparseLu {
+            symbolic: self.symbolic.clone(),
+            numeric: NumericLu::new(),
+            factor_scratch: MemBuffer::new(self.symbolic.factorize_numeric_lu_scratch::<f64>(Par::Seq, Default::default())),
+            solve_scratch: MemBuffer::new(self.symbolic.solve_in_place_scratch::<f64>(1, Par::Seq)),
+            factorized: false,
+        }
+    }
+}
+
+impl SparseLu {
+    pub fn new(matrix: &SparseMatrix) -> Self {
+        let symbolic = factorize_symbolic_lu(matrix.symbolic(), Default::default()).expect("symbolic LU of a valid pattern");
+        let factor_scratch = MemBuffer::new(symbolic.factorize_numeric_lu_scratch::<f64>(Par::Seq, Default::default()));
+        let solve_scratch = MemBuffer::new(symbolic.solve_in_place_scratch::<f64>(1, Par::Seq));
+        SparseLu { symbolic, numeric: NumericLu::new(), factor_scratch, solve_scratch, factorized: false }
+    }
+
+    pub fn factorize(&mut self, matrix: &SparseMatrix) -> Result<(), FactorizationError> {
+        self.factorized = false;
+        if matrix.values.iter().any(|v| !v.is_finite()) {
+            return Err(FactorizationError::NotFinite);
+        }
+        let a = SparseColMatRef::new(matrix.symbolic(), &matrix.values);
+        self.symbolic
+            .factorize_numeric_lu(&mut self.numeric, a, Par::Seq, MemStack::new(&mut self.factor_scratch), Default::default())
+            .map_err(|_| FactorizationError::Singular)?;
+        self.factorized = true;
+        Ok(())
+    }
+
+    /// Solve in place; returns an error if the factors produce non-finite values
+    /// (numerically singular matrix).
+    pub fn solve(&mut self, rhs: &mut [f64]) -> Result<(), FactorizationError> {
+        assert!(self.factorized, "solve before a successful factorization");
+        let n = rhs.len();
+        let lu = LuRef::new_unchecked(&self.symbolic, &self.numeric);
+        let mat = MatMut::from_column_major_slice_mut(rhs, n, 1);
+        lu.solve_in_place_with_conj(Conj::No, mat, Par::Seq, MemStack::new(&mut self.solve_scratch));
+        if rhs.iter().all(|v| v.is_finite()) { Ok(()) } else { Err(FactorizationError::Singular) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn saddle_point_system_with_zero_diagonal_block_is_solved() {
+        // [2 0 1; 0 3 1; 1 1 0] x = [1 2 3]
+        let mut b = PatternBuilder::new(3);
+        b.block(&[0, 1, 2], &[0, 1, 2]);
+        let mut a = b.build();
+        let dense = [2.0, 0.0, 1.0, 0.0, 3.0, 1.0, 1.0, 1.0, 0.0];
+        for i in 0..3 {
+            for j in 0..3 {
+                let s = a.slot(i, j);
+                a.values[s] = dense[i * 3 + j];
+            }
+        }
+        let mut lu = SparseLu::new(&a);
+        lu.factorize(&a).unwrap();
+        let mut x = vec![1.0, 2.0, 3.0];
+        lu.solve(&mut x).unwrap();
+        let mut r = vec![0.0; 3];
+        a.mul_vec(&x, &mut r);
+        for (ri, bi) in r.iter().zip([1.0, 2.0, 3.0]) {
+            assert!((ri - bi).abs() < 1e-14, "{r:?}");
+        }
+    }
+
+    #[test]
+    fn singular_matrix_is_reported() {
+        let mut b = PatternBuilder::new(2);
+        b.block(&[0, 1], &[0, 1]);
+        let mut a = b.build();
+        a.values.copy_from_slice(&[1.0, 2.0, 2.0, 4.0]);
+        let mut lu = SparseLu::new(&a);
+        let result = lu.factorize(&a).and_then(|_| lu.solve(&mut [1.0, 1.0]));
+        assert!(result.is_err());
+    }
+}

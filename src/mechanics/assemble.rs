@@ -1,0 +1,462 @@
+//! From a model definition (with parameter values) to a [`System`], its initial state and
+//! its outputs. Every user error is reported at the offending place in the model file.
+
+use super::elements::{PointMass, RigidBody2d};
+use super::forces::{Load, SpringDamper, TimeFunction};
+use super::joints::{JointInfo, JointKind, joint_coordinate, joint_rows};
+use super::kinematics::{Anchor, Measure, MeasureKind};
+use super::outputs::{Output, OutputKind};
+use super::{BodyInfo, System};
+use crate::integrators::{Dynamics, State};
+use crate::model::schema::{Name, Vec2};
+use crate::model::{Model, ModelError, Scope};
+use nalgebra::{DMatrix, DVector};
+
+/// What the model file makes: the system, its consistent initial state, its outputs.
+#[derive(Debug, Clone)]
+pub struct Assembly {
+    pub system: System,
+    pub initial: State,
+    pub outputs: Vec<Output>,
+    pub input_names: Vec<String>,
+}
+
+struct BodyEntry {
+    info: BodyInfo,
+    position: [f64; 2],
+    angle: f64,
+}
+
+fn rot_t(theta: f64, d: [f64; 2]) -> [f64; 2] {
+    let (s, c) = theta.sin_cos();
+    [c * d[0] + s * d[1], -s * d[0] + c * d[1]]
+}
+
+struct Builder<'a> {
+    model: &'a Model,
+    scope: Scope<'a>,
+    bodies: Vec<BodyEntry>,
+}
+
+impl Builder<'_> {
+    fn err(&self, span: std::ops::Range<usize>, msg: String) -> ModelError {
+        self.model.error(span, msg)
+    }
+
+    fn body(&self, name: &Name) -> Result<Option<&BodyEntry>, ModelError> {
+        let n = name.get_ref();
+        if n == "ground" {
+            return Ok(None);
+        }
+        match self.bodies.iter().find(|b| b.info.name == *n) {
+            Some(b) => Ok(Some(b)),
+            None => {
+                let known: Vec<_> = self.bodies.iter().map(|b| b.info.name.as_str()).collect();
+                Err(self.err(name.span(), format!("unknown body '{n}' (known: ground, {})", known.join(", "))))
+            }
+        }
+    }
+
+    /// The anchor of `body` at global point `point` (initial configuration); a missing point
+    /// means the body's reference point.
+    fn anchor(&self, body: &Name, point: Option<&Vec2>) -> Result<Anchor, ModelError> {
+        let p = point.map(|p| self.scope.vec2(p)).transpose()?;
+        Ok(match self.body(body)? {
+            None => match p {
+                Some(p) => Anchor::Ground { p },
+                None => return Err(self.err(body.span(), "a point on ground needs `point = [x, y]`".into())),
+            },
+            Some(b) if !b.info.rotates => {
+                if let Some(p) = p {
+                    let d = ((p[0] - b.position[0]).powi(2) + (p[1] - b.position[1]).powi(2)).sqrt();
+                    if d > 1e-12 * (1.0 + p[0].abs() + p[1].abs()) {
+                        let span = point.map_or(body.span(), |p| p.span());
+                        return Err(self.err(span, format!("point mass '{}' is at {:?}; a point on it must be there too", b.info.name, b.position)));
+                    }
+                }
+                Anchor::Point { x: b.info.x }
+            }
+            Some(b) => {
+                let p = p.unwrap_or(b.position);
+                let s = rot_t(b.angle, [p[0] - b.position[0], p[1] - b.position[1]]);
+                Anchor::Rigid { x: b.info.x, s }
+            }
+        })
+    }
+}
+
+fn unit(v: [f64; 2]) -> Option<[f64; 2]> {
+    let n = (v[0] * v[0] + v[1] * v[1]).sqrt();
+    (n > 0.0).then(|| [v[0] / n, v[1] / n])
+}
+
+pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
+    model.check_parameters(params)?;
+    let def = &model.definition;
+    let input_names: Vec<String> = def.inputs.iter().map(|i| i.name.get_ref().clone()).collect();
+    let scope = model.scope(params);
+    let gravity = def.model.gravity.as_ref().map(|g| scope.vec2(g)).transpose()?.unwrap_or([0.0, 0.0]);
+    let mut b = Builder { model, scope, bodies: Vec::new() };
+
+    let mut names: Vec<(String, std::ops::Range<usize>)> = Vec::new();
+    let check_name = |name: &Name, what: &str, names: &mut Vec<(String, std::ops::Range<usize>)>| -> Result<(), ModelError> {
+        let n = name.get_ref();
+        if n == "ground" || n.is_empty() || names.iter().any(|(m, _)| m == n) {
+            return Err(model.error(name.span(), format!("{what} name '{n}' is empty, reserved or already used")));
+        }
+        names.push((n.clone(), name.span()));
+        Ok(())
+    };
+    for (i, inp) in def.inputs.iter().enumerate() {
+        check_name(&inp.name, "input", &mut names)?;
+        if !inp.start.is_finite() {
+            return Err(model.error(inp.name.span(), format!("input {i} start value must be finite")));
+        }
+    }
+
+    // Coordinates: bodies in file order, point masses first.
+    let mut n = 0;
+    let mut q0 = Vec::new();
+    let mut v0 = Vec::new();
+    let mut specified = Vec::new();
+    let mut system_bodies = Vec::new();
+    let mut point_masses = Vec::new();
+    let mut rigid_bodies = Vec::new();
+    for pm in &def.point_masses {
+        check_name(&pm.name, "body", &mut names)?;
+        let mass = b.scope.positive(&pm.mass, "mass")?;
+        let p = b.scope.vec2(&pm.position)?;
+        let v = pm.velocity.as_ref().map(|v| b.scope.vec2(v)).transpose()?;
+        q0.extend(p);
+        v0.extend(v.unwrap_or([0.0; 2]));
+        specified.extend([v.is_some(); 2]);
+        point_masses.push(PointMass::new(n, mass, gravity));
+        let info = BodyInfo { name: pm.name.get_ref().clone(), x: n, rotates: false };
+        b.bodies.push(BodyEntry { info: info.clone(), position: p, angle: 0.0 });
+        system_bodies.push(info);
+        n += 2;
+    }
+    for rb in &def.rigid_bodies {
+        check_name(&rb.name, "body", &mut names)?;
+        let mass = b.scope.positive(&rb.mass, "mass")?;
+        let inertia = b.scope.positive(&rb.inertia, "moment of inertia")?;
+        let p = b.scope.vec2(&rb.position)?;
+        let angle = rb.angle.as_ref().map(|a| b.scope.number(a)).transpose()?.unwrap_or(0.0);
+        let v = rb.velocity.as_ref().map(|v| b.scope.vec2(v)).transpose()?;
+        let w = rb.angular_velocity.as_ref().map(|w| b.scope.number(w)).transpose()?;
+        q0.extend([p[0], p[1], angle]);
+        v0.extend([v.map_or(0.0, |v| v[0]), v.map_or(0.0, |v| v[1]), w.unwrap_or(0.0)]);
+        specified.extend([v.is_some(), v.is_some(), w.is_some()]);
+        rigid_bodies.push(RigidBody2d::new(n, mass, inertia, gravity));
+        let info = BodyInfo { name: rb.name.get_ref().clone(), x: n, rotates: true };
+        b.bodies.push(BodyEntry { info: info.clone(), position: p, angle });
+        system_bodies.push(info);
+        n += 3;
+    }
+    if n == 0 {
+        return Err(model.error(def.model.name.span(), "the model has no bodies".into()));
+    }
+
+    let mut sys = System::new(n);
+    sys.bodies = system_bodies;
+    sys.inputs = def.inputs.iter().map(|i| i.start).collect();
+    for pm in point_masses {
+        sys.point_masses.push(pm);
+    }
+    for rb in rigid_bodies {
+        sys.rigid_bodies.push(rb);
+    }
+
+    // Joints.
+    let mut joint_spans = Vec::new();
+    for j in &def.joints {
+        check_name(&j.name, "joint", &mut names)?;
+        let kind = match j.kind.get_ref().as_str() {
+            "revolute" => JointKind::Revolute,
+            "prismatic" => JointKind::Prismatic,
+            "fixed" => JointKind::Fixed,
+            other => return Err(model.error(j.kind.span(), format!("unknown joint type '{other}', expected revolute, prismatic or fixed"))),
+        };
+        let ground = Name::new(0..0, "ground".to_string());
+        let body1 = j.body1.as_ref().unwrap_or(&ground);
+        if body1.get_ref() == j.body2.get_ref() {
+            return Err(model.error(j.body2.span(), "a joint needs two different bodies".into()));
+        }
+        let b1 = b.body(body1)?;
+        let b2 = b.body(&j.body2)?.ok_or_else(|| model.error(j.body2.span(), "body2 must not be ground (put ground in body1)".into()))?;
+        let point = match &j.point {
+            Some(p) => b.scope.vec2(p)?,
+            None => b2.position,
+        };
+        let pt = Vec2::new(j.point.as_ref().map_or(j.name.span(), |p| p.span()), [point[0].into(), point[1].into()]);
+        if b1.is_some_and(|b| !b.info.rotates) && kind != JointKind::Revolute {
+            return Err(model.error(body1.span(), format!("body1 of a {} joint must be ground or a rigid body", j.kind.get_ref())));
+        }
+        let a1 = b.anchor(body1, Some(&pt))?;
+        let a2 = match b2.info.rotates {
+            true => b.anchor(&j.body2, Some(&pt))?,
+            false => b.anchor(&j.body2, j.point.as_ref())?,
+        };
+        let axis = match (&j.axis, kind) {
+            (Some(ax), JointKind::Prismatic) => {
+                let ax_global = unit(b.scope.vec2(ax)?).ok_or_else(|| model.error(ax.span(), "axis must not be zero".into()))?;
+                // into body 1's frame
+                b1.map_or(ax_global, |bb| rot_t(bb.angle, ax_global))
+            }
+            (None, JointKind::Prismatic) => return Err(model.error(j.name.span(), "a prismatic joint needs `axis = [x, y]`".into())),
+            (Some(ax), _) => return Err(model.error(ax.span(), "`axis` only applies to prismatic joints".into())),
+            (None, _) => [1.0, 0.0],
+        };
+        let rows = joint_rows(kind, a1, a2, axis, &q0);
+        let start = sys.constraints.len();
+        sys.constraints.extend(rows);
+        sys.joints.push(JointInfo {
+            name: j.name.get_ref().clone(),
+            kind,
+            rows: start..sys.constraints.len(),
+            body2_x: b2.info.x,
+            body2_rotates: b2.info.rotates,
+            coordinate: joint_coordinate(kind, a1, a2, axis),
+        });
+        joint_spans.push(j.name.span());
+    }
+
+    // Spring-dampers.
+    for s in &def.springs {
+        check_name(&s.name, "spring", &mut names)?;
+        let kind = s.kind.as_ref().map_or("point_to_point", |k| k.get_ref().as_str());
+        let measure = match kind {
+            "point_to_point" => {
+                let (Some(b1), Some(b2)) = (&s.body1, &s.body2) else {
+                    return Err(model.error(s.name.span(), "a point_to_point spring needs body1 and body2".into()));
+                };
+                let a1 = b.anchor(b1, s.point1.as_ref())?;
+                let a2 = b.anchor(b2, s.point2.as_ref())?;
+                let m = Measure::new(a1, a2, MeasureKind::Distance);
+                if m.value(&q0) <= 0.0 {
+                    return Err(model.error(s.name.span(), "the spring's end points coincide initially; its direction is undefined".into()));
+                }
+                m
+            }
+            "prismatic" | "torsional" => {
+                let Some(jn) = &s.joint else {
+                    return Err(model.error(s.name.span(), format!("a {kind} spring needs `joint = \"name\"`")));
+                };
+                let Some(ji) = sys.joints.iter().find(|j| j.name == *jn.get_ref()) else {
+                    return Err(model.error(jn.span(), format!("unknown joint '{}'", jn.get_ref())));
+                };
+                let expected = if kind == "prismatic" { JointKind::Prismatic } else { JointKind::Revolute };
+                if ji.kind != expected {
+                    return Err(model.error(jn.span(), format!("a {kind} spring needs a {} joint", if kind == "prismatic" { "prismatic" } else { "revolute" })));
+                }
+                ji.coordinate.clone()
+            }
+            other => {
+                let span = s.kind.as_ref().map_or(s.name.span(), |k| k.span());
+                return Err(model.error(span, format!("unknown spring type '{other}', expected point_to_point, prismatic or torsional")));
+            }
+        };
+        let stiffness = s.stiffness.as_ref().map(|k| b.scope.non_negative(k, "stiffness")).transpose()?.unwrap_or(0.0);
+        let damping = s.damping.as_ref().map(|c| b.scope.non_negative(c, "damping")).transpose()?.unwrap_or(0.0);
+        let free_value = match &s.free_length {
+            Some(l) => b.scope.number(l)?,
+            None => measure.value(&q0),
+        };
+        sys.springs.push(SpringDamper { measure, stiffness, damping, free_value });
+    }
+
+    // Loads.
+    let input_scope = model.scope(params).with_inputs(&input_names);
+    for l in &def.loads {
+        let magnitude = match (&l.value, &l.table) {
+            (Some(v), None) => TimeFunction::Expr(input_scope.time_function(v)?),
+            (None, Some(t)) => {
+                let rows = t.get_ref().clone();
+                if rows.is_empty() || rows.windows(2).any(|w| w[1][0] <= w[0][0]) || rows.iter().flatten().any(|x| !x.is_finite()) {
+                    return Err(model.error(t.span(), "table rows must be finite [time, value] pairs with strictly increasing times".into()));
+                }
+                TimeFunction::Table(rows)
+            }
+            _ => return Err(model.error(l.kind.span(), "a load needs exactly one of `value` or `table`".into())),
+        };
+        let body = b.body(&l.body)?.ok_or_else(|| model.error(l.body.span(), "loads on ground have no effect".into()))?;
+        match l.kind.get_ref().as_str() {
+            "force" => {
+                let Some(dir) = &l.direction else {
+                    return Err(model.error(l.kind.span(), "a force needs `direction = [x, y]`".into()));
+                };
+                let u = unit(b.scope.vec2(dir)?).ok_or_else(|| model.error(dir.span(), "direction must not be zero".into()))?;
+                let anchor = b.anchor(&l.body, l.point.as_ref())?;
+                sys.loads.push(Load::force(anchor, u, magnitude));
+            }
+            "torque" => {
+                if !body.info.rotates {
+                    return Err(model.error(l.body.span(), "a torque needs a rigid body".into()));
+                }
+                sys.loads.push(Load::torque(body.info.x + 2, magnitude));
+            }
+            other => return Err(model.error(l.kind.span(), format!("unknown load type '{other}', expected force or torque"))),
+        }
+    }
+
+    // Outputs.
+    let mut outputs = Vec::new();
+    for o in &def.outputs {
+        check_name(&o.name, "output", &mut names)?;
+        let kind = OutputKind::parse(o, &b, &sys)?;
+        outputs.push(Output { name: o.name.get_ref().clone(), unit: kind.unit().to_string(), description: o.description.clone(), kind });
+    }
+
+    sys.finish();
+    let initial = consistent_initial_state(model, &sys, q0, v0, &specified, &joint_spans)?;
+    Ok(Assembly { system: sys, initial, outputs, input_names })
+}
+
+impl OutputKind {
+    fn parse(o: &crate::model::schema::OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, ModelError> {
+        let model = b.model;
+        let q = o.quantity.get_ref().as_str();
+        let need_body = || -> Result<(&BodyEntry, Anchor), ModelError> {
+            let name = o.body.as_ref().ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `body`")))?;
+            let entry = b.body(name)?.ok_or_else(|| model.error(name.span(), "ground does not move".into()))?;
+            Ok((entry, b.anchor(name, o.point.as_ref())?))
+        };
+        let need_joint = || -> Result<usize, ModelError> {
+            let name = o.joint.as_ref().ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `joint`")))?;
+            sys.joints.iter().position(|j| j.name == *name.get_ref()).ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))
+        };
+        let need_rotation = |e: &BodyEntry| -> Result<usize, ModelError> {
+            if e.info.rotates {
+                Ok(e.info.x + 2)
+            } else {
+                Err(model.error(o.quantity.span(), format!("'{q}' needs a rigid body; '{}' is a point mass", e.info.name)))
+            }
+        };
+        Ok(match q {
+            "x" | "y" | "vx" | "vy" | "ax" | "ay" => {
+                let (_, anchor) = need_body()?;
+                let component = usize::from(q.ends_with('y'));
+                let order = match q.len() {
+                    1 => 0,
+                    _ if q.starts_with('v') => 1,
+                    _ => 2,
+                };
+                OutputKind::Point { anchor, component, order }
+            }
+            "angle" | "angular_velocity" | "angular_acceleration" => {
+                let (e, _) = need_body()?;
+                let order = ["angle", "angular_velocity", "angular_acceleration"].iter().position(|s| *s == q).unwrap_or(0);
+                OutputKind::Rotation { theta: need_rotation(e)?, order }
+            }
+            "reaction_x" | "reaction_y" | "reaction_torque" => {
+                let j = need_joint()?;
+                if q == "reaction_torque" && !sys.joints[j].body2_rotates {
+                    return Err(model.error(o.quantity.span(), "reaction_torque needs a rigid body2".into()));
+                }
+                OutputKind::Reaction { joint: j, component: ["reaction_x", "reaction_y", "reaction_torque"].iter().position(|s| *s == q).unwrap_or(0) }
+            }
+            "joint_position" | "joint_velocity" => OutputKind::JointCoordinate { joint: need_joint()?, order: usize::from(q == "joint_velocity") },
+            "energy_total" => OutputKind::EnergyTotal,
+            "energy_kinetic" => OutputKind::EnergyKinetic,
+            "energy_potential" => OutputKind::EnergyPotential,
+            "energy_dissipated" => OutputKind::EnergyDissipated,
+            other => {
+                return Err(model.error(
+                    o.quantity.span(),
+                    format!(
+                        "unknown output quantity '{other}', expected one of: x, y, vx, vy, ax, ay, angle, angular_velocity, angular_acceleration, \
+                         reaction_x, reaction_y, reaction_torque, joint_position, joint_velocity, energy_total, energy_kinetic, energy_potential, energy_dissipated"
+                    ),
+                ));
+            }
+        })
+    }
+}
+
+/// Project the initial coordinates onto Phi = 0 (Gauss-Newton, minimum-norm corrections),
+/// then solve the unspecified initial velocities from Phi_q v = 0 (minimum norm), keeping
+/// the specified ones. Redundant or contradictory constraints are errors.
+fn consistent_initial_state(
+    model: &Model,
+    sys: &System,
+    mut q: Vec<f64>,
+    mut v: Vec<f64>,
+    specified: &[bool],
+    joint_spans: &[std::ops::Range<usize>],
+) -> Result<State, ModelError> {
+    let n = sys.coordinates();
+    let m = sys.constraints();
+    let mut state = State::zeros(n, m);
+    let span_of_row = |r: usize| sys.joints.iter().position(|j| j.rows.contains(&r)).map_or(0..0, |j| joint_spans[j].clone());
+    if m > 0 {
+        let jacobian = |q: &[f64]| {
+            let mut jm = DMatrix::zeros(m, n);
+            for (r, c) in sys.constraints.iter().enumerate() {
+                let d = c.measure.derivatives(q);
+                for (k, &i) in c.measure.dofs().iter().enumerate() {
+                    jm[(r, i)] += d.gradient[k];
+                }
+            }
+            jm
+        };
+        let scale = 1.0 + q.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        let mut phi = vec![0.0; m];
+        let mut converged = false;
+        for _ in 0..50 {
+            sys.constraint_residual(&q, 0.0, &mut phi);
+            if phi.iter().all(|p| p.abs() <= 1e-13 * scale) {
+                converged = true;
+                break;
+            }
+            let dq = jacobian(&q).svd(true, true).solve(&DVector::from_column_slice(&phi), 1e-12).map_err(|e| model.error(0..0, e.to_string()))?;
+            for i in 0..n {
+                q[i] -= dq[i];
+            }
+        }
+        if !converged {
+            let worst = (0..m).max_by(|&a, &b| phi[a].abs().total_cmp(&phi[b].abs())).unwrap_or(0);
+            return Err(model.error(span_of_row(worst), format!("the joints cannot all be satisfied in the initial configuration (violation {:.3e})", phi[worst])));
+        }
+        let jm = jacobian(&q);
+        let sv = jm.clone().svd(false, false).singular_values;
+        let smax = sv.max();
+        if sv.iter().any(|&s| s <= 1e-10 * smax) || m > n {
+            let redundant = redundant_row(&jm);
+            return Err(model.error(span_of_row(redundant), "over-constrained: this joint repeats constraints that other joints already impose (redundant constraints are not supported)".into()));
+        }
+        // Unspecified velocities: Phi_q,U v_U = -Phi_q,S v_S.
+        let free: Vec<usize> = (0..n).filter(|&i| !specified[i]).collect();
+        let mut rhs = DVector::zeros(m);
+        for r in 0..m {
+            rhs[r] = -(0..n).filter(|&i| specified[i]).map(|i| jm[(r, i)] * v[i]).sum::<f64>();
+        }
+        if !free.is_empty() {
+            let ju = DMatrix::from_fn(m, free.len(), |r, c| jm[(r, free[c])]);
+            let vu = ju.svd(true, true).solve(&rhs, 1e-12).map_err(|e| model.error(0..0, e.to_string()))?;
+            for (c, &i) in free.iter().enumerate() {
+                v[i] = vu[c];
+            }
+        }
+        let residual = &jm * DVector::from_column_slice(&v);
+        let vscale = 1.0 + v.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        if let Some(r) = (0..m).find(|&r| residual[r].abs() > 1e-9 * vscale) {
+            return Err(model.error(span_of_row(r), format!("the given initial velocities violate this joint (by {:.3e}); omit some so they can be computed", residual[r])));
+        }
+    }
+    state.q = q;
+    state.v = v;
+    Ok(state)
+}
+
+/// The first constraint row that is a linear combination of the rows before it.
+fn redundant_row(jm: &DMatrix<f64>) -> usize {
+    for r in 1..=jm.nrows() {
+        let sub = jm.rows(0, r).into_owned();
+        let sv = sub.svd(false, false).singular_values;
+        let smax = sv.max();
+        if sv.iter().any(|&s| s <= 1e-10 * smax) {
+            return r - 1;
+        }
+    }
+    jm.nrows() - 1
+}

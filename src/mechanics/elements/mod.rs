@@ -1,0 +1,48 @@
+//! Bodies and force elements. Each kind lives in one `Vec` and is assembled in one pass.
+
+pub mod point_mass;
+pub mod rigid_body_2d;
+
+pub use point_mass::PointMass;
+pub use rigid_body_2d::RigidBody2d;
+
+use crate::integrators::TangentCoefficients;
+
+/// The state an element is evaluated at (global vectors).
+#[derive(Debug, Clone, Copy)]
+pub struct Kin<'a> {
+    pub q: &'a [f64],
+    pub v: &'a [f64],
+    pub a: &'a [f64],
+    pub t: f64,
+    pub inputs: &'a [f64],
+}
+
+/// Kinetic and potential (gravitational + elastic) energy.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Energy {
+    pub kinetic: f64,
+    pub potential: f64,
+}
+
+impl std::ops::AddAssign for Energy {
+    fn add_assign(&mut self, o: Energy) {
+        self.kinetic += o.kinetic;
+        self.potential += o.potential;
+    }
+}
+
+/// What every element contributes to the equations of motion.
+pub trait Element {
+    /// Global coordinates the element couples; its tangent is a dense block over them.
+    fn dofs(&self) -> &[usize];
+    /// Add M(q) a into `inertial` and the other forces g(q, v, t) into `forces` (global vectors).
+    fn add_forces(&self, x: &Kin, inertial: &mut [f64], forces: &mut [f64]);
+    /// Add c.mass*M + c.damping*C + c.stiffness*K into `block` (row-major over `dofs()`).
+    fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]);
+    fn energy(&self, x: &Kin) -> Energy;
+    /// Power dissipated (W).
+    fn dissipation_power(&self, _x: &Kin) -> f64 {
+        0.0
+    }
+}

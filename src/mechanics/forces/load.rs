@@ -1,0 +1,101 @@
+//! Applied forces (fixed global direction, at a point of a body) and torques, whose magnitude
+//! is a function of time and inputs.
+
+use crate::integrators::TangentCoefficients;
+use crate::mechanics::elements::{Element, Energy, Kin};
+use crate::mechanics::kinematics::Anchor;
+use crate::model::expr::Expr;
+
+/// Magnitude of a load over time.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TimeFunction {
+    /// Expression in parameters, `t` and inputs.
+    Expr(Expr),
+    /// Piecewise-linear [time, value] rows, held constant outside the table.
+    Table(Vec<[f64; 2]>),
+}
+
+impl TimeFunction {
+    pub fn eval(&self, t: f64, inputs: &[f64]) -> f64 {
+        match self {
+            TimeFunction::Expr(e) => e.eval(t, inputs),
+            TimeFunction::Table(rows) => {
+                let k = rows.partition_point(|r| r[0] <= t);
+                if k == 0 {
+                    rows[0][1]
+                } else if k == rows.len() {
+                    rows[k - 1][1]
+                } else {
+                    let ([t0, v0], [t1, v1]) = (rows[k - 1], rows[k]);
+                    v0 + (v1 - v0) * (t - t0) / (t1 - t0)
+                }
+            }
+        }
+    }
+
+    pub fn reads_input(&self, i: usize) -> bool {
+        matches!(self, TimeFunction::Expr(e) if e.reads_input(i))
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum LoadKind {
+    /// Force of the given magnitude along the fixed unit vector `direction`, at `anchor`.
+    Force { anchor: Anchor, direction: [f64; 2] },
+    /// Torque on the rotation coordinate.
+    Torque,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Load {
+    pub kind: LoadKind,
+    pub magnitude: TimeFunction,
+    dofs: Vec<usize>,
+}
+
+impl Load {
+    pub fn force(anchor: Anchor, direction: [f64; 2], magnitude: TimeFunction) -> Self {
+        Load { dofs: anchor.dofs(), kind: LoadKind::Force { anchor, direction }, magnitude }
+    }
+
+    pub fn torque(theta: usize, magnitude: TimeFunction) -> Self {
+        Load { dofs: vec![theta], kind: LoadKind::Torque, magnitude }
+    }
+}
+
+impl Element for Load {
+    fn dofs(&self) -> &[usize] {
+        &self.dofs
+    }
+
+    fn add_forces(&self, x: &Kin, _inertial: &mut [f64], forces: &mut [f64]) {
+        let f = self.magnitude.eval(x.t, x.inputs);
+        match &self.kind {
+            LoadKind::Torque => forces[self.dofs[0]] -= f,
+            LoadKind::Force { anchor, direction: u } => {
+                forces[self.dofs[0]] -= f * u[0];
+                forces[self.dofs[1]] -= f * u[1];
+                if let Anchor::Rigid { x: i, .. } = *anchor {
+                    // Generalized force on theta: (dp/dtheta) . F, dp/dtheta = perp(R s).
+                    let p = anchor.position(x.q);
+                    let arm = [p[0] - x.q[i], p[1] - x.q[i + 1]];
+                    forces[i + 2] -= f * (-arm[1] * u[0] + arm[0] * u[1]);
+                }
+            }
+        }
+    }
+
+    fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
+        if let LoadKind::Force { anchor: anchor @ Anchor::Rigid { x: i, .. }, direction: u } = &self.kind {
+            // d/dtheta of -(perp(R s) . F) = (R s) . F
+            let f = self.magnitude.eval(x.t, x.inputs);
+            let p = anchor.position(x.q);
+            let arm = [p[0] - x.q[*i], p[1] - x.q[i + 1]];
+            block[8] += c.stiffness * f * (arm[0] * u[0] + arm[1] * u[1]);
+        }
+    }
+
+    fn energy(&self, _x: &Kin) -> Energy {
+        Energy::default()
+    }
+}

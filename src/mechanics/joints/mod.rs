@@ -1,0 +1,69 @@
+//! Joints as index-3 constraints: each joint is a set of rows Phi = measure - target.
+//!
+//! - revolute: the two anchor points coincide (projections on the global x and y axes);
+//! - prismatic: the anchor of body 2 stays on the line through body 1's anchor along the
+//!   axis (projection on the normal, rotating with body 1), and, if body 2 rotates, the
+//!   relative angle is fixed;
+//! - fixed: revolute plus fixed relative angle.
+
+use super::kinematics::{Anchor, Measure, MeasureKind};
+use std::ops::Range;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConstraintRow {
+    pub measure: Measure,
+    pub target: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JointKind {
+    Revolute,
+    Prismatic,
+    Fixed,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct JointInfo {
+    pub name: String,
+    pub kind: JointKind,
+    /// Constraint rows (indices into the multiplier vector).
+    pub rows: Range<usize>,
+    /// First coordinate of body 2 (reactions act on it).
+    pub body2_x: usize,
+    pub body2_rotates: bool,
+    /// The joint coordinate: slider displacement along the axis, or relative angle.
+    pub coordinate: Measure,
+}
+
+/// Rows of a joint between anchors placed at the same global point in the initial configuration.
+/// `axis` is the unit sliding direction in body 1's frame (prismatic only).
+pub fn joint_rows(kind: JointKind, a1: Anchor, a2: Anchor, axis: [f64; 2], q0: &[f64]) -> Vec<ConstraintRow> {
+    let rotating = matches!(a1, Anchor::Rigid { .. });
+    let mut rows = Vec::new();
+    let mut push = |m: Measure| {
+        let target = m.value(q0);
+        rows.push(ConstraintRow { measure: m, target });
+    };
+    let both_rotate = matches!(a2, Anchor::Rigid { .. });
+    match kind {
+        JointKind::Revolute | JointKind::Fixed => {
+            push(Measure::new(a1, a2, MeasureKind::Projection { u: [1.0, 0.0], rotating: false }));
+            push(Measure::new(a1, a2, MeasureKind::Projection { u: [0.0, 1.0], rotating: false }));
+        }
+        JointKind::Prismatic => {
+            push(Measure::new(a1, a2, MeasureKind::Projection { u: [-axis[1], axis[0]], rotating }));
+        }
+    }
+    if kind != JointKind::Revolute && both_rotate {
+        push(Measure::new(a1, a2, MeasureKind::Angle));
+    }
+    rows
+}
+
+/// The joint coordinate measure: displacement along the axis (prismatic) or relative angle.
+pub fn joint_coordinate(kind: JointKind, a1: Anchor, a2: Anchor, axis: [f64; 2]) -> Measure {
+    match kind {
+        JointKind::Prismatic => Measure::new(a1, a2, MeasureKind::Projection { u: axis, rotating: matches!(a1, Anchor::Rigid { .. }) }),
+        JointKind::Revolute | JointKind::Fixed => Measure::new(a1, a2, MeasureKind::Angle),
+    }
+}

@@ -1,0 +1,321 @@
+//! Planar kinematic measures with exact gradients and Hessians.
+//!
+//! A [`Measure`] is a scalar function of the coordinates of at most two bodies (a distance,
+//! a projection of a relative position, a relative angle). Joints constrain measures
+//! (Phi = measure - target); spring-dampers act along them (F = k (s - s0) + c s').
+//! With gradient G and Hessian H of the measure s:
+//!   s' = G v,   d/dt(G v) = G a + v^T H v,   d(G^T f)/dq = f H,
+//! so constraint Jacobians, the acceleration right-hand side gamma = -v^T H v, the
+//! geometric stiffness lambda H and spring tangents all come from the same two functions.
+
+/// Maximum coordinates one measure couples (two rigid bodies).
+pub const MAX_DOFS: usize = 6;
+
+/// A point fixed to ground, to a point mass (x, y) or to a rigid body (x, y, theta) at the
+/// body-frame offset `s`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Anchor {
+    Ground { p: [f64; 2] },
+    Point { x: usize },
+    Rigid { x: usize, s: [f64; 2] },
+}
+
+fn rot(theta: f64, s: [f64; 2]) -> [f64; 2] {
+    let (sn, cs) = theta.sin_cos();
+    [cs * s[0] - sn * s[1], sn * s[0] + cs * s[1]]
+}
+
+/// Rotation by +90 degrees (the derivative of a rotation matrix is J R).
+fn perp(u: [f64; 2]) -> [f64; 2] {
+    [-u[1], u[0]]
+}
+
+fn dot(a: [f64; 2], b: [f64; 2]) -> f64 {
+    a[0] * b[0] + a[1] * b[1]
+}
+
+impl Anchor {
+    pub fn dofs(&self) -> Vec<usize> {
+        match *self {
+            Anchor::Ground { .. } => vec![],
+            Anchor::Point { x } => vec![x, x + 1],
+            Anchor::Rigid { x, .. } => vec![x, x + 1, x + 2],
+        }
+    }
+
+    pub fn position(&self, q: &[f64]) -> [f64; 2] {
+        match *self {
+            Anchor::Ground { p } => p,
+            Anchor::Point { x } => [q[x], q[x + 1]],
+            Anchor::Rigid { x, s } => {
+                let r = rot(q[x + 2], s);
+                [q[x] + r[0], q[x + 1] + r[1]]
+            }
+        }
+    }
+
+    pub fn velocity(&self, q: &[f64], v: &[f64]) -> [f64; 2] {
+        match *self {
+            Anchor::Ground { .. } => [0.0, 0.0],
+            Anchor::Point { x } => [v[x], v[x + 1]],
+            Anchor::Rigid { x, s } => {
+                let w = perp(rot(q[x + 2], s));
+                [v[x] + w[0] * v[x + 2], v[x + 1] + w[1] * v[x + 2]]
+            }
+        }
+    }
+
+    /// Offset R(theta) s of a rigid anchor (zero otherwise).
+    fn arm(&self, q: &[f64]) -> [f64; 2] {
+        match *self {
+            Anchor::Rigid { x, s } => rot(q[x + 2], s),
+            _ => [0.0, 0.0],
+        }
+    }
+
+    fn theta(&self) -> Option<usize> {
+        match *self {
+            Anchor::Rigid { x, .. } => Some(x + 2),
+            _ => None,
+        }
+    }
+}
+
+/// What a measure measures.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum MeasureKind {
+    /// |p2 - p1|
+    Distance,
+    /// u . (p2 - p1), u = R(theta1) u_body if `rotating` (body 1's frame) else the fixed u_body.
+    Projection { u: [f64; 2], rotating: bool },
+    /// theta2 - theta1 (theta1 = 0 for ground).
+    Angle,
+}
+
+/// A scalar measure between two anchors, with its coordinate list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measure {
+    pub a1: Anchor,
+    pub a2: Anchor,
+    pub kind: MeasureKind,
+    dofs: Vec<usize>,
+    /// Where each anchor's coordinates start in `dofs`.
+    off2: usize,
+}
+
+/// Value, gradient and Hessian over `Measure::dofs()` (row-major, dofs x dofs).
+#[derive(Debug, Clone, Copy)]
+pub struct Derivatives {
+    pub value: f64,
+    pub gradient: [f64; MAX_DOFS],
+    pub hessian: [f64; MAX_DOFS * MAX_DOFS],
+}
+
+impl Measure {
+    pub fn new(a1: Anchor, a2: Anchor, kind: MeasureKind) -> Self {
+        let d1 = a1.dofs();
+        let off2 = d1.len();
+        let mut dofs = d1;
+        dofs.extend(a2.dofs());
+        Measure { a1, a2, kind, dofs, off2 }
+    }
+
+    pub fn dofs(&self) -> &[usize] {
+        &self.dofs
+    }
+
+    /// Value only (cheaper than `derivatives`).
+    pub fn value(&self, q: &[f64]) -> f64 {
+        match self.kind {
+            MeasureKind::Distance => {
+                let (p1, p2) = (self.a1.position(q), self.a2.position(q));
+                ((p2[0] - p1[0]).powi(2) + (p2[1] - p1[1]).powi(2)).sqrt()
+            }
+            MeasureKind::Projection { u, rotating } => {
+                let (p1, p2) = (self.a1.position(q), self.a2.position(q));
+                let u = self.direction(q, u, rotating);
+                dot(u, [p2[0] - p1[0], p2[1] - p1[1]])
+            }
+            MeasureKind::Angle => self.a2.theta().map_or(0.0, |i| q[i]) - self.a1.theta().map_or(0.0, |i| q[i]),
+        }
+    }
+
+    /// Rate s' = G v.
+    pub fn rate(&self, q: &[f64], v: &[f64]) -> f64 {
+        let d = self.derivatives(q);
+        self.dofs.iter().enumerate().map(|(k, &i)| d.gradient[k] * v[i]).sum()
+    }
+
+    fn direction(&self, q: &[f64], u: [f64; 2], rotating: bool) -> [f64; 2] {
+        match (rotating, self.a1.theta()) {
+            (true, Some(i)) => rot(q[i], u),
+            _ => u,
+        }
+    }
+
+    /// Gradient of the anchor point p_k (k = 1, 2) with respect to the measure's dofs:
+    /// columns (dp/dq_j) stored as [x-row; y-row], plus d2p/dtheta2 = -R s for rigid anchors.
+    fn point_jacobian(&self, q: &[f64], second: bool) -> ([[f64; MAX_DOFS]; 2], [f64; 2], Option<usize>) {
+        let (a, off) = if second { (self.a2, self.off2) } else { (self.a1, 0) };
+        let mut j = [[0.0; MAX_DOFS]; 2];
+        let mut pp = [0.0; 2];
+        let mut th = None;
+        match a {
+            Anchor::Ground { .. } => {}
+            Anchor::Point { .. } => {
+                j[0][off] = 1.0;
+                j[1][off + 1] = 1.0;
+            }
+            Anchor::Rigid { .. } => {
+                j[0][off] = 1.0;
+                j[1][off + 1] = 1.0;
+                let arm = a.arm(q);
+                let w = perp(arm);
+                j[0][off + 2] = w[0];
+                j[1][off + 2] = w[1];
+                pp = [-arm[0], -arm[1]];
+                th = Some(off + 2);
+            }
+        }
+        (j, pp, th)
+    }
+
+    pub fn derivatives(&self, q: &[f64]) -> Derivatives {
+        let n = self.dofs.len();
+        let mut d = Derivatives { value: 0.0, gradient: [0.0; MAX_DOFS], hessian: [0.0; MAX_DOFS * MAX_DOFS] };
+        match self.kind {
+            MeasureKind::Angle => {
+                d.value = self.value(q);
+                if self.a1.theta().is_some() {
+                    d.gradient[2] = -1.0;
+                }
+                if self.a2.theta().is_some() {
+                    d.gradient[self.off2 + 2] = 1.0;
+                }
+            }
+            MeasureKind::Distance | MeasureKind::Projection { .. } => {
+                let (p1, p2) = (self.a1.position(q), self.a2.position(q));
+                let dv = [p2[0] - p1[0], p2[1] - p1[1]];
+                let (j1, pp1, th1) = self.point_jacobian(q, false);
+                let (j2, pp2, th2) = self.point_jacobian(q, true);
+                // D = d(p2 - p1)/dq, and the only second derivatives of d: theta2-theta2 (pp2)
+                // and theta1-theta1 (-pp1).
+                let mut dd = [[0.0; MAX_DOFS]; 2];
+                for r in 0..2 {
+                    for c in 0..n {
+                        dd[r][c] = j2[r][c] - j1[r][c];
+                    }
+                }
+                let d2 = |h: &mut [f64; MAX_DOFS * MAX_DOFS], w: [f64; 2]| {
+                    // adds w . d2(p2 - p1)/dq2
+                    if let Some(t) = th2 {
+                        h[t * n + t] += dot(w, pp2);
+                    }
+                    if let Some(t) = th1 {
+                        h[t * n + t] -= dot(w, pp1);
+                    }
+                };
+                match self.kind {
+                    MeasureKind::Distance => {
+                        let len = dot(dv, dv).sqrt();
+                        d.value = len;
+                        if len > 0.0 {
+                            let e = [dv[0] / len, dv[1] / len];
+                            for c in 0..n {
+                                d.gradient[c] = e[0] * dd[0][c] + e[1] * dd[1][c];
+                            }
+                            // H = D^T (I - e e^T) D / L + e . d2d
+                            for a in 0..n {
+                                for b in 0..n {
+                                    let dot_ab = dd[0][a] * dd[0][b] + dd[1][a] * dd[1][b];
+                                    d.hessian[a * n + b] = (dot_ab - d.gradient[a] * d.gradient[b]) / len;
+                                }
+                            }
+                            d2(&mut d.hessian, e);
+                        }
+                    }
+                    MeasureKind::Projection { u, rotating } => {
+                        let u = self.direction(q, u, rotating);
+                        d.value = dot(u, dv);
+                        for c in 0..n {
+                            d.gradient[c] = u[0] * dd[0][c] + u[1] * dd[1][c];
+                        }
+                        d2(&mut d.hessian, u);
+                        if rotating && let Some(t1) = th1 {
+                            // u depends on theta1: du = perp(u) dtheta1, d2u = -u dtheta1^2.
+                            let up = perp(u);
+                            d.gradient[t1] += dot(up, dv);
+                            for c in 0..n {
+                                let cross = up[0] * dd[0][c] + up[1] * dd[1][c];
+                                d.hessian[t1 * n + c] += cross;
+                                d.hessian[c * n + t1] += cross;
+                            }
+                            d.hessian[t1 * n + t1] -= dot(u, dv);
+                        }
+                    }
+                    MeasureKind::Angle => unreachable!(),
+                }
+            }
+        }
+        d
+    }
+
+    /// v^T H v: the velocity-squared part of s''.
+    pub fn curvature(&self, d: &Derivatives, v: &[f64]) -> f64 {
+        let n = self.dofs.len();
+        let mut s = 0.0;
+        for (a, &i) in self.dofs.iter().enumerate() {
+            for (b, &j) in self.dofs.iter().enumerate() {
+                s += d.hessian[a * n + b] * v[i] * v[j];
+            }
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check_against_finite_differences(m: &Measure, q: &[f64]) {
+        let n = m.dofs().len();
+        let d = m.derivatives(q);
+        let h = 1e-6;
+        for (a, &i) in m.dofs().iter().enumerate() {
+            let mut qp = q.to_vec();
+            let mut qm = q.to_vec();
+            qp[i] += h;
+            qm[i] -= h;
+            let g = (m.value(&qp) - m.value(&qm)) / (2.0 * h);
+            assert!((g - d.gradient[a]).abs() < 1e-8, "gradient {a}: fd {g} vs {}", d.gradient[a]);
+            let (dp, dm) = (m.derivatives(&qp), m.derivatives(&qm));
+            for b in 0..n {
+                let hfd = (dp.gradient[b] - dm.gradient[b]) / (2.0 * h);
+                assert!((hfd - d.hessian[a * n + b]).abs() < 1e-7, "hessian ({a},{b}): fd {hfd} vs {}", d.hessian[a * n + b]);
+            }
+        }
+    }
+
+    #[test]
+    fn gradients_and_hessians_match_finite_differences() {
+        let q = [0.3, -0.2, 0.7, 1.1, 0.4, -1.3, 0.5, 0.25];
+        let r1 = Anchor::Rigid { x: 0, s: [0.4, -0.1] };
+        let r2 = Anchor::Rigid { x: 3, s: [-0.2, 0.3] };
+        let pm = Anchor::Point { x: 6 };
+        let g = Anchor::Ground { p: [0.1, 0.2] };
+        let kinds = [
+            MeasureKind::Distance,
+            MeasureKind::Projection { u: [0.6, 0.8], rotating: true },
+            MeasureKind::Projection { u: [0.0, 1.0], rotating: false },
+            MeasureKind::Angle,
+        ];
+        for kind in kinds {
+            for (a1, a2) in [(r1, r2), (g, r2), (r1, pm), (g, pm)] {
+                if kind == MeasureKind::Angle && matches!(a2, Anchor::Point { .. }) {
+                    continue;
+                }
+                check_against_finite_differences(&Measure::new(a1, a2, kind), &q);
+            }
+        }
+    }
+}

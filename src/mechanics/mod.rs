@@ -1,0 +1,239 @@
+//! The mechanical system: DOF layout, elements, constraints, and the [`Dynamics`] contract.
+
+pub mod assemble;
+pub mod elements;
+pub mod forces;
+pub mod joints;
+pub mod kinematics;
+pub mod outputs;
+
+use elements::{Element, Energy, Kin, PointMass, RigidBody2d};
+use forces::{Load, SpringDamper};
+use joints::ConstraintRow;
+
+use crate::integrators::{Dynamics, TangentCoefficients};
+use crate::linalg::{PatternBuilder, SparseMatrix};
+
+/// Elements of one kind, with the matrix slots of their tangent blocks.
+#[derive(Debug, Clone)]
+pub struct ElementSet<E> {
+    pub elements: Vec<E>,
+    slots: Vec<Vec<usize>>,
+}
+
+impl<E> Default for ElementSet<E> {
+    fn default() -> Self {
+        ElementSet { elements: Vec::new(), slots: Vec::new() }
+    }
+}
+
+impl<E: Element> ElementSet<E> {
+    pub fn push(&mut self, e: E) {
+        self.elements.push(e);
+    }
+
+    fn add_pattern(&self, b: &mut PatternBuilder) {
+        for e in &self.elements {
+            b.block(e.dofs(), e.dofs());
+        }
+    }
+
+    fn compute_slots(&mut self, m: &SparseMatrix) {
+        self.slots = self.elements.iter().map(|e| m.block_slots(e.dofs(), e.dofs())).collect();
+    }
+
+    fn add_forces(&self, x: &Kin, inertial: &mut [f64], forces: &mut [f64]) {
+        for e in &self.elements {
+            e.add_forces(x, inertial, forces);
+        }
+    }
+
+    fn assemble_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut Vec<f64>, m: &mut SparseMatrix) {
+        for (e, slots) in self.elements.iter().zip(&self.slots) {
+            block.clear();
+            block.resize(slots.len(), 0.0);
+            e.add_tangent(x, c, block);
+            for (&s, &v) in slots.iter().zip(block.iter()) {
+                m.values[s] += v;
+            }
+        }
+    }
+
+    fn energy(&self, x: &Kin) -> Energy {
+        let mut e = Energy::default();
+        for el in &self.elements {
+            e += el.energy(x);
+        }
+        e
+    }
+
+    fn dissipation_power(&self, x: &Kin) -> f64 {
+        self.elements.iter().map(|e| e.dissipation_power(x)).sum()
+    }
+}
+
+/// Where a named body's coordinates are.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BodyInfo {
+    pub name: String,
+    /// First coordinate: x, then y, then theta if `rotates`.
+    pub x: usize,
+    pub rotates: bool,
+}
+
+/// A flexible multibody system ready for integration.
+#[derive(Debug, Clone)]
+pub struct System {
+    n: usize,
+    pub point_masses: ElementSet<PointMass>,
+    pub rigid_bodies: ElementSet<RigidBody2d>,
+    pub springs: ElementSet<SpringDamper>,
+    pub loads: ElementSet<Load>,
+    pub constraints: Vec<ConstraintRow>,
+    pub bodies: Vec<BodyInfo>,
+    pub joints: Vec<joints::JointInfo>,
+    /// Current values of the model's inputs (set between steps).
+    pub inputs: Vec<f64>,
+    pattern: SparseMatrix,
+    /// Per constraint row: slots of (row, dofs), (dofs, row) and the dofs x dofs Hessian block.
+    constraint_slots: Vec<(Vec<usize>, Vec<usize>, Vec<usize>)>,
+}
+
+impl System {
+    /// An empty system with `n` coordinates; add elements, then call `finish`.
+    pub fn new(n: usize) -> Self {
+        System {
+            n,
+            point_masses: Default::default(),
+            rigid_bodies: Default::default(),
+            springs: Default::default(),
+            loads: Default::default(),
+            constraints: Vec::new(),
+            bodies: Vec::new(),
+            joints: Vec::new(),
+            inputs: Vec::new(),
+            pattern: PatternBuilder::new(0).build(),
+            constraint_slots: Vec::new(),
+        }
+    }
+
+    /// Freeze the sparsity pattern and compute every element's matrix slots.
+    pub fn finish(&mut self) {
+        let (n, m) = (self.n, self.constraints.len());
+        let mut b = PatternBuilder::new(n + m);
+        self.point_masses.add_pattern(&mut b);
+        self.rigid_bodies.add_pattern(&mut b);
+        self.springs.add_pattern(&mut b);
+        self.loads.add_pattern(&mut b);
+        for (r, c) in self.constraints.iter().enumerate() {
+            let d = c.measure.dofs();
+            b.block(&[n + r], d);
+            b.block(d, &[n + r]);
+            b.block(d, d);
+        }
+        self.pattern = b.build();
+        let p = &self.pattern;
+        self.point_masses.compute_slots(p);
+        self.rigid_bodies.compute_slots(p);
+        self.springs.compute_slots(p);
+        self.loads.compute_slots(p);
+        self.constraint_slots = self
+            .constraints
+            .iter()
+            .enumerate()
+            .map(|(r, c)| {
+                let d = c.measure.dofs();
+                (p.block_slots(&[n + r], d), p.block_slots(d, &[n + r]), p.block_slots(d, d))
+            })
+            .collect();
+    }
+
+    fn kin<'a>(&'a self, q: &'a [f64], v: &'a [f64], a: &'a [f64], t: f64) -> Kin<'a> {
+        Kin { q, v, a, t, inputs: &self.inputs }
+    }
+
+    /// Kinetic and potential (gravity + springs + strain) energy.
+    pub fn energy(&self, q: &[f64], v: &[f64], t: f64) -> Energy {
+        let x = self.kin(q, v, v, t);
+        let mut e = self.point_masses.energy(&x);
+        e += self.rigid_bodies.energy(&x);
+        e += self.springs.energy(&x);
+        e
+    }
+
+    pub fn body(&self, name: &str) -> Option<&BodyInfo> {
+        self.bodies.iter().find(|b| b.name == name)
+    }
+}
+
+impl Dynamics for System {
+    fn coordinates(&self) -> usize {
+        self.n
+    }
+
+    fn constraints(&self) -> usize {
+        self.constraints.len()
+    }
+
+    fn forces(&self, q: &[f64], v: &[f64], a: &[f64], t: f64, inertial: &mut [f64], forces: &mut [f64]) {
+        inertial.fill(0.0);
+        forces.fill(0.0);
+        let x = self.kin(q, v, a, t);
+        self.point_masses.add_forces(&x, inertial, forces);
+        self.rigid_bodies.add_forces(&x, inertial, forces);
+        self.springs.add_forces(&x, inertial, forces);
+        self.loads.add_forces(&x, inertial, forces);
+    }
+
+    fn constraint_residual(&self, q: &[f64], _t: f64, phi: &mut [f64]) {
+        for (p, c) in phi.iter_mut().zip(&self.constraints) {
+            *p = c.measure.value(q) - c.target;
+        }
+    }
+
+    fn add_constraint_forces(&self, q: &[f64], lambda: &[f64], out: &mut [f64]) {
+        for (c, &l) in self.constraints.iter().zip(lambda) {
+            let d = c.measure.derivatives(q);
+            for (k, &i) in c.measure.dofs().iter().enumerate() {
+                out[i] += d.gradient[k] * l;
+            }
+        }
+    }
+
+    fn constraint_acceleration_rhs(&self, q: &[f64], v: &[f64], _t: f64, gamma: &mut [f64]) {
+        for (g, c) in gamma.iter_mut().zip(&self.constraints) {
+            let d = c.measure.derivatives(q);
+            *g = -c.measure.curvature(&d, v);
+        }
+    }
+
+    fn newton_pattern(&self) -> SparseMatrix {
+        self.pattern.clone()
+    }
+
+    fn newton_matrix(&self, q: &[f64], v: &[f64], a: &[f64], lambda: &[f64], t: f64, c: TangentCoefficients, m: &mut SparseMatrix) {
+        m.clear();
+        let x = self.kin(q, v, a, t);
+        let mut block = Vec::with_capacity(64);
+        self.point_masses.assemble_tangent(&x, &c, &mut block, m);
+        self.rigid_bodies.assemble_tangent(&x, &c, &mut block, m);
+        self.springs.assemble_tangent(&x, &c, &mut block, m);
+        self.loads.assemble_tangent(&x, &c, &mut block, m);
+        for ((con, (row, col, hess)), &l) in self.constraints.iter().zip(&self.constraint_slots).zip(lambda) {
+            let d = con.measure.derivatives(q);
+            let nd = con.measure.dofs().len();
+            for k in 0..nd {
+                m.values[row[k]] += d.gradient[k];
+                m.values[col[k]] += c.lambda * d.gradient[k];
+            }
+            for (k, &s) in hess.iter().enumerate() {
+                m.values[s] += c.stiffness * l * d.hessian[k];
+            }
+        }
+    }
+
+    fn dissipation_power(&self, q: &[f64], v: &[f64], t: f64) -> f64 {
+        let x = self.kin(q, v, v, t);
+        self.springs.dissipation_power(&x)
+    }
+}

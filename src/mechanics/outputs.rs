@@ -1,0 +1,107 @@
+//! Output variables: kinematics of body points, joint reactions and coordinates, energies.
+
+use super::System;
+use super::kinematics::Anchor;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum OutputKind {
+    /// Position (order 0), velocity (1) or acceleration (2) of a body point; component 0 = x, 1 = y.
+    Point { anchor: Anchor, component: usize, order: usize },
+    /// Rotation angle (continuous), angular velocity or acceleration of a rigid body.
+    Rotation { theta: usize, order: usize },
+    /// Force (x, y) and torque (about body 2's reference point) exerted by body 1 on body 2.
+    Reaction { joint: usize, component: usize },
+    /// Slider displacement / relative angle of a joint (order 0) or its rate (1).
+    JointCoordinate { joint: usize, order: usize },
+    EnergyTotal,
+    EnergyKinetic,
+    EnergyPotential,
+    EnergyDissipated,
+}
+
+impl OutputKind {
+    pub fn unit(&self) -> &'static str {
+        match self {
+            OutputKind::Point { order, .. } => ["m", "m/s", "m/s2"][*order],
+            OutputKind::Rotation { order, .. } => ["rad", "rad/s", "rad/s2"][*order],
+            OutputKind::Reaction { component, .. } => ["N", "N", "N.m"][*component],
+            OutputKind::JointCoordinate { .. } => "",
+            _ => "J",
+        }
+    }
+
+    /// Whether evaluating needs accelerations and multipliers consistent with (q, v).
+    pub fn needs_accelerations(&self) -> bool {
+        matches!(self, OutputKind::Point { order: 2, .. } | OutputKind::Rotation { order: 2, .. } | OutputKind::Reaction { .. })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Output {
+    pub name: String,
+    pub unit: String,
+    pub description: String,
+    pub kind: OutputKind,
+}
+
+/// The state outputs are evaluated at.
+pub struct OutputState<'a> {
+    pub q: &'a [f64],
+    pub v: &'a [f64],
+    pub a: &'a [f64],
+    pub lambda: &'a [f64],
+    pub t: f64,
+    pub dissipated: f64,
+}
+
+impl Output {
+    pub fn eval(&self, sys: &System, s: &OutputState) -> f64 {
+        match &self.kind {
+            OutputKind::Point { anchor, component, order } => {
+                let c = *component;
+                match (order, anchor) {
+                    (0, _) => anchor.position(s.q)[c],
+                    (1, _) => anchor.velocity(s.q, s.v)[c],
+                    (_, Anchor::Ground { .. }) => 0.0,
+                    (_, Anchor::Point { x }) => s.a[x + c],
+                    (_, Anchor::Rigid { x, .. }) => {
+                        let x = *x;
+                        let p = anchor.position(s.q);
+                        let arm = [p[0] - s.q[x], p[1] - s.q[x + 1]];
+                        let (w, alpha) = (s.v[x + 2], s.a[x + 2]);
+                        let perp = [-arm[1], arm[0]];
+                        s.a[x + c] + perp[c] * alpha - arm[c] * w * w
+                    }
+                }
+            }
+            OutputKind::Rotation { theta, order } => [s.q, s.v, s.a][*order][*theta],
+            OutputKind::Reaction { joint, component } => {
+                // Constraint force on body 2: -Phi_q^T lambda restricted to its coordinates.
+                let j = &sys.joints[*joint];
+                let target = j.body2_x + component;
+                let mut f = 0.0;
+                for r in j.rows.clone() {
+                    let c = &sys.constraints[r];
+                    let d = c.measure.derivatives(s.q);
+                    for (k, &i) in c.measure.dofs().iter().enumerate() {
+                        if i == target {
+                            f -= d.gradient[k] * s.lambda[r];
+                        }
+                    }
+                }
+                f
+            }
+            OutputKind::JointCoordinate { joint, order } => {
+                let m = &sys.joints[*joint].coordinate;
+                if *order == 0 { m.value(s.q) } else { m.rate(s.q, s.v) }
+            }
+            OutputKind::EnergyTotal => {
+                let e = sys.energy(s.q, s.v, s.t);
+                e.kinetic + e.potential
+            }
+            OutputKind::EnergyKinetic => sys.energy(s.q, s.v, s.t).kinetic,
+            OutputKind::EnergyPotential => sys.energy(s.q, s.v, s.t).potential,
+            OutputKind::EnergyDissipated => s.dissipated,
+        }
+    }
+}

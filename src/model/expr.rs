@@ -1,0 +1,361 @@
+//! Arithmetic expressions in model files: `"m*L^2/12"`, `"P0*sin(w*t)"`.
+//!
+//! Grammar: numbers, names (parameters, inputs, `t`, `pi`), `+ - * / ^`, unary minus,
+//! parentheses and the functions `sin cos tan exp ln sqrt abs min max`. Names are resolved
+//! once when the expression is compiled, so evaluating it in the solver's hot loop is a
+//! walk over a small tree with no lookups.
+
+use std::fmt;
+
+/// What a name in an expression refers to after compilation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Symbol {
+    Constant(f64),
+    Time,
+    Input(usize),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    Num(f64),
+    Time,
+    Input(usize),
+    Neg(Box<Expr>),
+    Bin(Op, Box<Expr>, Box<Expr>),
+    Call(Func, Vec<Expr>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Op {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Pow,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Func {
+    Sin,
+    Cos,
+    Tan,
+    Exp,
+    Ln,
+    Sqrt,
+    Abs,
+    Min,
+    Max,
+}
+
+impl Func {
+    fn parse(name: &str) -> Option<(Func, usize)> {
+        Some(match name {
+            "sin" => (Func::Sin, 1),
+            "cos" => (Func::Cos, 1),
+            "tan" => (Func::Tan, 1),
+            "exp" => (Func::Exp, 1),
+            "ln" => (Func::Ln, 1),
+            "sqrt" => (Func::Sqrt, 1),
+            "abs" => (Func::Abs, 1),
+            "min" => (Func::Min, 2),
+            "max" => (Func::Max, 2),
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExprError {
+    /// Byte offset inside the expression text.
+    pub offset: usize,
+    pub message: String,
+}
+
+impl fmt::Display for ExprError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (at character {})", self.message, self.offset + 1)
+    }
+}
+
+impl Expr {
+    /// Compile `text`, resolving names with `resolve` (None: unknown name).
+    pub fn parse(text: &str, resolve: &dyn Fn(&str) -> Option<Symbol>) -> Result<Expr, ExprError> {
+        let mut p = Parser { s: text.as_bytes(), pos: 0, resolve };
+        let e = p.sum()?;
+        p.skip_ws();
+        if p.pos != p.s.len() {
+            return Err(p.error(format!("unexpected '{}'", p.s[p.pos] as char)));
+        }
+        Ok(e.folded())
+    }
+
+    /// Value at time `t` with input values `inputs`.
+    pub fn eval(&self, t: f64, inputs: &[f64]) -> f64 {
+        match self {
+            Expr::Num(v) => *v,
+            Expr::Time => t,
+            Expr::Input(i) => inputs[*i],
+            Expr::Neg(a) => -a.eval(t, inputs),
+            Expr::Bin(op, a, b) => {
+                let (a, b) = (a.eval(t, inputs), b.eval(t, inputs));
+                match op {
+                    Op::Add => a + b,
+                    Op::Sub => a - b,
+                    Op::Mul => a * b,
+                    Op::Div => a / b,
+                    Op::Pow => a.powf(b),
+                }
+            }
+            Expr::Call(f, args) => {
+                let x = args[0].eval(t, inputs);
+                match f {
+                    Func::Sin => x.sin(),
+                    Func::Cos => x.cos(),
+                    Func::Tan => x.tan(),
+                    Func::Exp => x.exp(),
+                    Func::Ln => x.ln(),
+                    Func::Sqrt => x.sqrt(),
+                    Func::Abs => x.abs(),
+                    Func::Min => x.min(args[1].eval(t, inputs)),
+                    Func::Max => x.max(args[1].eval(t, inputs)),
+                }
+            }
+        }
+    }
+
+    /// The value if the expression depends on neither time nor inputs.
+    pub fn constant(&self) -> Option<f64> {
+        match self {
+            Expr::Num(v) => Some(*v),
+            _ => None,
+        }
+    }
+
+    /// Whether the expression reads input `i` (direct feedthrough analysis).
+    pub fn reads_input(&self, i: usize) -> bool {
+        match self {
+            Expr::Input(j) => *j == i,
+            Expr::Num(_) | Expr::Time => false,
+            Expr::Neg(a) => a.reads_input(i),
+            Expr::Bin(_, a, b) => a.reads_input(i) || b.reads_input(i),
+            Expr::Call(_, args) => args.iter().any(|a| a.reads_input(i)),
+        }
+    }
+
+    /// Constant folding: sub-trees without time or inputs become numbers.
+    fn folded(self) -> Expr {
+        let e = match self {
+            Expr::Neg(a) => Expr::Neg(Box::new(a.folded())),
+            Expr::Bin(op, a, b) => Expr::Bin(op, Box::new(a.folded()), Box::new(b.folded())),
+            Expr::Call(f, args) => Expr::Call(f, args.into_iter().map(Expr::folded).collect()),
+            e => e,
+        };
+        let is_const = match &e {
+            Expr::Neg(a) => a.constant().is_some(),
+            Expr::Bin(_, a, b) => a.constant().is_some() && b.constant().is_some(),
+            Expr::Call(_, args) => args.iter().all(|a| a.constant().is_some()),
+            _ => false,
+        };
+        if is_const { Expr::Num(e.eval(0.0, &[])) } else { e }
+    }
+}
+
+struct Parser<'a> {
+    s: &'a [u8],
+    pos: usize,
+    resolve: &'a dyn Fn(&str) -> Option<Symbol>,
+}
+
+impl Parser<'_> {
+    fn error(&self, message: String) -> ExprError {
+        ExprError { offset: self.pos, message }
+    }
+
+    fn skip_ws(&mut self) {
+        while self.pos < self.s.len() && self.s[self.pos].is_ascii_whitespace() {
+            self.pos += 1;
+        }
+    }
+
+    fn peek(&mut self) -> Option<u8> {
+        self.skip_ws();
+        self.s.get(self.pos).copied()
+    }
+
+    fn sum(&mut self) -> Result<Expr, ExprError> {
+        let mut e = self.product()?;
+        while let Some(c @ (b'+' | b'-')) = self.peek() {
+            self.pos += 1;
+            let rhs = self.product()?;
+            let op = if c == b'+' { Op::Add } else { Op::Sub };
+            e = Expr::Bin(op, Box::new(e), Box::new(rhs));
+        }
+        Ok(e)
+    }
+
+    fn product(&mut self) -> Result<Expr, ExprError> {
+        let mut e = self.unary()?;
+        while let Some(c @ (b'*' | b'/')) = self.peek() {
+            self.pos += 1;
+            let rhs = self.unary()?;
+            let op = if c == b'*' { Op::Mul } else { Op::Div };
+            e = Expr::Bin(op, Box::new(e), Box::new(rhs));
+        }
+        Ok(e)
+    }
+
+    fn unary(&mut self) -> Result<Expr, ExprError> {
+        match self.peek() {
+            Some(b'-') => {
+                self.pos += 1;
+                Ok(Expr::Neg(Box::new(self.unary()?)))
+            }
+            Some(b'+') => {
+                self.pos += 1;
+                self.unary()
+            }
+            _ => self.power(),
+        }
+    }
+
+    /// `^` binds tighter than unary minus on its left and is right-associative: -a^b = -(a^b).
+    fn power(&mut self) -> Result<Expr, ExprError> {
+        let base = self.atom()?;
+        if self.peek() == Some(b'^') {
+            self.pos += 1;
+            let exp = self.unary()?;
+            return Ok(Expr::Bin(Op::Pow, Box::new(base), Box::new(exp)));
+        }
+        Ok(base)
+    }
+
+    fn atom(&mut self) -> Result<Expr, ExprError> {
+        let Some(c) = self.peek() else {
+            return Err(self.error("expression ends where a number or name was expected".into()));
+        };
+        if c == b'(' {
+            self.pos += 1;
+            let e = self.sum()?;
+            if self.peek() != Some(b')') {
+                return Err(self.error("expected ')'".into()));
+            }
+            self.pos += 1;
+            return Ok(e);
+        }
+        if c.is_ascii_digit() || c == b'.' {
+            let start = self.pos;
+            while self.pos < self.s.len() && (self.s[self.pos].is_ascii_digit() || self.s[self.pos] == b'.') {
+                self.pos += 1;
+            }
+            if self.pos < self.s.len() && matches!(self.s[self.pos], b'e' | b'E') {
+                let save = self.pos;
+                self.pos += 1;
+                if self.pos < self.s.len() && matches!(self.s[self.pos], b'+' | b'-') {
+                    self.pos += 1;
+                }
+                if self.pos < self.s.len() && self.s[self.pos].is_ascii_digit() {
+                    while self.pos < self.s.len() && self.s[self.pos].is_ascii_digit() {
+                        self.pos += 1;
+                    }
+                } else {
+                    self.pos = save;
+                }
+            }
+            let text = std::str::from_utf8(&self.s[start..self.pos]).unwrap_or("");
+            return text.parse::<f64>().map(Expr::Num).map_err(|_| ExprError {
+                offset: start,
+                message: format!("'{text}' is not a number"),
+            });
+        }
+        if c.is_ascii_alphabetic() || c == b'_' {
+            let start = self.pos;
+            while self.pos < self.s.len() && (self.s[self.pos].is_ascii_alphanumeric() || matches!(self.s[self.pos], b'_' | b'.')) {
+                self.pos += 1;
+            }
+            let name = std::str::from_utf8(&self.s[start..self.pos]).unwrap_or("");
+            if self.peek() == Some(b'(') {
+                let Some((func, arity)) = Func::parse(name) else {
+                    return Err(ExprError { offset: start, message: format!("unknown function '{name}'") });
+                };
+                self.pos += 1;
+                let mut args = vec![self.sum()?];
+                while self.peek() == Some(b',') {
+                    self.pos += 1;
+                    args.push(self.sum()?);
+                }
+                if self.peek() != Some(b')') {
+                    return Err(self.error("expected ')' after function arguments".into()));
+                }
+                self.pos += 1;
+                if args.len() != arity {
+                    return Err(ExprError {
+                        offset: start,
+                        message: format!("{name}() takes {arity} argument(s), got {}", args.len()),
+                    });
+                }
+                return Ok(Expr::Call(func, args));
+            }
+            if name == "pi" {
+                return Ok(Expr::Num(std::f64::consts::PI));
+            }
+            return match (self.resolve)(name) {
+                Some(Symbol::Constant(v)) => Ok(Expr::Num(v)),
+                Some(Symbol::Time) => Ok(Expr::Time),
+                Some(Symbol::Input(i)) => Ok(Expr::Input(i)),
+                None => Err(ExprError { offset: start, message: format!("unknown name '{name}'") }),
+            };
+        }
+        Err(self.error(format!("unexpected '{}'", c as char)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resolve(name: &str) -> Option<Symbol> {
+        match name {
+            "L" => Some(Symbol::Constant(2.0)),
+            "t" => Some(Symbol::Time),
+            "u" => Some(Symbol::Input(0)),
+            _ => None,
+        }
+    }
+
+    fn eval(s: &str) -> f64 {
+        Expr::parse(s, &resolve).unwrap().eval(0.5, &[3.0])
+    }
+
+    #[test]
+    fn precedence_and_functions() {
+        assert_eq!(eval("1 + 2*3"), 7.0);
+        assert_eq!(eval("-L^2"), -4.0);
+        assert_eq!(eval("2^3^2"), 512.0);
+        assert_eq!(eval("(1+2)*3"), 9.0);
+        assert_eq!(eval("L/4e-1"), 5.0);
+        assert_eq!(eval("max(u, 1) * t"), 1.5);
+        assert!((eval("sin(pi/2)") - 1.0).abs() < 1e-15);
+        assert_eq!(eval("1.5E+1"), 15.0);
+    }
+
+    #[test]
+    fn constants_are_folded_and_dependencies_tracked() {
+        let e = Expr::parse("L^2/12", &resolve).unwrap();
+        assert_eq!(e.constant(), Some(4.0 / 12.0));
+        let e = Expr::parse("2*u + sin(t)", &resolve).unwrap();
+        assert_eq!(e.constant(), None);
+        assert!(e.reads_input(0));
+        assert!(!e.reads_input(1));
+    }
+
+    #[test]
+    fn errors_point_at_the_problem() {
+        let err = Expr::parse("2*foo", &resolve).unwrap_err();
+        assert_eq!(err.offset, 2);
+        assert!(err.message.contains("unknown name 'foo'"));
+        assert!(Expr::parse("(1+2", &resolve).is_err());
+        assert!(Expr::parse("1 2", &resolve).is_err());
+        assert!(Expr::parse("sin(1,2)", &resolve).is_err());
+        assert!(Expr::parse("", &resolve).is_err());
+    }
+}

@@ -1,0 +1,275 @@
+//! Model files: parsing, parameters, and errors that point at file:line:column.
+
+pub mod expr;
+pub mod schema;
+
+use std::fmt;
+use std::ops::Range;
+use std::path::Path;
+
+use expr::{Expr, Symbol};
+pub use schema::Definition;
+use schema::{Number, ParameterDecl};
+
+/// A problem in a model file, located at a byte range of its text.
+#[derive(Debug, Clone, thiserror::Error)]
+pub struct ModelError {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl fmt::Display for ModelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}: {}", self.file, self.line, self.column, self.message)
+    }
+}
+
+/// The value type of a model parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParameterKind {
+    Real,
+    Integer,
+}
+
+#[derive(Debug, Clone)]
+pub struct Parameter {
+    pub name: String,
+    pub default: f64,
+    pub kind: ParameterKind,
+    pub unit: String,
+    pub description: String,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    span: Range<usize>,
+}
+
+/// A parsed model file: its text (for error locations and the FMU's resources), its
+/// definition, and the declared parameters in file order.
+#[derive(Debug, Clone)]
+pub struct Model {
+    pub file: String,
+    pub source: String,
+    pub definition: Definition,
+    pub parameters: Vec<Parameter>,
+}
+
+impl Model {
+    pub fn load(path: &Path) -> Result<Model, ModelError> {
+        let file = path.display().to_string();
+        let source = std::fs::read_to_string(path).map_err(|e| ModelError {
+            file: file.clone(),
+            line: 1,
+            column: 1,
+            message: format!("cannot read model file: {e}"),
+        })?;
+        Model::parse(&source, &file)
+    }
+
+    /// Parse model text; `file` names it in error messages.
+    pub fn parse(source: &str, file: &str) -> Result<Model, ModelError> {
+        let locate = |span: Option<Range<usize>>, message: String| {
+            let (line, column) = line_column(source, span.map_or(0, |s| s.start));
+            ModelError { file: file.to_string(), line, column, message }
+        };
+        let definition: Definition = toml::from_str(source).map_err(|e| {
+            let msg = e.message().trim_end().to_string();
+            locate(e.span(), msg)
+        })?;
+        let mut model = Model { file: file.to_string(), source: source.to_string(), definition, parameters: Vec::new() };
+        let name = model.definition.model.name.clone();
+        if !is_identifier(name.get_ref()) {
+            return Err(model.error(
+                name.span(),
+                format!("model name '{}' must be a C identifier (letters, digits, '_'; not starting with a digit)", name.get_ref()),
+            ));
+        }
+        let mut parameters: Vec<Parameter> = Vec::new();
+        for (key, decl) in &model.definition.parameters.0 {
+            let pname = key.get_ref().clone();
+            if !is_identifier(&pname) || pname == "t" || pname == "pi" {
+                return Err(model.error(key.span(), format!("parameter name '{pname}' must be an identifier other than 't' and 'pi'")));
+            }
+            let p = match decl {
+                ParameterDecl::Plain(v) => Parameter {
+                    name: pname,
+                    default: *v.get_ref(),
+                    kind: ParameterKind::Real,
+                    unit: String::new(),
+                    description: String::new(),
+                    min: None,
+                    max: None,
+                    span: v.span(),
+                },
+                ParameterDecl::Full(f) => {
+                    let kind = match f.kind.as_ref().map(|k| k.get_ref().as_str()) {
+                        None | Some("real") => ParameterKind::Real,
+                        Some("integer") => ParameterKind::Integer,
+                        Some(other) => {
+                            let span = f.kind.as_ref().map(|k| k.span()).unwrap_or(f.value.span());
+                            return Err(model.error(span, format!("unknown parameter type '{other}', expected \"real\" or \"integer\"")));
+                        }
+                    };
+                    Parameter {
+                        name: pname,
+                        default: *f.value.get_ref(),
+                        kind,
+                        unit: f.unit.clone(),
+                        description: f.description.clone(),
+                        min: f.min,
+                        max: f.max,
+                        span: f.value.span(),
+                    }
+                }
+            };
+            if parameters.iter().any(|q| q.name == p.name) {
+                return Err(model.error(key.span(), format!("parameter '{}' declared twice", p.name)));
+            }
+            if !p.default.is_finite() {
+                return Err(model.error(p.span.clone(), format!("parameter '{}' must be a finite number", p.name)));
+            }
+            parameters.push(p);
+        }
+        model.parameters = parameters;
+        let defaults = model.default_parameters();
+        model.check_parameters(&defaults)?;
+        Ok(model)
+    }
+
+    pub fn name(&self) -> &str {
+        self.definition.model.name.get_ref()
+    }
+
+    pub fn default_parameters(&self) -> Vec<f64> {
+        self.parameters.iter().map(|p| p.default).collect()
+    }
+
+    pub fn parameter_index(&self, name: &str) -> Option<usize> {
+        self.parameters.iter().position(|p| p.name == name)
+    }
+
+    /// Check values against the declared type and bounds; the error points at the declaration.
+    pub fn check_parameters(&self, values: &[f64]) -> Result<(), ModelError> {
+        for (p, &v) in self.parameters.iter().zip(values) {
+            let bad = |msg: String| Err(self.error(p.span.clone(), msg));
+            if !v.is_finite() {
+                return bad(format!("parameter '{}' = {v} is not a finite number", p.name));
+            }
+            if p.kind == ParameterKind::Integer && v.fract() != 0.0 {
+                return bad(format!("parameter '{}' is an integer, got {v}", p.name));
+            }
+            if p.min.is_some_and(|m| v < m) || p.max.is_some_and(|m| v > m) {
+                return bad(format!("parameter '{}' = {v} is outside [{:?}, {:?}]", p.name, p.min, p.max));
+            }
+        }
+        Ok(())
+    }
+
+    /// An error at a byte span of the model text.
+    pub fn error(&self, span: Range<usize>, message: String) -> ModelError {
+        let (line, column) = line_column(&self.source, span.start);
+        ModelError { file: self.file.clone(), line, column, message }
+    }
+
+    /// A scope that resolves parameter names to the given values.
+    pub fn scope<'a>(&'a self, values: &'a [f64]) -> Scope<'a> {
+        Scope { model: self, values, inputs: &[] }
+    }
+}
+
+/// Evaluates model numbers with given parameter values (and, for time functions, inputs).
+pub struct Scope<'a> {
+    pub model: &'a Model,
+    values: &'a [f64],
+    inputs: &'a [String],
+}
+
+impl<'a> Scope<'a> {
+    pub fn with_inputs(self, inputs: &'a [String]) -> Scope<'a> {
+        Scope { inputs, ..self }
+    }
+
+    fn resolve(&self, name: &str, time_allowed: bool) -> Option<Symbol> {
+        if let Some(i) = self.model.parameter_index(name) {
+            return Some(Symbol::Constant(self.values[i]));
+        }
+        if time_allowed {
+            if name == "t" {
+                return Some(Symbol::Time);
+            }
+            if let Some(i) = self.inputs.iter().position(|n| n == name) {
+                return Some(Symbol::Input(i));
+            }
+        }
+        None
+    }
+
+    fn compile(&self, n: &schema::Num, time_allowed: bool) -> Result<Expr, ModelError> {
+        match n.get_ref() {
+            Number::Value(v) => Ok(Expr::Num(*v)),
+            Number::Expr(text) => Expr::parse(text, &|name| self.resolve(name, time_allowed)).map_err(|e| {
+                // +1: the span starts at the opening quote.
+                let mut span = n.span();
+                span.start += 1 + e.offset;
+                let hint = if time_allowed { "" } else { " (only parameters may appear here)" };
+                self.model.error(span, format!("{}{hint}", e.message))
+            }),
+        }
+    }
+
+    /// A constant number: a literal or an expression over parameters.
+    pub fn number(&self, n: &schema::Num) -> Result<f64, ModelError> {
+        let v = self.compile(n, false)?.constant().expect("expressions over parameters fold to constants");
+        if !v.is_finite() {
+            return Err(self.model.error(n.span(), format!("evaluates to {v}, expected a finite number")));
+        }
+        Ok(v)
+    }
+
+    /// A constant that must be > 0 (masses, lengths, steps).
+    pub fn positive(&self, n: &schema::Num, what: &str) -> Result<f64, ModelError> {
+        let v = self.number(n)?;
+        if v <= 0.0 {
+            return Err(self.model.error(n.span(), format!("{what} must be positive, got {v}")));
+        }
+        Ok(v)
+    }
+
+    /// A constant that must be >= 0 (damping, stiffness).
+    pub fn non_negative(&self, n: &schema::Num, what: &str) -> Result<f64, ModelError> {
+        let v = self.number(n)?;
+        if v < 0.0 {
+            return Err(self.model.error(n.span(), format!("{what} must not be negative, got {v}")));
+        }
+        Ok(v)
+    }
+
+    /// A time function: expression in parameters, `t` and inputs.
+    pub fn time_function(&self, n: &schema::Num) -> Result<Expr, ModelError> {
+        self.compile(n, true)
+    }
+
+    pub fn vec2(&self, v: &schema::Vec2) -> Result<[f64; 2], ModelError> {
+        let span = v.span();
+        let mut out = [0.0; 2];
+        for (o, x) in out.iter_mut().zip(v.get_ref()) {
+            *o = self.number(&toml::Spanned::new(span.clone(), x.clone()))?;
+        }
+        Ok(out)
+    }
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+pub fn line_column(source: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(source.len());
+    let before = &source[..offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}

@@ -1,0 +1,232 @@
+//! The model-file schema: plain serde data, every user-supplied value kept with its span so
+//! that errors found later (unknown names, negative masses...) still point at file:line:col.
+
+use serde::Deserialize;
+use toml::Spanned;
+
+/// A number, or an expression over the model's parameters (and, for loads, `t` and inputs).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum Number {
+    Value(f64),
+    Expr(String),
+}
+
+pub type Num = Spanned<Number>;
+pub type Name = Spanned<String>;
+pub type Vec2 = Spanned<[Number; 2]>;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Definition {
+    pub model: ModelInfo,
+    #[serde(default)]
+    pub parameters: indexmap_like::OrderedTable<ParameterDecl>,
+    #[serde(default)]
+    pub solver: SolverDecl,
+    #[serde(default)]
+    pub inputs: Vec<InputDecl>,
+    #[serde(default)]
+    pub point_masses: Vec<PointMassDecl>,
+    #[serde(default)]
+    pub rigid_bodies: Vec<RigidBodyDecl>,
+    #[serde(default)]
+    pub joints: Vec<JointDecl>,
+    #[serde(default)]
+    pub springs: Vec<SpringDecl>,
+    #[serde(default)]
+    pub loads: Vec<LoadDecl>,
+    #[serde(default)]
+    pub outputs: Vec<OutputDecl>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelInfo {
+    /// Model name; also the FMU's modelIdentifier, so a C identifier.
+    pub name: Name,
+    #[serde(default)]
+    pub description: String,
+    /// Gravitational acceleration vector (m/s^2); none by default.
+    pub gravity: Option<Vec2>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum ParameterDecl {
+    Plain(Spanned<f64>),
+    Full(ParameterFull),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParameterFull {
+    pub value: Spanned<f64>,
+    #[serde(default)]
+    pub unit: String,
+    #[serde(default)]
+    pub description: String,
+    /// "real" (default) or "integer" (counts such as `elements`).
+    #[serde(default, rename = "type")]
+    pub kind: Option<Name>,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SolverDecl {
+    pub integrator: Option<Name>,
+    pub rho_inf: Option<Num>,
+    pub step: Option<Num>,
+    pub tolerance: Option<Num>,
+    pub max_iterations: Option<Spanned<i64>>,
+    pub start_time: Option<Num>,
+    pub stop_time: Option<Num>,
+    pub output_interval: Option<Num>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InputDecl {
+    pub name: Name,
+    #[serde(default)]
+    pub unit: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub start: f64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PointMassDecl {
+    pub name: Name,
+    pub mass: Num,
+    pub position: Vec2,
+    pub velocity: Option<Vec2>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RigidBodyDecl {
+    pub name: Name,
+    pub mass: Num,
+    /// Moment of inertia about the centre of mass (kg m^2).
+    pub inertia: Num,
+    /// Centre of mass in the global frame.
+    pub position: Vec2,
+    #[serde(default)]
+    pub angle: Option<Num>,
+    pub velocity: Option<Vec2>,
+    pub angular_velocity: Option<Num>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JointDecl {
+    pub name: Name,
+    #[serde(rename = "type")]
+    pub kind: Name,
+    /// Defaults to "ground".
+    pub body1: Option<Name>,
+    pub body2: Name,
+    /// Joint location, global coordinates in the initial configuration.
+    pub point: Option<Vec2>,
+    /// Sliding direction of a prismatic joint, global, initial configuration.
+    pub axis: Option<Vec2>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpringDecl {
+    pub name: Name,
+    /// "point_to_point" (default), "prismatic" (along a prismatic joint), "torsional" (across a revolute joint).
+    #[serde(rename = "type")]
+    pub kind: Option<Name>,
+    pub body1: Option<Name>,
+    pub point1: Option<Vec2>,
+    pub body2: Option<Name>,
+    pub point2: Option<Vec2>,
+    pub joint: Option<Name>,
+    #[serde(default)]
+    pub stiffness: Option<Num>,
+    #[serde(default)]
+    pub damping: Option<Num>,
+    /// Unstretched length (point_to_point), joint coordinate (prismatic) or angle (torsional)
+    /// at which the spring force vanishes. Default: the initial value.
+    pub free_length: Option<Num>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoadDecl {
+    pub name: Option<Name>,
+    /// "force" or "torque".
+    #[serde(rename = "type")]
+    pub kind: Name,
+    pub body: Name,
+    /// Point of application, global in the initial configuration; default the body's reference point.
+    pub point: Option<Vec2>,
+    /// Direction of a force, fixed in the global frame (normalised).
+    pub direction: Option<Vec2>,
+    /// Magnitude: number or expression in parameters, `t` and inputs.
+    pub value: Option<Num>,
+    /// Magnitude as a piecewise-linear table of [time, value] rows (held constant outside).
+    pub table: Option<Spanned<Vec<[f64; 2]>>>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputDecl {
+    pub name: Name,
+    pub quantity: Name,
+    pub body: Option<Name>,
+    /// Point on the body, global in the initial configuration; default the reference point.
+    pub point: Option<Vec2>,
+    pub joint: Option<Name>,
+    #[serde(default)]
+    pub description: String,
+}
+
+/// `[parameters]` keeps the file's order (parameter order is the FMU variable order).
+pub mod indexmap_like {
+    use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+    use std::fmt;
+    use toml::Spanned;
+
+    #[derive(Debug, Clone)]
+    pub struct OrderedTable<T>(pub Vec<(Spanned<String>, T)>);
+
+    impl<T> Default for OrderedTable<T> {
+        fn default() -> Self {
+            OrderedTable(Vec::new())
+        }
+    }
+
+    impl<'de, T: Deserialize<'de>> Deserialize<'de> for OrderedTable<T> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V<T>(std::marker::PhantomData<T>);
+            impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+                type Value = OrderedTable<T>;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("a table of parameters")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                    let mut out = Vec::new();
+                    while let Some((k, v)) = map.next_entry::<Spanned<String>, T>()? {
+                        out.push((k, v));
+                    }
+                    Ok(OrderedTable(out))
+                }
+            }
+            d.deserialize_map(V(std::marker::PhantomData))
+        }
+    }
+}
+
+impl From<f64> for Number {
+    fn from(v: f64) -> Self {
+        Number::Value(v)
+    }
+}

@@ -1,0 +1,363 @@
+//! The facade the CLI and the FMI layer use: time, state, inputs, outputs, `step_to`,
+//! snapshots. Nothing outside this module touches the system or the integrators directly.
+
+use crate::integrators::{Dynamics, Integrator, Method, NewtonSettings, NewtonStrategy, State, StepFailure, Statistics, Stepper};
+use crate::mechanics::System;
+use crate::mechanics::assemble::assemble;
+use crate::mechanics::outputs::{Output, OutputState};
+use crate::model::{Model, ModelError};
+
+/// Solver settings: from the model's `[solver]` section, overridable from the CLI and as
+/// tunable FMU parameters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SolverSettings {
+    pub method: Method,
+    pub rho_inf: f64,
+    /// Internal (nominal) step; every interval is divided into equal steps no larger than this.
+    pub step: f64,
+    pub tolerance: f64,
+    pub max_iterations: usize,
+    pub strategy: NewtonStrategy,
+}
+
+impl Default for SolverSettings {
+    fn default() -> Self {
+        SolverSettings { method: Method::Ttbif, rho_inf: 0.5, step: 1e-3, tolerance: 1e-10, max_iterations: 25, strategy: NewtonStrategy::Modified }
+    }
+}
+
+impl SolverSettings {
+    pub fn from_model(model: &Model, params: &[f64]) -> Result<Self, ModelError> {
+        let s = &model.definition.solver;
+        let scope = model.scope(params);
+        let mut out = SolverSettings::default();
+        if let Some(m) = &s.integrator {
+            out.method = m.get_ref().parse().map_err(|e| model.error(m.span(), e))?;
+        }
+        if out.method == Method::Newmark {
+            out.rho_inf = 1.0;
+        }
+        if let Some(r) = &s.rho_inf {
+            out.rho_inf = scope.number(r)?;
+            Integrator::new(out.method, out.rho_inf).map_err(|e| model.error(r.span(), e))?;
+        } else if out.method == Method::Hht {
+            out.rho_inf = out.rho_inf.max(0.5);
+        }
+        if let Some(h) = &s.step {
+            out.step = scope.positive(h, "step")?;
+        }
+        if let Some(t) = &s.tolerance {
+            out.tolerance = scope.positive(t, "tolerance")?;
+        }
+        if let Some(k) = &s.max_iterations {
+            if *k.get_ref() < 1 {
+                return Err(model.error(k.span(), "max_iterations must be at least 1".into()));
+            }
+            out.max_iterations = *k.get_ref() as usize;
+        }
+        Ok(out)
+    }
+
+    /// Check the combination (rho_inf range of the method, positive step and tolerance).
+    pub fn validate(&self) -> Result<Integrator, String> {
+        if !(self.step > 0.0 && self.step.is_finite()) {
+            return Err(format!("step must be positive and finite, got {}", self.step));
+        }
+        if !(self.tolerance > 0.0 && self.tolerance < 1.0) {
+            return Err(format!("tolerance must be in (0, 1), got {}", self.tolerance));
+        }
+        if self.max_iterations == 0 {
+            return Err("max_iterations must be at least 1".into());
+        }
+        Integrator::new(self.method, self.rho_inf)
+    }
+
+    fn newton(&self) -> NewtonSettings {
+        NewtonSettings { tolerance: self.tolerance, max_iterations: self.max_iterations, strategy: self.strategy }
+    }
+}
+
+/// Start, stop and output interval from the model's `[solver]` section.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Experiment {
+    pub start_time: f64,
+    pub stop_time: f64,
+    pub output_interval: Option<f64>,
+}
+
+impl Experiment {
+    pub fn from_model(model: &Model, params: &[f64]) -> Result<Self, ModelError> {
+        let s = &model.definition.solver;
+        let scope = model.scope(params);
+        let start_time = s.start_time.as_ref().map(|t| scope.number(t)).transpose()?.unwrap_or(0.0);
+        let stop_time = s.stop_time.as_ref().map(|t| scope.number(t)).transpose()?.unwrap_or(start_time + 1.0);
+        if stop_time <= start_time {
+            let span = s.stop_time.as_ref().map_or(0..0, |t| t.span());
+            return Err(model.error(span, format!("stop_time {stop_time} must be after start_time {start_time}")));
+        }
+        let output_interval = s.output_interval.as_ref().map(|h| scope.positive(h, "output_interval")).transpose()?;
+        Ok(Experiment { start_time, stop_time, output_interval })
+    }
+}
+
+/// A restorable copy of everything that evolves.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Snapshot {
+    state: State,
+    inputs: Vec<f64>,
+    settings: SolverSettings,
+    stats: Statistics,
+}
+
+const SNAPSHOT_MAGIC: &[u8; 8] = b"flexfmu1";
+
+impl Snapshot {
+    /// A self-describing little-endian byte image; `from_bytes` restores it bit for bit.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut b = Vec::new();
+        b.extend_from_slice(SNAPSHOT_MAGIC);
+        let s = &self.state;
+        for len in [s.q.len(), s.lambda.len(), self.inputs.len()] {
+            b.extend_from_slice(&(len as u64).to_le_bytes());
+        }
+        let st = &self.stats;
+        for x in [st.steps, st.rejected_steps, st.newton_iterations, st.jacobian_evaluations, st.factorizations] {
+            b.extend_from_slice(&x.to_le_bytes());
+        }
+        let set = &self.settings;
+        let method = Method::ALL.iter().position(|m| *m == set.method).unwrap_or(0) as u64;
+        let strategy = u64::from(set.strategy == NewtonStrategy::Full);
+        for x in [method, strategy, set.max_iterations as u64] {
+            b.extend_from_slice(&x.to_le_bytes());
+        }
+        for x in [set.rho_inf, set.step, set.tolerance, s.t, s.dissipated] {
+            b.extend_from_slice(&x.to_le_bytes());
+        }
+        for v in [&s.q, &s.v, &s.a, &s.aux, &s.lambda, &self.inputs] {
+            for x in v.iter() {
+                b.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        b
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Result<Snapshot, String> {
+        let bad = || "not a flexfmu state of this model (wrong size or version)".to_string();
+        let rest = bytes.strip_prefix(SNAPSHOT_MAGIC.as_slice()).ok_or_else(bad)?;
+        let mut words = rest.chunks_exact(8).map(|c| <[u8; 8]>::try_from(c).expect("chunks of 8"));
+        if rest.len() % 8 != 0 {
+            return Err(bad());
+        }
+        let mut u = || words.next().map(u64::from_le_bytes).ok_or_else(bad);
+        let (n, m, k) = (u()? as usize, u()? as usize, u()? as usize);
+        let stats = Statistics { steps: u()?, rejected_steps: u()?, newton_iterations: u()?, jacobian_evaluations: u()?, factorizations: u()? };
+        let method = *Method::ALL.get(u()? as usize).ok_or_else(bad)?;
+        let strategy = if u()? == 1 { NewtonStrategy::Full } else { NewtonStrategy::Modified };
+        let max_iterations = u()? as usize;
+        let mut f = || u().map(f64::from_bits);
+        let (rho_inf, step, tolerance, t, dissipated) = (f()?, f()?, f()?, f()?, f()?);
+        let mut vec = |len: usize| (0..len).map(|_| f()).collect::<Result<Vec<f64>, String>>();
+        let (q, v, a, aux, lambda, inputs) = (vec(n)?, vec(n)?, vec(n)?, vec(n)?, vec(m)?, vec(k)?);
+        if words.next().is_some() {
+            return Err(bad());
+        }
+        Ok(Snapshot {
+            state: State { t, q, v, a, lambda, aux, dissipated },
+            inputs,
+            settings: SolverSettings { method, rho_inf, step, tolerance, max_iterations, strategy },
+            stats,
+        })
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SimulationError {
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    #[error("initial accelerations: {0} (over-constrained or a body without mass?)")]
+    Initialization(String),
+    #[error("{0}")]
+    Settings(String),
+}
+
+/// A running simulation of one model.
+pub struct Simulation {
+    system: System,
+    outputs: Vec<Output>,
+    input_names: Vec<String>,
+    state: State,
+    settings: SolverSettings,
+    stepper: Stepper,
+    /// Outputs at the current state, if computed since the last change.
+    output_values: Option<Vec<f64>>,
+    needs_accelerations: bool,
+    scratch_a: Vec<f64>,
+    scratch_lambda: Vec<f64>,
+}
+
+impl Simulation {
+    /// Assemble the model with `params` (one value per declared parameter) and compute the
+    /// consistent initial accelerations and multipliers at `start_time`.
+    pub fn new(model: &Model, params: &[f64], settings: SolverSettings, start_time: f64) -> Result<Simulation, SimulationError> {
+        let integrator = settings.validate().map_err(SimulationError::Settings)?;
+        let asm = assemble(model, params)?;
+        let mut stepper = Stepper::new(&asm.system, integrator, settings.newton());
+        let mut state = asm.initial;
+        state.t = start_time;
+        let (mut a, mut lambda) = (vec![0.0; state.a.len()], vec![0.0; state.lambda.len()]);
+        let mut stats = Statistics::default();
+        stepper
+            .workspace
+            .consistent_accelerations(&asm.system, &state.q, &state.v, start_time, &mut a, &mut lambda, &mut stats)
+            .map_err(|e| SimulationError::Initialization(e.to_string()))?;
+        state.aux.copy_from_slice(&a);
+        state.a = a;
+        state.lambda = lambda;
+        let needs_accelerations = asm.outputs.iter().any(|o| o.kind.needs_accelerations());
+        let (n, m) = (state.q.len(), state.lambda.len());
+        Ok(Simulation {
+            system: asm.system,
+            outputs: asm.outputs,
+            input_names: asm.input_names,
+            state,
+            settings,
+            stepper,
+            output_values: None,
+            needs_accelerations,
+            scratch_a: vec![0.0; n],
+            scratch_lambda: vec![0.0; m],
+        })
+    }
+
+    pub fn time(&self) -> f64 {
+        self.state.t
+    }
+
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    pub fn system(&self) -> &System {
+        &self.system
+    }
+
+    pub fn input_names(&self) -> &[String] {
+        &self.input_names
+    }
+
+    pub fn inputs(&self) -> &[f64] {
+        &self.system.inputs
+    }
+
+    /// Set input `index`; non-finite values are refused.
+    pub fn set_input(&mut self, index: usize, value: f64) -> Result<(), String> {
+        if !value.is_finite() {
+            return Err(format!("input '{}' must be finite, got {value}", self.input_names.get(index).map_or("?", |s| s)));
+        }
+        let slot = self.system.inputs.get_mut(index).ok_or_else(|| format!("no input with index {index}"))?;
+        if *slot != value {
+            *slot = value;
+            self.output_values = None;
+        }
+        Ok(())
+    }
+
+    pub fn outputs(&self) -> &[Output] {
+        &self.outputs
+    }
+
+    /// Output values at the current time. Accelerations and reactions are recomputed from
+    /// the converged (q, v) with the index-1 equations, so they are second-order accurate
+    /// whatever the method's own multipliers are.
+    pub fn output_values(&mut self) -> Result<&[f64], String> {
+        if self.output_values.is_none() {
+            let s = &self.state;
+            if self.needs_accelerations {
+                let mut stats = Statistics::default();
+                self.stepper
+                    .workspace
+                    .consistent_accelerations(&self.system, &s.q, &s.v, s.t, &mut self.scratch_a, &mut self.scratch_lambda, &mut stats)
+                    .map_err(|e| e.to_string())?;
+            }
+            let (a, lambda) = if self.needs_accelerations { (&self.scratch_a, &self.scratch_lambda) } else { (&s.a, &s.lambda) };
+            let os = OutputState { q: &s.q, v: &s.v, a, lambda, t: s.t, dissipated: s.dissipated };
+            self.output_values = Some(self.outputs.iter().map(|o| o.eval(&self.system, &os)).collect());
+        }
+        Ok(self.output_values.as_deref().unwrap_or(&[]))
+    }
+
+    pub fn settings(&self) -> &SolverSettings {
+        &self.settings
+    }
+
+    pub fn set_settings(&mut self, settings: SolverSettings) -> Result<(), String> {
+        let integrator = settings.validate()?;
+        self.stepper.integrator = integrator;
+        self.stepper.newton = settings.newton();
+        self.stepper.workspace.invalidate();
+        if settings.method != self.settings.method {
+            // A method's auxiliary vector starts from the true acceleration.
+            self.state.aux.copy_from_slice(&self.state.a);
+        }
+        self.settings = settings;
+        Ok(())
+    }
+
+    pub fn statistics(&self) -> Statistics {
+        self.stepper.stats
+    }
+
+    /// Advance to `t_end` in equal internal steps no larger than the configured step. On
+    /// failure the state stays at the last successful internal step, whose time `time()`
+    /// reports.
+    pub fn step_to(&mut self, t_end: f64) -> Result<(), StepFailure> {
+        let span = t_end - self.state.t;
+        if span.is_nan() || span < 0.0 {
+            return Ok(());
+        }
+        self.output_values = None;
+        // Each communication interval starts from a fresh Newton matrix, so that a restored
+        // snapshot re-steps bit for bit like the original run.
+        self.stepper.workspace.invalidate();
+        // Steps far below the internal step (masters that drift produce ~1e-13 s) are taken
+        // by Taylor extrapolation: an implicit step that short is ill-conditioned.
+        if span <= 1e-9 * self.settings.step {
+            let s = &mut self.state;
+            for i in 0..s.q.len() {
+                s.q[i] += span * s.v[i] + 0.5 * span * span * s.a[i];
+                s.v[i] += span * s.a[i];
+            }
+            s.t = t_end;
+            return Ok(());
+        }
+        let count = (span / self.settings.step * (1.0 - 1e-12)).ceil().max(1.0) as u64;
+        let t0 = self.state.t;
+        for k in 1..=count {
+            let target = if k == count { t_end } else { t0 + span * (k as f64) / (count as f64) };
+            let h = target - self.state.t;
+            self.stepper.step(&self.system, &mut self.state, h)?;
+            self.state.t = target;
+        }
+        Ok(())
+    }
+
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot { state: self.state.clone(), inputs: self.system.inputs.clone(), settings: self.settings, stats: self.stepper.stats }
+    }
+
+    /// Restore a snapshot of this model; refuses one of a different size.
+    pub fn restore(&mut self, s: &Snapshot) -> Result<(), String> {
+        let n = self.system.coordinates();
+        let m = self.system.constraints();
+        if s.state.q.len() != n || s.state.lambda.len() != m || s.inputs.len() != self.system.inputs.len() {
+            return Err("the state belongs to a different model".into());
+        }
+        self.set_settings(s.settings)?;
+        self.state = s.state.clone();
+        self.system.inputs.clone_from(&s.inputs);
+        self.stepper.stats = s.stats;
+        self.stepper.workspace.invalidate();
+        self.output_values = None;
+        Ok(())
+    }
+}
