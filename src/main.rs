@@ -1,1 +1,33 @@
-fn main(){}
+//! The `flexfmu` command line: simulate models, build FMUs, check models and FMUs.
+
+mod cli;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use flexfmu::model::ModelError;
+use flexfmu::simulation::SimulationError;
+
+#[derive(Debug, Parser)]
+#[command(name = "flexfmu", version, about = "Flexible multibody models as FMI 2.0 Co-Simulation FMUs")]
+enum Command {
+    /// Run a model with the built-in solver and write its outputs as CSV.
+    Simulate(cli::simulate::SimulateArgs),
+}
+
+fn main() -> ExitCode {
+    let command = Command::parse();
+    let result = match command {
+        Command::Simulate(args) => cli::simulate::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            // Exit code 2 for problems in the model file (DESIGN.md), 1 otherwise.
+            let model_error = e.downcast_ref::<ModelError>().is_some()
+                || matches!(e.downcast_ref::<SimulationError>(), Some(SimulationError::Model(_)));
+            ExitCode::from(if model_error { 2 } else { 1 })
+        }
+    }
+}

@@ -195,6 +195,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
         let a1 = b.anchor(body1, Some(&pt))?;
         let a2 = match b2.info.rotates {
             true => b.anchor(&j.body2, Some(&pt))?,
+            false if kind == JointKind::Prismatic => b.anchor(&j.body2, None)?,
             false => b.anchor(&j.body2, j.point.as_ref())?,
         };
         let axis = match (&j.axis, kind) {

@@ -10,6 +10,7 @@ use std::path::Path;
 use expr::{Expr, Symbol};
 pub use schema::Definition;
 use schema::{Number, ParameterDecl};
+use toml::Value;
 
 /// A problem in a model file, located at a byte range of its text.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -91,38 +92,7 @@ impl Model {
             if !is_identifier(&pname) || pname == "t" || pname == "pi" {
                 return Err(model.error(key.span(), format!("parameter name '{pname}' must be an identifier other than 't' and 'pi'")));
             }
-            let p = match decl {
-                ParameterDecl::Plain(v) => Parameter {
-                    name: pname,
-                    default: *v.get_ref(),
-                    kind: ParameterKind::Real,
-                    unit: String::new(),
-                    description: String::new(),
-                    min: None,
-                    max: None,
-                    span: v.span(),
-                },
-                ParameterDecl::Full(f) => {
-                    let kind = match f.kind.as_ref().map(|k| k.get_ref().as_str()) {
-                        None | Some("real") => ParameterKind::Real,
-                        Some("integer") => ParameterKind::Integer,
-                        Some(other) => {
-                            let span = f.kind.as_ref().map(|k| k.span()).unwrap_or(f.value.span());
-                            return Err(model.error(span, format!("unknown parameter type '{other}', expected \"real\" or \"integer\"")));
-                        }
-                    };
-                    Parameter {
-                        name: pname,
-                        default: *f.value.get_ref(),
-                        kind,
-                        unit: f.unit.clone(),
-                        description: f.description.clone(),
-                        min: f.min,
-                        max: f.max,
-                        span: f.value.span(),
-                    }
-                }
-            };
+            let p = model.parameter(pname, decl)?;
             if parameters.iter().any(|q| q.name == p.name) {
                 return Err(model.error(key.span(), format!("parameter '{}' declared twice", p.name)));
             }
@@ -135,6 +105,44 @@ impl Model {
         let defaults = model.default_parameters();
         model.check_parameters(&defaults)?;
         Ok(model)
+    }
+
+    fn parameter(&self, name: String, decl: &ParameterDecl) -> Result<Parameter, ModelError> {
+        let span = decl.span();
+        let number = |v: &Value| match v {
+            Value::Float(x) => Some(*x),
+            Value::Integer(i) => Some(*i as f64),
+            _ => None,
+        };
+        let mut p = Parameter { name, default: 0.0, kind: ParameterKind::Real, unit: String::new(), description: String::new(), min: None, max: None, span: span.clone() };
+        match decl.get_ref() {
+            Value::Table(table) => {
+                let mut value = None;
+                for (key, v) in table {
+                    let bad = |what: &str| -> Result<f64, ModelError> { Err(self.error(span.clone(), format!("parameter '{}': `{key}` must be {what}", p.name))) };
+                    match (key.as_str(), v) {
+                        ("value", v) => value = Some(number(v).map_or_else(|| bad("a number"), Ok)?),
+                        ("unit", Value::String(u)) => p.unit = u.clone(),
+                        ("description", Value::String(d)) => p.description = d.clone(),
+                        ("type", Value::String(t)) if t == "real" => p.kind = ParameterKind::Real,
+                        ("type", Value::String(t)) if t == "integer" => p.kind = ParameterKind::Integer,
+                        ("type", _) => return Err(bad("\"real\" or \"integer\"").unwrap_err()),
+                        ("min", v) => p.min = Some(number(v).map_or_else(|| bad("a number"), Ok)?),
+                        ("max", v) => p.max = Some(number(v).map_or_else(|| bad("a number"), Ok)?),
+                        ("unit" | "description", _) => return Err(bad("a string").unwrap_err()),
+                        _ => {
+                            return Err(self.error(
+                                span.clone(),
+                                format!("parameter '{}': unknown field `{key}`, expected `value`, `unit`, `description`, `type`, `min` or `max`", p.name),
+                            ));
+                        }
+                    }
+                }
+                p.default = value.ok_or_else(|| self.error(span.clone(), format!("parameter '{}' needs `value`", p.name)))?;
+            }
+            v => p.default = number(v).ok_or_else(|| self.error(span.clone(), format!("parameter '{}' must be a number or a table with `value`", p.name)))?,
+        }
+        Ok(p)
     }
 
     pub fn name(&self) -> &str {

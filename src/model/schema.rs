@@ -51,27 +51,9 @@ pub struct ModelInfo {
     pub gravity: Option<Vec2>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
-pub enum ParameterDecl {
-    Plain(Spanned<f64>),
-    Full(ParameterFull),
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ParameterFull {
-    pub value: Spanned<f64>,
-    #[serde(default)]
-    pub unit: String,
-    #[serde(default)]
-    pub description: String,
-    /// "real" (default) or "integer" (counts such as `elements`).
-    #[serde(default, rename = "type")]
-    pub kind: Option<Name>,
-    pub min: Option<f64>,
-    pub max: Option<f64>,
-}
+/// `name = 1.0` or `name = { value = 1.0, unit = "kg", description = "...", type = "integer", min = 0, max = 10 }`;
+/// interpreted in `Model::parse` so that errors point at the entry.
+pub type ParameterDecl = Spanned<toml::Value>;
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -1,0 +1,216 @@
+//! `flexfmu simulate`: the solver without FMI, writing a CSV of the outputs.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+
+use flexfmu::integrators::Method;
+use flexfmu::model::Model;
+use flexfmu::simulation::{Experiment, Simulation, SolverSettings};
+
+#[derive(Debug, clap::Args)]
+pub struct SimulateArgs {
+    /// Model file (TOML).
+    pub model: PathBuf,
+    /// End time (s); default: the model's stop_time.
+    #[arg(long)]
+    pub stop_time: Option<f64>,
+    /// Internal step (s).
+    #[arg(long)]
+    pub step: Option<f64>,
+    /// Integration method.
+    #[arg(long)]
+    pub integrator: Option<Method>,
+    /// Spectral radius at infinity.
+    #[arg(long)]
+    pub rho_inf: Option<f64>,
+    /// Newton tolerance (relative).
+    #[arg(long)]
+    pub tolerance: Option<f64>,
+    /// Interval between CSV rows (s); default: the model's output_interval, else the step.
+    #[arg(long)]
+    pub output_interval: Option<f64>,
+    /// Override a parameter (repeatable): NAME=VALUE.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+    /// Input values: NAME=VALUE (constant) or NAME=FILE.csv (columns time,value; linear interpolation).
+    #[arg(long = "input", value_name = "NAME=VALUE|CSV")]
+    pub inputs: Vec<String>,
+    /// Write solver statistics as JSON.
+    #[arg(long)]
+    pub stats_json: Option<PathBuf>,
+    /// Output CSV file.
+    #[arg(short = 'o', long)]
+    pub output: PathBuf,
+}
+
+/// Apply `--set NAME=VALUE` overrides to the model's default parameter values.
+pub fn parameter_values(model: &Model, sets: &[String]) -> Result<Vec<f64>> {
+    let mut params = model.default_parameters();
+    for s in sets {
+        let (name, value) = s.split_once('=').with_context(|| format!("--set expects NAME=VALUE, got '{s}'"))?;
+        let Some(i) = model.parameter_index(name.trim()) else {
+            let known: Vec<_> = model.parameters.iter().map(|p| p.name.as_str()).collect();
+            bail!("unknown parameter '{}' (the model declares: {})", name.trim(), known.join(", "));
+        };
+        params[i] = value.trim().parse().with_context(|| format!("--set {name}: '{value}' is not a number"))?;
+    }
+    model.check_parameters(&params)?;
+    Ok(params)
+}
+
+/// An input signal given on the command line.
+enum InputSignal {
+    Constant(f64),
+    Table(Vec<(f64, f64)>),
+}
+
+impl InputSignal {
+    fn at(&self, t: f64) -> f64 {
+        match self {
+            InputSignal::Constant(v) => *v,
+            InputSignal::Table(rows) => {
+                let k = rows.partition_point(|r| r.0 <= t);
+                match k {
+                    0 => rows[0].1,
+                    k if k == rows.len() => rows[k - 1].1,
+                    k => {
+                        let ((t0, v0), (t1, v1)) = (rows[k - 1], rows[k]);
+                        v0 + (v1 - v0) * (t - t0) / (t1 - t0)
+                    }
+                }
+            }
+        }
+    }
+
+    fn parse(text: &str) -> Result<InputSignal> {
+        if let Ok(v) = text.parse::<f64>() {
+            return Ok(InputSignal::Constant(v));
+        }
+        let csv = std::fs::read_to_string(text).with_context(|| format!("input '{text}' is neither a number nor a readable CSV file"))?;
+        let mut rows = Vec::new();
+        for (i, line) in csv.lines().enumerate() {
+            let cells: Vec<_> = line.split(',').map(str::trim).collect();
+            match (cells.first().map(|c| c.parse::<f64>()), cells.get(1).map(|c| c.parse::<f64>())) {
+                (Some(Ok(t)), Some(Ok(v))) => rows.push((t, v)),
+                _ if i == 0 => continue, // header
+                _ => bail!("{text}:{}: expected 'time,value'", i + 1),
+            }
+        }
+        if rows.is_empty() || rows.windows(2).any(|w| w[1].0 <= w[0].0) {
+            bail!("{text}: needs rows 'time,value' with increasing times");
+        }
+        Ok(InputSignal::Table(rows))
+    }
+}
+
+pub fn run(args: SimulateArgs) -> Result<()> {
+    let model = Model::load(&args.model)?;
+    let params = parameter_values(&model, &args.set)?;
+    let mut settings = SolverSettings::from_model(&model, &params)?;
+    if let Some(m) = args.integrator {
+        settings.method = m;
+        if m == Method::Newmark {
+            settings.rho_inf = 1.0;
+        }
+    }
+    if let Some(r) = args.rho_inf {
+        settings.rho_inf = r;
+    }
+    if let Some(h) = args.step {
+        settings.step = h;
+    }
+    if let Some(tol) = args.tolerance {
+        settings.tolerance = tol;
+    }
+    if let Err(e) = settings.validate() {
+        bail!("{e}");
+    }
+    let experiment = Experiment::from_model(&model, &params)?;
+    let stop = args.stop_time.unwrap_or(experiment.stop_time);
+    let interval = args.output_interval.or(experiment.output_interval).unwrap_or(settings.step);
+    if !(interval > 0.0) {
+        bail!("--output-interval must be positive");
+    }
+    let mut sim = Simulation::new(&model, &params, settings, experiment.start_time)?;
+
+    let mut signals = Vec::new();
+    for spec in &args.inputs {
+        let (name, value) = spec.split_once('=').with_context(|| format!("--input expects NAME=VALUE or NAME=FILE, got '{spec}'"))?;
+        let Some(i) = sim.input_names().iter().position(|n| n == name.trim()) else {
+            bail!("unknown input '{}' (the model declares: {})", name.trim(), sim.input_names().join(", "));
+        };
+        signals.push((i, InputSignal::parse(value.trim())?));
+    }
+
+    let file = std::fs::File::create(&args.output).with_context(|| format!("cannot write {}", args.output.display()))?;
+    let mut csv = std::io::BufWriter::new(file);
+    let names: Vec<&str> = sim.outputs().iter().map(|o| o.name.as_str()).collect();
+    writeln!(csv, "time,{}", names.join(","))?;
+
+    let start = experiment.start_time;
+    let count = ((stop - start) / interval * (1.0 - 1e-12)).ceil().max(0.0) as u64;
+    let progress = (std::io::stderr().is_terminal() && count > 0).then(|| {
+        let bar = indicatif::ProgressBar::new(count);
+        bar.set_style(indicatif::ProgressStyle::with_template("{bar:40} {percent}% t = {msg} s, eta {eta}").expect("static template"));
+        bar
+    });
+    let clock = Instant::now();
+    let write_row = |sim: &mut Simulation, csv: &mut std::io::BufWriter<std::fs::File>| -> Result<()> {
+        let t = sim.time();
+        let values = sim.output_values().map_err(|e| anyhow::anyhow!("t = {t}: {e}"))?;
+        let row: Vec<String> = values.iter().map(|v| format!("{v:.17e}")).collect();
+        writeln!(csv, "{t:.17e},{}", row.join(","))?;
+        Ok(())
+    };
+    for (i, s) in &signals {
+        sim.set_input(*i, s.at(start)).map_err(anyhow::Error::msg)?;
+    }
+    write_row(&mut sim, &mut csv)?;
+    for k in 1..=count {
+        let t = if k == count { stop } else { start + (k as f64) * interval };
+        sim.step_to(t).map_err(|e| anyhow::anyhow!("simulation stopped at t = {}: {e}", sim.time()))?;
+        for (i, s) in &signals {
+            sim.set_input(*i, s.at(t)).map_err(anyhow::Error::msg)?;
+        }
+        write_row(&mut sim, &mut csv)?;
+        if let Some(bar) = &progress {
+            bar.set_position(k);
+            bar.set_message(format!("{t:.4}"));
+        }
+    }
+    csv.flush()?;
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+    let wall = clock.elapsed().as_secs_f64();
+    let st = sim.statistics();
+    println!(
+        "{}: {} to t = {stop} s with {}: {} steps ({} rejected), {} Newton iterations, {} Jacobian evaluations, {} factorizations, {wall:.3} s wall",
+        model.name(),
+        args.output.display(),
+        sim.settings().method,
+        st.steps,
+        st.rejected_steps,
+        st.newton_iterations,
+        st.jacobian_evaluations,
+        st.factorizations,
+    );
+    if let Some(path) = &args.stats_json {
+        let json = serde_json::json!({
+            "steps": st.steps,
+            "rejected_steps": st.rejected_steps,
+            "newton_iterations": st.newton_iterations,
+            "jacobian_evaluations": st.jacobian_evaluations,
+            "factorizations": st.factorizations,
+            "wall_time_s": wall,
+            "integrator": sim.settings().method.name(),
+            "rho_inf": sim.settings().rho_inf,
+            "step": sim.settings().step,
+        });
+        std::fs::write(path, serde_json::to_string_pretty(&json)? + "\n").with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
+}
