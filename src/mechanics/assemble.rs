@@ -101,8 +101,14 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
     let mut names: Vec<(String, std::ops::Range<usize>)> = Vec::new();
     let check_name = |name: &Name, what: &str, names: &mut Vec<(String, std::ops::Range<usize>)>| -> Result<(), ModelError> {
         let n = name.get_ref();
-        if n == "ground" || n.is_empty() || names.iter().any(|(m, _)| m == n) {
-            return Err(model.error(name.span(), format!("{what} name '{n}' is empty, reserved or already used")));
+        if n == "ground" || n.is_empty() {
+            return Err(model.error(name.span(), format!("{what} name '{n}' is empty or reserved")));
+        }
+        if let Some((_, first)) = names.iter().find(|(m, _)| m == n) {
+            // Report at the later of the two declarations, naming the earlier one.
+            let (earlier, later) = if first.start < name.span().start { (first.clone(), name.span()) } else { (name.span(), first.clone()) };
+            let (line, _) = crate::model::line_column(&model.source, earlier.start);
+            return Err(model.error(later, format!("name '{n}' is already used on line {line}")));
         }
         names.push((n.clone(), name.span()));
         Ok(())

@@ -1,0 +1,167 @@
+//! Malformed model files: each must give a located message (file:line:column) saying what
+//! was expected, and exit code 2 — never a crash, never a silent result.
+
+use std::process::Command;
+
+const BASE: &str = r#"[model]
+name = "pendulum"
+gravity = [0.0, -9.81]
+
+[parameters]
+m = 1.0
+L = { value = 1.0, unit = "m" }
+
+[solver]
+integrator = "ttbif"
+step = 1e-3
+stop_time = 0.01
+
+[[rigid_bodies]]
+name = "rod"
+mass = "m"
+inertia = "m*L^2/12"
+position = ["L/2", 0.0]
+
+[[joints]]
+name = "pin"
+type = "revolute"
+body1 = "ground"
+body2 = "rod"
+point = [0.0, 0.0]
+
+[[outputs]]
+name = "tip_y"
+quantity = "y"
+body = "rod"
+point = ["L", 0.0]
+"#;
+
+/// Run `flexfmu simulate` on `text`; return (exit code, stderr, file path).
+fn simulate(text: &str) -> (i32, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("model.toml");
+    std::fs::write(&path, text).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_flexfmu"))
+        .args(["simulate", path.to_str().unwrap(), "-o"])
+        .arg(dir.path().join("out.csv"))
+        .output()
+        .unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned(), path.display().to_string())
+}
+
+/// Replace the first occurrence of `from` in the base model.
+fn variant(from: &str, to: &str) -> String {
+    assert!(BASE.contains(from), "{from:?} not in BASE");
+    BASE.replacen(from, to, 1)
+}
+
+fn expect_error(text: &str, line: usize, needle: &str) {
+    let (code, stderr, path) = simulate(text);
+    assert_eq!(code, 2, "exit code for {needle:?}; stderr: {stderr}");
+    let prefix = format!("error: {path}:{line}:");
+    assert!(stderr.starts_with(&prefix), "expected {prefix:?}... got: {stderr}");
+    assert!(stderr.contains(needle), "expected {needle:?} in: {stderr}");
+}
+
+#[test]
+fn the_base_model_is_valid() {
+    let (code, stderr, _) = simulate(BASE);
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn toml_syntax_error() {
+    expect_error(&variant("[[joints]]", "[[joints]"), 20, "");
+}
+
+#[test]
+fn unknown_field() {
+    expect_error(&variant("inertia = ", "inertiaa = "), 17, "unknown field `inertiaa`");
+}
+
+#[test]
+fn unknown_body_name() {
+    expect_error(&variant("body2 = \"rod\"", "body2 = \"rdo\""), 24, "unknown body 'rdo'");
+}
+
+#[test]
+fn negative_mass() {
+    expect_error(&variant("mass = \"m\"", "mass = -2.0"), 16, "mass must be positive, got -2");
+}
+
+#[test]
+fn singular_inertia() {
+    expect_error(&variant("inertia = \"m*L^2/12\"", "inertia = 0.0"), 17, "moment of inertia must be positive");
+}
+
+#[test]
+fn unknown_joint_type() {
+    expect_error(&variant("type = \"revolute\"", "type = \"hinge\""), 22, "unknown joint type 'hinge'");
+}
+
+#[test]
+fn unknown_name_in_expression() {
+    // The column points into the expression at the unknown name.
+    let (code, stderr, path) = simulate(&variant("position = [\"L/2\", 0.0]", "position = [\"Lx/2\", 0.0]"));
+    assert_eq!(code, 2);
+    assert!(stderr.starts_with(&format!("error: {path}:18:")), "{stderr}");
+    assert!(stderr.contains("unknown name 'Lx'"), "{stderr}");
+}
+
+#[test]
+fn over_constrained_joints() {
+    let extra = "\n[[joints]]\nname = \"pin2\"\ntype = \"revolute\"\nbody1 = \"ground\"\nbody2 = \"rod\"\npoint = [0.0, 0.0]\n";
+    let text = format!("{BASE}{extra}");
+    let line = BASE.lines().count() + 3;
+    expect_error(&text, line, "over-constrained");
+}
+
+#[test]
+fn inconsistent_initial_velocities() {
+    // A translational velocity of the rod's centre that the pin at its end forbids
+    // (given together with a zero angular velocity).
+    let text = variant("position = [\"L/2\", 0.0]", "position = [\"L/2\", 0.0]\nvelocity = [1.0, 0.0]\nangular_velocity = 0.0");
+    expect_error(&text, 23, "initial velocities violate this joint");
+}
+
+#[test]
+fn unknown_integrator() {
+    expect_error(&variant("integrator = \"ttbif\"", "integrator = \"rk4\""), 10, "unknown integrator 'rk4'");
+}
+
+#[test]
+fn duplicate_body_name() {
+    let extra = "\n[[point_masses]]\nname = \"rod\"\nmass = 1.0\nposition = [2.0, 0.0]\n";
+    let text = format!("{BASE}{extra}");
+    let line = BASE.lines().count() + 3;
+    expect_error(&text, line, "name 'rod' is already used on line 15");
+}
+
+#[test]
+fn unknown_output_quantity() {
+    expect_error(&variant("quantity = \"y\"", "quantity = \"height\""), 29, "unknown output quantity 'height'");
+}
+
+#[test]
+fn prismatic_joint_without_axis() {
+    expect_error(&variant("type = \"revolute\"", "type = \"prismatic\""), 21, "needs `axis");
+}
+
+#[test]
+fn model_name_must_be_an_identifier() {
+    expect_error(&variant("name = \"pendulum\"", "name = \"my pendulum\""), 2, "must be a C identifier");
+}
+
+#[test]
+fn parameter_override_of_unknown_name_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("model.toml");
+    std::fs::write(&path, BASE).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_flexfmu"))
+        .args(["simulate", path.to_str().unwrap(), "--set", "mass=2", "-o"])
+        .arg(dir.path().join("out.csv"))
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown parameter 'mass'"));
+}
