@@ -4,6 +4,7 @@
 //! `Dynamics` contract) → `integrators` (TTBIF, HHT-alpha, generalized-alpha, Newmark) →
 //! `simulation` (the facade) → `fmi2` (C API) and `export` (modelDescription.xml, .fmu).
 
+pub mod analysis;
 pub mod integrators;
 pub mod linalg;
 pub mod mechanics;

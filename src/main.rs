@@ -13,12 +13,15 @@ use flexfmu::simulation::SimulationError;
 enum Command {
     /// Run a model with the built-in solver and write its outputs as CSV.
     Simulate(cli::simulate::SimulateArgs),
+    /// Natural frequencies (Hz) linearised about the initial configuration, constraints respected.
+    Modes(cli::modes::ModesArgs),
 }
 
 fn main() -> ExitCode {
     let command = Command::parse();
     let result = match command {
         Command::Simulate(args) => cli::simulate::run(args),
+        Command::Modes(args) => cli::modes::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

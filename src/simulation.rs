@@ -341,6 +341,12 @@ impl Simulation {
         Ok(())
     }
 
+    /// Natural frequencies (Hz, ascending) linearised about the current state.
+    pub fn natural_frequencies(&self) -> Result<Vec<f64>, crate::analysis::modes::ModesError> {
+        let s = &self.state;
+        crate::analysis::modes::natural_frequencies(&self.system, &s.q, &s.v, &s.a, &s.lambda, s.t)
+    }
+
     pub fn snapshot(&self) -> Snapshot {
         Snapshot { state: self.state.clone(), inputs: self.system.inputs.clone(), settings: self.settings, stats: self.stepper.stats }
     }

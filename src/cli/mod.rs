@@ -1,1 +1,2 @@
 pub mod simulate;
+pub mod modes;

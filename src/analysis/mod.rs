@@ -1,0 +1,3 @@
+//! Analyses of a system at a fixed state (linearisation, natural frequencies).
+
+pub mod modes;
