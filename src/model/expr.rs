@@ -1,7 +1,7 @@
 //! Arithmetic expressions in model files: `"m*L^2/12"`, `"P0*sin(w*t)"`.
 //!
 //! Grammar: numbers, names (parameters, inputs, `t`, `pi`), `+ - * / ^`, unary minus,
-//! parentheses and the functions `sin cos tan exp ln sqrt abs min max`. Names are resolved
+//! parentheses and the functions `sin cos tan asin acos atan atan2(y, x) exp ln sqrt abs min max`. Names are resolved
 //! once when the expression is compiled, so evaluating it in the solver's hot loop is a
 //! walk over a small tree with no lookups.
 
@@ -43,6 +43,10 @@ pub enum Func {
     Ln,
     Sqrt,
     Abs,
+    Asin,
+    Acos,
+    Atan,
+    Atan2,
     Min,
     Max,
 }
@@ -57,6 +61,10 @@ impl Func {
             "ln" => (Func::Ln, 1),
             "sqrt" => (Func::Sqrt, 1),
             "abs" => (Func::Abs, 1),
+            "asin" => (Func::Asin, 1),
+            "acos" => (Func::Acos, 1),
+            "atan" => (Func::Atan, 1),
+            "atan2" => (Func::Atan2, 2),
             "min" => (Func::Min, 2),
             "max" => (Func::Max, 2),
             _ => return None,
@@ -116,6 +124,10 @@ impl Expr {
                     Func::Ln => x.ln(),
                     Func::Sqrt => x.sqrt(),
                     Func::Abs => x.abs(),
+                    Func::Asin => x.asin(),
+                    Func::Acos => x.acos(),
+                    Func::Atan => x.atan(),
+                    Func::Atan2 => x.atan2(args[1].eval(t, inputs)),
                     Func::Min => x.min(args[1].eval(t, inputs)),
                     Func::Max => x.max(args[1].eval(t, inputs)),
                 }
@@ -336,6 +348,8 @@ mod tests {
         assert_eq!(eval("max(u, 1) * t"), 1.5);
         assert!((eval("sin(pi/2)") - 1.0).abs() < 1e-15);
         assert_eq!(eval("1.5E+1"), 15.0);
+        assert!((eval("atan2(1, -1)") - 0.75 * std::f64::consts::PI).abs() < 1e-15);
+        assert!((eval("asin(1)") - std::f64::consts::FRAC_PI_2).abs() < 1e-15);
     }
 
     #[test]
