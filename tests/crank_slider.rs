@@ -115,3 +115,22 @@ fn converges_to_reference_at_second_order() {
         }
     }
 }
+
+#[test]
+fn position_constraints_hold() {
+    use flexfmu::integrators::Dynamics;
+    // All 7 joint rows (3 revolute x 2, 1 prismatic) at every step, default Newton tolerance.
+    for (method, rho_inf) in [(Method::Ttbif, 0.5), (Method::Hht, 0.8)] {
+        let (mut sim, _) = simulation(method, rho_inf, 1e-3, SolverSettings::default().tolerance);
+        let mut phi = vec![0.0; sim.system().constraints()];
+        let mut worst = 0.0f64;
+        for k in 1..=2000 {
+            sim.step_to(k as f64 * 1e-3).unwrap();
+            let s = sim.state();
+            sim.system().constraint_residual(&s.q, s.t, &mut phi);
+            worst = phi.iter().fold(worst, |m, p| m.max(p.abs()));
+        }
+        eprintln!("crank_slider {method} rho_inf={rho_inf} h=1e-3: max |Phi| over 2 s = {worst:.3e} m");
+        assert!(worst < 1e-10, "{method}: constraint violation {worst:e} m");
+    }
+}
