@@ -341,10 +341,17 @@ impl Simulation {
         Ok(())
     }
 
-    /// Natural frequencies (Hz, ascending) linearised about the current state.
-    pub fn natural_frequencies(&self) -> Result<Vec<f64>, crate::analysis::modes::ModesError> {
+    /// Natural frequencies (Hz, ascending) linearised about the current configuration at
+    /// rest: the multipliers (which enter the stiffness through (Phi_q^T lambda)_q) are those
+    /// that hold the configuration under its static loads, not those of the current motion.
+    pub fn natural_frequencies(&self) -> Result<Vec<f64>, String> {
         let s = &self.state;
-        crate::analysis::modes::natural_frequencies(&self.system, &s.q, &s.v, &s.a, &s.lambda, s.t)
+        let rest = vec![0.0; s.v.len()];
+        let (mut a, mut lambda) = (vec![0.0; s.a.len()], vec![0.0; s.lambda.len()]);
+        crate::integrators::Workspace::new(&self.system)
+            .consistent_accelerations(&self.system, &s.q, &rest, s.t, &mut a, &mut lambda, &mut Statistics::default())
+            .map_err(|e| e.to_string())?;
+        crate::analysis::modes::natural_frequencies(&self.system, &s.q, &rest, &a, &lambda, s.t).map_err(|e| e.to_string())
     }
 
     pub fn snapshot(&self) -> Snapshot {
