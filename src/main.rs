@@ -13,12 +13,18 @@ use flexfmu::simulation::SimulationError;
 enum Command {
     /// Run a model with the built-in solver and write its outputs as CSV.
     Simulate(cli::simulate::SimulateArgs),
+    /// Build an FMI 2.0 Co-Simulation FMU from a model.
+    Build(cli::build::BuildArgs),
+    /// Check a model file or an FMU built by flexfmu.
+    Check(cli::build::CheckArgs),
 }
 
 fn main() -> ExitCode {
     let command = Command::parse();
     let result = match command {
         Command::Simulate(args) => cli::simulate::run(args),
+        Command::Build(args) => cli::build::build(args),
+        Command::Check(args) => cli::build::check(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
