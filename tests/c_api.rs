@@ -6,7 +6,7 @@ use std::path::Path;
 use std::ptr::{null, null_mut};
 use std::sync::Mutex;
 
-use flexfmu::export::variables::guid;
+use flexfmu::export::variables::{Variables, guid};
 use flexfmu::fmi2::api::*;
 use flexfmu::fmi2::types::{CallbackFunctions, Logger};
 use flexfmu::model::Model;
@@ -40,10 +40,14 @@ struct Setup {
 }
 
 fn setup() -> Setup {
+    setup_model("mass_spring")
+}
+
+fn setup_model(name: &str) -> Setup {
     let dir = tempfile::tempdir().unwrap();
     let resources = dir.path().join("with space%").join("resources");
     std::fs::create_dir_all(&resources).unwrap();
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mass_spring.toml")).unwrap();
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("models/{name}.toml"))).unwrap();
     std::fs::write(resources.join("model.toml"), &text).unwrap();
     let model = Model::parse(&text, "model.toml").unwrap();
     Setup { _dir: dir, resources, model }
@@ -142,6 +146,57 @@ fn null_arguments_status_queries_and_logging() {
         let before = messages.lock().unwrap().len();
         assert_eq!(fmi2DoStep(c, 5.0, 0.1, 1), ERROR);
         assert_eq!(messages.lock().unwrap().len(), before, "all categories off: no message");
+        fmi2FreeInstance(c);
+    }
+}
+
+#[test]
+fn failed_step_returns_discard_and_keeps_the_last_good_state() {
+    let s = setup_model("pendulum");
+    let messages = Messages::default();
+    let cb = callbacks(&messages);
+    let vars = Variables::new(&s.model).unwrap();
+    let vr = |n: &str| vars.list.iter().find(|v| v.name == n).unwrap().vr;
+    let c = unsafe { instantiate(&format!("file://{}", encode(&s.resources)), 1, &guid(&s.model.source), &cb) };
+    assert!(!c.is_null());
+    unsafe {
+        assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0), OK);
+        assert_eq!(fmi2EnterInitializationMode(c), OK);
+        assert_eq!(fmi2ExitInitializationMode(c), OK);
+        let h = 0.01;
+        assert_eq!(fmi2DoStep(c, 0.0, h, 1), OK);
+        let mut good: *mut c_void = null_mut();
+        assert_eq!(fmi2GetFMUstate(c, &mut good), OK);
+        let phi = vr("phi");
+        let mut phi_good = 0.0;
+        assert_eq!(fmi2GetReal(c, [phi].as_ptr(), 1, &mut phi_good), OK);
+        // A huge torque with 1 s internal steps: Newton cannot converge.
+        assert_eq!(fmi2SetReal(c, [vr("torque")].as_ptr(), 1, [1e5].as_ptr()), OK);
+        assert_eq!(fmi2SetReal(c, [vr("solver_step")].as_ptr(), 1, [1.0].as_ptr()), OK);
+        assert_eq!(fmi2SetReal(c, [vr("solver_tolerance")].as_ptr(), 1, [1e-14].as_ptr()), OK);
+        let discard = CString::new("logStatusDiscard").unwrap();
+        assert_eq!(fmi2SetDebugLogging(c, 1, 1, [discard.as_ptr()].as_ptr()), OK);
+        assert_eq!(fmi2DoStep(c, h, 2.0, 1), DISCARD);
+        assert!(messages.lock().unwrap().iter().any(|(st, cat, m)| *st == DISCARD && cat == "logStatusDiscard" && m.contains("failed")));
+        let mut t = -1.0;
+        assert_eq!(fmi2GetRealStatus(c, 2, &mut t), OK);
+        assert!((h..h + 2.0).contains(&t), "last successful time {t}");
+        let mut terminated = 1;
+        assert_eq!(fmi2GetBooleanStatus(c, 3, &mut terminated), OK);
+        assert_eq!(terminated, 0);
+        assert_eq!(fmi2DoStep(c, t, h, 1), ERROR, "DoStep is illegal after Discard");
+        // Outputs are those of the last good state.
+        let mut phi_now = 0.0;
+        assert_eq!(fmi2GetReal(c, [phi].as_ptr(), 1, &mut phi_now), OK);
+        if t == h {
+            assert_eq!(phi_now, phi_good);
+        }
+        // Roll back: stepping works again with the restored input and settings.
+        assert_eq!(fmi2SetFMUstate(c, good), OK);
+        assert_eq!(fmi2DoStep(c, h, h, 1), OK);
+        assert_eq!(fmi2FreeFMUstate(c, &mut good), OK);
+        assert!(good.is_null());
+        assert_eq!(fmi2Terminate(c), OK);
         fmi2FreeInstance(c);
     }
 }
