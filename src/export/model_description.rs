@@ -39,7 +39,7 @@ fn elem<'a>(name: &'a str, attrs: &[(&'a str, &'a str)]) -> BytesStart<'a> {
 /// Generate modelDescription.xml for `model`.
 pub fn model_description(model: &Model) -> Result<String, String> {
     let vars = Variables::new(model)?;
-    Ok(write(model, &vars).map_err(|e| format!("writing modelDescription.xml: {e}"))?)
+    write(model, &vars).map_err(|e| format!("writing modelDescription.xml: {e}"))
 }
 
 fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
