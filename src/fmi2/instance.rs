@@ -90,7 +90,8 @@ struct Decoded {
     snapshot: Option<Snapshot>,
 }
 
-fn decode_state(guid: &str, bytes: &[u8], n_params: usize, n_inputs: usize) -> Result<Decoded, String> {
+/// `base` supplies the settings that are not FMU variables (Newton iteration limit, strategy).
+fn decode_state(guid: &str, bytes: &[u8], n_params: usize, n_inputs: usize, base: SolverSettings) -> Result<Decoded, String> {
     let rest = bytes.strip_prefix(guid.as_bytes()).ok_or("the FMU state belongs to another FMU (GUID mismatch)")?;
     let bad = || "the FMU state is corrupt or of another flexfmu version".to_string();
     let rest = rest.strip_prefix(STATE_MAGIC.as_slice()).ok_or_else(bad)?;
@@ -120,7 +121,7 @@ fn decode_state(guid: &str, bytes: &[u8], n_params: usize, n_inputs: usize) -> R
     let params = (0..n_params).map(|_| f()).collect::<Result<Vec<_>, _>>()?;
     let inputs = (0..n_inputs).map(|_| f()).collect::<Result<Vec<_>, _>>()?;
     let snapshot = if tail.is_empty() { None } else { Some(Snapshot::from_bytes(tail)?) };
-    let settings = SolverSettings { method, rho_inf, step, tolerance, ..SolverSettings::default() };
+    let settings = SolverSettings { method, rho_inf, step, tolerance, ..base };
     Ok(Decoded { state, start_time, stop_time: stop_defined.then_some(stop), last_successful_time, settings, params, inputs, snapshot })
 }
 
@@ -475,11 +476,11 @@ impl Instance {
 
     /// Check that `bytes` is a state of this FMU.
     pub fn check_fmu_state(&self, bytes: &[u8]) -> Result<(), String> {
-        decode_state(&self.guid, bytes, self.params.len(), self.inputs.len()).map(|_| ())
+        decode_state(&self.guid, bytes, self.params.len(), self.inputs.len(), self.vars.settings).map(|_| ())
     }
 
     pub fn set_fmu_state(&mut self, bytes: &[u8]) -> Status {
-        let d = match decode_state(&self.guid, bytes, self.params.len(), self.inputs.len()) {
+        let d = match decode_state(&self.guid, bytes, self.params.len(), self.inputs.len(), self.vars.settings) {
             Ok(d) => d,
             Err(e) => return self.error(&format!("fmi2SetFMUstate: {e}")),
         };
