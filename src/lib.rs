@@ -9,4 +9,6 @@ pub mod integrators;
 pub mod linalg;
 pub mod mechanics;
 pub mod model;
+pub mod export;
+pub mod fmi2;
 pub mod simulation;

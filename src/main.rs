@@ -13,6 +13,10 @@ use flexfmu::simulation::SimulationError;
 enum Command {
     /// Run a model with the built-in solver and write its outputs as CSV.
     Simulate(cli::simulate::SimulateArgs),
+    /// Build an FMI 2.0 Co-Simulation FMU from a model.
+    Build(cli::build::BuildArgs),
+    /// Check a model file or an FMU built by flexfmu.
+    Check(cli::build::CheckArgs),
     /// Natural frequencies (Hz) linearised about the initial configuration, constraints respected.
     Modes(cli::modes::ModesArgs),
 }
@@ -21,6 +25,8 @@ fn main() -> ExitCode {
     let command = Command::parse();
     let result = match command {
         Command::Simulate(args) => cli::simulate::run(args),
+        Command::Build(args) => cli::build::build(args),
+        Command::Check(args) => cli::build::check(args),
         Command::Modes(args) => cli::modes::run(args),
     };
     match result {

@@ -1,2 +1,3 @@
+pub mod build;
 pub mod simulate;
 pub mod modes;

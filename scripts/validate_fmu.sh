@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Build every models/*.toml into an FMU, check it with `fmpy validate` (must print
+# "No problems found"), simulate it with FMPy as Co-Simulation and compare the result with
+# `flexfmu simulate` at the same output interval.
+#
+# Usage: scripts/validate_fmu.sh [OUTDIR]
+#   FMPY    command that runs FMPy (default: "$PYTHON -m fmpy", e.g. FMPY="/tmp/fmpyvenv/bin/python -m fmpy")
+#   PYTHON  python for FMPy and the comparison (default: /tmp/fmpyvenv/bin/python if present, else python3)
+#   RTOL    allowed difference relative to each column's largest magnitude (default 1e-9)
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+out="${1:-$root/target/validate}"
+if [[ -z "${PYTHON:-}" ]]; then
+  if [[ -x /tmp/fmpyvenv/bin/python ]]; then PYTHON=/tmp/fmpyvenv/bin/python; else PYTHON=python3; fi
+fi
+FMPY="${FMPY:-$PYTHON -m fmpy}"
+RTOL="${RTOL:-1e-9}"
+mkdir -p "$out"
+
+(cd "$root" && cargo build --release --quiet)
+flexfmu="$root/target/release/flexfmu"
+
+compare() {
+  "$PYTHON" - "$1" "$2" "$RTOL" <<'PY'
+import csv, sys
+def load(path):
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    header = [h.strip().strip('"') for h in rows[0]]
+    data = [[float(x) for x in r] for r in rows[1:] if r]
+    return header, data
+(ha, a), (hb, b), rtol = load(sys.argv[1]), load(sys.argv[2]), float(sys.argv[3])
+if ha != hb:
+    sys.exit(f"columns differ: {ha} vs {hb}")
+if len(a) != len(b):
+    sys.exit(f"row counts differ: {len(a)} vs {len(b)}")
+worst = 0.0
+for j, name in enumerate(ha):
+    scale = max(1e-300, max(abs(r[j]) for r in a + b))
+    err = max(abs(ra[j] - rb[j]) for ra, rb in zip(a, b)) / scale
+    worst = max(worst, err)
+    if err > rtol:
+        sys.exit(f"column {name}: relative difference {err:.3e} > {rtol}")
+print(f"  {len(a)} rows x {len(ha)} columns agree (max relative difference {worst:.3e})")
+PY
+}
+
+status=0
+for model in "$root"/models/*.toml; do
+  name="$(basename "$model" .toml)"
+  fmu="$out/$name.fmu"
+  echo "== $name"
+  "$flexfmu" build "$model" -o "$fmu"
+  "$flexfmu" check "$fmu"
+  report="$($FMPY validate "$fmu" 2>&1 || true)"
+  echo "  fmpy validate: $report"
+  if ! grep -q "No problems found" <<<"$report"; then status=1; continue; fi
+  $FMPY simulate "$fmu" --interface-type CoSimulation --output-file "$out/${name}_fmpy.csv"
+  # Same output interval as FMPy: the FMU's DefaultExperiment stepSize = the model's output_interval.
+  "$flexfmu" simulate "$model" -o "$out/${name}_flexfmu.csv" >/dev/null
+  if ! compare "$out/${name}_fmpy.csv" "$out/${name}_flexfmu.csv"; then status=1; fi
+done
+if [[ $status -eq 0 ]]; then echo "all FMUs valid and consistent"; else echo "FAILED"; fi
+exit $status

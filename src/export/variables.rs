@@ -1,0 +1,129 @@
+//! The FMU's variable table: one list, shared by modelDescription.xml and the C API, so
+//! value references and names cannot drift apart.
+
+use crate::integrators::Method;
+use crate::model::{Model, ParameterKind};
+use crate::simulation::{Experiment, Simulation, SolverSettings};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VarType {
+    Real,
+    Integer,
+}
+
+/// A tunable solver setting exposed as a parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SolverField {
+    Integrator,
+    RhoInf,
+    Step,
+    Tolerance,
+}
+
+/// What a variable refers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Index into `model.parameters`.
+    Parameter(usize),
+    Solver(SolverField),
+    /// Index into the model's inputs.
+    Input(usize),
+    /// Index into the simulation's outputs.
+    Output(usize),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Variable {
+    pub name: String,
+    /// Value reference = 0-based position in the list (unique across all types).
+    pub vr: u32,
+    pub ty: VarType,
+    pub role: Role,
+    pub unit: String,
+    pub description: String,
+    pub start: Option<f64>,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+}
+
+impl Variable {
+    /// 1-based index in `<ModelVariables>`.
+    pub fn index(&self) -> usize {
+        self.vr as usize + 1
+    }
+}
+
+/// Integer code of an integrator in `solver_integrator` (position in `Method::ALL`).
+pub fn method_code(m: Method) -> i32 {
+    Method::ALL.iter().position(|x| *x == m).unwrap_or(0) as i32
+}
+
+pub fn method_from_code(code: i32) -> Option<Method> {
+    usize::try_from(code).ok().and_then(|i| Method::ALL.get(i).copied())
+}
+
+pub fn integrator_description() -> String {
+    let codes: Vec<String> = Method::ALL.iter().map(|m| format!("{}={}", method_code(*m), m.name())).collect();
+    format!("integration method: {}", codes.join(" "))
+}
+
+/// The GUID of a model: a name-based UUID (v5) of the model file text, in braces.
+pub fn guid(model_source: &str) -> String {
+    let namespace = uuid::Uuid::NAMESPACE_URL;
+    let id = uuid::Uuid::new_v5(&namespace, model_source.as_bytes());
+    format!("{{{id}}}")
+}
+
+/// Everything the FMU exposes about one model.
+#[derive(Debug, Clone)]
+pub struct Variables {
+    pub list: Vec<Variable>,
+    pub settings: SolverSettings,
+    pub experiment: Experiment,
+}
+
+impl Variables {
+    /// Build the table; assembles the model once with its default parameters to learn the
+    /// outputs (names, units) and to check that it starts.
+    pub fn new(model: &Model) -> Result<Variables, String> {
+        let params = model.default_parameters();
+        let settings = SolverSettings::from_model(model, &params).map_err(|e| e.to_string())?;
+        let experiment = Experiment::from_model(model, &params).map_err(|e| e.to_string())?;
+        let sim = Simulation::new(model, &params, settings, experiment.start_time).map_err(|e| e.to_string())?;
+        let mut list = Vec::new();
+        let mut push = |name: String, ty: VarType, role: Role, unit: &str, description: &str, start: Option<f64>, min: Option<f64>, max: Option<f64>| {
+            let vr = list.len() as u32;
+            list.push(Variable { name, vr, ty, role, unit: unit.to_string(), description: description.to_string(), start, min, max });
+        };
+        for (i, p) in model.parameters.iter().enumerate() {
+            let ty = if p.kind == ParameterKind::Integer { VarType::Integer } else { VarType::Real };
+            push(p.name.clone(), ty, Role::Parameter(i), &p.unit, &p.description, Some(p.default), p.min, p.max);
+        }
+        let desc = integrator_description();
+        push("solver_integrator".into(), VarType::Integer, Role::Solver(SolverField::Integrator), "", &desc, Some(method_code(settings.method) as f64), Some(0.0), Some((Method::ALL.len() - 1) as f64));
+        push("solver_rho_inf".into(), VarType::Real, Role::Solver(SolverField::RhoInf), "", "spectral radius at infinity of the integrator", Some(settings.rho_inf), Some(0.0), Some(1.0));
+        push("solver_step".into(), VarType::Real, Role::Solver(SolverField::Step), "s", "internal (nominal) integration step", Some(settings.step), None, None);
+        push("solver_tolerance".into(), VarType::Real, Role::Solver(SolverField::Tolerance), "", "relative Newton tolerance", Some(settings.tolerance), None, None);
+        for (i, input) in model.definition.inputs.iter().enumerate() {
+            push(input.name.get_ref().clone(), VarType::Real, Role::Input(i), &input.unit, &input.description, Some(input.start), None, None);
+        }
+        for (i, o) in sim.outputs().iter().enumerate() {
+            push(o.name.clone(), VarType::Real, Role::Output(i), &o.unit, &o.description, None, None, None);
+        }
+        let mut seen = std::collections::HashSet::new();
+        for v in &list {
+            if !seen.insert(v.name.as_str()) {
+                return Err(format!("variable name '{}' is used twice (parameters, solver_*, inputs and outputs share one namespace)", v.name));
+            }
+        }
+        Ok(Variables { list, settings, experiment })
+    }
+
+    pub fn get(&self, vr: u32) -> Option<&Variable> {
+        self.list.get(vr as usize)
+    }
+
+    pub fn outputs(&self) -> impl Iterator<Item = &Variable> {
+        self.list.iter().filter(|v| matches!(v.role, Role::Output(_)))
+    }
+}

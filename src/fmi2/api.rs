@@ -1,0 +1,451 @@
+//! The 34 exported FMI 2.0 functions (25 common + 9 Co-Simulation). Each one: NULL checks,
+//! the call-sequence check, `catch_unwind`, one call into `Instance`.
+
+#![allow(non_snake_case, clippy::missing_safety_doc, clippy::too_many_arguments)]
+
+use std::ffi::{CStr, c_int};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use super::instance::{Instance, LOG_STATUS_FATAL, log_with};
+use super::state::{Call, State, allowed};
+use super::types::*;
+use crate::export::variables::VarType;
+
+const OK: c_int = Status::Ok as c_int;
+const DISCARD: c_int = Status::Discard as c_int;
+const ERROR: c_int = Status::Error as c_int;
+const FATAL: c_int = Status::Fatal as c_int;
+
+unsafe fn text(p: Fmi2String) -> Option<String> {
+    if p.is_null() { None } else { Some(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()) }
+}
+
+/// `n` elements at `p`; an empty slice for n == 0 (p may then be NULL), None for NULL otherwise.
+unsafe fn slice<'a, T>(p: *const T, n: usize) -> Option<&'a [T]> {
+    if n == 0 {
+        Some(&[])
+    } else if p.is_null() {
+        None
+    } else {
+        Some(unsafe { std::slice::from_raw_parts(p, n) })
+    }
+}
+
+unsafe fn slice_mut<'a, T>(p: *mut T, n: usize) -> Option<&'a mut [T]> {
+    if n == 0 {
+        Some(&mut [])
+    } else if p.is_null() {
+        None
+    } else {
+        Some(unsafe { std::slice::from_raw_parts_mut(p, n) })
+    }
+}
+
+/// The common frame: NULL instance, call-sequence check, panic barrier.
+unsafe fn guarded(c: Fmi2Component, call: Call, function: &str, f: impl FnOnce(&mut Instance) -> Status) -> c_int {
+    if c.is_null() {
+        return ERROR;
+    }
+    let p = c as *mut Instance;
+    // SAFETY: `c` came from fmi2Instantiate and has not been freed (importer contract).
+    let inst = unsafe { &mut *p };
+    if !allowed(inst.state, call) {
+        return inst.error(&format!("{function}: Illegal call sequence")) as c_int;
+    }
+    match catch_unwind(AssertUnwindSafe(|| f(unsafe { &mut *p }))) {
+        Ok(status) => status as c_int,
+        Err(panic) => {
+            let inst = unsafe { &mut *p };
+            inst.state = State::Fatal;
+            let what = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
+            inst.log(Status::Fatal, LOG_STATUS_FATAL, &format!("{function}: internal error (panic: {what}); the instance is unusable"));
+            FATAL
+        }
+    }
+}
+
+fn null_argument(inst: &Instance, function: &str) -> Status {
+    inst.error(&format!("{function}: NULL argument"))
+}
+
+// ---------------------------------------------------------------- inquiry, logging, lifecycle
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetTypesPlatform() -> Fmi2String {
+    c"default".as_ptr()
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetVersion() -> Fmi2String {
+    c"2.0".as_ptr()
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2SetDebugLogging(c: Fmi2Component, loggingOn: Fmi2Boolean, nCategories: usize, categories: *const Fmi2String) -> c_int {
+    unsafe {
+        guarded(c, Call::SetDebugLogging, "fmi2SetDebugLogging", |inst| {
+            let Some(cats) = slice(categories, nCategories) else { return null_argument(inst, "fmi2SetDebugLogging") };
+            let names: Vec<Option<String>> = cats.iter().map(|p| text(*p)).collect();
+            inst.set_debug_logging(loggingOn != FMI2_FALSE, &names)
+        })
+    }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2Instantiate(
+    instanceName: Fmi2String,
+    fmuType: c_int,
+    fmuGUID: Fmi2String,
+    fmuResourceLocation: Fmi2String,
+    functions: *const CallbackFunctions,
+    _visible: Fmi2Boolean,
+    loggingOn: Fmi2Boolean,
+) -> Fmi2Component {
+    if functions.is_null() {
+        return std::ptr::null_mut();
+    }
+    // Copy the struct: the pointer is only valid during this call.
+    let callbacks = unsafe { *functions };
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        let name = unsafe { text(instanceName) };
+        let guid = unsafe { text(fmuGUID) };
+        let resources = unsafe { text(fmuResourceLocation) };
+        let fail = |msg: &str| {
+            let cname = std::ffi::CString::new(name.clone().unwrap_or_default().replace('\0', " ")).unwrap_or_default();
+            log_with(&callbacks, &cname, Status::Error, super::instance::LOG_STATUS_ERROR, msg);
+            std::ptr::null_mut()
+        };
+        let Some(name) = name.clone() else { return fail("fmi2Instantiate: instanceName is NULL") };
+        let Some(guid) = guid else { return fail("fmi2Instantiate: fmuGUID is NULL") };
+        match Instance::new(&name, fmuType, &guid, resources.as_deref(), callbacks, loggingOn != FMI2_FALSE) {
+            Some(inst) => Box::into_raw(Box::new(inst)) as Fmi2Component,
+            None => std::ptr::null_mut(),
+        }
+    }));
+    result.unwrap_or(std::ptr::null_mut())
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2FreeInstance(c: Fmi2Component) {
+    if c.is_null() {
+        return;
+    }
+    let p = c as *mut Instance;
+    // Free even after an illegal call or a fatal error: nothing else could reclaim it.
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        let inst = unsafe { &*p };
+        if !allowed(inst.state, Call::FreeInstance) {
+            inst.error("fmi2FreeInstance: Illegal call sequence");
+        }
+        drop(unsafe { Box::from_raw(p) });
+    }));
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2SetupExperiment(c: Fmi2Component, toleranceDefined: Fmi2Boolean, tolerance: Fmi2Real, startTime: Fmi2Real, stopTimeDefined: Fmi2Boolean, stopTime: Fmi2Real) -> c_int {
+    unsafe {
+        guarded(c, Call::SetupExperiment, "fmi2SetupExperiment", |inst| {
+            inst.setup_experiment((toleranceDefined != FMI2_FALSE).then_some(tolerance), startTime, (stopTimeDefined != FMI2_FALSE).then_some(stopTime))
+        })
+    }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2EnterInitializationMode(c: Fmi2Component) -> c_int {
+    unsafe { guarded(c, Call::EnterInitializationMode, "fmi2EnterInitializationMode", |inst| inst.enter_initialization_mode()) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2ExitInitializationMode(c: Fmi2Component) -> c_int {
+    unsafe { guarded(c, Call::ExitInitializationMode, "fmi2ExitInitializationMode", |inst| inst.exit_initialization_mode()) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2Terminate(c: Fmi2Component) -> c_int {
+    unsafe { guarded(c, Call::Terminate, "fmi2Terminate", |inst| inst.terminate()) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2Reset(c: Fmi2Component) -> c_int {
+    unsafe { guarded(c, Call::Reset, "fmi2Reset", |inst| inst.reset()) }
+}
+
+// ---------------------------------------------------------------- get / set
+
+unsafe fn get_values<T: Copy>(c: Fmi2Component, function: &str, ty: VarType, vr: *const u32, nvr: usize, value: *mut T, conv: fn(f64) -> T) -> c_int {
+    unsafe {
+        guarded(c, Call::Get, function, |inst| {
+            let (Some(vrs), Some(out)) = (slice(vr, nvr), slice_mut(value, nvr)) else { return null_argument(inst, function) };
+            inst.get(function, ty, vrs, &mut |k, x| out[k] = conv(x))
+        })
+    }
+}
+
+unsafe fn set_values<T: Copy>(c: Fmi2Component, function: &str, ty: VarType, vr: *const u32, nvr: usize, value: *const T, conv: fn(T) -> f64) -> c_int {
+    unsafe {
+        guarded(c, Call::Set, function, |inst| {
+            let (Some(vrs), Some(vals)) = (slice(vr, nvr), slice(value, nvr)) else { return null_argument(inst, function) };
+            let vals: Vec<f64> = vals.iter().map(|v| conv(*v)).collect();
+            inst.set(function, ty, vrs, &vals)
+        })
+    }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetReal(c: Fmi2Component, vr: *const Fmi2ValueReference, nvr: usize, value: *mut Fmi2Real) -> c_int {
+    unsafe { get_values(c, "fmi2GetReal", VarType::Real, vr, nvr, value, |x| x) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetInteger(c: Fmi2Component, vr: *const Fmi2ValueReference, nvr: usize, value: *mut Fmi2Integer) -> c_int {
+    unsafe { get_values(c, "fmi2GetInteger", VarType::Integer, vr, nvr, value, |x| x as Fmi2Integer) }
+}
+
+/// There are no Boolean variables: any value reference is unknown.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetBoolean(c: Fmi2Component, vr: *const Fmi2ValueReference, nvr: usize, value: *mut Fmi2Boolean) -> c_int {
+    unsafe { no_variables(c, Call::Get, "fmi2GetBoolean", vr, nvr, !value.is_null()) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetString(c: Fmi2Component, vr: *const Fmi2ValueReference, nvr: usize, value: *mut Fmi2String) -> c_int {
+    unsafe { no_variables(c, Call::Get, "fmi2GetString", vr, nvr, !value.is_null()) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2SetReal(c: Fmi2Component, vr: *const Fmi2ValueReference, nvr: usize, value: *const Fmi2Real) -> c_int {
+    unsafe { set_values(c, "fmi2SetReal", VarType::Real, vr, nvr, value, |x| x) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2SetInteger(c: Fmi2Component, vr: *const Fmi2ValueReference, nvr: usize, value: *const Fmi2Integer) -> c_int {
+    unsafe { set_values(c, "fmi2SetInteger", VarType::Integer, vr, nvr, value, |x| x as f64) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2SetBoolean(c: Fmi2Component, vr: *const Fmi2ValueReference, nvr: usize, value: *const Fmi2Boolean) -> c_int {
+    unsafe { no_variables(c, Call::Set, "fmi2SetBoolean", vr, nvr, !value.is_null()) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2SetString(c: Fmi2Component, vr: *const Fmi2ValueReference, nvr: usize, value: *const Fmi2String) -> c_int {
+    unsafe { no_variables(c, Call::Set, "fmi2SetString", vr, nvr, !value.is_null()) }
+}
+
+unsafe fn no_variables(c: Fmi2Component, call: Call, function: &str, vr: *const u32, nvr: usize, value_ok: bool) -> c_int {
+    unsafe {
+        guarded(c, call, function, |inst| {
+            let Some(vrs) = slice(vr, nvr) else { return null_argument(inst, function) };
+            match vrs.first() {
+                None => Status::Ok,
+                Some(_) if !value_ok => null_argument(inst, function),
+                Some(v) => inst.error(&format!("{function}: unknown value reference {v} (this FMU has no variables of this type)")),
+            }
+        })
+    }
+}
+
+// ---------------------------------------------------------------- FMU state
+
+type StateBytes = Vec<u8>;
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetFMUstate(c: Fmi2Component, FMUstate: *mut Fmi2FmuState) -> c_int {
+    unsafe {
+        guarded(c, Call::GetFmuState, "fmi2GetFMUstate", |inst| {
+            if FMUstate.is_null() {
+                return null_argument(inst, "fmi2GetFMUstate");
+            }
+            let bytes = inst.get_fmu_state();
+            if (*FMUstate).is_null() {
+                *FMUstate = Box::into_raw(Box::new(bytes)) as Fmi2FmuState;
+            } else {
+                // Overwrite the importer's state in place.
+                *(*FMUstate as *mut StateBytes) = bytes;
+            }
+            Status::Ok
+        })
+    }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2SetFMUstate(c: Fmi2Component, FMUstate: Fmi2FmuState) -> c_int {
+    unsafe {
+        guarded(c, Call::SetFmuState, "fmi2SetFMUstate", |inst| {
+            if FMUstate.is_null() {
+                return null_argument(inst, "fmi2SetFMUstate");
+            }
+            let bytes = &*(FMUstate as *const StateBytes);
+            inst.set_fmu_state(bytes)
+        })
+    }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2FreeFMUstate(c: Fmi2Component, FMUstate: *mut Fmi2FmuState) -> c_int {
+    unsafe {
+        guarded(c, Call::FreeFmuState, "fmi2FreeFMUstate", |_inst| {
+            if !FMUstate.is_null() && !(*FMUstate).is_null() {
+                drop(Box::from_raw(*FMUstate as *mut StateBytes));
+                *FMUstate = std::ptr::null_mut();
+            }
+            Status::Ok
+        })
+    }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2SerializedFMUstateSize(c: Fmi2Component, FMUstate: Fmi2FmuState, size: *mut usize) -> c_int {
+    unsafe {
+        guarded(c, Call::SerializedFmuStateSize, "fmi2SerializedFMUstateSize", |inst| {
+            if FMUstate.is_null() || size.is_null() {
+                return null_argument(inst, "fmi2SerializedFMUstateSize");
+            }
+            *size = (*(FMUstate as *const StateBytes)).len();
+            Status::Ok
+        })
+    }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2SerializeFMUstate(c: Fmi2Component, FMUstate: Fmi2FmuState, serializedState: *mut Fmi2Byte, size: usize) -> c_int {
+    unsafe {
+        guarded(c, Call::SerializeFmuState, "fmi2SerializeFMUstate", |inst| {
+            if FMUstate.is_null() || serializedState.is_null() {
+                return null_argument(inst, "fmi2SerializeFMUstate");
+            }
+            let bytes = &*(FMUstate as *const StateBytes);
+            if size < bytes.len() {
+                return inst.error(&format!("fmi2SerializeFMUstate: buffer of {size} bytes is too small, need {}", bytes.len()));
+            }
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), serializedState as *mut u8, bytes.len());
+            Status::Ok
+        })
+    }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2DeSerializeFMUstate(c: Fmi2Component, serializedState: *const Fmi2Byte, size: usize, FMUstate: *mut Fmi2FmuState) -> c_int {
+    unsafe {
+        guarded(c, Call::DeSerializeFmuState, "fmi2DeSerializeFMUstate", |inst| {
+            let (Some(bytes), false) = (slice(serializedState as *const u8, size), FMUstate.is_null()) else {
+                return null_argument(inst, "fmi2DeSerializeFMUstate");
+            };
+            if let Err(e) = inst.check_fmu_state(bytes) {
+                return inst.error(&format!("fmi2DeSerializeFMUstate: {e}"));
+            }
+            if (*FMUstate).is_null() {
+                *FMUstate = Box::into_raw(Box::new(bytes.to_vec())) as Fmi2FmuState;
+            } else {
+                *(*FMUstate as *mut StateBytes) = bytes.to_vec();
+            }
+            Status::Ok
+        })
+    }
+}
+
+// ---------------------------------------------------------------- not supported (not claimed)
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetDirectionalDerivative(
+    c: Fmi2Component,
+    _vUnknown_ref: *const Fmi2ValueReference,
+    _nUnknown: usize,
+    _vKnown_ref: *const Fmi2ValueReference,
+    _nKnown: usize,
+    _dvKnown: *const Fmi2Real,
+    _dvUnknown: *mut Fmi2Real,
+) -> c_int {
+    unsafe {
+        guarded(c, Call::GetDirectionalDerivative, "fmi2GetDirectionalDerivative", |inst| {
+            inst.error("fmi2GetDirectionalDerivative: not supported (providesDirectionalDerivative=false)")
+        })
+    }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2SetRealInputDerivatives(c: Fmi2Component, _vr: *const Fmi2ValueReference, _nvr: usize, _order: *const Fmi2Integer, _value: *const Fmi2Real) -> c_int {
+    unsafe {
+        guarded(c, Call::SetRealInputDerivatives, "fmi2SetRealInputDerivatives", |inst| {
+            inst.error("fmi2SetRealInputDerivatives: not supported (canInterpolateInputs=false)")
+        })
+    }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetRealOutputDerivatives(c: Fmi2Component, _vr: *const Fmi2ValueReference, _nvr: usize, _order: *const Fmi2Integer, _value: *mut Fmi2Real) -> c_int {
+    unsafe {
+        guarded(c, Call::GetRealOutputDerivatives, "fmi2GetRealOutputDerivatives", |inst| {
+            inst.error("fmi2GetRealOutputDerivatives: not supported (maxOutputDerivativeOrder=0)")
+        })
+    }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2CancelStep(c: Fmi2Component) -> c_int {
+    // Never legal: DoStep does not return fmi2Pending (canRunAsynchronuously=false).
+    unsafe { guarded(c, Call::CancelStep, "fmi2CancelStep", |inst| inst.error("fmi2CancelStep: not supported")) }
+}
+
+// ---------------------------------------------------------------- stepping and status
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2DoStep(c: Fmi2Component, currentCommunicationPoint: Fmi2Real, communicationStepSize: Fmi2Real, _noSetFMUStatePriorToCurrentPoint: Fmi2Boolean) -> c_int {
+    unsafe { guarded(c, Call::DoStep, "fmi2DoStep", |inst| inst.do_step(currentCommunicationPoint, communicationStepSize)) }
+}
+
+fn status_kind(inst: &Instance, function: &str, kind: c_int) -> Result<c_int, Status> {
+    match kind {
+        FMI2_DO_STEP_STATUS | FMI2_PENDING_STATUS | FMI2_LAST_SUCCESSFUL_TIME | FMI2_TERMINATED => Ok(kind),
+        other => Err(inst.error(&format!("{function}: unknown fmi2StatusKind {other}"))),
+    }
+}
+
+unsafe fn status_query<T>(c: Fmi2Component, function: &str, kind: c_int, value: *mut T, answer: impl FnOnce(&Instance, c_int) -> Option<T>) -> c_int {
+    unsafe {
+        let r = guarded(c, Call::GetStatus, function, |inst| {
+            if value.is_null() {
+                return null_argument(inst, function);
+            }
+            let kind = match status_kind(inst, function, kind) {
+                Ok(k) => k,
+                Err(s) => return s,
+            };
+            match answer(inst, kind) {
+                Some(v) => {
+                    *value = v;
+                    Status::Ok
+                }
+                None => Status::Discard,
+            }
+        });
+        debug_assert!(r == OK || r == DISCARD || r == ERROR || r == FATAL);
+        r
+    }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetStatus(c: Fmi2Component, s: c_int, value: *mut c_int) -> c_int {
+    // Only meaningful for asynchronous stepping.
+    unsafe { status_query(c, "fmi2GetStatus", s, value, |_, _| None) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetRealStatus(c: Fmi2Component, s: c_int, value: *mut Fmi2Real) -> c_int {
+    unsafe { status_query(c, "fmi2GetRealStatus", s, value, |inst, k| (k == FMI2_LAST_SUCCESSFUL_TIME).then(|| inst.last_successful_time())) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetIntegerStatus(c: Fmi2Component, s: c_int, value: *mut Fmi2Integer) -> c_int {
+    unsafe { status_query(c, "fmi2GetIntegerStatus", s, value, |_, _| None) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetBooleanStatus(c: Fmi2Component, s: c_int, value: *mut Fmi2Boolean) -> c_int {
+    unsafe { status_query(c, "fmi2GetBooleanStatus", s, value, |inst, k| (k == FMI2_TERMINATED).then_some(if inst.state == State::Terminated { FMI2_TRUE } else { FMI2_FALSE })) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi2GetStringStatus(c: Fmi2Component, s: c_int, value: *mut Fmi2String) -> c_int {
+    unsafe { status_query(c, "fmi2GetStringStatus", s, value, |_, _| None) }
+}

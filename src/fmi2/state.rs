@@ -1,0 +1,82 @@
+//! The Co-Simulation calling sequence (FMI 2.0.5 section 4.2.4): one table, checked at the
+//! top of every entry point, after Reference-FMUs' fmi2Functions.c.
+
+/// Instance states (start/end is "no instance"; stepInProgress/stepCanceled need
+/// asynchronous stepping, which this FMU does not offer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    Instantiated,
+    InitializationMode,
+    StepComplete,
+    StepFailed,
+    Terminated,
+    Error,
+    Fatal,
+}
+
+/// Every entry point that takes an instance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Call {
+    SetDebugLogging,
+    FreeInstance,
+    SetupExperiment,
+    EnterInitializationMode,
+    ExitInitializationMode,
+    Terminate,
+    Reset,
+    Get,
+    Set,
+    GetFmuState,
+    SetFmuState,
+    FreeFmuState,
+    SerializedFmuStateSize,
+    SerializeFmuState,
+    DeSerializeFmuState,
+    GetDirectionalDerivative,
+    SetRealInputDerivatives,
+    GetRealOutputDerivatives,
+    DoStep,
+    CancelStep,
+    GetStatus,
+}
+
+/// Whether `call` is legal in `state`.
+pub fn allowed(state: State, call: Call) -> bool {
+    use Call::*;
+    use State::*;
+    if state == Fatal {
+        return false;
+    }
+    match call {
+        SetDebugLogging | FreeInstance | Reset | GetFmuState | SetFmuState | FreeFmuState | SerializedFmuStateSize | SerializeFmuState | DeSerializeFmuState => true,
+        SetupExperiment | EnterInitializationMode => state == Instantiated,
+        ExitInitializationMode => state == InitializationMode,
+        Terminate => matches!(state, StepComplete | StepFailed),
+        Get => matches!(state, InitializationMode | StepComplete | StepFailed | Terminated | Error),
+        Set => matches!(state, Instantiated | InitializationMode | StepComplete),
+        GetDirectionalDerivative => matches!(state, InitializationMode | StepComplete | StepFailed | Terminated | Error),
+        SetRealInputDerivatives => matches!(state, Instantiated | InitializationMode | StepComplete),
+        GetRealOutputDerivatives => matches!(state, StepComplete | StepFailed | Terminated | Error),
+        DoStep => state == StepComplete,
+        CancelStep => false,
+        GetStatus => matches!(state, StepComplete | StepFailed | Terminated),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_matches_the_standard() {
+        assert!(allowed(State::StepComplete, Call::DoStep));
+        assert!(!allowed(State::Instantiated, Call::DoStep));
+        assert!(!allowed(State::InitializationMode, Call::DoStep));
+        assert!(!allowed(State::StepComplete, Call::SetupExperiment));
+        assert!(!allowed(State::Instantiated, Call::Get));
+        assert!(!allowed(State::Terminated, Call::Set));
+        assert!(!allowed(State::Fatal, Call::Get));
+        assert!(!allowed(State::StepComplete, Call::CancelStep));
+        assert!(allowed(State::StepFailed, Call::Terminate));
+    }
+}

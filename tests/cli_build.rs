@@ -1,0 +1,69 @@
+//! `flexfmu build` and `flexfmu check` as a user runs them.
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::Command;
+
+const EXE: &str = env!("CARGO_BIN_EXE_flexfmu");
+
+fn model() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mass_spring.toml")
+}
+
+/// The cdylib cargo built for the tests, in target/<profile>/.
+fn binary() -> std::path::PathBuf {
+    Path::new(EXE).parent().unwrap().join("libflexfmu.so")
+}
+
+#[test]
+fn build_writes_a_complete_fmu_and_check_accepts_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let fmu = dir.path().join("ms.fmu");
+    let out = Command::new(EXE).arg("build").arg(model()).arg("-o").arg(&fmu).arg("--binary").arg(binary()).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(&fmu).unwrap()).unwrap();
+    let names: Vec<String> = zip.file_names().map(String::from).collect();
+    for n in ["modelDescription.xml", "binaries/linux64/mass_spring.so", "resources/model.toml", "documentation/index.html"] {
+        assert!(names.iter().any(|x| x == n), "{n} missing in {names:?}");
+    }
+    let mut text = String::new();
+    zip.by_name("resources/model.toml").unwrap().read_to_string(&mut text).unwrap();
+    assert_eq!(text, std::fs::read_to_string(model()).unwrap(), "model text verbatim");
+    let mut doc = String::new();
+    zip.by_name("documentation/index.html").unwrap().read_to_string(&mut doc).unwrap();
+    assert!(doc.contains("<td>energy_total</td>") && doc.contains("solver_integrator"));
+    let check = Command::new(EXE).arg("check").arg(&fmu).output().unwrap();
+    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
+    let check = Command::new(EXE).arg("check").arg(model()).output().unwrap();
+    assert!(check.status.success());
+
+    // An FMU whose model text was edited no longer matches its modelDescription.xml.
+    let tampered = dir.path().join("tampered.fmu");
+    let mut w = zip::ZipWriter::new(std::fs::File::create(&tampered).unwrap());
+    for i in 0..zip.len() {
+        let mut e = zip.by_index(i).unwrap();
+        let mut data = Vec::new();
+        e.read_to_end(&mut data).unwrap();
+        if e.name() == "resources/model.toml" {
+            data.extend_from_slice(b"\n# edited\n");
+        }
+        w.start_file(e.name().to_string(), zip::write::SimpleFileOptions::default()).unwrap();
+        w.write_all(&data).unwrap();
+    }
+    w.finish().unwrap();
+    let check = Command::new(EXE).arg("check").arg(&tampered).output().unwrap();
+    assert!(!check.status.success());
+}
+
+#[test]
+fn build_reports_a_missing_binary_and_model_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let fmu = dir.path().join("x.fmu");
+    let out = Command::new(EXE).arg("build").arg(model()).arg("-o").arg(&fmu).env("FLEXFMU_BINARY", dir.path().join("nope.so")).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("FLEXFMU_BINARY"));
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "[model]\nname = \"1x\"\n").unwrap();
+    let out = Command::new(EXE).arg("build").arg(&bad).arg("-o").arg(&fmu).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "model errors exit with 2");
+}
