@@ -47,6 +47,13 @@ PY
 }
 
 status=0
+# The generic binary exports the 34 FMI 2.0 common + co-simulation functions and nothing else.
+exports="$(nm -D --defined-only "$root/target/release/libflexfmu.so" | awk '$2 == "T" {print $3}' | sort)"
+if [[ "$(grep -c '^fmi2' <<<"$exports")" -ne 34 || -n "$(grep -v '^fmi2' <<<"$exports")" ]]; then
+  echo "exported symbols are not exactly the 34 FMI functions:"; echo "$exports"; status=1
+else
+  echo "== libflexfmu.so exports exactly the 34 FMI 2.0 CS functions"
+fi
 for model in "$root"/models/*.toml; do
   name="$(basename "$model" .toml)"
   fmu="$out/$name.fmu"
