@@ -17,6 +17,8 @@ enum Command {
     Build(cli::build::BuildArgs),
     /// Check a model file or an FMU built by flexfmu.
     Check(cli::build::CheckArgs),
+    /// Show what a model declares: sizes, solver settings, the FMU's variables.
+    Info(cli::info::InfoArgs),
     /// Natural frequencies (Hz) linearised about the initial configuration, constraints respected.
     Modes(cli::modes::ModesArgs),
 }
@@ -28,6 +30,7 @@ fn main() -> ExitCode {
         Command::Build(args) => cli::build::build(args),
         Command::Check(args) => cli::build::check(args),
         Command::Modes(args) => cli::modes::run(args),
+        Command::Info(args) => cli::info::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

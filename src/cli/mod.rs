@@ -1,3 +1,4 @@
 pub mod build;
 pub mod simulate;
 pub mod modes;
+pub mod info;

@@ -1,0 +1,50 @@
+//! `flexfmu info`: what a model file declares and what its FMU would expose.
+
+use std::path::PathBuf;
+
+use anyhow::{Result, anyhow};
+use flexfmu::export::variables::{Role, VarType, Variables, guid};
+use flexfmu::integrators::Dynamics;
+use flexfmu::model::Model;
+use flexfmu::simulation::Simulation;
+
+#[derive(Debug, clap::Args)]
+pub struct InfoArgs {
+    /// Model file (TOML).
+    pub model: PathBuf,
+}
+
+pub fn run(args: InfoArgs) -> Result<()> {
+    let model = Model::load(&args.model)?;
+    let vars = Variables::new(&model).map_err(|e| anyhow!(e))?;
+    let params = model.default_parameters();
+    let sim = Simulation::new(&model, &params, vars.settings, vars.experiment.start_time)?;
+    let sys = sim.system();
+    println!("model {} ({})", model.name(), model.definition.model.description);
+    println!("guid {}", guid(&model.source));
+    println!(
+        "{} coordinates, {} constraint equations, {} bodies, {} joints",
+        sys.coordinates(),
+        sys.constraints(),
+        sys.bodies.len(),
+        sys.joints.len()
+    );
+    let s = &vars.settings;
+    println!("solver {} rho_inf={} step={:e} tolerance={:e}", s.method, s.rho_inf, s.step, s.tolerance);
+    let e = &vars.experiment;
+    println!("experiment start={} stop={} output_interval={:?}", e.start_time, e.stop_time, e.output_interval);
+    println!();
+    println!("{:<24} {:>4}  {:<20} {:<8} {:>14}  {:<8} description", "variable", "vr", "causality", "type", "start", "unit");
+    for v in &vars.list {
+        let causality = match v.role {
+            Role::Parameter(_) => "parameter (fixed)",
+            Role::Solver(_) => "parameter (tunable)",
+            Role::Input(_) => "input",
+            Role::Output(_) => "output",
+        };
+        let ty = if v.ty == VarType::Integer { "Integer" } else { "Real" };
+        let start = v.start.map(|s| format!("{s}")).unwrap_or_default();
+        println!("{:<24} {:>4}  {:<20} {:<8} {:>14}  {:<8} {}", v.name, v.vr, causality, ty, start, v.unit, v.description);
+    }
+    Ok(())
+}
