@@ -153,20 +153,23 @@ impl Measure {
         }
     }
 
-    /// Gradient of the anchor point p_k (k = 1, 2) with respect to the measure's dofs:
-    /// columns (dp/dq_j) stored as [x-row; y-row], plus d2p/dtheta2 = -R s for rigid anchors.
-    fn point_jacobian(&self, q: &[f64], second: bool) -> ([[f64; MAX_DOFS]; 2], [f64; 2], Option<usize>) {
+    /// The anchor point p_k (k = 1, 2), its gradient with respect to the measure's dofs
+    /// (columns dp/dq_j stored as [x-row; y-row]), and d2p/dtheta2 = -R s for rigid anchors
+    /// with the index of theta. One sine/cosine per anchor.
+    #[allow(clippy::type_complexity)]
+    fn point_jacobian(&self, q: &[f64], second: bool) -> ([f64; 2], [[f64; MAX_DOFS]; 2], [f64; 2], Option<usize>) {
         let (a, off) = if second { (self.a2, self.off2) } else { (self.a1, 0) };
         let mut j = [[0.0; MAX_DOFS]; 2];
         let mut pp = [0.0; 2];
         let mut th = None;
-        match a {
-            Anchor::Ground { .. } => {}
-            Anchor::Point { .. } => {
+        let p = match a {
+            Anchor::Ground { p } => p,
+            Anchor::Point { x } => {
                 j[0][off] = 1.0;
                 j[1][off + 1] = 1.0;
+                [q[x], q[x + 1]]
             }
-            Anchor::Rigid { .. } => {
+            Anchor::Rigid { x, .. } => {
                 j[0][off] = 1.0;
                 j[1][off + 1] = 1.0;
                 let arm = a.arm(q);
@@ -175,9 +178,10 @@ impl Measure {
                 j[1][off + 2] = w[1];
                 pp = [-arm[0], -arm[1]];
                 th = Some(off + 2);
+                [q[x] + arm[0], q[x + 1] + arm[1]]
             }
-        }
-        (j, pp, th)
+        };
+        (p, j, pp, th)
     }
 
     pub fn derivatives(&self, q: &[f64]) -> Derivatives {
@@ -194,10 +198,9 @@ impl Measure {
                 }
             }
             MeasureKind::Distance | MeasureKind::Projection { .. } => {
-                let (p1, p2) = (self.a1.position(q), self.a2.position(q));
+                let (p1, j1, pp1, th1) = self.point_jacobian(q, false);
+                let (p2, j2, pp2, th2) = self.point_jacobian(q, true);
                 let dv = [p2[0] - p1[0], p2[1] - p1[1]];
-                let (j1, pp1, th1) = self.point_jacobian(q, false);
-                let (j2, pp2, th2) = self.point_jacobian(q, true);
                 // D = d(p2 - p1)/dq, and the only second derivatives of d: theta2-theta2 (pp2)
                 // and theta1-theta1 (-pp1).
                 let mut dd = [[0.0; MAX_DOFS]; 2];
