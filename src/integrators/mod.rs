@@ -1,5 +1,6 @@
 //! Time integrators for the index-3 DAE. They see the system only through [`Dynamics`].
 
+pub mod bathe;
 pub mod dynamics;
 pub mod generalized_alpha;
 pub mod hht;
@@ -20,10 +21,13 @@ pub enum Method {
     Hht,
     GeneralizedAlpha,
     Newmark,
+    /// rho_inf-Bathe composite method (paper 002; Noh & Bathe 2019).
+    Bathe,
 }
 
 impl Method {
-    pub const ALL: [Method; 4] = [Method::Ttbif, Method::Hht, Method::GeneralizedAlpha, Method::Newmark];
+    /// Appended only: a method's position is its FMU `solver_integrator` code.
+    pub const ALL: [Method; 5] = [Method::Ttbif, Method::Hht, Method::GeneralizedAlpha, Method::Newmark, Method::Bathe];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -31,6 +35,7 @@ impl Method {
             Method::Hht => "hht",
             Method::GeneralizedAlpha => "generalized-alpha",
             Method::Newmark => "newmark",
+            Method::Bathe => "bathe",
         }
     }
 
@@ -39,7 +44,7 @@ impl Method {
         match self {
             Method::Hht => (0.5, 1.0),
             Method::Newmark => (1.0, 1.0),
-            Method::Ttbif | Method::GeneralizedAlpha => (0.0, 1.0),
+            Method::Ttbif | Method::GeneralizedAlpha | Method::Bathe => (0.0, 1.0),
         }
     }
 }
@@ -66,6 +71,7 @@ pub enum Integrator {
     Ttbif(ttbif::TtbifParameters),
     Hht(hht::HhtParameters),
     GeneralizedAlpha(generalized_alpha::GeneralizedAlphaParameters),
+    Bathe(bathe::BatheParameters),
 }
 
 impl Integrator {
@@ -78,6 +84,7 @@ impl Integrator {
             Method::Ttbif => Integrator::Ttbif(ttbif::TtbifParameters::new(rho_inf)),
             Method::Hht | Method::Newmark => Integrator::Hht(hht::HhtParameters::new(rho_inf)),
             Method::GeneralizedAlpha => Integrator::GeneralizedAlpha(generalized_alpha::GeneralizedAlphaParameters::new(rho_inf)),
+            Method::Bathe => Integrator::Bathe(bathe::BatheParameters::new(rho_inf)),
         })
     }
 }
@@ -158,6 +165,7 @@ impl Stepper {
             Integrator::Ttbif(p) => ttbif::step(p, sys, state, h, out, b, ws, nw, st)?,
             Integrator::Hht(p) => hht::step(p, sys, state, h, out, b, ws, nw, st)?,
             Integrator::GeneralizedAlpha(p) => generalized_alpha::step(p, sys, state, h, out, b, ws, nw, st)?,
+            Integrator::Bathe(p) => bathe::step(p, sys, state, h, out, b, ws, nw, st)?,
         }
         std::mem::swap(state, &mut self.trial);
         self.stats.steps += 1;
