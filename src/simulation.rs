@@ -49,6 +49,9 @@ impl SolverSettings {
         if let Some(t) = &s.tolerance {
             out.tolerance = scope.positive(t, "tolerance")?;
         }
+        if let Some(k) = &s.newton {
+            out.strategy = k.get_ref().parse().map_err(|e| model.error(k.span(), e))?;
+        }
         if let Some(k) = &s.max_iterations {
             if *k.get_ref() < 1 {
                 return Err(model.error(k.span(), "max_iterations must be at least 1".into()));
@@ -126,7 +129,11 @@ impl Snapshot {
         }
         let set = &self.settings;
         let method = Method::ALL.iter().position(|m| *m == set.method).unwrap_or(0) as u64;
-        let strategy = u64::from(set.strategy == NewtonStrategy::Full);
+        let strategy: u64 = match set.strategy {
+            NewtonStrategy::Modified => 0,
+            NewtonStrategy::Full => 1,
+            NewtonStrategy::Broyden => 2,
+        };
         for x in [method, strategy, set.max_iterations as u64] {
             b.extend_from_slice(&x.to_le_bytes());
         }
@@ -152,7 +159,11 @@ impl Snapshot {
         let (n, m, k) = (u()? as usize, u()? as usize, u()? as usize);
         let stats = Statistics { steps: u()?, rejected_steps: u()?, newton_iterations: u()?, jacobian_evaluations: u()?, factorizations: u()? };
         let method = *Method::ALL.get(u()? as usize).ok_or_else(bad)?;
-        let strategy = if u()? == 1 { NewtonStrategy::Full } else { NewtonStrategy::Modified };
+        let strategy = match u()? {
+            1 => NewtonStrategy::Full,
+            2 => NewtonStrategy::Broyden,
+            _ => NewtonStrategy::Modified,
+        };
         let max_iterations = u()? as usize;
         let mut f = || u().map(f64::from_bits);
         let (rho_inf, step, tolerance, t, dissipated) = (f()?, f()?, f()?, f()?, f()?);

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use flexfmu::integrators::Method;
+use flexfmu::integrators::{Method, NewtonStrategy};
 use flexfmu::model::Model;
 use flexfmu::simulation::{Experiment, Simulation, SolverSettings};
 
@@ -29,6 +29,9 @@ pub struct SimulateArgs {
     /// Newton tolerance (relative).
     #[arg(long)]
     pub tolerance: Option<f64>,
+    /// Newton strategy: full, modified or broyden.
+    #[arg(long)]
+    pub newton: Option<NewtonStrategy>,
     /// Interval between CSV rows (s); default: the model's output_interval, else the step.
     #[arg(long)]
     pub output_interval: Option<f64>,
@@ -124,6 +127,9 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     }
     if let Some(tol) = args.tolerance {
         settings.tolerance = tol;
+    }
+    if let Some(strategy) = args.newton {
+        settings.strategy = strategy;
     }
     if let Err(e) = settings.validate() {
         bail!("{e}");

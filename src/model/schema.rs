@@ -63,6 +63,8 @@ pub struct SolverDecl {
     pub step: Option<Num>,
     pub tolerance: Option<Num>,
     pub max_iterations: Option<Spanned<i64>>,
+    /// Newton strategy: "full", "modified" (default) or "broyden".
+    pub newton: Option<Name>,
     pub start_time: Option<Num>,
     pub stop_time: Option<Num>,
     pub output_interval: Option<Num>,
