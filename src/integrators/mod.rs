@@ -160,6 +160,7 @@ impl Stepper {
             Integrator::GeneralizedAlpha(p) => generalized_alpha::step(p, sys, state, h, out, b, ws, nw, st)?,
         }
         std::mem::swap(state, &mut self.trial);
+        sys.step_accepted(&state.q, state.t);
         self.stats.steps += 1;
         Ok(())
     }
