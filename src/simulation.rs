@@ -110,9 +110,11 @@ pub struct Snapshot {
     inputs: Vec<f64>,
     settings: SolverSettings,
     stats: Statistics,
+    /// Histories of elements with memory (fractional dampers).
+    memory: Vec<f64>,
 }
 
-const SNAPSHOT_MAGIC: &[u8; 8] = b"flexfmu1";
+const SNAPSHOT_MAGIC: &[u8; 8] = b"flexfmu2";
 
 impl Snapshot {
     /// A self-describing little-endian byte image; `from_bytes` restores it bit for bit.
@@ -120,7 +122,7 @@ impl Snapshot {
         let mut b = Vec::new();
         b.extend_from_slice(SNAPSHOT_MAGIC);
         let s = &self.state;
-        for len in [s.q.len(), s.lambda.len(), self.inputs.len()] {
+        for len in [s.q.len(), s.lambda.len(), self.inputs.len(), self.memory.len()] {
             b.extend_from_slice(&(len as u64).to_le_bytes());
         }
         let st = &self.stats;
@@ -140,7 +142,7 @@ impl Snapshot {
         for x in [set.rho_inf, set.step, set.tolerance, s.t, s.dissipated] {
             b.extend_from_slice(&x.to_le_bytes());
         }
-        for v in [&s.q, &s.v, &s.a, &s.aux, &s.lambda, &self.inputs] {
+        for v in [&s.q, &s.v, &s.a, &s.aux, &s.lambda, &self.inputs, &self.memory] {
             for x in v.iter() {
                 b.extend_from_slice(&x.to_le_bytes());
             }
@@ -156,7 +158,10 @@ impl Snapshot {
             return Err(bad());
         }
         let mut u = || words.next().map(u64::from_le_bytes).ok_or_else(bad);
-        let (n, m, k) = (u()? as usize, u()? as usize, u()? as usize);
+        let (n, m, k, l) = (u()? as usize, u()? as usize, u()? as usize, u()? as usize);
+        if rest.len() / 8 < 4 * n + m + k + l {
+            return Err(bad());
+        }
         let stats = Statistics { steps: u()?, rejected_steps: u()?, newton_iterations: u()?, jacobian_evaluations: u()?, factorizations: u()? };
         let method = *Method::ALL.get(u()? as usize).ok_or_else(bad)?;
         let strategy = match u()? {
@@ -168,7 +173,7 @@ impl Snapshot {
         let mut f = || u().map(f64::from_bits);
         let (rho_inf, step, tolerance, t, dissipated) = (f()?, f()?, f()?, f()?, f()?);
         let mut vec = |len: usize| (0..len).map(|_| f()).collect::<Result<Vec<f64>, String>>();
-        let (q, v, a, aux, lambda, inputs) = (vec(n)?, vec(n)?, vec(n)?, vec(n)?, vec(m)?, vec(k)?);
+        let (q, v, a, aux, lambda, inputs, memory) = (vec(n)?, vec(n)?, vec(n)?, vec(n)?, vec(m)?, vec(k)?, vec(l)?);
         if words.next().is_some() {
             return Err(bad());
         }
@@ -177,6 +182,7 @@ impl Snapshot {
             inputs,
             settings: SolverSettings { method, rho_inf, step, tolerance, max_iterations, strategy },
             stats,
+            memory,
         })
     }
 }
@@ -224,6 +230,7 @@ impl Simulation {
         state.aux.copy_from_slice(&a);
         state.a = a;
         state.lambda = lambda;
+        asm.system.record_history(&state.q, start_time);
         let needs_accelerations = asm.outputs.iter().any(|o| o.kind.needs_accelerations());
         let (n, m) = (state.q.len(), state.lambda.len());
         Ok(Simulation {
@@ -346,7 +353,11 @@ impl Simulation {
         for k in 1..=count {
             let target = if k == count { t_end } else { t0 + span * (k as f64) / (count as f64) };
             let h = target - self.state.t;
-            self.stepper.step(&self.system, &mut self.state, h)?;
+            let mark = self.system.memory_mark();
+            if let Err(e) = self.stepper.step(&self.system, &mut self.state, h) {
+                self.system.rollback_memory(&mark);
+                return Err(e);
+            }
             self.state.t = target;
         }
         Ok(())
@@ -366,7 +377,7 @@ impl Simulation {
     }
 
     pub fn snapshot(&self) -> Snapshot {
-        Snapshot { state: self.state.clone(), inputs: self.system.inputs.clone(), settings: self.settings, stats: self.stepper.stats }
+        Snapshot { state: self.state.clone(), inputs: self.system.inputs.clone(), settings: self.settings, stats: self.stepper.stats, memory: self.system.memory() }
     }
 
     /// Restore a snapshot of this model; refuses one of a different size.
@@ -376,6 +387,7 @@ impl Simulation {
         if s.state.q.len() != n || s.state.lambda.len() != m || s.inputs.len() != self.system.inputs.len() {
             return Err("the state belongs to a different model".into());
         }
+        self.system.set_memory(&s.memory)?;
         self.set_settings(s.settings)?;
         self.state = s.state.clone();
         self.system.inputs.clone_from(&s.inputs);

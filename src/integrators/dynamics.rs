@@ -41,4 +41,6 @@ pub trait Dynamics {
     fn newton_matrix(&self, q: &[f64], v: &[f64], a: &[f64], lambda: &[f64], t: f64, c: TangentCoefficients, matrix: &mut SparseMatrix);
     /// Power dissipated by dampers (W, >= 0) at (q, v, t).
     fn dissipation_power(&self, q: &[f64], v: &[f64], t: f64) -> f64;
+    /// A step was accepted at time t with coordinates q (elements with memory record it).
+    fn step_accepted(&self, _q: &[f64], _t: f64) {}
 }

@@ -168,6 +168,7 @@ impl Stepper {
             Integrator::Bathe(p) => bathe::step(p, sys, state, h, out, b, ws, nw, st)?,
         }
         std::mem::swap(state, &mut self.trial);
+        sys.step_accepted(&state.q, state.t);
         self.stats.steps += 1;
         Ok(())
     }

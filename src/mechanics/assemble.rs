@@ -2,7 +2,7 @@
 //! its outputs. Every user error is reported at the offending place in the model file.
 
 use super::elements::{PointMass, RigidBody2d};
-use super::forces::{Load, SpringDamper, TimeFunction};
+use super::forces::{FractionalSpringDamper, Load, SpringDamper, TimeFunction};
 use super::joints::{JointInfo, JointKind, joint_coordinate, joint_rows};
 use super::kinematics::{Anchor, Measure, MeasureKind};
 use super::outputs::{Output, OutputKind};
@@ -269,7 +269,22 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             Some(l) => b.scope.number(l)?,
             None => measure.value(&q0),
         };
-        sys.springs.push(SpringDamper { measure, stiffness, damping, free_value });
+        match &s.fractional_order {
+            Some(order_num) => {
+                let order = b.scope.number(order_num)?;
+                if !(0.0..=1.0).contains(&order) {
+                    return Err(model.error(order_num.span(), format!("fractional_order must be in [0, 1], got {order}")));
+                }
+                let memory = s.memory.as_ref().map(|m| b.scope.positive(m, "memory")).transpose()?;
+                sys.fractional.push(FractionalSpringDamper::new(measure, stiffness, damping, order, free_value, memory));
+            }
+            None => {
+                if let Some(m) = &s.memory {
+                    return Err(model.error(m.span(), "`memory` applies only to fractional dampers (give `fractional_order`)".into()));
+                }
+                sys.springs.push(SpringDamper { measure, stiffness, damping, free_value });
+            }
+        }
     }
 
     // Loads.

@@ -8,7 +8,7 @@ pub mod kinematics;
 pub mod outputs;
 
 use elements::{Element, Energy, Kin, PointMass, RigidBody2d};
-use forces::{Load, SpringDamper};
+use forces::{FractionalSpringDamper, Load, SpringDamper};
 use joints::ConstraintRow;
 
 use crate::integrators::{Dynamics, TangentCoefficients};
@@ -88,6 +88,7 @@ pub struct System {
     pub point_masses: ElementSet<PointMass>,
     pub rigid_bodies: ElementSet<RigidBody2d>,
     pub springs: ElementSet<SpringDamper>,
+    pub fractional: ElementSet<FractionalSpringDamper>,
     pub loads: ElementSet<Load>,
     pub constraints: Vec<ConstraintRow>,
     pub bodies: Vec<BodyInfo>,
@@ -107,6 +108,7 @@ impl System {
             point_masses: Default::default(),
             rigid_bodies: Default::default(),
             springs: Default::default(),
+            fractional: Default::default(),
             loads: Default::default(),
             constraints: Vec::new(),
             bodies: Vec::new(),
@@ -124,6 +126,7 @@ impl System {
         self.point_masses.add_pattern(&mut b);
         self.rigid_bodies.add_pattern(&mut b);
         self.springs.add_pattern(&mut b);
+        self.fractional.add_pattern(&mut b);
         self.loads.add_pattern(&mut b);
         for (r, c) in self.constraints.iter().enumerate() {
             let d = c.measure.dofs();
@@ -136,6 +139,7 @@ impl System {
         self.point_masses.compute_slots(p);
         self.rigid_bodies.compute_slots(p);
         self.springs.compute_slots(p);
+        self.fractional.compute_slots(p);
         self.loads.compute_slots(p);
         self.constraint_slots = self
             .constraints
@@ -158,7 +162,43 @@ impl System {
         let mut e = self.point_masses.energy(&x);
         e += self.rigid_bodies.energy(&x);
         e += self.springs.energy(&x);
+        e += self.fractional.energy(&x);
         e
+    }
+
+    /// Record the current coordinates in the history of elements with memory.
+    pub fn record_history(&self, q: &[f64], t: f64) {
+        for f in &self.fractional.elements {
+            f.record(q, t);
+        }
+    }
+
+    /// The histories of elements with memory, as flat numbers (part of snapshots).
+    pub fn memory(&self) -> Vec<f64> {
+        let mut out = Vec::new();
+        for f in &self.fractional.elements {
+            f.save(&mut out);
+        }
+        out
+    }
+
+    pub fn set_memory(&self, data: &[f64]) -> Result<(), String> {
+        let mut at = 0;
+        for f in &self.fractional.elements {
+            at += f.load(&data[at..])?;
+        }
+        if at != data.len() { Err("element history has the wrong size".into()) } else { Ok(()) }
+    }
+
+    /// A cheap checkpoint of the histories (their lengths) to roll back a failed step.
+    pub fn memory_mark(&self) -> Vec<usize> {
+        self.fractional.elements.iter().map(|f| f.samples()).collect()
+    }
+
+    pub fn rollback_memory(&self, mark: &[usize]) {
+        for (f, &n) in self.fractional.elements.iter().zip(mark) {
+            f.truncate(n);
+        }
     }
 
     pub fn body(&self, name: &str) -> Option<&BodyInfo> {
@@ -182,6 +222,7 @@ impl Dynamics for System {
         self.point_masses.add_forces(&x, inertial, forces);
         self.rigid_bodies.add_forces(&x, inertial, forces);
         self.springs.add_forces(&x, inertial, forces);
+        self.fractional.add_forces(&x, inertial, forces);
         self.loads.add_forces(&x, inertial, forces);
     }
 
@@ -218,6 +259,7 @@ impl Dynamics for System {
         self.point_masses.assemble_tangent(&x, &c, &mut block, m);
         self.rigid_bodies.assemble_tangent(&x, &c, &mut block, m);
         self.springs.assemble_tangent(&x, &c, &mut block, m);
+        self.fractional.assemble_tangent(&x, &c, &mut block, m);
         self.loads.assemble_tangent(&x, &c, &mut block, m);
         for ((con, (row, col, hess)), &l) in self.constraints.iter().zip(&self.constraint_slots).zip(lambda) {
             let d = con.measure.derivatives(q);
@@ -234,6 +276,10 @@ impl Dynamics for System {
 
     fn dissipation_power(&self, q: &[f64], v: &[f64], t: f64) -> f64 {
         let x = self.kin(q, v, v, t);
-        self.springs.dissipation_power(&x)
+        self.springs.dissipation_power(&x) + self.fractional.dissipation_power(&x)
+    }
+
+    fn step_accepted(&self, q: &[f64], t: f64) {
+        self.record_history(q, t);
     }
 }

@@ -140,6 +140,10 @@ pub struct SpringDecl {
     /// Unstretched length (point_to_point), joint coordinate (prismatic) or angle (torsional)
     /// at which the spring force vanishes. Default: the initial value.
     pub free_length: Option<Num>,
+    /// Fractional order alpha in [0, 1]: the damping term becomes c D^alpha q (paper 003).
+    pub fractional_order: Option<Num>,
+    /// Fractional dampers: history span kept in the Grünwald series (s); default the whole run.
+    pub memory: Option<Num>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
