@@ -355,7 +355,17 @@ pub fn solve_stage(
             ws.factorized = None;
             return Err(NewtonError::Diverged);
         }
-        if increment <= tol && phi_max <= tol * q_scale {
+        // Converged when the increment is below the tolerance, or when the remaining error
+        // estimated from the observed contraction rate theta is well below it:
+        // theta/(1 - theta) |delta| <= kappa tol (Hairer & Wanner, Solving ODEs II, sec. IV.8,
+        // eq. 8.10). A stale (modified-Newton) matrix contracts linearly, so without the estimate
+        // it iterates until the increment itself is below tol. kappa = 0.1 keeps the solution as
+        // accurate as before (with kappa = 1 the leftover Newton error, ~tol per stage, showed in
+        // the crank-slider energy balance at h = 1e-4 and tolerance 1e-12: 1.8e-8 J instead of
+        // 2.8e-8 J, order 2.58 instead of 2.00); crank-slider, h = 1e-3, default tolerance:
+        // TTBIF 10.97 -> 9.29 iterations per step, HHT 4.04 -> 3.53.
+        let rate = increment / previous_increment;
+        if phi_max <= tol * q_scale && (increment <= tol || (iteration > 0 && rate < 1.0 && rate / (1.0 - rate) * increment <= 0.1 * tol)) {
             return Ok(());
         }
         // A reused factorization that contracts slowly is refreshed at the current iterate.
