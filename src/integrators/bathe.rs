@@ -83,8 +83,14 @@ pub(super) fn step(
         b.v_base[i] = s.v[i] + h * (q0 * s.a[i] + q1 * b.a1[i]);
         b.q_base[i] = s.q[i] + h * (q0 * s.v[i] + q1 * b.v1[i]) + q2 * h * b.v_base[i];
     }
-    out.a.copy_from_slice(&b.a1);
-    out.lambda.copy_from_slice(&b.l1);
+    // Newton starts from the linear extrapolation through the values at 0 and gamma h.
+    let c = (1.0 - p.gamma) / p.gamma;
+    for i in 0..n {
+        out.a[i] = c.mul_add(b.a1[i] - s.a[i], b.a1[i]);
+    }
+    for (l, (l1, l0)) in out.lambda.iter_mut().zip(b.l1.iter().zip(&s.lambda)) {
+        *l = c.mul_add(l1 - l0, *l1);
+    }
     let th = q2 * h;
     let stage = Stage { t: s.t + h, q_base: &b.q_base, v_base: &b.v_base, beta: th * th, gamma: th, force_weight: 1.0, extra: None };
     solve_stage(sys, &stage, &mut out.a, &mut out.lambda, &mut out.q, &mut out.v, ws, newton, stats)?;

@@ -100,8 +100,15 @@ pub(super) fn step(
     let power1 = sys.dissipation_power(&b.q1, &b.v1, s.t + gh);
 
     trapezoidal((&b.q1, &b.v1, &b.a1), &mut b.q_base, &mut b.v_base);
-    b.a2.copy_from_slice(&b.a1);
-    b.l2.copy_from_slice(&b.l1);
+    // Newton starts from the linear extrapolation through the two previous stage values
+    // (stage times 0, gamma h, 2 gamma h, h): an O(h^2) guess instead of O(h) (crank-slider,
+    // h = 1e-3: 9.29 -> 7.99 iterations per step; extrapolating a only: 9.39).
+    for i in 0..n {
+        b.a2[i] = 2.0 * b.a1[i] - s.a[i];
+    }
+    for (l2, (l1, l0)) in b.l2.iter_mut().zip(b.l1.iter().zip(&s.lambda)) {
+        *l2 = 2.0 * l1 - l0;
+    }
     let stage = Stage { t: s.t + 2.0 * gh, q_base: &b.q_base, v_base: &b.v_base, beta: 0.25 * gh * gh, gamma: 0.5 * gh, force_weight: 1.0, extra: None };
     solve_stage(sys, &stage, &mut b.a2, &mut b.l2, &mut b.q2, &mut b.v2, ws, newton, stats)?;
     let power2 = sys.dissipation_power(&b.q2, &b.v2, s.t + 2.0 * gh);
@@ -111,8 +118,13 @@ pub(super) fn step(
         b.v_base[i] = s.v[i] + h * (t0 * s.a[i] + t1 * b.a1[i] + t2 * b.a2[i]);
         b.q_base[i] = s.q[i] + h * (t0 * s.v[i] + t1 * b.v1[i] + t2 * b.v2[i]) + t3 * h * b.v_base[i];
     }
-    out.a.copy_from_slice(&b.a2);
-    out.lambda.copy_from_slice(&b.l2);
+    let c = (1.0 - 2.0 * p.gamma) / p.gamma;
+    for i in 0..n {
+        out.a[i] = c.mul_add(b.a2[i] - b.a1[i], b.a2[i]);
+    }
+    for (l3, (l2, l1)) in out.lambda.iter_mut().zip(b.l2.iter().zip(&b.l1)) {
+        *l3 = c.mul_add(l2 - l1, *l2);
+    }
     let th = t3 * h;
     let stage = Stage { t: s.t + h, q_base: &b.q_base, v_base: &b.v_base, beta: th * th, gamma: th, force_weight: 1.0, extra: None };
     solve_stage(sys, &stage, &mut out.a, &mut out.lambda, &mut out.q, &mut out.v, ws, newton, stats)?;
