@@ -98,6 +98,12 @@ pub struct Workspace {
     lu: SparseLu,
     /// Coefficients of the matrix currently factorized, if the factorization is usable.
     factorized: Option<TangentCoefficients>,
+    /// A second kept factorization (with its coefficients), for methods whose stages alternate
+    /// between two Newton matrices (Bathe with gamma = 1/2: beta' = (gamma h)^2/4, then
+    /// (q2 h)^2): modified Newton then factorizes twice per communication interval on a linear
+    /// problem instead of twice per step.
+    spare_lu: SparseLu,
+    spare: Option<TangentCoefficients>,
     inertial: Vec<f64>,
     forces: Vec<f64>,
     phi: Vec<f64>,
@@ -178,8 +184,10 @@ impl Workspace {
         let lu = SparseLu::new(&matrix);
         Workspace {
             matrix,
+            spare_lu: lu.clone(),
             lu,
             factorized: None,
+            spare: None,
             inertial: vec![0.0; n],
             forces: vec![0.0; n],
             phi: vec![0.0; m],
@@ -191,6 +199,22 @@ impl Workspace {
     /// Forget the factorization (after a restore, a parameter change or a failed step).
     pub fn invalidate(&mut self) {
         self.factorized = None;
+        self.spare = None;
+    }
+
+    /// Make the kept factorization the one for `c` if either slot has it; otherwise move a
+    /// usable current factorization to the spare slot and leave none current.
+    fn select(&mut self, c: &TangentCoefficients) {
+        if self.factorized.is_some_and(|f| same_matrix(&f, c)) {
+            return;
+        }
+        if self.spare.is_some_and(|f| same_matrix(&f, c)) || self.factorized.is_some() {
+            std::mem::swap(&mut self.lu, &mut self.spare_lu);
+            std::mem::swap(&mut self.factorized, &mut self.spare);
+        }
+        if !self.factorized.is_some_and(|f| same_matrix(&f, c)) {
+            self.factorized = None;
+        }
     }
 
     fn refactorize(
@@ -296,8 +320,10 @@ pub fn solve_stage(
     let n = sys.coordinates();
     let w = stage.force_weight;
     let coefficients = TangentCoefficients { mass: 1.0, damping: w * stage.gamma, stiffness: w * stage.beta, lambda: w };
-    if settings.strategy == NewtonStrategy::Full || !ws.factorized.is_some_and(|f| same_matrix(&f, &coefficients)) {
+    if settings.strategy == NewtonStrategy::Full {
         ws.factorized = None;
+    } else {
+        ws.select(&coefficients);
     }
     let tol = settings.tolerance;
     let mut previous_increment = f64::INFINITY;
