@@ -404,3 +404,32 @@ fn crank_slider_second_order_every_method() {
         assert!(drift < 1e-10, "{method} rho_inf={rho}: constraint violation {drift:e}");
     }
 }
+
+#[test]
+fn bathe_energy_balance() {
+    // Dissipated energy integrated with Bathe's own quadrature (weights q0, q1, q2 on the
+    // nodes 0, gamma h, h): E_total + E_dissipated stays at E0 up to a second-order error.
+    let model = load("crank_slider.toml");
+    for rho in [0.0, 0.5, 1.0] {
+        let balance = |h: f64| {
+            let mut sim = Simulation::new(&model, &model.default_parameters(), settings(Method::Bathe, rho, h, 1e-12), 0.0).unwrap();
+            let all: Vec<String> = sim.outputs().iter().map(|o| o.name.clone()).collect();
+            let (et, ed) = (all.iter().position(|n| n == "energy_total").unwrap(), all.iter().position(|n| n == "energy_dissipated").unwrap());
+            let out = sim.output_values().unwrap().to_vec();
+            let e0 = out[et] + out[ed];
+            let mut worst = 0.0f64;
+            for k in 1..=100 {
+                sim.step_to(0.01 * k as f64).unwrap();
+                let out = sim.output_values().unwrap();
+                worst = worst.max((out[et] + out[ed] - e0).abs());
+            }
+            (worst, sim.output_values().unwrap()[ed])
+        };
+        let ((e1, dissipated), (e2, _)) = (balance(2e-4), balance(4e-4));
+        let order = (e2 / e1).log2();
+        eprintln!("crank_slider bathe rho_inf={rho}, 1 s: dissipated {dissipated:.6} J, max |E_total + E_diss - E0| = {e1:.3e} J at h=2e-4, {e2:.3e} J at 4e-4: order {order:.3}");
+        assert!(dissipated > 0.3, "the damper dissipates ({dissipated} J)");
+        assert!(e1 < 1e-6, "bathe rho_inf={rho}: energy balance off by {e1:e} J");
+        assert!((1.8..=2.2).contains(&order), "bathe rho_inf={rho}: energy-balance error order {order}");
+    }
+}
