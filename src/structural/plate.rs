@@ -309,6 +309,25 @@ impl PlateModel {
         }
         self.reduced_index[3 * self.node(i, j) + dof as usize]
     }
+
+    /// Indices into M, K of the DOFs `dofs` at the grid points (i, j) for i in `is`, j in `js`
+    /// (j outer, i inner, DOFs innermost), skipping supported DOFs: a master set for
+    /// [`condense`](super::guyan::condense). Errors if a grid index is outside the mesh.
+    pub fn grid_dofs(&self, is: &[usize], js: &[usize], dofs: &[PlateDof]) -> Result<Vec<usize>, StructuralError> {
+        let mut out = Vec::with_capacity(is.len() * js.len() * dofs.len());
+        for &j in js {
+            for &i in is {
+                if i > self.plate.nx || j > self.plate.ny {
+                    return Err(StructuralError::InvalidParameter(format!(
+                        "grid point ({i}, {j}) outside the {} x {} mesh",
+                        self.plate.nx, self.plate.ny
+                    )));
+                }
+                out.extend(dofs.iter().filter_map(|&d| self.dof(i, j, d)));
+            }
+        }
+        Ok(out)
+    }
 }
 
 #[cfg(test)]
@@ -387,6 +406,10 @@ mod tests {
         assert_eq!(model.dof(1, 0, PlateDof::W), Some(0));
         assert_eq!(model.dof(3, 2, PlateDof::PsiY), Some(model.len() - 1));
         assert_eq!(model.dof(4, 0, PlateDof::W), None);
+        let grid = model.grid_dofs(&[0, 2], &[0, 2], &[PlateDof::W, PlateDof::PsiX]).unwrap();
+        assert_eq!(grid, vec![model.dof(2, 0, PlateDof::W).unwrap(), model.dof(2, 0, PlateDof::PsiX).unwrap(),
+            model.dof(2, 2, PlateDof::W).unwrap(), model.dof(2, 2, PlateDof::PsiX).unwrap()]);
+        assert!(model.grid_dofs(&[4], &[0], &[PlateDof::W]).is_err());
         let mass = model.m.clone();
         assert!(mass.clone().cholesky().is_some());
         assert!(model.k.clone().cholesky().is_some(), "cantilever stiffness must be positive definite");
