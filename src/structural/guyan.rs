@@ -83,7 +83,7 @@ fn solve_slaves(kss: &DMatrix<f64>, b: &DMatrix<f64>, slaves: &[usize]) -> Resul
         let l = chol.l_dirty();
         for i in 0..s {
             let piv = l[(i, i)] * l[(i, i)];
-            if !(piv > PIVOT_TOL * kss[(i, i)].abs()) || !piv.is_finite() {
+            if piv.is_nan() || piv <= PIVOT_TOL * kss[(i, i)].abs() || !piv.is_finite() {
                 return Err(StructuralError::SingularSlaveStiffness(slaves[i]));
             }
         }
@@ -94,7 +94,8 @@ fn solve_slaves(kss: &DMatrix<f64>, b: &DMatrix<f64>, slaves: &[usize]) -> Resul
     let max = (0..s).map(|i| u[(i, i)].abs()).fold(0.0, f64::max);
     let scale = kss.iter().fold(0.0_f64, |acc, x| acc.max(x.abs()));
     for i in 0..s {
-        if !(u[(i, i)].abs() > PIVOT_TOL * max.max(scale)) {
+        let p = u[(i, i)].abs();
+        if p.is_nan() || p <= PIVOT_TOL * max.max(scale) {
             // Full pivoting moves the weakest pivots last; report a slave of that pivot's column.
             let mut col = DVector::from_fn(s, |k, _| k as f64);
             lu.q().permute_rows(&mut col);
@@ -173,10 +174,10 @@ pub fn condense(
 /// (proportional) damping with ratio 0.02; choose omega1, omega2 spanning the modes of interest
 /// (e.g. the first and fifth natural frequencies).
 pub fn rayleigh_coefficients(zeta: f64, omega1: f64, omega2: f64) -> Result<(f64, f64), StructuralError> {
-    if !(zeta >= 0.0) || !zeta.is_finite() {
+    if !zeta.is_finite() || zeta < 0.0 {
         return Err(StructuralError::InvalidParameter(format!("damping ratio {zeta} must be >= 0")));
     }
-    if !(omega1 > 0.0 && omega2 > 0.0) || !omega1.is_finite() || !omega2.is_finite() {
+    if !(omega1.is_finite() && omega2.is_finite() && omega1 > 0.0 && omega2 > 0.0) {
         return Err(StructuralError::InvalidParameter(format!("frequencies {omega1}, {omega2} must be > 0")));
     }
     let s = omega1 + omega2;

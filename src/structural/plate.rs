@@ -6,6 +6,7 @@
 //!  - curvatures  kappa = [psi_x,x ; psi_y,y ; psi_x,y + psi_y,x],
 //!  - transverse shear strains  gamma_xz = w,x + psi_x,  gamma_yz = w,y + psi_y
 //!    (a thin plate has psi_x -> -w,x, psi_y -> -w,y).
+//!
 //! Energies: bending  1/2 int kappa^T D_b kappa dA with D_b = D [[1, nu, 0], [nu, 1, 0],
 //! [0, 0, (1-nu)/2]], D = E t^3 / (12 (1 - nu^2)); shear  1/2 int k_s G t |gamma|^2 dA with
 //! G = E / (2 (1 + nu)), shear correction k_s = 5/6.
@@ -162,9 +163,9 @@ pub fn mitc4_rectangle(hx: f64, hy: f64, t: f64, mat: &PlateMaterial) -> (SMatri
             bs.row_mut(1).copy_from(&(yz_l * (0.5 * (1.0 - xi)) + yz_r * (0.5 * (1.0 + xi))));
             k += (bb.transpose() * db * bb + bs.transpose() * bs * ds) * det;
             let mut rho_n = nn;
-            for r in 0..3 {
+            for (r, &mass) in inertia.iter().enumerate() {
                 let mut row = rho_n.row_mut(r);
-                row *= inertia[r];
+                row *= mass;
             }
             m += nn.transpose() * rho_n * det;
         }
