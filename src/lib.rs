@@ -12,3 +12,4 @@ pub mod model;
 pub mod export;
 pub mod fmi2;
 pub mod simulation;
+pub mod structural;

@@ -1,0 +1,38 @@
+//! Structural finite-element layer the discrete flexible plate of paper 001 starts from.
+//!
+//! - [`guyan`]: Guyan static condensation of dense M, C, K onto master DOFs (paper 001
+//!   eqs. 2-11) and proportional ("coordinated") damping.
+//! - [`plate`]: MITC4 Mindlin-Reissner plate element on rectangular meshes and the assembly of
+//!   a rectangular plate with selectable edge conditions.
+//! - [`beam_fe`]: Euler-Bernoulli beam elements (2 DOF per node), used to check the condensation.
+//! - [`eigen`]: dense generalized symmetric eigen-solver (frequencies in Hz).
+//!
+//! Everything here is dense (nalgebra) and meant for models of up to a few thousand DOFs.
+
+pub mod beam_fe;
+pub mod eigen;
+pub mod guyan;
+pub mod plate;
+
+pub use eigen::{generalized_eigen, natural_frequencies_hz, Modes};
+pub use guyan::{condense, proportional_damping, rayleigh_coefficients, Condensation};
+pub use plate::{EdgeSupport, PlateMaterial, PlateModel, RectangularPlate};
+
+/// Errors of the structural layer (never panics on bad input).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum StructuralError {
+    #[error("matrix {name} is {rows}x{cols}, expected {expected}x{expected}")]
+    Dimension { name: &'static str, rows: usize, cols: usize, expected: usize },
+    #[error("DOF index {index} out of range (model has {n} DOFs)")]
+    IndexOutOfRange { index: usize, n: usize },
+    #[error("DOF index {0} listed twice among the masters")]
+    DuplicateIndex(usize),
+    #[error("no master DOFs given")]
+    NoMasters,
+    #[error("K_ss (stiffness of the slave DOFs) is singular: slave DOF {0} is not restrained once the masters are fixed")]
+    SingularSlaveStiffness(usize),
+    #[error("the mass matrix is not positive definite")]
+    MassNotPositive,
+    #[error("invalid parameter: {0}")]
+    InvalidParameter(String),
+}
