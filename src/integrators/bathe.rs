@@ -71,8 +71,7 @@ pub(super) fn step(
         b.v_base[i] = s.v[i] + 0.5 * gh * s.a[i];
         b.q_base[i] = s.q[i] + gh * s.v[i] + 0.25 * gh * gh * s.a[i];
     }
-    b.a1.copy_from_slice(&s.a);
-    b.l1.copy_from_slice(&s.lambda);
+    ws.predict(&s.a, &s.lambda, gh, &mut b.a1, &mut b.l1);
     let stage = Stage { t: s.t + gh, q_base: &b.q_base, v_base: &b.v_base, beta: 0.25 * gh * gh, gamma: 0.5 * gh, force_weight: 1.0, extra: None };
     solve_stage(sys, &stage, &mut b.a1, &mut b.l1, &mut b.q1, &mut b.v1, ws, newton, stats)?;
     let power1 = sys.dissipation_power(&b.q1, &b.v1, s.t + gh);

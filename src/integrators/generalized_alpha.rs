@@ -47,8 +47,7 @@ pub(super) fn step(
         b.q_base[i] = s.q[i] + h * s.v[i] + h * h * ((0.5 - beta) * s.aux[i] + beta * d);
         b.v_base[i] = s.v[i] + h * ((1.0 - gamma) * s.aux[i] + gamma * d);
     }
-    out.a.copy_from_slice(&s.a);
-    out.lambda.copy_from_slice(&s.lambda);
+    ws.predict(&s.a, &s.lambda, h, &mut out.a, &mut out.lambda);
     let stage = Stage { t: s.t + h, q_base: &b.q_base, v_base: &b.v_base, beta: beta * h * h * c, gamma: gamma * h * c, force_weight: 1.0, extra: None };
     let power0 = sys.dissipation_power(&s.q, &s.v, s.t);
     solve_stage(sys, &stage, &mut out.a, &mut out.lambda, &mut out.q, &mut out.v, ws, newton, stats)?;

@@ -50,8 +50,7 @@ pub(super) fn step(
         b.q_base[i] = s.q[i] + h * s.v[i] + h * h * (0.5 - beta) * s.a[i];
         b.v_base[i] = s.v[i] + h * (1.0 - gamma) * s.a[i];
     }
-    out.a.copy_from_slice(&s.a);
-    out.lambda.copy_from_slice(&s.lambda);
+    ws.predict(&s.a, &s.lambda, h, &mut out.a, &mut out.lambda);
     let stage = Stage {
         t: s.t + h,
         q_base: &b.q_base,

@@ -167,6 +167,7 @@ impl Stepper {
             Integrator::GeneralizedAlpha(p) => generalized_alpha::step(p, sys, state, h, out, b, ws, nw, st)?,
             Integrator::Bathe(p) => bathe::step(p, sys, state, h, out, b, ws, nw, st)?,
         }
+        self.workspace.record_step_start(h, &state.a, &state.lambda);
         std::mem::swap(state, &mut self.trial);
         sys.step_accepted(&state.q, state.t);
         self.stats.steps += 1;
