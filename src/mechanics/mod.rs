@@ -7,7 +7,7 @@ pub mod joints;
 pub mod kinematics;
 pub mod outputs;
 
-use elements::{Element, Energy, Kin, PointMass, RigidBody2d};
+use elements::{CorotationalBeam2d, Element, Energy, Kin, PointMass, RigidBody2d};
 use forces::{Load, SpringDamper};
 use joints::ConstraintRow;
 
@@ -87,6 +87,7 @@ pub struct System {
     n: usize,
     pub point_masses: ElementSet<PointMass>,
     pub rigid_bodies: ElementSet<RigidBody2d>,
+    pub beams: ElementSet<CorotationalBeam2d>,
     pub springs: ElementSet<SpringDamper>,
     pub loads: ElementSet<Load>,
     pub constraints: Vec<ConstraintRow>,
@@ -106,6 +107,7 @@ impl System {
             n,
             point_masses: Default::default(),
             rigid_bodies: Default::default(),
+            beams: Default::default(),
             springs: Default::default(),
             loads: Default::default(),
             constraints: Vec::new(),
@@ -123,6 +125,7 @@ impl System {
         let mut b = PatternBuilder::new(n + m);
         self.point_masses.add_pattern(&mut b);
         self.rigid_bodies.add_pattern(&mut b);
+        self.beams.add_pattern(&mut b);
         self.springs.add_pattern(&mut b);
         self.loads.add_pattern(&mut b);
         for (r, c) in self.constraints.iter().enumerate() {
@@ -135,6 +138,7 @@ impl System {
         let p = &self.pattern;
         self.point_masses.compute_slots(p);
         self.rigid_bodies.compute_slots(p);
+        self.beams.compute_slots(p);
         self.springs.compute_slots(p);
         self.loads.compute_slots(p);
         self.constraint_slots = self
@@ -157,6 +161,7 @@ impl System {
         let x = self.kin(q, v, v, t);
         let mut e = self.point_masses.energy(&x);
         e += self.rigid_bodies.energy(&x);
+        e += self.beams.energy(&x);
         e += self.springs.energy(&x);
         e
     }
@@ -181,6 +186,7 @@ impl Dynamics for System {
         let x = self.kin(q, v, a, t);
         self.point_masses.add_forces(&x, inertial, forces);
         self.rigid_bodies.add_forces(&x, inertial, forces);
+        self.beams.add_forces(&x, inertial, forces);
         self.springs.add_forces(&x, inertial, forces);
         self.loads.add_forces(&x, inertial, forces);
     }
@@ -217,6 +223,7 @@ impl Dynamics for System {
         let mut block = Vec::with_capacity(64);
         self.point_masses.assemble_tangent(&x, &c, &mut block, m);
         self.rigid_bodies.assemble_tangent(&x, &c, &mut block, m);
+        self.beams.assemble_tangent(&x, &c, &mut block, m);
         self.springs.assemble_tangent(&x, &c, &mut block, m);
         self.loads.assemble_tangent(&x, &c, &mut block, m);
         for ((con, (row, col, hess)), &l) in self.constraints.iter().zip(&self.constraint_slots).zip(lambda) {
