@@ -1,7 +1,7 @@
 //! From a model definition (with parameter values) to a [`System`], its initial state and
 //! its outputs. Every user error is reported at the offending place in the model file.
 
-use super::elements::{PointMass, RigidBody2d};
+use super::elements::{BeamProperties, CorotationalBeam2d, PointMass, RigidBody2d};
 use super::forces::{FractionalSpringDamper, Load, SpringDamper, TimeFunction};
 use super::joints::{JointInfo, JointKind, joint_coordinate, joint_rows};
 use super::kinematics::{Anchor, Measure, MeasureKind};
@@ -25,6 +25,8 @@ struct BodyEntry {
     info: BodyInfo,
     position: [f64; 2],
     angle: f64,
+    /// Named in "unknown body" messages (beam nodes are summarised per beam instead).
+    listed: bool,
 }
 
 fn rot_t(theta: f64, d: [f64; 2]) -> [f64; 2] {
@@ -36,6 +38,8 @@ struct Builder<'a> {
     model: &'a Model,
     scope: Scope<'a>,
     bodies: Vec<BodyEntry>,
+    /// "arm.start, arm.end, arm.node[0..=4]" per beam, for error messages.
+    beam_nodes: Vec<String>,
 }
 
 impl Builder<'_> {
@@ -51,7 +55,8 @@ impl Builder<'_> {
         match self.bodies.iter().find(|b| b.info.name == *n) {
             Some(b) => Ok(Some(b)),
             None => {
-                let known: Vec<_> = self.bodies.iter().map(|b| b.info.name.as_str()).collect();
+                let mut known: Vec<_> = self.bodies.iter().filter(|b| b.listed).map(|b| b.info.name.as_str()).collect();
+                known.extend(self.beam_nodes.iter().map(String::as_str));
                 Err(self.err(name.span(), format!("unknown body '{n}' (known: ground, {})", known.join(", "))))
             }
         }
@@ -96,7 +101,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
     let input_names: Vec<String> = def.inputs.iter().map(|i| i.name.get_ref().clone()).collect();
     let scope = model.scope(params);
     let gravity = def.model.gravity.as_ref().map(|g| scope.vec2(g)).transpose()?.unwrap_or([0.0, 0.0]);
-    let mut b = Builder { model, scope, bodies: Vec::new() };
+    let mut b = Builder { model, scope, bodies: Vec::new(), beam_nodes: Vec::new() };
 
     let mut names: Vec<(String, std::ops::Range<usize>)> = Vec::new();
     let check_name = |name: &Name, what: &str, names: &mut Vec<(String, std::ops::Range<usize>)>| -> Result<(), ModelError> {
@@ -138,7 +143,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
         specified.extend([v.is_some(); 2]);
         point_masses.push(PointMass::new(n, mass, gravity));
         let info = BodyInfo { name: pm.name.get_ref().clone(), x: n, rotates: false };
-        b.bodies.push(BodyEntry { info: info.clone(), position: p, angle: 0.0 });
+        b.bodies.push(BodyEntry { info: info.clone(), position: p, angle: 0.0, listed: true });
         system_bodies.push(info);
         n += 2;
     }
@@ -155,9 +160,84 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
         specified.extend([v.is_some(), v.is_some(), w.is_some()]);
         rigid_bodies.push(RigidBody2d::new(n, mass, inertia, gravity));
         let info = BodyInfo { name: rb.name.get_ref().clone(), x: n, rotates: true };
-        b.bodies.push(BodyEntry { info: info.clone(), position: p, angle });
+        b.bodies.push(BodyEntry { info: info.clone(), position: p, angle, listed: true });
         system_bodies.push(info);
         n += 3;
+    }
+    let mut beams = Vec::new();
+    for bd in &def.beams {
+        check_name(&bd.name, "beam", &mut names)?;
+        let name = bd.name.get_ref();
+        let count = b.scope.number(&bd.elements)?;
+        if count < 1.0 || count.fract() != 0.0 || count > 1e6 {
+            return Err(model.error(bd.elements.span(), format!("elements must be an integer >= 1, got {count}")));
+        }
+        let count = count as usize;
+        let p0 = b.scope.vec2(&bd.start)?;
+        let p1 = b.scope.vec2(&bd.end)?;
+        let length = ((p1[0] - p0[0]).powi(2) + (p1[1] - p0[1]).powi(2)).sqrt();
+        if length <= 0.0 {
+            return Err(model.error(bd.end.span(), "the beam's end coincides with its start".into()));
+        }
+        let mat = bd.material.get_ref();
+        let young = b.scope.positive(&mat.young, "E")?;
+        let rho = b.scope.positive(&mat.rho, "rho")?;
+        let nu = b.scope.number(&mat.nu)?;
+        if !(nu > -1.0 && nu < 0.5) {
+            return Err(model.error(mat.nu.span(), format!("nu must be in (-1, 0.5), got {nu}")));
+        }
+        let sec = bd.section.get_ref();
+        let (area, inertia) = match (&sec.width, &sec.height, &sec.area, &sec.inertia) {
+            (Some(w), Some(h), None, None) => {
+                let (w, h) = (b.scope.positive(w, "width")?, b.scope.positive(h, "height")?);
+                (w * h, w * h * h * h / 12.0)
+            }
+            (None, None, Some(a), Some(i)) => (b.scope.positive(a, "area")?, b.scope.positive(i, "inertia")?),
+            _ => return Err(model.error(bd.section.span(), "section needs either { width, height } or { area, inertia }".into())),
+        };
+        let shear_factor = match &sec.shear_factor {
+            Some(k) => b.scope.positive(k, "shear_factor")?,
+            None => BeamProperties::rectangle_shear_factor(nu),
+        };
+        let timoshenko = match bd.formulation.as_ref().map(|f| (f.get_ref().as_str(), f.span())) {
+            None | Some(("timoshenko", _)) => true,
+            Some(("euler_bernoulli", _)) => false,
+            Some((other, span)) => return Err(model.error(span, format!("unknown beam formulation '{other}', expected timoshenko or euler_bernoulli"))),
+        };
+        let props = BeamProperties {
+            young,
+            shear: young / (2.0 * (1.0 + nu)),
+            area,
+            inertia,
+            shear_factor: timoshenko.then_some(shear_factor),
+            density: rho,
+        };
+        let angle = (p1[1] - p0[1]).atan2(p1[0] - p0[0]);
+        let first = n;
+        for k in 0..=count {
+            let f = k as f64 / count as f64;
+            let p = [p0[0] + f * (p1[0] - p0[0]), p0[1] + f * (p1[1] - p0[1])];
+            q0.extend([p[0], p[1], angle]);
+            v0.extend([0.0; 3]);
+            specified.extend([false; 3]);
+            let mut aliases = vec![format!("{name}.node[{k}]")];
+            if k == 0 {
+                aliases.push(format!("{name}.start"));
+            }
+            if k == count {
+                aliases.push(format!("{name}.end"));
+            }
+            for alias in aliases {
+                let info = BodyInfo { name: alias, x: n, rotates: true };
+                b.bodies.push(BodyEntry { info: info.clone(), position: p, angle, listed: false });
+                system_bodies.push(info);
+            }
+            n += 3;
+        }
+        b.beam_nodes.push(format!("{name}.start, {name}.end, {name}.node[0..={count}]"));
+        for k in 0..count {
+            beams.push(CorotationalBeam2d::new(first + 3 * k, first + 3 * (k + 1), length / count as f64, &props, gravity));
+        }
     }
     if n == 0 {
         return Err(model.error(def.model.name.span(), "the model has no bodies".into()));
@@ -171,6 +251,9 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
     }
     for rb in rigid_bodies {
         sys.rigid_bodies.push(rb);
+    }
+    for beam in beams {
+        sys.beams.push(beam);
     }
 
     // Joints.

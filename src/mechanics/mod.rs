@@ -7,7 +7,7 @@ pub mod joints;
 pub mod kinematics;
 pub mod outputs;
 
-use elements::{Element, Energy, Kin, PointMass, RigidBody2d};
+use elements::{CorotationalBeam2d, Element, Energy, Kin, PointMass, RigidBody2d};
 use forces::{FractionalSpringDamper, Load, SpringDamper};
 use joints::ConstraintRow;
 
@@ -87,6 +87,7 @@ pub struct System {
     n: usize,
     pub point_masses: ElementSet<PointMass>,
     pub rigid_bodies: ElementSet<RigidBody2d>,
+    pub beams: ElementSet<CorotationalBeam2d>,
     pub springs: ElementSet<SpringDamper>,
     pub fractional: ElementSet<FractionalSpringDamper>,
     pub loads: ElementSet<Load>,
@@ -107,6 +108,7 @@ impl System {
             n,
             point_masses: Default::default(),
             rigid_bodies: Default::default(),
+            beams: Default::default(),
             springs: Default::default(),
             fractional: Default::default(),
             loads: Default::default(),
@@ -125,6 +127,7 @@ impl System {
         let mut b = PatternBuilder::new(n + m);
         self.point_masses.add_pattern(&mut b);
         self.rigid_bodies.add_pattern(&mut b);
+        self.beams.add_pattern(&mut b);
         self.springs.add_pattern(&mut b);
         self.fractional.add_pattern(&mut b);
         self.loads.add_pattern(&mut b);
@@ -138,6 +141,7 @@ impl System {
         let p = &self.pattern;
         self.point_masses.compute_slots(p);
         self.rigid_bodies.compute_slots(p);
+        self.beams.compute_slots(p);
         self.springs.compute_slots(p);
         self.fractional.compute_slots(p);
         self.loads.compute_slots(p);
@@ -161,6 +165,7 @@ impl System {
         let x = self.kin(q, v, v, t);
         let mut e = self.point_masses.energy(&x);
         e += self.rigid_bodies.energy(&x);
+        e += self.beams.energy(&x);
         e += self.springs.energy(&x);
         e += self.fractional.energy(&x);
         e
@@ -221,6 +226,7 @@ impl Dynamics for System {
         let x = self.kin(q, v, a, t);
         self.point_masses.add_forces(&x, inertial, forces);
         self.rigid_bodies.add_forces(&x, inertial, forces);
+        self.beams.add_forces(&x, inertial, forces);
         self.springs.add_forces(&x, inertial, forces);
         self.fractional.add_forces(&x, inertial, forces);
         self.loads.add_forces(&x, inertial, forces);
@@ -258,6 +264,7 @@ impl Dynamics for System {
         let mut block = Vec::with_capacity(64);
         self.point_masses.assemble_tangent(&x, &c, &mut block, m);
         self.rigid_bodies.assemble_tangent(&x, &c, &mut block, m);
+        self.beams.assemble_tangent(&x, &c, &mut block, m);
         self.springs.assemble_tangent(&x, &c, &mut block, m);
         self.fractional.assemble_tangent(&x, &c, &mut block, m);
         self.loads.assemble_tangent(&x, &c, &mut block, m);

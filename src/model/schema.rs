@@ -31,6 +31,8 @@ pub struct Definition {
     #[serde(default)]
     pub rigid_bodies: Vec<RigidBodyDecl>,
     #[serde(default)]
+    pub beams: Vec<BeamDecl>,
+    #[serde(default)]
     pub joints: Vec<JointDecl>,
     #[serde(default)]
     pub springs: Vec<SpringDecl>,
@@ -104,6 +106,46 @@ pub struct RigidBodyDecl {
     pub angle: Option<Num>,
     pub velocity: Option<Vec2>,
     pub angular_velocity: Option<Num>,
+}
+
+/// A straight flexible beam of corotational elements (paper 000, section 1). Its nodes are
+/// bodies named `<name>.start`, `<name>.end` and `<name>.node[k]`, k = 0..=elements.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BeamDecl {
+    pub name: Name,
+    pub start: Vec2,
+    pub end: Vec2,
+    /// Number of elements (a positive integer; number or expression).
+    pub elements: Num,
+    pub section: Spanned<SectionDecl>,
+    pub material: Spanned<MaterialDecl>,
+    /// "timoshenko" (default) or "euler_bernoulli".
+    pub formulation: Option<Name>,
+}
+
+/// `{ width, height }` (rectangle, height in the plane of motion) or `{ area, inertia }`;
+/// `shear_factor` defaults to 10(1+nu)/(12+11nu) (rectangle).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SectionDecl {
+    pub width: Option<Num>,
+    pub height: Option<Num>,
+    pub area: Option<Num>,
+    pub inertia: Option<Num>,
+    pub shear_factor: Option<Num>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MaterialDecl {
+    /// Young's modulus (Pa).
+    #[serde(rename = "E")]
+    pub young: Num,
+    /// Poisson's ratio, in (-1, 0.5).
+    pub nu: Num,
+    /// Density (kg/m^3).
+    pub rho: Num,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -1,8 +1,10 @@
 //! Bodies and force elements. Each kind lives in one `Vec` and is assembled in one pass.
 
+pub mod corotational_beam_2d;
 pub mod point_mass;
 pub mod rigid_body_2d;
 
+pub use corotational_beam_2d::{BeamProperties, CorotationalBeam2d};
 pub use point_mass::PointMass;
 pub use rigid_body_2d::RigidBody2d;
 

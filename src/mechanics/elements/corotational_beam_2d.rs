@@ -1,0 +1,356 @@
+//! Corotational planar beam element (paper 000, section 1).
+//!
+//! Global coordinates q = (x1, y1, th1, x2, y2, th2): absolute nodal positions and absolute
+//! section rotations, the same layout as a rigid body so joints attach to nodes unchanged.
+//! Local coordinates q_L = (u_bar, th_bar1, th_bar2) (eq. 3) with u_bar = l - l0 and
+//! th_bar_i = th_i - beta, beta the chord angle (eq. 6). The straight initial configuration
+//! has th_i = beta_0, so no initial-rotation offset is stored.
+//!
+//! * Elastic forces: F_E = B^T F_EL (eqs. 5-9), F_EL = (N, M1, M2) from a linear
+//!   Timoshenko element (Euler-Bernoulli when phi = 0). Exact tangent
+//!   K_E = B^T K_L B + N z z^T / l + (M1 + M2)(r z^T + z r^T) / l^2, with r = b1 and
+//!   z = (s, -c, 0, -s, c, 0) (the terms from dB/dq).
+//! * Inertia: K = 1/2 qdot^T M_g(q) qdot, M_g = T^T M_L T (eqs. 11-16). M_g depends on q only
+//!   through p = (beta, th1, th2); with g_j = dp_j/dq and M_j = dM_g/dp_j, Lagrange's equation
+//!   (eq. 17) gives F_I = M_g a + sum_j pdot_j M_j qdot - 1/2 sum_j (qdot^T M_j qdot) g_j, and
+//!   its derivatives give the tangents M (eq. 18), C (eq. 19) and K_I (eq. 20) below.
+//! * Gravity: lumped to the translations, rho A l0 / 2 at each node, no nodal moments
+//!   (potential -sum_i (m/2) g . x_i, exactly consistent with the forces).
+//!
+//! Note on eq. 15: the printed entry (5, 4) reads m2; symmetry of the kinetic energy (and
+//! the derivation: the axial velocity field contains -betadot w(x), whose products with the
+//! linear axial interpolation give int N1 w = l^2 m1/420, int N2 w = l^2 m2/420) requires -m2.
+
+use super::{Element, Energy, Kin};
+use crate::integrators::TangentCoefficients;
+use nalgebra::{SMatrix, SVector};
+
+type M6 = SMatrix<f64, 6, 6>;
+type V6 = SVector<f64, 6>;
+
+/// Section, material and formulation of a beam.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BeamProperties {
+    /// Young's modulus (Pa).
+    pub young: f64,
+    /// Shear modulus (Pa).
+    pub shear: f64,
+    /// Cross-section area (m^2).
+    pub area: f64,
+    /// Second moment of area about the out-of-plane axis (m^4).
+    pub inertia: f64,
+    /// Shear correction factor k; `None` = Euler-Bernoulli (phi = 0).
+    pub shear_factor: Option<f64>,
+    /// Density (kg/m^3).
+    pub density: f64,
+}
+
+impl BeamProperties {
+    /// Shear correction factor of a rectangle, 10(1+nu)/(12+11nu).
+    pub fn rectangle_shear_factor(nu: f64) -> f64 {
+        10.0 * (1.0 + nu) / (12.0 + 11.0 * nu)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CorotationalBeam2d {
+    dofs: [usize; 6],
+    /// Initial (undeformed) length.
+    pub l0: f64,
+    pub ea: f64,
+    pub ei: f64,
+    /// Shear parameter phi = 12 EI / (k G A l0^2); 0 for Euler-Bernoulli.
+    pub phi: f64,
+    /// Mass per unit length A_rho.
+    pub rho_a: f64,
+    /// Rotary inertia per unit length I_rho.
+    pub rho_i: f64,
+    pub gravity: [f64; 2],
+}
+
+/// Current geometry of the chord.
+struct Geometry {
+    l: f64,
+    c: f64,
+    s: f64,
+    thb: [f64; 2],
+    /// b1 = dl/dq.
+    r: V6,
+    /// z / l = dbeta/dq.
+    z: V6,
+}
+
+impl CorotationalBeam2d {
+    /// `node1`, `node2`: first coordinate (x) of each node.
+    pub fn new(node1: usize, node2: usize, l0: f64, p: &BeamProperties, gravity: [f64; 2]) -> Self {
+        let ei = p.young * p.inertia;
+        let phi = match p.shear_factor {
+            Some(k) => 12.0 * ei / (k * p.shear * p.area * l0 * l0),
+            None => 0.0,
+        };
+        CorotationalBeam2d {
+            dofs: [node1, node1 + 1, node1 + 2, node2, node2 + 1, node2 + 2],
+            l0,
+            ea: p.young * p.area,
+            ei,
+            phi,
+            rho_a: p.density * p.area,
+            rho_i: p.density * p.inertia,
+            gravity,
+        }
+    }
+
+    fn gather(&self, v: &[f64]) -> V6 {
+        V6::from_fn(|i, _| v[self.dofs[i]])
+    }
+
+    fn geometry(&self, q: &V6) -> Geometry {
+        let (dx, dy) = (q[3] - q[0], q[4] - q[1]);
+        let l = (dx * dx + dy * dy).sqrt();
+        let (c, s) = (dx / l, dy / l);
+        // beta continuous: the branch of atan2 nearest the mean section rotation.
+        let a = dy.atan2(dx);
+        let tau = std::f64::consts::TAU;
+        let beta = a + tau * ((0.5 * (q[2] + q[5]) - a) / tau).round();
+        Geometry {
+            l,
+            c,
+            s,
+            thb: [q[2] - beta, q[5] - beta],
+            r: V6::from([-c, -s, 0.0, c, s, 0.0]),
+            z: V6::from([s / l, -c / l, 0.0, -s / l, c / l, 0.0]),
+        }
+    }
+
+    /// Local bending stiffness (Timoshenko, w1 = w2 = 0): [M1, M2] = Kb [thb1, thb2].
+    fn bending(&self) -> [[f64; 2]; 2] {
+        let f = self.ei / (self.l0 * (1.0 + self.phi));
+        let (d, o) = (f * (4.0 + self.phi), f * (2.0 - self.phi));
+        [[d, o], [o, d]]
+    }
+
+    /// Local consistent mass M_L = M_L1 + M_L2 (eqs. 13-16) at th_bar.
+    fn local_mass(&self, thb: [f64; 2]) -> M6 {
+        let l = self.l0;
+        let a = self.rho_i / (30.0 * l);
+        #[rustfmt::skip]
+        let m1 = M6::from_row_slice(&[
+            0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+            0.0, 36.0, 3.0 * l, 0.0, -36.0, 3.0 * l,
+            0.0, 3.0 * l, 4.0 * l * l, 0.0, -3.0 * l, -l * l,
+            0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+            0.0, -36.0, -3.0 * l, 0.0, 36.0, -3.0 * l,
+            0.0, 3.0 * l, -l * l, 0.0, -3.0 * l, 4.0 * l * l,
+        ]) * a;
+        let b = self.rho_a * l / 420.0;
+        #[rustfmt::skip]
+        let m2 = M6::from_row_slice(&[
+            140.0, 0.0, 0.0, 70.0, 0.0, 0.0,
+            0.0, 156.0, 22.0 * l, 0.0, 54.0, -13.0 * l,
+            0.0, 22.0 * l, 4.0 * l * l, 0.0, 13.0 * l, -3.0 * l * l,
+            70.0, 0.0, 0.0, 140.0, 0.0, 0.0,
+            0.0, 54.0, 13.0 * l, 0.0, 156.0, -22.0 * l,
+            0.0, -13.0 * l, -3.0 * l * l, 0.0, -22.0 * l, 4.0 * l * l,
+        ]) * b;
+        m1 + m2 + Self::coupling(21.0 * thb[0] - 14.0 * thb[1], 14.0 * thb[0] - 21.0 * thb[1]) * b
+    }
+
+    /// The th_bar-dependent part of eq. 15 for given (m1, m2) (eq. 16), without A_rho l0/420.
+    fn coupling(m1: f64, m2: f64) -> M6 {
+        let mut m = M6::zeros();
+        m[(0, 1)] = m1;
+        m[(0, 4)] = -m1;
+        m[(3, 1)] = m2;
+        m[(3, 4)] = -m2;
+        m[(1, 0)] = m1;
+        m[(4, 0)] = -m1;
+        m[(1, 3)] = m2;
+        m[(4, 3)] = -m2;
+        m
+    }
+
+    /// T (eq. 12) and dT/dbeta, d2T/dbeta2.
+    fn rotations(c: f64, s: f64) -> [M6; 3] {
+        let mut t = M6::zeros();
+        let mut t1 = M6::zeros();
+        let mut t2 = M6::zeros();
+        for k in [0, 3] {
+            t[(k, k)] = c;
+            t[(k, k + 1)] = s;
+            t[(k + 1, k)] = -s;
+            t[(k + 1, k + 1)] = c;
+            t[(k + 2, k + 2)] = 1.0;
+            t1[(k, k)] = -s;
+            t1[(k, k + 1)] = c;
+            t1[(k + 1, k)] = -c;
+            t1[(k + 1, k + 1)] = -s;
+            t2[(k, k)] = -c;
+            t2[(k, k + 1)] = -s;
+            t2[(k + 1, k)] = s;
+            t2[(k + 1, k + 1)] = -c;
+        }
+        [t, t1, t2]
+    }
+
+    /// Global mass M_g = T^T M_L T, its first derivatives M_j = dM_g/dp_j and the non-zero
+    /// second derivatives (M_bb, M_b1, M_b2), p = (beta, th1, th2).
+    fn mass_derivatives(&self, g: &Geometry) -> (M6, [M6; 3], [M6; 3]) {
+        let [t, t1, t2] = Self::rotations(g.c, g.s);
+        let ml = self.local_mass(g.thb);
+        let b = self.rho_a * self.l0 / 420.0;
+        let d1 = Self::coupling(21.0, 14.0) * b; // dM_L/dth1
+        let d2 = Self::coupling(-14.0, -21.0) * b; // dM_L/dth2
+        let db = -(d1 + d2); // dM_L/dbeta (th_bar_i = th_i - beta)
+        let sandwich = |a: &M6, m: &M6, c: &M6| a.transpose() * m * c;
+        let mg = sandwich(&t, &ml, &t);
+        let mb = sandwich(&t1, &ml, &t) + sandwich(&t, &ml, &t1) + sandwich(&t, &db, &t);
+        let m1 = sandwich(&t, &d1, &t);
+        let m2 = sandwich(&t, &d2, &t);
+        let mbb = sandwich(&t2, &ml, &t)
+            + sandwich(&t, &ml, &t2)
+            + sandwich(&t1, &ml, &t1) * 2.0
+            + (sandwich(&t1, &db, &t) + sandwich(&t, &db, &t1)) * 2.0;
+        let mb1 = sandwich(&t1, &d1, &t) + sandwich(&t, &d1, &t1);
+        let mb2 = sandwich(&t1, &d2, &t) + sandwich(&t, &d2, &t1);
+        (mg, [mb, m1, m2], [mbb, mb1, mb2])
+    }
+
+    /// dp/dq for p = (beta, th1, th2) and the Hessian of beta.
+    fn parameter_gradients(g: &Geometry) -> ([V6; 3], M6) {
+        let mut e3 = V6::zeros();
+        e3[2] = 1.0;
+        let mut e6 = V6::zeros();
+        e6[5] = 1.0;
+        let h = -(g.r * g.z.transpose() + g.z * g.r.transpose()) / g.l;
+        ([g.z, e3, e6], h)
+    }
+
+    /// Second derivative d2M_g/dp_j dp_k (zero unless beta is involved).
+    fn second(mpp: &[M6; 3], j: usize, k: usize) -> Option<&M6> {
+        match (j, k) {
+            (0, k) => Some(&mpp[k]),
+            (j, 0) => Some(&mpp[j]),
+            _ => None,
+        }
+    }
+
+    /// Local elastic forces (N, M1, M2) and B (eq. 5).
+    fn elastic(&self, g: &Geometry) -> ([f64; 3], [V6; 3]) {
+        let kb = self.bending();
+        let n = self.ea * (g.l - self.l0) / self.l0;
+        let m1 = kb[0][0] * g.thb[0] + kb[0][1] * g.thb[1];
+        let m2 = kb[1][0] * g.thb[0] + kb[1][1] * g.thb[1];
+        let mut b2 = -g.z;
+        b2[2] += 1.0;
+        let mut b3 = -g.z;
+        b3[5] += 1.0;
+        ([n, m1, m2], [g.r, b2, b3])
+    }
+
+    /// Elastic force F_E (eq. 8) and tangent dF_E/dq.
+    pub fn elastic_force_and_tangent(&self, q: &[f64]) -> (V6, M6) {
+        let g = self.geometry(&self.gather(q));
+        let ([n, m1, m2], b) = self.elastic(&g);
+        let f = b[0] * n + b[1] * m1 + b[2] * m2;
+        let kb = self.bending();
+        let mut k = b[0] * b[0].transpose() * (self.ea / self.l0);
+        for i in 0..2 {
+            for j in 0..2 {
+                k += b[i + 1] * b[j + 1].transpose() * kb[i][j];
+            }
+        }
+        k += g.z * g.z.transpose() * (n * g.l) + (g.r * g.z.transpose() + g.z * g.r.transpose()) * ((m1 + m2) / g.l);
+        (f, k)
+    }
+
+    /// Inertia force F_I (eq. 17) split into M_g a and the quadratic-velocity part, and the
+    /// tangents M (eq. 18), C (eq. 19), K_I = dF_I/dq (inertial part of eq. 20).
+    pub fn inertia(&self, q: &[f64], v: &[f64], a: &[f64]) -> (V6, V6, M6, M6, M6) {
+        let (q, v, a) = (self.gather(q), self.gather(v), self.gather(a));
+        let g = self.geometry(&q);
+        let (mg, mp, mpp) = self.mass_derivatives(&g);
+        let (gp, hb) = Self::parameter_gradients(&g);
+        let pdot: [f64; 3] = std::array::from_fn(|j| gp[j].dot(&v));
+        let mv: [V6; 3] = std::array::from_fn(|j| mp[j] * v);
+        let vmv: [f64; 3] = std::array::from_fn(|j| v.dot(&mv[j]));
+        let hv = hb * v; // d(pdot_beta)/dq
+        let mut quad = V6::zeros();
+        let mut c = M6::zeros();
+        let mut k = M6::zeros();
+        for j in 0..3 {
+            quad += mv[j] * pdot[j] - gp[j] * (0.5 * vmv[j]);
+            c += mv[j] * gp[j].transpose() + mp[j] * pdot[j] - gp[j] * mv[j].transpose();
+            k += (mp[j] * a) * gp[j].transpose();
+            for kk in 0..3 {
+                if let Some(m) = Self::second(&mpp, j, kk) {
+                    let mvk = m * v;
+                    k += mvk * (pdot[j] * 1.0) * gp[kk].transpose();
+                    k -= gp[j] * gp[kk].transpose() * (0.5 * v.dot(&mvk));
+                }
+            }
+        }
+        // Terms through the Hessian of beta (only p_0 = beta has one).
+        k += mv[0] * hv.transpose() - hb * (0.5 * vmv[0]);
+        (mg * a, quad, mg, c, k)
+    }
+
+    /// Strain energy 1/2 EA u_bar^2/l0 + 1/2 th_bar^T Kb th_bar.
+    pub fn strain_energy(&self, q: &[f64]) -> f64 {
+        let g = self.geometry(&self.gather(q));
+        let kb = self.bending();
+        let u = g.l - self.l0;
+        let t = g.thb;
+        0.5 * self.ea * u * u / self.l0 + 0.5 * (kb[0][0] * t[0] * t[0] + 2.0 * kb[0][1] * t[0] * t[1] + kb[1][1] * t[1] * t[1])
+    }
+
+    pub fn kinetic_energy(&self, q: &[f64], v: &[f64]) -> f64 {
+        let g = self.geometry(&self.gather(q));
+        let (mg, _, _) = self.mass_derivatives(&g);
+        let v = self.gather(v);
+        0.5 * v.dot(&(mg * v))
+    }
+
+    fn half_mass(&self) -> f64 {
+        0.5 * self.rho_a * self.l0
+    }
+}
+
+impl Element for CorotationalBeam2d {
+    fn dofs(&self) -> &[usize] {
+        &self.dofs
+    }
+
+    fn add_forces(&self, x: &Kin, inertial: &mut [f64], forces: &mut [f64]) {
+        let (ma, quad, ..) = self.inertia(x.q, x.v, x.a);
+        let (fe, _) = self.elastic_force_and_tangent(x.q);
+        let m = self.half_mass();
+        for (k, &i) in self.dofs.iter().enumerate() {
+            inertial[i] += ma[k];
+            forces[i] += quad[k] + fe[k];
+        }
+        for node in [0, 3] {
+            forces[self.dofs[node]] -= m * self.gravity[0];
+            forces[self.dofs[node + 1]] -= m * self.gravity[1];
+        }
+    }
+
+    fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
+        let (_, _, mg, cm, ki) = self.inertia(x.q, x.v, x.a);
+        let (_, ke) = self.elastic_force_and_tangent(x.q);
+        let total = mg * c.mass + cm * c.damping + (ki + ke) * c.stiffness;
+        for i in 0..6 {
+            for j in 0..6 {
+                block[6 * i + j] += total[(i, j)];
+            }
+        }
+    }
+
+    fn energy(&self, x: &Kin) -> Energy {
+        let m = self.half_mass();
+        let mut gravity = 0.0;
+        for node in [0, 3] {
+            gravity -= m * (self.gravity[0] * x.q[self.dofs[node]] + self.gravity[1] * x.q[self.dofs[node + 1]]);
+        }
+        Energy { kinetic: self.kinetic_energy(x.q, x.v), potential: self.strain_energy(x.q) + gravity }
+    }
+}
