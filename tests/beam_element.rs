@@ -132,3 +132,20 @@ fn energy_is_kinetic_plus_strain_plus_gravity() {
         assert!((d - fe[j]).abs() <= 1e-6 * fe.amax(), "dV/dq[{j}] = {d}, F_E = {}", fe[j]);
     }
 }
+
+/// The residual path (matrix-vector products, `inertia_force`, `elastic_force`) equals the
+/// tangent path (`inertia`, `elastic_force_and_tangent`) whose derivatives are checked above.
+#[test]
+fn residual_path_equals_tangent_path() {
+    for shear in [true, false] {
+        let e = element(shear);
+        let (q, v, a) = state();
+        let (ma, quad) = e.inertia_force(&q, &v, &a);
+        let (ma_ref, quad_ref, ..) = e.inertia(&q, &v, &a);
+        let fe = e.elastic_force(&q);
+        let (fe_ref, _) = e.elastic_force_and_tangent(&q);
+        let d = [(ma - ma_ref).amax() / ma_ref.amax(), (quad - quad_ref).amax() / quad_ref.amax(), (fe - fe_ref).amax() / fe_ref.amax()];
+        println!("shear {shear}: relative differences M a {:.1e}, quadratic {:.1e}, elastic {:.1e}", d[0], d[1], d[2]);
+        assert!(d.iter().all(|&x| x < 1e-13), "{d:?}");
+    }
+}

@@ -247,6 +247,13 @@ impl CorotationalBeam2d {
         ([n, m1, m2], [g.r, b2, b3])
     }
 
+    /// Elastic force F_E = B^T F_EL (eq. 8) alone (the residual path: no tangent).
+    pub fn elastic_force(&self, q: &[f64]) -> V6 {
+        let g = self.geometry(&self.gather(q));
+        let ([n, m1, m2], b) = self.elastic(&g);
+        b[0] * n + b[1] * m1 + b[2] * m2
+    }
+
     /// Elastic force F_E (eq. 8) and tangent dF_E/dq.
     pub fn elastic_force_and_tangent(&self, q: &[f64]) -> (V6, M6) {
         let g = self.geometry(&self.gather(q));
@@ -261,6 +268,37 @@ impl CorotationalBeam2d {
         }
         k += g.z * g.z.transpose() * (n * g.l) + (g.r * g.z.transpose() + g.z * g.r.transpose()) * ((m1 + m2) / g.l);
         (f, k)
+    }
+
+    /// Inertia force F_I (eq. 17) split into M_g a and the quadratic-velocity part, by
+    /// matrix-vector products only (the residual path, evaluated every Newton iteration):
+    /// with T, T' = dT/dbeta (eq. 12) and M_L(th_bar) (eqs. 13-16),
+    /// M_g a = T^T M_L T a, and M_j v (j = beta, th1, th2) from
+    /// M_beta = T'^T M_L T + T^T M_L T' + T^T dM_L/dbeta T, M_i = T^T dM_L/dth_i T.
+    /// Equals `inertia(..).0, .1` (tested in tests/beam_element.rs).
+    pub fn inertia_force(&self, q: &[f64], v: &[f64], a: &[f64]) -> (V6, V6) {
+        let (q, v, a) = (self.gather(q), self.gather(v), self.gather(a));
+        let g = self.geometry(&q);
+        let [t, t1, _] = Self::rotations(g.c, g.s);
+        let ml = self.local_mass(g.thb);
+        let b = self.rho_a * self.l0 / 420.0;
+        let (tv, t1v) = (t * v, t1 * v);
+        let mltv = ml * tv;
+        // dM_L/dth_i T v (eq. 16 differentiated); dM_L/dbeta = -(dM_L/dth1 + dM_L/dth2).
+        let d1tv = Self::coupling(21.0, 14.0) * tv * b;
+        let d2tv = Self::coupling(-14.0, -21.0) * tv * b;
+        let mv = [
+            t1.transpose() * mltv + t.transpose() * (ml * t1v) - t.transpose() * (d1tv + d2tv),
+            t.transpose() * d1tv,
+            t.transpose() * d2tv,
+        ];
+        // dp/dq for p = (beta, th1, th2), without the Hessian of beta the tangent needs.
+        let gp = [g.z, V6::from([0.0, 0.0, 1.0, 0.0, 0.0, 0.0]), V6::from([0.0, 0.0, 0.0, 0.0, 0.0, 1.0])];
+        let mut quad = V6::zeros();
+        for j in 0..3 {
+            quad += mv[j] * gp[j].dot(&v) - gp[j] * (0.5 * v.dot(&mv[j]));
+        }
+        (t.transpose() * (ml * (t * a)), quad)
     }
 
     /// Inertia force F_I (eq. 17) split into M_g a and the quadratic-velocity part, and the
@@ -305,9 +343,9 @@ impl CorotationalBeam2d {
 
     pub fn kinetic_energy(&self, q: &[f64], v: &[f64]) -> f64 {
         let g = self.geometry(&self.gather(q));
-        let (mg, _, _) = self.mass_derivatives(&g);
-        let v = self.gather(v);
-        0.5 * v.dot(&(mg * v))
+        let [t, ..] = Self::rotations(g.c, g.s);
+        let tv = t * self.gather(v);
+        0.5 * tv.dot(&(self.local_mass(g.thb) * tv))
     }
 
     fn half_mass(&self) -> f64 {
@@ -321,8 +359,8 @@ impl Element for CorotationalBeam2d {
     }
 
     fn add_forces(&self, x: &Kin, inertial: &mut [f64], forces: &mut [f64]) {
-        let (ma, quad, ..) = self.inertia(x.q, x.v, x.a);
-        let (fe, _) = self.elastic_force_and_tangent(x.q);
+        let (ma, quad) = self.inertia_force(x.q, x.v, x.a);
+        let fe = self.elastic_force(x.q);
         let m = self.half_mass();
         for (k, &i) in self.dofs.iter().enumerate() {
             inertial[i] += ma[k];
