@@ -152,8 +152,9 @@ fn large_deflection_cantilever_converges_to_the_elastica() {
         // Linear local element: the chord-rotation error is second order in the element length.
         assert!(w[1] < w[0] / 3.0, "error does not decrease at second order: {errors:?}");
     }
-    // 32 elements: second-order extrapolation from 16 (error ~ 4x smaller) gives the bound.
-    assert!(errors[4] < 1e-3, "{errors:?}");
+    // 32 elements: second order from 16 elements predicts 2.9e-4 / 4 = 7.3e-5, plus up to
+    // 2.5e-5 from the axial strain the inextensible elastica lacks: ~1e-4, bound with margin.
+    assert!(errors[4] < 1.5e-4, "{errors:?}");
 }
 
 /// Clamped-free Timoshenko beam (shear and rotary inertia): roots omega (rad/s) of the
