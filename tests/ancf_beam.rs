@@ -307,7 +307,12 @@ fn pendulum_ancf_conserves_energy_with_its_default_integrator() {
 
 #[test]
 fn corotational_and_ancf_pendulums_agree_under_refinement() {
-    let (ancf, corot) = (model("pendulum_ancf.toml"), model("pendulum_corotational.toml"));
+    // Both with the tip section angle as a fourth output.
+    let with_angle = |name: &str| {
+        let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(name)).unwrap();
+        Model::parse(&(text + "\n[[outputs]]\nname = \"tip_angle\"\nquantity = \"angle\"\nbody = \"arm.end\"\n"), name).unwrap()
+    };
+    let (ancf, corot) = (with_angle("pendulum_ancf.toml"), with_angle("pendulum_corotational.toml"));
     let t_end = 0.5;
     let dt = 5e-5;
     let mut rows = Vec::new();
@@ -317,15 +322,18 @@ fn corotational_and_ancf_pendulums_agree_under_refinement() {
             let mut params = m.default_parameters();
             params[m.parameter_index("elements").unwrap()] = elements as f64;
             let settings = SolverSettings { method, rho_inf: 0.0, step: dt, ..SolverSettings::from_model(m, &params).unwrap() };
-            tips.push(run(m, &params, settings, t_end, 0.05).0);
+            let mut sim = Simulation::new(m, &params, settings, 0.0).unwrap();
+            sim.step_to(t_end).unwrap();
+            let o = sim.output_values().unwrap();
+            tips.push([o[0], o[1], o[3]]);
         }
         let d = ((tips[0][0] - tips[1][0]).powi(2) + (tips[0][1] - tips[1][1]).powi(2)).sqrt();
-        rows.push((elements, tips[0], tips[1], d));
+        rows.push((elements, tips[0], tips[1], d, (tips[0][2] - tips[1][2]).abs()));
     }
     println!("tip at t = {t_end} s, dt = {dt:e} (corotational: TTBIF, ANCF: generalized-alpha, rho_inf = 0)");
-    println!("elements | corotational (x, y)   | ANCF (x, y)           | distance (m)");
-    for (n, c, a, d) in &rows {
-        println!("{n:8} | ({:.6}, {:.6}) | ({:.6}, {:.6}) | {d:.3e}", c[0], c[1], a[0], a[1]);
+    println!("elements | corotational (x, y, angle)     | ANCF (x, y, angle)             | distance (m) | angle difference (rad)");
+    for (n, c, a, d, da) in &rows {
+        println!("{n:8} | ({:.6}, {:.6}, {:+.4}) | ({:.6}, {:.6}, {:+.4}) | {d:.3e}    | {da:.3e}", c[0], c[1], c[2], a[0], a[1], a[2]);
     }
     for w in rows.windows(2) {
         // Both elements converge at second order in the element length; 2.5 leaves room for
@@ -333,6 +341,8 @@ fn corotational_and_ancf_pendulums_agree_under_refinement() {
         assert!(w[1].3 < w[0].3 / 2.5, "the difference does not shrink: {rows:?}");
     }
     assert!(rows[3].3 < 2e-3, "{rows:?}");
+    // The section angles (corotational: nodal rotation; ANCF: angle of the slope, 003 eq. 4).
+    assert!(rows[3].4 < rows[0].4 / 4.0 && rows[3].4 < 2e-2, "{rows:?}");
 }
 
 /// `formulation = "ancf"` mistakes are located like the other formulations'.
@@ -357,4 +367,45 @@ fn ancf_errors_are_located() {
         assert_eq!(err.line, line, "{to}: {err:?}");
         println!("{to}: {}:{}:{}: {}", err.file, err.line, err.column, err.message);
     }
+}
+
+/// `x`, `y`, `vx`, `vy`, `angle`, `angular_velocity` outputs of ANCF nodes are consistent: the
+/// rates match central differences of the positions and angles sampled along the motion.
+/// (The angle itself is checked against the corotational beam's in the refinement test.)
+#[test]
+fn node_outputs_are_consistent() {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("models/pendulum_ancf.toml")).unwrap();
+    let mut text = text;
+    for (name, q) in [("vx", "vx"), ("vy", "vy"), ("angle", "angle"), ("w", "angular_velocity")] {
+        let body = "arm.end";
+        text.push_str(&format!("\n[[outputs]]\nname = \"tip_{name}\"\nquantity = \"{q}\"\nbody = \"{body}\"\n"));
+    }
+    let m = Model::parse(&text, "pendulum_ancf.toml").unwrap();
+    let params = m.default_parameters();
+    let mut sim = Simulation::new(&m, &params, SolverSettings::from_model(&m, &params).unwrap(), 0.0).unwrap();
+    let h = 1e-3;
+    let mut samples = Vec::new();
+    for k in 1..=400 {
+        sim.step_to(k as f64 * h).unwrap();
+        samples.push(sim.output_values().unwrap().to_vec());
+    }
+    // columns: tip_x tip_y energy_total tip_vx tip_vy tip_angle tip_w
+    let (mut ev, mut ew) = (0.0f64, 0.0f64);
+    let (mut vmax, mut wmax) = (0.0f64, 0.0f64);
+    for k in 1..samples.len() - 1 {
+        let d = |c: usize| (samples[k + 1][c] - samples[k - 1][c]) / (2.0 * h);
+        ev = ev.max((d(0) - samples[k][3]).abs()).max((d(1) - samples[k][4]).abs());
+        ew = ew.max((d(5) - samples[k][6]).abs());
+        vmax = vmax.max(samples[k][3].abs()).max(samples[k][4].abs());
+        wmax = wmax.max(samples[k][6].abs());
+    }
+    let last = samples.last().unwrap();
+    println!(
+        "after 0.4 s: tip ({:.4}, {:.4}) m, v ({:.4}, {:.4}) m/s, angle {:.4} rad, w {:.4} rad/s; max |dx/dt - v| = {ev:.2e} (max |v| {vmax:.2}), max |dangle/dt - w| = {ew:.2e} (max |w| {wmax:.2})",
+        last[0], last[1], last[3], last[4], last[5], last[6]
+    );
+    // Central differences over 1 ms: error O(h^2 * third derivative) ~ 1e-3 of the scale.
+    assert!(ev < 1e-2 * vmax && ew < 1e-2 * wmax, "{ev:e} {ew:e}");
+    // The rates are not trivially zero.
+    assert!(vmax > 1.0 && wmax > 1.0);
 }

@@ -12,10 +12,10 @@
 //!   rho I int N N^T dx on the slopes (int y dA = 0). Hence no quadratic-velocity forces.
 //! * Elastic forces (eq. 5, "from continuum mechanics"): the Green-Lagrange strains of the
 //!   field r(x, y) split into the structural measures at the axis y = 0
-//!     axial      eps   = (r_x . r_x - 1)/2          (E_xx at y = 0)
-//!     shear      gamma = r_x . d                    (2 E_xy at y = 0)
-//!     bending    kappa = -r_x . d_x                 (dE_xx/dy at y = 0)
-//!     thickness  eps_y = (d . d - 1)/2              (E_yy)
+//!   axial      eps   = (r_x . r_x - 1)/2          (E_xx at y = 0)
+//!   shear      gamma = r_x . d                    (2 E_xy at y = 0)
+//!   bending    kappa = -r_x . d_x                 (dE_xx/dy at y = 0)
+//!   thickness  eps_y = (d . d - 1)/2              (E_yy)
 //!   with U = int 1/2 (EA eps^2 + k G A gamma^2 + EI kappa^2 + EA eps_y^2) dx (the y^2 terms of
 //!   E_xx^2 dropped, Poisson coupling between E_xx and E_yy dropped: that coupling is what
 //!   causes Poisson/thickness locking of the plain continuum element; the shear correction
