@@ -355,6 +355,13 @@ fn ancf_errors_are_located() {
         ("E = 2e11", "E = -1.0", "E must be positive", "E = -1.0"),
         ("nu = 0.3", "nu = 0.5", "nu must be in (-1, 0.5)", "nu = 0.5"),
         ("formulation = \"ancf\"", "formulation = \"ANCF3\"", "expected timoshenko, euler_bernoulli or ancf", "formulation = \"ANCF3\""),
+        ("type = \"fixed\"\n", "type = \"fixed\"\nrigid_section = true\n", "rigid_section applies to revolute joints only", "rigid_section = true"),
+        (
+            "type = \"fixed\"\nbody2 = \"beam.start\"",
+            "type = \"revolute\"\nbody2 = \"beam.node[2]\"\nrigid_section = true",
+            "rigid_section needs body2 to be the start or end node of an ANCF beam",
+            "rigid_section = true",
+        ),
         ("body = \"beam.end\"\ndirection", "body = \"beam.end\"\npoint = [1.0, 0.1]\ndirection", "ANCF beam node 'beam.end' is at", "point = [1.0, 0.1]"),
     ];
     for (from, to, message, at) in cases {

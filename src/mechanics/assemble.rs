@@ -3,7 +3,7 @@
 
 use super::elements::{AncfBeam2d, BeamProperties, CorotationalBeam2d, PointMass, RigidBody2d};
 use super::forces::{FractionalSpringDamper, Load, SpringDamper, TimeFunction};
-use super::joints::{JointInfo, JointKind, joint_coordinate, joint_rows};
+use super::joints::{ConstraintRow, JointInfo, JointKind, joint_coordinate, joint_rows};
 use super::kinematics::{Anchor, Measure, MeasureKind};
 use super::outputs::{Output, OutputKind};
 use super::{BodyInfo, System};
@@ -27,6 +27,9 @@ struct BodyEntry {
     angle: f64,
     /// Named in "unknown body" messages (beam nodes are summarised per beam instead).
     listed: bool,
+    /// ANCF beam end nodes: the other two nodes of their element and the weights of the axis
+    /// tangent r_x = w0 r_node + w1 r_a + w2 r_b at the node (for paper 003 eq. 23).
+    section: Option<([usize; 2], [f64; 3])>,
 }
 
 fn rot_t(theta: f64, d: [f64; 2]) -> [f64; 2] {
@@ -149,7 +152,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
         specified.extend([v.is_some(); 2]);
         point_masses.push(PointMass::new(n, mass, gravity));
         let info = BodyInfo { name: pm.name.get_ref().clone(), x: n, rotates: false, director: false };
-        b.bodies.push(BodyEntry { info: info.clone(), position: p, angle: 0.0, listed: true });
+        b.bodies.push(BodyEntry { info: info.clone(), position: p, angle: 0.0, listed: true, section: None });
         system_bodies.push(info);
         n += 2;
     }
@@ -166,7 +169,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
         specified.extend([v.is_some(), v.is_some(), w.is_some()]);
         rigid_bodies.push(RigidBody2d::new(n, mass, inertia, gravity));
         let info = BodyInfo { name: rb.name.get_ref().clone(), x: n, rotates: true, director: false };
-        b.bodies.push(BodyEntry { info: info.clone(), position: p, angle, listed: true });
+        b.bodies.push(BodyEntry { info: info.clone(), position: p, angle, listed: true, section: None });
         system_bodies.push(info);
         n += 3;
     }
@@ -227,8 +230,14 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             // Nodes (r, d) at every element end and middle (paper 003 eq. 3), d = dr/dy the
             // unit normal to the axis; element ends are node[k], middles mid[k].
             let (sa, ca) = angle.sin_cos();
+            let last = first + 8 * count;
+            let ends = [
+                (first, ([first + 4, first + 8], [-3.0 / l_el, 4.0 / l_el, -1.0 / l_el])),
+                (last, ([last - 4, last - 8], [3.0 / l_el, -4.0 / l_el, 1.0 / l_el])),
+            ];
             for k in 0..=2 * count {
                 let f = k as f64 / (2 * count) as f64;
+                let section = ends.iter().find(|(x, _)| *x == n).map(|(_, s)| *s);
                 let p = [p0[0] + f * (p1[0] - p0[0]), p0[1] + f * (p1[1] - p0[1])];
                 q0.extend([p[0], p[1], -sa, ca]);
                 v0.extend([0.0; 4]);
@@ -242,7 +251,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
                 }
                 for alias in aliases {
                     let info = BodyInfo { name: alias, x: n, rotates: false, director: true };
-                    b.bodies.push(BodyEntry { info: info.clone(), position: p, angle, listed: false });
+                    b.bodies.push(BodyEntry { info: info.clone(), position: p, angle, listed: false, section });
                     system_bodies.push(info);
                 }
                 n += 4;
@@ -269,7 +278,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             }
             for alias in aliases {
                 let info = BodyInfo { name: alias, x: n, rotates: true, director: false };
-                b.bodies.push(BodyEntry { info: info.clone(), position: p, angle, listed: false });
+                b.bodies.push(BodyEntry { info: info.clone(), position: p, angle, listed: false, section: None });
                 system_bodies.push(info);
             }
             n += 3;
@@ -341,7 +350,18 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             (Some(ax), _) => return Err(model.error(ax.span(), "`axis` only applies to prismatic joints".into())),
             (None, _) => [1.0, 0.0],
         };
-        let rows = joint_rows(kind, a1, a2, axis, &q0);
+        let mut rows = joint_rows(kind, a1, a2, axis, &q0);
+        if let Some(rs) = j.rigid_section.as_ref().filter(|r| *r.get_ref()) {
+            // Paper 003 eq. 23: d . r_x = 0 at the node (initially 0: d is normal to the axis).
+            let section = match (kind, b2.section) {
+                (JointKind::Revolute, Some(section)) => section,
+                (JointKind::Revolute, None) => return Err(model.error(rs.span(), "rigid_section needs body2 to be the start or end node of an ANCF beam".into())),
+                _ => return Err(model.error(rs.span(), "rigid_section applies to revolute joints only (fixed joints already hold the section)".into())),
+            };
+            let m = Measure::section_shear(a2, section.0, section.1);
+            let target = m.value(&q0);
+            rows.push(ConstraintRow { measure: m, target });
+        }
         let start = sys.constraints.len();
         sys.constraints.extend(rows);
         sys.joints.push(JointInfo {

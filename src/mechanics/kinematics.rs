@@ -133,6 +133,10 @@ pub enum MeasureKind {
     Projection { u: [f64; 2], rotating: bool },
     /// theta2 - theta1 (theta1 = 0 for ground).
     Angle,
+    /// d . r_x at an ANCF beam node a1 (paper 003 eq. 23, zero for a rigid section): the slope
+    /// d of the node times the axis tangent r_x = w0 r_node + w1 r_a + w2 r_b of its element,
+    /// r_a, r_b the positions of the element's other two nodes (first coordinates `others`).
+    SectionShear { others: [usize; 2], weights: [f64; 3] },
 }
 
 /// A scalar measure between two anchors, with its coordinate list.
@@ -163,6 +167,21 @@ impl Measure {
         Measure { a1, a2, kind, dofs, off2 }
     }
 
+    /// The rigid-section measure d . r_x of an ANCF node (see [`MeasureKind::SectionShear`]);
+    /// coordinates: the node's (x, y, d1, d2), then the other two nodes' positions.
+    pub fn section_shear(node: Anchor, others: [usize; 2], weights: [f64; 3]) -> Self {
+        let mut dofs = node.dofs();
+        dofs.extend([others[0], others[0] + 1, others[1], others[1] + 1]);
+        Measure { a1: node, a2: Anchor::Ground { p: [0.0, 0.0] }, kind: MeasureKind::SectionShear { others, weights }, dofs, off2: 4 }
+    }
+
+    /// For `SectionShear`: the slope d and the axis tangent r_x.
+    fn slope_and_tangent(&self, q: &[f64], others: [usize; 2], w: [f64; 3]) -> ([f64; 2], [f64; 2]) {
+        let x = self.dofs[0];
+        let t = std::array::from_fn(|k| w[0] * q[x + k] + w[1] * q[others[0] + k] + w[2] * q[others[1] + k]);
+        ([q[x + 2], q[x + 3]], t)
+    }
+
     pub fn dofs(&self) -> &[usize] {
         &self.dofs
     }
@@ -180,6 +199,10 @@ impl Measure {
                 dot(u, [p2[0] - p1[0], p2[1] - p1[1]])
             }
             MeasureKind::Angle => self.a2.angle(q) - self.a1.angle(q),
+            MeasureKind::SectionShear { others, weights } => {
+                let (d, t) = self.slope_and_tangent(q, others, weights);
+                dot(d, t)
+            }
         }
     }
 
@@ -231,6 +254,20 @@ impl Measure {
         let n = self.dofs.len();
         let mut d = Derivatives { value: 0.0, gradient: [0.0; MAX_DOFS], hessian: [0.0; MAX_DOFS * MAX_DOFS] };
         match self.kind {
+            MeasureKind::SectionShear { others, weights: w } => {
+                // value d . t with t = w0 r_node + w1 r_a + w2 r_b; dofs (x, y, d1, d2, a, b).
+                let (dv, t) = self.slope_and_tangent(q, others, w);
+                d.value = dot(dv, t);
+                let positions = [(0, w[0]), (4, w[1]), (6, w[2])];
+                for k in 0..2 {
+                    d.gradient[2 + k] = t[k];
+                    for (at, wk) in positions {
+                        d.gradient[at + k] = wk * dv[k];
+                        d.hessian[(2 + k) * n + at + k] += wk;
+                        d.hessian[(at + k) * n + 2 + k] += wk;
+                    }
+                }
+            }
             MeasureKind::Angle => {
                 d.value = self.value(q);
                 for (a, off, sign) in [(&self.a1, 0, -1.0), (&self.a2, self.off2, 1.0)] {
@@ -303,7 +340,7 @@ impl Measure {
                             d.hessian[t1 * n + t1] -= dot(u, dv);
                         }
                     }
-                    MeasureKind::Angle => unreachable!(),
+                    MeasureKind::Angle | MeasureKind::SectionShear { .. } => unreachable!(),
                 }
             }
         }
@@ -369,5 +406,6 @@ mod tests {
                 check_against_finite_differences(&Measure::new(a1, a2, kind), &q);
             }
         }
+        check_against_finite_differences(&Measure::section_shear(Anchor::Director { x: 4, reference: [0.0, 1.0] }, [0, 8], [-3.0, 4.0, -1.0]), &q);
     }
 }
