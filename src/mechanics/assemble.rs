@@ -1,9 +1,9 @@
 //! From a model definition (with parameter values) to a [`System`], its initial state and
 //! its outputs. Every user error is reported at the offending place in the model file.
 
-use super::elements::{BeamProperties, CorotationalBeam2d, PointMass, RigidBody2d};
+use super::elements::{AncfBeam2d, BeamProperties, CorotationalBeam2d, PointMass, RigidBody2d};
 use super::forces::{FractionalSpringDamper, Load, SpringDamper, TimeFunction};
-use super::joints::{JointInfo, JointKind, joint_coordinate, joint_rows};
+use super::joints::{ConstraintRow, JointInfo, JointKind, joint_coordinate, joint_rows};
 use super::kinematics::{Anchor, Measure, MeasureKind};
 use super::outputs::{Output, OutputKind};
 use super::{BodyInfo, System};
@@ -27,6 +27,9 @@ struct BodyEntry {
     angle: f64,
     /// Named in "unknown body" messages (beam nodes are summarised per beam instead).
     listed: bool,
+    /// ANCF beam end nodes: the other two nodes of their element and the weights of the axis
+    /// tangent r_x = w0 r_node + w1 r_a + w2 r_b at the node (for paper 003 eq. 23).
+    section: Option<([usize; 2], [f64; 3])>,
 }
 
 fn rot_t(theta: f64, d: [f64; 2]) -> [f64; 2] {
@@ -76,10 +79,16 @@ impl Builder<'_> {
                     let d = ((p[0] - b.position[0]).powi(2) + (p[1] - b.position[1]).powi(2)).sqrt();
                     if d > 1e-12 * (1.0 + p[0].abs() + p[1].abs()) {
                         let span = point.map_or(body.span(), |p| p.span());
-                        return Err(self.err(span, format!("point mass '{}' is at {:?}; a point on it must be there too", b.info.name, b.position)));
+                        let what = if b.info.director { "ANCF beam node" } else { "point mass" };
+                        return Err(self.err(span, format!("{what} '{}' is at {:?}; a point on it must be there too", b.info.name, b.position)));
                     }
                 }
-                Anchor::Point { x: b.info.x }
+                if b.info.director {
+                    let (s, c) = b.angle.sin_cos();
+                    Anchor::Director { x: b.info.x, reference: [-s, c] }
+                } else {
+                    Anchor::Point { x: b.info.x }
+                }
             }
             Some(b) => {
                 let p = p.unwrap_or(b.position);
@@ -142,8 +151,8 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
         v0.extend(v.unwrap_or([0.0; 2]));
         specified.extend([v.is_some(); 2]);
         point_masses.push(PointMass::new(n, mass, gravity));
-        let info = BodyInfo { name: pm.name.get_ref().clone(), x: n, rotates: false };
-        b.bodies.push(BodyEntry { info: info.clone(), position: p, angle: 0.0, listed: true });
+        let info = BodyInfo { name: pm.name.get_ref().clone(), x: n, rotates: false, director: false };
+        b.bodies.push(BodyEntry { info: info.clone(), position: p, angle: 0.0, listed: true, section: None });
         system_bodies.push(info);
         n += 2;
     }
@@ -159,12 +168,13 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
         v0.extend([v.map_or(0.0, |v| v[0]), v.map_or(0.0, |v| v[1]), w.unwrap_or(0.0)]);
         specified.extend([v.is_some(), v.is_some(), w.is_some()]);
         rigid_bodies.push(RigidBody2d::new(n, mass, inertia, gravity));
-        let info = BodyInfo { name: rb.name.get_ref().clone(), x: n, rotates: true };
-        b.bodies.push(BodyEntry { info: info.clone(), position: p, angle, listed: true });
+        let info = BodyInfo { name: rb.name.get_ref().clone(), x: n, rotates: true, director: false };
+        b.bodies.push(BodyEntry { info: info.clone(), position: p, angle, listed: true, section: None });
         system_bodies.push(info);
         n += 3;
     }
     let mut beams = Vec::new();
+    let mut ancf_beams = Vec::new();
     for bd in &def.beams {
         check_name(&bd.name, "beam", &mut names)?;
         let name = bd.name.get_ref();
@@ -199,10 +209,11 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             Some(k) => b.scope.positive(k, "shear_factor")?,
             None => BeamProperties::rectangle_shear_factor(nu),
         };
-        let timoshenko = match bd.formulation.as_ref().map(|f| (f.get_ref().as_str(), f.span())) {
-            None | Some(("timoshenko", _)) => true,
-            Some(("euler_bernoulli", _)) => false,
-            Some((other, span)) => return Err(model.error(span, format!("unknown beam formulation '{other}', expected timoshenko or euler_bernoulli"))),
+        let (timoshenko, ancf) = match bd.formulation.as_ref().map(|f| (f.get_ref().as_str(), f.span())) {
+            None | Some(("timoshenko", _)) => (true, false),
+            Some(("euler_bernoulli", _)) => (false, false),
+            Some(("ancf", _)) => (true, true),
+            Some((other, span)) => return Err(model.error(span, format!("unknown beam formulation '{other}', expected timoshenko, euler_bernoulli or ancf"))),
         };
         let props = BeamProperties {
             young,
@@ -214,6 +225,44 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
         };
         let angle = (p1[1] - p0[1]).atan2(p1[0] - p0[0]);
         let first = n;
+        let l_el = length / count as f64;
+        if ancf {
+            // Nodes (r, d) at every element end and middle (paper 003 eq. 3), d = dr/dy the
+            // unit normal to the axis; element ends are node[k], middles mid[k].
+            let (sa, ca) = angle.sin_cos();
+            let last = first + 8 * count;
+            let ends = [
+                (first, ([first + 4, first + 8], [-3.0 / l_el, 4.0 / l_el, -1.0 / l_el])),
+                (last, ([last - 4, last - 8], [3.0 / l_el, -4.0 / l_el, 1.0 / l_el])),
+            ];
+            for k in 0..=2 * count {
+                let f = k as f64 / (2 * count) as f64;
+                let section = ends.iter().find(|(x, _)| *x == n).map(|(_, s)| *s);
+                let p = [p0[0] + f * (p1[0] - p0[0]), p0[1] + f * (p1[1] - p0[1])];
+                q0.extend([p[0], p[1], -sa, ca]);
+                v0.extend([0.0; 4]);
+                specified.extend([false; 4]);
+                let mut aliases = vec![if k % 2 == 0 { format!("{name}.node[{}]", k / 2) } else { format!("{name}.mid[{}]", k / 2) }];
+                if k == 0 {
+                    aliases.push(format!("{name}.start"));
+                }
+                if k == 2 * count {
+                    aliases.push(format!("{name}.end"));
+                }
+                for alias in aliases {
+                    let info = BodyInfo { name: alias, x: n, rotates: false, director: true };
+                    b.bodies.push(BodyEntry { info: info.clone(), position: p, angle, listed: false, section });
+                    system_bodies.push(info);
+                }
+                n += 4;
+            }
+            b.beam_nodes.push(format!("{name}.start, {name}.end, {name}.node[0..={count}], {name}.mid[0..{count}]"));
+            for k in 0..count {
+                let at = |j: usize| first + 4 * (2 * k + j);
+                ancf_beams.push(AncfBeam2d::new([at(0), at(1), at(2)], l_el, &props, gravity));
+            }
+            continue;
+        }
         for k in 0..=count {
             let f = k as f64 / count as f64;
             let p = [p0[0] + f * (p1[0] - p0[0]), p0[1] + f * (p1[1] - p0[1])];
@@ -228,15 +277,15 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
                 aliases.push(format!("{name}.end"));
             }
             for alias in aliases {
-                let info = BodyInfo { name: alias, x: n, rotates: true };
-                b.bodies.push(BodyEntry { info: info.clone(), position: p, angle, listed: false });
+                let info = BodyInfo { name: alias, x: n, rotates: true, director: false };
+                b.bodies.push(BodyEntry { info: info.clone(), position: p, angle, listed: false, section: None });
                 system_bodies.push(info);
             }
             n += 3;
         }
         b.beam_nodes.push(format!("{name}.start, {name}.end, {name}.node[0..={count}]"));
         for k in 0..count {
-            beams.push(CorotationalBeam2d::new(first + 3 * k, first + 3 * (k + 1), length / count as f64, &props, gravity));
+            beams.push(CorotationalBeam2d::new(first + 3 * k, first + 3 * (k + 1), l_el, &props, gravity));
         }
     }
     if n == 0 {
@@ -254,6 +303,9 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
     }
     for beam in beams {
         sys.beams.push(beam);
+    }
+    for beam in ancf_beams {
+        sys.ancf_beams.push(beam);
     }
 
     // Joints.
@@ -278,7 +330,8 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             None => b2.position,
         };
         let pt = Vec2::new(j.point.as_ref().map_or(j.name.span(), |p| p.span()), [point[0].into(), point[1].into()]);
-        if b1.is_some_and(|b| !b.info.rotates) && kind != JointKind::Revolute {
+        let b1_director = b1.is_some_and(|b| b.info.director);
+        if (b1.is_some_and(|b| !b.info.rotates) && kind != JointKind::Revolute && !(b1_director && kind == JointKind::Fixed)) || (b1_director && kind == JointKind::Prismatic) {
             return Err(model.error(body1.span(), format!("body1 of a {} joint must be ground or a rigid body", j.kind.get_ref())));
         }
         let a1 = b.anchor(body1, Some(&pt))?;
@@ -297,7 +350,18 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             (Some(ax), _) => return Err(model.error(ax.span(), "`axis` only applies to prismatic joints".into())),
             (None, _) => [1.0, 0.0],
         };
-        let rows = joint_rows(kind, a1, a2, axis, &q0);
+        let mut rows = joint_rows(kind, a1, a2, axis, &q0);
+        if let Some(rs) = j.rigid_section.as_ref().filter(|r| *r.get_ref()) {
+            // Paper 003 eq. 23: d . r_x = 0 at the node (initially 0: d is normal to the axis).
+            let section = match (kind, b2.section) {
+                (JointKind::Revolute, Some(section)) => section,
+                (JointKind::Revolute, None) => return Err(model.error(rs.span(), "rigid_section needs body2 to be the start or end node of an ANCF beam".into())),
+                _ => return Err(model.error(rs.span(), "rigid_section applies to revolute joints only (fixed joints already hold the section)".into())),
+            };
+            let m = Measure::section_shear(a2, section.0, section.1);
+            let target = m.value(&q0);
+            rows.push(ConstraintRow { measure: m, target });
+        }
         let start = sys.constraints.len();
         sys.constraints.extend(rows);
         sys.joints.push(JointInfo {
@@ -396,7 +460,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             }
             "torque" => {
                 if !body.info.rotates {
-                    return Err(model.error(l.body.span(), "a torque needs a rigid body".into()));
+                    return Err(model.error(l.body.span(), "a torque needs a rigid body or a corotational beam node".into()));
                 }
                 sys.loads.push(Load::torque(body.info.x + 2, magnitude));
             }
@@ -449,9 +513,13 @@ impl OutputKind {
                 OutputKind::Point { anchor, component, order }
             }
             "angle" | "angular_velocity" | "angular_acceleration" => {
-                let (e, _) = need_body()?;
+                let (e, anchor) = need_body()?;
                 let order = ["angle", "angular_velocity", "angular_acceleration"].iter().position(|s| *s == q).unwrap_or(0);
-                OutputKind::Rotation { theta: need_rotation(e)?, order }
+                if e.info.director {
+                    OutputKind::SectionAngle { anchor, order }
+                } else {
+                    OutputKind::Rotation { theta: need_rotation(e)?, order }
+                }
             }
             "reaction_x" | "reaction_y" | "reaction_torque" => {
                 let j = need_joint()?;

@@ -8,16 +8,20 @@
 //! so constraint Jacobians, the acceleration right-hand side gamma = -v^T H v, the
 //! geometric stiffness lambda H and spring tangents all come from the same two functions.
 
-/// Maximum coordinates one measure couples (two rigid bodies).
-pub const MAX_DOFS: usize = 6;
+/// Maximum coordinates one measure couples (two ANCF beam nodes).
+pub const MAX_DOFS: usize = 8;
 
-/// A point fixed to ground, to a point mass (x, y) or to a rigid body (x, y, theta) at the
-/// body-frame offset `s`.
+/// A point fixed to ground, to a point mass (x, y), to a rigid body (x, y, theta) at the
+/// body-frame offset `s`, or an ANCF beam node (x, y, d1, d2): its position, with the section
+/// orientation given by the slope d = dr/dy = |d| (-sin theta, cos theta) (paper 003 eq. 4).
+/// `reference` is the unit slope in the initial configuration; the angle is counted from it
+/// so that it is continuous within half a turn of the start.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Anchor {
     Ground { p: [f64; 2] },
     Point { x: usize },
     Rigid { x: usize, s: [f64; 2] },
+    Director { x: usize, reference: [f64; 2] },
 }
 
 fn rot(theta: f64, s: [f64; 2]) -> [f64; 2] {
@@ -40,13 +44,52 @@ impl Anchor {
             Anchor::Ground { .. } => vec![],
             Anchor::Point { x } => vec![x, x + 1],
             Anchor::Rigid { x, .. } => vec![x, x + 1, x + 2],
+            Anchor::Director { x, .. } => vec![x, x + 1, x + 2, x + 3],
         }
+    }
+
+    /// The section angle: theta for a rigid body, from the slope for an ANCF node (paper 003
+    /// eq. 4, taken relative to the initial slope to stay continuous), 0 otherwise.
+    pub fn angle(&self, q: &[f64]) -> f64 {
+        match *self {
+            Anchor::Rigid { x, .. } => q[x + 2],
+            Anchor::Director { x, reference: r } => {
+                let d = [q[x + 2], q[x + 3]];
+                (-r[0]).atan2(r[1]) + (r[0] * d[1] - r[1] * d[0]).atan2(dot(r, d))
+            }
+            _ => 0.0,
+        }
+    }
+
+    /// Gradient and Hessian of `angle` over the anchor's own coordinates (row-major).
+    /// For a slope d: dtheta/dd = (-d2, d1)/|d|^2 (the generalized force of a torque T is
+    /// -T times this, paper 003 eq. 24); Hessian [[2 d1 d2, d2^2 - d1^2], [d2^2 - d1^2,
+    /// -2 d1 d2]]/|d|^4.
+    pub fn angle_derivatives(&self, q: &[f64]) -> ([f64; 4], [f64; 16]) {
+        let mut g = [0.0; 4];
+        let mut h = [0.0; 16];
+        match *self {
+            Anchor::Rigid { .. } => g[2] = 1.0,
+            Anchor::Director { x, .. } => {
+                let (d1, d2) = (q[x + 2], q[x + 3]);
+                let n = d1 * d1 + d2 * d2;
+                g[2] = -d2 / n;
+                g[3] = d1 / n;
+                let n2 = n * n;
+                h[2 * 4 + 2] = 2.0 * d1 * d2 / n2;
+                h[2 * 4 + 3] = (d2 * d2 - d1 * d1) / n2;
+                h[3 * 4 + 2] = h[2 * 4 + 3];
+                h[3 * 4 + 3] = -h[2 * 4 + 2];
+            }
+            _ => {}
+        }
+        (g, h)
     }
 
     pub fn position(&self, q: &[f64]) -> [f64; 2] {
         match *self {
             Anchor::Ground { p } => p,
-            Anchor::Point { x } => [q[x], q[x + 1]],
+            Anchor::Point { x } | Anchor::Director { x, .. } => [q[x], q[x + 1]],
             Anchor::Rigid { x, s } => {
                 let r = rot(q[x + 2], s);
                 [q[x] + r[0], q[x + 1] + r[1]]
@@ -57,7 +100,7 @@ impl Anchor {
     pub fn velocity(&self, q: &[f64], v: &[f64]) -> [f64; 2] {
         match *self {
             Anchor::Ground { .. } => [0.0, 0.0],
-            Anchor::Point { x } => [v[x], v[x + 1]],
+            Anchor::Point { x } | Anchor::Director { x, .. } => [v[x], v[x + 1]],
             Anchor::Rigid { x, s } => {
                 let w = perp(rot(q[x + 2], s));
                 [v[x] + w[0] * v[x + 2], v[x + 1] + w[1] * v[x + 2]]
@@ -90,6 +133,10 @@ pub enum MeasureKind {
     Projection { u: [f64; 2], rotating: bool },
     /// theta2 - theta1 (theta1 = 0 for ground).
     Angle,
+    /// d . r_x at an ANCF beam node a1 (paper 003 eq. 23, zero for a rigid section): the slope
+    /// d of the node times the axis tangent r_x = w0 r_node + w1 r_a + w2 r_b of its element,
+    /// r_a, r_b the positions of the element's other two nodes (first coordinates `others`).
+    SectionShear { others: [usize; 2], weights: [f64; 3] },
 }
 
 /// A scalar measure between two anchors, with its coordinate list.
@@ -120,6 +167,21 @@ impl Measure {
         Measure { a1, a2, kind, dofs, off2 }
     }
 
+    /// The rigid-section measure d . r_x of an ANCF node (see [`MeasureKind::SectionShear`]);
+    /// coordinates: the node's (x, y, d1, d2), then the other two nodes' positions.
+    pub fn section_shear(node: Anchor, others: [usize; 2], weights: [f64; 3]) -> Self {
+        let mut dofs = node.dofs();
+        dofs.extend([others[0], others[0] + 1, others[1], others[1] + 1]);
+        Measure { a1: node, a2: Anchor::Ground { p: [0.0, 0.0] }, kind: MeasureKind::SectionShear { others, weights }, dofs, off2: 4 }
+    }
+
+    /// For `SectionShear`: the slope d and the axis tangent r_x.
+    fn slope_and_tangent(&self, q: &[f64], others: [usize; 2], w: [f64; 3]) -> ([f64; 2], [f64; 2]) {
+        let x = self.dofs[0];
+        let t = std::array::from_fn(|k| w[0] * q[x + k] + w[1] * q[others[0] + k] + w[2] * q[others[1] + k]);
+        ([q[x + 2], q[x + 3]], t)
+    }
+
     pub fn dofs(&self) -> &[usize] {
         &self.dofs
     }
@@ -136,7 +198,11 @@ impl Measure {
                 let u = self.direction(q, u, rotating);
                 dot(u, [p2[0] - p1[0], p2[1] - p1[1]])
             }
-            MeasureKind::Angle => self.a2.theta().map_or(0.0, |i| q[i]) - self.a1.theta().map_or(0.0, |i| q[i]),
+            MeasureKind::Angle => self.a2.angle(q) - self.a1.angle(q),
+            MeasureKind::SectionShear { others, weights } => {
+                let (d, t) = self.slope_and_tangent(q, others, weights);
+                dot(d, t)
+            }
         }
     }
 
@@ -164,7 +230,7 @@ impl Measure {
         let mut th = None;
         let p = match a {
             Anchor::Ground { p } => p,
-            Anchor::Point { x } => {
+            Anchor::Point { x } | Anchor::Director { x, .. } => {
                 j[0][off] = 1.0;
                 j[1][off + 1] = 1.0;
                 [q[x], q[x + 1]]
@@ -188,13 +254,31 @@ impl Measure {
         let n = self.dofs.len();
         let mut d = Derivatives { value: 0.0, gradient: [0.0; MAX_DOFS], hessian: [0.0; MAX_DOFS * MAX_DOFS] };
         match self.kind {
+            MeasureKind::SectionShear { others, weights: w } => {
+                // value d . t with t = w0 r_node + w1 r_a + w2 r_b; dofs (x, y, d1, d2, a, b).
+                let (dv, t) = self.slope_and_tangent(q, others, w);
+                d.value = dot(dv, t);
+                let positions = [(0, w[0]), (4, w[1]), (6, w[2])];
+                for k in 0..2 {
+                    d.gradient[2 + k] = t[k];
+                    for (at, wk) in positions {
+                        d.gradient[at + k] = wk * dv[k];
+                        d.hessian[(2 + k) * n + at + k] += wk;
+                        d.hessian[(at + k) * n + 2 + k] += wk;
+                    }
+                }
+            }
             MeasureKind::Angle => {
                 d.value = self.value(q);
-                if self.a1.theta().is_some() {
-                    d.gradient[2] = -1.0;
-                }
-                if self.a2.theta().is_some() {
-                    d.gradient[self.off2 + 2] = 1.0;
+                for (a, off, sign) in [(&self.a1, 0, -1.0), (&self.a2, self.off2, 1.0)] {
+                    let (g, h) = a.angle_derivatives(q);
+                    let na = a.dofs().len();
+                    for r in 0..na {
+                        d.gradient[off + r] += sign * g[r];
+                        for c in 0..na {
+                            d.hessian[(off + r) * n + off + c] += sign * h[4 * r + c];
+                        }
+                    }
                 }
             }
             MeasureKind::Distance | MeasureKind::Projection { .. } => {
@@ -256,7 +340,7 @@ impl Measure {
                             d.hessian[t1 * n + t1] -= dot(u, dv);
                         }
                     }
-                    MeasureKind::Angle => unreachable!(),
+                    MeasureKind::Angle | MeasureKind::SectionShear { .. } => unreachable!(),
                 }
             }
         }
@@ -301,11 +385,13 @@ mod tests {
 
     #[test]
     fn gradients_and_hessians_match_finite_differences() {
-        let q = [0.3, -0.2, 0.7, 1.1, 0.4, -1.3, 0.5, 0.25];
+        let q = [0.3, -0.2, 0.7, 1.1, 0.4, -1.3, 0.5, 0.25, 0.9, -0.3, 0.4, 1.2];
         let r1 = Anchor::Rigid { x: 0, s: [0.4, -0.1] };
         let r2 = Anchor::Rigid { x: 3, s: [-0.2, 0.3] };
         let pm = Anchor::Point { x: 6 };
         let g = Anchor::Ground { p: [0.1, 0.2] };
+        let d1 = Anchor::Director { x: 8, reference: [0.0, 1.0] };
+        let d2 = Anchor::Director { x: 4, reference: [-0.6, 0.8] };
         let kinds = [
             MeasureKind::Distance,
             MeasureKind::Projection { u: [0.6, 0.8], rotating: true },
@@ -313,12 +399,13 @@ mod tests {
             MeasureKind::Angle,
         ];
         for kind in kinds {
-            for (a1, a2) in [(r1, r2), (g, r2), (r1, pm), (g, pm)] {
+            for (a1, a2) in [(r1, r2), (g, r2), (r1, pm), (g, pm), (g, d1), (r1, d1), (d2, d1), (d1, r2)] {
                 if kind == MeasureKind::Angle && matches!(a2, Anchor::Point { .. }) {
                     continue;
                 }
                 check_against_finite_differences(&Measure::new(a1, a2, kind), &q);
             }
         }
+        check_against_finite_differences(&Measure::section_shear(Anchor::Director { x: 4, reference: [0.0, 1.0] }, [0, 8], [-3.0, 4.0, -1.0]), &q);
     }
 }

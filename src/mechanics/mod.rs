@@ -7,7 +7,7 @@ pub mod joints;
 pub mod kinematics;
 pub mod outputs;
 
-use elements::{CorotationalBeam2d, Element, Energy, Kin, PointMass, RigidBody2d};
+use elements::{AncfBeam2d, CorotationalBeam2d, Element, Energy, Kin, PointMass, RigidBody2d};
 use forces::{FractionalSpringDamper, Load, SpringDamper};
 use joints::ConstraintRow;
 
@@ -76,9 +76,11 @@ impl<E: Element> ElementSet<E> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct BodyInfo {
     pub name: String,
-    /// First coordinate: x, then y, then theta if `rotates`.
+    /// First coordinate: x, then y, then theta if `rotates`, or the slope d = dr/dy (two
+    /// coordinates) if `director` (ANCF beam nodes).
     pub x: usize,
     pub rotates: bool,
+    pub director: bool,
 }
 
 /// A flexible multibody system ready for integration.
@@ -88,6 +90,7 @@ pub struct System {
     pub point_masses: ElementSet<PointMass>,
     pub rigid_bodies: ElementSet<RigidBody2d>,
     pub beams: ElementSet<CorotationalBeam2d>,
+    pub ancf_beams: ElementSet<AncfBeam2d>,
     pub springs: ElementSet<SpringDamper>,
     pub fractional: ElementSet<FractionalSpringDamper>,
     pub loads: ElementSet<Load>,
@@ -109,6 +112,7 @@ impl System {
             point_masses: Default::default(),
             rigid_bodies: Default::default(),
             beams: Default::default(),
+            ancf_beams: Default::default(),
             springs: Default::default(),
             fractional: Default::default(),
             loads: Default::default(),
@@ -128,6 +132,7 @@ impl System {
         self.point_masses.add_pattern(&mut b);
         self.rigid_bodies.add_pattern(&mut b);
         self.beams.add_pattern(&mut b);
+        self.ancf_beams.add_pattern(&mut b);
         self.springs.add_pattern(&mut b);
         self.fractional.add_pattern(&mut b);
         self.loads.add_pattern(&mut b);
@@ -142,6 +147,7 @@ impl System {
         self.point_masses.compute_slots(p);
         self.rigid_bodies.compute_slots(p);
         self.beams.compute_slots(p);
+        self.ancf_beams.compute_slots(p);
         self.springs.compute_slots(p);
         self.fractional.compute_slots(p);
         self.loads.compute_slots(p);
@@ -166,6 +172,7 @@ impl System {
         let mut e = self.point_masses.energy(&x);
         e += self.rigid_bodies.energy(&x);
         e += self.beams.energy(&x);
+        e += self.ancf_beams.energy(&x);
         e += self.springs.energy(&x);
         e += self.fractional.energy(&x);
         e
@@ -227,6 +234,7 @@ impl Dynamics for System {
         self.point_masses.add_forces(&x, inertial, forces);
         self.rigid_bodies.add_forces(&x, inertial, forces);
         self.beams.add_forces(&x, inertial, forces);
+        self.ancf_beams.add_forces(&x, inertial, forces);
         self.springs.add_forces(&x, inertial, forces);
         self.fractional.add_forces(&x, inertial, forces);
         self.loads.add_forces(&x, inertial, forces);
@@ -265,6 +273,7 @@ impl Dynamics for System {
         self.point_masses.assemble_tangent(&x, &c, &mut block, m);
         self.rigid_bodies.assemble_tangent(&x, &c, &mut block, m);
         self.beams.assemble_tangent(&x, &c, &mut block, m);
+        self.ancf_beams.assemble_tangent(&x, &c, &mut block, m);
         self.springs.assemble_tangent(&x, &c, &mut block, m);
         self.fractional.assemble_tangent(&x, &c, &mut block, m);
         self.loads.assemble_tangent(&x, &c, &mut block, m);

@@ -9,6 +9,9 @@ pub enum OutputKind {
     Point { anchor: Anchor, component: usize, order: usize },
     /// Rotation angle (continuous), angular velocity or acceleration of a rigid body.
     Rotation { theta: usize, order: usize },
+    /// Section angle of an ANCF beam node from its slope (paper 003 eq. 4), its rate or
+    /// second derivative.
+    SectionAngle { anchor: Anchor, order: usize },
     /// Force (x, y) and torque (about body 2's reference point) exerted by body 1 on body 2.
     Reaction { joint: usize, component: usize },
     /// Slider displacement / relative angle of a joint (order 0) or its rate (1).
@@ -23,7 +26,7 @@ impl OutputKind {
     pub fn unit(&self) -> &'static str {
         match self {
             OutputKind::Point { order, .. } => ["m", "m/s", "m/s2"][*order],
-            OutputKind::Rotation { order, .. } => ["rad", "rad/s", "rad/s2"][*order],
+            OutputKind::Rotation { order, .. } | OutputKind::SectionAngle { order, .. } => ["rad", "rad/s", "rad/s2"][*order],
             OutputKind::Reaction { component, .. } => ["N", "N", "N.m"][*component],
             OutputKind::JointCoordinate { .. } => "",
             _ => "J",
@@ -32,7 +35,10 @@ impl OutputKind {
 
     /// Whether evaluating needs accelerations and multipliers consistent with (q, v).
     pub fn needs_accelerations(&self) -> bool {
-        matches!(self, OutputKind::Point { order: 2, .. } | OutputKind::Rotation { order: 2, .. } | OutputKind::Reaction { .. })
+        matches!(
+            self,
+            OutputKind::Point { order: 2, .. } | OutputKind::Rotation { order: 2, .. } | OutputKind::SectionAngle { order: 2, .. } | OutputKind::Reaction { .. }
+        )
     }
 }
 
@@ -63,7 +69,7 @@ impl Output {
                     (0, _) => anchor.position(s.q)[c],
                     (1, _) => anchor.velocity(s.q, s.v)[c],
                     (_, Anchor::Ground { .. }) => 0.0,
-                    (_, Anchor::Point { x }) => s.a[x + c],
+                    (_, Anchor::Point { x } | Anchor::Director { x, .. }) => s.a[x + c],
                     (_, Anchor::Rigid { x, .. }) => {
                         let x = *x;
                         let p = anchor.position(s.q);
@@ -75,6 +81,23 @@ impl Output {
                 }
             }
             OutputKind::Rotation { theta, order } => [s.q, s.v, s.a][*order][*theta],
+            OutputKind::SectionAngle { anchor, order } => {
+                if *order == 0 {
+                    return anchor.angle(s.q);
+                }
+                let dofs = anchor.dofs();
+                let (g, h) = anchor.angle_derivatives(s.q);
+                let mut r = 0.0;
+                for (a, &i) in dofs.iter().enumerate() {
+                    r += g[a] * if *order == 1 { s.v[i] } else { s.a[i] };
+                    if *order == 2 {
+                        for (b, &j) in dofs.iter().enumerate() {
+                            r += h[4 * a + b] * s.v[i] * s.v[j];
+                        }
+                    }
+                }
+                r
+            }
             OutputKind::Reaction { joint, component } => {
                 // Constraint force on body 2: -Phi_q^T lambda restricted to its coordinates.
                 let j = &sys.joints[*joint];

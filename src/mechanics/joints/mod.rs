@@ -4,7 +4,8 @@
 //! - prismatic: the anchor of body 2 stays on the line through body 1's anchor along the
 //!   axis (projection on the normal, rotating with body 1), and, if body 2 rotates, the
 //!   relative angle is fixed;
-//! - fixed: revolute plus fixed relative angle.
+//! - fixed: revolute plus fixed relative angle (for an ANCF beam node: the angle of its slope
+//!   d = dr/dy, paper 003 eq. 4, so the section is clamped; its shear stays free).
 
 use super::kinematics::{Anchor, Measure, MeasureKind};
 use std::ops::Range;
@@ -44,7 +45,8 @@ pub fn joint_rows(kind: JointKind, a1: Anchor, a2: Anchor, axis: [f64; 2], q0: &
         let target = m.value(q0);
         rows.push(ConstraintRow { measure: m, target });
     };
-    let both_rotate = matches!(a2, Anchor::Rigid { .. });
+    // An ANCF node's section turns with its slope: fixed and prismatic joints fix it too.
+    let both_rotate = matches!(a2, Anchor::Rigid { .. } | Anchor::Director { .. });
     match kind {
         JointKind::Revolute | JointKind::Fixed => {
             push(Measure::new(a1, a2, MeasureKind::Projection { u: [1.0, 0.0], rotating: false }));

@@ -1,0 +1,231 @@
+//! Three-node shear-deformable planar ANCF beam element (paper 003, section 1, after
+//! García-Vallejo et al.).
+//!
+//! * Kinematics (003 eqs. 1-3): r(x, y) = S(x, y) e with the incomplete quadratic-in-x,
+//!   linear-in-y polynomial, i.e. r = sum_m N_m(xi) (r_m + y d_m), xi = x/l, with
+//!   N_1 = 1 - 3 xi + 2 xi^2 (start), N_2 = 4 (xi - xi^2) (middle), N_3 = -xi + 2 xi^2 (end).
+//!   Each node carries e_m = (r_m, d_m), d_m = dr/dy the slope across the section ("director"),
+//!   12 coordinates per element, ordered start, middle, end as in eq. 3 (eq. 23 confirms that
+//!   e5..e8 is the middle node: dr/dx(0) = (-3 r_i + 4 r_j - r_k)/l).
+//!   The section angle follows from the slope (eq. 4): d = |d| (-sin theta, cos theta).
+//! * Mass (eq. 5): M_e = int rho S^T S dV is constant: rho A int N N^T dx on the positions and
+//!   rho I int N N^T dx on the slopes (int y dA = 0). Hence no quadratic-velocity forces.
+//! * Elastic forces (eq. 5, "from continuum mechanics"): the Green-Lagrange strains of the
+//!   field r(x, y) split into the structural measures at the axis y = 0
+//!   axial      eps   = (r_x . r_x - 1)/2          (E_xx at y = 0)
+//!   shear      gamma = r_x . d                    (2 E_xy at y = 0)
+//!   bending    kappa = -r_x . d_x                 (dE_xx/dy at y = 0)
+//!   thickness  eps_y = (d . d - 1)/2              (E_yy)
+//!   with U = int 1/2 (EA eps^2 + k G A gamma^2 + EI kappa^2 + EA eps_y^2) dx (the y^2 terms of
+//!   E_xx^2 dropped, Poisson coupling between E_xx and E_yy dropped: that coupling is what
+//!   causes Poisson/thickness locking of the plain continuum element; the shear correction
+//!   factor k restores Timoshenko's shear stiffness). Paper 003 only names the element as
+//!   "locking-free" (after García-Vallejo) without printing its strain energy; this is the
+//!   locking-free structural split of the same Green-Lagrange strains (as in Nachbagauer,
+//!   Pechstein, Irschik, Gerstmayr 2011 for this element): axial and shear terms are
+//!   integrated with 2 Gauss points (reduced, selective integration: removes shear and
+//!   membrane locking of the quadratic interpolation), bending and thickness terms with 3
+//!   (full; 2 points would leave a zero-energy director-stretch mode). The 2-point shear
+//!   rule leaves no spurious mode: gamma ~ w' - theta with w' linear and theta constant
+//!   (kappa = 0) vanishing at two points vanishes everywhere.
+//!   Every measure is a quadratic form s = 1/2 e^T H e + c with constant H, so the force is
+//!   sum w k s H e and the exact tangent sum w k ((H e)(H e)^T + s H). The invariant-matrix
+//!   idea of 003 eqs. 18-21 (constant matrices, quadratic dependence on q) is the same
+//!   structure: here the invariant matrices are the H of each measure and Gauss point.
+//! * Gravity: distributed, Q = int rho S^T g dV = rho A l (1/6, 2/3, 1/6) g on the positions;
+//!   potential -Q . r, exact.
+
+use super::{BeamProperties, Element, Energy, Kin};
+use crate::integrators::TangentCoefficients;
+use nalgebra::{SMatrix, SVector};
+
+pub type M12 = SMatrix<f64, 12, 12>;
+pub type V12 = SVector<f64, 12>;
+
+/// Quadratic shape functions N_m(xi) (start, middle, end) and dN_m/dxi.
+fn shape(xi: f64) -> ([f64; 3], [f64; 3]) {
+    ([1.0 - 3.0 * xi + 2.0 * xi * xi, 4.0 * (xi - xi * xi), -xi + 2.0 * xi * xi], [-3.0 + 4.0 * xi, 4.0 - 8.0 * xi, -1.0 + 4.0 * xi])
+}
+
+/// Gauss-Legendre points and weights on [0, 1].
+fn gauss(points: usize) -> Vec<(f64, f64)> {
+    match points {
+        2 => {
+            let a = 0.5 / 3f64.sqrt();
+            vec![(0.5 - a, 0.5), (0.5 + a, 0.5)]
+        }
+        _ => {
+            let a = 0.5 * 0.6f64.sqrt();
+            vec![(0.5 - a, 5.0 / 18.0), (0.5, 8.0 / 18.0), (0.5 + a, 5.0 / 18.0)]
+        }
+    }
+}
+
+/// One strain measure at one integration point: s = 1/2 e^T H e + c, energy 1/2 k s^2.
+#[derive(Debug, Clone, PartialEq)]
+struct StrainPoint {
+    /// Gauss weight x element length x section stiffness.
+    k: f64,
+    h: M12,
+    c: f64,
+}
+
+impl StrainPoint {
+    fn value(&self, e: &V12) -> (f64, V12) {
+        let he = self.h * e;
+        (0.5 * e.dot(&he) + self.c, he)
+    }
+}
+
+/// 2 x 12 interpolation of the axis tangent r_x, the slope d or its derivative d_x.
+fn interpolation(weights: [f64; 3], slope: bool) -> SMatrix<f64, 2, 12> {
+    let mut s = SMatrix::<f64, 2, 12>::zeros();
+    let off = if slope { 2 } else { 0 };
+    for (m, w) in weights.iter().enumerate() {
+        s[(0, 4 * m + off)] = *w;
+        s[(1, 4 * m + off + 1)] = *w;
+    }
+    s
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct AncfBeam2d {
+    /// Start node (r, d), middle node, end node: 4 consecutive coordinates each.
+    dofs: [usize; 12],
+    /// Undeformed length.
+    pub l0: f64,
+    pub rho_a: f64,
+    pub rho_i: f64,
+    pub gravity: [f64; 2],
+    strains: Vec<StrainPoint>,
+    mass: M12,
+}
+
+impl AncfBeam2d {
+    /// `nodes`: first coordinate of the start, middle and end node. The element is always
+    /// shear deformable: `shear_factor = None` means k = 1.
+    pub fn new(nodes: [usize; 3], l0: f64, p: &BeamProperties, gravity: [f64; 2]) -> Self {
+        let ea = p.young * p.area;
+        let kga = p.shear_factor.unwrap_or(1.0) * p.shear * p.area;
+        let ei = p.young * p.inertia;
+        let (rho_a, rho_i) = (p.density * p.area, p.density * p.inertia);
+        let dofs = std::array::from_fn(|i| nodes[i / 4] + i % 4);
+        let sym = |a: &SMatrix<f64, 2, 12>, b: &SMatrix<f64, 2, 12>| a.transpose() * b + b.transpose() * a;
+        let mut strains = Vec::new();
+        for (xi, w) in gauss(2) {
+            let (n, dn) = shape(xi);
+            let sx = interpolation(dn.map(|v| v / l0), false);
+            let sd = interpolation(n, true);
+            // eps = (r_x.r_x - 1)/2, gamma = r_x.d
+            strains.push(StrainPoint { k: w * l0 * ea, h: sx.transpose() * sx, c: -0.5 });
+            strains.push(StrainPoint { k: w * l0 * kga, h: sym(&sx, &sd), c: 0.0 });
+        }
+        for (xi, w) in gauss(3) {
+            let (n, dn) = shape(xi);
+            let sx = interpolation(dn.map(|v| v / l0), false);
+            let sd = interpolation(n, true);
+            let sdx = interpolation(dn.map(|v| v / l0), true);
+            // kappa = -r_x.d_x, eps_y = (d.d - 1)/2
+            strains.push(StrainPoint { k: w * l0 * ei, h: -sym(&sx, &sdx), c: 0.0 });
+            strains.push(StrainPoint { k: w * l0 * ea, h: sd.transpose() * sd, c: -0.5 });
+        }
+        // int_0^1 N_m N_n dxi = [[4, 2, -1], [2, 16, 2], [-1, 2, 4]] / 30 (003 eq. 5)
+        let nn = [[4.0, 2.0, -1.0], [2.0, 16.0, 2.0], [-1.0, 2.0, 4.0]];
+        let mut mass = M12::zeros();
+        for a in 0..3 {
+            for b in 0..3 {
+                let f = nn[a][b] * l0 / 30.0;
+                for k in 0..2 {
+                    mass[(4 * a + k, 4 * b + k)] = rho_a * f;
+                    mass[(4 * a + 2 + k, 4 * b + 2 + k)] = rho_i * f;
+                }
+            }
+        }
+        AncfBeam2d { dofs, l0, rho_a, rho_i, gravity, strains, mass }
+    }
+
+    fn gather(&self, v: &[f64]) -> V12 {
+        V12::from_fn(|i, _| v[self.dofs[i]])
+    }
+
+    /// The constant mass matrix (003 eq. 5).
+    pub fn mass_matrix(&self) -> &M12 {
+        &self.mass
+    }
+
+    /// Elastic force F_e = dU/de (003 eq. 5) and its exact tangent dF_e/de.
+    pub fn elastic_force_and_tangent(&self, q: &[f64]) -> (V12, M12) {
+        let e = self.gather(q);
+        let mut f = V12::zeros();
+        let mut k = M12::zeros();
+        for p in &self.strains {
+            let (s, he) = p.value(&e);
+            f += he * (p.k * s);
+            k += (he * he.transpose()) * p.k + p.h * (p.k * s);
+        }
+        (f, k)
+    }
+
+    pub fn elastic_force(&self, q: &[f64]) -> V12 {
+        let e = self.gather(q);
+        let mut f = V12::zeros();
+        for p in &self.strains {
+            let (s, he) = p.value(&e);
+            f += he * (p.k * s);
+        }
+        f
+    }
+
+    pub fn strain_energy(&self, q: &[f64]) -> f64 {
+        let e = self.gather(q);
+        self.strains.iter().map(|p| 0.5 * p.k * p.value(&e).0.powi(2)).sum()
+    }
+
+    pub fn kinetic_energy(&self, v: &[f64]) -> f64 {
+        let v = self.gather(v);
+        0.5 * v.dot(&(self.mass * v))
+    }
+
+    /// Consistent nodal weights of the distributed weight: rho A l (1/6, 2/3, 1/6).
+    fn weight_share(&self) -> [f64; 3] {
+        let m = self.rho_a * self.l0;
+        [m / 6.0, 2.0 * m / 3.0, m / 6.0]
+    }
+}
+
+impl Element for AncfBeam2d {
+    fn dofs(&self) -> &[usize] {
+        &self.dofs
+    }
+
+    fn add_forces(&self, x: &Kin, inertial: &mut [f64], forces: &mut [f64]) {
+        let ma = self.mass * self.gather(x.a);
+        let fe = self.elastic_force(x.q);
+        for (k, &i) in self.dofs.iter().enumerate() {
+            inertial[i] += ma[k];
+            forces[i] += fe[k];
+        }
+        for (m, w) in self.weight_share().iter().enumerate() {
+            forces[self.dofs[4 * m]] -= w * self.gravity[0];
+            forces[self.dofs[4 * m + 1]] -= w * self.gravity[1];
+        }
+    }
+
+    fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
+        let (_, ke) = self.elastic_force_and_tangent(x.q);
+        let total = self.mass * c.mass + ke * c.stiffness;
+        for i in 0..12 {
+            for j in 0..12 {
+                block[12 * i + j] += total[(i, j)];
+            }
+        }
+    }
+
+    fn energy(&self, x: &Kin) -> Energy {
+        let mut gravity = 0.0;
+        for (m, w) in self.weight_share().iter().enumerate() {
+            gravity -= w * (self.gravity[0] * x.q[self.dofs[4 * m]] + self.gravity[1] * x.q[self.dofs[4 * m + 1]]);
+        }
+        Energy { kinetic: self.kinetic_energy(x.v), potential: self.strain_energy(x.q) + gravity }
+    }
+}
