@@ -21,6 +21,8 @@ enum Command {
     Info(cli::info::InfoArgs),
     /// Natural frequencies (Hz) linearised about the initial configuration, constraints respected.
     Modes(cli::modes::ModesArgs),
+    /// Run a model with every integrator at several steps: error against a tight reference vs cost.
+    Compare(cli::compare::CompareArgs),
 }
 
 fn main() -> ExitCode {
@@ -31,6 +33,7 @@ fn main() -> ExitCode {
         Command::Check(args) => cli::build::check(args),
         Command::Modes(args) => cli::modes::run(args),
         Command::Info(args) => cli::info::run(args),
+        Command::Compare(args) => cli::compare::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,7 +1,7 @@
 //! The facade the CLI and the FMI layer use: time, state, inputs, outputs, `step_to`,
 //! snapshots. Nothing outside this module touches the system or the integrators directly.
 
-use crate::integrators::{Dynamics, Integrator, Method, NewtonSettings, NewtonStrategy, State, StepFailure, Statistics, Stepper};
+use crate::integrators::{BaumgarteConstants, ConstraintTreatment, Dynamics, Integrator, Method, NewtonSettings, NewtonStrategy, State, StepFailure, Statistics, Stepper};
 use crate::mechanics::System;
 use crate::mechanics::assemble::assemble;
 use crate::mechanics::outputs::{Output, OutputState};
@@ -18,11 +18,23 @@ pub struct SolverSettings {
     pub tolerance: f64,
     pub max_iterations: usize,
     pub strategy: NewtonStrategy,
+    pub constraints: ConstraintTreatment,
+    /// Used when `constraints` is Baumgarte.
+    pub baumgarte: BaumgarteConstants,
 }
 
 impl Default for SolverSettings {
     fn default() -> Self {
-        SolverSettings { method: Method::Ttbif, rho_inf: 0.5, step: 1e-3, tolerance: 1e-10, max_iterations: 25, strategy: NewtonStrategy::Modified }
+        SolverSettings {
+            method: Method::Ttbif,
+            rho_inf: 0.5,
+            step: 1e-3,
+            tolerance: 1e-10,
+            max_iterations: 25,
+            strategy: NewtonStrategy::Modified,
+            constraints: ConstraintTreatment::Index3,
+            baumgarte: BaumgarteConstants::default(),
+        }
     }
 }
 
@@ -52,6 +64,21 @@ impl SolverSettings {
         if let Some(k) = &s.newton {
             out.strategy = k.get_ref().parse().map_err(|e| model.error(k.span(), e))?;
         }
+        if let Some(c) = &s.constraints {
+            out.constraints = c.get_ref().parse().map_err(|e| model.error(c.span(), e))?;
+        }
+        for (decl, slot, name) in [(&s.baumgarte_alpha, &mut out.baumgarte.alpha, "baumgarte_alpha"), (&s.baumgarte_beta, &mut out.baumgarte.beta, "baumgarte_beta")] {
+            if let Some(x) = decl {
+                let v = scope.number(x)?;
+                if v < 0.0 {
+                    return Err(model.error(x.span(), format!("{name} must be >= 0, got {v}")));
+                }
+                if out.constraints != ConstraintTreatment::Baumgarte {
+                    return Err(model.error(x.span(), format!("{name} applies only with constraints = \"baumgarte\"")));
+                }
+                *slot = v;
+            }
+        }
         if let Some(k) = &s.max_iterations {
             if *k.get_ref() < 1 {
                 return Err(model.error(k.span(), "max_iterations must be at least 1".into()));
@@ -72,11 +99,12 @@ impl SolverSettings {
         if self.max_iterations == 0 {
             return Err("max_iterations must be at least 1".into());
         }
+        self.baumgarte.validate()?;
         Integrator::new(self.method, self.rho_inf)
     }
 
     fn newton(&self) -> NewtonSettings {
-        NewtonSettings { tolerance: self.tolerance, max_iterations: self.max_iterations, strategy: self.strategy }
+        NewtonSettings { tolerance: self.tolerance, max_iterations: self.max_iterations, strategy: self.strategy, constraints: self.constraints, baumgarte: self.baumgarte }
     }
 }
 
@@ -114,7 +142,7 @@ pub struct Snapshot {
     memory: Vec<f64>,
 }
 
-const SNAPSHOT_MAGIC: &[u8; 8] = b"flexfmu2";
+const SNAPSHOT_MAGIC: &[u8; 8] = b"flexfmu3";
 
 impl Snapshot {
     /// A self-describing little-endian byte image; `from_bytes` restores it bit for bit.
@@ -136,10 +164,10 @@ impl Snapshot {
             NewtonStrategy::Full => 1,
             NewtonStrategy::Broyden => 2,
         };
-        for x in [method, strategy, set.max_iterations as u64] {
+        for x in [method, strategy, set.max_iterations as u64, set.constraints.code() as u64] {
             b.extend_from_slice(&x.to_le_bytes());
         }
-        for x in [set.rho_inf, set.step, set.tolerance, s.t, s.dissipated] {
+        for x in [set.rho_inf, set.step, set.tolerance, set.baumgarte.alpha, set.baumgarte.beta, s.t, s.dissipated] {
             b.extend_from_slice(&x.to_le_bytes());
         }
         for v in [&s.q, &s.v, &s.a, &s.aux, &s.lambda, &self.inputs, &self.memory] {
@@ -170,8 +198,9 @@ impl Snapshot {
             _ => NewtonStrategy::Modified,
         };
         let max_iterations = u()? as usize;
+        let constraints = ConstraintTreatment::from_code(u()? as i64).ok_or_else(bad)?;
         let mut f = || u().map(f64::from_bits);
-        let (rho_inf, step, tolerance, t, dissipated) = (f()?, f()?, f()?, f()?, f()?);
+        let (rho_inf, step, tolerance, alpha, beta, t, dissipated) = (f()?, f()?, f()?, f()?, f()?, f()?, f()?);
         let mut vec = |len: usize| (0..len).map(|_| f()).collect::<Result<Vec<f64>, String>>();
         let (q, v, a, aux, lambda, inputs, memory) = (vec(n)?, vec(n)?, vec(n)?, vec(n)?, vec(m)?, vec(k)?, vec(l)?);
         if words.next().is_some() {
@@ -180,7 +209,7 @@ impl Snapshot {
         Ok(Snapshot {
             state: State { t, q, v, a, lambda, aux, dissipated },
             inputs,
-            settings: SolverSettings { method, rho_inf, step, tolerance, max_iterations, strategy },
+            settings: SolverSettings { method, rho_inf, step, tolerance, max_iterations, strategy, constraints, baumgarte: BaumgarteConstants { alpha, beta } },
             stats,
             memory,
         })

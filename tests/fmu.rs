@@ -240,3 +240,41 @@ fn solver_settings_are_tunable_at_communication_points() {
     inst.get_integer(&[vr(&f.vars, "solver_integrator")], &mut m).unwrap();
     assert_eq!(m[0], 2);
 }
+
+#[test]
+fn constraint_treatment_is_an_fmu_parameter() {
+    let f = fixture();
+    let out = outputs(&f.vars);
+    let mut inst = start(&f, "c", 39.0, 0.0);
+    let mut t = 0.0;
+    run(&mut inst, &out, 5, &mut t);
+    // Baumgarte (code 2) with alpha = beta = 20 from here on; code 3 does not exist.
+    inst.set_integer(&[vr(&f.vars, "solver_constraints")], &[2]).unwrap();
+    inst.set_real(&[vr(&f.vars, "solver_baumgarte_alpha"), vr(&f.vars, "solver_baumgarte_beta")], &[20.0, 20.0]).unwrap();
+    assert!(inst.set_integer(&[vr(&f.vars, "solver_constraints")], &[3]).is_err());
+    let fmu = run(&mut inst, &out, 5, &mut t);
+
+    let mut params = f.model.default_parameters();
+    params[f.model.parameter_index("k").unwrap()] = 39.0;
+    let settings = SolverSettings::from_model(&f.model, &params).unwrap();
+    let mut sim = Simulation::new(&f.model, &params, settings, 0.0).unwrap();
+    let mut tt = 0.0;
+    for _ in 0..5 {
+        sim.step_to(tt + H).unwrap();
+        tt += H;
+    }
+    let mut s2 = *sim.settings();
+    s2.constraints = flexfmu::integrators::ConstraintTreatment::Baumgarte;
+    s2.baumgarte = flexfmu::integrators::BaumgarteConstants { alpha: 20.0, beta: 20.0 };
+    sim.set_settings(s2).unwrap();
+    let mut rows = Vec::new();
+    for _ in 0..5 {
+        sim.step_to(tt + H).unwrap();
+        tt += H;
+        rows.push(sim.output_values().unwrap().to_vec());
+    }
+    assert_eq!(fmu, rows);
+    let mut c = [0];
+    inst.get_integer(&[vr(&f.vars, "solver_constraints")], &mut c).unwrap();
+    assert_eq!(c[0], 2);
+}

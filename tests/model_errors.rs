@@ -165,3 +165,12 @@ fn parameter_override_of_unknown_name_is_refused() {
     assert_ne!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown parameter 'mass'"));
 }
+
+#[test]
+fn unknown_constraint_treatment_and_misplaced_baumgarte_constants() {
+    expect_error(&variant("integrator = \"ttbif\"", "integrator = \"ttbif\"\nconstraints = \"index2\""), 11, "unknown constraint treatment 'index2', expected one of: index3, ggl, baumgarte");
+    expect_error(&variant("integrator = \"ttbif\"", "integrator = \"ttbif\"\nbaumgarte_alpha = 5.0"), 11, "baumgarte_alpha applies only with constraints = \"baumgarte\"");
+    expect_error(&variant("integrator = \"ttbif\"", "integrator = \"ttbif\"\nconstraints = \"baumgarte\"\nbaumgarte_beta = -1.0"), 12, "baumgarte_beta must be >= 0");
+    let (code, stderr, _) = simulate(&variant("integrator = \"ttbif\"", "integrator = \"ttbif\"\nconstraints = \"baumgarte\"\nbaumgarte_alpha = 5.0\nbaumgarte_beta = 5.0"));
+    assert_eq!(code, 0, "{stderr}");
+}

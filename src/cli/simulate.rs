@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use flexfmu::integrators::{Method, NewtonStrategy};
+use flexfmu::integrators::{ConstraintTreatment, Method, NewtonStrategy};
 use flexfmu::model::Model;
 use flexfmu::simulation::{Experiment, Simulation, SolverSettings};
 
@@ -32,6 +32,15 @@ pub struct SimulateArgs {
     /// Newton strategy: full, modified or broyden.
     #[arg(long)]
     pub newton: Option<NewtonStrategy>,
+    /// Constraint treatment: index3, ggl or baumgarte.
+    #[arg(long)]
+    pub constraints: Option<ConstraintTreatment>,
+    /// Baumgarte's alpha (1/s), with --constraints baumgarte.
+    #[arg(long)]
+    pub baumgarte_alpha: Option<f64>,
+    /// Baumgarte's beta (1/s), with --constraints baumgarte.
+    #[arg(long)]
+    pub baumgarte_beta: Option<f64>,
     /// Interval between CSV rows (s); default: the model's output_interval, else the step.
     #[arg(long)]
     pub output_interval: Option<f64>,
@@ -131,6 +140,18 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     if let Some(strategy) = args.newton {
         settings.strategy = strategy;
     }
+    if let Some(c) = args.constraints {
+        settings.constraints = c;
+    }
+    if let Some(x) = args.baumgarte_alpha {
+        settings.baumgarte.alpha = x;
+    }
+    if let Some(x) = args.baumgarte_beta {
+        settings.baumgarte.beta = x;
+    }
+    if (args.baumgarte_alpha.is_some() || args.baumgarte_beta.is_some()) && settings.constraints != ConstraintTreatment::Baumgarte {
+        bail!("--baumgarte-alpha/--baumgarte-beta apply only with --constraints baumgarte");
+    }
     if let Err(e) = settings.validate() {
         bail!("{e}");
     }
@@ -215,6 +236,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             "integrator": sim.settings().method.name(),
             "rho_inf": sim.settings().rho_inf,
             "step": sim.settings().step,
+            "constraints": sim.settings().constraints.name(),
         });
         std::fs::write(path, serde_json::to_string_pretty(&json)? + "\n").with_context(|| format!("cannot write {}", path.display()))?;
     }

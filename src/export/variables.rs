@@ -1,7 +1,7 @@
 //! The FMU's variable table: one list, shared by modelDescription.xml and the C API, so
 //! value references and names cannot drift apart.
 
-use crate::integrators::Method;
+use crate::integrators::{ConstraintTreatment, Method};
 use crate::model::{Model, ParameterKind};
 use crate::simulation::{Experiment, Simulation, SolverSettings};
 
@@ -18,6 +18,9 @@ pub enum SolverField {
     RhoInf,
     Step,
     Tolerance,
+    Constraints,
+    BaumgarteAlpha,
+    BaumgarteBeta,
 }
 
 /// What a variable refers to.
@@ -67,6 +70,11 @@ pub fn integrator_description() -> String {
     format!("integration method: {}", codes.join(" "))
 }
 
+pub fn constraints_description() -> String {
+    let codes: Vec<String> = ConstraintTreatment::ALL.iter().map(|c| format!("{}={}", c.code(), c.name())).collect();
+    format!("constraint treatment: {}", codes.join(" "))
+}
+
 /// The GUID of a model: a name-based UUID (v5) of the model file text, in braces.
 pub fn guid(model_source: &str) -> String {
     let namespace = uuid::Uuid::NAMESPACE_URL;
@@ -104,6 +112,11 @@ impl Variables {
         push("solver_rho_inf".into(), VarType::Real, Role::Solver(SolverField::RhoInf), "", "spectral radius at infinity of the integrator", Some(settings.rho_inf), Some(0.0), Some(1.0));
         push("solver_step".into(), VarType::Real, Role::Solver(SolverField::Step), "s", "internal (nominal) integration step", Some(settings.step), None, None);
         push("solver_tolerance".into(), VarType::Real, Role::Solver(SolverField::Tolerance), "", "relative Newton tolerance", Some(settings.tolerance), None, None);
+        let desc = constraints_description();
+        let last = (ConstraintTreatment::ALL.len() - 1) as f64;
+        push("solver_constraints".into(), VarType::Integer, Role::Solver(SolverField::Constraints), "", &desc, Some(settings.constraints.code() as f64), Some(0.0), Some(last));
+        push("solver_baumgarte_alpha".into(), VarType::Real, Role::Solver(SolverField::BaumgarteAlpha), "1/s", "Baumgarte velocity feedback alpha (2 alpha dPhi/dt)", Some(settings.baumgarte.alpha), Some(0.0), None);
+        push("solver_baumgarte_beta".into(), VarType::Real, Role::Solver(SolverField::BaumgarteBeta), "1/s", "Baumgarte position feedback beta (beta^2 Phi)", Some(settings.baumgarte.beta), Some(0.0), None);
         for (i, input) in model.definition.inputs.iter().enumerate() {
             push(input.name.get_ref().clone(), VarType::Real, Role::Input(i), &input.unit, &input.description, Some(input.start), None, None);
         }

@@ -326,6 +326,9 @@ impl Instance {
             Role::Solver(SolverField::RhoInf) => self.settings.rho_inf,
             Role::Solver(SolverField::Step) => self.settings.step,
             Role::Solver(SolverField::Tolerance) => self.settings.tolerance,
+            Role::Solver(SolverField::Constraints) => self.settings.constraints.code() as f64,
+            Role::Solver(SolverField::BaumgarteAlpha) => self.settings.baumgarte.alpha,
+            Role::Solver(SolverField::BaumgarteBeta) => self.settings.baumgarte.beta,
             Role::Output(i) => {
                 let values = match self.ensure_simulation() {
                     Ok(sim) => sim.output_values().map(|v| v.get(i).copied()),
@@ -413,6 +416,14 @@ impl Instance {
                     SolverField::RhoInf => s.rho_inf = x,
                     SolverField::Step => s.step = x,
                     SolverField::Tolerance => s.tolerance = x,
+                    SolverField::Constraints => {
+                        let Some(c) = crate::integrators::ConstraintTreatment::from_code(x as i64) else {
+                            return self.error(&format!("{function}: {name} = {x} is not a constraint treatment code ({})", crate::export::variables::constraints_description()));
+                        };
+                        s.constraints = c;
+                    }
+                    SolverField::BaumgarteAlpha => s.baumgarte.alpha = x,
+                    SolverField::BaumgarteBeta => s.baumgarte.beta = x,
                 }
                 // Combinations (method vs rho_inf) are checked when the settings are applied.
                 self.settings = s;

@@ -31,6 +31,9 @@ pub trait Dynamics {
     fn constraint_residual(&self, q: &[f64], t: f64, phi: &mut [f64]);
     /// out += Phi_q(q)^T lambda.
     fn add_constraint_forces(&self, q: &[f64], lambda: &[f64], out: &mut [f64]);
+    /// Overwrite `phi_dot` with the velocity-level constraint Phi_q(q) v (= dPhi/dt for
+    /// scleronomic constraints).
+    fn constraint_velocity(&self, q: &[f64], v: &[f64], t: f64, phi_dot: &mut [f64]);
     /// Overwrite `gamma` with the right-hand side of the acceleration-level constraint
     /// Phi_q q'' = gamma, i.e. gamma = -(Phi_q q')_q q' (scleronomic constraints).
     fn constraint_acceleration_rhs(&self, q: &[f64], v: &[f64], t: f64, gamma: &mut [f64]);

@@ -7,6 +7,7 @@
 //! and rho_inf = (1 + alpha) / (1 - alpha).
 
 use super::newton::{NewtonError, NewtonSettings, Stage, Statistics, Workspace, solve_stage};
+use super::constraints::ConstraintTreatment;
 use super::{Dynamics, State, StepBuffers};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -51,6 +52,15 @@ pub(super) fn step(
         b.v_base[i] = s.v[i] + h * (1.0 - gamma) * s.a[i];
     }
     ws.predict(&s.a, &s.lambda, h, &mut out.a, &mut out.lambda);
+    // Baumgarte's acceleration-level row holds for a~_{n+1} = (a_{n+1} + alpha a~_n) / (1 + alpha)
+    // (kept in `aux`): HHT applied to the index-1 ODE a~ = f(q, v) (M constant; with the row on
+    // a_{n+1} itself the rigid pendulum converged at first order, tests/constraint_treatments.rs).
+    let tilde = newton.constraints == ConstraintTreatment::Baumgarte && alpha != 0.0;
+    if tilde {
+        for i in 0..n {
+            b.a2[i] = alpha / (1.0 + alpha) * s.aux[i];
+        }
+    }
     let stage = Stage {
         t: s.t + h,
         q_base: &b.q_base,
@@ -59,6 +69,7 @@ pub(super) fn step(
         gamma: gamma * h,
         force_weight: 1.0 + alpha,
         extra: (alpha != 0.0).then_some(&b.v1[..]),
+        constraint_acceleration: tilde.then_some((1.0 / (1.0 + alpha), &b.a2[..])),
     };
     let power0 = sys.dissipation_power(&s.q, &s.v, s.t);
     solve_stage(sys, &stage, &mut out.a, &mut out.lambda, &mut out.q, &mut out.v, ws, newton, stats)?;
@@ -70,6 +81,12 @@ pub(super) fn step(
     // h = 1e-4 (tests/crank_slider.rs).
     out.dissipated = s.dissipated + 0.5 * h * (power0 + power1);
     out.t = s.t + h;
-    out.aux.copy_from_slice(&out.a);
+    if tilde {
+        for i in 0..n {
+            out.aux[i] = out.a[i] / (1.0 + alpha) + b.a2[i];
+        }
+    } else {
+        out.aux.copy_from_slice(&out.a);
+    }
     Ok(())
 }

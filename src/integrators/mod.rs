@@ -1,12 +1,14 @@
 //! Time integrators for the index-3 DAE. They see the system only through [`Dynamics`].
 
 pub mod bathe;
+pub mod constraints;
 pub mod dynamics;
 pub mod generalized_alpha;
 pub mod hht;
 pub mod newton;
 pub mod ttbif;
 
+pub use constraints::{BaumgarteConstants, ConstraintTreatment};
 pub use dynamics::{Dynamics, TangentCoefficients};
 pub use newton::{NewtonError, NewtonSettings, NewtonStrategy, Statistics, Workspace};
 

@@ -10,6 +10,7 @@
 //! it every Newton-matrix entry is O(dt^0), M + w gamma' C + w beta' K in the first rows
 //! and Phi_q in the last (paper 000 eqs. 36, 40).
 
+use super::constraints::{BaumgarteConstants, ConstraintTreatment};
 use super::dynamics::{Dynamics, TangentCoefficients};
 use crate::linalg::{FactorizationError, SparseLu, SparseMatrix};
 
@@ -64,11 +65,14 @@ pub struct NewtonSettings {
     pub tolerance: f64,
     pub max_iterations: usize,
     pub strategy: NewtonStrategy,
+    /// The constraint rows (src/integrators/constraints.rs).
+    pub constraints: ConstraintTreatment,
+    pub baumgarte: BaumgarteConstants,
 }
 
 impl Default for NewtonSettings {
     fn default() -> Self {
-        NewtonSettings { tolerance: 1e-10, max_iterations: 25, strategy: NewtonStrategy::Modified }
+        NewtonSettings { tolerance: 1e-10, max_iterations: 25, strategy: NewtonStrategy::Modified, constraints: ConstraintTreatment::Index3, baumgarte: BaumgarteConstants { alpha: 10.0, beta: 50.0 } }
     }
 }
 
@@ -107,6 +111,12 @@ pub struct Workspace {
     inertial: Vec<f64>,
     forces: Vec<f64>,
     phi: Vec<f64>,
+    /// Phi_q v, gamma and Phi_q a of the GGL and Baumgarte constraint rows.
+    phi_dot: Vec<f64>,
+    acceleration_rhs: Vec<f64>,
+    phi_q_a: Vec<f64>,
+    /// GGL's position shift -S^-1 Phi_q^T mu of the current stage.
+    shift: Vec<f64>,
     rhs: Vec<f64>,
     broyden: BroydenUpdates,
     history: StepHistory,
@@ -204,6 +214,10 @@ impl Workspace {
             inertial: vec![0.0; n],
             forces: vec![0.0; n],
             phi: vec![0.0; m],
+            phi_dot: vec![0.0; m],
+            acceleration_rhs: vec![0.0; m],
+            phi_q_a: vec![0.0; m],
+            shift: vec![0.0; n],
             rhs: vec![0.0; n + m],
             broyden: BroydenUpdates::default(),
             history: StepHistory::default(),
@@ -336,12 +350,17 @@ pub struct Stage<'a> {
     pub force_weight: f64,
     /// Constant term of R1 (HHT: -alpha (g + Phi_q^T lambda) at t_n).
     pub extra: Option<&'a [f64]>,
+    /// The acceleration the Baumgarte row constrains, c a + d, if not a itself: HHT's a_{n+1}
+    /// belongs to the shifted time t_{n+1} + alpha h, so the row holds for the equilibrium
+    /// acceleration a~_{n+1} = (a_{n+1} + alpha a~_n) / (1 + alpha) instead (src/integrators/hht.rs).
+    pub constraint_acceleration: Option<(f64, &'a [f64])>,
 }
 
 impl Stage<'_> {
-    fn kinematics(&self, a: &[f64], q: &mut [f64], v: &mut [f64]) {
+    /// q = q_base + beta' a + shift, v = v_base + gamma' a.
+    fn kinematics(&self, a: &[f64], shift: &[f64], q: &mut [f64], v: &mut [f64]) {
         for i in 0..a.len() {
-            q[i] = self.q_base[i] + self.beta * a[i];
+            q[i] = self.q_base[i] + self.beta.mul_add(a[i], shift[i]);
             v[i] = self.v_base[i] + self.gamma * a[i];
         }
     }
@@ -373,7 +392,9 @@ pub fn solve_stage(
     let mut previous_increment = f64::INFINITY;
     let broyden = settings.strategy == NewtonStrategy::Broyden;
     ws.broyden.reset();
-    stage.kinematics(a, q, v);
+    let treatment = settings.constraints;
+    ws.shift.fill(0.0);
+    stage.kinematics(a, &ws.shift, q, v);
     for iteration in 0..settings.max_iterations {
         // Residual, and the scale of the terms it balances.
         sys.forces(q, v, a, stage.t, &mut ws.inertial, &mut ws.forces);
@@ -386,12 +407,52 @@ pub fn solve_stage(
             force_scale = force_scale.max(ws.inertial[i].abs() + w * (ws.forces[i].abs() + r1[i].abs()) + e.abs());
             r1[i] = -(ws.inertial[i] + w * (ws.forces[i] + r1[i]) + e);
         }
-        sys.constraint_residual(q, stage.t, &mut ws.phi);
         let q_scale = 1.0 + q.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-        let mut phi_max = 0.0f64;
-        for (r, p) in r2.iter_mut().zip(&ws.phi) {
-            phi_max = phi_max.max(p.abs());
-            *r = -p / stage.beta;
+        // Constraint rows, and their error in position units (phi_max) for the tests below.
+        sys.constraint_residual(q, stage.t, &mut ws.phi);
+        let mut phi_max = ws.phi.iter().fold(0.0f64, |m, p| m.max(p.abs()));
+        match treatment {
+            ConstraintTreatment::Index3 => {
+                for (r, p) in r2.iter_mut().zip(&ws.phi) {
+                    *r = -p / stage.beta;
+                }
+            }
+            ConstraintTreatment::Ggl => {
+                // Velocity-level row Phi_q v / gamma' (paper 004 eqs. 19, 21); the position row is
+                // the shift below.
+                sys.constraint_velocity(q, v, stage.t, &mut ws.phi_dot);
+                for (r, p) in r2.iter_mut().zip(&ws.phi_dot) {
+                    *r = -p / stage.gamma;
+                    phi_max = phi_max.max((stage.beta * *r).abs());
+                }
+            }
+            ConstraintTreatment::Baumgarte => {
+                let BaumgarteConstants { alpha, beta } = settings.baumgarte;
+                // Phi'' + 2 alpha Phi' + beta^2 Phi (paper 004 eqs. 12-13), scaled to a Phi_q row.
+                sys.constraint_velocity(q, v, stage.t, &mut ws.phi_dot);
+                let c = match stage.constraint_acceleration {
+                    Some((c, d)) => {
+                        for ((t, x), y) in ws.shift.iter_mut().zip(a.iter()).zip(d) {
+                            *t = c.mul_add(*x, *y);
+                        }
+                        sys.constraint_velocity(q, &ws.shift, stage.t, &mut ws.phi_q_a);
+                        ws.shift.fill(0.0);
+                        c
+                    }
+                    None => {
+                        sys.constraint_velocity(q, a, stage.t, &mut ws.phi_q_a);
+                        1.0
+                    }
+                };
+                sys.constraint_acceleration_rhs(q, v, stage.t, &mut ws.acceleration_rhs);
+                let scale = c + 2.0 * alpha * stage.gamma + beta * beta * stage.beta;
+                phi_max = 0.0;
+                for (k, r) in r2.iter_mut().enumerate() {
+                    let g = ws.phi_q_a[k] - ws.acceleration_rhs[k] + 2.0 * alpha * ws.phi_dot[k] + beta * beta * ws.phi[k];
+                    *r = -g / scale;
+                    phi_max = phi_max.max((stage.beta * *r).abs());
+                }
+            }
         }
         let r1_max = r1.iter().fold(0.0f64, |m, x| m.max(x.abs()));
         if !(r1_max.is_finite() && phi_max.is_finite()) {
@@ -420,7 +481,23 @@ pub fn solve_stage(
         for (l, dl) in lambda.iter_mut().zip(&ws.rhs[n..]) {
             *l += dl;
         }
-        stage.kinematics(a, q, v);
+        stage.kinematics(a, &ws.shift, q, v);
+        if treatment == ConstraintTreatment::Ggl && !ws.phi.is_empty() {
+            // GGL position shift: [S, w Phi_q^T; Phi_q, 0] [dp; nu] = [0; -Phi(q)] with the kept
+            // factorization, so Phi_q dp = -Phi (a Newton step onto Phi = 0 along S^-1 Phi_q^T).
+            sys.constraint_residual(q, stage.t, &mut ws.phi);
+            let (r1, r2) = ws.rhs.split_at_mut(n);
+            r1.fill(0.0);
+            for (r, p) in r2.iter_mut().zip(&ws.phi) {
+                *r = -p;
+            }
+            ws.lu.solve(&mut ws.rhs)?;
+            for ((p, dp), qi) in ws.shift.iter_mut().zip(&ws.rhs[..n]).zip(q.iter()) {
+                *p += dp;
+                increment = increment.max(dp.abs() / (1.0 + qi.abs()));
+            }
+            stage.kinematics(a, &ws.shift, q, v);
+        }
         if !increment.is_finite() {
             ws.factorized = None;
             return Err(NewtonError::Diverged);

@@ -255,6 +255,13 @@ impl Dynamics for System {
         }
     }
 
+    fn constraint_velocity(&self, q: &[f64], v: &[f64], _t: f64, phi_dot: &mut [f64]) {
+        for (p, c) in phi_dot.iter_mut().zip(&self.constraints) {
+            let d = c.measure.derivatives(q);
+            *p = c.measure.dofs().iter().zip(&d.gradient).map(|(&i, g)| g * v[i]).sum();
+        }
+    }
+
     fn constraint_acceleration_rhs(&self, q: &[f64], v: &[f64], _t: f64, gamma: &mut [f64]) {
         for (g, c) in gamma.iter_mut().zip(&self.constraints) {
             let d = c.measure.derivatives(q);

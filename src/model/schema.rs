@@ -67,6 +67,11 @@ pub struct SolverDecl {
     pub max_iterations: Option<Spanned<i64>>,
     /// Newton strategy: "full", "modified" (default) or "broyden".
     pub newton: Option<Name>,
+    /// Constraint treatment: "index3" (default), "ggl" or "baumgarte".
+    pub constraints: Option<Name>,
+    /// Baumgarte's constants (1/s): Phi'' + 2 alpha Phi' + beta^2 Phi = 0.
+    pub baumgarte_alpha: Option<Num>,
+    pub baumgarte_beta: Option<Num>,
     pub start_time: Option<Num>,
     pub stop_time: Option<Num>,
     pub output_interval: Option<Num>,

@@ -1,0 +1,318 @@
+//! `flexfmu compare`: accuracy against cost. Runs a model with every integrator at a list of
+//! steps, measures each run's output error against a tight reference run, and tabulates it
+//! with the cost (Newton iterations, factorizations, wall time).
+//!
+//! Errors are relative to each output's range: for output i,
+//!   e_i(t) = |y_i(t) - y_ref,i(t)| / max_t |y_ref,i(t)|,
+//! and a run's `end_error` is max_i e_i(T), its `max_error` max over i and all output samples.
+//! `order` is log(e(h_prev) / e(h)) / log(h_prev / h) between consecutive steps of one method
+//! (end errors). The reference's own error is estimated from a second reference run at twice
+//! its step: (y(2 h_r) - y(h_r)) / 3 for a second-order method (Richardson).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+
+use flexfmu::integrators::{Method, NewtonStrategy};
+use flexfmu::model::Model;
+use flexfmu::simulation::{Experiment, Simulation, SolverSettings};
+
+#[derive(Debug, clap::Args)]
+pub struct CompareArgs {
+    /// Model file (TOML).
+    pub model: PathBuf,
+    /// End time (s); default: the model's stop_time.
+    #[arg(long)]
+    pub stop_time: Option<f64>,
+    /// Steps to run (comma separated, s); default: the model's step and `--halvings` halvings of it.
+    #[arg(long, value_delimiter = ',')]
+    pub steps: Vec<f64>,
+    /// Number of halvings of the model's step when `--steps` is not given.
+    #[arg(long, default_value_t = 3)]
+    pub halvings: u32,
+    /// Integrators to compare (comma separated); default: all.
+    #[arg(long, value_delimiter = ',')]
+    pub integrators: Vec<Method>,
+    /// Spectral radius at infinity; default the model's (HHT raised to 0.5, Newmark 1).
+    #[arg(long)]
+    pub rho_inf: Option<f64>,
+    /// Newton strategy: full, modified or broyden.
+    #[arg(long)]
+    pub newton: Option<NewtonStrategy>,
+    /// Newton tolerance of the compared runs; default the model's.
+    #[arg(long)]
+    pub tolerance: Option<f64>,
+    /// Step of the reference run; default: the smallest compared step / 8.
+    #[arg(long)]
+    pub reference_step: Option<f64>,
+    /// Integrator of the reference run (TTBIF has the smallest error constant: DESIGN.md).
+    #[arg(long, default_value = "ttbif")]
+    pub reference_integrator: Method,
+    /// Interval between compared output samples (s); default the model's output_interval,
+    /// else (stop - start) / 100.
+    #[arg(long)]
+    pub output_interval: Option<f64>,
+    /// Outputs to compare (comma separated); default: all.
+    #[arg(long = "outputs", value_delimiter = ',')]
+    pub outputs: Vec<String>,
+    /// Override a parameter (repeatable): NAME=VALUE.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+    /// Write the table as CSV (`.csv`) or JSON (any other extension).
+    #[arg(short = 'o', long)]
+    pub output: Option<PathBuf>,
+}
+
+/// One run: the outputs at every sample, and its cost.
+struct Run {
+    samples: Vec<Vec<f64>>,
+    stats: flexfmu::integrators::Statistics,
+    wall: f64,
+}
+
+struct Row {
+    method: Method,
+    rho_inf: f64,
+    step: f64,
+    result: std::result::Result<Run, String>,
+    end_errors: Vec<f64>,
+    end_error: f64,
+    max_error: f64,
+    order: Option<f64>,
+}
+
+fn simulate(model: &Model, params: &[f64], settings: SolverSettings, start: f64, times: &[f64], columns: &[usize]) -> std::result::Result<Run, String> {
+    let mut sim = Simulation::new(model, params, settings, start).map_err(|e| e.to_string())?;
+    let clock = Instant::now();
+    let mut samples = Vec::with_capacity(times.len() + 1);
+    let mut record = |sim: &mut Simulation| -> std::result::Result<(), String> {
+        let values = sim.output_values()?;
+        samples.push(columns.iter().map(|&c| values[c]).collect());
+        Ok(())
+    };
+    record(&mut sim)?;
+    for &t in times {
+        sim.step_to(t).map_err(|e| format!("stopped at t = {}: {e}", sim.time()))?;
+        record(&mut sim)?;
+    }
+    Ok(Run { samples, stats: sim.statistics(), wall: clock.elapsed().as_secs_f64() })
+}
+
+/// Per-output errors of `run` against `reference` at the last sample, and the maximum over
+/// all samples and outputs, relative to each reference output's range `scale`.
+fn errors(run: &Run, reference: &Run, scale: &[f64]) -> (Vec<f64>, f64) {
+    let rel = |s: &[f64], r: &[f64], i: usize| (s[i] - r[i]).abs() / scale[i];
+    let last = run.samples.len() - 1;
+    let end: Vec<f64> = (0..scale.len()).map(|i| rel(&run.samples[last], &reference.samples[last], i)).collect();
+    let max = run.samples.iter().zip(&reference.samples).flat_map(|(s, r)| (0..scale.len()).map(move |i| rel(s, r, i))).fold(0.0f64, f64::max);
+    (end, max)
+}
+
+fn settings_for(base: &SolverSettings, method: Method, rho_inf: f64, step: f64) -> SolverSettings {
+    let (lo, hi) = method.rho_inf_range();
+    SolverSettings { method, rho_inf: rho_inf.clamp(lo, hi), step, ..*base }
+}
+
+pub fn run(args: CompareArgs) -> Result<()> {
+    let model = Model::load(&args.model)?;
+    let params = super::simulate::parameter_values(&model, &args.set)?;
+    let mut base = SolverSettings::from_model(&model, &params)?;
+    if let Some(strategy) = args.newton {
+        base.strategy = strategy;
+    }
+    if let Some(tol) = args.tolerance {
+        base.tolerance = tol;
+    }
+    let rho_inf = args.rho_inf.unwrap_or(base.rho_inf);
+    if !(0.0..=1.0).contains(&rho_inf) {
+        bail!("--rho-inf must be in [0, 1], got {rho_inf}");
+    }
+    let experiment = Experiment::from_model(&model, &params)?;
+    let start = experiment.start_time;
+    let stop = args.stop_time.unwrap_or(experiment.stop_time);
+    if stop.is_nan() || stop <= start {
+        bail!("--stop-time {stop} must be after the start time {start}");
+    }
+    let steps: Vec<f64> = if args.steps.is_empty() { (0..=args.halvings).map(|k| base.step / f64::from(1u32 << k.min(30))).collect() } else { args.steps.clone() };
+    if let Some(h) = steps.iter().find(|h| !(**h > 0.0 && h.is_finite())) {
+        bail!("--steps: every step must be positive, got {h}");
+    }
+    let mut steps = steps;
+    steps.sort_by(|a, b| b.total_cmp(a));
+    let smallest = *steps.last().context("no steps to compare")?;
+    let reference_step = args.reference_step.unwrap_or(smallest / 8.0);
+    if reference_step.is_nan() || reference_step <= 0.0 {
+        bail!("--reference-step must be positive, got {reference_step}");
+    }
+    let methods: Vec<Method> = if args.integrators.is_empty() { Method::ALL.to_vec() } else { args.integrators.clone() };
+    let interval = args.output_interval.or(experiment.output_interval).unwrap_or((stop - start) / 100.0);
+    if interval.is_nan() || interval <= 0.0 {
+        bail!("--output-interval must be positive");
+    }
+    let count = ((stop - start) / interval * (1.0 - 1e-12)).ceil().max(1.0) as u64;
+    let times: Vec<f64> = (1..=count).map(|k| if k == count { stop } else { start + k as f64 * interval }).collect();
+
+    // Output columns to compare.
+    let probe = Simulation::new(&model, &params, base, start)?;
+    let names: Vec<String> = probe.outputs().iter().map(|o| o.name.clone()).collect();
+    let columns: Vec<usize> = if args.outputs.is_empty() {
+        (0..names.len()).collect()
+    } else {
+        args.outputs
+            .iter()
+            .map(|o| names.iter().position(|n| n == o.trim()).with_context(|| format!("unknown output '{o}' (the model declares: {})", names.join(", "))))
+            .collect::<Result<_>>()?
+    };
+    if columns.is_empty() {
+        bail!("the model declares no outputs to compare");
+    }
+    let compared: Vec<String> = columns.iter().map(|&c| names[c].clone()).collect();
+
+    // The reference, and its own error estimated from a run at twice its step.
+    let ref_tolerance = base.tolerance.min(1e-12);
+    let ref_settings = |h| SolverSettings { tolerance: ref_tolerance, ..settings_for(&base, args.reference_integrator, rho_inf, h) };
+    let reference = simulate(&model, &params, ref_settings(reference_step), start, &times, &columns)
+        .map_err(|e| anyhow::anyhow!("reference run ({} at step {reference_step:e}) failed: {e}", args.reference_integrator))?;
+    let scale: Vec<f64> = (0..columns.len()).map(|i| reference.samples.iter().fold(0.0f64, |m, s| m.max(s[i].abs())).max(f64::MIN_POSITIVE)).collect();
+    let coarse = simulate(&model, &params, ref_settings(2.0 * reference_step), start, &times, &columns)
+        .map_err(|e| anyhow::anyhow!("reference run at twice the step failed: {e}"))?;
+    let (_, reference_error) = errors(&coarse, &reference, &scale);
+    let reference_error = reference_error / 3.0;
+
+    let mut rows: Vec<Row> = Vec::new();
+    for &method in &methods {
+        let mut previous: Option<(f64, f64)> = None;
+        for &h in &steps {
+            let s = settings_for(&base, method, rho_inf, h);
+            s.validate().map_err(anyhow::Error::msg)?;
+            let result = simulate(&model, &params, s, start, &times, &columns);
+            let (end_errors, end_error, max_error, order) = match &result {
+                Ok(run) => {
+                    let (end, max) = errors(run, &reference, &scale);
+                    let e = end.iter().copied().fold(0.0f64, f64::max);
+                    let order = previous.filter(|(_, ep)| *ep > 0.0 && e > 0.0).map(|(hp, ep)| (ep / e).ln() / (hp / h).ln());
+                    previous = Some((h, e));
+                    (end, e, max, order)
+                }
+                Err(_) => {
+                    previous = None;
+                    (vec![f64::NAN; columns.len()], f64::NAN, f64::NAN, None)
+                }
+            };
+            rows.push(Row { method, rho_inf: s.rho_inf, step: h, result, end_errors, end_error, max_error, order });
+        }
+    }
+
+    println!(
+        "{}: t = {start} .. {stop} s, outputs {}; reference {} rho_inf {} step {reference_step:e} (estimated error {reference_error:.1e})",
+        model.name(),
+        compared.join(","),
+        args.reference_integrator,
+        ref_settings(reference_step).rho_inf,
+    );
+    println!(
+        "{:<18} {:>7} {:>10} {:>10} {:>10} {:>6} {:>8} {:>9} {:>8} {:>8} {:>9}",
+        "integrator", "rho_inf", "step", "end_error", "max_error", "order", "steps", "newton_it", "jacobian", "factor.", "wall_s"
+    );
+    for r in &rows {
+        match &r.result {
+            Ok(run) => println!(
+                "{:<18} {:>7} {:>10.3e} {:>10.3e} {:>10.3e} {:>6} {:>8} {:>9} {:>8} {:>8} {:>9.4}",
+                r.method.name(),
+                r.rho_inf,
+                r.step,
+                r.end_error,
+                r.max_error,
+                r.order.map_or("-".to_string(), |p| format!("{p:.2}")),
+                run.stats.steps,
+                run.stats.newton_iterations,
+                run.stats.jacobian_evaluations,
+                run.stats.factorizations,
+                run.wall
+            ),
+            Err(e) => println!("{:<18} {:>7} {:>10.3e} failed: {e}", r.method.name(), r.rho_inf, r.step),
+        }
+    }
+
+    if let Some(path) = &args.output {
+        let text = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv")) { csv(&rows) } else { json(&rows, &args, &model, &compared, start, stop, reference_step, &ref_settings(reference_step), reference_error)? };
+        let mut f = std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
+        f.write_all(text.as_bytes())?;
+    }
+    if rows.iter().any(|r| r.result.is_err()) {
+        bail!("some runs failed (see the table)");
+    }
+    Ok(())
+}
+
+fn csv(rows: &[Row]) -> String {
+    let mut s = String::from("integrator,rho_inf,step,end_error,max_error,order,steps,rejected_steps,newton_iterations,jacobian_evaluations,factorizations,wall_time_s\n");
+    for r in rows {
+        let (st, wall) = r.result.as_ref().map_or((Default::default(), f64::NAN), |run| (run.stats, run.wall));
+        let order = r.order.map_or(String::new(), |p| format!("{p:.6}"));
+        s += &format!(
+            "{},{},{:e},{:e},{:e},{order},{},{},{},{},{},{:e}\n",
+            r.method.name(),
+            r.rho_inf,
+            r.step,
+            r.end_error,
+            r.max_error,
+            st.steps,
+            st.rejected_steps,
+            st.newton_iterations,
+            st.jacobian_evaluations,
+            st.factorizations,
+            wall
+        );
+    }
+    s
+}
+
+#[allow(clippy::too_many_arguments)]
+fn json(rows: &[Row], args: &CompareArgs, model: &Model, compared: &[String], start: f64, stop: f64, reference_step: f64, reference: &SolverSettings, reference_error: f64) -> Result<String> {
+    // JSON has no NaN: failed runs get null errors and an "error" message.
+    let num = |x: f64| if x.is_finite() { serde_json::json!(x) } else { serde_json::Value::Null };
+    let runs: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|r| {
+            let mut v = serde_json::json!({
+                "integrator": r.method.name(),
+                "rho_inf": r.rho_inf,
+                "step": r.step,
+                "end_error": num(r.end_error),
+                "max_error": num(r.max_error),
+                "order": r.order.map_or(serde_json::Value::Null, num),
+                "end_errors": compared.iter().zip(&r.end_errors).map(|(n, e)| (n.clone(), num(*e))).collect::<serde_json::Map<_, _>>(),
+            });
+            match &r.result {
+                Ok(run) => {
+                    let st = run.stats;
+                    for (k, x) in [("steps", st.steps), ("rejected_steps", st.rejected_steps), ("newton_iterations", st.newton_iterations), ("jacobian_evaluations", st.jacobian_evaluations), ("factorizations", st.factorizations)] {
+                        v[k] = serde_json::json!(x);
+                    }
+                    v["wall_time_s"] = serde_json::json!(run.wall);
+                }
+                Err(e) => v["error"] = serde_json::json!(e),
+            }
+            v
+        })
+        .collect();
+    let doc = serde_json::json!({
+        "model": model.name(),
+        "model_file": args.model.display().to_string(),
+        "start_time": start,
+        "stop_time": stop,
+        "outputs": compared,
+        "reference": {
+            "integrator": reference.method.name(),
+            "rho_inf": reference.rho_inf,
+            "step": reference_step,
+            "tolerance": reference.tolerance,
+            "estimated_error": num(reference_error),
+        },
+        "runs": runs,
+    });
+    Ok(serde_json::to_string_pretty(&doc)? + "\n")
+}
