@@ -18,9 +18,8 @@
 //!   relative coordinate m delta'' = -K delta^n (1 + C delta') (no other forces during the
 //!   impact), m v dv / (1 + C v) = -K delta^n d delta integrates over the whole impact
 //!   (delta from 0 back to 0) to G(v_out) = G(v0) with G(v) = v/C - ln(1 + C v)/C^2;
-//!   with v_out = -e v0 and c = C v0 this is
-//!     (1 + e) c = ln((1 + c) / (1 - e c)),   0 < c < 1/e,
-//!   independent of K, n and the mass. Its root gives a rebound ratio of exactly e (up to the
+//!   with v_out = -e v0 and c = C v0 this is `(1 + e) c = ln((1 + c) / (1 - e c))`,
+//!   0 < c < 1/e, independent of K, n and the mass. Its root gives a rebound ratio of exactly e (up to the
 //!   impulse of other forces during the short impact) and 1 + C delta' >= 1 - e c > 0, so the
 //!   force never turns tensile in a free impact.
 //!
@@ -243,8 +242,8 @@ impl Element for Contact {
         let dofs = self.measure.dofs();
         let n = dofs.len();
         let mut hv = [0.0; MAX_DOFS];
-        for a in 0..n {
-            hv[a] = (0..n).map(|b| d.hessian[a * n + b] * x.v[dofs[b]]).sum();
+        for (a, h) in hv.iter_mut().enumerate().take(n) {
+            *h = (0..n).map(|b| d.hessian[a * n + b] * x.v[dofs[b]]).sum();
         }
         for a in 0..n {
             for b in 0..n {
