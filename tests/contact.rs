@@ -277,3 +277,68 @@ fn fmu_impact_times_do_not_depend_on_the_communication_step() {
     let worst = fine.iter().zip(&coarse).map(|(a, b)| (a.0 - b.0).abs().max((a.1 - b.1).abs())).fold(0.0, f64::max);
     println!("largest impact/separation time difference between communication steps 1e-4 and 0.1: {worst:.2e} s");
 }
+
+/// Two free balls (circle_circle), no gravity: the relative normal velocity reverses with
+/// exactly e (the exact relation holds for the relative coordinate with the reduced mass)
+/// and momentum is conserved (the contact force is internal).
+#[test]
+fn circle_circle_collision_conserves_momentum_and_reverses_with_e() {
+    let text = r#"
+[model]
+name = "two_balls"
+[parameters]
+e = 0.5
+[solver]
+step = 2e-5
+[[point_masses]]
+name = "a"
+mass = 1.0
+position = [0.0, 0.0]
+velocity = [2.0, 0.5]
+[[point_masses]]
+name = "b"
+mass = 2.0
+position = [0.3, 0.0]
+velocity = [0.0, 0.5]
+[[contacts]]
+name = "hit"
+type = "circle_circle"
+body1 = "a"
+radius1 = 0.06
+body2 = "b"
+radius2 = 0.04
+stiffness = 1e8
+restitution = "e"
+[[outputs]]
+name = "state"
+quantity = "contact_state"
+contact = "hit"
+"#;
+    let model = Model::parse(text, "two_balls.toml").unwrap();
+    for e in [0.3, 0.9] {
+        let mut sim = simulation(&model, e);
+        let mut t = 0.0;
+        let mut touched = false;
+        while t < 0.2 {
+            t += 1e-3;
+            sim.step_to(t).unwrap();
+            touched |= output(&mut sim, "state") > 0.5;
+        }
+        let v = &sim.state().v;
+        let q = &sim.state().q;
+        let n = {
+            let d = [q[2] - q[0], q[3] - q[1]];
+            let l = (d[0] * d[0] + d[1] * d[1]).sqrt();
+            [d[0] / l, d[1] / l]
+        };
+        // Initial relative normal approach speed: along the line of centres at impact; the
+        // tangential relative velocity is zero, so the relative velocity is normal throughout.
+        let v_in = 2.0;
+        let v_out = (v[2] - v[0]) * n[0] + (v[3] - v[1]) * n[1];
+        let momentum = [v[0] + 2.0 * v[2], v[1] + 2.0 * v[3]];
+        println!("e = {e}: relative rebound {:.5}, momentum ({:.12}, {:.12})", v_out / v_in, momentum[0], momentum[1]);
+        assert!(touched);
+        assert!((v_out / v_in - e).abs() < 2e-3);
+        assert!((momentum[0] - 2.0).abs() < 1e-9 && (momentum[1] - 1.5).abs() < 1e-9);
+    }
+}
