@@ -259,7 +259,7 @@ impl Simulation {
         state.aux.copy_from_slice(&a);
         state.a = a;
         state.lambda = lambda;
-        asm.system.record_history(&state.q, start_time);
+        asm.system.record_history(&state.q, &state.v, start_time);
         let needs_accelerations = asm.outputs.iter().any(|o| o.kind.needs_accelerations());
         let (n, m) = (state.q.len(), state.lambda.len());
         Ok(Simulation {

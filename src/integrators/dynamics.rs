@@ -44,6 +44,15 @@ pub trait Dynamics {
     fn newton_matrix(&self, q: &[f64], v: &[f64], a: &[f64], lambda: &[f64], t: f64, c: TangentCoefficients, matrix: &mut SparseMatrix);
     /// Power dissipated by dampers (W, >= 0) at (q, v, t).
     fn dissipation_power(&self, q: &[f64], v: &[f64], t: f64) -> f64;
-    /// A step was accepted at time t with coordinates q (elements with memory record it).
-    fn step_accepted(&self, _q: &[f64], _t: f64) {}
+    /// A step was accepted at time t with coordinates q and velocities v (elements with
+    /// memory record it).
+    fn step_accepted(&self, _q: &[f64], _v: &[f64], _t: f64) {}
+    /// Number of event functions: scalar functions of the state whose sign changes (from
+    /// `< 0` to `>= 0` or back) the stepper locates inside a step, so that a step ends just
+    /// after each change (contact onset, separation).
+    fn event_count(&self) -> usize {
+        0
+    }
+    /// Overwrite `out` (length `event_count()`) with the event functions at (q, v, t).
+    fn event_functions(&self, _q: &[f64], _v: &[f64], _t: f64, _out: &mut [f64]) {}
 }

@@ -159,20 +159,87 @@ impl Stepper {
         Stepper { integrator, newton, stats: Statistics::default(), workspace: Workspace::new(sys), buffers: StepBuffers::new(n, m), trial: State::zeros(n, m) }
     }
 
-    /// One attempt at a step of size h; on failure `state` is untouched.
-    fn try_step(&mut self, sys: &dyn Dynamics, state: &mut State, h: f64) -> Result<(), NewtonError> {
+    /// One integrator step of size h from `state` into `self.trial`.
+    fn integrate(&mut self, sys: &dyn Dynamics, state: &State, h: f64) -> Result<(), NewtonError> {
         let (b, ws, nw, st) = (&mut self.buffers, &mut self.workspace, &self.newton, &mut self.stats);
         let out = &mut self.trial;
         match &self.integrator {
-            Integrator::Ttbif(p) => ttbif::step(p, sys, state, h, out, b, ws, nw, st)?,
-            Integrator::Hht(p) => hht::step(p, sys, state, h, out, b, ws, nw, st)?,
-            Integrator::GeneralizedAlpha(p) => generalized_alpha::step(p, sys, state, h, out, b, ws, nw, st)?,
-            Integrator::Bathe(p) => bathe::step(p, sys, state, h, out, b, ws, nw, st)?,
+            Integrator::Ttbif(p) => ttbif::step(p, sys, state, h, out, b, ws, nw, st),
+            Integrator::Hht(p) => hht::step(p, sys, state, h, out, b, ws, nw, st),
+            Integrator::GeneralizedAlpha(p) => generalized_alpha::step(p, sys, state, h, out, b, ws, nw, st),
+            Integrator::Bathe(p) => bathe::step(p, sys, state, h, out, b, ws, nw, st),
         }
-        self.workspace.record_step_start(h, &state.a, &state.lambda);
+    }
+
+    /// One attempt at a step of at most h. If an event function changes sign over the step,
+    /// the step is shortened to end just after the earliest change (located by the Illinois
+    /// variant of regula falsi on the step size, each trial a full step from `state`).
+    /// On failure `state` is untouched.
+    fn try_step(&mut self, sys: &dyn Dynamics, state: &mut State, h: f64) -> Result<(), NewtonError> {
+        self.integrate(sys, state, h)?;
+        let events = sys.event_count();
+        let mut located = false;
+        if events > 0 {
+            let (mut g0, mut g1) = (vec![0.0; events], vec![0.0; events]);
+            sys.event_functions(&state.q, &state.v, state.t, &mut g0);
+            sys.event_functions(&self.trial.q, &self.trial.v, self.trial.t, &mut g1);
+            if crossing(&g0, &g1).is_some() {
+                self.locate_event(sys, state, h, &g0, g1)?;
+                located = true;
+            }
+        }
+        self.workspace.record_step_start(self.trial.t - state.t, &state.a, &state.lambda);
+        if located {
+            // The extrapolating predictor would span steps of very different sizes.
+            self.workspace.invalidate();
+        }
         std::mem::swap(state, &mut self.trial);
-        sys.step_accepted(&state.q, state.t);
+        sys.step_accepted(&state.q, &state.v, state.t);
         self.stats.steps += 1;
+        Ok(())
+    }
+
+    /// Shrink the step [0, h] whose end `g1` differs in sign from `g0` until it ends within
+    /// `EVENT_TOLERANCE * h` after the first sign change; leaves that step in `self.trial`.
+    fn locate_event(&mut self, sys: &dyn Dynamics, state: &State, h: f64, g0: &[f64], mut gb: Vec<f64>) -> Result<(), NewtonError> {
+        let tolerance = EVENT_TOLERANCE * h;
+        let (mut ha, mut hb) = (0.0, h);
+        let mut ga = g0.to_vec();
+        let mut best = self.trial.clone();
+        let mut g = vec![0.0; g0.len()];
+        // Illinois: halve the retained end's value when the same end is kept twice.
+        let mut kept_b = 0u32;
+        let mut kept_a = 0u32;
+        for _ in 0..MAX_EVENT_ITERATIONS {
+            if hb - ha <= tolerance {
+                break;
+            }
+            let Some(i) = crossing(&ga, &gb) else { break };
+            let (mut fa, mut fb) = (ga[i], gb[i]);
+            if kept_b >= 2 {
+                fb *= 0.5f64.powi(kept_b as i32 - 1);
+            }
+            if kept_a >= 2 {
+                fa *= 0.5f64.powi(kept_a as i32 - 1);
+            }
+            let theta = if fb != fa { fa / (fa - fb) } else { 0.5 };
+            let hm = (ha + theta.clamp(0.0, 1.0) * (hb - ha)).clamp(ha + 0.25 * tolerance, hb - 0.25 * tolerance);
+            self.integrate(sys, state, hm)?;
+            sys.event_functions(&self.trial.q, &self.trial.v, self.trial.t, &mut g);
+            if crossing(g0, &g).is_some() {
+                hb = hm;
+                gb.copy_from_slice(&g);
+                best.clone_from(&self.trial);
+                kept_a += 1;
+                kept_b = 0;
+            } else {
+                ha = hm;
+                ga.copy_from_slice(&g);
+                kept_b += 1;
+                kept_a = 0;
+            }
+        }
+        std::mem::swap(&mut self.trial, &mut best);
         Ok(())
     }
 
@@ -188,17 +255,42 @@ impl Stepper {
     }
 
     fn step_halving(&mut self, sys: &dyn Dynamics, state: &mut State, h: f64, depth: u32) -> Result<(), StepFailure> {
-        match self.try_step(sys, state, h) {
-            Ok(()) => Ok(()),
-            Err(cause) => {
-                self.stats.rejected_steps += 1;
-                self.workspace.invalidate();
-                if depth >= MAX_HALVINGS {
-                    return Err(StepFailure { t: state.t, h_min: h, cause });
+        let t_end = state.t + h;
+        // A step may end early at an event; the rest of h follows.
+        while t_end - state.t > EVENT_TOLERANCE * h {
+            let rest = t_end - state.t;
+            match self.try_step(sys, state, rest) {
+                Ok(()) => {}
+                Err(cause) => {
+                    self.stats.rejected_steps += 1;
+                    self.workspace.invalidate();
+                    if depth >= MAX_HALVINGS {
+                        return Err(StepFailure { t: state.t, h_min: rest, cause });
+                    }
+                    self.step_halving(sys, state, 0.5 * rest, depth + 1)?;
+                    self.step_halving(sys, state, t_end - state.t, depth + 1)?;
                 }
-                self.step_halving(sys, state, 0.5 * h, depth + 1)?;
-                self.step_halving(sys, state, 0.5 * h, depth + 1)
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Events are located to this fraction of the step that crosses them.
+pub const EVENT_TOLERANCE: f64 = 1e-7;
+const MAX_EVENT_ITERATIONS: usize = 60;
+
+/// The event whose sign (`>= 0` or `< 0`) differs between `a` and `b` and whose linear
+/// interpolation crosses zero first.
+fn crossing(a: &[f64], b: &[f64]) -> Option<usize> {
+    let mut first: Option<(usize, f64)> = None;
+    for (i, (&x, &y)) in a.iter().zip(b).enumerate() {
+        if (x >= 0.0) != (y >= 0.0) {
+            let theta = if x != y { x / (x - y) } else { 0.0 };
+            if first.is_none_or(|(_, t)| theta < t) {
+                first = Some((i, theta));
             }
         }
     }
+    first.map(|(i, _)| i)
 }

@@ -2,7 +2,7 @@
 //! its outputs. Every user error is reported at the offending place in the model file.
 
 use super::elements::{AncfBeam2d, BeamProperties, CorotationalBeam2d, PointMass, RigidBody2d};
-use super::forces::{FractionalSpringDamper, Load, SpringDamper, TimeFunction};
+use super::forces::{Contact, DampingModel, FractionalSpringDamper, Load, SpringDamper, TimeFunction};
 use super::joints::{ConstraintRow, JointInfo, JointKind, joint_coordinate, joint_rows};
 use super::kinematics::{Anchor, Measure, MeasureKind};
 use super::outputs::{Output, OutputKind};
@@ -468,6 +468,13 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
         }
     }
 
+    // Contacts.
+    for c in &def.contacts {
+        check_name(&c.name, "contact", &mut names)?;
+        sys.contacts.push(contact(c, &b, &q0)?);
+        sys.contact_names.push(c.name.get_ref().clone());
+    }
+
     // Outputs.
     let mut outputs = Vec::new();
     for o in &def.outputs {
@@ -479,6 +486,71 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
     sys.finish();
     let initial = consistent_initial_state(model, &sys, q0, v0, &specified, &joint_spans)?;
     Ok(Assembly { system: sys, initial, outputs, input_names })
+}
+
+/// A `[[contacts]]` entry as a contact force element.
+fn contact(c: &crate::model::schema::ContactDecl, b: &Builder, q0: &[f64]) -> Result<Contact, ModelError> {
+    let model = b.model;
+    let ground = Name::new(0..0, "ground".to_string());
+    let body1 = c.body1.as_ref().unwrap_or(&ground);
+    if body1.get_ref() == c.body2.get_ref() {
+        return Err(model.error(c.body2.span(), "a contact needs two different bodies".into()));
+    }
+    let b1 = b.body(body1)?;
+    if b.body(&c.body2)?.is_none() {
+        return Err(model.error(c.body2.span(), "body2 must not be ground (put ground in body1)".into()));
+    }
+    let radius = |r: &Option<crate::model::schema::Num>, name: &str, wanted: bool| -> Result<f64, ModelError> {
+        match (r, wanted) {
+            (Some(r), true) => b.scope.positive(r, name),
+            (None, true) => Err(model.error(c.kind.span(), format!("a {} contact needs `{name}`", c.kind.get_ref()))),
+            (Some(r), false) => Err(model.error(r.span(), format!("`{name}` does not apply to a {} contact", c.kind.get_ref()))),
+            (None, false) => Ok(0.0),
+        }
+    };
+    let a2 = b.anchor(&c.body2, c.point2.as_ref())?;
+    let (measure, reach) = match c.kind.get_ref().as_str() {
+        kind @ ("point_plane" | "circle_plane") => {
+            let Some(point1) = &c.point1 else {
+                return Err(model.error(c.name.span(), format!("a {kind} contact needs `point1`, a point of the plane")));
+            };
+            let Some(normal) = &c.normal else {
+                return Err(model.error(c.name.span(), format!("a {kind} contact needs `normal = [x, y]`, the plane normal towards the free side")));
+            };
+            if let Some(r) = &c.radius1 {
+                return Err(model.error(r.span(), "`radius1` applies only to circle_circle contacts".into()));
+            }
+            let n = unit(b.scope.vec2(normal)?).ok_or_else(|| model.error(normal.span(), "normal must not be zero".into()))?;
+            let a1 = b.anchor(body1, Some(point1))?;
+            // Into body 1's frame; the normal rotates with it.
+            let u = b1.map_or(n, |e| if e.info.rotates { rot_t(e.angle, n) } else { n });
+            (Measure::new(a1, a2, MeasureKind::Projection { u, rotating: true }), radius(&c.radius2, "radius2", kind == "circle_plane")?)
+        }
+        "circle_circle" => {
+            if let Some(n) = &c.normal {
+                return Err(model.error(n.span(), "`normal` applies only to plane contacts".into()));
+            }
+            let a1 = b.anchor(body1, c.point1.as_ref())?;
+            let m = Measure::new(a1, a2, MeasureKind::Distance);
+            if m.value(q0) <= 0.0 {
+                return Err(model.error(c.name.span(), "the circle centres coincide initially; the contact normal is undefined".into()));
+            }
+            (m, radius(&c.radius1, "radius1", true)? + radius(&c.radius2, "radius2", true)?)
+        }
+        other => return Err(model.error(c.kind.span(), format!("unknown contact type '{other}', expected point_plane, circle_plane or circle_circle"))),
+    };
+    let stiffness = b.scope.positive(&c.stiffness, "stiffness")?;
+    let e = b.scope.number(&c.restitution)?;
+    if !(e > 0.0 && e <= 1.0) {
+        return Err(model.error(c.restitution.span(), format!("restitution must be in (0, 1], got {e}")));
+    }
+    let damping = match c.damping_model.as_ref().map(|d| (d.get_ref().as_str(), d.span())) {
+        None | Some(("exact", _)) => DampingModel::Exact,
+        Some(("lankarani_nikravesh", _)) => DampingModel::LankaraniNikravesh,
+        Some((other, span)) => return Err(model.error(span, format!("unknown damping_model '{other}', expected exact or lankarani_nikravesh"))),
+    };
+    let min_speed = c.min_impact_speed.as_ref().map(|v| b.scope.positive(v, "min_impact_speed")).transpose()?.unwrap_or(1e-3);
+    Ok(Contact::new(measure, reach, stiffness, e, damping, min_speed))
 }
 
 impl OutputKind {
@@ -493,6 +565,12 @@ impl OutputKind {
         let need_joint = || -> Result<usize, ModelError> {
             let name = o.joint.as_ref().ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `joint`")))?;
             sys.joints.iter().position(|j| j.name == *name.get_ref()).ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))
+        };
+        let need_contact = || -> Result<usize, ModelError> {
+            let name = o.contact.as_ref().ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `contact`")))?;
+            sys.contact_names.iter().position(|c| c == name.get_ref()).ok_or_else(|| {
+                model.error(name.span(), format!("unknown contact '{}' (known: {})", name.get_ref(), sys.contact_names.join(", ")))
+            })
         };
         let need_rotation = |e: &BodyEntry| -> Result<usize, ModelError> {
             if e.info.rotates {
@@ -529,6 +607,11 @@ impl OutputKind {
                 OutputKind::Reaction { joint: j, component: ["reaction_x", "reaction_y", "reaction_torque"].iter().position(|s| *s == q).unwrap_or(0) }
             }
             "joint_position" | "joint_velocity" => OutputKind::JointCoordinate { joint: need_joint()?, order: usize::from(q == "joint_velocity") },
+            "contact_force" | "penetration" | "contact_state" => {
+                let contact = need_contact()?;
+                let quantity = ["contact_force", "penetration", "contact_state"].iter().position(|s| *s == q).unwrap_or(0);
+                OutputKind::Contact { contact, quantity }
+            }
             "energy_total" => OutputKind::EnergyTotal,
             "energy_kinetic" => OutputKind::EnergyKinetic,
             "energy_potential" => OutputKind::EnergyPotential,
@@ -538,7 +621,7 @@ impl OutputKind {
                     o.quantity.span(),
                     format!(
                         "unknown output quantity '{other}', expected one of: x, y, vx, vy, ax, ay, angle, angular_velocity, angular_acceleration, \
-                         reaction_x, reaction_y, reaction_torque, joint_position, joint_velocity, energy_total, energy_kinetic, energy_potential, energy_dissipated"
+                         reaction_x, reaction_y, reaction_torque, joint_position, joint_velocity, contact_force, penetration, contact_state, energy_total, energy_kinetic, energy_potential, energy_dissipated"
                     ),
                 ));
             }

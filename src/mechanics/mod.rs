@@ -8,7 +8,7 @@ pub mod kinematics;
 pub mod outputs;
 
 use elements::{AncfBeam2d, CorotationalBeam2d, Element, Energy, Kin, PointMass, RigidBody2d};
-use forces::{FractionalSpringDamper, Load, SpringDamper};
+use forces::{Contact, ContactMemory, FractionalSpringDamper, Load, SpringDamper};
 use joints::ConstraintRow;
 
 use crate::integrators::{Dynamics, TangentCoefficients};
@@ -72,6 +72,13 @@ impl<E: Element> ElementSet<E> {
     }
 }
 
+/// A checkpoint of the element histories (see `System::memory_mark`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemoryMark {
+    fractional: Vec<usize>,
+    contacts: Vec<ContactMemory>,
+}
+
 /// Where a named body's coordinates are.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BodyInfo {
@@ -94,6 +101,9 @@ pub struct System {
     pub springs: ElementSet<SpringDamper>,
     pub fractional: ElementSet<FractionalSpringDamper>,
     pub loads: ElementSet<Load>,
+    pub contacts: ElementSet<Contact>,
+    /// Contact names, in the order of `contacts`.
+    pub contact_names: Vec<String>,
     pub constraints: Vec<ConstraintRow>,
     pub bodies: Vec<BodyInfo>,
     pub joints: Vec<joints::JointInfo>,
@@ -116,6 +126,8 @@ impl System {
             springs: Default::default(),
             fractional: Default::default(),
             loads: Default::default(),
+            contacts: Default::default(),
+            contact_names: Vec::new(),
             constraints: Vec::new(),
             bodies: Vec::new(),
             joints: Vec::new(),
@@ -136,6 +148,7 @@ impl System {
         self.springs.add_pattern(&mut b);
         self.fractional.add_pattern(&mut b);
         self.loads.add_pattern(&mut b);
+        self.contacts.add_pattern(&mut b);
         for (r, c) in self.constraints.iter().enumerate() {
             let d = c.measure.dofs();
             b.block(&[n + r], d);
@@ -151,6 +164,7 @@ impl System {
         self.springs.compute_slots(p);
         self.fractional.compute_slots(p);
         self.loads.compute_slots(p);
+        self.contacts.compute_slots(p);
         self.constraint_slots = self
             .constraints
             .iter()
@@ -175,13 +189,18 @@ impl System {
         e += self.ancf_beams.energy(&x);
         e += self.springs.energy(&x);
         e += self.fractional.energy(&x);
+        e += self.contacts.energy(&x);
         e
     }
 
-    /// Record the current coordinates in the history of elements with memory.
-    pub fn record_history(&self, q: &[f64], t: f64) {
+    /// Record an accepted state in the history of elements with memory (fractional
+    /// dampers sample q; contacts track approach rates and impact speeds).
+    pub fn record_history(&self, q: &[f64], v: &[f64], t: f64) {
         for f in &self.fractional.elements {
             f.record(q, t);
+        }
+        for c in &self.contacts.elements {
+            c.record(q, v);
         }
     }
 
@@ -191,6 +210,10 @@ impl System {
         for f in &self.fractional.elements {
             f.save(&mut out);
         }
+        for c in &self.contacts.elements {
+            let m = c.memory();
+            out.extend([m.approach, m.impact]);
+        }
         out
     }
 
@@ -199,17 +222,30 @@ impl System {
         for f in &self.fractional.elements {
             at += f.load(&data[at..])?;
         }
-        if at != data.len() { Err("element history has the wrong size".into()) } else { Ok(()) }
+        let contacts = &self.contacts.elements;
+        if data.len() != at + 2 * contacts.len() {
+            return Err("element history has the wrong size".into());
+        }
+        for (c, m) in contacts.iter().zip(data[at..].chunks_exact(2)) {
+            c.set_memory(ContactMemory { approach: m[0], impact: m[1] });
+        }
+        Ok(())
     }
 
-    /// A cheap checkpoint of the histories (their lengths) to roll back a failed step.
-    pub fn memory_mark(&self) -> Vec<usize> {
-        self.fractional.elements.iter().map(|f| f.samples()).collect()
+    /// A cheap checkpoint of the histories to roll back a failed step.
+    pub fn memory_mark(&self) -> MemoryMark {
+        MemoryMark {
+            fractional: self.fractional.elements.iter().map(|f| f.samples()).collect(),
+            contacts: self.contacts.elements.iter().map(|c| c.memory()).collect(),
+        }
     }
 
-    pub fn rollback_memory(&self, mark: &[usize]) {
-        for (f, &n) in self.fractional.elements.iter().zip(mark) {
+    pub fn rollback_memory(&self, mark: &MemoryMark) {
+        for (f, &n) in self.fractional.elements.iter().zip(&mark.fractional) {
             f.truncate(n);
+        }
+        for (c, &m) in self.contacts.elements.iter().zip(&mark.contacts) {
+            c.set_memory(m);
         }
     }
 
@@ -238,6 +274,7 @@ impl Dynamics for System {
         self.springs.add_forces(&x, inertial, forces);
         self.fractional.add_forces(&x, inertial, forces);
         self.loads.add_forces(&x, inertial, forces);
+        self.contacts.add_forces(&x, inertial, forces);
     }
 
     fn constraint_residual(&self, q: &[f64], _t: f64, phi: &mut [f64]) {
@@ -284,6 +321,7 @@ impl Dynamics for System {
         self.springs.assemble_tangent(&x, &c, &mut block, m);
         self.fractional.assemble_tangent(&x, &c, &mut block, m);
         self.loads.assemble_tangent(&x, &c, &mut block, m);
+        self.contacts.assemble_tangent(&x, &c, &mut block, m);
         for ((con, (row, col, hess)), &l) in self.constraints.iter().zip(&self.constraint_slots).zip(lambda) {
             let d = con.measure.derivatives(q);
             let nd = con.measure.dofs().len();
@@ -299,10 +337,21 @@ impl Dynamics for System {
 
     fn dissipation_power(&self, q: &[f64], v: &[f64], t: f64) -> f64 {
         let x = self.kin(q, v, v, t);
-        self.springs.dissipation_power(&x) + self.fractional.dissipation_power(&x)
+        self.springs.dissipation_power(&x) + self.fractional.dissipation_power(&x) + self.contacts.dissipation_power(&x)
     }
 
-    fn step_accepted(&self, q: &[f64], t: f64) {
-        self.record_history(q, t);
+    fn step_accepted(&self, q: &[f64], v: &[f64], t: f64) {
+        self.record_history(q, v, t);
+    }
+
+    /// One event per contact: its penetration (contact onset and separation are its zeros).
+    fn event_count(&self) -> usize {
+        self.contacts.elements.len()
+    }
+
+    fn event_functions(&self, q: &[f64], _v: &[f64], _t: f64, out: &mut [f64]) {
+        for (o, c) in out.iter_mut().zip(&self.contacts.elements) {
+            *o = c.penetration(q);
+        }
     }
 }

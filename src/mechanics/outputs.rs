@@ -16,6 +16,9 @@ pub enum OutputKind {
     Reaction { joint: usize, component: usize },
     /// Slider displacement / relative angle of a joint (order 0) or its rate (1).
     JointCoordinate { joint: usize, order: usize },
+    /// Normal force (0), penetration (1, negative: the gap) or state (2: 1 in contact, else 0)
+    /// of a contact.
+    Contact { contact: usize, quantity: usize },
     EnergyTotal,
     EnergyKinetic,
     EnergyPotential,
@@ -29,6 +32,7 @@ impl OutputKind {
             OutputKind::Rotation { order, .. } | OutputKind::SectionAngle { order, .. } => ["rad", "rad/s", "rad/s2"][*order],
             OutputKind::Reaction { component, .. } => ["N", "N", "N.m"][*component],
             OutputKind::JointCoordinate { .. } => "",
+            OutputKind::Contact { quantity, .. } => ["N", "m", ""][*quantity],
             _ => "J",
         }
     }
@@ -117,6 +121,14 @@ impl Output {
             OutputKind::JointCoordinate { joint, order } => {
                 let m = &sys.joints[*joint].coordinate;
                 if *order == 0 { m.value(s.q) } else { m.rate(s.q, s.v) }
+            }
+            OutputKind::Contact { contact, quantity } => {
+                let f = sys.contacts.elements[*contact].evaluate(s.q, s.v);
+                match quantity {
+                    0 => f.force,
+                    1 => f.penetration,
+                    _ => f64::from(u8::from(f.penetration > 0.0)),
+                }
             }
             OutputKind::EnergyTotal => {
                 let e = sys.energy(s.q, s.v, s.t);

@@ -39,6 +39,8 @@ pub struct Definition {
     #[serde(default)]
     pub loads: Vec<LoadDecl>,
     #[serde(default)]
+    pub contacts: Vec<ContactDecl>,
+    #[serde(default)]
     pub outputs: Vec<OutputDecl>,
 }
 
@@ -214,6 +216,36 @@ pub struct LoadDecl {
     pub table: Option<Spanned<Vec<[f64; 2]>>>,
 }
 
+/// A continuous contact force (paper 004 eqs. 6-10) between a plane or circle on body1 and
+/// a point or circle on body2.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContactDecl {
+    pub name: Name,
+    /// "point_plane", "circle_plane" or "circle_circle".
+    #[serde(rename = "type")]
+    pub kind: Name,
+    /// The plane's body (or circle 1's); default ground.
+    pub body1: Option<Name>,
+    /// A point of the plane / circle 1's centre (global, initial configuration).
+    pub point1: Option<Vec2>,
+    /// Plane normal pointing to the free side (global, initial configuration).
+    pub normal: Option<Vec2>,
+    pub radius1: Option<Num>,
+    pub body2: Name,
+    /// The contact point / circle 2's centre; default body2's reference point.
+    pub point2: Option<Vec2>,
+    pub radius2: Option<Num>,
+    /// Hertz stiffness K (N/m^1.5).
+    pub stiffness: Num,
+    /// Restitution coefficient e in (0, 1].
+    pub restitution: Num,
+    /// "exact" (default) or "lankarani_nikravesh" (paper 004 eq. 10).
+    pub damping_model: Option<Name>,
+    /// Lower bound of the impact speed in the damping factor (m/s); default 1e-3.
+    pub min_impact_speed: Option<Num>,
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OutputDecl {
@@ -223,6 +255,7 @@ pub struct OutputDecl {
     /// Point on the body, global in the initial configuration; default the reference point.
     pub point: Option<Vec2>,
     pub joint: Option<Name>,
+    pub contact: Option<Name>,
     #[serde(default)]
     pub description: String,
 }

@@ -1,0 +1,330 @@
+//! Continuous contact force with Hertz stiffness and nonlinear hysteresis damping
+//! (paper 004 section 2.3.2, eqs. 6-10):
+//!   F = (F_k + F_d) L(eta),   L = 1 in contact (eq. 7),
+//!   F_k = K delta^(3/2)                        (eq. 8),
+//!   F_d = C K delta^(3/2) delta'               (eq. 9),
+//! where delta = -eta >= 0 is the penetration and delta' its rate (positive while the bodies
+//! approach). The OCR of eq. 9 reads F_d = -C K |eta|^(3/2) eta'; with eta = -delta that is
+//! the form above: the damping force pushes the bodies apart while they approach and pulls
+//! on them while they separate, i.e. it always opposes delta', and its power
+//! C K delta^(3/2) delta'^2 is never negative. The total force is clamped at zero (no
+//! tension), which can only remove energy further (see `dissipation_power`).
+//!
+//! Damping factor C = c / v0 with v0 the approach speed recorded at contact onset (history):
+//! - `LankaraniNikravesh`: c = 3 (1 - e^2) / 4, paper 004 eq. 10 as printed. Its derivation
+//!   assumes e close to 1; the rebound ratio it really produces is e' from the relation below
+//!   (e = 0.9 -> 0.91, e = 0.3 -> much higher), so it is only approximate.
+//! - `Exact`: c solves the exact restitution relation of this force law. For a single
+//!   relative coordinate m delta'' = -K delta^n (1 + C delta') (no other forces during the
+//!   impact), m v dv / (1 + C v) = -K delta^n d delta integrates over the whole impact
+//!   (delta from 0 back to 0) to G(v_out) = G(v0) with G(v) = v/C - ln(1 + C v)/C^2;
+//!   with v_out = -e v0 and c = C v0 this is `(1 + e) c = ln((1 + c) / (1 - e c))`,
+//!   0 < c < 1/e, independent of K, n and the mass. Its root gives a rebound ratio of exactly e (up to the
+//!   impulse of other forces during the short impact) and 1 + C delta' >= 1 - e c > 0, so the
+//!   force never turns tensile in a free impact.
+//!
+//! Geometry: delta = reach - s(q) with s a kinematic measure: the normal projection of the
+//! point (or circle centre) from the plane (point/circle against plane; the normal rotates
+//! with the plane's body), or the distance between two circle centres; reach = sum of radii.
+//! The generalized force is G_delta^T F; tangents as for the spring-damper:
+//!   K = G (F_delta G + F_rate (H_delta v))^T + F H_delta,   C = F_rate G G^T.
+
+use std::cell::Cell;
+
+use crate::integrators::TangentCoefficients;
+use crate::mechanics::elements::{Element, Energy, Kin};
+use crate::mechanics::kinematics::{Derivatives, MAX_DOFS, Measure};
+
+/// How the damping factor follows from the restitution coefficient.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DampingModel {
+    /// c from (1 + e) c = ln((1 + c)/(1 - e c)): rebound ratio exactly e.
+    Exact,
+    /// c = 3 (1 - e^2)/4 (paper 004 eq. 10; approximate for e < 1).
+    LankaraniNikravesh,
+}
+
+impl DampingModel {
+    /// The dimensionless damping c = C v0 for restitution e in (0, 1].
+    pub fn factor(self, e: f64) -> f64 {
+        match self {
+            DampingModel::LankaraniNikravesh => 0.75 * (1.0 - e * e),
+            DampingModel::Exact => exact_damping_factor(e),
+        }
+    }
+}
+
+/// Root c in (0, 1/e) of f(c) = (1 + e) c - ln((1 + c)/(1 - e c)) (bisection; f > 0 near 0+,
+/// f -> -inf at 1/e). e = 1 gives 0.
+pub fn exact_damping_factor(e: f64) -> f64 {
+    if e >= 1.0 {
+        return 0.0;
+    }
+    let f = |c: f64| (1.0 + e) * c - ((1.0 + c) / (1.0 - e * c)).ln();
+    // f(c) = (1-e^2) c^2/2 - (1+e^3) c^3/3 + O(c^4): start the bracket where f is clearly positive.
+    let (mut lo, mut hi) = (1e-3 * (1.0 - e), if e > 0.0 { 1.0 / e } else { 1e6 });
+    while f(lo) <= 0.0 && lo > 1e-300 {
+        lo *= 0.5;
+    }
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if f(mid) > 0.0 { lo = mid } else { hi = mid }
+        if hi - lo <= 1e-15 * hi {
+            break;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+/// The rebound ratio e' that damping factor c = C v0 produces (inverse of the exact
+/// relation: root of -e' c - ln(1 - e' c) = c - ln(1 + c) in (0, 1/c)).
+pub fn restitution_of_damping_factor(c: f64) -> f64 {
+    if c <= 0.0 {
+        return 1.0;
+    }
+    let rhs = c - (1.0 + c).ln();
+    let g = |e: f64| -e * c - (1.0 - e * c).ln() - rhs; // increasing in e
+    let (mut lo, mut hi) = (0.0, (1.0 / c).min(1.0));
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if g(mid) < 0.0 { lo = mid } else { hi = mid }
+    }
+    0.5 * (lo + hi)
+}
+
+/// The history of one contact: the approach rate at the last accepted separated state and
+/// the impact speed v0 recorded at onset (NaN while separated).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ContactMemory {
+    pub approach: f64,
+    pub impact: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Contact {
+    /// s: plane-normal projection or centre distance.
+    pub measure: Measure,
+    /// delta = reach - s (sum of the radii; 0 for a point).
+    pub reach: f64,
+    /// K (N/m^1.5).
+    pub stiffness: f64,
+    /// Hertz exponent n (1.5, eq. 8).
+    pub exponent: f64,
+    pub restitution: f64,
+    pub model: DampingModel,
+    /// c = C v0 from the restitution coefficient.
+    pub damping_factor: f64,
+    /// v0 is never taken below this (m/s): resting contact stays finite.
+    pub min_impact_speed: f64,
+    memory: Cell<ContactMemory>,
+}
+
+/// Force state at one evaluation: penetration, rate, force, dF/d delta, dF/d delta'.
+#[derive(Debug, Clone, Copy)]
+pub struct ContactForce {
+    pub penetration: f64,
+    pub rate: f64,
+    pub force: f64,
+    pub elastic: f64,
+    d_penetration: f64,
+    d_rate: f64,
+}
+
+impl Contact {
+    pub fn new(measure: Measure, reach: f64, stiffness: f64, restitution: f64, model: DampingModel, min_impact_speed: f64) -> Self {
+        Contact {
+            measure,
+            reach,
+            stiffness,
+            exponent: 1.5,
+            restitution,
+            model,
+            damping_factor: model.factor(restitution),
+            min_impact_speed,
+            memory: Cell::new(ContactMemory { approach: 0.0, impact: f64::NAN }),
+        }
+    }
+
+    /// Penetration delta (negative: the gap).
+    pub fn penetration(&self, q: &[f64]) -> f64 {
+        self.reach - self.measure.value(q)
+    }
+
+    /// The damping factor C (s/m) of the current impact.
+    fn damping(&self) -> f64 {
+        let m = self.memory.get();
+        let v0 = if m.impact.is_nan() { m.approach } else { m.impact };
+        self.damping_factor / v0.max(self.min_impact_speed)
+    }
+
+    /// delta, delta' and the (G, H) of delta.
+    fn geometry(&self, q: &[f64], v: &[f64]) -> (f64, f64, Derivatives) {
+        let mut d = self.measure.derivatives(q);
+        let n = self.measure.dofs().len();
+        d.value = self.reach - d.value;
+        for g in d.gradient[..n].iter_mut() {
+            *g = -*g;
+        }
+        for h in d.hessian[..n * n].iter_mut() {
+            *h = -*h;
+        }
+        let rate = self.measure.dofs().iter().enumerate().map(|(k, &i)| d.gradient[k] * v[i]).sum();
+        (d.value, rate, d)
+    }
+
+    fn law(&self, delta: f64, rate: f64) -> ContactForce {
+        let zero = ContactForce { penetration: delta, rate, force: 0.0, elastic: 0.0, d_penetration: 0.0, d_rate: 0.0 };
+        if delta <= 0.0 {
+            return zero; // eq. 7
+        }
+        let k = self.stiffness;
+        let n = self.exponent;
+        let c = self.damping();
+        let elastic = k * delta.powf(n); // eq. 8
+        let factor = 1.0 + c * rate; // F = F_k (1 + C delta'), eqs. 6 and 9
+        if factor <= 0.0 {
+            return ContactForce { elastic, ..zero }; // no tension
+        }
+        ContactForce { penetration: delta, rate, force: elastic * factor, elastic, d_penetration: n * k * delta.powf(n - 1.0) * factor, d_rate: c * elastic }
+    }
+
+    /// The contact force at (q, v).
+    pub fn evaluate(&self, q: &[f64], v: &[f64]) -> ContactForce {
+        let (delta, rate, _) = self.geometry(q, v);
+        self.law(delta, rate)
+    }
+
+    pub fn memory(&self) -> ContactMemory {
+        self.memory.get()
+    }
+
+    pub fn set_memory(&self, m: ContactMemory) {
+        self.memory.set(m);
+    }
+
+    /// An accepted state: while separated track the approach rate; at the first accepted
+    /// state in contact record the impact speed v0 (eq. 10); after separation forget it.
+    pub fn record(&self, q: &[f64], v: &[f64]) {
+        let (delta, rate, _) = self.geometry(q, v);
+        let mut m = self.memory.get();
+        if delta < 0.0 {
+            m.impact = f64::NAN;
+            m.approach = rate;
+        } else if m.impact.is_nan() {
+            m.impact = rate;
+        }
+        self.memory.set(m);
+    }
+}
+
+impl Element for Contact {
+    fn dofs(&self) -> &[usize] {
+        self.measure.dofs()
+    }
+
+    fn add_forces(&self, x: &Kin, _inertial: &mut [f64], forces: &mut [f64]) {
+        let (delta, rate, d) = self.geometry(x.q, x.v);
+        let f = self.law(delta, rate).force;
+        if f != 0.0 {
+            // g = dV/dq: the force pushes along -G_delta (reducing the penetration).
+            for (k, &i) in self.measure.dofs().iter().enumerate() {
+                forces[i] += f * d.gradient[k];
+            }
+        }
+    }
+
+    fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
+        let (delta, rate, d) = self.geometry(x.q, x.v);
+        let law = self.law(delta, rate);
+        if law.force == 0.0 {
+            return;
+        }
+        let dofs = self.measure.dofs();
+        let n = dofs.len();
+        let mut hv = [0.0; MAX_DOFS];
+        for (a, h) in hv.iter_mut().enumerate().take(n) {
+            *h = (0..n).map(|b| d.hessian[a * n + b] * x.v[dofs[b]]).sum();
+        }
+        for a in 0..n {
+            for b in 0..n {
+                let k = d.gradient[a] * (law.d_penetration * d.gradient[b] + law.d_rate * hv[b]) + law.force * d.hessian[a * n + b];
+                let cc = law.d_rate * d.gradient[a] * d.gradient[b];
+                block[a * n + b] += c.stiffness * k + c.damping * cc;
+            }
+        }
+    }
+
+    /// Elastic energy K delta^(n+1)/(n+1) of eq. 8.
+    fn energy(&self, x: &Kin) -> Energy {
+        let delta = self.penetration(x.q);
+        let potential = if delta > 0.0 { self.stiffness * delta.powf(self.exponent + 1.0) / (self.exponent + 1.0) } else { 0.0 };
+        Energy { kinetic: 0.0, potential }
+    }
+
+    /// (F - F_k) delta' >= 0: the hysteresis damping of eq. 9, and the elastic force lost to
+    /// the no-tension clamp while separating.
+    fn dissipation_power(&self, x: &Kin) -> f64 {
+        let law = self.evaluate(x.q, x.v);
+        (law.force - law.elastic) * law.rate
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mechanics::kinematics::{Anchor, MeasureKind};
+
+    #[test]
+    fn exact_factor_satisfies_its_relation_and_inverts() {
+        for e in [0.05, 0.3, 0.6, 0.9, 0.99] {
+            let c = exact_damping_factor(e);
+            let residual = (1.0 + e) * c - ((1.0 + c) / (1.0 - e * c)).ln();
+            let back = restitution_of_damping_factor(c);
+            let ln = restitution_of_damping_factor(DampingModel::LankaraniNikravesh.factor(e));
+            println!("e = {e}: exact c = {c:.6}, residual {residual:.1e}, back {back:.12}; eq. 10 c = {:.6} gives e' = {ln:.4}", 0.75 * (1.0 - e * e));
+            assert!(residual.abs() < 1e-6 && e * c < 1.0);
+            assert!((back - e).abs() < 1e-9);
+            assert!(ln > e);
+        }
+        assert_eq!(exact_damping_factor(1.0), 0.0);
+    }
+
+    #[test]
+    fn tangent_matches_finite_differences() {
+        // A circle on a rigid body against a tilted ground plane.
+        let m = Measure::new(Anchor::Ground { p: [0.0, 0.0] }, Anchor::Rigid { x: 0, s: [0.1, 0.05] }, MeasureKind::Projection { u: [0.6, 0.8], rotating: false });
+        let c = Contact::new(m, 0.25, 1e6, 0.5, DampingModel::Exact, 1e-3);
+        c.set_memory(ContactMemory { approach: 2.0, impact: 2.0 });
+        let q = [0.05, 0.08, 0.3];
+        let v = [0.4, -1.2, 2.0];
+        let force = |q: &[f64], v: &[f64]| {
+            let mut f = vec![0.0; 3];
+            let x = Kin { q, v, a: v, t: 0.0, inputs: &[] };
+            c.add_forces(&x, &mut [0.0; 3], &mut f);
+            f
+        };
+        assert!(c.penetration(&q) > 0.0 && c.evaluate(&q, &v).force > 0.0 && c.evaluate(&q, &v).rate != 0.0);
+        let x = Kin { q: &q, v: &v, a: &v, t: 0.0, inputs: &[] };
+        let mut kb = vec![0.0; 9];
+        c.add_tangent(&x, &TangentCoefficients { mass: 0.0, damping: 0.0, stiffness: 1.0, lambda: 0.0 }, &mut kb);
+        let mut cb = vec![0.0; 9];
+        c.add_tangent(&x, &TangentCoefficients { mass: 0.0, damping: 1.0, stiffness: 0.0, lambda: 0.0 }, &mut cb);
+        let h = 1e-7;
+        let mut worst: f64 = 0.0;
+        for j in 0..3 {
+            let (mut qp, mut qm, mut vp, mut vm) = (q, q, v, v);
+            qp[j] += h;
+            qm[j] -= h;
+            vp[j] += h;
+            vm[j] -= h;
+            let (fqp, fqm, fvp, fvm) = (force(&qp, &v), force(&qm, &v), force(&q, &vp), force(&q, &vm));
+            for i in 0..3 {
+                let dk = (fqp[i] - fqm[i]) / (2.0 * h);
+                let dc = (fvp[i] - fvm[i]) / (2.0 * h);
+                worst = worst.max((dk - kb[i * 3 + j]).abs() / (1.0 + dk.abs())).max((dc - cb[i * 3 + j]).abs() / (1.0 + dc.abs()));
+            }
+        }
+        println!("contact tangent vs central differences: worst relative error {worst:.2e}");
+        assert!(worst < 1e-6);
+    }
+}
