@@ -4,79 +4,16 @@
 //! cantilever (paper 000, section 3.2) under step and element refinement, and paper 000's
 //! accuracy claim Co-TTBIF (dt 3e-4) vs Co-generalized-alpha (dt 1e-4).
 
-use flexfmu::integrators::{Dynamics, Method, TangentCoefficients};
-use flexfmu::mechanics::System;
+mod common;
+use common::cantilever;
+use flexfmu::analysis::statics::static_equilibrium;
+use flexfmu::integrators::{Dynamics, Method};
 use flexfmu::mechanics::assemble::assemble;
 use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
-use nalgebra::{DMatrix, DVector};
 use std::f64::consts::PI;
 use std::path::Path;
 use std::sync::OnceLock;
-
-/// A clamped beam along x with a constant tip force P along global +y.
-fn cantilever(elements: usize, formulation: &str, (l, b, h, e, nu, rho): (f64, f64, f64, f64, f64, f64), p: f64) -> String {
-    format!(
-        r#"[model]
-name = "cantilever"
-
-[parameters]
-P = {p:e}
-elements = {{ value = {elements}, type = "integer" }}
-
-[[beams]]
-name = "beam"
-start = [0.0, 0.0]
-end = [{l:e}, 0.0]
-elements = "elements"
-section = {{ width = {b:e}, height = {h:e} }}
-material = {{ E = {e:e}, nu = {nu}, rho = {rho:e} }}
-formulation = "{formulation}"
-
-[[joints]]
-name = "clamp"
-type = "fixed"
-body2 = "beam.start"
-
-[[loads]]
-type = "force"
-body = "beam.end"
-direction = [0.0, 1.0]
-value = "P"
-"#
-    )
-}
-
-/// One Newton solve of the static equilibrium g(q) + Phi_q^T lambda = 0, Phi = 0 from `q`;
-/// Err if it does not converge in 30 iterations.
-fn static_solve(sys: &System, q: &mut [f64], lambda: &mut [f64]) -> Result<usize, String> {
-    let (n, m) = (sys.coordinates(), sys.constraints());
-    let zeros = vec![0.0; n];
-    let c = TangentCoefficients { mass: 0.0, damping: 0.0, stiffness: 1.0, lambda: 1.0 };
-    let mut mat = sys.newton_pattern();
-    for it in 0..30 {
-        let (mut inertial, mut g) = (vec![0.0; n], vec![0.0; n]);
-        sys.forces(q, &zeros, &zeros, 0.0, &mut inertial, &mut g);
-        sys.add_constraint_forces(q, lambda, &mut g);
-        let mut phi = vec![0.0; m];
-        sys.constraint_residual(q, 0.0, &mut phi);
-        sys.newton_matrix(q, &zeros, &zeros, lambda, 0.0, c, &mut mat);
-        let jm = DMatrix::from_row_slice(n + m, n + m, &mat.to_dense());
-        let rhs = DVector::from_iterator(n + m, g.iter().chain(&phi).map(|x| -x));
-        let dx = jm.lu().solve(&rhs).ok_or("singular static tangent")?;
-        for i in 0..n {
-            q[i] += dx[i];
-        }
-        for r in 0..m {
-            lambda[r] += dx[n + r];
-        }
-        let scale = 1.0 + q.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-        if dx.rows(0, n).amax() < 1e-13 * scale {
-            return Ok(it + 1);
-        }
-    }
-    Err("static Newton did not converge".into())
-}
 
 /// Inextensible, shear-rigid elastica of a cantilever with a tip force of fixed direction +y:
 /// EI theta'' = -P cos(theta), theta(0) = 0, theta'(L) = 0 (free end, no moment), with theta
@@ -140,7 +77,7 @@ fn large_deflection_cantilever_converges_to_the_elastica() {
         for k in 1..=increments {
             params[ip] = p * k as f64 / increments as f64;
             let sys = assemble(&model, &params).unwrap().system;
-            static_solve(&sys, &mut q, &mut lambda).unwrap_or_else(|e| panic!("{elements} elements, increment {k}: {e}"));
+            static_equilibrium(&sys, &mut q, &mut lambda, 0.0, 1e-13).unwrap_or_else(|e| panic!("{elements} elements, increment {k}: {e}"));
         }
         let n = q.len();
         let (x, y) = (q[n - 3] / l, q[n - 2] / l);

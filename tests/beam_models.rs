@@ -1,52 +1,17 @@
 //! Beam models: static cantilever deflection, first bending frequency, the flexible pendulum
 //! benchmark (energy, step convergence), and located errors in `[[beams]]`.
 
+mod common;
+use common::cantilever;
+use flexfmu::analysis::statics::static_equilibrium;
 use flexfmu::integrators::{Dynamics, Method, TangentCoefficients};
 use flexfmu::mechanics::System;
 use flexfmu::mechanics::assemble::assemble;
 use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
-use nalgebra::{DMatrix, DVector};
+use nalgebra::DMatrix;
 use std::path::Path;
 use std::time::Instant;
-
-/// A clamped beam along x with a constant tip force P along +y.
-fn cantilever(elements: usize, formulation: &str, (l, b, h, e, nu, rho): (f64, f64, f64, f64, f64, f64), p: f64) -> String {
-    format!(
-        r#"[model]
-name = "cantilever"
-
-[parameters]
-P = {p:e}
-elements = {{ value = {elements}, type = "integer" }}
-
-[[beams]]
-name = "beam"
-start = [0.0, 0.0]
-end = [{l:e}, 0.0]
-elements = "elements"
-section = {{ width = {b:e}, height = {h:e} }}
-material = {{ E = {e:e}, nu = {nu}, rho = {rho:e} }}
-formulation = "{formulation}"
-
-[[joints]]
-name = "clamp"
-type = "fixed"
-body2 = "beam.start"
-
-[[loads]]
-type = "force"
-body = "beam.end"
-direction = [0.0, 1.0]
-value = "P"
-
-[[outputs]]
-name = "tip_y"
-quantity = "y"
-body = "beam.end"
-"#
-    )
-}
 
 /// Dense Newton matrix c.mass*M + c.damping*C + c.stiffness*K (+ constraint rows/columns).
 fn dense(sys: &System, q: &[f64], c: TangentCoefficients) -> DMatrix<f64> {
@@ -57,36 +22,6 @@ fn dense(sys: &System, q: &[f64], c: TangentCoefficients) -> DMatrix<f64> {
     sys.newton_matrix(q, &zeros, &zeros, &lambda, 0.0, c, &mut m);
     let d = m.dim();
     DMatrix::from_row_slice(d, d, &m.to_dense())
-}
-
-/// Static equilibrium g(q) + Phi_q^T lambda = 0, Phi = 0 by Newton's method.
-fn static_solve(sys: &System, mut q: Vec<f64>) -> Vec<f64> {
-    let (n, m) = (sys.coordinates(), sys.constraints());
-    let zeros = vec![0.0; n];
-    let mut lambda = vec![0.0; m];
-    let c = TangentCoefficients { mass: 0.0, damping: 0.0, stiffness: 1.0, lambda: 1.0 };
-    for _ in 0..20 {
-        let (mut inertial, mut g) = (vec![0.0; n], vec![0.0; n]);
-        sys.forces(&q, &zeros, &zeros, 0.0, &mut inertial, &mut g);
-        sys.add_constraint_forces(&q, &lambda, &mut g);
-        let mut phi = vec![0.0; m];
-        sys.constraint_residual(&q, 0.0, &mut phi);
-        let mut mat = sys.newton_pattern();
-        sys.newton_matrix(&q, &zeros, &zeros, &lambda, 0.0, c, &mut mat);
-        let jm = DMatrix::from_row_slice(n + m, n + m, &mat.to_dense());
-        let rhs = DVector::from_iterator(n + m, g.iter().chain(&phi).map(|x| -x));
-        let dx = jm.lu().solve(&rhs).expect("static tangent is regular");
-        for i in 0..n {
-            q[i] += dx[i];
-        }
-        for r in 0..m {
-            lambda[r] += dx[n + r];
-        }
-        if dx.amax() < 1e-14 * (1.0 + q.iter().fold(0.0f64, |a, x| a.max(x.abs()))) {
-            break;
-        }
-    }
-    q
 }
 
 #[test]
@@ -103,7 +38,8 @@ fn static_tip_deflection_matches_timoshenko_theory() {
     ] {
         let model = Model::parse(&cantilever(8, formulation, (l, b, h, e, nu, rho), p), "cantilever.toml").unwrap();
         let asm = assemble(&model, &model.default_parameters()).unwrap();
-        let q = static_solve(&asm.system, asm.initial.q.clone());
+        let mut q = asm.initial.q.clone();
+        static_equilibrium(&asm.system, &mut q, &mut vec![0.0; asm.system.constraints()], 0.0, 1e-13).unwrap();
         let tip = q[q.len() - 2];
         let err = (tip - theory).abs() / theory;
         println!("{formulation}: tip deflection {tip:.6e} m, theory PL^3/3EI{} = {theory:.6e} m, error {:.3e}", if formulation == "timoshenko" { " + PL/kGA" } else { "" }, err);
