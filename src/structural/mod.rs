@@ -6,12 +6,14 @@
 //!   a rectangular plate with selectable edge conditions.
 //! - [`beam_fe`]: Euler-Bernoulli beam elements (2 DOF per node), used to check the condensation.
 //! - [`eigen`]: dense generalized symmetric eigen-solver (frequencies in Hz).
+//! - [`matrix_market`]: import of M, C, K written by another FE code (Matrix Market format).
 //!
 //! Everything here is dense (nalgebra) and meant for models of up to a few thousand DOFs.
 
 pub mod beam_fe;
 pub mod eigen;
 pub mod guyan;
+pub mod matrix_market;
 pub mod plate;
 
 pub use eigen::{generalized_eigen, natural_frequencies_hz, Modes};
