@@ -8,6 +8,15 @@
 //! plus the normalisation constraint p.p = 1 (a separate index-3 row, see
 //! `joints::spatial`), whose multiplier takes the p direction that M_pp = 4 G^T J' G lacks
 //! (M_pp p = 0, singular alone; regular on the constraint's tangent space).
+//! M_pp alone is singular (M_pp p = 0): the p direction is left to the multiplier of p.p = 1.
+//! With weakly dissipative integrators (TTBIF rho_inf -> 1, Newmark) that undetermined
+//! direction makes the index-3 Newton iteration diverge within 0.3 s on the heavy top. So the
+//! kinetic energy is augmented by 2 j (p.p')^2, j = trace(J')/3, which vanishes with its
+//! gradient on the constraint's velocity manifold (p.p' = 0): the equations gain
+//!   4 j p p^T p'' + 4 j (p'.p') p = 4 j (p.p'' + p'.p') p,
+//! zero on every motion satisfying p.p = 1 (its second derivative is p.p'' + p'.p' = 0), and
+//! M_pp + 4 j p p^T is positive definite. (A standard regularisation; the solution is
+//! unchanged, only the multiplier of p.p = 1 no longer carries the p direction's inertia.)
 //! Tangent blocks (checked against central differences in the tests below):
 //!   K = d(M_pp a_p + g_p)/dp = 4 Lambda(J' G a_p) - 4 G^T J' G(a_p) - 8 G(p')^T J' G(p'),
 //!   C = dg_p/dp' = -8 Lambda(J' G(p') p) + 8 G(p')^T J' G,
@@ -62,6 +71,11 @@ impl RigidBody3d {
         &v[self.dofs[3]..self.dofs[3] + 4]
     }
 
+    /// j = trace(J')/3 of the regularising term 2 j (p.p')^2 (see the module documentation).
+    fn regularisation(&self) -> f64 {
+        (self.inertia[0][0] + self.inertia[1][1] + self.inertia[2][2]) / 3.0
+    }
+
     /// Body-frame angular velocity omega' = 2 G p'.
     pub fn body_angular_velocity(&self, q: &[f64], v: &[f64]) -> [f64; 3] {
         mul(&g_matrix(self.slices(q)), self.slices(v)).map(|x| 2.0 * x)
@@ -85,10 +99,13 @@ impl Element for RigidBody3d {
         // 4 G^T J' (G p'') and -8 G(p')^T J' (G(p') p)
         let wa = jmul(&self.inertia, mul(&g, pdd));
         let wq = jmul(&self.inertia, mul(&gd, p));
+        let j = self.regularisation();
+        let p_a: f64 = (0..4).map(|k| p[k] * pdd[k]).sum();
+        let pd_pd: f64 = (0..4).map(|k| pd[k] * pd[k]).sum();
         for a in 0..4 {
             let i = self.dofs[3 + a];
-            inertial[i] += 4.0 * (0..3).map(|k| g[k][a] * wa[k]).sum::<f64>();
-            forces[i] -= 8.0 * (0..3).map(|k| gd[k][a] * wq[k]).sum::<f64>();
+            inertial[i] += 4.0 * (0..3).map(|k| g[k][a] * wa[k]).sum::<f64>() + 4.0 * j * p_a * p[a];
+            forces[i] += -8.0 * (0..3).map(|k| gd[k][a] * wq[k]).sum::<f64>() + 4.0 * j * pd_pd * p[a];
         }
     }
 
@@ -105,11 +122,16 @@ impl Element for RigidBody3d {
         let k3 = gt_j_h(j, &gd, &gd);
         let c1 = lambda_matrix(jmul(j, mul(&gd, p)));
         let c2 = gt_j_h(j, &gd, &g);
+        let jr = self.regularisation();
+        let p_a: f64 = (0..4).map(|k| p[k] * pdd[k]).sum();
+        let pd_pd: f64 = (0..4).map(|k| pd[k] * pd[k]).sum();
         for a in 0..4 {
             for b in 0..4 {
-                let kk = 4.0 * k1[a][b] - 4.0 * k2[a][b] - 8.0 * k3[a][b];
-                let cc = -8.0 * c1[a][b] + 8.0 * c2[a][b];
-                block[(3 + a) * 7 + 3 + b] += c.mass * 4.0 * m[a][b] + c.stiffness * kk + c.damping * cc;
+                let id = f64::from(u8::from(a == b));
+                let mm = 4.0 * m[a][b] + 4.0 * jr * p[a] * p[b];
+                let kk = 4.0 * k1[a][b] - 4.0 * k2[a][b] - 8.0 * k3[a][b] + 4.0 * jr * (p[a] * pdd[b] + (p_a + pd_pd) * id);
+                let cc = -8.0 * c1[a][b] + 8.0 * c2[a][b] + 8.0 * jr * p[a] * pd[b];
+                block[(3 + a) * 7 + 3 + b] += c.mass * mm + c.stiffness * kk + c.damping * cc;
             }
         }
     }
