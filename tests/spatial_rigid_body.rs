@@ -241,3 +241,131 @@ fn nutation_bounds_match_the_turning_points_and_integrals_are_conserved() {
     }
     assert!(drifts[2].0 < 1e-5 && drifts[2].1 < 1e-5, "drifts at h = 2.5e-4: {:?}", drifts[2]);
 }
+
+/// Run a spatial model with TTBIF (rho_inf = 0.9, GGL) to t_end; returns the simulation.
+fn simulate(text: &str, h: f64, t_end: f64) -> Simulation {
+    let model = Model::parse(text, "joint.toml").unwrap_or_else(|e| panic!("{e}"));
+    let settings = SolverSettings { method: Method::Ttbif, rho_inf: 0.9, step: h, tolerance: 1e-12, constraints: ConstraintTreatment::Ggl, ..SolverSettings::default() };
+    let mut sim = Simulation::new(&model, &model.default_parameters(), settings, 0.0).unwrap();
+    sim.step_to(t_end).unwrap();
+    sim
+}
+
+#[test]
+fn revolute_joint_makes_the_planar_pendulum() {
+    // Uniform rod (m = 1, L = 1) along +x, pinned at the origin about the y axis, released
+    // horizontal, gravity -z: theta'' = -(m g L/2) cos(theta) / I_pivot with theta the angle
+    // of the rod from +x towards +z (I_pivot = m L^2/3), integrated by RK4 at 1e-5 as the
+    // reference; the centre of mass is at L/2 (cos theta, 0, sin theta).
+    let text = r#"[model]
+name = "p"
+dimension = 3
+gravity = [0.0, 0.0, -9.81]
+[[rigid_bodies]]
+name = "rod"
+mass = 1.0
+inertia = [1e-4, 0.08333333333333333, 0.08333333333333333]
+position = [0.5, 0.0, 0.0]
+[[joints]]
+name = "pin"
+type = "revolute"
+body2 = "rod"
+point = [0.0, 0.0, 0.0]
+axis = [0.0, 1.0, 0.0]
+"#;
+    let (mut th, mut w) = (0.0f64, 0.0f64);
+    let i_pivot = 1.0 / 12.0 + 0.25;
+    let f = |th: f64| -9.81 * 0.5 * th.cos() / i_pivot;
+    let h = 1e-5;
+    for _ in 0..100_000 {
+        let k1 = (w, f(th));
+        let k2 = (w + 0.5 * h * k1.1, f(th + 0.5 * h * k1.0));
+        let k3 = (w + 0.5 * h * k2.1, f(th + 0.5 * h * k2.0));
+        let k4 = (w + h * k3.1, f(th + h * k3.0));
+        th += h / 6.0 * (k1.0 + 2.0 * k2.0 + 2.0 * k3.0 + k4.0);
+        w += h / 6.0 * (k1.1 + 2.0 * k2.1 + 2.0 * k3.1 + k4.1);
+    }
+    let mut errs = Vec::new();
+    for step in [2e-3, 1e-3] {
+        let sim = simulate(text, step, 1.0);
+        let q = &sim.state().q;
+        let err = (q[0] - 0.5 * th.cos()).abs().max((q[2] - 0.5 * th.sin()).abs());
+        let a = rotation(&q[3..7]);
+        println!("revolute pendulum h={step:.0e}: x_cm {:.9} z_cm {:.9} (reference {:.9}, {:.9}), err {err:.2e}; off-plane y {:.1e}, axis y drift {:.1e}", q[0], q[2], 0.5 * th.cos(), 0.5 * th.sin(), q[1], (a[1][1] - 1.0).abs());
+        assert!(q[1].abs() < 1e-12 && (a[1][1] - 1.0).abs() < 1e-12, "the rod leaves the x-z plane");
+        errs.push(err);
+    }
+    println!("order {:.2}", (errs[0] / errs[1]).log2());
+    assert!(errs[1] < 1e-4 && (errs[0] / errs[1]).log2() > 1.8);
+}
+
+#[test]
+fn prismatic_fixed_and_spring_in_3d() {
+    // Prismatic along a tilted axis a: free sliding, s = 1/2 (g . a) t^2, no rotation.
+    let a = [0.6f64, 0.0, -0.8];
+    let slider = r#"[model]
+name = "s"
+dimension = 3
+gravity = [0.0, 0.0, -9.81]
+[[rigid_bodies]]
+name = "b"
+mass = 2.0
+inertia = [0.1, 0.2, 0.25]
+position = [0.0, 0.0, 0.0]
+axis = [1.0, 1.0, 0.0]
+angle = 0.4
+[[joints]]
+name = "slide"
+type = "prismatic"
+body2 = "b"
+point = [0.0, 0.0, 0.0]
+axis = [0.6, 0.0, -0.8]
+"#;
+    let sim = simulate(slider, 1e-3, 1.0);
+    let q = &sim.state().q;
+    let s_exact = 0.5 * 9.81 * 0.8;
+    let err = (0..3).map(|i| (q[i] - s_exact * a[i]).abs()).fold(0.0, f64::max);
+    let p0 = flexfmu::mechanics::euler_parameters::from_axis_angle([std::f64::consts::FRAC_1_SQRT_2, std::f64::consts::FRAC_1_SQRT_2, 0.0], 0.4);
+    let rot = (0..4).map(|k| (q[3 + k] - p0[k]).abs()).fold(0.0, f64::max);
+    println!("prismatic: r = {:?} vs {:?}, error {err:.2e}; Euler parameters change {rot:.1e}", &q[..3], a.map(|x| x * s_exact));
+    assert!(err < 1e-10 && rot < 1e-12);
+
+    // Fixed to ground: stays, and the joint carries the weight.
+    let fixed = slider.replace("type = \"prismatic\"", "type = \"fixed\"").replace("axis = [0.6, 0.0, -0.8]\n", "") + "[[outputs]]\nname = \"rz\"\nquantity = \"reaction_z\"\njoint = \"slide\"\n";
+    let mut sim = simulate(&fixed, 1e-3, 1.0);
+    let q = sim.state().q.clone();
+    let rz = sim.output_values().unwrap()[0];
+    let moved = (0..3).map(|i| q[i].abs()).fold(0.0, f64::max).max((0..4).map(|k| (q[3 + k] - p0[k]).abs()).fold(0.0, f64::max));
+    println!("fixed: moved {moved:.1e}, reaction_z {rz:.12} (m g = {})", 2.0 * 9.81);
+    assert!(moved < 1e-12 && (rz - 2.0 * 9.81).abs() < 1e-9);
+
+    // Point-to-point spring from ground holding the body: vertical oscillation with period
+    // 2 pi sqrt(m/k) about the static deflection m g / k; released at the free length.
+    let spring = r#"[model]
+name = "k"
+dimension = 3
+gravity = [0.0, 0.0, -9.81]
+[[rigid_bodies]]
+name = "b"
+mass = 2.0
+inertia = [0.1, 0.2, 0.25]
+position = [0.0, 0.0, -1.0]
+[[springs]]
+name = "k"
+body1 = "ground"
+point1 = [0.0, 0.0, 0.0]
+body2 = "b"
+stiffness = 800.0
+"#;
+    let t = 0.3;
+    let mut errs = Vec::new();
+    for h in [1e-3, 5e-4] {
+        let sim = simulate(spring, h, t);
+        let z = sim.state().q[2];
+        let d = 2.0 * 9.81 / 800.0;
+        let exact = -1.0 - d + d * (20.0 * t).cos();
+        println!("spring h={h:.0e}: z = {z:.9}, analytic {exact:.9}, err {:.2e}", (z - exact).abs());
+        errs.push((z - exact).abs());
+    }
+    assert!(errs[1] < 1e-5 && (errs[0] / errs[1]).log2() > 1.8, "{errs:?}");
+}

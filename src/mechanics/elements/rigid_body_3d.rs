@@ -9,14 +9,13 @@
 //! `joints::spatial`), whose multiplier takes the p direction that M_pp = 4 G^T J' G lacks
 //! (M_pp p = 0, singular alone; regular on the constraint's tangent space).
 //! M_pp alone is singular (M_pp p = 0): the p direction is left to the multiplier of p.p = 1.
-//! With weakly dissipative integrators (TTBIF rho_inf -> 1, Newmark) that undetermined
-//! direction makes the index-3 Newton iteration diverge within 0.3 s on the heavy top. So the
-//! kinetic energy is augmented by 2 j (p.p')^2, j = trace(J')/3, which vanishes with its
+//! The kinetic energy is augmented by 2 j (p.p')^2, j = trace(J')/3, which vanishes with its
 //! gradient on the constraint's velocity manifold (p.p' = 0): the equations gain
 //!   4 j p p^T p'' + 4 j (p'.p') p = 4 j (p.p'' + p'.p') p,
 //! zero on every motion satisfying p.p = 1 (its second derivative is p.p'' + p'.p' = 0), and
-//! M_pp + 4 j p p^T is positive definite. (A standard regularisation; the solution is
-//! unchanged, only the multiplier of p.p = 1 no longer carries the p direction's inertia.)
+//! the body's mass matrix M_pp + 4 j p p^T is positive definite on its own. (This does not
+//! cure the drift of p.p' under index-3 rows with rho_inf >= 0.95 that makes Newton fail on
+//! the heavy top; GGL constraints do, see tests/spatial_rigid_body.rs.)
 //! Tangent blocks (checked against central differences in the tests below):
 //!   K = d(M_pp a_p + g_p)/dp = 4 Lambda(J' G a_p) - 4 G^T J' G(a_p) - 8 G(p')^T J' G(p'),
 //!   C = dg_p/dp' = -8 Lambda(J' G(p') p) + 8 G(p')^T J' G,
