@@ -143,8 +143,8 @@ fn model_file_is_the_steady_precession_of_the_analytic_condition() {
     }
     // The centre-of-mass velocity solved from the joint: w x r.
     let vexp = [0.0, expect[2] * s.q[0] - expect[0] * s.q[2], 0.0];
-    for i in 0..3 {
-        assert!((s.v[i] - vexp[i]).abs() < 1e-12, "v {i}: {} vs {}", s.v[i], vexp[i]);
+    for (i, ve) in vexp.iter().enumerate() {
+        assert!((s.v[i] - ve).abs() < 1e-12, "v {i}: {} vs {ve}", s.v[i]);
     }
 }
 

@@ -34,6 +34,7 @@ pub fn mat_t_vec(a: &Mat3, s: [f64; 3]) -> [f64; 3] {
 }
 
 /// The constant Hessians d2(A(p) s)_i / dp2 (4 x 4 each), by polarisation of the quadratic form.
+#[allow(clippy::needless_range_loop)] // h[i][j][k] filled from per-(j, k) vectors
 pub fn rotated_vector_hessians(s: [f64; 3]) -> [[[f64; 4]; 4]; 3] {
     let unit = |j: usize| -> [f64; 4] { std::array::from_fn(|k| f64::from(u8::from(k == j))) };
     let a = |p: [f64; 4]| mat_vec(&rotation(&p), s);

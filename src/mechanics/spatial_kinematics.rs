@@ -87,6 +87,7 @@ impl VecFn {
 
     /// Adds sign * (r + A s) (point) or sign * A s (direction) of anchor `a` whose coordinates
     /// start at `off` in a measure with `n` coordinates.
+    #[allow(clippy::too_many_arguments, clippy::needless_range_loop)] // index arithmetic over three arrays
     fn add(&mut self, a: &Anchor3, q: &[f64], off: usize, n: usize, sign: f64, point: bool, s_dir: Option<[f64; 3]>) {
         match *a {
             Anchor3::Ground { p } => {
