@@ -174,3 +174,62 @@ fn unknown_constraint_treatment_and_misplaced_baumgarte_constants() {
     let (code, stderr, _) = simulate(&variant("integrator = \"ttbif\"", "integrator = \"ttbif\"\nconstraints = \"baumgarte\"\nbaumgarte_alpha = 5.0\nbaumgarte_beta = 5.0"));
     assert_eq!(code, 0, "{stderr}");
 }
+
+const SPATIAL: &str = r#"[model]
+name = "top"
+dimension = 3
+gravity = [0.0, 0.0, -9.81]
+
+[[rigid_bodies]]
+name = "top"
+mass = 0.5
+inertia = [2.5e-3, 2.5e-3, 4e-3]
+position = [0.0, 0.0, 0.1]
+angular_velocity = [0.0, 0.0, 100.0]
+
+[[joints]]
+name = "tip"
+type = "spherical"
+body2 = "top"
+point = [0.0, 0.0, 0.0]
+
+[[outputs]]
+name = "z"
+quantity = "z"
+body = "top"
+"#;
+
+/// 1-based line of the first occurrence of `needle` in `text`.
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines().position(|l| l.contains(needle)).unwrap_or_else(|| panic!("{needle:?} not in text")) + 1
+}
+
+fn spatial_error(from: &str, to: &str, needle: &str) {
+    assert!(SPATIAL.contains(from), "{from:?} not in SPATIAL");
+    let text = SPATIAL.replacen(from, to, 1);
+    let first = to.lines().next().unwrap_or(to);
+    expect_error(&text, line_of(&text, first), needle);
+}
+
+#[test]
+fn spatial_model_errors() {
+    let (code, stderr, _) = simulate(SPATIAL);
+    assert_eq!(code, 0, "{stderr}");
+    spatial_error("dimension = 3", "dimension = 4", "dimension must be 2 or 3, got 4");
+    spatial_error("position = [0.0, 0.0, 0.1]", "position = [0.0, 0.1]", "expected 3 numbers [x, y, z], got 2");
+    spatial_error("inertia = [2.5e-3, 2.5e-3, 4e-3]", "inertia = 2.5e-3", "inertia is [J1, J2, J3]");
+    spatial_error("inertia = [2.5e-3, 2.5e-3, 4e-3]", "inertia = [1.0, 1.0, 3.0]", "triangle inequality");
+    spatial_error("inertia = [2.5e-3, 2.5e-3, 4e-3]", "inertia = [[1.0, 0.5, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]", "must be symmetric");
+    spatial_error("angular_velocity = [0.0, 0.0, 100.0]", "angle = 0.3", "needs `axis = [x, y, z]`");
+    spatial_error("angular_velocity = [0.0, 0.0, 100.0]", "angular_velocity = 100.0", "angular_velocity is a vector");
+    // A missing axis is reported at the joint's name.
+    let text = SPATIAL.replacen("type = \"spherical\"", "type = \"revolute\"", 1);
+    expect_error(&text, line_of(&text, "name = \"tip\""), "a revolute joint needs `axis = [x, y, z]`");
+    spatial_error("type = \"spherical\"", "type = \"ball\"", "unknown joint type 'ball', expected spherical, revolute, prismatic or fixed");
+    spatial_error("quantity = \"z\"", "quantity = \"angle\"", "unknown output quantity 'angle' in a spatial model");
+    let text = SPATIAL.replacen("[[joints]]", "[[point_masses]]\nname = \"pm\"\nmass = 1.0\nposition = [0.0, 0.0, 0.0]\n\n[[joints]]", 1);
+    expect_error(&text, line_of(&text, "name = \"pm\""), "point masses are not available in spatial models");
+    // Planar models refuse spatial entries and 3-vectors.
+    expect_error(&variant("position = [\"L/2\", 0.0]", "position = [\"L/2\", 0.0, 0.0]"), 18, "expected 2 numbers [x, y], got 3");
+    expect_error(&variant("position = [\"L/2\", 0.0]", "position = [\"L/2\", 0.0]\naxis = [0.0, 0.0, 1.0]"), 19, "apply to spatial models only");
+}

@@ -107,6 +107,16 @@ fn unit(v: [f64; 2]) -> Option<[f64; 2]> {
 pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
     model.check_parameters(params)?;
     let def = &model.definition;
+    match def.model.dimension.as_ref().map(|d| (*d.get_ref(), d.span())) {
+        None | Some((2, _)) => {}
+        Some((3, _)) => return super::assemble_spatial::assemble_spatial(model, params),
+        Some((other, span)) => return Err(model.error(span, format!("dimension must be 2 or 3, got {other}"))),
+    }
+    for rb in &def.rigid_bodies {
+        if let Some(e) = rb.axis.as_ref().or(rb.euler_parameters.as_ref()) {
+            return Err(model.error(e.span(), "`axis` and `euler_parameters` apply to spatial models only (`[model] dimension = 3`)".into()));
+        }
+    }
     let input_names: Vec<String> = def.inputs.iter().map(|i| i.name.get_ref().clone()).collect();
     let scope = model.scope(params);
     let gravity = def.model.gravity.as_ref().map(|g| scope.vec2(g)).transpose()?.unwrap_or([0.0, 0.0]);
@@ -159,11 +169,14 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
     for rb in &def.rigid_bodies {
         check_name(&rb.name, "body", &mut names)?;
         let mass = b.scope.positive(&rb.mass, "mass")?;
-        let inertia = b.scope.positive(&rb.inertia, "moment of inertia")?;
+        let inertia = b.scope.scalar(&rb.inertia, "moment of inertia")?;
+        if inertia <= 0.0 {
+            return Err(model.error(rb.inertia.span(), format!("moment of inertia must be positive, got {inertia}")));
+        }
         let p = b.scope.vec2(&rb.position)?;
         let angle = rb.angle.as_ref().map(|a| b.scope.number(a)).transpose()?.unwrap_or(0.0);
         let v = rb.velocity.as_ref().map(|v| b.scope.vec2(v)).transpose()?;
-        let w = rb.angular_velocity.as_ref().map(|w| b.scope.number(w)).transpose()?;
+        let w = rb.angular_velocity.as_ref().map(|w| b.scope.scalar(w, "angular_velocity")).transpose()?;
         q0.extend([p[0], p[1], angle]);
         v0.extend([v.map_or(0.0, |v| v[0]), v.map_or(0.0, |v| v[1]), w.unwrap_or(0.0)]);
         specified.extend([v.is_some(), v.is_some(), w.is_some()]);
@@ -329,7 +342,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             Some(p) => b.scope.vec2(p)?,
             None => b2.position,
         };
-        let pt = Vec2::new(j.point.as_ref().map_or(j.name.span(), |p| p.span()), [point[0].into(), point[1].into()]);
+        let pt = Vec2::new(j.point.as_ref().map_or(j.name.span(), |p| p.span()), vec![point[0].into(), point[1].into()]);
         let b1_director = b1.is_some_and(|b| b.info.director);
         if (b1.is_some_and(|b| !b.info.rotates) && kind != JointKind::Revolute && !(b1_director && kind == JointKind::Fixed)) || (b1_director && kind == JointKind::Prismatic) {
             return Err(model.error(body1.span(), format!("body1 of a {} joint must be ground or a rigid body", j.kind.get_ref())));
@@ -632,7 +645,7 @@ impl OutputKind {
 /// Project the initial coordinates onto Phi = 0 (Gauss-Newton, minimum-norm corrections),
 /// then solve the unspecified initial velocities from Phi_q v = 0 (minimum norm), keeping
 /// the specified ones. Redundant or contradictory constraints are errors.
-fn consistent_initial_state(
+pub(super) fn consistent_initial_state(
     model: &Model,
     sys: &System,
     mut q: Vec<f64>,

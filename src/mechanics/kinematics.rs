@@ -8,8 +8,8 @@
 //! so constraint Jacobians, the acceleration right-hand side gamma = -v^T H v, the
 //! geometric stiffness lambda H and spring tangents all come from the same two functions.
 
-/// Maximum coordinates one measure couples (two ANCF beam nodes).
-pub const MAX_DOFS: usize = 8;
+/// Maximum coordinates one measure couples (two spatial rigid bodies, 7 each).
+pub const MAX_DOFS: usize = 14;
 
 /// A point fixed to ground, to a point mass (x, y), to a rigid body (x, y, theta) at the
 /// body-frame offset `s`, or an ANCF beam node (x, y, d1, d2): its position, with the section
@@ -137,6 +137,8 @@ pub enum MeasureKind {
     /// d of the node times the axis tangent r_x = w0 r_node + w1 r_a + w2 r_b of its element,
     /// r_a, r_b the positions of the element's other two nodes (first coordinates `others`).
     SectionShear { others: [usize; 2], weights: [f64; 3] },
+    /// A measure between spatial rigid bodies (see `spatial_kinematics`).
+    Spatial(super::spatial_kinematics::SpatialMeasure),
 }
 
 /// A scalar measure between two anchors, with its coordinate list.
@@ -165,6 +167,13 @@ impl Measure {
         let mut dofs = d1;
         dofs.extend(a2.dofs());
         Measure { a1, a2, kind, dofs, off2 }
+    }
+
+    /// A spatial measure (its anchors live in the kind; `a1`, `a2` are unused placeholders).
+    pub fn spatial(m: super::spatial_kinematics::SpatialMeasure) -> Self {
+        let off2 = m.a1.dofs().len();
+        let ground = Anchor::Ground { p: [0.0, 0.0] };
+        Measure { a1: ground, a2: ground, kind: MeasureKind::Spatial(m), dofs: m.dofs(), off2 }
     }
 
     /// The rigid-section measure d . r_x of an ANCF node (see [`MeasureKind::SectionShear`]);
@@ -203,6 +212,7 @@ impl Measure {
                 let (d, t) = self.slope_and_tangent(q, others, weights);
                 dot(d, t)
             }
+            MeasureKind::Spatial(m) => m.derivatives(q).value,
         }
     }
 
@@ -254,6 +264,7 @@ impl Measure {
         let n = self.dofs.len();
         let mut d = Derivatives { value: 0.0, gradient: [0.0; MAX_DOFS], hessian: [0.0; MAX_DOFS * MAX_DOFS] };
         match self.kind {
+            MeasureKind::Spatial(m) => return m.derivatives(q),
             MeasureKind::SectionShear { others, weights: w } => {
                 // value d . t with t = w0 r_node + w1 r_a + w2 r_b; dofs (x, y, d1, d2, a, b).
                 let (dv, t) = self.slope_and_tangent(q, others, w);
@@ -340,7 +351,7 @@ impl Measure {
                             d.hessian[t1 * n + t1] -= dot(u, dv);
                         }
                     }
-                    MeasureKind::Angle | MeasureKind::SectionShear { .. } => unreachable!(),
+                    MeasureKind::Angle | MeasureKind::SectionShear { .. } | MeasureKind::Spatial(_) => unreachable!(),
                 }
             }
         }

@@ -1,13 +1,16 @@
 //! The mechanical system: DOF layout, elements, constraints, and the [`Dynamics`] contract.
 
 pub mod assemble;
+pub mod assemble_spatial;
 pub mod elements;
+pub mod euler_parameters;
 pub mod forces;
 pub mod joints;
 pub mod kinematics;
 pub mod outputs;
+pub mod spatial_kinematics;
 
-use elements::{AncfBeam2d, CorotationalBeam2d, Element, Energy, Kin, PointMass, RigidBody2d};
+use elements::{AncfBeam2d, CorotationalBeam2d, Element, Energy, Kin, PointMass, RigidBody2d, RigidBody3d};
 use forces::{Contact, ContactMemory, FractionalSpringDamper, Load, SpringDamper};
 use joints::ConstraintRow;
 
@@ -96,6 +99,7 @@ pub struct System {
     n: usize,
     pub point_masses: ElementSet<PointMass>,
     pub rigid_bodies: ElementSet<RigidBody2d>,
+    pub spatial_bodies: ElementSet<RigidBody3d>,
     pub beams: ElementSet<CorotationalBeam2d>,
     pub ancf_beams: ElementSet<AncfBeam2d>,
     pub springs: ElementSet<SpringDamper>,
@@ -121,6 +125,7 @@ impl System {
             n,
             point_masses: Default::default(),
             rigid_bodies: Default::default(),
+            spatial_bodies: Default::default(),
             beams: Default::default(),
             ancf_beams: Default::default(),
             springs: Default::default(),
@@ -143,6 +148,7 @@ impl System {
         let mut b = PatternBuilder::new(n + m);
         self.point_masses.add_pattern(&mut b);
         self.rigid_bodies.add_pattern(&mut b);
+        self.spatial_bodies.add_pattern(&mut b);
         self.beams.add_pattern(&mut b);
         self.ancf_beams.add_pattern(&mut b);
         self.springs.add_pattern(&mut b);
@@ -159,6 +165,7 @@ impl System {
         let p = &self.pattern;
         self.point_masses.compute_slots(p);
         self.rigid_bodies.compute_slots(p);
+        self.spatial_bodies.compute_slots(p);
         self.beams.compute_slots(p);
         self.ancf_beams.compute_slots(p);
         self.springs.compute_slots(p);
@@ -185,6 +192,7 @@ impl System {
         let x = self.kin(q, v, v, t);
         let mut e = self.point_masses.energy(&x);
         e += self.rigid_bodies.energy(&x);
+        e += self.spatial_bodies.energy(&x);
         e += self.beams.energy(&x);
         e += self.ancf_beams.energy(&x);
         e += self.springs.energy(&x);
@@ -269,6 +277,7 @@ impl Dynamics for System {
         let x = self.kin(q, v, a, t);
         self.point_masses.add_forces(&x, inertial, forces);
         self.rigid_bodies.add_forces(&x, inertial, forces);
+        self.spatial_bodies.add_forces(&x, inertial, forces);
         self.beams.add_forces(&x, inertial, forces);
         self.ancf_beams.add_forces(&x, inertial, forces);
         self.springs.add_forces(&x, inertial, forces);
@@ -316,6 +325,7 @@ impl Dynamics for System {
         let mut block = Vec::with_capacity(64);
         self.point_masses.assemble_tangent(&x, &c, &mut block, m);
         self.rigid_bodies.assemble_tangent(&x, &c, &mut block, m);
+        self.spatial_bodies.assemble_tangent(&x, &c, &mut block, m);
         self.beams.assemble_tangent(&x, &c, &mut block, m);
         self.ancf_beams.assemble_tangent(&x, &c, &mut block, m);
         self.springs.assemble_tangent(&x, &c, &mut block, m);

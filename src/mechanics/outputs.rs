@@ -2,6 +2,7 @@
 
 use super::System;
 use super::kinematics::Anchor;
+use super::spatial_kinematics::Anchor3;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum OutputKind {
@@ -19,6 +20,14 @@ pub enum OutputKind {
     /// Normal force (0), penetration (1, negative: the gap) or state (2: 1 in contact, else 0)
     /// of a contact.
     Contact { contact: usize, quantity: usize },
+    /// Position (order 0) or velocity (1) of a point of a spatial body; component 0..3 = x, y, z.
+    SpatialPoint { anchor: Anchor3, component: usize, order: usize },
+    /// Force of body 1 on body 2 of a spatial joint, global component 0..3 (x, y, z).
+    SpatialReaction { joint: usize, component: usize },
+    /// One Euler parameter (global coordinate index).
+    EulerParameter { index: usize },
+    /// Global angular velocity omega = 2 E(p) p' of the spatial body at `x`, one component.
+    SpatialAngularVelocity { x: usize, component: usize },
     EnergyTotal,
     EnergyKinetic,
     EnergyPotential,
@@ -31,7 +40,10 @@ impl OutputKind {
             OutputKind::Point { order, .. } => ["m", "m/s", "m/s2"][*order],
             OutputKind::Rotation { order, .. } | OutputKind::SectionAngle { order, .. } => ["rad", "rad/s", "rad/s2"][*order],
             OutputKind::Reaction { component, .. } => ["N", "N", "N.m"][*component],
-            OutputKind::JointCoordinate { .. } => "",
+            OutputKind::SpatialReaction { .. } => "N",
+            OutputKind::JointCoordinate { .. } | OutputKind::EulerParameter { .. } => "",
+            OutputKind::SpatialPoint { order, .. } => ["m", "m/s"][*order],
+            OutputKind::SpatialAngularVelocity { .. } => "rad/s",
             OutputKind::Contact { quantity, .. } => ["N", "m", ""][*quantity],
             _ => "J",
         }
@@ -41,7 +53,11 @@ impl OutputKind {
     pub fn needs_accelerations(&self) -> bool {
         matches!(
             self,
-            OutputKind::Point { order: 2, .. } | OutputKind::Rotation { order: 2, .. } | OutputKind::SectionAngle { order: 2, .. } | OutputKind::Reaction { .. }
+            OutputKind::Point { order: 2, .. }
+                | OutputKind::Rotation { order: 2, .. }
+                | OutputKind::SectionAngle { order: 2, .. }
+                | OutputKind::Reaction { .. }
+                | OutputKind::SpatialReaction { .. }
         )
     }
 }
@@ -102,7 +118,7 @@ impl Output {
                 }
                 r
             }
-            OutputKind::Reaction { joint, component } => {
+            OutputKind::Reaction { joint, component } | OutputKind::SpatialReaction { joint, component } => {
                 // Constraint force on body 2: -Phi_q^T lambda restricted to its coordinates.
                 let j = &sys.joints[*joint];
                 let target = j.body2_x + component;
@@ -129,6 +145,14 @@ impl Output {
                     1 => f.penetration,
                     _ => f64::from(u8::from(f.penetration > 0.0)),
                 }
+            }
+            OutputKind::SpatialPoint { anchor, component, order } => {
+                if *order == 0 { anchor.position(s.q)[*component] } else { anchor.velocity(s.q, s.v)[*component] }
+            }
+            OutputKind::EulerParameter { index } => s.q[*index],
+            OutputKind::SpatialAngularVelocity { x, component } => {
+                let e = super::euler_parameters::e_matrix(&s.q[x + 3..x + 7]);
+                2.0 * (0..4).map(|k| e[*component][k] * s.v[x + 3 + k]).sum::<f64>()
             }
             OutputKind::EnergyTotal => {
                 let e = sys.energy(s.q, s.v, s.t);

@@ -259,12 +259,33 @@ impl<'a> Scope<'a> {
     }
 
     pub fn vec2(&self, v: &schema::Vec2) -> Result<[f64; 2], ModelError> {
+        self.vector::<2>(v)
+    }
+
+    pub fn vec3(&self, v: &schema::Vec2) -> Result<[f64; 3], ModelError> {
+        self.vector::<3>(v)
+    }
+
+    /// A list of exactly N numbers.
+    pub fn vector<const N: usize>(&self, v: &schema::Vec2) -> Result<[f64; N], ModelError> {
         let span = v.span();
-        let mut out = [0.0; 2];
+        if v.get_ref().len() != N {
+            let what = ["", "[x]", "[x, y]", "[x, y, z]", "[e0, e1, e2, e3]"].get(N).copied().unwrap_or("");
+            return Err(self.model.error(span, format!("expected {N} numbers {what}, got {}", v.get_ref().len())));
+        }
+        let mut out = [0.0; N];
         for (o, x) in out.iter_mut().zip(v.get_ref()) {
             *o = self.number(&toml::Spanned::new(span.clone(), x.clone()))?;
         }
         Ok(out)
+    }
+
+    /// The scalar form of a number-or-list entry (2D inertia, angular velocity).
+    pub fn scalar(&self, t: &toml::Spanned<schema::Tensor>, what: &str) -> Result<f64, ModelError> {
+        match t.get_ref() {
+            schema::Tensor::Scalar(n) => self.number(&toml::Spanned::new(t.span(), n.clone())),
+            _ => Err(self.model.error(t.span(), format!("{what}: expected a number in a planar model"))),
+        }
     }
 }
 

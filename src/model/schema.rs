@@ -14,7 +14,20 @@ pub enum Number {
 
 pub type Num = Spanned<Number>;
 pub type Name = Spanned<String>;
-pub type Vec2 = Spanned<[Number; 2]>;
+/// A list of numbers: [x, y] in planar models, [x, y, z] in spatial ones (the length is
+/// checked where it is used, so that the error points at the list).
+pub type Vec2 = Spanned<Vec<Number>>;
+
+/// A number, a list of numbers or a matrix (rows): inertia (a moment of inertia in 2D;
+/// principal values [J1, J2, J3] or a 3x3 tensor in 3D), angular velocity (scalar in 2D,
+/// vector in 3D).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum Tensor {
+    Scalar(Number),
+    Vector(Vec<Number>),
+    Matrix(Vec<Vec<Number>>),
+}
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -51,8 +64,10 @@ pub struct ModelInfo {
     pub name: Name,
     #[serde(default)]
     pub description: String,
-    /// Gravitational acceleration vector (m/s^2); none by default.
+    /// Gravitational acceleration vector (m/s^2); none by default. Length 2 or 3 (`dimension`).
     pub gravity: Option<Vec2>,
+    /// 2 (planar, default) or 3 (spatial rigid bodies with Euler parameters).
+    pub dimension: Option<Spanned<i64>>,
 }
 
 /// `name = 1.0` or `name = { value = 1.0, unit = "kg", description = "...", type = "integer", min = 0, max = 10 }`;
@@ -105,14 +120,21 @@ pub struct PointMassDecl {
 pub struct RigidBodyDecl {
     pub name: Name,
     pub mass: Num,
-    /// Moment of inertia about the centre of mass (kg m^2).
-    pub inertia: Num,
+    /// Moment of inertia about the centre of mass (kg m^2); in 3D the inertia tensor about the
+    /// centre of mass in the body frame: principal values [J1, J2, J3] or a symmetric 3x3 matrix.
+    pub inertia: Spanned<Tensor>,
     /// Centre of mass in the global frame.
     pub position: Vec2,
+    /// Rotation angle (2D); in 3D the angle of the initial rotation about `axis`.
     #[serde(default)]
     pub angle: Option<Num>,
+    /// 3D: axis of the initial rotation (global; normalised), with `angle`.
+    pub axis: Option<Vec2>,
+    /// 3D: initial orientation as Euler parameters [e0, e1, e2, e3] (normalised).
+    pub euler_parameters: Option<Vec2>,
     pub velocity: Option<Vec2>,
-    pub angular_velocity: Option<Num>,
+    /// rad/s; in 3D a vector in the global frame.
+    pub angular_velocity: Option<Spanned<Tensor>>,
 }
 
 /// A straight flexible beam of corotational elements (paper 000, section 1). Its nodes are

@@ -7,6 +7,8 @@
 //! - fixed: revolute plus fixed relative angle (for an ANCF beam node: the angle of its slope
 //!   d = dr/dy, paper 003 eq. 4, so the section is clamped; its shear stays free).
 
+pub mod spatial;
+
 use super::kinematics::{Anchor, Measure, MeasureKind};
 use std::ops::Range;
 
@@ -21,6 +23,8 @@ pub enum JointKind {
     Revolute,
     Prismatic,
     Fixed,
+    /// Spatial joints (see `spatial`).
+    Spatial(spatial::SpatialJointKind),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -55,6 +59,7 @@ pub fn joint_rows(kind: JointKind, a1: Anchor, a2: Anchor, axis: [f64; 2], q0: &
         JointKind::Prismatic => {
             push(Measure::new(a1, a2, MeasureKind::Projection { u: [-axis[1], axis[0]], rotating }));
         }
+        JointKind::Spatial(_) => return Vec::new(),
     }
     if kind != JointKind::Revolute && both_rotate {
         push(Measure::new(a1, a2, MeasureKind::Angle));
@@ -66,6 +71,6 @@ pub fn joint_rows(kind: JointKind, a1: Anchor, a2: Anchor, axis: [f64; 2], q0: &
 pub fn joint_coordinate(kind: JointKind, a1: Anchor, a2: Anchor, axis: [f64; 2]) -> Measure {
     match kind {
         JointKind::Prismatic => Measure::new(a1, a2, MeasureKind::Projection { u: axis, rotating: matches!(a1, Anchor::Rigid { .. }) }),
-        JointKind::Revolute | JointKind::Fixed => Measure::new(a1, a2, MeasureKind::Angle),
+        JointKind::Revolute | JointKind::Fixed | JointKind::Spatial(_) => Measure::new(a1, a2, MeasureKind::Angle),
     }
 }

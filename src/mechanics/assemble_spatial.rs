@@ -1,0 +1,314 @@
+//! Spatial models (`[model] dimension = 3`): rigid bodies with Euler parameters, spherical,
+//! revolute, prismatic and fixed joints, point-to-point spring-dampers, gravity, outputs.
+//! Planar-only entries (point masses, beams, loads, contacts) are reported as errors.
+
+use super::assemble::{Assembly, consistent_initial_state};
+use super::elements::RigidBody3d;
+use super::euler_parameters::{Mat3, e_matrix, from_axis_angle, mat_t_vec, rotation};
+use super::forces::SpringDamper;
+use super::joints::spatial::{SpatialJointKind, normalisation_row, spatial_joint_rows};
+use super::joints::{JointInfo, JointKind};
+use super::kinematics::Measure;
+use super::outputs::{Output, OutputKind};
+use super::spatial_kinematics::{Anchor3, SpatialKind, SpatialMeasure};
+use super::{BodyInfo, System};
+use crate::model::schema::{Name, OutputDecl, RigidBodyDecl, Tensor, Vec2};
+use crate::model::{Model, ModelError, Scope};
+use std::ops::Range;
+
+struct Body3 {
+    name: String,
+    x: usize,
+    position: [f64; 3],
+    orientation: [f64; 4],
+}
+
+struct Builder<'a> {
+    model: &'a Model,
+    scope: Scope<'a>,
+    bodies: Vec<Body3>,
+    names: Vec<(String, Range<usize>)>,
+}
+
+fn unit3(v: [f64; 3]) -> Option<[f64; 3]> {
+    let n = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    (n > 0.0).then(|| v.map(|x| x / n))
+}
+
+impl Builder<'_> {
+    fn check_name(&mut self, name: &Name, what: &str) -> Result<(), ModelError> {
+        let n = name.get_ref();
+        if n == "ground" || n.is_empty() {
+            return Err(self.model.error(name.span(), format!("{what} name '{n}' is empty or reserved")));
+        }
+        if let Some((_, first)) = self.names.iter().find(|(m, _)| m == n) {
+            let (line, _) = crate::model::line_column(&self.model.source, first.start);
+            return Err(self.model.error(name.span(), format!("name '{n}' is already used on line {line}")));
+        }
+        self.names.push((n.clone(), name.span()));
+        Ok(())
+    }
+
+    fn body(&self, name: &Name) -> Result<Option<&Body3>, ModelError> {
+        let n = name.get_ref();
+        if n == "ground" {
+            return Ok(None);
+        }
+        self.bodies.iter().find(|b| b.name == *n).map(Some).ok_or_else(|| {
+            let known: Vec<_> = self.bodies.iter().map(|b| b.name.as_str()).collect();
+            self.model.error(name.span(), format!("unknown body '{n}' (known: ground, {})", known.join(", ")))
+        })
+    }
+
+    /// The anchor of `body` at the global point `point` (initial configuration); a missing
+    /// point means the body's centre of mass.
+    fn anchor(&self, body: &Name, point: Option<&Vec2>) -> Result<Anchor3, ModelError> {
+        let p = point.map(|p| self.scope.vec3(p)).transpose()?;
+        Ok(match self.body(body)? {
+            None => Anchor3::Ground { p: p.ok_or_else(|| self.model.error(body.span(), "a point on ground needs `point = [x, y, z]`".into()))? },
+            Some(b) => {
+                let p = p.unwrap_or(b.position);
+                let d = [p[0] - b.position[0], p[1] - b.position[1], p[2] - b.position[2]];
+                Anchor3::Body { x: b.x, s: mat_t_vec(&rotation(&b.orientation), d) }
+            }
+        })
+    }
+
+    fn inertia(&self, rb: &RigidBodyDecl) -> Result<Mat3, ModelError> {
+        let span = rb.inertia.span();
+        let num = |n: &crate::model::schema::Number| self.scope.number(&toml::Spanned::new(span.clone(), n.clone()));
+        let j: Mat3 = match rb.inertia.get_ref() {
+            Tensor::Vector(v) if v.len() == 3 => {
+                let mut j = [[0.0; 3]; 3];
+                for k in 0..3 {
+                    j[k][k] = num(&v[k])?;
+                }
+                j
+            }
+            Tensor::Matrix(rows) if rows.len() == 3 && rows.iter().all(|r| r.len() == 3) => {
+                let mut j = [[0.0; 3]; 3];
+                for (r, row) in rows.iter().enumerate() {
+                    for (c, x) in row.iter().enumerate() {
+                        j[r][c] = num(x)?;
+                    }
+                }
+                j
+            }
+            _ => return Err(self.model.error(span, "in a spatial model, inertia is [J1, J2, J3] (principal, body frame) or a 3x3 matrix [[..], [..], [..]] about the centre of mass".into())),
+        };
+        let scale = j.iter().flatten().fold(0.0f64, |a, x| a.max(x.abs()));
+        if (0..3).any(|r| (0..3).any(|c| (j[r][c] - j[c][r]).abs() > 1e-12 * scale)) {
+            return Err(self.model.error(span, "the inertia tensor must be symmetric".into()));
+        }
+        let eig = nalgebra::Matrix3::from_fn(|r, c| j[r][c]).symmetric_eigen().eigenvalues;
+        let (a, b, c) = (eig[0], eig[1], eig[2]);
+        if a.min(b).min(c) <= 0.0 {
+            return Err(self.model.error(span, format!("the inertia tensor must be positive definite (principal values {a:.6e}, {b:.6e}, {c:.6e})")));
+        }
+        // A mass distribution has J1 + J2 >= J3 for every ordering of the principal values.
+        if a + b < c * (1.0 - 1e-12) || b + c < a * (1.0 - 1e-12) || c + a < b * (1.0 - 1e-12) {
+            return Err(self.model.error(span, format!("principal values {a:.6e}, {b:.6e}, {c:.6e} violate the triangle inequality J1 + J2 >= J3 of any body")));
+        }
+        Ok(j)
+    }
+
+    fn orientation(&self, rb: &RigidBodyDecl) -> Result<[f64; 4], ModelError> {
+        match (&rb.euler_parameters, &rb.axis, &rb.angle) {
+            (Some(e), None, None) => {
+                let p = self.scope.vector::<4>(e)?;
+                let n = p.iter().map(|x| x * x).sum::<f64>().sqrt();
+                if n == 0.0 {
+                    return Err(self.model.error(e.span(), "Euler parameters must not all be zero".into()));
+                }
+                Ok(p.map(|x| x / n))
+            }
+            (Some(e), _, _) => Err(self.model.error(e.span(), "give either `euler_parameters` or `axis` and `angle`, not both".into())),
+            (None, Some(ax), angle) => {
+                let u = unit3(self.scope.vec3(ax)?).ok_or_else(|| self.model.error(ax.span(), "axis must not be zero".into()))?;
+                let angle = angle.as_ref().map(|a| self.scope.number(a)).transpose()?.unwrap_or(0.0);
+                Ok(from_axis_angle(u, angle))
+            }
+            (None, None, Some(a)) => Err(self.model.error(a.span(), "in a spatial model an angle needs `axis = [x, y, z]`".into())),
+            (None, None, None) => Ok([1.0, 0.0, 0.0, 0.0]),
+        }
+    }
+}
+
+pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
+    let def = &model.definition;
+    let planar_only = |span: Option<Range<usize>>, what: &str| -> Result<(), ModelError> {
+        match span {
+            Some(s) => Err(model.error(s, format!("{what} are not available in spatial models (dimension = 3)"))),
+            None => Ok(()),
+        }
+    };
+    planar_only(def.point_masses.first().map(|p| p.name.span()), "point masses")?;
+    planar_only(def.beams.first().map(|p| p.name.span()), "beams")?;
+    planar_only(def.loads.first().map(|p| p.kind.span()), "loads")?;
+    planar_only(def.contacts.first().map(|p| p.name.span()), "contacts")?;
+    let input_names: Vec<String> = def.inputs.iter().map(|i| i.name.get_ref().clone()).collect();
+    let scope = model.scope(params);
+    let gravity = def.model.gravity.as_ref().map(|g| scope.vec3(g)).transpose()?.unwrap_or([0.0; 3]);
+    let mut b = Builder { model, scope, bodies: Vec::new(), names: Vec::new() };
+    for inp in &def.inputs {
+        b.check_name(&inp.name, "input")?;
+    }
+
+    let (mut q0, mut v0, mut specified) = (Vec::new(), Vec::new(), Vec::new());
+    let mut elements = Vec::new();
+    for rb in &def.rigid_bodies {
+        b.check_name(&rb.name, "body")?;
+        let x = q0.len();
+        let mass = b.scope.positive(&rb.mass, "mass")?;
+        let inertia = b.inertia(rb)?;
+        let r = b.scope.vec3(&rb.position)?;
+        let p = b.orientation(rb)?;
+        let v = rb.velocity.as_ref().map(|v| b.scope.vec3(v)).transpose()?;
+        let w = match &rb.angular_velocity {
+            None => None,
+            Some(w) => match w.get_ref() {
+                Tensor::Vector(v) => Some(b.scope.vec3(&Vec2::new(w.span(), v.clone()))?),
+                _ => return Err(model.error(w.span(), "in a spatial model, angular_velocity is a vector [wx, wy, wz] (global frame)".into())),
+            },
+        };
+        // p' = 1/2 E^T omega (omega = 2 E p', E E^T = I on p.p = 1).
+        let e = e_matrix(&p);
+        let pd: [f64; 4] = std::array::from_fn(|k| w.map_or(0.0, |w| 0.5 * (0..3).map(|i| e[i][k] * w[i]).sum::<f64>()));
+        q0.extend(r);
+        q0.extend(p);
+        v0.extend(v.unwrap_or([0.0; 3]));
+        v0.extend(pd);
+        specified.extend([v.is_some(); 3]);
+        specified.extend([w.is_some(); 4]);
+        elements.push(RigidBody3d::new(x, mass, inertia, gravity));
+        b.bodies.push(Body3 { name: rb.name.get_ref().clone(), x, position: r, orientation: p });
+    }
+    if q0.is_empty() {
+        return Err(model.error(def.model.name.span(), "the model has no bodies".into()));
+    }
+    let mut sys = System::new(q0.len());
+    sys.bodies = b.bodies.iter().map(|e| BodyInfo { name: e.name.clone(), x: e.x, rotates: true, director: false }).collect();
+    sys.inputs = def.inputs.iter().map(|i| i.start).collect();
+    for e in elements {
+        sys.spatial_bodies.push(e);
+    }
+    for body in &b.bodies {
+        sys.constraints.push(normalisation_row(body.x));
+    }
+
+    let mut joint_spans = Vec::new();
+    for j in &def.joints {
+        b.check_name(&j.name, "joint")?;
+        let kind = match j.kind.get_ref().as_str() {
+            "spherical" => SpatialJointKind::Spherical,
+            "revolute" => SpatialJointKind::Revolute,
+            "prismatic" => SpatialJointKind::Prismatic,
+            "fixed" => SpatialJointKind::Fixed,
+            other => return Err(model.error(j.kind.span(), format!("unknown joint type '{other}', expected spherical, revolute, prismatic or fixed"))),
+        };
+        if let Some(rs) = &j.rigid_section {
+            return Err(model.error(rs.span(), "rigid_section applies to planar ANCF beams only".into()));
+        }
+        let ground = Name::new(0..0, "ground".to_string());
+        let body1 = j.body1.as_ref().unwrap_or(&ground);
+        if body1.get_ref() == j.body2.get_ref() {
+            return Err(model.error(j.body2.span(), "a joint needs two different bodies".into()));
+        }
+        let b2 = b.body(&j.body2)?.ok_or_else(|| model.error(j.body2.span(), "body2 must not be ground (put ground in body1)".into()))?;
+        let b2x = b2.x;
+        let point = match &j.point {
+            Some(p) => b.scope.vec3(p)?,
+            None => b2.position,
+        };
+        let pt = Vec2::new(j.point.as_ref().map_or(j.name.span(), |p| p.span()), point.iter().map(|&x| x.into()).collect());
+        let (a1, a2) = (b.anchor(body1, Some(&pt))?, b.anchor(&j.body2, Some(&pt))?);
+        let needs_axis = matches!(kind, SpatialJointKind::Revolute | SpatialJointKind::Prismatic);
+        let axis = match (&j.axis, needs_axis) {
+            (Some(ax), true) => unit3(b.scope.vec3(ax)?).ok_or_else(|| model.error(ax.span(), "axis must not be zero".into()))?,
+            (None, true) => return Err(model.error(j.name.span(), format!("a {} joint needs `axis = [x, y, z]`", j.kind.get_ref()))),
+            (Some(ax), false) => return Err(model.error(ax.span(), "`axis` only applies to revolute and prismatic joints".into())),
+            (None, false) => [0.0, 0.0, 1.0],
+        };
+        let rows = spatial_joint_rows(kind, a1, a2, axis, &q0);
+        let coordinate = rows[0].measure.clone();
+        let start = sys.constraints.len();
+        sys.constraints.extend(rows);
+        sys.joints.push(JointInfo { name: j.name.get_ref().clone(), kind: JointKind::Spatial(kind), rows: start..sys.constraints.len(), body2_x: b2x, body2_rotates: false, coordinate });
+        joint_spans.push(j.name.span());
+    }
+
+    for s in &def.springs {
+        b.check_name(&s.name, "spring")?;
+        if let Some(k) = s.kind.as_ref().filter(|k| k.get_ref() != "point_to_point") {
+            return Err(model.error(k.span(), format!("unknown spring type '{}' in a spatial model, expected point_to_point", k.get_ref())));
+        }
+        for (opt, what) in [(s.fractional_order.as_ref(), "fractional_order"), (s.memory.as_ref(), "memory")] {
+            if let Some(o) = opt {
+                return Err(model.error(o.span(), format!("`{what}` is not available in spatial models")));
+            }
+        }
+        let (Some(n1), Some(n2)) = (&s.body1, &s.body2) else {
+            return Err(model.error(s.name.span(), "a point_to_point spring needs body1 and body2".into()));
+        };
+        let m = Measure::spatial(SpatialMeasure::new(b.anchor(n1, s.point1.as_ref())?, b.anchor(n2, s.point2.as_ref())?, SpatialKind::Distance));
+        if m.value(&q0) <= 0.0 {
+            return Err(model.error(s.name.span(), "the spring's end points coincide initially; its direction is undefined".into()));
+        }
+        let stiffness = s.stiffness.as_ref().map(|k| b.scope.non_negative(k, "stiffness")).transpose()?.unwrap_or(0.0);
+        let damping = s.damping.as_ref().map(|c| b.scope.non_negative(c, "damping")).transpose()?.unwrap_or(0.0);
+        let free_value = match &s.free_length {
+            Some(l) => b.scope.number(l)?,
+            None => m.value(&q0),
+        };
+        sys.springs.push(SpringDamper { measure: m, stiffness, damping, free_value });
+    }
+
+    let mut outputs = Vec::new();
+    for o in &def.outputs {
+        b.check_name(&o.name, "output")?;
+        let kind = output_kind(o, &b, &sys)?;
+        outputs.push(Output { name: o.name.get_ref().clone(), unit: kind.unit().to_string(), description: o.description.clone(), kind });
+    }
+
+    sys.finish();
+    let initial = consistent_initial_state(model, &sys, q0, v0, &specified, &joint_spans)?;
+    Ok(Assembly { system: sys, initial, outputs, input_names })
+}
+
+fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, ModelError> {
+    let model = b.model;
+    let q = o.quantity.get_ref().as_str();
+    let need_body = || -> Result<(&Body3, &Name), ModelError> {
+        let name = o.body.as_ref().ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `body`")))?;
+        let body = b.body(name)?.ok_or_else(|| model.error(name.span(), "ground does not move".into()))?;
+        Ok((body, name))
+    };
+    let component = |c: char| "xyz".find(c).unwrap_or(0);
+    Ok(match q {
+        "x" | "y" | "z" | "vx" | "vy" | "vz" => {
+            let (_, name) = need_body()?;
+            let anchor = b.anchor(name, o.point.as_ref())?;
+            OutputKind::SpatialPoint { anchor, component: component(q.chars().last().unwrap_or('x')), order: usize::from(q.len() == 2) }
+        }
+        "e0" | "e1" | "e2" | "e3" => OutputKind::EulerParameter { index: need_body()?.0.x + 3 + usize::from(q.as_bytes()[1] - b'0') },
+        "wx" | "wy" | "wz" => OutputKind::SpatialAngularVelocity { x: need_body()?.0.x, component: component(q.chars().last().unwrap_or('x')) },
+        "reaction_x" | "reaction_y" | "reaction_z" => {
+            let name = o.joint.as_ref().ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `joint`")))?;
+            let joint = sys.joints.iter().position(|j| j.name == *name.get_ref()).ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))?;
+            OutputKind::SpatialReaction { joint, component: component(q.chars().last().unwrap_or('x')) }
+        }
+        "energy_total" => OutputKind::EnergyTotal,
+        "energy_kinetic" => OutputKind::EnergyKinetic,
+        "energy_potential" => OutputKind::EnergyPotential,
+        "energy_dissipated" => OutputKind::EnergyDissipated,
+        other => {
+            return Err(model.error(
+                o.quantity.span(),
+                format!(
+                    "unknown output quantity '{other}' in a spatial model, expected one of: x, y, z, vx, vy, vz, e0, e1, e2, e3, wx, wy, wz, \
+                     reaction_x, reaction_y, reaction_z, energy_total, energy_kinetic, energy_potential, energy_dissipated"
+                ),
+            ));
+        }
+    })
+}

@@ -1,0 +1,106 @@
+//! Euler parameters p = (e0, e) of a spatial rotation and the matrices built from them
+//! (Nikravesh's notation; paper 001 eqs. 14-28 write the Newton-Euler equations of a 3D body
+//! with the angular velocity in its own frame, which is omega' = 2 G p_dot here):
+//!   E(p) = [-e, e~ + e0 I],  G(p) = [-e, -e~ + e0 I]   (3 x 4, linear in p),
+//!   A(p) = E G^T,  omega = 2 E p_dot (global),  omega' = 2 G p_dot (body frame).
+//! A = E G^T is kept in its homogeneous quadratic form (e0^2 - e.e) I + 2 e e^T + 2 e0 e~,
+//! which equals the rotation matrix on p.p = 1; being exactly quadratic, every component
+//! (A(p) s)_i has a constant Hessian, so joint Jacobians and Hessians are exact everywhere.
+
+pub type Mat3 = [[f64; 3]; 3];
+
+pub fn e_matrix(p: &[f64]) -> [[f64; 4]; 3] {
+    let (e0, e1, e2, e3) = (p[0], p[1], p[2], p[3]);
+    [[-e1, e0, -e3, e2], [-e2, e3, e0, -e1], [-e3, -e2, e1, e0]]
+}
+
+pub fn g_matrix(p: &[f64]) -> [[f64; 4]; 3] {
+    let (e0, e1, e2, e3) = (p[0], p[1], p[2], p[3]);
+    [[-e1, e0, e3, -e2], [-e2, -e3, e0, e1], [-e3, e2, -e1, e0]]
+}
+
+/// A(p) = E G^T (homogeneous quadratic form).
+pub fn rotation(p: &[f64]) -> Mat3 {
+    let (e, g) = (e_matrix(p), g_matrix(p));
+    std::array::from_fn(|i| std::array::from_fn(|j| (0..4).map(|k| e[i][k] * g[j][k]).sum()))
+}
+
+pub fn mat_vec(a: &Mat3, s: [f64; 3]) -> [f64; 3] {
+    std::array::from_fn(|i| a[i][0] * s[0] + a[i][1] * s[1] + a[i][2] * s[2])
+}
+
+pub fn mat_t_vec(a: &Mat3, s: [f64; 3]) -> [f64; 3] {
+    std::array::from_fn(|i| a[0][i] * s[0] + a[1][i] * s[1] + a[2][i] * s[2])
+}
+
+/// The constant Hessians d2(A(p) s)_i / dp2 (4 x 4 each), by polarisation of the quadratic form.
+#[allow(clippy::needless_range_loop)] // h[i][j][k] filled from per-(j, k) vectors
+pub fn rotated_vector_hessians(s: [f64; 3]) -> [[[f64; 4]; 4]; 3] {
+    let unit = |j: usize| -> [f64; 4] { std::array::from_fn(|k| f64::from(u8::from(k == j))) };
+    let a = |p: [f64; 4]| mat_vec(&rotation(&p), s);
+    let mut h = [[[0.0; 4]; 4]; 3];
+    for j in 0..4 {
+        let aj = a(unit(j));
+        for k in 0..4 {
+            let v = if j == k {
+                aj.map(|x| 2.0 * x)
+            } else {
+                let (ak, mut ejk) = (a(unit(k)), unit(j));
+                ejk[k] = 1.0;
+                let ajk = a(ejk);
+                std::array::from_fn(|i| ajk[i] - aj[i] - ak[i])
+            };
+            for i in 0..3 {
+                h[i][j][k] = v[i];
+            }
+        }
+    }
+    h
+}
+
+/// Euler parameters of a rotation by `angle` about the unit `axis`: (cos(a/2), sin(a/2) u).
+pub fn from_axis_angle(axis: [f64; 3], angle: f64) -> [f64; 4] {
+    let (s, c) = (0.5 * angle).sin_cos();
+    [c, s * axis[0], s * axis[1], s * axis[2]]
+}
+
+/// Lambda(w) with G(p)^T w = Lambda(w) p (4 x 4); used for d(G^T w)/dp.
+pub fn lambda_matrix(w: [f64; 3]) -> [[f64; 4]; 4] {
+    [[0.0, -w[0], -w[1], -w[2]], [w[0], 0.0, w[2], -w[1]], [w[1], -w[2], 0.0, w[0]], [w[2], w[1], -w[0], 0.0]]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rotation_is_orthogonal_and_quadratic_hessians_are_exact() {
+        let n = (0.3f64.powi(2) + 0.5f64.powi(2) + 0.1f64.powi(2) + 0.8f64.powi(2)).sqrt();
+        let p = [0.3 / n, -0.5 / n, 0.1 / n, 0.8 / n];
+        let a = rotation(&p);
+        for i in 0..3 {
+            for j in 0..3 {
+                let d: f64 = (0..3).map(|k| a[k][i] * a[k][j]).sum();
+                assert!((d - f64::from(u8::from(i == j))).abs() < 1e-15);
+            }
+        }
+        // (A s)_i = 1/2 p^T H_i p for the homogeneous quadratic form, at any p.
+        let s = [0.4, -1.2, 0.7];
+        let h = rotated_vector_hessians(s);
+        let q = [0.9, 0.2, -1.1, 0.4];
+        let aq = mat_vec(&rotation(&q), s);
+        for i in 0..3 {
+            let v: f64 = (0..4).map(|j| (0..4).map(|k| 0.5 * q[j] * h[i][j][k] * q[k]).sum::<f64>()).sum();
+            assert!((v - aq[i]).abs() < 1e-14, "{v} vs {}", aq[i]);
+        }
+        // G^T w = Lambda(w) p
+        let w = [0.3, -0.7, 1.9];
+        let g = g_matrix(&q);
+        let l = lambda_matrix(w);
+        for r in 0..4 {
+            let lhs: f64 = (0..3).map(|i| g[i][r] * w[i]).sum();
+            let rhs: f64 = (0..4).map(|k| l[r][k] * q[k]).sum();
+            assert!((lhs - rhs).abs() < 1e-15);
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! Joints between spatial rigid bodies (and ground) as index-3 constraint rows, and the
+//! Euler-parameter normalisation row of each body.
+//!
+//! - spherical: the anchor points coincide: u_k . (P2 - P1) = 0 for the global axes u_k (3 rows);
+//! - revolute: spherical plus the joint axis a, fixed in body 1, perpendicular to two
+//!   directions b, c fixed in body 2 that are normal to a initially: (A1 a').(A2 b'') = 0,
+//!   (A1 a').(A2 c'') = 0 (5 rows);
+//! - fixed: spherical plus three perpendicularity rows x1.y2, y1.z2, z1.x2 = const between
+//!   triads fixed in each body (they are independent at the initial configuration: their
+//!   derivatives in a small relative rotation theta are -theta_z, -theta_x, -theta_y) (6 rows);
+//! - prismatic: two projections (A1 n'_k).(P2 - P1) = 0 on directions normal to the axis
+//!   fixed in body 1, plus the three rotation rows of the fixed joint (5 rows).
+//!
+//! The normalisation p.p = 1 is a constraint row like the others (scaled by the integrator
+//! like every row, multiplier lambda_p): the Euler parameters stay unit to the Newton
+//! tolerance with no projection step, and no rotation coordinate is ever singular.
+
+use super::ConstraintRow;
+use crate::mechanics::euler_parameters::{mat_t_vec, rotation};
+use crate::mechanics::kinematics::Measure;
+use crate::mechanics::spatial_kinematics::{Anchor3, SpatialKind, SpatialMeasure};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpatialJointKind {
+    Spherical,
+    Revolute,
+    Prismatic,
+    Fixed,
+}
+
+fn row(m: SpatialMeasure, q0: &[f64]) -> ConstraintRow {
+    let measure = Measure::spatial(m);
+    let target = measure.value(q0);
+    ConstraintRow { measure, target }
+}
+
+/// p.p = 1 for the body whose first coordinate is `x`.
+pub fn normalisation_row(x: usize) -> ConstraintRow {
+    ConstraintRow { measure: Measure::spatial(SpatialMeasure::euler_norm(x)), target: 1.0 }
+}
+
+/// A global direction expressed in the frame of the anchor's body (global for ground).
+fn body_frame(a: &Anchor3, u: [f64; 3], q0: &[f64]) -> [f64; 3] {
+    match *a {
+        Anchor3::Ground { .. } => u,
+        Anchor3::Body { x, .. } => mat_t_vec(&rotation(&q0[x + 3..x + 7]), u),
+    }
+}
+
+/// Two unit vectors completing the unit `a` to a right-handed orthonormal triad.
+pub fn normals(a: [f64; 3]) -> ([f64; 3], [f64; 3]) {
+    let t = if a[0].abs() < 0.9 { [1.0, 0.0, 0.0] } else { [0.0, 1.0, 0.0] };
+    let cross = |u: [f64; 3], v: [f64; 3]| [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
+    let b = cross(a, t);
+    let n = (b[0] * b[0] + b[1] * b[1] + b[2] * b[2]).sqrt();
+    let b = b.map(|x| x / n);
+    (b, cross(a, b))
+}
+
+/// Rows of a joint between anchors at the same global point in the initial configuration
+/// `q0`; `axis` is the global unit joint axis (revolute, prismatic).
+pub fn spatial_joint_rows(kind: SpatialJointKind, a1: Anchor3, a2: Anchor3, axis: [f64; 3], q0: &[f64]) -> Vec<ConstraintRow> {
+    let mut rows = Vec::new();
+    let (b, c) = normals(axis);
+    if kind != SpatialJointKind::Prismatic {
+        for k in 0..3 {
+            let u = std::array::from_fn(|i| f64::from(u8::from(i == k)));
+            rows.push(row(SpatialMeasure::new(a1, a2, SpatialKind::Along { u }), q0));
+        }
+    } else {
+        for n in [b, c] {
+            rows.push(row(SpatialMeasure::new(a1, a2, SpatialKind::Projection { u1: body_frame(&a1, n, q0) }), q0));
+        }
+    }
+    let dot = |u1: [f64; 3], u2: [f64; 3]| row(SpatialMeasure::new(a1, a2, SpatialKind::Dot { u1: body_frame(&a1, u1, q0), u2: body_frame(&a2, u2, q0) }), q0);
+    match kind {
+        SpatialJointKind::Spherical => {}
+        SpatialJointKind::Revolute => {
+            rows.push(dot(axis, b));
+            rows.push(dot(axis, c));
+        }
+        SpatialJointKind::Fixed | SpatialJointKind::Prismatic => {
+            let (x, y, z) = ([1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]);
+            rows.push(dot(x, y));
+            rows.push(dot(y, z));
+            rows.push(dot(z, x));
+        }
+    }
+    rows
+}

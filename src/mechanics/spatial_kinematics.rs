@@ -1,0 +1,274 @@
+//! Spatial kinematic measures with exact gradients and Hessians, for joints and
+//! spring-dampers between 3D rigid bodies (coordinates r (3), Euler parameters p (4)).
+//!
+//! A body point is P = r + A(p) s and a body-fixed direction d = A(p) u, A = E G^T in its
+//! homogeneous quadratic form (see `euler_parameters`), so the second derivatives of P and d
+//! are the constant Hessians of A(p) s. Measures are composed from these vector functions:
+//! a component or projection u.(P2 - P1), a dot product d1.d2 (perpendicularity), a
+//! projection on a body-fixed direction d1.(P2 - P1), a distance |P2 - P1|, and the
+//! Euler-parameter norm p.p.
+
+use super::euler_parameters::{mat_vec, rotated_vector_hessians, rotation};
+use super::kinematics::{Derivatives, MAX_DOFS};
+
+/// A point fixed to ground, or to a spatial rigid body (first coordinate `x`) at the
+/// body-frame offset `s` from its centre of mass.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Anchor3 {
+    Ground { p: [f64; 3] },
+    Body { x: usize, s: [f64; 3] },
+}
+
+impl Anchor3 {
+    pub fn dofs(&self) -> Vec<usize> {
+        match *self {
+            Anchor3::Ground { .. } => vec![],
+            Anchor3::Body { x, .. } => (x..x + 7).collect(),
+        }
+    }
+
+    pub fn position(&self, q: &[f64]) -> [f64; 3] {
+        match *self {
+            Anchor3::Ground { p } => p,
+            Anchor3::Body { x, s } => {
+                let a = mat_vec(&rotation(&q[x + 3..x + 7]), s);
+                [q[x] + a[0], q[x + 1] + a[1], q[x + 2] + a[2]]
+            }
+        }
+    }
+
+    /// dP/dt = r' + (d(A s)/dp) p'.
+    pub fn velocity(&self, q: &[f64], v: &[f64]) -> [f64; 3] {
+        match *self {
+            Anchor3::Ground { .. } => [0.0; 3],
+            Anchor3::Body { x, s } => {
+                let h = rotated_vector_hessians(s);
+                let p = &q[x + 3..x + 7];
+                let pd = &v[x + 3..x + 7];
+                std::array::from_fn(|i| v[x + i] + (0..4).map(|j| (0..4).map(|k| h[i][j][k] * p[k]).sum::<f64>() * pd[j]).sum::<f64>())
+            }
+        }
+    }
+}
+
+/// What a spatial measure measures.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SpatialKind {
+    /// u . (P2 - P1), u fixed in the global frame.
+    Along { u: [f64; 3] },
+    /// (A1 u1) . (A2 u2); u_k in body k's frame (global for ground).
+    Dot { u1: [f64; 3], u2: [f64; 3] },
+    /// (A1 u1) . (P2 - P1), u1 in body 1's frame.
+    Projection { u1: [f64; 3] },
+    /// |P2 - P1|
+    Distance,
+    /// p . p of the body of anchor 1 (the Euler-parameter normalisation).
+    EulerNorm,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SpatialMeasure {
+    pub a1: Anchor3,
+    pub a2: Anchor3,
+    pub kind: SpatialKind,
+}
+
+/// A 3-vector function of the measure's coordinates with its Jacobian and Hessians.
+struct VecFn {
+    val: [f64; 3],
+    jac: [[f64; MAX_DOFS]; 3],
+    hess: [[f64; MAX_DOFS * MAX_DOFS]; 3],
+}
+
+impl VecFn {
+    fn zero() -> Self {
+        VecFn { val: [0.0; 3], jac: [[0.0; MAX_DOFS]; 3], hess: [[0.0; MAX_DOFS * MAX_DOFS]; 3] }
+    }
+
+    /// Adds sign * (r + A s) (point) or sign * A s (direction) of anchor `a` whose coordinates
+    /// start at `off` in a measure with `n` coordinates.
+    #[allow(clippy::too_many_arguments, clippy::needless_range_loop)] // index arithmetic over three arrays
+    fn add(&mut self, a: &Anchor3, q: &[f64], off: usize, n: usize, sign: f64, point: bool, s_dir: Option<[f64; 3]>) {
+        match *a {
+            Anchor3::Ground { p } => {
+                let v = s_dir.unwrap_or(p);
+                for i in 0..3 {
+                    self.val[i] += sign * v[i];
+                }
+            }
+            Anchor3::Body { x, s } => {
+                let s = s_dir.unwrap_or(s);
+                let p = &q[x + 3..x + 7];
+                let h = rotated_vector_hessians(s);
+                for i in 0..3 {
+                    let mut v = 0.0;
+                    for j in 0..4 {
+                        let g: f64 = (0..4).map(|k| h[i][j][k] * p[k]).sum();
+                        v += 0.5 * g * p[j];
+                        self.jac[i][off + 3 + j] += sign * g;
+                        for k in 0..4 {
+                            self.hess[i][(off + 3 + j) * n + off + 3 + k] += sign * h[i][j][k];
+                        }
+                    }
+                    self.val[i] += sign * v;
+                    if point {
+                        self.val[i] += sign * q[x + i];
+                        self.jac[i][off + i] += sign;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Derivatives of a . b.
+fn dot(a: &VecFn, b: &VecFn, n: usize) -> Derivatives {
+    let mut d = Derivatives { value: 0.0, gradient: [0.0; MAX_DOFS], hessian: [0.0; MAX_DOFS * MAX_DOFS] };
+    for i in 0..3 {
+        d.value += a.val[i] * b.val[i];
+        for r in 0..n {
+            d.gradient[r] += a.val[i] * b.jac[i][r] + b.val[i] * a.jac[i][r];
+            for c in 0..n {
+                d.hessian[r * n + c] += a.val[i] * b.hess[i][r * n + c] + b.val[i] * a.hess[i][r * n + c] + a.jac[i][r] * b.jac[i][c] + b.jac[i][r] * a.jac[i][c];
+            }
+        }
+    }
+    d
+}
+
+impl SpatialMeasure {
+    pub fn new(a1: Anchor3, a2: Anchor3, kind: SpatialKind) -> Self {
+        SpatialMeasure { a1, a2, kind }
+    }
+
+    /// The normalisation p.p of the body whose first coordinate is `x`.
+    pub fn euler_norm(x: usize) -> Self {
+        SpatialMeasure { a1: Anchor3::Body { x, s: [0.0; 3] }, a2: Anchor3::Ground { p: [0.0; 3] }, kind: SpatialKind::EulerNorm }
+    }
+
+    pub fn dofs(&self) -> Vec<usize> {
+        let mut d = self.a1.dofs();
+        d.extend(self.a2.dofs());
+        d
+    }
+
+    pub fn derivatives(&self, q: &[f64]) -> Derivatives {
+        let off2 = self.a1.dofs().len();
+        let n = off2 + self.a2.dofs().len();
+        debug_assert!(n <= MAX_DOFS);
+        let mut d = Derivatives { value: 0.0, gradient: [0.0; MAX_DOFS], hessian: [0.0; MAX_DOFS * MAX_DOFS] };
+        let separation = || {
+            let mut f = VecFn::zero();
+            f.add(&self.a2, q, off2, n, 1.0, true, None);
+            f.add(&self.a1, q, 0, n, -1.0, true, None);
+            f
+        };
+        let constant = |u: [f64; 3]| {
+            let mut f = VecFn::zero();
+            f.val = u;
+            f
+        };
+        match self.kind {
+            SpatialKind::EulerNorm => {
+                let Anchor3::Body { x, .. } = self.a1 else { return d };
+                for k in 0..4 {
+                    d.value += q[x + 3 + k] * q[x + 3 + k];
+                    d.gradient[3 + k] = 2.0 * q[x + 3 + k];
+                    d.hessian[(3 + k) * n + 3 + k] = 2.0;
+                }
+            }
+            SpatialKind::Along { u } => d = dot(&constant(u), &separation(), n),
+            SpatialKind::Dot { u1, u2 } => {
+                let mut d1 = VecFn::zero();
+                d1.add(&self.a1, q, 0, n, 1.0, false, Some(u1));
+                let mut d2 = VecFn::zero();
+                d2.add(&self.a2, q, off2, n, 1.0, false, Some(u2));
+                d = dot(&d1, &d2, n);
+            }
+            SpatialKind::Projection { u1 } => {
+                let mut d1 = VecFn::zero();
+                d1.add(&self.a1, q, 0, n, 1.0, false, Some(u1));
+                d = dot(&d1, &separation(), n);
+            }
+            SpatialKind::Distance => {
+                // L = sqrt(D.D): grad = D.J / L, H = (grad(D.D)/2 Hessian - grad grad^T) / L.
+                let s = separation();
+                let sq = dot(&s, &s, n);
+                let len = sq.value.sqrt();
+                d.value = len;
+                if len > 0.0 {
+                    for r in 0..n {
+                        d.gradient[r] = 0.5 * sq.gradient[r] / len;
+                    }
+                    for r in 0..n {
+                        for c in 0..n {
+                            d.hessian[r * n + c] = (0.5 * sq.hessian[r * n + c] - d.gradient[r] * d.gradient[c]) / len;
+                        }
+                    }
+                }
+            }
+        }
+        d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gradients_and_hessians_match_finite_differences() {
+        let q = [0.3, -0.2, 0.7, 0.8, 0.3, -0.4, 0.33, 1.1, 0.4, -1.3, 0.5, -0.25, 0.9, -0.3];
+        let b1 = Anchor3::Body { x: 0, s: [0.4, -0.1, 0.2] };
+        let b2 = Anchor3::Body { x: 7, s: [-0.2, 0.3, 0.5] };
+        let g = Anchor3::Ground { p: [0.1, 0.2, -0.3] };
+        let kinds = [
+            SpatialKind::Along { u: [0.6, 0.0, 0.8] },
+            SpatialKind::Dot { u1: [0.0, 1.0, 0.0], u2: [0.6, 0.8, 0.0] },
+            SpatialKind::Projection { u1: [0.0, 0.6, 0.8] },
+            SpatialKind::Distance,
+        ];
+        let mut worst: f64 = 0.0;
+        let mut check = |m: SpatialMeasure| {
+            let dofs = m.dofs();
+            let n = dofs.len();
+            let d = m.derivatives(&q);
+            let h = 1e-6;
+            for (a, &i) in dofs.iter().enumerate() {
+                let (mut qp, mut qm) = (q, q);
+                qp[i] += h;
+                qm[i] -= h;
+                let (dp, dm) = (m.derivatives(&qp), m.derivatives(&qm));
+                let g = (dp.value - dm.value) / (2.0 * h);
+                worst = worst.max((g - d.gradient[a]).abs());
+                assert!((g - d.gradient[a]).abs() < 1e-8, "{m:?} gradient {a}: fd {g} vs {}", d.gradient[a]);
+                for b in 0..n {
+                    let hfd = (dp.gradient[b] - dm.gradient[b]) / (2.0 * h);
+                    worst = worst.max((hfd - d.hessian[a * n + b]).abs());
+                    assert!((hfd - d.hessian[a * n + b]).abs() < 1e-7, "{m:?} hessian ({a},{b}): fd {hfd} vs {}", d.hessian[a * n + b]);
+                }
+            }
+        };
+        for kind in kinds {
+            for (a1, a2) in [(b1, b2), (g, b2), (b1, g)] {
+                check(SpatialMeasure::new(a1, a2, kind));
+            }
+        }
+        check(SpatialMeasure::euler_norm(7));
+        println!("spatial measures: worst |analytic - central difference| = {worst:.2e}");
+    }
+
+    #[test]
+    fn point_velocity_is_the_time_derivative_of_the_position() {
+        let q = [0.3, -0.2, 0.7, 0.8, 0.3, -0.4, 0.33];
+        let v = [0.1, 0.5, -0.2, 0.4, -0.9, 0.3, 1.2];
+        let a = Anchor3::Body { x: 0, s: [0.4, -0.1, 0.2] };
+        let h = 1e-6;
+        let qp: Vec<f64> = q.iter().zip(&v).map(|(x, y)| x + h * y).collect();
+        let qm: Vec<f64> = q.iter().zip(&v).map(|(x, y)| x - h * y).collect();
+        let (pp, pm, vel) = (a.position(&qp), a.position(&qm), a.velocity(&q, &v));
+        for i in 0..3 {
+            assert!(((pp[i] - pm[i]) / (2.0 * h) - vel[i]).abs() < 1e-9);
+        }
+    }
+}
