@@ -19,6 +19,9 @@ pub enum OutputKind {
     /// Normal force (0), penetration (1, negative: the gap) or state (2: 1 in contact, else 0)
     /// of a contact.
     Contact { contact: usize, quantity: usize },
+    /// The same quantities of a contact constraint: its multiplier (the contact force, eq.
+    /// 5a) while active, else 0; penetration; 1 while active.
+    ContactConstraint { contact: usize, quantity: usize },
     EnergyTotal,
     EnergyKinetic,
     EnergyPotential,
@@ -32,7 +35,7 @@ impl OutputKind {
             OutputKind::Rotation { order, .. } | OutputKind::SectionAngle { order, .. } => ["rad", "rad/s", "rad/s2"][*order],
             OutputKind::Reaction { component, .. } => ["N", "N", "N.m"][*component],
             OutputKind::JointCoordinate { .. } => "",
-            OutputKind::Contact { quantity, .. } => ["N", "m", ""][*quantity],
+            OutputKind::Contact { quantity, .. } | OutputKind::ContactConstraint { quantity, .. } => ["N", "m", ""][*quantity],
             _ => "J",
         }
     }
@@ -128,6 +131,15 @@ impl Output {
                     0 => f.force,
                     1 => f.penetration,
                     _ => f64::from(u8::from(f.penetration > 0.0)),
+                }
+            }
+            OutputKind::ContactConstraint { contact, quantity } => {
+                let c = &sys.contact_constraints[*contact];
+                match quantity {
+                    0 if c.is_active() => s.lambda[sys.contact_constraint_row(*contact)],
+                    0 => 0.0,
+                    1 => c.penetration(s.q),
+                    _ => f64::from(u8::from(c.is_active())),
                 }
             }
             OutputKind::EnergyTotal => {
