@@ -80,6 +80,9 @@ pub struct MemoryMark {
     contact_constraints: Vec<ContactConstraintMemory>,
 }
 
+/// Slots of a constraint row: (row, dofs), (dofs, row) and the dofs x dofs Hessian block.
+type RowSlots = (Vec<usize>, Vec<usize>, Vec<usize>);
+
 /// Where a named body's coordinates are.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BodyInfo {
@@ -117,9 +120,9 @@ pub struct System {
     pub inputs: Vec<f64>,
     pattern: SparseMatrix,
     /// Per constraint row: slots of (row, dofs), (dofs, row) and the dofs x dofs Hessian block.
-    constraint_slots: Vec<(Vec<usize>, Vec<usize>, Vec<usize>)>,
+    constraint_slots: Vec<RowSlots>,
     /// Per contact constraint: the joint-like slots and the diagonal slot of its row.
-    contact_slots: Vec<((Vec<usize>, Vec<usize>, Vec<usize>), usize)>,
+    contact_slots: Vec<(RowSlots, usize)>,
 }
 
 impl System {
