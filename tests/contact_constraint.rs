@@ -236,20 +236,22 @@ fn snapshot_restores_the_active_set() {
 fn bad_contact_constraints_are_located_errors() {
     let text = std::fs::read_to_string(model_path("ball_drop_constraint.toml")).unwrap();
     let cases = [
-        ("method = \"constraint\"", "method = \"penalty\"", "unknown contact method 'penalty'"),
-        ("restitution = \"e\"", "restitution = 1.5", "restitution must be in [0, 1]"),
-        ("restitution = \"e\"", "stiffness = 1e8", "missing field `restitution`"),
-        ("radius2 = \"r\"", "radius2 = \"r\"\nstiffness = 1e8", "`stiffness` applies only to method = \"force\""),
-        ("method = \"constraint\"", "method = \"force\"", "needs `stiffness`"),
+        // (replace, by, message, line of models/ball_drop_constraint.toml)
+        ("method = \"constraint\"", "method = \"penalty\"", "unknown contact method 'penalty'", 43),
+        ("restitution = \"e\"", "restitution = 1.5", "restitution must be in [0, 1]", 50),
+        ("restitution = \"e\"", "stiffness = 1e8", "missing field `restitution`", 41),
+        ("radius2 = \"r\"", "radius2 = \"r\"\nstiffness = 1e8", "`stiffness` applies only to method = \"force\"", 50),
+        ("method = \"constraint\"", "method = \"force\"", "needs `stiffness`", 42),
+        ("position = [0.0, \"r + h0\"]", "position = [0.0, 0.04]", "overlap by 1.000e-2 m", 42),
     ];
-    for (from, to, message) in cases {
+    for (from, to, message, line) in cases {
         let bad = text.replacen(from, to, 1);
         let err = Model::parse(&bad, "ball_drop_constraint.toml")
             .and_then(|m| flexfmu::mechanics::assemble::assemble(&m, &m.default_parameters()).map(|_| ()))
             .expect_err(to);
         println!("{err}");
         assert!(err.to_string().contains(message), "{err}");
-        assert!(err.line > 0);
+        assert_eq!(err.line, line, "{err}");
     }
 }
 

@@ -566,7 +566,12 @@ fn contact(c: &crate::model::schema::ContactDecl, b: &Builder, q0: &[f64]) -> Re
             if !(0.0..=1.0).contains(&e) {
                 return Err(model.error(c.restitution.span(), format!("restitution must be in [0, 1], got {e}")));
             }
-            return Ok(ContactKind::Constraint(ContactConstraint::new(measure, reach, e, min_speed)));
+            let k = ContactConstraint::new(measure, reach, e, min_speed);
+            let overlap = k.penetration(q0);
+            if overlap > 1e-9 * (1.0 + q0.iter().fold(0.0f64, |a, x| a.max(x.abs()))) {
+                return Err(model.error(c.name.span(), format!("the bodies overlap by {overlap:.3e} m initially; a contact constraint must start touching or apart")));
+            }
+            return Ok(ContactKind::Constraint(k));
         }
         Some((other, span)) => return Err(model.error(span, format!("unknown contact method '{other}', expected force or constraint"))),
     }
