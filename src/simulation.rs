@@ -259,6 +259,9 @@ impl Simulation {
         state.aux.copy_from_slice(&a);
         state.a = a;
         state.lambda = lambda;
+        // Contact constraints touching at the start switch on (src/mechanics/joints/contact_constraint.rs).
+        stepper.settle_events(&asm.system, &mut state).map_err(|e| SimulationError::Initialization(e.to_string()))?;
+        stepper.stats = Statistics::default();
         asm.system.record_history(&state.q, &state.v, start_time);
         let needs_accelerations = asm.outputs.iter().any(|o| o.kind.needs_accelerations());
         let (n, m) = (state.q.len(), state.lambda.len());

@@ -53,6 +53,28 @@ pub trait Dynamics {
     fn event_count(&self) -> usize {
         0
     }
-    /// Overwrite `out` (length `event_count()`) with the event functions at (q, v, t).
-    fn event_functions(&self, _q: &[f64], _v: &[f64], _t: f64, _out: &mut [f64]) {}
+    /// Overwrite `out` (length `event_count()`) with the event functions at (q, v, lambda, t).
+    fn event_functions(&self, _q: &[f64], _v: &[f64], _lambda: &[f64], _t: f64, _out: &mut [f64]) {}
+    /// Discrete state changes at an event (hybrid systems, e.g. unilateral constraints that
+    /// switch on and off). The stepper calls this after every step that ended at a located
+    /// event (and once at the start), repeatedly until it returns `EventAction::None`:
+    /// - `Switch`: the system changed which equations its rows enforce (interior mutability);
+    ///   the stepper recomputes consistent accelerations and multipliers and restarts.
+    /// - `Jump`: as `Switch`, and the velocities jump by the impulse that changes the
+    ///   constraint velocities Phi_q v by `jump` (length m): the stepper solves
+    ///   [M Phi_q^T; Phi_q 0] [dv; impulse] = [0; jump] and adds the kinetic energy lost to the
+    ///   dissipated energy.
+    ///
+    /// The stepper never learns what the rows mean.
+    fn event_update(&self, _q: &[f64], _v: &[f64], _lambda: &[f64], _t: f64, _jump: &mut [f64]) -> EventAction {
+        EventAction::None
+    }
+}
+
+/// What `Dynamics::event_update` asks of the stepper.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventAction {
+    None,
+    Switch,
+    Jump,
 }

@@ -9,7 +9,7 @@ pub mod newton;
 pub mod ttbif;
 
 pub use constraints::{BaumgarteConstants, ConstraintTreatment};
-pub use dynamics::{Dynamics, TangentCoefficients};
+pub use dynamics::{Dynamics, EventAction, TangentCoefficients};
 pub use newton::{NewtonError, NewtonSettings, NewtonStrategy, Statistics, Workspace};
 
 use std::fmt;
@@ -148,6 +148,8 @@ pub struct Stepper {
     pub workspace: Workspace,
     buffers: StepBuffers,
     trial: State,
+    /// An event update that failed after its step was accepted (not retried with halves).
+    event_failure: Option<NewtonError>,
 }
 
 /// A step that fails is retried as two halves, down to 2^-MAX_HALVINGS of the step.
@@ -156,7 +158,7 @@ pub const MAX_HALVINGS: u32 = 12;
 impl Stepper {
     pub fn new(sys: &dyn Dynamics, integrator: Integrator, newton: NewtonSettings) -> Self {
         let (n, m) = (sys.coordinates(), sys.constraints());
-        Stepper { integrator, newton, stats: Statistics::default(), workspace: Workspace::new(sys), buffers: StepBuffers::new(n, m), trial: State::zeros(n, m) }
+        Stepper { integrator, newton, stats: Statistics::default(), workspace: Workspace::new(sys), buffers: StepBuffers::new(n, m), trial: State::zeros(n, m), event_failure: None }
     }
 
     /// One integrator step of size h from `state` into `self.trial`.
@@ -181,8 +183,8 @@ impl Stepper {
         let mut located = false;
         if events > 0 {
             let (mut g0, mut g1) = (vec![0.0; events], vec![0.0; events]);
-            sys.event_functions(&state.q, &state.v, state.t, &mut g0);
-            sys.event_functions(&self.trial.q, &self.trial.v, self.trial.t, &mut g1);
+            sys.event_functions(&state.q, &state.v, &state.lambda, state.t, &mut g0);
+            sys.event_functions(&self.trial.q, &self.trial.v, &self.trial.lambda, self.trial.t, &mut g1);
             if crossing(&g0, &g1).is_some() {
                 self.locate_event(sys, state, h, &g0, g1)?;
                 located = true;
@@ -196,7 +198,49 @@ impl Stepper {
         std::mem::swap(state, &mut self.trial);
         sys.step_accepted(&state.q, &state.v, state.t);
         self.stats.steps += 1;
+        if located {
+            // The step is accepted: a failure here cannot be cured by a shorter step.
+            if let Err(e) = self.settle_events(sys, state) {
+                self.event_failure = Some(e.clone());
+                return Err(e);
+            }
+        }
         Ok(())
+    }
+
+    /// Let the system make its discrete changes at an event (`Dynamics::event_update`):
+    /// velocity jumps through the impulse system [M Phi_q^T; Phi_q 0] and a clean restart from
+    /// consistent accelerations and multipliers (the index-1 solve of the initial state).
+    /// Returns whether anything changed.
+    pub fn settle_events(&mut self, sys: &dyn Dynamics, state: &mut State) -> Result<bool, NewtonError> {
+        let (n, m) = (sys.coordinates(), sys.constraints());
+        let mut jump = vec![0.0; m];
+        let mut changed = false;
+        for _ in 0..MAX_EVENT_UPDATES {
+            jump.fill(0.0);
+            match sys.event_update(&state.q, &state.v, &state.lambda, state.t, &mut jump) {
+                EventAction::None => break,
+                EventAction::Switch => changed = true,
+                EventAction::Jump => {
+                    changed = true;
+                    let (mut w, mut dv, mut impulse) = (vec![0.0; m], vec![0.0; n], vec![0.0; m]);
+                    sys.constraint_velocity(&state.q, &state.v, state.t, &mut w);
+                    self.workspace.velocity_jump(sys, &state.q, &state.v, state.t, &jump, &mut dv, &mut impulse, &mut self.stats)?;
+                    for (x, d) in state.v.iter_mut().zip(&dv) {
+                        *x += d;
+                    }
+                    // T- - T+ = -(1/2)(v+ + v-)^T M dv = (1/2) impulse . (w- + w+), w+ = w- + jump.
+                    let lost: f64 = (0..m).map(|i| 0.5 * impulse[i] * (2.0 * w[i] + jump[i])).sum();
+                    state.dissipated += lost;
+                }
+            }
+            self.workspace.consistent_accelerations(sys, &state.q, &state.v, state.t, &mut state.a, &mut state.lambda, &mut self.stats)?;
+            state.aux.copy_from_slice(&state.a);
+        }
+        if changed {
+            self.workspace.invalidate();
+        }
+        Ok(changed)
     }
 
     /// Shrink the step [0, h] whose end `g1` differs in sign from `g0` until it ends within
@@ -225,7 +269,7 @@ impl Stepper {
             let theta = if fb != fa { fa / (fa - fb) } else { 0.5 };
             let hm = (ha + theta.clamp(0.0, 1.0) * (hb - ha)).clamp(ha + 0.25 * tolerance, hb - 0.25 * tolerance);
             self.integrate(sys, state, hm)?;
-            sys.event_functions(&self.trial.q, &self.trial.v, self.trial.t, &mut g);
+            sys.event_functions(&self.trial.q, &self.trial.v, &self.trial.lambda, self.trial.t, &mut g);
             if crossing(g0, &g).is_some() {
                 hb = hm;
                 gb.copy_from_slice(&g);
@@ -262,6 +306,9 @@ impl Stepper {
             match self.try_step(sys, state, rest) {
                 Ok(()) => {}
                 Err(cause) => {
+                    if let Some(cause) = self.event_failure.take() {
+                        return Err(StepFailure { t: state.t, h_min: rest, cause });
+                    }
                     self.stats.rejected_steps += 1;
                     self.workspace.invalidate();
                     if depth >= MAX_HALVINGS {
@@ -279,6 +326,8 @@ impl Stepper {
 /// Events are located to this fraction of the step that crosses them.
 pub const EVENT_TOLERANCE: f64 = 1e-7;
 const MAX_EVENT_ITERATIONS: usize = 60;
+/// Bound on the rounds of `Dynamics::event_update` at one event.
+const MAX_EVENT_UPDATES: usize = 8;
 
 /// The event whose sign (`>= 0` or `< 0`) differs between `a` and `b` and whose linear
 /// interpolation crosses zero first.

@@ -323,6 +323,34 @@ impl Workspace {
         lambda.copy_from_slice(&self.rhs[n..]);
         Ok(())
     }
+
+    /// The velocity jump of an impact: solve [[M, Phi_q^T], [Phi_q, 0]] [dv; impulse] = [0; jump]
+    /// at q (the matrix of `consistent_accelerations`), so that Phi_q (v + dv) = Phi_q v + jump
+    /// and M dv = -Phi_q^T impulse.
+    #[allow(clippy::too_many_arguments)]
+    pub fn velocity_jump(
+        &mut self,
+        sys: &dyn Dynamics,
+        q: &[f64],
+        v: &[f64],
+        t: f64,
+        jump: &[f64],
+        dv: &mut [f64],
+        impulse: &mut [f64],
+        stats: &mut Statistics,
+    ) -> Result<(), NewtonError> {
+        let n = sys.coordinates();
+        let c = TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 1.0 };
+        self.refactorize(sys, (q, v, v, impulse), t, c, stats)?;
+        self.factorized = None;
+        let (r1, r2) = self.rhs.split_at_mut(n);
+        r1.fill(0.0);
+        r2.copy_from_slice(jump);
+        self.lu.solve(&mut self.rhs)?;
+        dv.copy_from_slice(&self.rhs[..n]);
+        impulse.copy_from_slice(&self.rhs[n..]);
+        Ok(())
+    }
 }
 
 /// Whether a factorization made with coefficients `a` serves a stage with coefficients `b`.

@@ -3,7 +3,7 @@
 
 use super::elements::{AncfBeam2d, BeamProperties, CorotationalBeam2d, PointMass, RigidBody2d};
 use super::forces::{Contact, DampingModel, FractionalSpringDamper, Load, SpringDamper, TimeFunction};
-use super::joints::{ConstraintRow, JointInfo, JointKind, joint_coordinate, joint_rows};
+use super::joints::{ConstraintRow, ContactConstraint, JointInfo, JointKind, joint_coordinate, joint_rows};
 use super::kinematics::{Anchor, Measure, MeasureKind};
 use super::outputs::{Output, OutputKind};
 use super::{BodyInfo, System};
@@ -484,8 +484,16 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
     // Contacts.
     for c in &def.contacts {
         check_name(&c.name, "contact", &mut names)?;
-        sys.contacts.push(contact(c, &b, &q0)?);
-        sys.contact_names.push(c.name.get_ref().clone());
+        match contact(c, &b, &q0)? {
+            ContactKind::Force(f) => {
+                sys.contacts.push(f);
+                sys.contact_names.push(c.name.get_ref().clone());
+            }
+            ContactKind::Constraint(k) => {
+                sys.contact_constraints.push(k);
+                sys.contact_constraint_names.push(c.name.get_ref().clone());
+            }
+        }
     }
 
     // Outputs.
@@ -501,8 +509,13 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
     Ok(Assembly { system: sys, initial, outputs, input_names })
 }
 
-/// A `[[contacts]]` entry as a contact force element.
-fn contact(c: &crate::model::schema::ContactDecl, b: &Builder, q0: &[f64]) -> Result<Contact, ModelError> {
+enum ContactKind {
+    Force(Contact),
+    Constraint(ContactConstraint),
+}
+
+/// A `[[contacts]]` entry as a contact force element or a contact constraint.
+fn contact(c: &crate::model::schema::ContactDecl, b: &Builder, q0: &[f64]) -> Result<ContactKind, ModelError> {
     let model = b.model;
     let ground = Name::new(0..0, "ground".to_string());
     let body1 = c.body1.as_ref().unwrap_or(&ground);
@@ -552,8 +565,33 @@ fn contact(c: &crate::model::schema::ContactDecl, b: &Builder, q0: &[f64]) -> Re
         }
         other => return Err(model.error(c.kind.span(), format!("unknown contact type '{other}', expected point_plane, circle_plane or circle_circle"))),
     };
-    let stiffness = b.scope.positive(&c.stiffness, "stiffness")?;
+    let min_speed = c.min_impact_speed.as_ref().map(|v| b.scope.positive(v, "min_impact_speed")).transpose()?.unwrap_or(1e-3);
     let e = b.scope.number(&c.restitution)?;
+    match c.method.as_ref().map(|m| (m.get_ref().as_str(), m.span())) {
+        None | Some(("force", _)) => {}
+        Some(("constraint", _)) => {
+            if let Some(k) = &c.stiffness {
+                return Err(model.error(k.span(), "`stiffness` applies only to method = \"force\" (a contact constraint is rigid)".into()));
+            }
+            if let Some(d) = &c.damping_model {
+                return Err(model.error(d.span(), "`damping_model` applies only to method = \"force\"".into()));
+            }
+            if !(0.0..=1.0).contains(&e) {
+                return Err(model.error(c.restitution.span(), format!("restitution must be in [0, 1], got {e}")));
+            }
+            let k = ContactConstraint::new(measure, reach, e, min_speed);
+            let overlap = k.penetration(q0);
+            if overlap > 1e-9 * (1.0 + q0.iter().fold(0.0f64, |a, x| a.max(x.abs()))) {
+                return Err(model.error(c.name.span(), format!("the bodies overlap by {overlap:.3e} m initially; a contact constraint must start touching or apart")));
+            }
+            return Ok(ContactKind::Constraint(k));
+        }
+        Some((other, span)) => return Err(model.error(span, format!("unknown contact method '{other}', expected force or constraint"))),
+    }
+    let Some(stiffness) = &c.stiffness else {
+        return Err(model.error(c.name.span(), "a force contact needs `stiffness` (N/m^1.5)".into()));
+    };
+    let stiffness = b.scope.positive(stiffness, "stiffness")?;
     if !(e > 0.0 && e <= 1.0) {
         return Err(model.error(c.restitution.span(), format!("restitution must be in (0, 1], got {e}")));
     }
@@ -562,8 +600,7 @@ fn contact(c: &crate::model::schema::ContactDecl, b: &Builder, q0: &[f64]) -> Re
         Some(("lankarani_nikravesh", _)) => DampingModel::LankaraniNikravesh,
         Some((other, span)) => return Err(model.error(span, format!("unknown damping_model '{other}', expected exact or lankarani_nikravesh"))),
     };
-    let min_speed = c.min_impact_speed.as_ref().map(|v| b.scope.positive(v, "min_impact_speed")).transpose()?.unwrap_or(1e-3);
-    Ok(Contact::new(measure, reach, stiffness, e, damping, min_speed))
+    Ok(ContactKind::Force(Contact::new(measure, reach, stiffness, e, damping, min_speed)))
 }
 
 impl OutputKind {
@@ -582,7 +619,7 @@ impl OutputKind {
         let need_contact = || -> Result<usize, ModelError> {
             let name = o.contact.as_ref().ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `contact`")))?;
             sys.contact_names.iter().position(|c| c == name.get_ref()).ok_or_else(|| {
-                model.error(name.span(), format!("unknown contact '{}' (known: {})", name.get_ref(), sys.contact_names.join(", ")))
+                model.error(name.span(), format!("unknown contact '{}' (known: {})", name.get_ref(), sys.contact_names.iter().chain(&sys.contact_constraint_names).cloned().collect::<Vec<_>>().join(", ")))
             })
         };
         let need_rotation = |e: &BodyEntry| -> Result<usize, ModelError> {
@@ -621,9 +658,11 @@ impl OutputKind {
             }
             "joint_position" | "joint_velocity" => OutputKind::JointCoordinate { joint: need_joint()?, order: usize::from(q == "joint_velocity") },
             "contact_force" | "penetration" | "contact_state" => {
-                let contact = need_contact()?;
                 let quantity = ["contact_force", "penetration", "contact_state"].iter().position(|s| *s == q).unwrap_or(0);
-                OutputKind::Contact { contact, quantity }
+                match o.contact.as_ref().and_then(|n| sys.contact_constraint_names.iter().position(|c| c == n.get_ref())) {
+                    Some(contact) => OutputKind::ContactConstraint { contact, quantity },
+                    None => OutputKind::Contact { contact: need_contact()?, quantity },
+                }
             }
             "energy_total" => OutputKind::EnergyTotal,
             "energy_kinetic" => OutputKind::EnergyKinetic,
@@ -654,8 +693,9 @@ pub(super) fn consistent_initial_state(
     joint_spans: &[std::ops::Range<usize>],
 ) -> Result<State, ModelError> {
     let n = sys.coordinates();
-    let m = sys.constraints();
-    let mut state = State::zeros(n, m);
+    // Joint rows; the contact constraint rows start separated (lambda = 0).
+    let m = sys.constraints.len();
+    let mut state = State::zeros(n, sys.constraints());
     let span_of_row = |r: usize| sys.joints.iter().position(|j| j.rows.contains(&r)).map_or(0..0, |j| joint_spans[j].clone());
     if m > 0 {
         let jacobian = |q: &[f64]| {
@@ -669,10 +709,11 @@ pub(super) fn consistent_initial_state(
             jm
         };
         let scale = 1.0 + q.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-        let mut phi = vec![0.0; m];
+        let mut phi = vec![0.0; sys.constraints()];
         let mut converged = false;
         for _ in 0..50 {
             sys.constraint_residual(&q, 0.0, &mut phi);
+            phi.truncate(m);
             if phi.iter().all(|p| p.abs() <= 1e-13 * scale) {
                 converged = true;
                 break;

@@ -12,9 +12,9 @@ pub mod spatial_kinematics;
 
 use elements::{AncfBeam2d, CorotationalBeam2d, Element, Energy, Kin, PointMass, RigidBody2d, RigidBody3d};
 use forces::{Contact, ContactMemory, FractionalSpringDamper, Load, SpringDamper};
-use joints::ConstraintRow;
+use joints::{ConstraintRow, ContactConstraint, ContactConstraintMemory};
 
-use crate::integrators::{Dynamics, TangentCoefficients};
+use crate::integrators::{Dynamics, EventAction, TangentCoefficients};
 use crate::linalg::{PatternBuilder, SparseMatrix};
 
 /// Elements of one kind, with the matrix slots of their tangent blocks.
@@ -80,7 +80,11 @@ impl<E: Element> ElementSet<E> {
 pub struct MemoryMark {
     fractional: Vec<usize>,
     contacts: Vec<ContactMemory>,
+    contact_constraints: Vec<ContactConstraintMemory>,
 }
+
+/// Slots of a constraint row: (row, dofs), (dofs, row) and the dofs x dofs Hessian block.
+type RowSlots = (Vec<usize>, Vec<usize>, Vec<usize>);
 
 /// Where a named body's coordinates are.
 #[derive(Debug, Clone, PartialEq)]
@@ -108,14 +112,21 @@ pub struct System {
     pub contacts: ElementSet<Contact>,
     /// Contact names, in the order of `contacts`.
     pub contact_names: Vec<String>,
+    /// Joint rows (the first rows of the multiplier vector).
     pub constraints: Vec<ConstraintRow>,
+    /// Unilateral contact constraints (paper 004 sec. 2.3.1), one row each after the joint rows.
+    pub contact_constraints: Vec<ContactConstraint>,
+    /// Their names, in the same order.
+    pub contact_constraint_names: Vec<String>,
     pub bodies: Vec<BodyInfo>,
     pub joints: Vec<joints::JointInfo>,
     /// Current values of the model's inputs (set between steps).
     pub inputs: Vec<f64>,
     pattern: SparseMatrix,
     /// Per constraint row: slots of (row, dofs), (dofs, row) and the dofs x dofs Hessian block.
-    constraint_slots: Vec<(Vec<usize>, Vec<usize>, Vec<usize>)>,
+    constraint_slots: Vec<RowSlots>,
+    /// Per contact constraint: the joint-like slots and the diagonal slot of its row.
+    contact_slots: Vec<(RowSlots, usize)>,
 }
 
 impl System {
@@ -134,17 +145,25 @@ impl System {
             contacts: Default::default(),
             contact_names: Vec::new(),
             constraints: Vec::new(),
+            contact_constraints: Vec::new(),
+            contact_constraint_names: Vec::new(),
             bodies: Vec::new(),
             joints: Vec::new(),
             inputs: Vec::new(),
             pattern: PatternBuilder::new(0).build(),
             constraint_slots: Vec::new(),
+            contact_slots: Vec::new(),
         }
+    }
+
+    /// The multiplier row of contact constraint k.
+    pub fn contact_constraint_row(&self, k: usize) -> usize {
+        self.constraints.len() + k
     }
 
     /// Freeze the sparsity pattern and compute every element's matrix slots.
     pub fn finish(&mut self) {
-        let (n, m) = (self.n, self.constraints.len());
+        let (n, m) = (self.n, self.constraints.len() + self.contact_constraints.len());
         let mut b = PatternBuilder::new(n + m);
         self.point_masses.add_pattern(&mut b);
         self.rigid_bodies.add_pattern(&mut b);
@@ -159,6 +178,13 @@ impl System {
             let d = c.measure.dofs();
             b.block(&[n + r], d);
             b.block(d, &[n + r]);
+            b.block(d, d);
+        }
+        let rows = self.constraints.len();
+        for (k, c) in self.contact_constraints.iter().enumerate() {
+            let d = c.measure.dofs();
+            b.block(&[n + rows + k], d);
+            b.block(d, &[n + rows + k]);
             b.block(d, d);
         }
         self.pattern = b.build();
@@ -179,6 +205,15 @@ impl System {
             .map(|(r, c)| {
                 let d = c.measure.dofs();
                 (p.block_slots(&[n + r], d), p.block_slots(d, &[n + r]), p.block_slots(d, d))
+            })
+            .collect();
+        self.contact_slots = self
+            .contact_constraints
+            .iter()
+            .enumerate()
+            .map(|(k, c)| {
+                let (d, r) = (c.measure.dofs(), n + rows + k);
+                ((p.block_slots(&[r], d), p.block_slots(d, &[r]), p.block_slots(d, d)), p.slot(r, r))
             })
             .collect();
     }
@@ -222,6 +257,9 @@ impl System {
             let m = c.memory();
             out.extend([m.approach, m.impact]);
         }
+        for c in &self.contact_constraints {
+            out.extend(c.memory().to_numbers());
+        }
         out
     }
 
@@ -231,11 +269,16 @@ impl System {
             at += f.load(&data[at..])?;
         }
         let contacts = &self.contacts.elements;
-        if data.len() != at + 2 * contacts.len() {
+        if data.len() != at + 2 * contacts.len() + 2 * self.contact_constraints.len() {
             return Err("element history has the wrong size".into());
         }
+        let modes = self.contact_constraints.iter().zip(data[at + 2 * contacts.len()..].chunks_exact(2));
+        let modes = modes.map(|(_, m)| ContactConstraintMemory::from_numbers(m)).collect::<Result<Vec<_>, String>>()?;
         for (c, m) in contacts.iter().zip(data[at..].chunks_exact(2)) {
             c.set_memory(ContactMemory { approach: m[0], impact: m[1] });
+        }
+        for (c, m) in self.contact_constraints.iter().zip(modes) {
+            c.set_memory(m);
         }
         Ok(())
     }
@@ -245,6 +288,7 @@ impl System {
         MemoryMark {
             fractional: self.fractional.elements.iter().map(|f| f.samples()).collect(),
             contacts: self.contacts.elements.iter().map(|c| c.memory()).collect(),
+            contact_constraints: self.contact_constraints.iter().map(|c| c.memory()).collect(),
         }
     }
 
@@ -253,6 +297,9 @@ impl System {
             f.truncate(n);
         }
         for (c, &m) in self.contacts.elements.iter().zip(&mark.contacts) {
+            c.set_memory(m);
+        }
+        for (c, &m) in self.contact_constraints.iter().zip(&mark.contact_constraints) {
             c.set_memory(m);
         }
     }
@@ -268,7 +315,7 @@ impl Dynamics for System {
     }
 
     fn constraints(&self) -> usize {
-        self.constraints.len()
+        self.constraints.len() + self.contact_constraints.len()
     }
 
     fn forces(&self, q: &[f64], v: &[f64], a: &[f64], t: f64, inertial: &mut [f64], forces: &mut [f64]) {
@@ -287,8 +334,13 @@ impl Dynamics for System {
     }
 
     fn constraint_residual(&self, q: &[f64], _t: f64, phi: &mut [f64]) {
-        for (p, c) in phi.iter_mut().zip(&self.constraints) {
+        let (joints, contacts) = phi.split_at_mut(self.constraints.len());
+        for (p, c) in joints.iter_mut().zip(&self.constraints) {
             *p = c.measure.value(q) - c.target;
+        }
+        // Paper 004 eq. 5b while active; the trivial row (zero residual) while separated.
+        for (p, c) in contacts.iter_mut().zip(&self.contact_constraints) {
+            *p = if c.is_active() { c.penetration(q) } else { 0.0 };
         }
     }
 
@@ -299,6 +351,15 @@ impl Dynamics for System {
                 out[i] += d.gradient[k] * l;
             }
         }
+        // C_q^T lambda of eq. 5a (active rows only).
+        for (c, &l) in self.contact_constraints.iter().zip(&lambda[self.constraints.len()..]) {
+            if c.is_active() {
+                let d = c.derivatives(q);
+                for (k, &i) in c.measure.dofs().iter().enumerate() {
+                    out[i] += d.gradient[k] * l;
+                }
+            }
+        }
     }
 
     fn constraint_velocity(&self, q: &[f64], v: &[f64], _t: f64, phi_dot: &mut [f64]) {
@@ -306,12 +367,18 @@ impl Dynamics for System {
             let d = c.measure.derivatives(q);
             *p = c.measure.dofs().iter().zip(&d.gradient).map(|(&i, g)| g * v[i]).sum();
         }
+        for (p, c) in phi_dot[self.constraints.len()..].iter_mut().zip(&self.contact_constraints) {
+            *p = if c.is_active() { c.approach_rate(q, v) } else { 0.0 };
+        }
     }
 
     fn constraint_acceleration_rhs(&self, q: &[f64], v: &[f64], _t: f64, gamma: &mut [f64]) {
         for (g, c) in gamma.iter_mut().zip(&self.constraints) {
             let d = c.measure.derivatives(q);
             *g = -c.measure.curvature(&d, v);
+        }
+        for (g, c) in gamma[self.constraints.len()..].iter_mut().zip(&self.contact_constraints) {
+            *g = if c.is_active() { c.acceleration_rhs(q, v) } else { 0.0 };
         }
     }
 
@@ -343,6 +410,22 @@ impl Dynamics for System {
                 m.values[s] += c.stiffness * l * d.hessian[k];
             }
         }
+        let rows = self.constraints.len();
+        for ((con, ((row, col, hess), diagonal)), &l) in self.contact_constraints.iter().zip(&self.contact_slots).zip(&lambda[rows..]) {
+            if !con.is_active() {
+                // The trivial row d_lambda = 0 (its residual is zero).
+                m.values[*diagonal] += 1.0;
+                continue;
+            }
+            let d = con.derivatives(q);
+            for k in 0..con.measure.dofs().len() {
+                m.values[row[k]] += d.gradient[k];
+                m.values[col[k]] += c.lambda * d.gradient[k];
+            }
+            for (k, &s) in hess.iter().enumerate() {
+                m.values[s] += c.stiffness * l * d.hessian[k];
+            }
+        }
     }
 
     fn dissipation_power(&self, q: &[f64], v: &[f64], t: f64) -> f64 {
@@ -354,14 +437,37 @@ impl Dynamics for System {
         self.record_history(q, v, t);
     }
 
-    /// One event per contact: its penetration (contact onset and separation are its zeros).
+    /// One event per contact force: its penetration (contact onset and separation are its
+    /// zeros); one per contact constraint: onset while separated, its multiplier while active.
     fn event_count(&self) -> usize {
-        self.contacts.elements.len()
+        self.contacts.elements.len() + self.contact_constraints.len()
     }
 
-    fn event_functions(&self, q: &[f64], _v: &[f64], _t: f64, out: &mut [f64]) {
-        for (o, c) in out.iter_mut().zip(&self.contacts.elements) {
+    fn event_functions(&self, q: &[f64], _v: &[f64], lambda: &[f64], _t: f64, out: &mut [f64]) {
+        let (forces, constraints) = out.split_at_mut(self.contacts.elements.len());
+        for (o, c) in forces.iter_mut().zip(&self.contacts.elements) {
             *o = c.penetration(q);
         }
+        for (o, (c, &l)) in constraints.iter_mut().zip(self.contact_constraints.iter().zip(&lambda[self.constraints.len()..])) {
+            *o = c.event_function(q, l);
+        }
+    }
+
+    /// Contact constraints switch on (impact with Newton's restitution law) and off
+    /// (tensile multiplier); see src/mechanics/joints/contact_constraint.rs.
+    fn event_update(&self, q: &[f64], v: &[f64], lambda: &[f64], _t: f64, jump: &mut [f64]) -> EventAction {
+        let rows = self.constraints.len();
+        let mut action = EventAction::None;
+        for (k, c) in self.contact_constraints.iter().enumerate() {
+            match c.update(q, v, lambda[rows + k]) {
+                Ok(j) => {
+                    jump[rows + k] = j;
+                    action = EventAction::Jump;
+                }
+                Err(true) if action == EventAction::None => action = EventAction::Switch,
+                Err(_) => {}
+            }
+        }
+        action
     }
 }

@@ -28,6 +28,9 @@ pub enum OutputKind {
     EulerParameter { index: usize },
     /// Global angular velocity omega = 2 E(p) p' of the spatial body at `x`, one component.
     SpatialAngularVelocity { x: usize, component: usize },
+    /// The same quantities of a contact constraint: its multiplier (the contact force, eq.
+    /// 5a) while active, else 0; penetration; 1 while active.
+    ContactConstraint { contact: usize, quantity: usize },
     EnergyTotal,
     EnergyKinetic,
     EnergyPotential,
@@ -44,7 +47,7 @@ impl OutputKind {
             OutputKind::JointCoordinate { .. } | OutputKind::EulerParameter { .. } => "",
             OutputKind::SpatialPoint { order, .. } => ["m", "m/s"][*order],
             OutputKind::SpatialAngularVelocity { .. } => "rad/s",
-            OutputKind::Contact { quantity, .. } => ["N", "m", ""][*quantity],
+            OutputKind::Contact { quantity, .. } | OutputKind::ContactConstraint { quantity, .. } => ["N", "m", ""][*quantity],
             _ => "J",
         }
     }
@@ -153,6 +156,15 @@ impl Output {
             OutputKind::SpatialAngularVelocity { x, component } => {
                 let e = super::euler_parameters::e_matrix(&s.q[x + 3..x + 7]);
                 2.0 * (0..4).map(|k| e[*component][k] * s.v[x + 3 + k]).sum::<f64>()
+            }
+            OutputKind::ContactConstraint { contact, quantity } => {
+                let c = &sys.contact_constraints[*contact];
+                match quantity {
+                    0 if c.is_active() => s.lambda[sys.contact_constraint_row(*contact)],
+                    0 => 0.0,
+                    1 => c.penetration(s.q),
+                    _ => f64::from(u8::from(c.is_active())),
+                }
             }
             OutputKind::EnergyTotal => {
                 let e = sys.energy(s.q, s.v, s.t);

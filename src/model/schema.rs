@@ -238,8 +238,8 @@ pub struct LoadDecl {
     pub table: Option<Spanned<Vec<[f64; 2]>>>,
 }
 
-/// A continuous contact force (paper 004 eqs. 6-10) between a plane or circle on body1 and
-/// a point or circle on body2.
+/// A contact between a plane or circle on body1 and a point or circle on body2: a continuous
+/// force (paper 004 eqs. 6-10) or a unilateral constraint (paper 004 sec. 2.3.1).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ContactDecl {
@@ -258,13 +258,16 @@ pub struct ContactDecl {
     /// The contact point / circle 2's centre; default body2's reference point.
     pub point2: Option<Vec2>,
     pub radius2: Option<Num>,
-    /// Hertz stiffness K (N/m^1.5).
-    pub stiffness: Num,
-    /// Restitution coefficient e in (0, 1].
+    /// "force" (default) or "constraint".
+    pub method: Option<Name>,
+    /// Hertz stiffness K (N/m^1.5); force method only.
+    pub stiffness: Option<Num>,
+    /// Restitution coefficient e in (0, 1] (force) or [0, 1] (constraint).
     pub restitution: Num,
     /// "exact" (default) or "lankarani_nikravesh" (paper 004 eq. 10).
     pub damping_model: Option<Name>,
-    /// Lower bound of the impact speed in the damping factor (m/s); default 1e-3.
+    /// Force: lower bound of the impact speed in the damping factor; constraint: impacts
+    /// slower than this end in resting contact (m/s); default 1e-3.
     pub min_impact_speed: Option<Num>,
 }
 

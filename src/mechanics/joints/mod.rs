@@ -7,7 +7,10 @@
 //! - fixed: revolute plus fixed relative angle (for an ANCF beam node: the angle of its slope
 //!   d = dr/dy, paper 003 eq. 4, so the section is clamped; its shear stays free).
 
+pub mod contact_constraint;
 pub mod spatial;
+
+pub use contact_constraint::{ContactConstraint, ContactConstraintMemory, ContactMode};
 
 use super::kinematics::{Anchor, Measure, MeasureKind};
 use std::ops::Range;

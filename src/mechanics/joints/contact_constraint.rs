@@ -1,0 +1,206 @@
+//! The contact constraint method (paper 004 section 2.3.1): a unilateral constraint that
+//! switches on at impact and off when its multiplier would turn tensile, so the equations of
+//! motion change between ODEs (no contact) and the index-3 DAE of eq. 5,
+//!   M q'' + C_q^T lambda = Q   (5a),     C(q) = 0   (5b),
+//! with lambda the contact force. Model files choose it with `[[contacts]] method =
+//! "constraint"` (default "force": the Hertz force of src/mechanics/forces/contact.rs).
+//!
+//! Design: the dimension change without changing the integrators.
+//! - Each contact constraint owns one row of the system's fixed sparse pattern (after the
+//!   joint rows): C = delta = reach - s(q), the penetration (same geometry as the contact
+//!   force), so C_q = -G_s and a compressive contact force is lambda > 0.
+//! - An *active set* (the `ContactMode` of each row, interior mutability like the contact
+//!   force's impact-speed memory) decides what the row enforces. Active: delta = 0 (index-3,
+//!   scaled by the integrator like every joint row; GGL and Baumgarte see its velocity and
+//!   acceleration forms). Separated: the trivial row [0 | 1] d_lambda = 0 with zero residual
+//!   and no force, and lambda = 0 (the multiplier is reset whenever the stepper restarts from
+//!   consistent accelerations, whose row then reads lambda = 0). The pattern, the Newton
+//!   solver and every integrator stay unchanged and never see element types.
+//! - Switching happens only at event-located step boundaries (`Dynamics::event_functions`,
+//!   `Dynamics::event_update`). Event function of a separated row: delta - offset (contact
+//!   onset); of an active row: lambda (the multiplier turning tensile).
+//! - Impact (a separated row whose event function reached >= 0): the row is active for the
+//!   velocity jump of Newton's restitution law v_n+ = -e v_n- (v_n = delta', the approach
+//!   rate), which the stepper applies as the impulse of [M C_q^T; C_q 0] [dv; P] = [0; jump]
+//!   with jump = -(1 + e) v_n- (other active rows keep their constraint velocity, so joints
+//!   transmit the impulse). The kinetic energy lost, P v_n- (1 - e) / 2, goes to
+//!   `energy_dissipated`. Then for e > 0 the row is released at once (the body separates);
+//!   for e = 0, or an approach slower than `min_impact_speed` (which ends a bouncing sequence
+//!   in resting contact instead of infinitely many impacts in finite time), it stays active
+//!   until lambda < 0. After every change the stepper restarts from consistent accelerations
+//!   and multipliers (the index-1 solve that makes the initial state consistent).
+//! - Re-arming: at release delta is ~0 (active: within the Newton tolerance; after an
+//!   impact: at most the event tolerance past zero). The onset event of a released row is
+//!   delta - offset with offset = max(delta_release, 0) + `REARM`, so a separating body does
+//!   not trigger a spurious event right after release; the next onset is recognised at a
+//!   penetration below offset (~1e-12 m).
+//! - The modes and offsets are part of the element histories (snapshots, FMU state) and are
+//!   rolled back with rejected steps.
+//!
+//! Paper 004 solves the active phase with HHT-alpha and GGL (eqs. 15-22); any integrator and
+//! constraint treatment of this crate can be used.
+
+use std::cell::Cell;
+
+use crate::mechanics::kinematics::{Derivatives, Measure};
+
+/// Added to the release penetration in the re-armed onset event (m).
+pub const REARM: f64 = 1e-12;
+
+/// What a contact constraint row enforces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContactMode {
+    /// lambda = 0; onset event delta - offset.
+    Separated,
+    /// delta = 0 during the velocity jump of an impact.
+    Impact,
+    /// delta = 0 until lambda < 0.
+    Active,
+}
+
+impl ContactMode {
+    fn code(self) -> f64 {
+        match self {
+            ContactMode::Separated => 0.0,
+            ContactMode::Impact => 1.0,
+            ContactMode::Active => 2.0,
+        }
+    }
+
+    fn from_code(x: f64) -> Option<Self> {
+        [ContactMode::Separated, ContactMode::Impact, ContactMode::Active].into_iter().find(|m| m.code() == x)
+    }
+}
+
+/// The discrete state of one contact constraint.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ContactConstraintMemory {
+    pub mode: ContactMode,
+    /// The onset event is delta - offset.
+    pub offset: f64,
+}
+
+impl ContactConstraintMemory {
+    pub fn to_numbers(self) -> [f64; 2] {
+        [self.mode.code(), self.offset]
+    }
+
+    pub fn from_numbers(x: &[f64]) -> Result<Self, String> {
+        let mode = ContactMode::from_code(x[0]).ok_or_else(|| format!("bad contact constraint mode {}", x[0]))?;
+        Ok(ContactConstraintMemory { mode, offset: x[1] })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContactConstraint {
+    /// s: plane-normal projection or centre distance.
+    pub measure: Measure,
+    /// delta = reach - s (sum of the radii; 0 for a point).
+    pub reach: f64,
+    /// Newton's restitution coefficient e in [0, 1].
+    pub restitution: f64,
+    /// Impacts slower than this (m/s) end in resting contact (e taken as 0).
+    pub min_impact_speed: f64,
+    memory: Cell<ContactConstraintMemory>,
+}
+
+impl ContactConstraint {
+    pub fn new(measure: Measure, reach: f64, restitution: f64, min_impact_speed: f64) -> Self {
+        ContactConstraint { measure, reach, restitution, min_impact_speed, memory: Cell::new(ContactConstraintMemory { mode: ContactMode::Separated, offset: 0.0 }) }
+    }
+
+    pub fn memory(&self) -> ContactConstraintMemory {
+        self.memory.get()
+    }
+
+    pub fn set_memory(&self, m: ContactConstraintMemory) {
+        self.memory.set(m);
+    }
+
+    /// Whether the row enforces delta = 0.
+    pub fn is_active(&self) -> bool {
+        self.memory.get().mode != ContactMode::Separated
+    }
+
+    /// The penetration delta = C(q) (negative: the gap).
+    pub fn penetration(&self, q: &[f64]) -> f64 {
+        self.reach - self.measure.value(q)
+    }
+
+    /// C and its gradient and Hessian (those of -s).
+    pub fn derivatives(&self, q: &[f64]) -> Derivatives {
+        let mut d = self.measure.derivatives(q);
+        let n = self.measure.dofs().len();
+        d.value = self.reach - d.value;
+        for g in d.gradient[..n].iter_mut() {
+            *g = -*g;
+        }
+        for h in d.hessian[..n * n].iter_mut() {
+            *h = -*h;
+        }
+        d
+    }
+
+    /// The approach rate delta' = C_q v.
+    pub fn approach_rate(&self, q: &[f64], v: &[f64]) -> f64 {
+        -self.measure.rate(q, v)
+    }
+
+    /// gamma = -(C_q v)_q v of the acceleration-level row.
+    pub fn acceleration_rhs(&self, q: &[f64], v: &[f64]) -> f64 {
+        let d = self.measure.derivatives(q);
+        self.measure.curvature(&d, v)
+    }
+
+    /// The event function: onset (separated) or tensile multiplier (active).
+    pub fn event_function(&self, q: &[f64], lambda: f64) -> f64 {
+        let m = self.memory.get();
+        match m.mode {
+            ContactMode::Separated => self.penetration(q) - m.offset,
+            ContactMode::Impact | ContactMode::Active => lambda,
+        }
+    }
+
+    fn release(&self, q: &[f64]) {
+        let offset = self.penetration(q).max(0.0) + REARM;
+        self.memory.set(ContactConstraintMemory { mode: ContactMode::Separated, offset });
+    }
+
+    /// One round of the event update at a step boundary (see the module documentation):
+    /// returns the constraint-velocity jump this row asks for (Some: an impact starts) or
+    /// whether it switched (Err(true)) or not (Err(false)).
+    pub fn update(&self, q: &[f64], v: &[f64], lambda: f64) -> Result<f64, bool> {
+        let m = self.memory.get();
+        match m.mode {
+            ContactMode::Separated => {
+                if self.event_function(q, lambda) < 0.0 {
+                    return Err(false);
+                }
+                let rate = self.approach_rate(q, v);
+                let e = if rate > self.min_impact_speed { self.restitution } else { 0.0 };
+                self.memory.set(ContactConstraintMemory { mode: ContactMode::Impact, offset: m.offset });
+                // Newton's law: delta'+ = -e delta'- (only an approach is reversed; a row found
+                // separating is brought to rest and released below if tensile).
+                Ok(-rate - e * rate.max(0.0))
+            }
+            ContactMode::Impact => {
+                // After the jump delta' = -e delta'-: released if the body leaves.
+                let leaving = self.approach_rate(q, v) < -1e-12 * (1.0 + v.iter().fold(0.0f64, |a, x| a.max(x.abs())));
+                if leaving {
+                    self.release(q);
+                } else {
+                    self.memory.set(ContactConstraintMemory { mode: ContactMode::Active, offset: m.offset });
+                }
+                Err(true)
+            }
+            ContactMode::Active => {
+                if lambda < 0.0 {
+                    self.release(q);
+                    Err(true)
+                } else {
+                    Err(false)
+                }
+            }
+        }
+    }
+}
