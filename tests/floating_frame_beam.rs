@@ -44,6 +44,21 @@ body = "arm.start"
 [[outputs]]
 name = "energy_total"
 quantity = "energy_total"
+
+[[outputs]]
+name = "tip_x"
+quantity = "x"
+body = "arm.end"
+
+[[outputs]]
+name = "tip_y"
+quantity = "y"
+body = "arm.end"
+
+[[outputs]]
+name = "tip_rotation"
+quantity = "angle"
+body = "arm.end"
 "#
     )
 }
@@ -134,7 +149,9 @@ fn clamped_beam_frequencies_match_clamped_free_theory() {
     }
 }
 
-fn run(text: &str, method: Method, step: f64, t_end: f64) -> (Vec<f64>, f64, f64) {
+/// Samples every 0.01 s of (angle at the pin, tip x, tip y, tip rotation), the initial energy
+/// and the largest |energy_total - initial|.
+fn run(text: &str, method: Method, step: f64, t_end: f64) -> (Vec<[f64; 4]>, f64, f64) {
     let model = Model::parse(text, "test.toml").unwrap();
     let settings = SolverSettings { method, rho_inf: 0.0, step, ..SolverSettings::default() };
     let mut sim = Simulation::new(&model, &model.default_parameters(), settings, 0.0).unwrap();
@@ -145,7 +162,7 @@ fn run(text: &str, method: Method, step: f64, t_end: f64) -> (Vec<f64>, f64, f64
     for k in 1..=samples {
         sim.step_to(k as f64 * 0.01).unwrap();
         let o = sim.output_values().unwrap();
-        angles.push(o[0]);
+        angles.push([o[0], o[2], o[3], o[4]]);
         drift = drift.max((o[1] - e0).abs());
     }
     (angles, e0, drift)
@@ -159,9 +176,9 @@ fn flexible_pendulum_conserves_energy() {
     let mg_l2 = RHO * AREA * L * 9.81 * L / 2.0;
     for step in [2e-3, 1e-3] {
         let (angles, e0, drift) = run(&text, Method::Ttbif, step, 1.0);
-        println!("TTBIF rho_inf = 0, dt = {step:.0e}: E0 = {e0:.3e} J, max |E - E0| = {drift:.3e} J = {:.2e} m g L/2, angle(1 s) = {:.4}", drift / mg_l2, angles.last().unwrap());
+        println!("TTBIF rho_inf = 0, dt = {step:.0e}: E0 = {e0:.3e} J, max |E - E0| = {drift:.3e} J = {:.2e} m g L/2, angle(1 s) = {:.4}", drift / mg_l2, angles.last().unwrap()[0]);
         assert!(drift < 1e-3 * mg_l2);
-        assert!(angles.iter().any(|&a| a < -1.4), "the pendulum swings down");
+        assert!(angles.iter().any(|a| a[0] < -1.4), "the pendulum swings down");
     }
 }
 
@@ -172,7 +189,35 @@ fn floating_frame_pendulum_agrees_with_corotational() {
     // quantity (the clamped modes have zero slope at x = 0).
     let ff = run(&beam_model(&floating(5), "revolute", -9.81, E), Method::Ttbif, 5e-4, 1.0).0;
     let co = run(&beam_model("formulation = \"euler_bernoulli\"\nelements = 8", "revolute", -9.81, E), Method::Ttbif, 5e-4, 1.0).0;
-    let diff = ff.iter().zip(&co).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
-    println!("max |angle_ff - angle_corot| over 1 s = {diff:.3e} rad; final {:.5} vs {:.5}", ff.last().unwrap(), co.last().unwrap());
-    assert!(diff < 2e-3, "{diff}");
+    let mut diff = [0.0f64; 4];
+    for (a, b) in ff.iter().zip(&co) {
+        for k in 0..4 {
+            diff[k] = diff[k].max((a[k] - b[k]).abs());
+        }
+    }
+    println!("max |ff - corotational| over 1 s: pin angle {:.3e} rad, tip x {:.3e} m, tip y {:.3e} m, tip rotation {:.3e} rad", diff[0], diff[1], diff[2], diff[3]);
+    println!("final: ff {:?}, corotational {:?}", ff.last().unwrap(), co.last().unwrap());
+    assert!(diff[0] < 2e-3 && diff[3] < 2e-3, "{diff:?}");
+    assert!(diff[1] < 2e-3 * L && diff[2] < 2e-3 * L, "{diff:?}");
+    // The tip really moved: it swung through the bottom (y = -L).
+    assert!(ff.iter().any(|a| a[2] < -0.99 * L));
+}
+
+#[test]
+fn floating_frame_errors_are_located() {
+    let base = beam_model(&floating(5), "revolute", 0.0, E);
+    let cases = [
+        (base.replace("modes = 5", "modes = 2.5"), "modes must be an integer in 1..=20, got 2.5", "modes = 2.5"),
+        (base.replace("modes = 5", "modes = 5\nelements = 3"), "a floating_frame beam has no elements", "elements = 3"),
+        (base.replace("modes = 5\n", ""), "a floating_frame beam needs `modes = N`", "name = \"arm\""),
+        (base.replace("quantity = \"angle\"\nbody = \"arm.end\"", "quantity = \"vy\"\nbody = \"arm.end\""), "'vy' is not available on a floating_frame beam tip yet", "quantity = \"vy\""),
+        (base.replace("body2 = \"arm.start\"", "body2 = \"arm.end\""), "unknown body 'arm.end'", "body2 = \"arm.end\""),
+    ];
+    for (text, message, at) in cases {
+        let err = Model::parse(&text, "ff.toml").and_then(|m| flexfmu::mechanics::assemble::assemble(&m, &m.default_parameters()).map(|_| ())).unwrap_err().to_string();
+        let line = text.lines().position(|l| l.contains(at)).unwrap() + 1;
+        println!("{err}");
+        assert!(err.contains(message), "{err}");
+        assert!(err.contains(&format!("ff.toml:{line}:")), "expected line {line}: {err}");
+    }
 }

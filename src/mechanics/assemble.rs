@@ -43,6 +43,8 @@ struct Builder<'a> {
     bodies: Vec<BodyEntry>,
     /// "arm.start, arm.end, arm.node[0..=4]" per beam, for error messages.
     beam_nodes: Vec<String>,
+    /// "<beam>.end" of each floating_frame beam, in the order of `System::floating_frame_beams`.
+    floating_tips: Vec<String>,
 }
 
 impl Builder<'_> {
@@ -110,7 +112,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
     let input_names: Vec<String> = def.inputs.iter().map(|i| i.name.get_ref().clone()).collect();
     let scope = model.scope(params);
     let gravity = def.model.gravity.as_ref().map(|g| scope.vec2(g)).transpose()?.unwrap_or([0.0, 0.0]);
-    let mut b = Builder { model, scope, bodies: Vec::new(), beam_nodes: Vec::new() };
+    let mut b = Builder { model, scope, bodies: Vec::new(), beam_nodes: Vec::new(), floating_tips: Vec::new() };
 
     let mut names: Vec<(String, std::ops::Range<usize>)> = Vec::new();
     let check_name = |name: &Name, what: &str, names: &mut Vec<(String, std::ops::Range<usize>)>| -> Result<(), ModelError> {
@@ -236,7 +238,8 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             let info = BodyInfo { name: format!("{name}.start"), x: n, rotates: true, director: false };
             b.bodies.push(BodyEntry { info: info.clone(), position: p0, angle, listed: false, section: None });
             system_bodies.push(info);
-            b.beam_nodes.push(format!("{name}.start ({name}.end is not available on floating_frame beams yet)"));
+            b.beam_nodes.push(format!("{name}.start ({name}.end: outputs x, y, angle only, not yet joints, loads or contacts)"));
+            b.floating_tips.push(format!("{name}.end"));
             floating_beams.push(FloatingFrameBeam2d::new(first, length, count, young, area, inertia, rho, gravity));
             n += 3 + 2 * count;
             continue;
@@ -595,6 +598,19 @@ impl OutputKind {
     fn parse(o: &crate::model::schema::OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, ModelError> {
         let model = b.model;
         let q = o.quantity.get_ref().as_str();
+        if let Some(name) = &o.body
+            && let Some(beam) = b.floating_tips.iter().position(|t| t == name.get_ref())
+        {
+            // The tip of a floating-frame beam: position and section rotation from the frame
+            // and the modes (paper 004 eq. 1 at x = L).
+            if let Some(p) = &o.point {
+                return Err(model.error(p.span(), "`point` is not supported on a floating_frame beam tip; the output is the tip itself".into()));
+            }
+            let quantity = ["x", "y", "angle"].iter().position(|s| *s == q).ok_or_else(|| {
+                model.error(o.quantity.span(), format!("output quantity '{q}' is not available on a floating_frame beam tip yet (available: x, y, angle)"))
+            })?;
+            return Ok(OutputKind::FloatingFrameTip { beam, quantity });
+        }
         let need_body = || -> Result<(&BodyEntry, Anchor), ModelError> {
             let name = o.body.as_ref().ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `body`")))?;
             let entry = b.body(name)?.ok_or_else(|| model.error(name.span(), "ground does not move".into()))?;

@@ -19,6 +19,8 @@ pub enum OutputKind {
     /// Normal force (0), penetration (1, negative: the gap) or state (2: 1 in contact, else 0)
     /// of a contact.
     Contact { contact: usize, quantity: usize },
+    /// Tip of a floating-frame beam: x (0), y (1) or section rotation theta + Phi_y'(L) B (2).
+    FloatingFrameTip { beam: usize, quantity: usize },
     EnergyTotal,
     EnergyKinetic,
     EnergyPotential,
@@ -33,6 +35,7 @@ impl OutputKind {
             OutputKind::Reaction { component, .. } => ["N", "N", "N.m"][*component],
             OutputKind::JointCoordinate { .. } => "",
             OutputKind::Contact { quantity, .. } => ["N", "m", ""][*quantity],
+            OutputKind::FloatingFrameTip { quantity, .. } => ["m", "m", "rad"][*quantity],
             _ => "J",
         }
     }
@@ -129,6 +132,10 @@ impl Output {
                     1 => f.penetration,
                     _ => f64::from(u8::from(f.penetration > 0.0)),
                 }
+            }
+            OutputKind::FloatingFrameTip { beam, quantity } => {
+                let (p, angle) = sys.floating_frame_beams.elements[*beam].tip_pose(s.q);
+                [p[0], p[1], angle][*quantity]
             }
             OutputKind::EnergyTotal => {
                 let e = sys.energy(s.q, s.v, s.t);
