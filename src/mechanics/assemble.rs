@@ -240,7 +240,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             system_bodies.push(info);
             b.beam_nodes.push(format!("{name}.start ({name}.end: outputs x, y, angle only, not yet joints, loads or contacts)"));
             b.floating_tips.push(format!("{name}.end"));
-            floating_beams.push(FloatingFrameBeam2d::new(first, length, count, young, area, inertia, rho, gravity));
+            floating_beams.push(FloatingFrameBeam2d::new(first, length, count, &BeamProperties { young, shear: young / (2.0 * (1.0 + nu)), area, inertia, shear_factor: None, density: rho }, gravity));
             n += 3 + 2 * count;
             continue;
         }

@@ -17,7 +17,7 @@
 //!   rho S factors and whose Q terms are hard to read in the OCR), the element evaluates the
 //!   same Lagrange equations from T = 1/2 int rho S |r_dot|^2 dx by quadrature: with the local
 //!   acceleration of a material point
-//!     w = R^T (r0_ddot - g) + theta_ddot J p - theta_dot^2 p + 2 theta_dot J p_dot + p_ddot
+//!   `w = R^T (r0_ddot - g) + theta_ddot J p - theta_dot^2 p + 2 theta_dot J p_dot + p_ddot`
 //!   (J the +90 degree rotation), the generalized inertia + gravity force is int rho S L^T w dx,
 //!   L = dp_global/dq expressed locally = [R^T, J p, dp/de]. Its acceleration part is
 //!   M(q) q_ddot with M = int rho S L^T L (004 eq. 3, configuration dependent through p and H),
@@ -32,7 +32,7 @@
 //!   inertia and gravity terms) is the exact derivative of the quadrature sums (checked against
 //!   central differences in the tests).
 
-use super::{Element, Energy, Kin};
+use super::{BeamProperties, Element, Energy, Kin};
 use crate::integrators::TangentCoefficients;
 use nalgebra::{DMatrix, DVector};
 
@@ -154,7 +154,9 @@ fn perp(v: [f64; 2]) -> [f64; 2] {
 
 impl FloatingFrameBeam2d {
     /// `x`: first of the 3 + 2N consecutive coordinates (x0, y0, theta, A, B).
-    pub fn new(x: usize, length: f64, modes: usize, young: f64, area: f64, inertia: f64, density: f64, gravity: [f64; 2]) -> Self {
+    /// Uses E, S, I and rho of `p` (Euler-Bernoulli: no shear, no rotary inertia).
+    pub fn new(x: usize, length: f64, modes: usize, p: &BeamProperties, gravity: [f64; 2]) -> Self {
+        let (young, area, inertia, density) = (p.young, p.area, p.inertia, p.density);
         let n = modes;
         let pi = std::f64::consts::PI;
         let kx: Vec<f64> = (1..=n).map(|i| (2 * i - 1) as f64 * pi / (2.0 * length)).collect();
@@ -447,8 +449,12 @@ impl Element for FloatingFrameBeam2d {
 mod tests {
     use super::*;
 
+    fn props(young: f64) -> BeamProperties {
+        BeamProperties { young, shear: young / 2.6, area: 3.14e-4, inertia: 7.85e-9, shear_factor: None, density: 2766.7 }
+    }
+
     fn beam(g: [f64; 2]) -> FloatingFrameBeam2d {
-        FloatingFrameBeam2d::new(0, 1.0, 4, 6.8952e10, 3.14e-4, 7.85e-9, 2766.7, g)
+        FloatingFrameBeam2d::new(0, 1.0, 4, &props(6.8952e10), g)
     }
 
     #[test]
@@ -479,7 +485,7 @@ mod tests {
     fn tangent_matches_central_differences() {
         // A soft beam (E = 1 kPa) so that the constant modal stiffness does not hide the
         // configuration-dependent inertia and gravity terms in the comparison.
-        let b = FloatingFrameBeam2d::new(0, 1.0, 4, 1e3, 3.14e-4, 7.85e-9, 2766.7, [0.3, -9.81]);
+        let b = FloatingFrameBeam2d::new(0, 1.0, 4, &props(1e3), [0.3, -9.81]);
         let nd = b.coordinates();
         let q: Vec<f64> = (0..nd).map(|i| [0.1, -0.2, 0.7, 1e-4, -2e-5, 3e-6, 1e-6, 0.02, -0.01, 4e-3, -1e-3, 2e-4][i]).collect();
         let v: Vec<f64> = (0..nd).map(|i| [0.5, -0.3, 2.0, 0.01, -0.02, 0.003, 1e-3, 0.5, -0.4, 0.2, 0.1, -0.05][i]).collect();
