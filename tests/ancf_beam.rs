@@ -284,7 +284,7 @@ fn ancf_errors_are_located() {
         ("elements = \"elements\"", "elements = 0", "elements must be an integer >= 1", "elements = 0"),
         ("E = 2e11", "E = -1.0", "E must be positive", "E = -1.0"),
         ("nu = 0.3", "nu = 0.5", "nu must be in (-1, 0.5)", "nu = 0.5"),
-        ("formulation = \"ancf\"", "formulation = \"ANCF3\"", "expected timoshenko, euler_bernoulli or ancf", "formulation = \"ANCF3\""),
+        ("formulation = \"ancf\"", "formulation = \"ANCF3\"", "expected timoshenko, euler_bernoulli, ancf or floating_frame", "formulation = \"ANCF3\""),
         ("type = \"fixed\"\n", "type = \"fixed\"\nrigid_section = true\n", "rigid_section applies to revolute joints only", "rigid_section = true"),
         (
             "type = \"fixed\"\nbody2 = \"beam.start\"",

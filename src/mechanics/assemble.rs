@@ -1,7 +1,7 @@
 //! From a model definition (with parameter values) to a [`System`], its initial state and
 //! its outputs. Every user error is reported at the offending place in the model file.
 
-use super::elements::{AncfBeam2d, BeamProperties, CorotationalBeam2d, PointMass, RigidBody2d};
+use super::elements::{AncfBeam2d, BeamProperties, CorotationalBeam2d, FloatingFrameBeam2d, PointMass, RigidBody2d};
 use super::forces::{Contact, DampingModel, FractionalSpringDamper, Load, SpringDamper, TimeFunction};
 use super::joints::{ConstraintRow, ContactConstraint, JointInfo, JointKind, joint_coordinate, joint_rows};
 use super::kinematics::{Anchor, Measure, MeasureKind};
@@ -43,6 +43,8 @@ struct Builder<'a> {
     bodies: Vec<BodyEntry>,
     /// "arm.start, arm.end, arm.node[0..=4]" per beam, for error messages.
     beam_nodes: Vec<String>,
+    /// "<beam>.end" of each floating_frame beam, in the order of `System::floating_frame_beams`.
+    floating_tips: Vec<String>,
 }
 
 impl Builder<'_> {
@@ -120,7 +122,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
     let input_names: Vec<String> = def.inputs.iter().map(|i| i.name.get_ref().clone()).collect();
     let scope = model.scope(params);
     let gravity = def.model.gravity.as_ref().map(|g| scope.vec2(g)).transpose()?.unwrap_or([0.0, 0.0]);
-    let mut b = Builder { model, scope, bodies: Vec::new(), beam_nodes: Vec::new() };
+    let mut b = Builder { model, scope, bodies: Vec::new(), beam_nodes: Vec::new(), floating_tips: Vec::new() };
 
     let mut names: Vec<(String, std::ops::Range<usize>)> = Vec::new();
     let check_name = |name: &Name, what: &str, names: &mut Vec<(String, std::ops::Range<usize>)>| -> Result<(), ModelError> {
@@ -188,14 +190,10 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
     }
     let mut beams = Vec::new();
     let mut ancf_beams = Vec::new();
+    let mut floating_beams = Vec::new();
     for bd in &def.beams {
         check_name(&bd.name, "beam", &mut names)?;
         let name = bd.name.get_ref();
-        let count = b.scope.number(&bd.elements)?;
-        if count < 1.0 || count.fract() != 0.0 || count > 1e6 {
-            return Err(model.error(bd.elements.span(), format!("elements must be an integer >= 1, got {count}")));
-        }
-        let count = count as usize;
         let p0 = b.scope.vec2(&bd.start)?;
         let p1 = b.scope.vec2(&bd.end)?;
         let length = ((p1[0] - p0[0]).powi(2) + (p1[1] - p0[1]).powi(2)).sqrt();
@@ -222,12 +220,54 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             Some(k) => b.scope.positive(k, "shear_factor")?,
             None => BeamProperties::rectangle_shear_factor(nu),
         };
-        let (timoshenko, ancf) = match bd.formulation.as_ref().map(|f| (f.get_ref().as_str(), f.span())) {
-            None | Some(("timoshenko", _)) => (true, false),
-            Some(("euler_bernoulli", _)) => (false, false),
-            Some(("ancf", _)) => (true, true),
-            Some((other, span)) => return Err(model.error(span, format!("unknown beam formulation '{other}', expected timoshenko, euler_bernoulli or ancf"))),
+        let (timoshenko, ancf, floating) = match bd.formulation.as_ref().map(|f| (f.get_ref().as_str(), f.span())) {
+            None | Some(("timoshenko", _)) => (true, false, false),
+            Some(("euler_bernoulli", _)) => (false, false, false),
+            Some(("ancf", _)) => (true, true, false),
+            Some(("floating_frame", _)) => (false, false, true),
+            Some((other, span)) => return Err(model.error(span, format!("unknown beam formulation '{other}', expected timoshenko, euler_bernoulli, ancf or floating_frame"))),
         };
+        let angle = (p1[1] - p0[1]).atan2(p1[0] - p0[0]);
+        let first = n;
+        if floating {
+            // Floating frame with assumed modes (paper 004 section 2): coordinates (x0, y0,
+            // theta) of the frame at the clamped end, then N axial and N transverse modal
+            // coordinates. `<name>.start` is the frame (a rigid section at the frame origin).
+            if let Some(e) = &bd.elements {
+                return Err(model.error(e.span(), "a floating_frame beam has no elements; give its number of modes with `modes = N`".into()));
+            }
+            let Some(modes) = &bd.modes else {
+                return Err(model.error(bd.name.span(), "a floating_frame beam needs `modes = N` (modes per direction, 1..=20)".into()));
+            };
+            let count = b.scope.number(modes)?;
+            if !(1.0..=20.0).contains(&count) || count.fract() != 0.0 {
+                return Err(model.error(modes.span(), format!("modes must be an integer in 1..=20, got {count}")));
+            }
+            let count = count as usize;
+            q0.extend([p0[0], p0[1], angle]);
+            q0.extend(std::iter::repeat_n(0.0, 2 * count));
+            v0.extend(std::iter::repeat_n(0.0, 3 + 2 * count));
+            specified.extend(std::iter::repeat_n(false, 3 + 2 * count));
+            let info = BodyInfo { name: format!("{name}.start"), x: n, rotates: true, director: false };
+            b.bodies.push(BodyEntry { info: info.clone(), position: p0, angle, listed: false, section: None });
+            system_bodies.push(info);
+            b.beam_nodes.push(format!("{name}.start ({name}.end: outputs x, y, angle only, not yet joints, loads or contacts)"));
+            b.floating_tips.push(format!("{name}.end"));
+            floating_beams.push(FloatingFrameBeam2d::new(first, length, count, &BeamProperties { young, shear: young / (2.0 * (1.0 + nu)), area, inertia, shear_factor: None, density: rho }, gravity));
+            n += 3 + 2 * count;
+            continue;
+        }
+        if let Some(m) = &bd.modes {
+            return Err(model.error(m.span(), "`modes` applies to formulation = \"floating_frame\" only".into()));
+        }
+        let Some(elements) = &bd.elements else {
+            return Err(model.error(bd.name.span(), "the beam needs `elements = N`".into()));
+        };
+        let count = b.scope.number(elements)?;
+        if count < 1.0 || count.fract() != 0.0 || count > 1e6 {
+            return Err(model.error(elements.span(), format!("elements must be an integer >= 1, got {count}")));
+        }
+        let count = count as usize;
         let props = BeamProperties {
             young,
             shear: young / (2.0 * (1.0 + nu)),
@@ -236,8 +276,6 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             shear_factor: timoshenko.then_some(shear_factor),
             density: rho,
         };
-        let angle = (p1[1] - p0[1]).atan2(p1[0] - p0[0]);
-        let first = n;
         let l_el = length / count as f64;
         if ancf {
             // Nodes (r, d) at every element end and middle (paper 003 eq. 3), d = dr/dy the
@@ -319,6 +357,9 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
     }
     for beam in ancf_beams {
         sys.ancf_beams.push(beam);
+    }
+    for beam in floating_beams {
+        sys.floating_frame_beams.push(beam);
     }
 
     // Joints.
@@ -607,6 +648,19 @@ impl OutputKind {
     fn parse(o: &crate::model::schema::OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, ModelError> {
         let model = b.model;
         let q = o.quantity.get_ref().as_str();
+        if let Some(name) = &o.body
+            && let Some(beam) = b.floating_tips.iter().position(|t| t == name.get_ref())
+        {
+            // The tip of a floating-frame beam: position and section rotation from the frame
+            // and the modes (paper 004 eq. 1 at x = L).
+            if let Some(p) = &o.point {
+                return Err(model.error(p.span(), "`point` is not supported on a floating_frame beam tip; the output is the tip itself".into()));
+            }
+            let quantity = ["x", "y", "angle"].iter().position(|s| *s == q).ok_or_else(|| {
+                model.error(o.quantity.span(), format!("output quantity '{q}' is not available on a floating_frame beam tip yet (available: x, y, angle)"))
+            })?;
+            return Ok(OutputKind::FloatingFrameTip { beam, quantity });
+        }
         let need_body = || -> Result<(&BodyEntry, Anchor), ModelError> {
             let name = o.body.as_ref().ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `body`")))?;
             let entry = b.body(name)?.ok_or_else(|| model.error(name.span(), "ground does not move".into()))?;

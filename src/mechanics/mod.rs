@@ -10,7 +10,7 @@ pub mod kinematics;
 pub mod outputs;
 pub mod spatial_kinematics;
 
-use elements::{AncfBeam2d, CorotationalBeam2d, Element, Energy, Kin, PointMass, RigidBody2d, RigidBody3d};
+use elements::{AncfBeam2d, CorotationalBeam2d, Element, Energy, FloatingFrameBeam2d, Kin, PointMass, RigidBody2d, RigidBody3d};
 use forces::{Contact, ContactMemory, FractionalSpringDamper, Load, SpringDamper};
 use joints::{ConstraintRow, ContactConstraint, ContactConstraintMemory};
 
@@ -106,6 +106,7 @@ pub struct System {
     pub spatial_bodies: ElementSet<RigidBody3d>,
     pub beams: ElementSet<CorotationalBeam2d>,
     pub ancf_beams: ElementSet<AncfBeam2d>,
+    pub floating_frame_beams: ElementSet<FloatingFrameBeam2d>,
     pub springs: ElementSet<SpringDamper>,
     pub fractional: ElementSet<FractionalSpringDamper>,
     pub loads: ElementSet<Load>,
@@ -139,6 +140,7 @@ impl System {
             spatial_bodies: Default::default(),
             beams: Default::default(),
             ancf_beams: Default::default(),
+            floating_frame_beams: Default::default(),
             springs: Default::default(),
             fractional: Default::default(),
             loads: Default::default(),
@@ -170,6 +172,7 @@ impl System {
         self.spatial_bodies.add_pattern(&mut b);
         self.beams.add_pattern(&mut b);
         self.ancf_beams.add_pattern(&mut b);
+        self.floating_frame_beams.add_pattern(&mut b);
         self.springs.add_pattern(&mut b);
         self.fractional.add_pattern(&mut b);
         self.loads.add_pattern(&mut b);
@@ -194,6 +197,7 @@ impl System {
         self.spatial_bodies.compute_slots(p);
         self.beams.compute_slots(p);
         self.ancf_beams.compute_slots(p);
+        self.floating_frame_beams.compute_slots(p);
         self.springs.compute_slots(p);
         self.fractional.compute_slots(p);
         self.loads.compute_slots(p);
@@ -230,6 +234,7 @@ impl System {
         e += self.spatial_bodies.energy(&x);
         e += self.beams.energy(&x);
         e += self.ancf_beams.energy(&x);
+        e += self.floating_frame_beams.energy(&x);
         e += self.springs.energy(&x);
         e += self.fractional.energy(&x);
         e += self.contacts.energy(&x);
@@ -327,6 +332,7 @@ impl Dynamics for System {
         self.spatial_bodies.add_forces(&x, inertial, forces);
         self.beams.add_forces(&x, inertial, forces);
         self.ancf_beams.add_forces(&x, inertial, forces);
+        self.floating_frame_beams.add_forces(&x, inertial, forces);
         self.springs.add_forces(&x, inertial, forces);
         self.fractional.add_forces(&x, inertial, forces);
         self.loads.add_forces(&x, inertial, forces);
@@ -395,6 +401,7 @@ impl Dynamics for System {
         self.spatial_bodies.assemble_tangent(&x, &c, &mut block, m);
         self.beams.assemble_tangent(&x, &c, &mut block, m);
         self.ancf_beams.assemble_tangent(&x, &c, &mut block, m);
+        self.floating_frame_beams.assemble_tangent(&x, &c, &mut block, m);
         self.springs.assemble_tangent(&x, &c, &mut block, m);
         self.fractional.assemble_tangent(&x, &c, &mut block, m);
         self.loads.assemble_tangent(&x, &c, &mut block, m);

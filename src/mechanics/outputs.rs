@@ -31,6 +31,8 @@ pub enum OutputKind {
     /// The same quantities of a contact constraint: its multiplier (the contact force, eq.
     /// 5a) while active, else 0; penetration; 1 while active.
     ContactConstraint { contact: usize, quantity: usize },
+    /// Tip of a floating-frame beam: x (0), y (1) or section rotation theta + Phi_y'(L) B (2).
+    FloatingFrameTip { beam: usize, quantity: usize },
     EnergyTotal,
     EnergyKinetic,
     EnergyPotential,
@@ -48,6 +50,7 @@ impl OutputKind {
             OutputKind::SpatialPoint { order, .. } => ["m", "m/s"][*order],
             OutputKind::SpatialAngularVelocity { .. } => "rad/s",
             OutputKind::Contact { quantity, .. } | OutputKind::ContactConstraint { quantity, .. } => ["N", "m", ""][*quantity],
+            OutputKind::FloatingFrameTip { quantity, .. } => ["m", "m", "rad"][*quantity],
             _ => "J",
         }
     }
@@ -165,6 +168,10 @@ impl Output {
                     1 => c.penetration(s.q),
                     _ => f64::from(u8::from(c.is_active())),
                 }
+            }
+            OutputKind::FloatingFrameTip { beam, quantity } => {
+                let (p, angle) = sys.floating_frame_beams.elements[*beam].tip_pose(s.q);
+                [p[0], p[1], angle][*quantity]
             }
             OutputKind::EnergyTotal => {
                 let e = sys.energy(s.q, s.v, s.t);

@@ -145,11 +145,16 @@ pub struct BeamDecl {
     pub name: Name,
     pub start: Vec2,
     pub end: Vec2,
-    /// Number of elements (a positive integer; number or expression).
-    pub elements: Num,
+    /// Number of elements (a positive integer; number or expression); required except for
+    /// `formulation = "floating_frame"`.
+    #[serde(default)]
+    pub elements: Option<Num>,
+    /// `floating_frame` only: modes per direction N (N axial + N transverse, paper 004 eq. 1).
+    #[serde(default)]
+    pub modes: Option<Num>,
     pub section: Spanned<SectionDecl>,
     pub material: Spanned<MaterialDecl>,
-    /// "timoshenko" (default) or "euler_bernoulli".
+    /// "timoshenko" (default), "euler_bernoulli", "ancf" or "floating_frame".
     pub formulation: Option<Name>,
 }
 

@@ -1,0 +1,577 @@
+//! Planar Euler-Bernoulli beam in a floating reference frame with assumed modes (paper 004,
+//! section 2).
+//!
+//! * Coordinates: the frame (x0, y0, theta) at the clamped end (origin of the frame, the
+//!   frame's x-axis along the undeformed beam), then the axial modal coordinates A (N of them)
+//!   and the transverse modal coordinates B (N of them): paper 004 eq. 1 uses A, B in R^N with
+//!   the same truncation number N, so `modes = N` gives 2N modal coordinates.
+//! * Deformation (004 eq. 1): u_x = Phi_x(x) A + w_c, u_y = Phi_y(x) B with the second-order
+//!   axial shortening w_c = -1/2 B^T H(x) B, H(x) = int_0^x Phi_y'^T Phi_y' dxi (the
+//!   foreshortening that makes the rotating beam stiffen). Axial modes of the clamped-free rod
+//!   sin((2n-1) pi x / 2L); transverse modes the clamped-free Euler-Bernoulli eigenfunctions
+//!   cosh bx - cos bx - s (sinh bx - sin bx), s = (cosh bL + cos bL)/(sinh bL + sin bL), with
+//!   bL the roots of cos(bL) cosh(bL) = -1 (computed by bisection, not tabulated), evaluated
+//!   in a form without the cancellation of cosh - s sinh.
+//! * A material point is at r(x) = r0 + R(theta) p(x), p = (x + u_x, u_y). Instead of
+//!   transcribing the closed-form blocks of 004 eqs. 3-4 (whose printed M_33 and M_31 lack
+//!   rho S factors and whose Q terms are hard to read in the OCR), the element evaluates the
+//!   same Lagrange equations from T = 1/2 int rho S |r_dot|^2 dx by quadrature: with the local
+//!   acceleration of a material point
+//!   `w = R^T (r0_ddot - g) + theta_ddot J p - theta_dot^2 p + 2 theta_dot J p_dot + p_ddot`
+//!   (J the +90 degree rotation), the generalized inertia + gravity force is int rho S L^T w dx,
+//!   L = dp_global/dq expressed locally = [R^T, J p, dp/de]. Its acceleration part is
+//!   M(q) q_ddot with M = int rho S L^T L (004 eq. 3, configuration dependent through p and H),
+//!   the rest is the quadratic-velocity force and gravity of 004 eq. 4 (Q_theta, Q_A, Q_B with
+//!   the underlined w_c terms) with the opposite sign. Rotary inertia of the section is
+//!   neglected, as in the paper's Euler-Bernoulli model.
+//! * Elastic energy (004 eq. 4, K1 A and K2 B): U = 1/2 A^T K1 A + 1/2 B^T K2 B with
+//!   K1 = int EA Phi_x'^T Phi_x', K2 = int EI Phi_y''^T Phi_y''. The axial strain
+//!   u_x' + u_y'^2/2 = Phi_x' A because w_c' = -(Phi_y' B)^2/2, so U is exactly quadratic.
+//! * Integrals over x: composite Gauss-Legendre, 16 segments x 8 points; H(x) at each point by
+//!   the same rule over [0, x]. The tangent (mass, gyroscopic damping, stiffness incl. the
+//!   inertia and gravity terms) is the exact derivative of the quadrature sums (checked against
+//!   central differences in the tests).
+
+use super::{BeamProperties, Element, Energy, Kin};
+use crate::integrators::TangentCoefficients;
+use nalgebra::{DMatrix, DVector};
+
+/// Segments and points per segment of the composite Gauss-Legendre rule over the beam.
+const SEGMENTS: usize = 16;
+const POINTS: usize = 8;
+
+/// Gauss-Legendre nodes and weights on [-1, 1] (Newton on the Legendre polynomial).
+pub fn gauss_legendre(n: usize) -> Vec<(f64, f64)> {
+    (0..n)
+        .map(|i| {
+            let mut x = (std::f64::consts::PI * (i as f64 + 0.75) / (n as f64 + 0.5)).cos();
+            let mut dp = 1.0;
+            for _ in 0..100 {
+                let (mut p0, mut p1) = (1.0, x);
+                for k in 2..=n {
+                    let p2 = ((2 * k - 1) as f64 * x * p1 - (k - 1) as f64 * p0) / k as f64;
+                    p0 = p1;
+                    p1 = p2;
+                }
+                dp = n as f64 * (x * p1 - p0) / (x * x - 1.0);
+                let dx = p1 / dp;
+                x -= dx;
+                if dx.abs() < 1e-16 {
+                    break;
+                }
+            }
+            (x, 2.0 / ((1.0 - x * x) * dp * dp))
+        })
+        .collect()
+}
+
+/// The n-th root (n = 1, 2, ...) of cos(bL) cosh(bL) = -1 (clamped-free beam), by bisection
+/// of cos x + 1/cosh x on [(n-1) pi, n pi] (one sign change there).
+pub fn clamped_free_root(n: usize) -> f64 {
+    let f = |x: f64| x.cos() + 1.0 / x.cosh();
+    let pi = std::f64::consts::PI;
+    let (mut lo, mut hi) = (((n - 1) as f64 * pi).max(0.1), n as f64 * pi);
+    let flo = f(lo);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if (f(mid) > 0.0) == (flo > 0.0) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+/// A clamped-free Euler-Bernoulli eigenfunction: value, first and second derivative in x.
+#[derive(Debug, Clone, Copy)]
+struct TransverseMode {
+    beta: f64,
+    lambda: f64,
+    /// (1 - s) e^lambda / 2, computed without cancellation.
+    a: f64,
+    s: f64,
+}
+
+impl TransverseMode {
+    fn new(n: usize, length: f64) -> Self {
+        let lambda = clamped_free_root(n);
+        let em = (-lambda).exp();
+        // (sinh l + sin l) 2 e^-l and (1 - s)(sinh l + sin l) = sin l - cos l - e^-l
+        let den = 1.0 - em * em + 2.0 * lambda.sin() * em;
+        let a = (lambda.sin() - lambda.cos() - em) / den;
+        TransverseMode { beta: lambda / length, lambda, a, s: 1.0 - 2.0 * a * em }
+    }
+
+    fn eval(&self, x: f64) -> [f64; 3] {
+        let z = self.beta * x;
+        let grow = self.a * (z - self.lambda).exp();
+        let decay = 0.5 * (1.0 + self.s) * (-z).exp();
+        let (sz, cz) = z.sin_cos();
+        let b = self.beta;
+        [grow + decay - cz + self.s * sz, b * (grow - decay + sz + self.s * cz), b * b * (grow + decay + cz - self.s * sz)]
+    }
+}
+
+/// Mode data at one integration point.
+#[derive(Debug, Clone, PartialEq)]
+struct ModalPoint {
+    /// rho S times the quadrature weight.
+    mu: f64,
+    x: f64,
+    phi_x: DVector<f64>,
+    phi_y: DVector<f64>,
+    /// H(x) = int_0^x Phi_y'^T Phi_y'.
+    h: DMatrix<f64>,
+}
+
+/// The shape data of the beam tip (x = L), for attached points.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TipShape {
+    pub phi_x: DVector<f64>,
+    pub phi_y: DVector<f64>,
+    pub slope_y: DVector<f64>,
+    pub h: DMatrix<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FloatingFrameBeam2d {
+    dofs: Vec<usize>,
+    pub length: f64,
+    /// Modes per direction (N axial + N transverse).
+    pub modes: usize,
+    pub gravity: [f64; 2],
+    points: Vec<ModalPoint>,
+    /// Modal stiffness K1 (axial), K2 (transverse).
+    k1: DMatrix<f64>,
+    k2: DMatrix<f64>,
+    pub tip: TipShape,
+}
+
+fn perp(v: [f64; 2]) -> [f64; 2] {
+    [-v[1], v[0]]
+}
+
+impl FloatingFrameBeam2d {
+    /// `x`: first of the 3 + 2N consecutive coordinates (x0, y0, theta, A, B).
+    /// Uses E, S, I and rho of `p` (Euler-Bernoulli: no shear, no rotary inertia).
+    pub fn new(x: usize, length: f64, modes: usize, p: &BeamProperties, gravity: [f64; 2]) -> Self {
+        let (young, area, inertia, density) = (p.young, p.area, p.inertia, p.density);
+        let n = modes;
+        let pi = std::f64::consts::PI;
+        let kx: Vec<f64> = (1..=n).map(|i| (2 * i - 1) as f64 * pi / (2.0 * length)).collect();
+        let ty: Vec<TransverseMode> = (1..=n).map(|i| TransverseMode::new(i, length)).collect();
+        let gl = gauss_legendre(POINTS);
+        let seg = length / SEGMENTS as f64;
+        // Composite rule over [a, b] with `parts` segments.
+        let rule = |a: f64, b: f64, parts: usize| -> Vec<(f64, f64)> {
+            let h = (b - a) / parts as f64;
+            (0..parts).flat_map(|s| gl.iter().map(move |&(t, w)| (a + h * (s as f64 + 0.5 * (t + 1.0)), 0.5 * h * w))).collect()
+        };
+        let slope_product = |a: f64, b: f64, parts: usize| {
+            let mut h = DMatrix::zeros(n, n);
+            for (x, w) in rule(a, b, parts) {
+                let d = DVector::from_iterator(n, ty.iter().map(|m| m.eval(x)[1]));
+                h += d.clone() * d.transpose() * w;
+            }
+            h
+        };
+        let mut points = Vec::new();
+        let mut k1 = DMatrix::zeros(n, n);
+        let mut k2 = DMatrix::zeros(n, n);
+        let mut h_before = DMatrix::zeros(n, n);
+        for s in 0..SEGMENTS {
+            let a = s as f64 * seg;
+            for (x, w) in rule(a, a + seg, 1) {
+                let h = &h_before + slope_product(a, x, 1);
+                let phi_x = DVector::from_iterator(n, kx.iter().map(|k| (k * x).sin()));
+                let dphi_x = DVector::from_iterator(n, kx.iter().map(|k| k * (k * x).cos()));
+                let ev: Vec<[f64; 3]> = ty.iter().map(|m| m.eval(x)).collect();
+                let phi_y = DVector::from_iterator(n, ev.iter().map(|e| e[0]));
+                let curv = DVector::from_iterator(n, ev.iter().map(|e| e[2]));
+                k1 += dphi_x.clone() * dphi_x.transpose() * (w * young * area);
+                k2 += curv.clone() * curv.transpose() * (w * young * inertia);
+                points.push(ModalPoint { mu: density * area * w, x, phi_x, phi_y, h });
+            }
+            h_before += slope_product(a, a + seg, 1);
+        }
+        let tip = TipShape {
+            phi_x: DVector::from_iterator(n, kx.iter().map(|k| (k * length).sin())),
+            phi_y: DVector::from_iterator(n, ty.iter().map(|m| m.eval(length)[0])),
+            slope_y: DVector::from_iterator(n, ty.iter().map(|m| m.eval(length)[1])),
+            h: h_before,
+        };
+        FloatingFrameBeam2d { dofs: (x..x + 3 + 2 * n).collect(), length, modes: n, gravity, points, k1, k2, tip }
+    }
+
+    pub fn coordinates(&self) -> usize {
+        3 + 2 * self.modes
+    }
+
+    fn gather(&self, v: &[f64]) -> DVector<f64> {
+        DVector::from_iterator(self.dofs.len(), self.dofs.iter().map(|&i| v[i]))
+    }
+
+    /// Modal stiffness blocks (K1 axial, K2 transverse), 004 eq. 4.
+    pub fn modal_stiffness(&self) -> (&DMatrix<f64>, &DMatrix<f64>) {
+        (&self.k1, &self.k2)
+    }
+
+    /// Local position p = (x + Phi_x A - B^T H B / 2, Phi_y B) of a point (004 eq. 1) and
+    /// H B.
+    fn local(pt: &ModalPoint, a: &[f64], b: &[f64]) -> ([f64; 2], DVector<f64>) {
+        let bv = DVector::from_column_slice(b);
+        let hb = &pt.h * &bv;
+        let px = pt.x + pt.phi_x.as_slice().iter().zip(a).map(|(p, q)| p * q).sum::<f64>() - 0.5 * bv.dot(&hb);
+        let py = pt.phi_y.dot(&bv);
+        ([px, py], hb)
+    }
+
+    /// Global position of the tip (x = L) and the rotation of its section
+    /// theta + Phi_y'(L) B (the modal slope).
+    pub fn tip_pose(&self, q: &[f64]) -> ([f64; 2], f64) {
+        let e = self.gather(q);
+        let n = self.modes;
+        let (a, b) = (e.rows(3, n), e.rows(3 + n, n));
+        let px = self.length + self.tip.phi_x.dot(&a) - 0.5 * b.dot(&(&self.tip.h * b));
+        let py = self.tip.phi_y.dot(&b);
+        let (s, c) = e[2].sin_cos();
+        ([e[0] + c * px - s * py, e[1] + s * px + c * py], e[2] + self.tip.slope_y.dot(&b))
+    }
+
+    /// The generalized inertia + gravity force int rho S L^T w, split into the acceleration
+    /// part M q_ddot and the rest, and (optionally) the tangent blocks
+    /// c_m M + c_d dF/dq_dot + c_k dF/dq.
+    fn evaluate(&self, q: &[f64], v: &[f64], acc: &[f64], c: Option<&TangentCoefficients>) -> (DVector<f64>, DVector<f64>, DMatrix<f64>) {
+        let n = self.modes;
+        let nd = self.coordinates();
+        let (e, ed, edd) = (self.gather(q), self.gather(v), self.gather(acc));
+        let (th, om, al) = (e[2], ed[2], edd[2]);
+        let (s, co) = th.sin_cos();
+        let rt = |u: [f64; 2]| [co * u[0] + s * u[1], -s * u[0] + co * u[1]];
+        let a0 = rt([edd[0], edd[1]]);
+        let g_loc = rt(self.gravity);
+        let a_g = rt([edd[0] - self.gravity[0], edd[1] - self.gravity[1]]);
+        let mut inertial = DVector::zeros(nd);
+        let mut rest = DVector::zeros(nd);
+        let mut tangent = DMatrix::zeros(if c.is_some() { nd } else { 0 }, if c.is_some() { nd } else { 0 });
+        let (a, b) = (&e.as_slice()[3..3 + n], &e.as_slice()[3 + n..]);
+        let bd = DVector::from_column_slice(&ed.as_slice()[3 + n..]);
+        let bdd = DVector::from_column_slice(&edd.as_slice()[3 + n..]);
+        let mut l = DMatrix::zeros(2, nd);
+        for pt in &self.points {
+            let (p, hb) = Self::local(pt, a, b);
+            // L = [R^T, J p, P], P = [[Phi_x, -(H B)^T], [0, Phi_y]]
+            l.fill(0.0);
+            l[(0, 0)] = co;
+            l[(0, 1)] = s;
+            l[(1, 0)] = -s;
+            l[(1, 1)] = co;
+            let jp = perp(p);
+            l[(0, 2)] = jp[0];
+            l[(1, 2)] = jp[1];
+            for i in 0..n {
+                l[(0, 3 + i)] = pt.phi_x[i];
+                l[(0, 3 + n + i)] = -hb[i];
+                l[(1, 3 + n + i)] = pt.phi_y[i];
+            }
+            let pe = |vec: &DVector<f64>| -> [f64; 2] {
+                let mut r = [0.0; 2];
+                for k in 0..2 * n {
+                    r[0] += l[(0, 3 + k)] * vec[3 + k];
+                    r[1] += l[(1, 3 + k)] * vec[3 + k];
+                }
+                r
+            };
+            let pd = pe(&ed);
+            let pdd = pe(&edd);
+            let hbd = &pt.h * &bd;
+            let bhb = bd.dot(&hbd);
+            let jpd = perp(pd);
+            // acceleration part L q_ddot and the rest of w
+            let wa = [a0[0] + al * jp[0] + pdd[0], a0[1] + al * jp[1] + pdd[1]];
+            let wr = [-g_loc[0] - om * om * p[0] + 2.0 * om * jpd[0] - bhb, -g_loc[1] - om * om * p[1] + 2.0 * om * jpd[1]];
+            for k in 0..nd {
+                inertial[k] += pt.mu * (l[(0, k)] * wa[0] + l[(1, k)] * wa[1]);
+                rest[k] += pt.mu * (l[(0, k)] * wr[0] + l[(1, k)] * wr[1]);
+            }
+            let Some(c) = c else { continue };
+            let w = [wa[0] + wr[0], wa[1] + wr[1]];
+            // dw/dq_dot (2 x nd): theta column -2 om p + 2 J p_dot; e columns 2 om J P + Q_v,
+            // Q_v = [0, -2 (H B_dot)^T] in the x row.
+            // dw/dq: theta column -J R^T (a0 - g); e columns al J P - om^2 P + 2 om J D(e_dot)
+            // + D(e_ddot), D(u) = [0, -(H u_B)^T] in the x row.
+            let hbdd = &pt.h * &bdd;
+            let mut wv = DMatrix::zeros(2, nd);
+            let mut wq = DMatrix::zeros(2, nd);
+            wv[(0, 2)] = -2.0 * om * p[0] + 2.0 * jpd[0];
+            wv[(1, 2)] = -2.0 * om * p[1] + 2.0 * jpd[1];
+            let ja = perp(a_g);
+            wq[(0, 2)] = -ja[0];
+            wq[(1, 2)] = -ja[1];
+            for k in 3..nd {
+                let col = [l[(0, k)], l[(1, k)]];
+                let jc = perp(col);
+                wv[(0, k)] = 2.0 * om * jc[0];
+                wv[(1, k)] = 2.0 * om * jc[1];
+                wq[(0, k)] = al * jc[0] - om * om * col[0];
+                wq[(1, k)] = al * jc[1] - om * om * col[1];
+            }
+            for i in 0..n {
+                let k = 3 + n + i;
+                wv[(0, k)] -= 2.0 * hbd[i];
+                // 2 om J D(e_dot): D(e_dot) x-row -(H B_dot)^T -> J maps (dx, 0) to (0, dx)
+                wq[(1, k)] += 2.0 * om * (-hbd[i]);
+                wq[(0, k)] -= hbdd[i];
+            }
+            let lt = l.transpose();
+            let mut t = (&lt * &l) * c.mass + (&lt * &wv) * c.damping + (&lt * &wq) * c.stiffness;
+            // d(L^T)/dq w: rows x0, y0 / column theta: R J w; row theta / columns e: w^T J P;
+            // rows B / columns B: -w_x H.
+            let rjw = {
+                let jw = perp(w);
+                [co * jw[0] - s * jw[1], s * jw[0] + co * jw[1]]
+            };
+            t[(0, 2)] += c.stiffness * rjw[0];
+            t[(1, 2)] += c.stiffness * rjw[1];
+            let jtw = [w[1], -w[0]]; // J^T w
+            for k in 3..nd {
+                t[(2, k)] += c.stiffness * (jtw[0] * l[(0, k)] + jtw[1] * l[(1, k)]);
+            }
+            for i in 0..n {
+                for j in 0..n {
+                    t[(3 + n + i, 3 + n + j)] -= c.stiffness * w[0] * pt.h[(i, j)];
+                }
+            }
+            tangent += t * pt.mu;
+        }
+        // elastic forces K1 A, K2 B and their stiffness
+        let ea = DVector::from_column_slice(a);
+        let eb = DVector::from_column_slice(b);
+        let fa = &self.k1 * ea;
+        let fb = &self.k2 * eb;
+        for i in 0..n {
+            rest[3 + i] += fa[i];
+            rest[3 + n + i] += fb[i];
+        }
+        if let Some(c) = c {
+            for i in 0..n {
+                for j in 0..n {
+                    tangent[(3 + i, 3 + j)] += c.stiffness * self.k1[(i, j)];
+                    tangent[(3 + n + i, 3 + n + j)] += c.stiffness * self.k2[(i, j)];
+                }
+            }
+        }
+        (inertial, rest, tangent)
+    }
+
+    /// M(q) q_ddot and the other forces (quadratic velocity, gravity, elastic), over the
+    /// element's coordinates.
+    pub fn local_forces(&self, q: &[f64], v: &[f64], a: &[f64]) -> (DVector<f64>, DVector<f64>) {
+        let (i, r, _) = self.evaluate(q, v, a, None);
+        (i, r)
+    }
+
+    /// c.mass M + c.damping dF/dq_dot + c.stiffness dF/dq over the element's coordinates.
+    pub fn local_tangent(&self, q: &[f64], v: &[f64], a: &[f64], c: &TangentCoefficients) -> DMatrix<f64> {
+        self.evaluate(q, v, a, Some(c)).2
+    }
+
+    pub fn kinetic_energy(&self, q: &[f64], v: &[f64]) -> f64 {
+        let n = self.modes;
+        let (e, ed) = (self.gather(q), self.gather(v));
+        let (s, co) = e[2].sin_cos();
+        let v0 = [co * ed[0] + s * ed[1], -s * ed[0] + co * ed[1]];
+        let (a, b) = (&e.as_slice()[3..3 + n], &e.as_slice()[3 + n..]);
+        let (ad, bd) = (&ed.as_slice()[3..3 + n], DVector::from_column_slice(&ed.as_slice()[3 + n..]));
+        let mut t = 0.0;
+        for pt in &self.points {
+            let (p, _) = Self::local(pt, a, b);
+            let hb = &pt.h * DVector::from_column_slice(b);
+            let pdx = pt.phi_x.as_slice().iter().zip(ad).map(|(x, y)| x * y).sum::<f64>() - hb.dot(&bd);
+            let pdy = pt.phi_y.dot(&bd);
+            let u = [v0[0] - ed[2] * p[1] + pdx, v0[1] + ed[2] * p[0] + pdy];
+            t += 0.5 * pt.mu * (u[0] * u[0] + u[1] * u[1]);
+        }
+        t
+    }
+
+    /// Gravitational + elastic potential.
+    pub fn potential_energy(&self, q: &[f64]) -> f64 {
+        let n = self.modes;
+        let e = self.gather(q);
+        let (s, co) = e[2].sin_cos();
+        let (a, b) = (&e.as_slice()[3..3 + n], &e.as_slice()[3 + n..]);
+        let mut v = 0.0;
+        for pt in &self.points {
+            let (p, _) = Self::local(pt, a, b);
+            let r = [e[0] + co * p[0] - s * p[1], e[1] + s * p[0] + co * p[1]];
+            v -= pt.mu * (self.gravity[0] * r[0] + self.gravity[1] * r[1]);
+        }
+        let (ea, eb) = (DVector::from_column_slice(a), DVector::from_column_slice(b));
+        v + 0.5 * ea.dot(&(&self.k1 * &ea)) + 0.5 * eb.dot(&(&self.k2 * &eb))
+    }
+
+    pub fn mass(&self) -> f64 {
+        self.points.iter().map(|p| p.mu).sum()
+    }
+}
+
+impl Element for FloatingFrameBeam2d {
+    fn dofs(&self) -> &[usize] {
+        &self.dofs
+    }
+
+    fn add_forces(&self, x: &Kin, inertial: &mut [f64], forces: &mut [f64]) {
+        let (i, r, _) = self.evaluate(x.q, x.v, x.a, None);
+        for (k, &d) in self.dofs.iter().enumerate() {
+            inertial[d] += i[k];
+            forces[d] += r[k];
+        }
+    }
+
+    fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
+        let t = self.evaluate(x.q, x.v, x.a, Some(c)).2;
+        let nd = self.dofs.len();
+        for i in 0..nd {
+            for j in 0..nd {
+                block[nd * i + j] += t[(i, j)];
+            }
+        }
+    }
+
+    fn energy(&self, x: &Kin) -> Energy {
+        Energy { kinetic: self.kinetic_energy(x.q, x.v), potential: self.potential_energy(x.q) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn props(young: f64) -> BeamProperties {
+        BeamProperties { young, shear: young / 2.6, area: 3.14e-4, inertia: 7.85e-9, shear_factor: None, density: 2766.7 }
+    }
+
+    fn beam(g: [f64; 2]) -> FloatingFrameBeam2d {
+        FloatingFrameBeam2d::new(0, 1.0, 4, &props(6.8952e10), g)
+    }
+
+    #[test]
+    fn clamped_free_roots_and_mode_orthogonality() {
+        let r: Vec<f64> = (1..=4).map(clamped_free_root).collect();
+        println!("clamped-free beta L: {r:?}");
+        for (x, want) in r.iter().zip([1.875104068711961, 4.694091132974175, 7.854757438237613, 10.995540734875467]) {
+            assert!((x - want).abs() < 1e-12, "{x} vs {want}");
+        }
+        for (x, &r) in r.iter().enumerate() {
+            assert!((r.cos() * r.cosh() + 1.0).abs() < 1e-9 * r.cosh(), "root {x}");
+        }
+        // K2 diagonal with entries EI beta^4 int phi^2 (orthogonality of the eigenfunctions);
+        // for this normalisation int_0^L phi^2 = L, so K2_nn = EI beta_n^4 L.
+        let b = beam([0.0, 0.0]);
+        let (_, k2) = b.modal_stiffness();
+        let ei = 6.8952e10 * 7.85e-9;
+        for i in 0..4 {
+            for j in 0..4 {
+                let want = if i == j { ei * r[i].powi(4) } else { 0.0 };
+                println!("K2[{i}][{j}] = {:.6e} (want {want:.6e})", k2[(i, j)]);
+                assert!((k2[(i, j)] - want).abs() < 1e-9 * ei * r[3].powi(4), "K2 {i} {j}");
+            }
+        }
+    }
+
+    #[test]
+    fn tangent_matches_central_differences() {
+        // A soft beam (E = 1 kPa) so that the constant modal stiffness does not hide the
+        // configuration-dependent inertia and gravity terms in the comparison.
+        let b = FloatingFrameBeam2d::new(0, 1.0, 4, &props(1e3), [0.3, -9.81]);
+        let nd = b.coordinates();
+        let q: Vec<f64> = (0..nd).map(|i| [0.1, -0.2, 0.7, 1e-4, -2e-5, 3e-6, 1e-6, 0.02, -0.01, 4e-3, -1e-3, 2e-4][i]).collect();
+        let v: Vec<f64> = (0..nd).map(|i| [0.5, -0.3, 2.0, 0.01, -0.02, 0.003, 1e-3, 0.5, -0.4, 0.2, 0.1, -0.05][i]).collect();
+        let a: Vec<f64> = (0..nd).map(|i| [1.0, 2.0, -3.0, 0.5, 0.2, -0.1, 0.05, 10.0, -5.0, 3.0, -2.0, 1.0][i]).collect();
+        for (which, c) in [(0, TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 0.0 }), (1, TangentCoefficients { mass: 0.0, damping: 1.0, stiffness: 0.0, lambda: 0.0 }), (2, TangentCoefficients { mass: 0.0, damping: 0.0, stiffness: 1.0, lambda: 0.0 })] {
+            let t = b.local_tangent(&q, &v, &a, &c);
+            let total = |q: &[f64], v: &[f64], a: &[f64]| {
+                let (i, r) = b.local_forces(q, v, a);
+                i + r
+            };
+            let mut worst: f64 = 0.0;
+            let scale = t.amax().max(1.0);
+            for j in 0..nd {
+                // forces are linear in a and quadratic in v: central differences are exact there
+                let h = if which < 2 { 1e-2 } else if j >= 3 { 1e-7 } else { 1e-6 };
+                let (mut p, mut m) = ([q.clone(), v.clone(), a.clone()], [q.clone(), v.clone(), a.clone()]);
+                p[2 - which][j] += h;
+                m[2 - which][j] -= h;
+                let fd = (total(&p[0], &p[1], &p[2]) - total(&m[0], &m[1], &m[2])) / (2.0 * h);
+                for i in 0..nd {
+                    worst = worst.max((fd[i] - t[(i, j)]).abs() / scale);
+                }
+            }
+            println!("tangent block {which}: max |fd - analytic| / max|block| = {worst:.3e} (max |block| {scale:.3e})");
+            assert!(worst < 1e-6, "block {which}: {worst}");
+        }
+    }
+
+    #[test]
+    fn mass_matrix_is_the_kinetic_energy_hessian_and_rigid_at_rest() {
+        // Undeformed beam: M_theta_theta = rho S L^3 / 3, total mass rho S L.
+        let b = beam([0.0, 0.0]);
+        let nd = b.coordinates();
+        let z = vec![0.0; nd];
+        let m = b.local_tangent(&z, &z, &z, &TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 0.0 });
+        let rsl = 2766.7 * 3.14e-4;
+        println!("M00 {} (rho S L {rsl}), M22 {} (rho S L^3/3 {})", m[(0, 0)], m[(2, 2)], rsl / 3.0);
+        assert!((m[(0, 0)] - rsl).abs() < 1e-12 * rsl);
+        assert!((m[(2, 2)] - rsl / 3.0).abs() < 1e-12 * rsl);
+        // 2 T = v^T M v at a deformed state
+        let q: Vec<f64> = (0..nd).map(|i| 1e-3 * (i as f64 + 1.0).sin()).collect();
+        let v: Vec<f64> = (0..nd).map(|i| (i as f64 * 0.7).cos()).collect();
+        let m = b.local_tangent(&q, &z, &z, &TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 0.0 });
+        let vv = DVector::from_column_slice(&v);
+        let t2 = vv.dot(&(&m * &vv));
+        let t = b.kinetic_energy(&q, &v);
+        println!("v^T M v = {t2}, 2 T = {}", 2.0 * t);
+        assert!((t2 - 2.0 * t).abs() < 1e-12 * t2.abs());
+    }
+
+    #[test]
+    fn rotating_beam_stiffens_through_the_axial_shortening_term() {
+        // In-plane bending of a cantilever spinning at Omega about its clamped end: the
+        // linearised modal stiffness K2 + Omega^2 (int rho S x H dx - int rho S Phi_y^T Phi_y dx)
+        // gives omega_1^2 = omega_0^2 + (S - 1) Omega^2 with Southwell's coefficient S = 1.193
+        // of the uniform cantilever (zero hub radius). The "- 1" is the centrifugal softening of
+        // the in-plane motion; without the shortening term w_c of 004 eq. 1 (H = 0) the
+        // coefficient would be -1, the spurious softening the paper's second-order coupling
+        // removes.
+        let b = beam([0.0, 0.0]);
+        let n = b.modes;
+        let nd = b.coordinates();
+        let z = vec![0.0; nd];
+        let omega0 = {
+            let kb = b.k2.clone();
+            let m = b.local_tangent(&z, &z, &z, &TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 0.0 });
+            lowest(&m.view((3 + n, 3 + n), (n, n)).into_owned(), &kb)
+        };
+        for spin in [10.0, 50.0] {
+            let mut v = z.clone();
+            v[2] = spin;
+            let k = b.local_tangent(&z, &v, &z, &TangentCoefficients { mass: 0.0, damping: 0.0, stiffness: 1.0, lambda: 0.0 });
+            let m = b.local_tangent(&z, &v, &z, &TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 0.0 });
+            let w2 = lowest(&m.view((3 + n, 3 + n), (n, n)).into_owned(), &k.view((3 + n, 3 + n), (n, n)).into_owned());
+            let coefficient = (w2 - omega0) / (spin * spin) + 1.0;
+            println!("Omega = {spin} rad/s: omega_1^2 - omega_0^2 = {:.4} Omega^2, Southwell coefficient {coefficient:.4} (theory 1.193)", coefficient - 1.0);
+            assert!((coefficient - 1.193).abs() < 5e-3, "{coefficient}");
+        }
+    }
+
+    /// Lowest eigenvalue of K x = lambda M x (M symmetric positive definite).
+    fn lowest(m: &DMatrix<f64>, k: &DMatrix<f64>) -> f64 {
+        let l = m.clone().cholesky().unwrap().l();
+        let li = l.clone().try_inverse().unwrap();
+        let a = &li * k * li.transpose();
+        let a = (&a + a.transpose()) * 0.5;
+        a.symmetric_eigen().eigenvalues.min()
+    }
+}

@@ -1,0 +1,223 @@
+//! Floating-frame beam with assumed modes (paper 004 section 2): natural frequencies against
+//! Euler-Bernoulli beam theory, energy conservation of a flexible pendulum, agreement with
+//! the corotational beam.
+
+use flexfmu::integrators::Method;
+use flexfmu::model::Model;
+use flexfmu::simulation::{Simulation, SolverSettings};
+use std::f64::consts::PI;
+
+// Paper 004 section 4.1 beam: L = 1 m, S = 3.14e-4 m^2, I = 7.85e-9 m^4, rho = 2766.7, E = 6.8952e10.
+const L: f64 = 1.0;
+const AREA: f64 = 3.14e-4;
+const INERTIA: f64 = 7.85e-9;
+const RHO: f64 = 2766.7;
+const E: f64 = 6.8952e10;
+
+/// A beam along +x from the origin, joined to ground at its start by `joint`, with its own
+/// formulation line(s) and gravity.
+fn beam_model(beam: &str, joint: &str, gravity: f64, young: f64) -> String {
+    format!(
+        r#"[model]
+name = "ffbeam"
+gravity = [0.0, {gravity:e}]
+
+[[beams]]
+name = "arm"
+start = [0.0, 0.0]
+end = [{L:e}, 0.0]
+{beam}
+section = {{ area = {AREA:e}, inertia = {INERTIA:e} }}
+material = {{ E = {young:e}, nu = 0.3, rho = {RHO:e} }}
+
+[[joints]]
+name = "pin"
+type = "{joint}"
+body1 = "ground"
+body2 = "arm.start"
+
+[[outputs]]
+name = "angle"
+quantity = "angle"
+body = "arm.start"
+
+[[outputs]]
+name = "energy_total"
+quantity = "energy_total"
+
+[[outputs]]
+name = "tip_x"
+quantity = "x"
+body = "arm.end"
+
+[[outputs]]
+name = "tip_y"
+quantity = "y"
+body = "arm.end"
+
+[[outputs]]
+name = "tip_rotation"
+quantity = "angle"
+body = "arm.end"
+"#
+    )
+}
+
+fn floating(modes: usize) -> String {
+    format!("formulation = \"floating_frame\"\nmodes = {modes}")
+}
+
+fn frequencies(text: &str) -> Vec<f64> {
+    let model = Model::parse(text, "test.toml").unwrap();
+    let sim = Simulation::new(&model, &model.default_parameters(), SolverSettings::default(), 0.0).unwrap();
+    sim.natural_frequencies().unwrap()
+}
+
+/// Roots of f on (a, b) by bisection, one per unit-pi interval (the frequency equations
+/// below have one root in each).
+fn bisect(f: impl Fn(f64) -> f64, mut a: f64, mut b: f64) -> f64 {
+    let fa = f(a);
+    for _ in 0..200 {
+        let m = 0.5 * (a + b);
+        if (f(m) > 0.0) == (fa > 0.0) {
+            a = m;
+        } else {
+            b = m;
+        }
+    }
+    0.5 * (a + b)
+}
+
+/// Hz per (beta L)^2: sqrt(EI / (rho S)) / (2 pi L^2).
+fn bending_scale() -> f64 {
+    (E * INERTIA / (RHO * AREA)).sqrt() / (2.0 * PI * L * L)
+}
+
+/// Axial frequencies of the clamped-free rod, (2n - 1) c / (4 L): the axial assumed modes are
+/// exact, so these appear exactly among the computed ones and are set aside.
+fn is_axial(f: f64) -> bool {
+    let c = (E / RHO).sqrt();
+    (1..40).any(|n| (f - (2 * n - 1) as f64 * c / (4.0 * L)).abs() < 1e-6 * f)
+}
+
+#[test]
+fn hinged_beam_frequencies_match_pinned_free_theory_and_converge() {
+    // Pinned-free Euler-Bernoulli beam: rigid mode 0 plus bending with tan(bL) = tanh(bL),
+    // bL = 3.9266, 7.0686, 10.2102, 13.3518, ... (one root in (k pi, k pi + pi/2)).
+    let exact: Vec<f64> = (1..=8).map(|k| bisect(|x| x.tan() - x.tanh(), k as f64 * PI + 1e-9, k as f64 * PI + PI / 2.0 - 1e-9).powi(2) * bending_scale()).collect();
+    println!("pinned-free exact (Hz): {:?}", exact.iter().map(|f| format!("{f:.4}")).collect::<Vec<_>>());
+    let mut previous: Option<Vec<f64>> = None;
+    println!(" N | rigid (Hz) | relative error of bending modes 1..");
+    for n in 3..=9 {
+        let f = frequencies(&beam_model(&floating(n), "revolute", 0.0, E));
+        assert!(f[0].abs() < 1e-6, "N = {n}: rigid mode {}", f[0]);
+        let bending: Vec<f64> = f[1..].iter().copied().filter(|&x| !is_axial(x)).collect();
+        let errors: Vec<f64> = bending.iter().zip(&exact).map(|(c, e)| (c - e) / e).collect();
+        println!("{n:2} | {:.2e} | {}", f[0], errors.iter().map(|e| format!("{e:.3e}")).collect::<Vec<_>>().join(" "));
+        // N transverse clamped-free modes plus the frame rotation: N bending approximations,
+        // upper bounds (Rayleigh-Ritz). The first is within 1e-4 from N = 3 on; mode k
+        // (k <= N - 2) within 1 %.
+        assert_eq!(bending.len(), n, "N = {n}: {f:?}");
+        assert!(errors[0].abs() < 1e-4, "N = {n}: first bending error {}", errors[0]);
+        for (k, err) in errors.iter().enumerate().take(n.saturating_sub(2)) {
+            assert!(*err > -1e-9 && *err < 1e-2, "N = {n}, mode {}: {err}", k + 1);
+        }
+        // Nested trial spaces: every frequency decreases (or stays) as N grows.
+        if let Some(p) = &previous {
+            for k in 0..p.len().min(bending.len()) {
+                assert!(bending[k] <= p[k] * (1.0 + 1e-9), "N = {n}, mode {}: {} > {}", k + 1, bending[k], p[k]);
+            }
+        }
+        previous = Some(bending);
+    }
+}
+
+#[test]
+fn clamped_beam_frequencies_match_clamped_free_theory() {
+    // The transverse assumed modes are the clamped-free eigenfunctions: exact up to quadrature.
+    let n = 6;
+    let f = frequencies(&beam_model(&floating(n), "fixed", 0.0, E));
+    let bending: Vec<f64> = f.iter().copied().filter(|&x| !is_axial(x)).collect();
+    let axial = f.len() - bending.len();
+    println!("clamped, N = {n}: {} axial modes set aside (exact rod frequencies)", axial);
+    assert_eq!(axial, n);
+    for (k, c) in bending.iter().enumerate() {
+        let b = bisect(|x| x.cos() + 1.0 / x.cosh(), (k as f64 * PI).max(0.1), (k + 1) as f64 * PI);
+        let e = b * b * bending_scale();
+        println!("mode {}: {c:.6} Hz, clamped-free theory {e:.6} Hz, relative {:.2e}", k + 1, (c - e) / e);
+        assert!(((c - e) / e).abs() < 1e-8);
+    }
+}
+
+/// Samples every 0.01 s of (angle at the pin, tip x, tip y, tip rotation), the initial energy
+/// and the largest |energy_total - initial|.
+fn run(text: &str, method: Method, step: f64, t_end: f64) -> (Vec<[f64; 4]>, f64, f64) {
+    let model = Model::parse(text, "test.toml").unwrap();
+    let settings = SolverSettings { method, rho_inf: 0.0, step, ..SolverSettings::default() };
+    let mut sim = Simulation::new(&model, &model.default_parameters(), settings, 0.0).unwrap();
+    let e0 = sim.output_values().unwrap()[1];
+    let mut angles = Vec::new();
+    let mut drift = 0.0f64;
+    let samples = (t_end / 0.01).round() as usize;
+    for k in 1..=samples {
+        sim.step_to(k as f64 * 0.01).unwrap();
+        let o = sim.output_values().unwrap();
+        angles.push([o[0], o[2], o[3], o[4]]);
+        drift = drift.max((o[1] - e0).abs());
+    }
+    (angles, e0, drift)
+}
+
+#[test]
+fn flexible_pendulum_conserves_energy() {
+    // Soft beam (E = 1 GPa, first pinned-free bending mode 7.4 Hz) swinging from horizontal
+    // under gravity: the work of gravity goes into rotation and bending.
+    let text = beam_model(&floating(5), "revolute", -9.81, 1e9);
+    let mg_l2 = RHO * AREA * L * 9.81 * L / 2.0;
+    for step in [2e-3, 1e-3] {
+        let (angles, e0, drift) = run(&text, Method::Ttbif, step, 1.0);
+        println!("TTBIF rho_inf = 0, dt = {step:.0e}: E0 = {e0:.3e} J, max |E - E0| = {drift:.3e} J = {:.2e} m g L/2, angle(1 s) = {:.4}", drift / mg_l2, angles.last().unwrap()[0]);
+        assert!(drift < 1e-3 * mg_l2);
+        assert!(angles.iter().any(|a| a[0] < -1.4), "the pendulum swings down");
+    }
+}
+
+#[test]
+fn floating_frame_pendulum_agrees_with_corotational() {
+    // Paper 004's beam (first bending mode 61 Hz) as a pendulum released horizontal: the
+    // frame angle at the pin and the corotational section angle at the pin are the same
+    // quantity (the clamped modes have zero slope at x = 0).
+    let ff = run(&beam_model(&floating(5), "revolute", -9.81, E), Method::Ttbif, 5e-4, 1.0).0;
+    let co = run(&beam_model("formulation = \"euler_bernoulli\"\nelements = 8", "revolute", -9.81, E), Method::Ttbif, 5e-4, 1.0).0;
+    let mut diff = [0.0f64; 4];
+    for (a, b) in ff.iter().zip(&co) {
+        for k in 0..4 {
+            diff[k] = diff[k].max((a[k] - b[k]).abs());
+        }
+    }
+    println!("max |ff - corotational| over 1 s: pin angle {:.3e} rad, tip x {:.3e} m, tip y {:.3e} m, tip rotation {:.3e} rad", diff[0], diff[1], diff[2], diff[3]);
+    println!("final: ff {:?}, corotational {:?}", ff.last().unwrap(), co.last().unwrap());
+    assert!(diff[0] < 2e-3 && diff[3] < 2e-3, "{diff:?}");
+    assert!(diff[1] < 2e-3 * L && diff[2] < 2e-3 * L, "{diff:?}");
+    // The tip really moved: it swung through the bottom (y = -L).
+    assert!(ff.iter().any(|a| a[2] < -0.99 * L));
+}
+
+#[test]
+fn floating_frame_errors_are_located() {
+    let base = beam_model(&floating(5), "revolute", 0.0, E);
+    let cases = [
+        (base.replace("modes = 5", "modes = 2.5"), "modes must be an integer in 1..=20, got 2.5", "modes = 2.5"),
+        (base.replace("modes = 5", "modes = 5\nelements = 3"), "a floating_frame beam has no elements", "elements = 3"),
+        (base.replace("modes = 5\n", ""), "a floating_frame beam needs `modes = N`", "name = \"arm\""),
+        (base.replace("quantity = \"angle\"\nbody = \"arm.end\"", "quantity = \"vy\"\nbody = \"arm.end\""), "'vy' is not available on a floating_frame beam tip yet", "quantity = \"vy\""),
+        (base.replace("body2 = \"arm.start\"", "body2 = \"arm.end\""), "unknown body 'arm.end'", "body2 = \"arm.end\""),
+    ];
+    for (text, message, at) in cases {
+        let err = Model::parse(&text, "ff.toml").and_then(|m| flexfmu::mechanics::assemble::assemble(&m, &m.default_parameters()).map(|_| ())).unwrap_err().to_string();
+        let line = text.lines().position(|l| l.contains(at)).unwrap() + 1;
+        println!("{err}");
+        assert!(err.contains(message), "{err}");
+        assert!(err.contains(&format!("ff.toml:{line}:")), "expected line {line}: {err}");
+    }
+}
