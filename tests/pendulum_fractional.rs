@@ -176,3 +176,28 @@ fn fmu_state_restore_is_bit_identical() {
     assert_eq!(second, first);
     assert_eq!(third, first);
 }
+
+/// Paper 003 Figs. 9-12: a larger fractional order gives a smaller tip deformation and a faster
+/// decay of the mechanical energy. Tip deformation: distance of the tip from where a rigid beam
+/// along the pivot section (angle `pivot_angle`, paper 003 eq. 23 keeps the section rigid
+/// there) would put it, |r_tip - L (cos phi, sin phi)|; it contains the bending the figures show.
+#[test]
+fn larger_alpha_gives_smaller_deformation_and_faster_energy_decay() {
+    let m = Model::parse(&text(), "pendulum_fractional.toml").unwrap();
+    let length = 1.0;
+    let mut rows = Vec::new();
+    println!("alpha | max tip deformation (m) | energy_total at 2 s (J) | energy_dissipated at 2 s (J)");
+    for alpha in [0.0, 0.25, 0.5, 0.75, 1.0] {
+        let p = params(&m, alpha);
+        let samples = run(&m, &p, SolverSettings::from_model(&m, &p).unwrap(), 2.0, 0.01);
+        let deformation = samples.iter().map(|s| (s[0] - length * s[2].cos()).hypot(s[1] - length * s[2].sin())).fold(0.0, f64::max);
+        let last = samples.last().unwrap();
+        println!("{alpha:5} | {deformation:.4} | {:.4} | {:.4}", last[3], last[4]);
+        rows.push((deformation, last[3], last[4]));
+    }
+    for (w, alphas) in rows.windows(2).zip([0.0, 0.25, 0.5, 0.75].iter()) {
+        let ((d0, e0, diss0), (d1, e1, diss1)) = (w[0], w[1]);
+        assert!(d1 < d0, "deformation does not decrease after alpha = {alphas}: {rows:?}");
+        assert!(e1 < e0 && diss1 > diss0, "energy decay is not faster after alpha = {alphas}: {rows:?}");
+    }
+}
