@@ -1,7 +1,8 @@
 //! The facade the CLI and the FMI layer use: time, state, inputs, outputs, `step_to`,
 //! snapshots. Nothing outside this module touches the system or the integrators directly.
 
-use crate::integrators::{BaumgarteConstants, ConstraintTreatment, Dynamics, Integrator, Method, NewtonSettings, NewtonStrategy, State, StepFailure, Statistics, Stepper};
+use crate::integrators::error_control::{MAX_STEP_RATIO, MIN_STEP_RATIO};
+use crate::integrators::{BaumgarteConstants, ConstraintTreatment, Dynamics, ErrorControl, Integrator, Method, NewtonSettings, NewtonStrategy, State, StepFailure, Statistics, Stepper};
 use crate::mechanics::System;
 use crate::mechanics::assemble::assemble;
 use crate::mechanics::outputs::{Output, OutputState};
@@ -13,7 +14,8 @@ use crate::model::{Model, ModelError};
 pub struct SolverSettings {
     pub method: Method,
     pub rho_inf: f64,
-    /// Internal (nominal) step; every interval is divided into equal steps no larger than this.
+    /// Internal (nominal) step; every interval is divided into equal steps no larger than
+    /// this, or, with error control, the first step.
     pub step: f64,
     pub tolerance: f64,
     pub max_iterations: usize,
@@ -21,6 +23,8 @@ pub struct SolverSettings {
     pub constraints: ConstraintTreatment,
     /// Used when `constraints` is Baumgarte.
     pub baumgarte: BaumgarteConstants,
+    /// Error-controlled internal steps (off by default).
+    pub error_control: ErrorControl,
 }
 
 impl Default for SolverSettings {
@@ -34,6 +38,7 @@ impl Default for SolverSettings {
             strategy: NewtonStrategy::Modified,
             constraints: ConstraintTreatment::Index3,
             baumgarte: BaumgarteConstants::default(),
+            error_control: ErrorControl::default(),
         }
     }
 }
@@ -79,6 +84,21 @@ impl SolverSettings {
                 *slot = v;
             }
         }
+        if let Some(on) = &s.error_control {
+            out.error_control.enabled = *on.get_ref();
+        }
+        for (decl, slot, name) in [(&s.rtol, &mut out.error_control.rtol, "rtol"), (&s.atol, &mut out.error_control.atol, "atol")] {
+            if let Some(x) = decl {
+                let v = scope.number(x)?;
+                if !(0.0..1.0).contains(&v) {
+                    return Err(model.error(x.span(), format!("{name} must be in [0, 1), got {v}")));
+                }
+                *slot = v;
+            }
+        }
+        if let (Some(x), ErrorControl { rtol: 0.0, atol: 0.0, .. }) = (&s.rtol, out.error_control) {
+            return Err(model.error(x.span(), "rtol and atol cannot both be 0".into()));
+        }
         if let Some(k) = &s.max_iterations {
             if *k.get_ref() < 1 {
                 return Err(model.error(k.span(), "max_iterations must be at least 1".into()));
@@ -100,7 +120,55 @@ impl SolverSettings {
             return Err("max_iterations must be at least 1".into());
         }
         self.baumgarte.validate()?;
+        self.error_control.validate()?;
         Integrator::new(self.method, self.rho_inf)
+    }
+
+    /// Append the settings as little-endian words (read back by `decode`).
+    pub fn encode(&self, b: &mut Vec<u8>) {
+        let method = Method::ALL.iter().position(|m| *m == self.method).unwrap_or(0) as u64;
+        let strategy: u64 = match self.strategy {
+            NewtonStrategy::Modified => 0,
+            NewtonStrategy::Full => 1,
+            NewtonStrategy::Broyden => 2,
+        };
+        for x in [method, strategy, self.max_iterations as u64, self.constraints.code() as u64, u64::from(self.error_control.enabled)] {
+            b.extend_from_slice(&x.to_le_bytes());
+        }
+        let ec = &self.error_control;
+        for x in [self.rho_inf, self.step, self.tolerance, self.baumgarte.alpha, self.baumgarte.beta, ec.rtol, ec.atol] {
+            b.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+
+    /// Number of words `encode` writes.
+    pub const ENCODED_WORDS: usize = 12;
+
+    /// Read the words `encode` wrote; None if they are not valid settings codes.
+    pub fn decode(words: &mut impl Iterator<Item = u64>) -> Option<SolverSettings> {
+        let method = *Method::ALL.get(words.next()? as usize)?;
+        let strategy = match words.next()? {
+            0 => NewtonStrategy::Modified,
+            1 => NewtonStrategy::Full,
+            2 => NewtonStrategy::Broyden,
+            _ => return None,
+        };
+        let max_iterations = words.next()? as usize;
+        let constraints = ConstraintTreatment::from_code(words.next()? as i64)?;
+        let enabled = words.next()? == 1;
+        let mut f = || words.next().map(f64::from_bits);
+        let (rho_inf, step, tolerance, alpha, beta, rtol, atol) = (f()?, f()?, f()?, f()?, f()?, f()?, f()?);
+        Some(SolverSettings {
+            method,
+            rho_inf,
+            step,
+            tolerance,
+            max_iterations,
+            strategy,
+            constraints,
+            baumgarte: BaumgarteConstants { alpha, beta },
+            error_control: ErrorControl { enabled, rtol, atol },
+        })
     }
 
     fn newton(&self) -> NewtonSettings {
@@ -140,9 +208,11 @@ pub struct Snapshot {
     stats: Statistics,
     /// Histories of elements with memory (fractional dampers).
     memory: Vec<f64>,
+    /// The error-controlled step's proposal for the next step.
+    next_step: f64,
 }
 
-const SNAPSHOT_MAGIC: &[u8; 8] = b"flexfmu3";
+const SNAPSHOT_MAGIC: &[u8; 8] = b"flexfmu4";
 
 impl Snapshot {
     /// A self-describing little-endian byte image; `from_bytes` restores it bit for bit.
@@ -157,17 +227,8 @@ impl Snapshot {
         for x in [st.steps, st.rejected_steps, st.newton_iterations, st.jacobian_evaluations, st.factorizations] {
             b.extend_from_slice(&x.to_le_bytes());
         }
-        let set = &self.settings;
-        let method = Method::ALL.iter().position(|m| *m == set.method).unwrap_or(0) as u64;
-        let strategy: u64 = match set.strategy {
-            NewtonStrategy::Modified => 0,
-            NewtonStrategy::Full => 1,
-            NewtonStrategy::Broyden => 2,
-        };
-        for x in [method, strategy, set.max_iterations as u64, set.constraints.code() as u64] {
-            b.extend_from_slice(&x.to_le_bytes());
-        }
-        for x in [set.rho_inf, set.step, set.tolerance, set.baumgarte.alpha, set.baumgarte.beta, s.t, s.dissipated] {
+        self.settings.encode(&mut b);
+        for x in [self.next_step, s.t, s.dissipated] {
             b.extend_from_slice(&x.to_le_bytes());
         }
         for v in [&s.q, &s.v, &s.a, &s.aux, &s.lambda, &self.inputs, &self.memory] {
@@ -181,26 +242,19 @@ impl Snapshot {
     pub fn from_bytes(bytes: &[u8]) -> Result<Snapshot, String> {
         let bad = || "not a flexfmu state of this model (wrong size or version)".to_string();
         let rest = bytes.strip_prefix(SNAPSHOT_MAGIC.as_slice()).ok_or_else(bad)?;
-        let mut words = rest.chunks_exact(8).map(|c| <[u8; 8]>::try_from(c).expect("chunks of 8"));
+        let mut words = rest.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("chunks of 8")));
         if rest.len() % 8 != 0 {
             return Err(bad());
         }
-        let mut u = || words.next().map(u64::from_le_bytes).ok_or_else(bad);
+        let mut u = || words.next().ok_or_else(bad);
         let (n, m, k, l) = (u()? as usize, u()? as usize, u()? as usize, u()? as usize);
         if rest.len() / 8 < 4 * n + m + k + l {
             return Err(bad());
         }
         let stats = Statistics { steps: u()?, rejected_steps: u()?, newton_iterations: u()?, jacobian_evaluations: u()?, factorizations: u()? };
-        let method = *Method::ALL.get(u()? as usize).ok_or_else(bad)?;
-        let strategy = match u()? {
-            1 => NewtonStrategy::Full,
-            2 => NewtonStrategy::Broyden,
-            _ => NewtonStrategy::Modified,
-        };
-        let max_iterations = u()? as usize;
-        let constraints = ConstraintTreatment::from_code(u()? as i64).ok_or_else(bad)?;
-        let mut f = || u().map(f64::from_bits);
-        let (rho_inf, step, tolerance, alpha, beta, t, dissipated) = (f()?, f()?, f()?, f()?, f()?, f()?, f()?);
+        let settings = SolverSettings::decode(&mut words).ok_or_else(bad)?;
+        let mut f = || words.next().map(f64::from_bits).ok_or_else(bad);
+        let (next_step, t, dissipated) = (f()?, f()?, f()?);
         let mut vec = |len: usize| (0..len).map(|_| f()).collect::<Result<Vec<f64>, String>>();
         let (q, v, a, aux, lambda, inputs, memory) = (vec(n)?, vec(n)?, vec(n)?, vec(n)?, vec(m)?, vec(k)?, vec(l)?);
         if words.next().is_some() {
@@ -209,9 +263,10 @@ impl Snapshot {
         Ok(Snapshot {
             state: State { t, q, v, a, lambda, aux, dissipated },
             inputs,
-            settings: SolverSettings { method, rho_inf, step, tolerance, max_iterations, strategy, constraints, baumgarte: BaumgarteConstants { alpha, beta } },
+            settings,
             stats,
             memory,
+            next_step,
         })
     }
 }
@@ -239,6 +294,8 @@ pub struct Simulation {
     needs_accelerations: bool,
     scratch_a: Vec<f64>,
     scratch_lambda: Vec<f64>,
+    /// The next internal step when error control is on.
+    next_step: f64,
 }
 
 impl Simulation {
@@ -276,6 +333,7 @@ impl Simulation {
             needs_accelerations,
             scratch_a: vec![0.0; n],
             scratch_lambda: vec![0.0; m],
+            next_step: settings.step,
         })
     }
 
@@ -349,6 +407,9 @@ impl Simulation {
             // A method's auxiliary vector starts from the true acceleration.
             self.state.aux.copy_from_slice(&self.state.a);
         }
+        if settings.step != self.settings.step || settings.error_control != self.settings.error_control {
+            self.next_step = settings.step;
+        }
         self.settings = settings;
         Ok(())
     }
@@ -357,9 +418,9 @@ impl Simulation {
         self.stepper.stats
     }
 
-    /// Advance to `t_end` in equal internal steps no larger than the configured step. On
-    /// failure the state stays at the last successful internal step, whose time `time()`
-    /// reports.
+    /// Advance to `t_end` in equal internal steps no larger than the configured step, or with
+    /// error-controlled steps if enabled. On failure the state stays at the last successful
+    /// internal step, whose time `time()` reports.
     pub fn step_to(&mut self, t_end: f64) -> Result<(), StepFailure> {
         let span = t_end - self.state.t;
         if span.is_nan() || span < 0.0 {
@@ -380,6 +441,9 @@ impl Simulation {
             s.t = t_end;
             return Ok(());
         }
+        if self.settings.error_control.enabled {
+            return self.error_controlled_steps_to(t_end);
+        }
         let count = (span / self.settings.step * (1.0 - 1e-12)).ceil().max(1.0) as u64;
         let t0 = self.state.t;
         for k in 1..=count {
@@ -391,6 +455,44 @@ impl Simulation {
                 return Err(e);
             }
             self.state.t = target;
+        }
+        Ok(())
+    }
+
+    /// `step_to` with error-controlled steps (src/integrators/error_control.rs). A step is
+    /// shortened to end on `t_end`; the rest of an interval shorter than two steps is split
+    /// in equal halves, so that no sliver step remains.
+    fn error_controlled_steps_to(&mut self, t_end: f64) -> Result<(), StepFailure> {
+        let control = self.settings.error_control;
+        let (h_min, h_max) = (MIN_STEP_RATIO * self.settings.step, MAX_STEP_RATIO * self.settings.step);
+        let tolerance = 1e-12 * t_end.abs().max(self.settings.step);
+        while t_end - self.state.t > tolerance {
+            let rest = t_end - self.state.t;
+            let proposed = self.next_step;
+            let h = if rest <= proposed * (1.0 + 1e-12) {
+                rest
+            } else if rest < 2.0 * proposed {
+                0.5 * rest
+            } else {
+                proposed
+            };
+            let mark = self.system.memory_mark();
+            let rejected = self.stepper.stats.rejected_steps;
+            let (taken, next) = match self.stepper.error_controlled_step(&self.system, &mut self.state, h, &control, h_min.min(rest)) {
+                Ok(x) => x,
+                Err(e) => {
+                    self.system.rollback_memory(&mark);
+                    return Err(e);
+                }
+            };
+            if taken >= rest * (1.0 - 1e-12) {
+                self.state.t = t_end;
+            }
+            // A step shortened (to reach t_end or an event) and accepted at once with a
+            // growing step says nothing against the proposal.
+            let shortened = self.stepper.stats.rejected_steps == rejected && h < proposed;
+            let next = if shortened && next >= h { next.max(proposed) } else { next };
+            self.next_step = next.clamp(h_min, h_max);
         }
         Ok(())
     }
@@ -409,7 +511,7 @@ impl Simulation {
     }
 
     pub fn snapshot(&self) -> Snapshot {
-        Snapshot { state: self.state.clone(), inputs: self.system.inputs.clone(), settings: self.settings, stats: self.stepper.stats, memory: self.system.memory() }
+        Snapshot { state: self.state.clone(), inputs: self.system.inputs.clone(), settings: self.settings, stats: self.stepper.stats, memory: self.system.memory(), next_step: self.next_step }
     }
 
     /// Restore a snapshot of this model; refuses one of a different size.
@@ -426,6 +528,7 @@ impl Simulation {
         self.stepper.stats = s.stats;
         self.stepper.workspace.invalidate();
         self.output_values = None;
+        self.next_step = s.next_step;
         Ok(())
     }
 }

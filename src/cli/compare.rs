@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use flexfmu::integrators::{Method, NewtonStrategy};
+use flexfmu::integrators::{ErrorControl, Method, NewtonStrategy};
 use flexfmu::model::Model;
 use flexfmu::simulation::{Experiment, Simulation, SolverSettings};
 
@@ -110,9 +110,11 @@ fn errors(run: &Run, reference: &Run, scale: &[f64]) -> (Vec<f64>, f64) {
     (end, max)
 }
 
+/// Fixed steps: the comparison is over the step size.
 fn settings_for(base: &SolverSettings, method: Method, rho_inf: f64, step: f64) -> SolverSettings {
     let (lo, hi) = method.rho_inf_range();
-    SolverSettings { method, rho_inf: rho_inf.clamp(lo, hi), step, ..*base }
+    let error_control = ErrorControl { enabled: false, ..base.error_control };
+    SolverSettings { method, rho_inf: rho_inf.clamp(lo, hi), step, error_control, ..*base }
 }
 
 pub fn run(args: CompareArgs) -> Result<()> {

@@ -41,6 +41,15 @@ pub struct SimulateArgs {
     /// Baumgarte's beta (1/s), with --constraints baumgarte.
     #[arg(long)]
     pub baumgarte_beta: Option<f64>,
+    /// Error-controlled internal steps: true or false (default: the model's error_control).
+    #[arg(long)]
+    pub error_control: Option<bool>,
+    /// Relative tolerance of the error-controlled step.
+    #[arg(long)]
+    pub rtol: Option<f64>,
+    /// Absolute tolerance of the error-controlled step.
+    #[arg(long)]
+    pub atol: Option<f64>,
     /// Interval between CSV rows (s); default: the model's output_interval, else the step.
     #[arg(long)]
     pub output_interval: Option<f64>,
@@ -148,6 +157,15 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     }
     if let Some(x) = args.baumgarte_beta {
         settings.baumgarte.beta = x;
+    }
+    if let Some(on) = args.error_control {
+        settings.error_control.enabled = on;
+    }
+    if let Some(x) = args.rtol {
+        settings.error_control.rtol = x;
+    }
+    if let Some(x) = args.atol {
+        settings.error_control.atol = x;
     }
     if (args.baumgarte_alpha.is_some() || args.baumgarte_beta.is_some()) && settings.constraints != ConstraintTreatment::Baumgarte {
         bail!("--baumgarte-alpha/--baumgarte-beta apply only with --constraints baumgarte");

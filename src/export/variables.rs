@@ -21,6 +21,9 @@ pub enum SolverField {
     Constraints,
     BaumgarteAlpha,
     BaumgarteBeta,
+    ErrorControl,
+    Rtol,
+    Atol,
 }
 
 /// What a variable refers to.
@@ -117,6 +120,10 @@ impl Variables {
         push("solver_constraints".into(), VarType::Integer, Role::Solver(SolverField::Constraints), "", &desc, Some(settings.constraints.code() as f64), Some(0.0), Some(last));
         push("solver_baumgarte_alpha".into(), VarType::Real, Role::Solver(SolverField::BaumgarteAlpha), "1/s", "Baumgarte velocity feedback alpha (2 alpha dPhi/dt)", Some(settings.baumgarte.alpha), Some(0.0), None);
         push("solver_baumgarte_beta".into(), VarType::Real, Role::Solver(SolverField::BaumgarteBeta), "1/s", "Baumgarte position feedback beta (beta^2 Phi)", Some(settings.baumgarte.beta), Some(0.0), None);
+        let ec = &settings.error_control;
+        push("solver_error_control".into(), VarType::Integer, Role::Solver(SolverField::ErrorControl), "", "1 = error-controlled internal steps (solver_step is the first step), 0 = fixed steps", Some(f64::from(u8::from(ec.enabled))), Some(0.0), Some(1.0));
+        push("solver_rtol".into(), VarType::Real, Role::Solver(SolverField::Rtol), "", "relative tolerance of the error-controlled step (also set by fmi2SetupExperiment's tolerance)", Some(ec.rtol), Some(0.0), Some(1.0));
+        push("solver_atol".into(), VarType::Real, Role::Solver(SolverField::Atol), "", "absolute tolerance of the error-controlled step", Some(ec.atol), Some(0.0), Some(1.0));
         for (i, input) in model.definition.inputs.iter().enumerate() {
             push(input.name.get_ref().clone(), VarType::Real, Role::Input(i), &input.unit, &input.description, Some(input.start), None, None);
         }

@@ -63,11 +63,12 @@ fn encode_state(guid: &str, inst: &Instance) -> Vec<u8> {
         State::Terminated => 4,
         State::Error | State::Fatal => 5,
     };
-    let words = [tag, u64::from(inst.stop_time.is_some()), inst.params.len() as u64, inst.inputs.len() as u64, Method::ALL.iter().position(|m| *m == inst.settings.method).unwrap_or(0) as u64];
+    let words = [tag, u64::from(inst.stop_time.is_some()), inst.params.len() as u64, inst.inputs.len() as u64];
     for w in words {
         b.extend_from_slice(&w.to_le_bytes());
     }
-    for x in [inst.start_time, inst.stop_time.unwrap_or(0.0), inst.last_successful_time, inst.settings.rho_inf, inst.settings.step, inst.settings.tolerance] {
+    inst.settings.encode(&mut b);
+    for x in [inst.start_time, inst.stop_time.unwrap_or(0.0), inst.last_successful_time] {
         b.extend_from_slice(&x.to_le_bytes());
     }
     for x in inst.params.iter().chain(inst.inputs.iter()) {
@@ -90,12 +91,11 @@ struct Decoded {
     snapshot: Option<Snapshot>,
 }
 
-/// `base` supplies the settings that are not FMU variables (Newton iteration limit, strategy).
-fn decode_state(guid: &str, bytes: &[u8], n_params: usize, n_inputs: usize, base: SolverSettings) -> Result<Decoded, String> {
+fn decode_state(guid: &str, bytes: &[u8], n_params: usize, n_inputs: usize) -> Result<Decoded, String> {
     let rest = bytes.strip_prefix(guid.as_bytes()).ok_or("the FMU state belongs to another FMU (GUID mismatch)")?;
     let bad = || "the FMU state is corrupt or of another flexfmu version".to_string();
     let rest = rest.strip_prefix(STATE_MAGIC.as_slice()).ok_or_else(bad)?;
-    let fixed = 8 * (5 + 6 + n_params + n_inputs);
+    let fixed = 8 * (4 + SolverSettings::ENCODED_WORDS + 3 + n_params + n_inputs);
     if rest.len() < fixed {
         return Err(bad());
     }
@@ -115,13 +115,12 @@ fn decode_state(guid: &str, bytes: &[u8], n_params: usize, n_inputs: usize, base
     if u()? as usize != n_params || u()? as usize != n_inputs {
         return Err(bad());
     }
-    let method = *Method::ALL.get(u()? as usize).ok_or_else(bad)?;
-    let mut f = || u().map(f64::from_bits);
-    let (start_time, stop, last_successful_time, rho_inf, step, tolerance) = (f()?, f()?, f()?, f()?, f()?, f()?);
+    let settings = SolverSettings::decode(&mut words).ok_or_else(bad)?;
+    let mut f = || words.next().map(f64::from_bits).ok_or_else(bad);
+    let (start_time, stop, last_successful_time) = (f()?, f()?, f()?);
     let params = (0..n_params).map(|_| f()).collect::<Result<Vec<_>, _>>()?;
     let inputs = (0..n_inputs).map(|_| f()).collect::<Result<Vec<_>, _>>()?;
     let snapshot = if tail.is_empty() { None } else { Some(Snapshot::from_bytes(tail)?) };
-    let settings = SolverSettings { method, rho_inf, step, tolerance, ..base };
     Ok(Decoded { state, start_time, stop_time: stop_defined.then_some(stop), last_successful_time, settings, params, inputs, snapshot })
 }
 
@@ -268,7 +267,13 @@ impl Instance {
             }
         }
         if let Some(t) = tolerance {
-            self.log(Status::Ok, LOG_EVENTS, &format!("fmi2SetupExperiment: tolerance {t} ignored; the Newton tolerance is the parameter solver_tolerance"));
+            // The tolerance of FMI 2.0 sec. 2.1.6 is the relative tolerance of the
+            // error-controlled step (active when solver_error_control = 1).
+            if !(t > 0.0 && t < 1.0) {
+                return self.error(&format!("fmi2SetupExperiment: tolerance {t} must be in (0, 1)"));
+            }
+            self.settings.error_control.rtol = t;
+            self.log(Status::Ok, LOG_EVENTS, &format!("fmi2SetupExperiment: tolerance {t} sets solver_rtol (used when solver_error_control = 1)"));
         }
         self.start_time = start;
         self.stop_time = stop;
@@ -329,6 +334,9 @@ impl Instance {
             Role::Solver(SolverField::Constraints) => self.settings.constraints.code() as f64,
             Role::Solver(SolverField::BaumgarteAlpha) => self.settings.baumgarte.alpha,
             Role::Solver(SolverField::BaumgarteBeta) => self.settings.baumgarte.beta,
+            Role::Solver(SolverField::ErrorControl) => f64::from(u8::from(self.settings.error_control.enabled)),
+            Role::Solver(SolverField::Rtol) => self.settings.error_control.rtol,
+            Role::Solver(SolverField::Atol) => self.settings.error_control.atol,
             Role::Output(i) => {
                 let values = match self.ensure_simulation() {
                     Ok(sim) => sim.output_values().map(|v| v.get(i).copied()),
@@ -424,6 +432,14 @@ impl Instance {
                     }
                     SolverField::BaumgarteAlpha => s.baumgarte.alpha = x,
                     SolverField::BaumgarteBeta => s.baumgarte.beta = x,
+                    SolverField::ErrorControl => {
+                        if x != 0.0 && x != 1.0 {
+                            return self.error(&format!("{function}: {name} = {x} must be 0 (fixed steps) or 1 (error-controlled steps)"));
+                        }
+                        s.error_control.enabled = x == 1.0;
+                    }
+                    SolverField::Rtol => s.error_control.rtol = x,
+                    SolverField::Atol => s.error_control.atol = x,
                 }
                 // Combinations (method vs rho_inf) are checked when the settings are applied.
                 self.settings = s;
@@ -487,11 +503,11 @@ impl Instance {
 
     /// Check that `bytes` is a state of this FMU.
     pub fn check_fmu_state(&self, bytes: &[u8]) -> Result<(), String> {
-        decode_state(&self.guid, bytes, self.params.len(), self.inputs.len(), self.vars.settings).map(|_| ())
+        decode_state(&self.guid, bytes, self.params.len(), self.inputs.len()).map(|_| ())
     }
 
     pub fn set_fmu_state(&mut self, bytes: &[u8]) -> Status {
-        let d = match decode_state(&self.guid, bytes, self.params.len(), self.inputs.len(), self.vars.settings) {
+        let d = match decode_state(&self.guid, bytes, self.params.len(), self.inputs.len()) {
             Ok(d) => d,
             Err(e) => return self.error(&format!("fmi2SetFMUstate: {e}")),
         };

@@ -2,6 +2,7 @@
 
 pub mod bathe;
 pub mod constraints;
+pub mod error_control;
 pub mod dynamics;
 pub mod generalized_alpha;
 pub mod hht;
@@ -10,6 +11,7 @@ pub mod ttbif;
 
 pub use constraints::{BaumgarteConstants, ConstraintTreatment};
 pub use dynamics::{Dynamics, EventAction, TangentCoefficients};
+pub use error_control::ErrorControl;
 pub use newton::{NewtonError, NewtonSettings, NewtonStrategy, Statistics, Workspace};
 
 use std::fmt;
@@ -93,7 +95,7 @@ impl Integrator {
 
 /// Everything that evolves in time. `aux` is a method's extra vector (generalized-alpha's
 /// pseudo-acceleration; equal to `a` for the other methods).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct State {
     pub t: f64,
     pub q: Vec<f64>,
@@ -150,6 +152,9 @@ pub struct Stepper {
     trial: State,
     /// An event update that failed after its step was accepted (not retried with halves).
     event_failure: Option<NewtonError>,
+    /// The single step and the half-step state of an error-controlled step.
+    single: State,
+    half: State,
 }
 
 /// A step that fails is retried as two halves, down to 2^-MAX_HALVINGS of the step.
@@ -158,7 +163,7 @@ pub const MAX_HALVINGS: u32 = 12;
 impl Stepper {
     pub fn new(sys: &dyn Dynamics, integrator: Integrator, newton: NewtonSettings) -> Self {
         let (n, m) = (sys.coordinates(), sys.constraints());
-        Stepper { integrator, newton, stats: Statistics::default(), workspace: Workspace::new(sys), buffers: StepBuffers::new(n, m), trial: State::zeros(n, m), event_failure: None }
+        Stepper { integrator, newton, stats: Statistics::default(), workspace: Workspace::new(sys), buffers: StepBuffers::new(n, m), trial: State::zeros(n, m), event_failure: None, single: State::zeros(n, m), half: State::zeros(n, m) }
     }
 
     /// One integrator step of size h from `state` into `self.trial`.
@@ -179,6 +184,12 @@ impl Stepper {
     /// On failure `state` is untouched.
     fn try_step(&mut self, sys: &dyn Dynamics, state: &mut State, h: f64) -> Result<(), NewtonError> {
         self.integrate(sys, state, h)?;
+        self.accept_trial(sys, state, h)
+    }
+
+    /// Accept the step of size h in `self.trial` (shortened first if an event lies inside it)
+    /// into `state`.
+    fn accept_trial(&mut self, sys: &dyn Dynamics, state: &mut State, h: f64) -> Result<(), NewtonError> {
         let events = sys.event_count();
         let mut located = false;
         if events > 0 {
@@ -322,6 +333,62 @@ impl Stepper {
         Ok(())
     }
 }
+
+impl Stepper {
+    /// One error-controlled step of at most `h` (src/integrators/error_control.rs): the single
+    /// step is accepted when its estimated local error is within the tolerances, otherwise (or
+    /// when Newton fails) it is retried smaller, each retry counted in `rejected_steps`.
+    /// Returns (step taken, proposed next step); the step taken is shorter than the one tried
+    /// if an event lies inside it. On failure `state` is unchanged, except after an event
+    /// update that failed once its step was accepted.
+    pub fn error_controlled_step(&mut self, sys: &dyn Dynamics, state: &mut State, h: f64, control: &ErrorControl, h_min: f64) -> Result<(f64, f64), StepFailure> {
+        let mut h = h.max(h_min);
+        loop {
+            // The factor to retry with, and why.
+            let (factor, cause) = match self.single_and_halves(sys, state, h) {
+                Ok(()) => {
+                    let err = control.error_norm(h, (&state.q, &state.v), (&self.single.q, &self.single.v), (&self.trial.q, &self.trial.v));
+                    if err <= 1.0 {
+                        std::mem::swap(&mut self.trial, &mut self.single);
+                        let t0 = state.t;
+                        match self.accept_trial(sys, state, h) {
+                            Ok(()) => return Ok((state.t - t0, h * ErrorControl::step_factor(err))),
+                            Err(cause) => {
+                                if let Some(cause) = self.event_failure.take() {
+                                    return Err(StepFailure { t: state.t, h_min: h, cause });
+                                }
+                                (SHRINK_LIMIT, cause)
+                            }
+                        }
+                    } else {
+                        (ErrorControl::step_factor(err).min(SAFETY), NewtonError::LocalErrorTest(err))
+                    }
+                }
+                Err(cause) => (SHRINK_LIMIT, cause),
+            };
+            self.stats.rejected_steps += 1;
+            self.workspace.invalidate();
+            if h <= h_min {
+                return Err(StepFailure { t: state.t, h_min: h, cause });
+            }
+            h = (h * factor).max(h_min);
+        }
+    }
+
+    /// The single step of size h into `self.single` and two half steps into `self.trial`.
+    fn single_and_halves(&mut self, sys: &dyn Dynamics, state: &State, h: f64) -> Result<(), NewtonError> {
+        self.integrate(sys, state, h)?;
+        std::mem::swap(&mut self.trial, &mut self.single);
+        self.integrate(sys, state, 0.5 * h)?;
+        std::mem::swap(&mut self.trial, &mut self.half);
+        let half = std::mem::take(&mut self.half);
+        let result = self.integrate(sys, &half, state.t + h - half.t);
+        self.half = half;
+        result
+    }
+}
+
+use error_control::{SAFETY, SHRINK_LIMIT};
 
 /// Events are located to this fraction of the step that crosses them.
 pub const EVENT_TOLERANCE: f64 = 1e-7;

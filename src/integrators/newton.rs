@@ -92,6 +92,10 @@ pub enum NewtonError {
     NotConverged(usize),
     #[error("Newton iteration diverged (non-finite values)")]
     Diverged,
+    /// The error-controlled step's local error estimate, in units of the tolerance, stayed
+    /// above 1 (src/integrators/error_control.rs).
+    #[error("local error estimate {0:.3e} times the tolerance")]
+    LocalErrorTest(f64),
     #[error(transparent)]
     Factorization(#[from] FactorizationError),
 }

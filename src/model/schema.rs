@@ -89,6 +89,11 @@ pub struct SolverDecl {
     /// Baumgarte's constants (1/s): Phi'' + 2 alpha Phi' + beta^2 Phi = 0.
     pub baumgarte_alpha: Option<Num>,
     pub baumgarte_beta: Option<Num>,
+    /// Error-controlled internal steps (src/integrators/error_control.rs), off by default.
+    pub error_control: Option<Spanned<bool>>,
+    /// Relative and absolute tolerances of the error-controlled step.
+    pub rtol: Option<Num>,
+    pub atol: Option<Num>,
     pub start_time: Option<Num>,
     pub stop_time: Option<Num>,
     pub output_interval: Option<Num>,
