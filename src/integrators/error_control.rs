@@ -21,12 +21,13 @@
 //! does: the velocity update divides the position-level Newton residual by beta h (so a
 //! relative Newton tolerance of 1e-10 leaves ~1e-10/h in v), and the multipliers carry the
 //! method's first-order O(1) errors. As for index-2 and index-3 components in RADAU5 (Hairer &
-//! Wanner, Solving ODEs II, sec. VII.4), the velocity error is multiplied by h before the test
-//! and the multipliers are left out; without that scaling the HHT and generalized-alpha steps
+//! Wanner, Solving ODEs II, sec. VII.4), the velocity error of a constrained system is
+//! multiplied by h before the test and the multipliers are left out; without that scaling the HHT and generalized-alpha steps
 //! of the rigid pendulum were rejected down to the smallest step.
 //!
 //! Controller: the weighted error
-//!   err = max_i s_i |e_i| / (atol + rtol max(|y_n,i|, |y_{n+1},i|)),  s = 1 for q, h for v,
+//!   err = max_i s_i |e_i| / (atol + rtol max(|y_n,i|, |y_{n+1},i|)),
+//! s = 1 for q, and for v h if the system has constraints (1 if it has none),
 //! a step is accepted when err <= 1, and the next step is h * clamp(0.9 err^(-1/3), 0.2, 2)
 //! (exponent 1/(p+1) for the local order p+1 = 3). Controlling the error per step gives a
 //! global error proportional to tol^(2/3) (h ~ tol^(1/3), global error ~ h^2).
@@ -69,11 +70,12 @@ impl ErrorControl {
 
     /// The weighted local error of the single step of size `h` to `(q1, v1)`, estimated from
     /// the two half steps `(q2, v2)`, both from `(q0, v0)` (module documentation).
-    pub fn error_norm(&self, h: f64, start: (&[f64], &[f64]), single: (&[f64], &[f64]), halves: (&[f64], &[f64])) -> f64 {
+    pub fn error_norm(&self, h: f64, constrained: bool, start: (&[f64], &[f64]), single: (&[f64], &[f64]), halves: (&[f64], &[f64])) -> f64 {
         let mut err = 0.0f64;
-        // Velocities are index-2 variables of the constrained equations: their error enters
-        // multiplied by h (module documentation).
-        for (((y0, y1), y2), scale) in [(start.0, single.0), (start.1, single.1)].into_iter().zip([halves.0, halves.1]).zip([1.0, h]) {
+        // Velocities are index-2 variables of constrained equations: their error then enters
+        // multiplied by h (module documentation). Without constraints they are ODE variables.
+        let velocity_scale = if constrained { h } else { 1.0 };
+        for (((y0, y1), y2), scale) in [(start.0, single.0), (start.1, single.1)].into_iter().zip([halves.0, halves.1]).zip([1.0, velocity_scale]) {
             for i in 0..y0.len() {
                 let e = 4.0 / 3.0 * scale * (y1[i] - y2[i]).abs();
                 let w = self.atol + self.rtol * y0[i].abs().max(y1[i].abs());

@@ -347,7 +347,7 @@ impl Stepper {
             // The factor to retry with, and why.
             let (factor, cause) = match self.single_and_halves(sys, state, h) {
                 Ok(()) => {
-                    let err = control.error_norm(h, (&state.q, &state.v), (&self.single.q, &self.single.v), (&self.trial.q, &self.trial.v));
+                    let err = control.error_norm(h, sys.constraints() > 0, (&state.q, &state.v), (&self.single.q, &self.single.v), (&self.trial.q, &self.trial.v));
                     if err <= 1.0 {
                         std::mem::swap(&mut self.trial, &mut self.single);
                         let t0 = state.t;
