@@ -215,6 +215,12 @@ pub struct Snapshot {
 const SNAPSHOT_MAGIC: &[u8; 8] = b"flexfmu4";
 
 impl Snapshot {
+    /// The stored state, to start a run from a chosen state (tests of the integrators'
+    /// amplification matrices set x, v, a of a restored model this way).
+    pub fn state_mut(&mut self) -> &mut State {
+        &mut self.state
+    }
+
     /// A self-describing little-endian byte image; `from_bytes` restores it bit for bit.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut b = Vec::new();

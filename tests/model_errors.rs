@@ -175,6 +175,16 @@ fn unknown_constraint_treatment_and_misplaced_baumgarte_constants() {
     assert_eq!(code, 0, "{stderr}");
 }
 
+#[test]
+fn bad_error_control_settings() {
+    let v = |extra: &str| variant("integrator = \"ttbif\"", &format!("integrator = \"ttbif\"\n{extra}"));
+    expect_error(&v("error_control = true\nrtol = -1.0"), 12, "rtol must be in [0, 1)");
+    expect_error(&v("error_control = \"yes\""), 11, "invalid type: string \"yes\", expected a boolean");
+    expect_error(&v("error_control = true\nrtol = 0.0\natol = 0.0"), 12, "rtol and atol cannot both be 0");
+    let (code, stderr, _) = simulate(&v("error_control = true\nrtol = 1e-6"));
+    assert_eq!(code, 0, "{stderr}");
+}
+
 const SPATIAL: &str = r#"[model]
 name = "top"
 dimension = 3
