@@ -6,6 +6,7 @@ use super::forces::{Contact, DampingModel, FractionalSpringDamper, Load, SpringD
 use super::joints::{ConstraintRow, ContactConstraint, JointInfo, JointKind, joint_coordinate, joint_rows};
 use super::kinematics::{Anchor, Measure, MeasureKind};
 use super::outputs::{Output, OutputKind};
+use super::contact_gap::{ContactGap, GroundShape};
 use super::{BodyInfo, System};
 use crate::integrators::{Dynamics, State};
 use crate::model::schema::{Name, Vec2};
@@ -251,7 +252,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             let info = BodyInfo { name: format!("{name}.start"), x: n, rotates: true, director: false };
             b.bodies.push(BodyEntry { info: info.clone(), position: p0, angle, listed: false, section: None });
             system_bodies.push(info);
-            b.beam_nodes.push(format!("{name}.start ({name}.end: outputs x, y, angle only, not yet joints, loads or contacts)"));
+            b.beam_nodes.push(format!("{name}.start ({name}.end: outputs x, y, angle and contacts with ground only, not yet joints or loads)"));
             b.floating_tips.push(format!("{name}.end"));
             floating_beams.push(FloatingFrameBeam2d::new(first, length, count, &BeamProperties { young, shear: young / (2.0 * (1.0 + nu)), area, inertia, shear_factor: None, density: rho }, gravity));
             n += 3 + 2 * count;
@@ -525,7 +526,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
     // Contacts.
     for c in &def.contacts {
         check_name(&c.name, "contact", &mut names)?;
-        match contact(c, &b, &q0)? {
+        match contact(c, &b, &q0, &sys.floating_frame_beams.elements)? {
             ContactKind::Force(f) => {
                 sys.contacts.push(f);
                 sys.contact_names.push(c.name.get_ref().clone());
@@ -556,15 +557,19 @@ enum ContactKind {
 }
 
 /// A `[[contacts]]` entry as a contact force element or a contact constraint.
-fn contact(c: &crate::model::schema::ContactDecl, b: &Builder, q0: &[f64]) -> Result<ContactKind, ModelError> {
+fn contact(c: &crate::model::schema::ContactDecl, b: &Builder, q0: &[f64], floating: &[FloatingFrameBeam2d]) -> Result<ContactKind, ModelError> {
     let model = b.model;
     let ground = Name::new(0..0, "ground".to_string());
     let body1 = c.body1.as_ref().unwrap_or(&ground);
     if body1.get_ref() == c.body2.get_ref() {
         return Err(model.error(c.body2.span(), "a contact needs two different bodies".into()));
     }
+    if b.floating_tips.iter().any(|t| t == body1.get_ref()) {
+        return Err(model.error(body1.span(), "a floating_frame beam tip must be body2 of a contact (body1 = \"ground\")".into()));
+    }
+    let tip = b.floating_tips.iter().position(|t| t == c.body2.get_ref());
     let b1 = b.body(body1)?;
-    if b.body(&c.body2)?.is_none() {
+    if tip.is_none() && b.body(&c.body2)?.is_none() {
         return Err(model.error(c.body2.span(), "body2 must not be ground (put ground in body1)".into()));
     }
     let radius = |r: &Option<crate::model::schema::Num>, name: &str, wanted: bool| -> Result<f64, ModelError> {
@@ -575,7 +580,29 @@ fn contact(c: &crate::model::schema::ContactDecl, b: &Builder, q0: &[f64]) -> Re
             (None, false) => Ok(0.0),
         }
     };
-    let a2 = b.anchor(&c.body2, c.point2.as_ref())?;
+    if tip.is_some() {
+        // The tip of a floating-frame beam (paper 004 eq. 1 at x = L) against ground.
+        if b1.is_some() {
+            return Err(model.error(body1.span(), "a contact at a floating_frame beam tip needs body1 = \"ground\" (a fixed plane or circle)".into()));
+        }
+        if let Some(p) = &c.point2 {
+            return Err(model.error(p.span(), "`point2` is not supported on a floating_frame beam tip; the contact point is the tip itself".into()));
+        }
+    }
+    let a2 = match tip {
+        Some(_) => Anchor::Ground { p: [0.0, 0.0] },
+        None => b.anchor(&c.body2, c.point2.as_ref())?,
+    };
+    let gap = |m: Measure| match tip {
+        None => ContactGap::Measure(m),
+        Some(beam) => {
+            let target = match m.kind {
+                MeasureKind::Projection { u, .. } => GroundShape::Plane { point: m.a1.position(q0), normal: u },
+                _ => GroundShape::Circle { centre: m.a1.position(q0) },
+            };
+            ContactGap::floating_tip(floating[beam].tip_point(), target)
+        }
+    };
     let (measure, reach) = match c.kind.get_ref().as_str() {
         kind @ ("point_plane" | "circle_plane") => {
             let Some(point1) = &c.point1 else {
@@ -591,14 +618,14 @@ fn contact(c: &crate::model::schema::ContactDecl, b: &Builder, q0: &[f64]) -> Re
             let a1 = b.anchor(body1, Some(point1))?;
             // Into body 1's frame; the normal rotates with it.
             let u = b1.map_or(n, |e| if e.info.rotates { rot_t(e.angle, n) } else { n });
-            (Measure::new(a1, a2, MeasureKind::Projection { u, rotating: true }), radius(&c.radius2, "radius2", kind == "circle_plane")?)
+            (gap(Measure::new(a1, a2, MeasureKind::Projection { u, rotating: true })), radius(&c.radius2, "radius2", kind == "circle_plane")?)
         }
         "circle_circle" => {
             if let Some(n) = &c.normal {
                 return Err(model.error(n.span(), "`normal` applies only to plane contacts".into()));
             }
             let a1 = b.anchor(body1, c.point1.as_ref())?;
-            let m = Measure::new(a1, a2, MeasureKind::Distance);
+            let m = gap(Measure::new(a1, a2, MeasureKind::Distance));
             if m.value(q0) <= 0.0 {
                 return Err(model.error(c.name.span(), "the circle centres coincide initially; the contact normal is undefined".into()));
             }

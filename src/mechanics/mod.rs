@@ -2,6 +2,7 @@
 
 pub mod assemble;
 pub mod assemble_spatial;
+pub mod contact_gap;
 pub mod elements;
 pub mod euler_parameters;
 pub mod forces;
@@ -185,7 +186,7 @@ impl System {
         }
         let rows = self.constraints.len();
         for (k, c) in self.contact_constraints.iter().enumerate() {
-            let d = c.measure.dofs();
+            let d = c.gap.dofs();
             b.block(&[n + rows + k], d);
             b.block(d, &[n + rows + k]);
             b.block(d, d);
@@ -216,7 +217,7 @@ impl System {
             .iter()
             .enumerate()
             .map(|(k, c)| {
-                let (d, r) = (c.measure.dofs(), n + rows + k);
+                let (d, r) = (c.gap.dofs(), n + rows + k);
                 ((p.block_slots(&[r], d), p.block_slots(d, &[r]), p.block_slots(d, d)), p.slot(r, r))
             })
             .collect();
@@ -361,7 +362,7 @@ impl Dynamics for System {
         for (c, &l) in self.contact_constraints.iter().zip(&lambda[self.constraints.len()..]) {
             if c.is_active() {
                 let d = c.derivatives(q);
-                for (k, &i) in c.measure.dofs().iter().enumerate() {
+                for (k, &i) in c.gap.dofs().iter().enumerate() {
                     out[i] += d.gradient[k] * l;
                 }
             }
@@ -425,7 +426,7 @@ impl Dynamics for System {
                 continue;
             }
             let d = con.derivatives(q);
-            for k in 0..con.measure.dofs().len() {
+            for k in 0..con.gap.dofs().len() {
                 m.values[row[k]] += d.gradient[k];
                 m.values[col[k]] += c.lambda * d.gradient[k];
             }

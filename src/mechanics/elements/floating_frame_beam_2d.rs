@@ -239,6 +239,11 @@ impl FloatingFrameBeam2d {
         ([e[0] + c * px - s * py, e[1] + s * px + c * py], e[2] + self.tip.slope_y.dot(&b))
     }
 
+    /// The beam's tip as a material point with its derivatives (for contacts at the tip).
+    pub fn tip_point(&self) -> FloatingTipPoint {
+        FloatingTipPoint { first: self.dofs[0], modes: self.modes, length: self.length, shape: self.tip.clone() }
+    }
+
     /// The generalized inertia + gravity force int rho S L^T w, split into the acceleration
     /// part M q_ddot and the rest, and (optionally) the tangent blocks
     /// c_m M + c_d dF/dq_dot + c_k dF/dq.
@@ -414,6 +419,82 @@ impl FloatingFrameBeam2d {
 
     pub fn mass(&self) -> f64 {
         self.points.iter().map(|p| p.mu).sum()
+    }
+}
+
+/// The tip (x = L) of a floating-frame beam as a function of the beam's coordinates
+/// e = (x0, y0, theta, A, B) (paper 004 eq. 1 at x = L):
+///   r(e) = r0 + R(theta) p,   p = (L + Phi_x(L) A - B^T H(L) B / 2,  Phi_y(L) B),
+/// with the Jacobian dr/de (the columns R^T-free form below) and the second derivatives
+/// contracted with a vector w, w . d2r/de2:
+///   dr/dx0 = (1, 0), dr/dy0 = (0, 1), dr/dtheta = J R p, dr/dA_i = R (Phi_x,i, 0),
+///   dr/dB_i = R (-(H B)_i, Phi_y,i)   (the -(H B) term is the axial-shortening coupling);
+///   w . d2r/dtheta2 = -w_l . p, w . d2r/dtheta de_k = w_l . J dp/de_k,
+///   w . d2r/dB_i dB_j = -w_l,x H_ij, all other second derivatives zero (w_l = R^T w).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FloatingTipPoint {
+    /// First of the beam's 3 + 2N coordinates.
+    pub first: usize,
+    pub modes: usize,
+    pub length: f64,
+    pub shape: TipShape,
+}
+
+impl FloatingTipPoint {
+    pub fn coordinates(&self) -> usize {
+        3 + 2 * self.modes
+    }
+
+    /// Local position p and the columns dp/de_k (k over the 2N modal coordinates).
+    fn local(&self, q: &[f64]) -> ([f64; 2], Vec<[f64; 2]>) {
+        let (n, x) = (self.modes, self.first);
+        let a = &q[x + 3..x + 3 + n];
+        let b = DVector::from_column_slice(&q[x + 3 + n..x + 3 + 2 * n]);
+        let hb = &self.shape.h * &b;
+        let px = self.length + self.shape.phi_x.iter().zip(a).map(|(p, a)| p * a).sum::<f64>() - 0.5 * b.dot(&hb);
+        let py = self.shape.phi_y.dot(&b);
+        let mut cols = Vec::with_capacity(2 * n);
+        cols.extend((0..n).map(|i| [self.shape.phi_x[i], 0.0]));
+        cols.extend((0..n).map(|i| [-hb[i], self.shape.phi_y[i]]));
+        ([px, py], cols)
+    }
+
+    /// Global position of the tip.
+    pub fn position(&self, q: &[f64]) -> [f64; 2] {
+        let (p, _) = self.local(q);
+        let x = self.first;
+        let (s, c) = q[x + 2].sin_cos();
+        [q[x] + c * p[0] - s * p[1], q[x + 1] + s * p[0] + c * p[1]]
+    }
+
+    /// Position, Jacobian columns dr/de (3 + 2N of them) and, for the weight w, the matrix
+    /// w . d2r/de2 (row-major, (3 + 2N)^2).
+    pub fn derivatives(&self, q: &[f64], w: [f64; 2]) -> ([f64; 2], Vec<[f64; 2]>, Vec<f64>) {
+        let (p, cols) = self.local(q);
+        let x = self.first;
+        let nd = self.coordinates();
+        let (s, c) = q[x + 2].sin_cos();
+        let rot = |u: [f64; 2]| [c * u[0] - s * u[1], s * u[0] + c * u[1]];
+        let rp = rot(p);
+        let mut jac = Vec::with_capacity(nd);
+        jac.extend([[1.0, 0.0], [0.0, 1.0], perp(rp)]);
+        jac.extend(cols.iter().map(|&u| rot(u)));
+        let wl = [c * w[0] + s * w[1], -s * w[0] + c * w[1]];
+        let mut hess = vec![0.0; nd * nd];
+        hess[2 * nd + 2] = -(wl[0] * p[0] + wl[1] * p[1]);
+        for (k, u) in cols.iter().enumerate() {
+            let ju = perp(*u);
+            let v = wl[0] * ju[0] + wl[1] * ju[1];
+            hess[2 * nd + 3 + k] = v;
+            hess[(3 + k) * nd + 2] = v;
+        }
+        let n = self.modes;
+        for i in 0..n {
+            for j in 0..n {
+                hess[(3 + n + i) * nd + 3 + n + j] = -wl[0] * self.shape.h[(i, j)];
+            }
+        }
+        ([q[x] + rp[0], q[x + 1] + rp[1]], jac, hess)
     }
 }
 

@@ -32,8 +32,8 @@
 use std::cell::Cell;
 
 use crate::integrators::TangentCoefficients;
+use crate::mechanics::contact_gap::{ContactGap, GapDerivatives};
 use crate::mechanics::elements::{Element, Energy, Kin};
-use crate::mechanics::kinematics::{Derivatives, MAX_DOFS, Measure};
 
 /// How the damping factor follows from the restitution coefficient.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,8 +102,8 @@ pub struct ContactMemory {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Contact {
-    /// s: plane-normal projection or centre distance.
-    pub measure: Measure,
+    /// s: plane-normal projection or centre distance (src/mechanics/contact_gap.rs).
+    pub gap: ContactGap,
     /// delta = reach - s (sum of the radii; 0 for a point).
     pub reach: f64,
     /// K (N/m^1.5).
@@ -131,9 +131,9 @@ pub struct ContactForce {
 }
 
 impl Contact {
-    pub fn new(measure: Measure, reach: f64, stiffness: f64, restitution: f64, model: DampingModel, min_impact_speed: f64) -> Self {
+    pub fn new(gap: ContactGap, reach: f64, stiffness: f64, restitution: f64, model: DampingModel, min_impact_speed: f64) -> Self {
         Contact {
-            measure,
+            gap,
             reach,
             stiffness,
             exponent: 1.5,
@@ -147,7 +147,7 @@ impl Contact {
 
     /// Penetration delta (negative: the gap).
     pub fn penetration(&self, q: &[f64]) -> f64 {
-        self.reach - self.measure.value(q)
+        self.reach - self.gap.value(q)
     }
 
     /// The damping factor C (s/m) of the current impact.
@@ -158,17 +158,16 @@ impl Contact {
     }
 
     /// delta, delta' and the (G, H) of delta.
-    fn geometry(&self, q: &[f64], v: &[f64]) -> (f64, f64, Derivatives) {
-        let mut d = self.measure.derivatives(q);
-        let n = self.measure.dofs().len();
+    fn geometry(&self, q: &[f64], v: &[f64]) -> (f64, f64, GapDerivatives) {
+        let mut d = self.gap.derivatives(q);
         d.value = self.reach - d.value;
-        for g in d.gradient[..n].iter_mut() {
+        for g in d.gradient.iter_mut() {
             *g = -*g;
         }
-        for h in d.hessian[..n * n].iter_mut() {
+        for h in d.hessian.iter_mut() {
             *h = -*h;
         }
-        let rate = self.measure.dofs().iter().enumerate().map(|(k, &i)| d.gradient[k] * v[i]).sum();
+        let rate = self.gap.dofs().iter().enumerate().map(|(k, &i)| d.gradient[k] * v[i]).sum();
         (d.value, rate, d)
     }
 
@@ -219,7 +218,7 @@ impl Contact {
 
 impl Element for Contact {
     fn dofs(&self) -> &[usize] {
-        self.measure.dofs()
+        self.gap.dofs()
     }
 
     fn add_forces(&self, x: &Kin, _inertial: &mut [f64], forces: &mut [f64]) {
@@ -227,7 +226,7 @@ impl Element for Contact {
         let f = self.law(delta, rate).force;
         if f != 0.0 {
             // g = dV/dq: the force pushes along -G_delta (reducing the penetration).
-            for (k, &i) in self.measure.dofs().iter().enumerate() {
+            for (k, &i) in self.gap.dofs().iter().enumerate() {
                 forces[i] += f * d.gradient[k];
             }
         }
@@ -239,10 +238,10 @@ impl Element for Contact {
         if law.force == 0.0 {
             return;
         }
-        let dofs = self.measure.dofs();
+        let dofs = self.gap.dofs();
         let n = dofs.len();
-        let mut hv = [0.0; MAX_DOFS];
-        for (a, h) in hv.iter_mut().enumerate().take(n) {
+        let mut hv = vec![0.0; n];
+        for (a, h) in hv.iter_mut().enumerate() {
             *h = (0..n).map(|b| d.hessian[a * n + b] * x.v[dofs[b]]).sum();
         }
         for a in 0..n {
@@ -272,7 +271,7 @@ impl Element for Contact {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mechanics::kinematics::{Anchor, MeasureKind};
+    use crate::mechanics::kinematics::{Anchor, Measure, MeasureKind};
 
     #[test]
     fn exact_factor_satisfies_its_relation_and_inverts() {
@@ -293,7 +292,7 @@ mod tests {
     fn tangent_matches_finite_differences() {
         // A circle on a rigid body against a tilted ground plane.
         let m = Measure::new(Anchor::Ground { p: [0.0, 0.0] }, Anchor::Rigid { x: 0, s: [0.1, 0.05] }, MeasureKind::Projection { u: [0.6, 0.8], rotating: false });
-        let c = Contact::new(m, 0.25, 1e6, 0.5, DampingModel::Exact, 1e-3);
+        let c = Contact::new(ContactGap::Measure(m), 0.25, 1e6, 0.5, DampingModel::Exact, 1e-3);
         c.set_memory(ContactMemory { approach: 2.0, impact: 2.0 });
         let q = [0.05, 0.08, 0.3];
         let v = [0.4, -1.2, 2.0];

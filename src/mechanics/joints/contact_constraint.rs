@@ -42,7 +42,7 @@
 
 use std::cell::Cell;
 
-use crate::mechanics::kinematics::{Derivatives, Measure};
+use crate::mechanics::contact_gap::{ContactGap, GapDerivatives};
 
 /// Added to the release penetration in the re-armed onset event (m).
 pub const REARM: f64 = 1e-12;
@@ -93,8 +93,8 @@ impl ContactConstraintMemory {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ContactConstraint {
-    /// s: plane-normal projection or centre distance.
-    pub measure: Measure,
+    /// s: plane-normal projection or centre distance (src/mechanics/contact_gap.rs).
+    pub gap: ContactGap,
     /// delta = reach - s (sum of the radii; 0 for a point).
     pub reach: f64,
     /// Newton's restitution coefficient e in [0, 1].
@@ -105,8 +105,8 @@ pub struct ContactConstraint {
 }
 
 impl ContactConstraint {
-    pub fn new(measure: Measure, reach: f64, restitution: f64, min_impact_speed: f64) -> Self {
-        ContactConstraint { measure, reach, restitution, min_impact_speed, memory: Cell::new(ContactConstraintMemory { mode: ContactMode::Separated, offset: 0.0 }) }
+    pub fn new(gap: ContactGap, reach: f64, restitution: f64, min_impact_speed: f64) -> Self {
+        ContactConstraint { gap, reach, restitution, min_impact_speed, memory: Cell::new(ContactConstraintMemory { mode: ContactMode::Separated, offset: 0.0 }) }
     }
 
     pub fn memory(&self) -> ContactConstraintMemory {
@@ -124,18 +124,17 @@ impl ContactConstraint {
 
     /// The penetration delta = C(q) (negative: the gap).
     pub fn penetration(&self, q: &[f64]) -> f64 {
-        self.reach - self.measure.value(q)
+        self.reach - self.gap.value(q)
     }
 
     /// C and its gradient and Hessian (those of -s).
-    pub fn derivatives(&self, q: &[f64]) -> Derivatives {
-        let mut d = self.measure.derivatives(q);
-        let n = self.measure.dofs().len();
+    pub fn derivatives(&self, q: &[f64]) -> GapDerivatives {
+        let mut d = self.gap.derivatives(q);
         d.value = self.reach - d.value;
-        for g in d.gradient[..n].iter_mut() {
+        for g in d.gradient.iter_mut() {
             *g = -*g;
         }
-        for h in d.hessian[..n * n].iter_mut() {
+        for h in d.hessian.iter_mut() {
             *h = -*h;
         }
         d
@@ -143,13 +142,13 @@ impl ContactConstraint {
 
     /// The approach rate delta' = C_q v.
     pub fn approach_rate(&self, q: &[f64], v: &[f64]) -> f64 {
-        -self.measure.rate(q, v)
+        -self.gap.rate(q, v)
     }
 
     /// gamma = -(C_q v)_q v of the acceleration-level row.
     pub fn acceleration_rhs(&self, q: &[f64], v: &[f64]) -> f64 {
-        let d = self.measure.derivatives(q);
-        self.measure.curvature(&d, v)
+        let d = self.gap.derivatives(q);
+        self.gap.curvature(&d, v)
     }
 
     /// The event function: onset (separated) or tensile multiplier (active).

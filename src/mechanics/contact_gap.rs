@@ -1,0 +1,198 @@
+//! The kinematic measure s(q) of a contact (paper 004 sec. 2.3): penetration delta =
+//! reach - s for the Hertz force (eqs. 6-10) and the constraint C(q) = delta (eq. 5b).
+//!
+//! - `Measure`: a planar measure between two anchors (rigid bodies, point masses, beam nodes;
+//!   src/mechanics/kinematics.rs): projection on a plane normal or distance of centres.
+//! - `FloatingTip`: the tip of a floating-frame beam (paper 004 eq. 1 at x = L, with the
+//!   axial shortening -B^T H B / 2) against a plane or circle fixed to ground:
+//!     plane: s = n . (r_tip(q) - p1),   circle: s = |r_tip(q) - c1|.
+//!   With the tip Jacobian D = dr/dq (rigid frame and modal columns) and the second
+//!   derivatives of r (src/mechanics/elements/floating_frame_beam_2d.rs, `FloatingTipPoint`):
+//!     G = s_r D,   H = D^T s_rr D + s_r . d2r/dq2,
+//!   s_r = n, s_rr = 0 (plane); s_r = u = (r - c1)/|r - c1|, s_rr = (I - u u^T)/|r - c1|
+//!   (circle). The contact's generalized force is then G^T f over the beam's 3 + 2N
+//!   coordinates (the floating frame and every mode), exactly as for rigid bodies.
+
+use super::elements::FloatingTipPoint;
+use super::kinematics::Measure;
+
+/// What a floating-frame beam tip touches (fixed to ground).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum GroundShape {
+    /// The plane through `point` with unit normal `normal` (towards the free side).
+    Plane { point: [f64; 2], normal: [f64; 2] },
+    /// A circle (or point) centred at `centre`; s is the centre distance.
+    Circle { centre: [f64; 2] },
+}
+
+/// s, its gradient and Hessian over `ContactGap::dofs()` (row-major).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GapDerivatives {
+    pub value: f64,
+    pub gradient: Vec<f64>,
+    pub hessian: Vec<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ContactGap {
+    Measure(Measure),
+    FloatingTip { tip: FloatingTipPoint, target: GroundShape, dofs: Vec<usize> },
+}
+
+impl ContactGap {
+    pub fn floating_tip(tip: FloatingTipPoint, target: GroundShape) -> Self {
+        let dofs = (tip.first..tip.first + tip.coordinates()).collect();
+        ContactGap::FloatingTip { tip, target, dofs }
+    }
+
+    pub fn dofs(&self) -> &[usize] {
+        match self {
+            ContactGap::Measure(m) => m.dofs(),
+            ContactGap::FloatingTip { dofs, .. } => dofs,
+        }
+    }
+
+    /// s(q).
+    pub fn value(&self, q: &[f64]) -> f64 {
+        match self {
+            ContactGap::Measure(m) => m.value(q),
+            ContactGap::FloatingTip { tip, target, .. } => {
+                let r = tip.position(q);
+                match *target {
+                    GroundShape::Plane { point, normal } => normal[0] * (r[0] - point[0]) + normal[1] * (r[1] - point[1]),
+                    GroundShape::Circle { centre } => (r[0] - centre[0]).hypot(r[1] - centre[1]),
+                }
+            }
+        }
+    }
+
+    pub fn derivatives(&self, q: &[f64]) -> GapDerivatives {
+        match self {
+            ContactGap::Measure(m) => {
+                let n = m.dofs().len();
+                let d = m.derivatives(q);
+                GapDerivatives { value: d.value, gradient: d.gradient[..n].to_vec(), hessian: d.hessian[..n * n].to_vec() }
+            }
+            ContactGap::FloatingTip { tip, target, .. } => {
+                let nd = tip.coordinates();
+                // s_r (the weight of d2r/dq2) needs r: evaluate the position first.
+                let r = tip.position(q);
+                let (value, sr, curvature) = match *target {
+                    GroundShape::Plane { point, normal } => (normal[0] * (r[0] - point[0]) + normal[1] * (r[1] - point[1]), normal, None),
+                    GroundShape::Circle { centre } => {
+                        let d = [r[0] - centre[0], r[1] - centre[1]];
+                        let len = d[0].hypot(d[1]);
+                        let u = if len > 0.0 { [d[0] / len, d[1] / len] } else { [0.0, 0.0] };
+                        (len, u, (len > 0.0).then_some(len))
+                    }
+                };
+                let (_, jac, mut hessian) = tip.derivatives(q, sr);
+                let gradient: Vec<f64> = jac.iter().map(|c| sr[0] * c[0] + sr[1] * c[1]).collect();
+                if let Some(len) = curvature {
+                    // D^T (I - u u^T) D / |d|
+                    for a in 0..nd {
+                        for b in 0..nd {
+                            let dot = jac[a][0] * jac[b][0] + jac[a][1] * jac[b][1];
+                            hessian[a * nd + b] += (dot - gradient[a] * gradient[b]) / len;
+                        }
+                    }
+                }
+                GapDerivatives { value, gradient, hessian }
+            }
+        }
+    }
+
+    /// s' = G v.
+    pub fn rate(&self, q: &[f64], v: &[f64]) -> f64 {
+        let d = self.derivatives(q);
+        self.dofs().iter().zip(&d.gradient).map(|(&i, g)| g * v[i]).sum()
+    }
+
+    /// v^T H v: the velocity-squared part of s''.
+    pub fn curvature(&self, d: &GapDerivatives, v: &[f64]) -> f64 {
+        let dofs = self.dofs();
+        let n = dofs.len();
+        let mut s = 0.0;
+        for (a, &i) in dofs.iter().enumerate() {
+            for (b, &j) in dofs.iter().enumerate() {
+                s += d.hessian[a * n + b] * v[i] * v[j];
+            }
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mechanics::elements::{BeamProperties, FloatingFrameBeam2d};
+
+    /// The tip gap's gradient (the contact Jacobian over the rigid frame and the modal
+    /// coordinates) and Hessian against central differences of s(q), at a deformed state
+    /// with large modal coordinates so that the axial-shortening terms matter.
+    #[test]
+    fn floating_tip_gap_derivatives_match_central_differences() {
+        let props = BeamProperties { young: 6.8952e10, shear: 2.6e10, area: 3.14e-4, inertia: 7.85e-9, shear_factor: None, density: 2766.7 };
+        for modes in [1, 3, 5] {
+            // two leading coordinates of another body before the beam
+            let beam = FloatingFrameBeam2d::new(2, 1.0, modes, &props, [0.0, -9.81]);
+            let nd = 3 + 2 * modes;
+            let mut q = vec![0.7, -0.4, 0.05, -0.02, 0.6];
+            for k in 0..2 * modes {
+                q.push(if k < modes { 1e-3 * (k as f64 + 1.0) } else { 0.08 / (k as f64 - modes as f64 + 1.0) * if k % 2 == 0 { 1.0 } else { -1.0 } });
+            }
+            let targets = [
+                GroundShape::Plane { point: [0.1, -0.2], normal: [0.6, 0.8] },
+                GroundShape::Circle { centre: [1.5, 2.0] },
+            ];
+            for target in targets {
+                let gap = ContactGap::floating_tip(beam.tip_point(), target);
+                assert_eq!(gap.dofs(), (2..2 + nd).collect::<Vec<_>>().as_slice());
+                let d = gap.derivatives(&q);
+                assert!((d.value - gap.value(&q)).abs() < 1e-15);
+                let h = 1e-6;
+                let (mut worst_g, mut worst_h): (f64, f64) = (0.0, 0.0);
+                for a in 0..nd {
+                    let (mut qp, mut qm) = (q.clone(), q.clone());
+                    qp[2 + a] += h;
+                    qm[2 + a] -= h;
+                    let g = (gap.value(&qp) - gap.value(&qm)) / (2.0 * h);
+                    worst_g = worst_g.max((g - d.gradient[a]).abs());
+                    let (dp, dm) = (gap.derivatives(&qp), gap.derivatives(&qm));
+                    for b in 0..nd {
+                        let hfd = (dp.gradient[b] - dm.gradient[b]) / (2.0 * h);
+                        worst_h = worst_h.max((hfd - d.hessian[a * nd + b]).abs());
+                    }
+                }
+                println!("N = {modes}, {target:?}: s = {:.6}, max |G - fd| = {worst_g:.2e}, max |H - fd| = {worst_h:.2e}", d.value);
+                assert!(worst_g < 1e-8 && worst_h < 1e-6, "{worst_g} {worst_h}");
+                // Symmetric Hessian.
+                for a in 0..nd {
+                    for b in 0..nd {
+                        assert!((d.hessian[a * nd + b] - d.hessian[b * nd + a]).abs() < 1e-12);
+                    }
+                }
+            }
+        }
+    }
+
+    /// At the undeformed beam the tip is at r0 + R (L, 0) and the modal columns of the plane
+    /// gap are n . R (Phi_x, 0) and n . R (0, Phi_y): e.g. for the horizontal beam and the
+    /// plane y = 0 the gap gradient is (0, 1, L, 0..0, Phi_y(L)) with Phi_y(L) = 2 (-1)^(n+1)
+    /// for the clamped-free eigenfunctions normalised to int phi^2 = L.
+    #[test]
+    fn undeformed_tip_gap_gradient_is_the_rigid_lever_and_tip_mode_values() {
+        let props = BeamProperties { young: 1e9, shear: 4e8, area: 1e-4, inertia: 1e-9, shear_factor: None, density: 1000.0 };
+        let beam = FloatingFrameBeam2d::new(0, 2.0, 4, &props, [0.0, 0.0]);
+        let gap = ContactGap::floating_tip(beam.tip_point(), GroundShape::Plane { point: [0.0, 0.0], normal: [0.0, 1.0] });
+        let q = vec![0.0; 11];
+        let d = gap.derivatives(&q);
+        println!("gradient at rest: {:?}", d.gradient);
+        assert_eq!(&d.gradient[..3], &[0.0, 1.0, 2.0]);
+        for i in 0..4 {
+            assert!(d.gradient[3 + i].abs() < 1e-12, "axial column {i}");
+            let want = 2.0 * if i % 2 == 0 { 1.0 } else { -1.0 };
+            assert!((d.gradient[7 + i] - want).abs() < 1e-9, "transverse column {i}: {}", d.gradient[7 + i]);
+        }
+    }
+}
