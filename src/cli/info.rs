@@ -42,8 +42,15 @@ pub fn run(args: InfoArgs) -> Result<()> {
             Role::Input(_) => "input",
             Role::Output(_) => "output",
         };
-        let ty = if v.ty == VarType::Integer { "Integer" } else { "Real" };
-        let start = v.start.map(|s| format!("{s}")).unwrap_or_default();
+        let ty = match v.ty {
+            VarType::Integer => "Integer",
+            VarType::Real => "Real",
+            VarType::String => "String",
+        };
+        let start = match v.ty {
+            VarType::String => v.start_text().unwrap_or_default().to_string(),
+            _ => v.start.map(|s| format!("{s}")).unwrap_or_default(),
+        };
         println!("{:<24} {:>4}  {:<20} {:<8} {:>14}  {:<8} {}", v.name, v.vr, causality, ty, start, v.unit, v.description);
     }
     Ok(())

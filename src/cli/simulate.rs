@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 
 use flexfmu::integrators::{ConstraintTreatment, Method, NewtonStrategy};
-use flexfmu::model::Model;
+use flexfmu::model::{Model, ParameterKind};
 use flexfmu::simulation::{Experiment, Simulation, SolverSettings};
 
 #[derive(Debug, clap::Args)]
@@ -76,7 +76,12 @@ pub fn parameter_values(model: &Model, sets: &[String]) -> Result<Vec<f64>> {
             let known: Vec<_> = model.parameters.iter().map(|p| p.name.as_str()).collect();
             bail!("unknown parameter '{}' (the model declares: {})", name.trim(), known.join(", "));
         };
-        params[i] = value.trim().parse().with_context(|| format!("--set {name}: '{value}' is not a number"))?;
+        let p = &model.parameters[i];
+        params[i] = if p.kind == ParameterKind::String {
+            p.choice_index(value.trim()).with_context(|| format!("--set {name}: '{}' is not one of {}", value.trim(), p.choices.join(", ")))?
+        } else {
+            value.trim().parse().with_context(|| format!("--set {name}: '{value}' is not a number"))?
+        };
     }
     model.check_parameters(&params)?;
     Ok(params)

@@ -108,6 +108,12 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
             Role::Output(_) => attrs.extend([("causality", "output"), ("variability", "continuous"), ("initial", "calculated")]),
         }
         w.write_event(Event::Start(elem("ScalarVariable", &attrs)))?;
+        if v.ty == VarType::String {
+            let start = v.start_text().unwrap_or_default();
+            w.write_event(Event::Empty(elem("String", &[("start", start)])))?;
+            w.write_event(Event::End(BytesEnd::new("ScalarVariable")))?;
+            continue;
+        }
         let fmt = |x: f64| if v.ty == VarType::Integer { integer(x) } else { real(x) };
         let (start, min, max) = (v.start.map(fmt), v.min.map(fmt), v.max.map(fmt));
         let mut ta: Vec<(&str, &str)> = Vec::new();

@@ -9,6 +9,8 @@ use crate::simulation::{Experiment, Simulation, SolverSettings};
 pub enum VarType {
     Real,
     Integer,
+    /// A string parameter; its value is an index into `Variable::choices`.
+    String,
 }
 
 /// A tunable solver setting exposed as a parameter.
@@ -50,9 +52,16 @@ pub struct Variable {
     pub start: Option<f64>,
     pub min: Option<f64>,
     pub max: Option<f64>,
+    /// The allowed values of a String variable (its `start` indexes them).
+    pub choices: Vec<String>,
 }
 
 impl Variable {
+    /// The start value as text (String variables).
+    pub fn start_text(&self) -> Option<&str> {
+        self.start.and_then(|s| self.choices.get(s as usize)).map(String::as_str)
+    }
+
     /// 1-based index in `<ModelVariables>`.
     pub fn index(&self) -> usize {
         self.vr as usize + 1
@@ -104,11 +113,21 @@ impl Variables {
         let mut list = Vec::new();
         let mut push = |name: String, ty: VarType, role: Role, unit: &str, description: &str, start: Option<f64>, min: Option<f64>, max: Option<f64>| {
             let vr = list.len() as u32;
-            list.push(Variable { name, vr, ty, role, unit: unit.to_string(), description: description.to_string(), start, min, max });
+            list.push(Variable { name, vr, ty, role, unit: unit.to_string(), description: description.to_string(), start, min, max, choices: Vec::new() });
         };
         for (i, p) in model.parameters.iter().enumerate() {
-            let ty = if p.kind == ParameterKind::Integer { VarType::Integer } else { VarType::Real };
-            push(p.name.clone(), ty, Role::Parameter(i), &p.unit, &p.description, Some(p.default), p.min, p.max);
+            let ty = match p.kind {
+                ParameterKind::Integer => VarType::Integer,
+                ParameterKind::Real => VarType::Real,
+                ParameterKind::String => VarType::String,
+            };
+            let description = if p.kind == ParameterKind::String {
+                let sep = if p.description.is_empty() { "" } else { " " };
+                format!("{}{sep}(one of: {})", p.description, p.choices.join(", "))
+            } else {
+                p.description.clone()
+            };
+            push(p.name.clone(), ty, Role::Parameter(i), &p.unit, &description, Some(p.default), p.min, p.max);
         }
         let desc = integrator_description();
         push("solver_integrator".into(), VarType::Integer, Role::Solver(SolverField::Integrator), "", &desc, Some(method_code(settings.method) as f64), Some(0.0), Some((Method::ALL.len() - 1) as f64));
@@ -129,6 +148,21 @@ impl Variables {
         }
         for (i, o) in sim.outputs().iter().enumerate() {
             push(o.name.clone(), VarType::Real, Role::Output(i), &o.unit, &o.description, None, None, None);
+        }
+        for (v, p) in list.iter_mut().zip(&model.parameters) {
+            v.choices = p.choices.clone();
+        }
+        // Every choice of every string parameter must give a model that starts (the FMU's
+        // parameter may be set to any of them).
+        for (i, p) in model.parameters.iter().enumerate().filter(|(_, p)| p.kind == ParameterKind::String) {
+            for k in 0..p.choices.len() {
+                if k as f64 == params[i] {
+                    continue;
+                }
+                let mut other = params.clone();
+                other[i] = k as f64;
+                Simulation::new(model, &other, settings, experiment.start_time).map_err(|e| format!("with {} = \"{}\": {e}", p.name, p.choices[k]))?;
+            }
         }
         let mut seen = std::collections::HashSet::new();
         for v in &list {

@@ -207,9 +207,15 @@ pub unsafe extern "C" fn fmi2GetBoolean(c: Fmi2Component, vr: *const Fmi2ValueRe
     unsafe { no_variables(c, Call::Get, "fmi2GetBoolean", vr, nvr, !value.is_null()) }
 }
 
+/// String parameters: the returned pointers stay valid as long as the instance.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2GetString(c: Fmi2Component, vr: *const Fmi2ValueReference, nvr: usize, value: *mut Fmi2String) -> c_int {
-    unsafe { no_variables(c, Call::Get, "fmi2GetString", vr, nvr, !value.is_null()) }
+    unsafe {
+        guarded(c, Call::Get, "fmi2GetString", |inst| {
+            let (Some(vrs), Some(out)) = (slice(vr, nvr), slice_mut(value, nvr)) else { return null_argument(inst, "fmi2GetString") };
+            inst.get_strings("fmi2GetString", vrs, out)
+        })
+    }
 }
 
 #[unsafe(no_mangle)]
@@ -227,9 +233,16 @@ pub unsafe extern "C" fn fmi2SetBoolean(c: Fmi2Component, vr: *const Fmi2ValueRe
     unsafe { no_variables(c, Call::Set, "fmi2SetBoolean", vr, nvr, !value.is_null()) }
 }
 
+/// String parameters: the texts are copied during the call.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2SetString(c: Fmi2Component, vr: *const Fmi2ValueReference, nvr: usize, value: *const Fmi2String) -> c_int {
-    unsafe { no_variables(c, Call::Set, "fmi2SetString", vr, nvr, !value.is_null()) }
+    unsafe {
+        guarded(c, Call::Set, "fmi2SetString", |inst| {
+            let (Some(vrs), Some(vals)) = (slice(vr, nvr), slice(value, nvr)) else { return null_argument(inst, "fmi2SetString") };
+            let texts: Vec<Option<String>> = vals.iter().map(|p| text(*p)).collect();
+            inst.set_strings("fmi2SetString", vrs, &texts)
+        })
+    }
 }
 
 unsafe fn no_variables(c: Fmi2Component, call: Call, function: &str, vr: *const u32, nvr: usize, value_ok: bool) -> c_int {

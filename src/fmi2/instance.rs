@@ -139,8 +139,9 @@ pub struct Instance {
     stop_time: Option<f64>,
     last_successful_time: f64,
     sim: Option<Simulation>,
-    /// Keeps `fmi2GetString` results alive (there are no string variables).
-    _strings: Vec<CString>,
+    /// The choices of every string parameter as C strings (empty for other parameters):
+    /// `fmi2GetString` hands out pointers into these, valid as long as the instance.
+    choice_texts: Vec<Vec<CString>>,
 }
 
 fn c_text(s: &str) -> CString {
@@ -216,9 +217,10 @@ impl Instance {
             sim: None,
             model,
             guid,
+            choice_texts: Vec::new(),
             vars,
-            _strings: Vec::new(),
         };
+        inst.choice_texts = inst.model.parameters.iter().map(|p| p.choices.iter().map(|c| c_text(c)).collect()).collect();
         inst.reset();
         inst.log(Status::Ok, LOG_EVENTS, &format!("instantiated {} from {}", inst.model.name(), file.display()));
         Some(inst)
@@ -446,6 +448,47 @@ impl Instance {
                 Status::Ok
             }
         }
+    }
+
+    /// fmi2GetString: pointers to the instance's copies of the current choices.
+    pub fn get_strings(&mut self, function: &str, vrs: &[u32], out: &mut [*const std::ffi::c_char]) -> Status {
+        for (k, vr) in vrs.iter().enumerate() {
+            let (role, name) = match self.variable(function, *vr, VarType::String) {
+                Ok(r) => r,
+                Err(s) => return s,
+            };
+            let Role::Parameter(i) = role else { return self.error(&format!("{function}: {name} is not a string parameter")) };
+            let Some(text) = self.model.parameters[i].choice(self.params[i]).and_then(|_| self.choice_texts[i].get(self.params[i] as usize)) else {
+                return self.error(&format!("{function}: {name} has no valid value (internal error)"));
+            };
+            out[k] = text.as_ptr();
+        }
+        Status::Ok
+    }
+
+    /// fmi2SetString: the texts are copied (compared with the choices) before returning.
+    pub fn set_strings(&mut self, function: &str, vrs: &[u32], values: &[Option<String>]) -> Status {
+        for (vr, text) in vrs.iter().zip(values) {
+            let (role, name) = match self.variable(function, *vr, VarType::String) {
+                Ok(r) => r,
+                Err(s) => return s,
+            };
+            let Role::Parameter(i) = role else { return self.error(&format!("{function}: {name} is not a string parameter")) };
+            if self.state == State::StepComplete {
+                return self.error(&format!("{function}: parameter {name} is fixed; set it before fmi2ExitInitializationMode"));
+            }
+            let Some(text) = text else { return self.error(&format!("{function}: NULL string for {name}")) };
+            let p = &self.model.parameters[i];
+            let Some(index) = p.choice_index(text) else {
+                return self.error(&format!("{function}: {name} = \"{text}\" is not one of: {}", p.choices.join(", ")));
+            };
+            if self.params[i] != index {
+                self.params[i] = index;
+                // Rebuilt with the new value when next needed.
+                self.sim = None;
+            }
+        }
+        Status::Ok
     }
 
     pub fn do_step(&mut self, tc: f64, h: f64) -> Status {

@@ -221,7 +221,8 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             Some(k) => b.scope.positive(k, "shear_factor")?,
             None => BeamProperties::rectangle_shear_factor(nu),
         };
-        let (timoshenko, ancf, floating) = match bd.formulation.as_ref().map(|f| (f.get_ref().as_str(), f.span())) {
+        let formulation = bd.formulation.as_ref().map(|f| b.scope.text(f)).transpose()?;
+        let (timoshenko, ancf, floating) = match formulation.as_ref().map(|f| (f.get_ref().as_str(), f.span())) {
             None | Some(("timoshenko", _)) => (true, false, false),
             Some(("euler_bernoulli", _)) => (false, false, false),
             Some(("ancf", _)) => (true, true, false),
@@ -635,13 +636,18 @@ fn contact(c: &crate::model::schema::ContactDecl, b: &Builder, q0: &[f64], float
     };
     let min_speed = c.min_impact_speed.as_ref().map(|v| b.scope.positive(v, "min_impact_speed")).transpose()?.unwrap_or(1e-3);
     let e = b.scope.number(&c.restitution)?;
-    match c.method.as_ref().map(|m| (m.get_ref().as_str(), m.span())) {
+    let method = c.method.as_ref().map(|m| b.scope.text(m)).transpose()?;
+    let damping_model = c.damping_model.as_ref().map(|d| b.scope.text(d)).transpose()?;
+    match method.as_ref().map(|m| (m.get_ref().as_str(), m.span())) {
         None | Some(("force", _)) => {}
         Some(("constraint", _)) => {
-            if let Some(k) = &c.stiffness {
+            // With `method = "$param"` one entry serves both methods: the force-only keys are
+            // then simply not used by the constraint.
+            let chosen = c.method.as_ref().is_some_and(|m| m.get_ref().starts_with('$'));
+            if let Some(k) = c.stiffness.as_ref().filter(|_| !chosen) {
                 return Err(model.error(k.span(), "`stiffness` applies only to method = \"force\" (a contact constraint is rigid)".into()));
             }
-            if let Some(d) = &c.damping_model {
+            if let Some(d) = damping_model.as_ref().filter(|_| !chosen) {
                 return Err(model.error(d.span(), "`damping_model` applies only to method = \"force\"".into()));
             }
             if !(0.0..=1.0).contains(&e) {
@@ -663,7 +669,7 @@ fn contact(c: &crate::model::schema::ContactDecl, b: &Builder, q0: &[f64], float
     if !(e > 0.0 && e <= 1.0) {
         return Err(model.error(c.restitution.span(), format!("restitution must be in (0, 1], got {e}")));
     }
-    let damping = match c.damping_model.as_ref().map(|d| (d.get_ref().as_str(), d.span())) {
+    let damping = match damping_model.as_ref().map(|d| (d.get_ref().as_str(), d.span())) {
         None | Some(("exact", _)) => DampingModel::Exact,
         Some(("lankarani_nikravesh", _)) => DampingModel::LankaraniNikravesh,
         Some((other, span)) => return Err(model.error(span, format!("unknown damping_model '{other}', expected exact or lankarani_nikravesh"))),

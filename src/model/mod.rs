@@ -32,6 +32,8 @@ impl fmt::Display for ModelError {
 pub enum ParameterKind {
     Real,
     Integer,
+    /// One of `choices`; its value (in parameter vectors) is the index of the choice.
+    String,
 }
 
 #[derive(Debug, Clone)]
@@ -43,7 +45,21 @@ pub struct Parameter {
     pub description: String,
     pub min: Option<f64>,
     pub max: Option<f64>,
+    /// The allowed values of a string parameter (empty otherwise).
+    pub choices: Vec<String>,
     span: Range<usize>,
+}
+
+impl Parameter {
+    /// The text of a string parameter's value (an index into `choices`).
+    pub fn choice(&self, value: f64) -> Option<&str> {
+        (value >= 0.0 && value.fract() == 0.0).then_some(()).and_then(|_| self.choices.get(value as usize)).map(String::as_str)
+    }
+
+    /// The index of `text` among the choices of a string parameter.
+    pub fn choice_index(&self, text: &str) -> Option<f64> {
+        self.choices.iter().position(|c| c == text).map(|i| i as f64)
+    }
 }
 
 /// A parsed model file: its text (for error locations and the FMU's resources), its
@@ -114,31 +130,63 @@ impl Model {
             Value::Integer(i) => Some(*i as f64),
             _ => None,
         };
-        let mut p = Parameter { name, default: 0.0, kind: ParameterKind::Real, unit: String::new(), description: String::new(), min: None, max: None, span: span.clone() };
+        let mut p = Parameter { name, default: 0.0, kind: ParameterKind::Real, unit: String::new(), description: String::new(), min: None, max: None, choices: Vec::new(), span: span.clone() };
         match decl.get_ref() {
             Value::Table(table) => {
                 let mut value = None;
+                let mut text = None;
+                let mut typed_string = false;
+                let mut choices = None;
                 for (key, v) in table {
                     let bad = |what: &str| -> Result<f64, ModelError> { Err(self.error(span.clone(), format!("parameter '{}': `{key}` must be {what}", p.name))) };
                     match (key.as_str(), v) {
-                        ("value", v) => value = Some(number(v).map_or_else(|| bad("a number"), Ok)?),
+                        ("value", Value::String(t)) => text = Some(t.clone()),
+                        ("value", v) => value = Some(number(v).map_or_else(|| bad("a number or a string"), Ok)?),
                         ("unit", Value::String(u)) => p.unit = u.clone(),
                         ("description", Value::String(d)) => p.description = d.clone(),
                         ("type", Value::String(t)) if t == "real" => p.kind = ParameterKind::Real,
                         ("type", Value::String(t)) if t == "integer" => p.kind = ParameterKind::Integer,
-                        ("type", _) => return Err(bad("\"real\" or \"integer\"").unwrap_err()),
+                        ("type", Value::String(t)) if t == "string" => typed_string = true,
+                        ("type", _) => return Err(bad("\"real\", \"integer\" or \"string\"").unwrap_err()),
                         ("min", v) => p.min = Some(number(v).map_or_else(|| bad("a number"), Ok)?),
                         ("max", v) => p.max = Some(number(v).map_or_else(|| bad("a number"), Ok)?),
+                        ("choices", Value::Array(items)) => {
+                            let list: Option<Vec<String>> = items.iter().map(|i| i.as_str().map(str::to_string)).collect();
+                            choices = Some(list.ok_or_else(|| bad("a list of strings").unwrap_err())?);
+                        }
+                        ("choices", _) => return Err(bad("a list of strings").unwrap_err()),
                         ("unit" | "description", _) => return Err(bad("a string").unwrap_err()),
                         _ => {
                             return Err(self.error(
                                 span.clone(),
-                                format!("parameter '{}': unknown field `{key}`, expected `value`, `unit`, `description`, `type`, `min` or `max`", p.name),
+                                format!("parameter '{}': unknown field `{key}`, expected `value`, `unit`, `description`, `type`, `min`, `max` or `choices`", p.name),
                             ));
                         }
                     }
                 }
-                p.default = value.ok_or_else(|| self.error(span.clone(), format!("parameter '{}' needs `value`", p.name)))?;
+                if text.is_some() || choices.is_some() || typed_string {
+                    // A string parameter: { value = "a", choices = ["a", "b"] }.
+                    let fail = |msg: String| Err(self.error(span.clone(), format!("parameter '{}': {msg}", p.name)));
+                    let Some(text) = text else { return fail("a string parameter needs a string `value` (one of its `choices`)".into()) };
+                    let Some(choices) = choices else { return fail(format!("string value \"{text}\" needs `choices = [\"{text}\", ...]`, the values it may take")) };
+                    if choices.is_empty() || choices.iter().any(|c| c.is_empty()) {
+                        return fail("`choices` must be a non-empty list of non-empty strings".into());
+                    }
+                    if let Some(c) = choices.iter().enumerate().find(|(i, c)| choices[..*i].contains(c)) {
+                        return fail(format!("choice \"{}\" is listed twice", c.1));
+                    }
+                    if p.min.is_some() || p.max.is_some() || !p.unit.is_empty() || p.kind == ParameterKind::Integer {
+                        return fail("`min`, `max`, `unit` and `type = \"integer\"` do not apply to a string parameter".into());
+                    }
+                    let Some(index) = choices.iter().position(|c| *c == text) else {
+                        return fail(format!("value \"{text}\" is not one of its choices ({})", choices.join(", ")));
+                    };
+                    p.kind = ParameterKind::String;
+                    p.default = index as f64;
+                    p.choices = choices;
+                } else {
+                    p.default = value.ok_or_else(|| self.error(span.clone(), format!("parameter '{}' needs `value`", p.name)))?;
+                }
             }
             v => p.default = number(v).ok_or_else(|| self.error(span.clone(), format!("parameter '{}' must be a number or a table with `value`", p.name)))?,
         }
@@ -163,6 +211,12 @@ impl Model {
             let bad = |msg: String| Err(self.error(p.span.clone(), msg));
             if !v.is_finite() {
                 return bad(format!("parameter '{}' = {v} is not a finite number", p.name));
+            }
+            if p.kind == ParameterKind::String {
+                if p.choice(v).is_none() {
+                    return bad(format!("parameter '{}' must be one of {}, got index {v}", p.name, p.choices.join(", ")));
+                }
+                continue;
             }
             if p.kind == ParameterKind::Integer && v.fract() != 0.0 {
                 return bad(format!("parameter '{}' is an integer, got {v}", p.name));
@@ -200,7 +254,8 @@ impl<'a> Scope<'a> {
 
     fn resolve(&self, name: &str, time_allowed: bool) -> Option<Symbol> {
         if let Some(i) = self.model.parameter_index(name) {
-            return Some(Symbol::Constant(self.values[i]));
+            // String parameters have no numeric value (see `text`).
+            return (self.model.parameters[i].kind != ParameterKind::String).then_some(Symbol::Constant(self.values[i]));
         }
         if time_allowed {
             if name == "t" {
@@ -221,7 +276,11 @@ impl<'a> Scope<'a> {
                 let mut span = n.span();
                 span.start += 1 + e.offset;
                 let hint = if time_allowed { "" } else { " (only parameters may appear here)" };
-                self.model.error(span, format!("{}{hint}", e.message))
+                let string = self.model.parameters.iter().find(|p| p.kind == ParameterKind::String && e.message == format!("unknown name '{}'", p.name));
+                match string {
+                    Some(p) => self.model.error(span, format!("'{}' is a string parameter ({}); use it in a text field as \"${}\"", p.name, p.choices.join(", "), p.name)),
+                    None => self.model.error(span, format!("{}{hint}", e.message)),
+                }
             }),
         }
     }
@@ -233,6 +292,20 @@ impl<'a> Scope<'a> {
             return Err(self.model.error(n.span(), format!("evaluates to {v}, expected a finite number")));
         }
         Ok(v)
+    }
+
+    /// A text field: a literal, or `"$name"`, the current value of the string parameter
+    /// `name` (the span stays the field's, so later errors point at it).
+    pub fn text(&self, field: &schema::Name) -> Result<schema::Name, ModelError> {
+        let Some(name) = field.get_ref().strip_prefix('$') else { return Ok(field.clone()) };
+        let strings: Vec<&str> = self.model.parameters.iter().filter(|p| p.kind == ParameterKind::String).map(|p| p.name.as_str()).collect();
+        let p = self.model.parameter_index(name).map(|i| (&self.model.parameters[i], self.values[i])).filter(|(p, _)| p.kind == ParameterKind::String);
+        let Some((p, v)) = p else {
+            let known = if strings.is_empty() { "none declared".to_string() } else { strings.join(", ") };
+            return Err(self.model.error(field.span(), format!("'${name}' names no string parameter (string parameters: {known})")));
+        };
+        let value = p.choice(v).ok_or_else(|| self.model.error(field.span(), format!("parameter '{name}' has no valid choice")))?;
+        Ok(toml::Spanned::new(field.span(), value.to_string()))
     }
 
     /// A constant that must be > 0 (masses, lengths, steps).
