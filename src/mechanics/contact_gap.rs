@@ -4,14 +4,15 @@
 //! - `Measure`: a planar measure between two anchors (rigid bodies, point masses, beam nodes;
 //!   src/mechanics/kinematics.rs): projection on a plane normal or distance of centres.
 //! - `FloatingTip`: the tip of a floating-frame beam (paper 004 eq. 1 at x = L, with the
-//!   axial shortening -B^T H B / 2) against a plane or circle fixed to ground:
-//!     plane: s = n . (r_tip(q) - p1),   circle: s = |r_tip(q) - c1|.
-//!   With the tip Jacobian D = dr/dq (rigid frame and modal columns) and the second
-//!   derivatives of r (src/mechanics/elements/floating_frame_beam_2d.rs, `FloatingTipPoint`):
-//!     G = s_r D,   H = D^T s_rr D + s_r . d2r/dq2,
-//!   s_r = n, s_rr = 0 (plane); s_r = u = (r - c1)/|r - c1|, s_rr = (I - u u^T)/|r - c1|
-//!   (circle). The contact's generalized force is then G^T f over the beam's 3 + 2N
-//!   coordinates (the floating frame and every mode), exactly as for rigid bodies.
+//!   axial shortening -B^T H B / 2) against a plane or circle fixed to ground.
+//!
+//! For the tip, plane: s = n . (r_tip(q) - p1); circle: s = |r_tip(q) - c1|. With the tip
+//! Jacobian D = dr/dq (rigid frame and modal columns) and the second derivatives of r
+//! (src/mechanics/elements/floating_frame_beam_2d.rs, `FloatingTipPoint`):
+//! G = s_r D, H = D^T s_rr D + s_r . d2r/dq2, with s_r = n, s_rr = 0 (plane) or
+//! s_r = u = (r - c1)/|r - c1|, s_rr = (I - u u^T)/|r - c1| (circle). The contact's
+//! generalized force is then G^T f over the beam's 3 + 2N coordinates (the floating frame
+//! and every mode), exactly as for rigid bodies.
 
 use super::elements::FloatingTipPoint;
 use super::kinematics::Measure;
