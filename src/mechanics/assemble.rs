@@ -744,8 +744,8 @@ impl OutputKind {
                 OutputKind::Reaction { joint: j, component: ["reaction_x", "reaction_y", "reaction_torque"].iter().position(|s| *s == q).unwrap_or(0) }
             }
             "joint_position" | "joint_velocity" => OutputKind::JointCoordinate { joint: need_joint()?, order: usize::from(q == "joint_velocity") },
-            "contact_force" | "penetration" | "contact_state" => {
-                let quantity = ["contact_force", "penetration", "contact_state"].iter().position(|s| *s == q).unwrap_or(0);
+            "contact_force" | "penetration" | "contact_state" | "impact_time" => {
+                let quantity = ["contact_force", "penetration", "contact_state", "impact_time"].iter().position(|s| *s == q).unwrap_or(0);
                 match o.contact.as_ref().and_then(|n| sys.contact_constraint_names.iter().position(|c| c == n.get_ref())) {
                     Some(contact) => OutputKind::ContactConstraint { contact, quantity },
                     None => OutputKind::Contact { contact: need_contact()?, quantity },
@@ -760,7 +760,7 @@ impl OutputKind {
                     o.quantity.span(),
                     format!(
                         "unknown output quantity '{other}', expected one of: x, y, vx, vy, ax, ay, angle, angular_velocity, angular_acceleration, \
-                         reaction_x, reaction_y, reaction_torque, joint_position, joint_velocity, contact_force, penetration, contact_state, energy_total, energy_kinetic, energy_potential, energy_dissipated"
+                         reaction_x, reaction_y, reaction_torque, joint_position, joint_velocity, contact_force, penetration, contact_state, impact_time, energy_total, energy_kinetic, energy_potential, energy_dissipated"
                     ),
                 ));
             }

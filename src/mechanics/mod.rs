@@ -249,7 +249,7 @@ impl System {
             f.record(q, t);
         }
         for c in &self.contacts.elements {
-            c.record(q, v);
+            c.record(q, v, t);
         }
     }
 
@@ -261,7 +261,7 @@ impl System {
         }
         for c in &self.contacts.elements {
             let m = c.memory();
-            out.extend([m.approach, m.impact]);
+            out.extend([m.approach, m.impact, m.onset]);
         }
         for c in &self.contact_constraints {
             out.extend(c.memory().to_numbers());
@@ -275,13 +275,14 @@ impl System {
             at += f.load(&data[at..])?;
         }
         let contacts = &self.contacts.elements;
-        if data.len() != at + 2 * contacts.len() + 2 * self.contact_constraints.len() {
+        let kc = ContactConstraintMemory::NUMBERS;
+        if data.len() != at + 3 * contacts.len() + kc * self.contact_constraints.len() {
             return Err("element history has the wrong size".into());
         }
-        let modes = self.contact_constraints.iter().zip(data[at + 2 * contacts.len()..].chunks_exact(2));
+        let modes = self.contact_constraints.iter().zip(data[at + 3 * contacts.len()..].chunks_exact(kc));
         let modes = modes.map(|(_, m)| ContactConstraintMemory::from_numbers(m)).collect::<Result<Vec<_>, String>>()?;
-        for (c, m) in contacts.iter().zip(data[at..].chunks_exact(2)) {
-            c.set_memory(ContactMemory { approach: m[0], impact: m[1] });
+        for (c, m) in contacts.iter().zip(data[at..].chunks_exact(3)) {
+            c.set_memory(ContactMemory { approach: m[0], impact: m[1], onset: m[2] });
         }
         for (c, m) in self.contact_constraints.iter().zip(modes) {
             c.set_memory(m);
@@ -463,11 +464,11 @@ impl Dynamics for System {
 
     /// Contact constraints switch on (impact with Newton's restitution law) and off
     /// (tensile multiplier); see src/mechanics/joints/contact_constraint.rs.
-    fn event_update(&self, q: &[f64], v: &[f64], lambda: &[f64], _t: f64, jump: &mut [f64]) -> EventAction {
+    fn event_update(&self, q: &[f64], v: &[f64], lambda: &[f64], t: f64, jump: &mut [f64]) -> EventAction {
         let rows = self.constraints.len();
         let mut action = EventAction::None;
         for (k, c) in self.contact_constraints.iter().enumerate() {
-            match c.update(q, v, lambda[rows + k]) {
+            match c.update(q, v, lambda[rows + k], t) {
                 Ok(j) => {
                     jump[rows + k] = j;
                     action = EventAction::Jump;

@@ -17,8 +17,8 @@ pub enum OutputKind {
     Reaction { joint: usize, component: usize },
     /// Slider displacement / relative angle of a joint (order 0) or its rate (1).
     JointCoordinate { joint: usize, order: usize },
-    /// Normal force (0), penetration (1, negative: the gap) or state (2: 1 in contact, else 0)
-    /// of a contact.
+    /// Normal force (0), penetration (1, negative: the gap), state (2: 1 in contact, else 0)
+    /// or time of the latest contact onset (3: impact time, -1 before any) of a contact.
     Contact { contact: usize, quantity: usize },
     /// Position (order 0) or velocity (1) of a point of a spatial body; component 0..3 = x, y, z.
     SpatialPoint { anchor: Anchor3, component: usize, order: usize },
@@ -49,7 +49,7 @@ impl OutputKind {
             OutputKind::JointCoordinate { .. } | OutputKind::EulerParameter { .. } => "",
             OutputKind::SpatialPoint { order, .. } => ["m", "m/s"][*order],
             OutputKind::SpatialAngularVelocity { .. } => "rad/s",
-            OutputKind::Contact { quantity, .. } | OutputKind::ContactConstraint { quantity, .. } => ["N", "m", ""][*quantity],
+            OutputKind::Contact { quantity, .. } | OutputKind::ContactConstraint { quantity, .. } => ["N", "m", "", "s"][*quantity],
             OutputKind::FloatingFrameTip { quantity, .. } => ["m", "m", "rad"][*quantity],
             _ => "J",
         }
@@ -145,10 +145,12 @@ impl Output {
                 if *order == 0 { m.value(s.q) } else { m.rate(s.q, s.v) }
             }
             OutputKind::Contact { contact, quantity } => {
-                let f = sys.contacts.elements[*contact].evaluate(s.q, s.v);
+                let c = &sys.contacts.elements[*contact];
+                let f = c.evaluate(s.q, s.v);
                 match quantity {
                     0 => f.force,
                     1 => f.penetration,
+                    3 => c.memory().onset,
                     _ => f64::from(u8::from(f.penetration > 0.0)),
                 }
             }
@@ -166,6 +168,7 @@ impl Output {
                     0 if c.is_active() => s.lambda[sys.contact_constraint_row(*contact)],
                     0 => 0.0,
                     1 => c.penetration(s.q),
+                    3 => c.memory().onset,
                     _ => f64::from(u8::from(c.is_active())),
                 }
             }

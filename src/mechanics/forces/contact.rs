@@ -92,12 +92,14 @@ pub fn restitution_of_damping_factor(c: f64) -> f64 {
     0.5 * (lo + hi)
 }
 
-/// The history of one contact: the approach rate at the last accepted separated state and
-/// the impact speed v0 recorded at onset (NaN while separated).
+/// The history of one contact: the approach rate at the last accepted separated state, the
+/// impact speed v0 recorded at onset (NaN while separated) and the time of the latest onset
+/// (the first accepted state in contact; -1 before any).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ContactMemory {
     pub approach: f64,
     pub impact: f64,
+    pub onset: f64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -141,7 +143,7 @@ impl Contact {
             model,
             damping_factor: model.factor(restitution),
             min_impact_speed,
-            memory: Cell::new(ContactMemory { approach: 0.0, impact: f64::NAN }),
+            memory: Cell::new(ContactMemory { approach: 0.0, impact: f64::NAN, onset: -1.0 }),
         }
     }
 
@@ -203,7 +205,7 @@ impl Contact {
 
     /// An accepted state: while separated track the approach rate; at the first accepted
     /// state in contact record the impact speed v0 (eq. 10); after separation forget it.
-    pub fn record(&self, q: &[f64], v: &[f64]) {
+    pub fn record(&self, q: &[f64], v: &[f64], t: f64) {
         let (delta, rate, _) = self.geometry(q, v);
         let mut m = self.memory.get();
         if delta < 0.0 {
@@ -211,6 +213,7 @@ impl Contact {
             m.approach = rate;
         } else if m.impact.is_nan() {
             m.impact = rate;
+            m.onset = t;
         }
         self.memory.set(m);
     }
@@ -293,7 +296,7 @@ mod tests {
         // A circle on a rigid body against a tilted ground plane.
         let m = Measure::new(Anchor::Ground { p: [0.0, 0.0] }, Anchor::Rigid { x: 0, s: [0.1, 0.05] }, MeasureKind::Projection { u: [0.6, 0.8], rotating: false });
         let c = Contact::new(ContactGap::Measure(m), 0.25, 1e6, 0.5, DampingModel::Exact, 1e-3);
-        c.set_memory(ContactMemory { approach: 2.0, impact: 2.0 });
+        c.set_memory(ContactMemory { approach: 2.0, impact: 2.0, onset: 0.0 });
         let q = [0.05, 0.08, 0.3];
         let v = [0.4, -1.2, 2.0];
         let force = |q: &[f64], v: &[f64]| {

@@ -78,16 +78,20 @@ pub struct ContactConstraintMemory {
     pub mode: ContactMode,
     /// The onset event is delta - offset.
     pub offset: f64,
+    /// Time of the latest impact (onset of contact); -1 before any.
+    pub onset: f64,
 }
 
 impl ContactConstraintMemory {
-    pub fn to_numbers(self) -> [f64; 2] {
-        [self.mode.code(), self.offset]
+    pub const NUMBERS: usize = 3;
+
+    pub fn to_numbers(self) -> [f64; 3] {
+        [self.mode.code(), self.offset, self.onset]
     }
 
     pub fn from_numbers(x: &[f64]) -> Result<Self, String> {
         let mode = ContactMode::from_code(x[0]).ok_or_else(|| format!("bad contact constraint mode {}", x[0]))?;
-        Ok(ContactConstraintMemory { mode, offset: x[1] })
+        Ok(ContactConstraintMemory { mode, offset: x[1], onset: x[2] })
     }
 }
 
@@ -106,7 +110,7 @@ pub struct ContactConstraint {
 
 impl ContactConstraint {
     pub fn new(gap: ContactGap, reach: f64, restitution: f64, min_impact_speed: f64) -> Self {
-        ContactConstraint { gap, reach, restitution, min_impact_speed, memory: Cell::new(ContactConstraintMemory { mode: ContactMode::Separated, offset: 0.0 }) }
+        ContactConstraint { gap, reach, restitution, min_impact_speed, memory: Cell::new(ContactConstraintMemory { mode: ContactMode::Separated, offset: 0.0, onset: -1.0 }) }
     }
 
     pub fn memory(&self) -> ContactConstraintMemory {
@@ -162,13 +166,13 @@ impl ContactConstraint {
 
     fn release(&self, q: &[f64]) {
         let offset = self.penetration(q).max(0.0) + REARM;
-        self.memory.set(ContactConstraintMemory { mode: ContactMode::Separated, offset });
+        self.memory.set(ContactConstraintMemory { mode: ContactMode::Separated, offset, ..self.memory.get() });
     }
 
     /// One round of the event update at a step boundary (see the module documentation):
     /// returns the constraint-velocity jump this row asks for (Some: an impact starts) or
     /// whether it switched (Err(true)) or not (Err(false)).
-    pub fn update(&self, q: &[f64], v: &[f64], lambda: f64) -> Result<f64, bool> {
+    pub fn update(&self, q: &[f64], v: &[f64], lambda: f64, t: f64) -> Result<f64, bool> {
         let m = self.memory.get();
         match m.mode {
             ContactMode::Separated => {
@@ -177,7 +181,7 @@ impl ContactConstraint {
                 }
                 let rate = self.approach_rate(q, v);
                 let e = if rate > self.min_impact_speed { self.restitution } else { 0.0 };
-                self.memory.set(ContactConstraintMemory { mode: ContactMode::Impact, offset: m.offset });
+                self.memory.set(ContactConstraintMemory { mode: ContactMode::Impact, offset: m.offset, onset: t });
                 // Newton's law: delta'+ = -e delta'- (only an approach is reversed; a row found
                 // separating is brought to rest and released below if tensile).
                 Ok(-rate - e * rate.max(0.0))
@@ -188,7 +192,7 @@ impl ContactConstraint {
                 if leaving {
                     self.release(q);
                 } else {
-                    self.memory.set(ContactConstraintMemory { mode: ContactMode::Active, offset: m.offset });
+                    self.memory.set(ContactConstraintMemory { mode: ContactMode::Active, ..m });
                 }
                 Err(true)
             }
