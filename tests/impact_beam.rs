@@ -1,0 +1,253 @@
+//! Acceptance tests of models/impact_beam.toml (benchmarks.md section 8, paper 004 section 4):
+//! a flexible beam pinned at the origin falls from 45 deg and its tip strikes the plane y = 0.
+//! Contact by the Hertz force with hysteresis damping (004 eqs. 6-10) or by the unilateral
+//! constraint (004 sec. 2.3.1), chosen by the string parameter `contact`.
+//!
+//! References used below:
+//! - the first impact time is a property of the free fall (no contact yet): both contact
+//!   models, all communication steps and both beam formulations must find it;
+//! - energy balance: energy_total + energy_dissipated is constant when the integrator itself
+//!   does not dissipate (HHT with alpha = 0, i.e. rho_inf = 1);
+//! - paper 004 sec. 4.2 / Fig. 2: the free parameter alpha of HHT in [-1/3, 0] hardly changes
+//!   the response ("自由参数 alpha 对 HHT-alpha 法求解系统动力学响应的影响并不明显");
+//! - paper 004 Fig. 2(e, f): the constraint method (CCM) and the contact force method (CCFM)
+//!   agree.
+
+use std::path::{Path, PathBuf};
+
+use flexfmu::model::{Model, ParameterKind};
+use flexfmu::simulation::{Simulation, SolverSettings};
+
+fn model_path(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(name)
+}
+
+/// Sampled outputs of one run.
+#[derive(Debug, Default)]
+struct Run {
+    t: Vec<f64>,
+    angle: Vec<f64>,
+    tip_y: Vec<f64>,
+    energy: Vec<f64>,
+    dissipated: Vec<f64>,
+    impact: Vec<f64>,
+}
+
+impl Run {
+    /// The first contact onset (impact_time output, -1 before any).
+    fn first_impact(&self) -> f64 {
+        self.impact.iter().copied().find(|&x| x >= 0.0).expect("the tip reaches the plane")
+    }
+
+    /// The largest angle after the first impact: how high the beam rebounds.
+    fn rebound(&self) -> (f64, f64) {
+        let t0 = self.first_impact();
+        self.t.iter().zip(&self.angle).filter(|(t, _)| **t > t0).map(|(t, a)| (*a, *t)).fold((f64::MIN, 0.0), |m, x| if x.0 > m.0 { x } else { m })
+    }
+
+    /// max |E + D - E0| / E0 over the samples.
+    fn energy_drift(&self) -> f64 {
+        let e0 = self.energy[0];
+        self.energy.iter().zip(&self.dissipated).map(|(e, d)| ((e + d - e0) / e0).abs()).fold(0.0, f64::max)
+    }
+
+    fn at(&self, values: &[f64], t: f64) -> f64 {
+        let i = self.t.iter().position(|x| (x - t).abs() < 1e-9).expect("sample time");
+        values[i]
+    }
+
+    /// The angle at the samples of a `DT` grid (comparable between runs).
+    fn grid_angles(&self) -> Vec<f64> {
+        self.t.iter().zip(&self.angle).filter(|(t, _)| ((*t / DT).round() * DT - *t).abs() < 1e-12).map(|(_, a)| *a).collect()
+    }
+}
+
+fn parameters(model: &Model, sets: &[(&str, &str)]) -> Vec<f64> {
+    let mut params = model.default_parameters();
+    for (name, value) in sets {
+        let i = model.parameter_index(name).unwrap();
+        let p = &model.parameters[i];
+        params[i] = if p.kind == ParameterKind::String { p.choice_index(value).unwrap() } else { value.parse().unwrap() };
+    }
+    model.check_parameters(&params).unwrap();
+    params
+}
+
+/// Sample times: every `dt` to `stop`, every 1e-4 s around the first impact (0.365..0.385 s)
+/// so that the impact_time output (the latest onset) shows the first impact itself.
+fn sample_times(stop: f64, dt: f64) -> Vec<f64> {
+    let mut t: Vec<f64> = (0..=(stop / dt).round() as usize).map(|k| k as f64 * dt).collect();
+    t.extend((3650..3850).map(|k| k as f64 * 1e-4).filter(|&x| x < stop));
+    t.sort_by(f64::total_cmp);
+    t.dedup_by(|a, b| (*a - *b).abs() < 1e-12);
+    t
+}
+
+/// Run `file` with parameter overrides and a settings change, sampled at `sample_times`.
+fn run(file: &str, sets: &[(&str, &str)], tweak: impl Fn(&mut SolverSettings), stop: f64, dt: f64) -> Run {
+    let model = Model::load(&model_path(file)).unwrap();
+    let params = parameters(&model, sets);
+    let mut settings = SolverSettings::from_model(&model, &params).unwrap();
+    tweak(&mut settings);
+    let mut sim = Simulation::new(&model, &params, settings, 0.0).unwrap();
+    let index = |n: &str| sim.outputs().iter().position(|o| o.name == n).unwrap();
+    let (ia, iy, ie, id, ii) = (index("angle"), index("tip_y"), index("energy_total"), index("energy_dissipated"), index("impact_time"));
+    let mut r = Run::default();
+    for t in sample_times(stop, dt) {
+        if t > 0.0 {
+            sim.step_to(t).unwrap();
+        }
+        let o = sim.output_values().unwrap();
+        r.t.push(t);
+        r.angle.push(o[ia]);
+        r.tip_y.push(o[iy]);
+        r.energy.push(o[ie]);
+        r.dissipated.push(o[id]);
+        r.impact.push(o[ii]);
+    }
+    r
+}
+
+fn keep(_: &mut SolverSettings) {}
+
+/// HHT-alpha with alpha in [-1/3, 0]: rho_inf = (1 + alpha) / (1 - alpha).
+fn hht(alpha: f64) -> impl Fn(&mut SolverSettings) {
+    move |s: &mut SolverSettings| {
+        s.method = flexfmu::integrators::Method::Hht;
+        s.rho_inf = (1.0 + alpha) / (1.0 - alpha);
+    }
+}
+
+const STOP: f64 = 0.7;
+const DT: f64 = 1e-3;
+
+#[test]
+fn both_contact_methods_find_the_same_impact_and_rebound() {
+    let force = run("impact_beam.toml", &[("contact", "force")], keep, STOP, DT);
+    let constraint = run("impact_beam.toml", &[("contact", "constraint")], keep, STOP, DT);
+    // Rigid free fall (no flexibility): (1/2)(m L^2/3) w^2 = m g (L/2)(sin 45 - sin th) ->
+    // t from the elliptic-type integral, evaluated by quadrature as a sanity bound.
+    let rigid = {
+        let (g, l, th0) = (9.81, 1.0, std::f64::consts::FRAC_PI_4);
+        let n = 200_000;
+        let mut t = 0.0;
+        for k in 0..n {
+            // substitution th = th0 - (th0) s^2 removes the 1/sqrt singularity at th0
+            let s = (k as f64 + 0.5) / n as f64;
+            let th = th0 * (1.0 - s * s);
+            let w = (3.0 * g / l * (th0.sin() - th.sin())).sqrt();
+            t += 2.0 * th0 * s / w / n as f64;
+        }
+        t
+    };
+    let (tf, tc) = (force.first_impact(), constraint.first_impact());
+    let ((af, atf), (ac, atc)) = (force.rebound(), constraint.rebound());
+    let (ef, ec) = (force.at(&force.energy, 0.45), constraint.at(&constraint.energy, 0.45));
+    println!("first impact: force {tf:.6} s, constraint {tc:.6} s, rigid beam {rigid:.6} s");
+    println!("max angle after the first impact: force {af:.5} rad at {atf:.3} s, constraint {ac:.5} rad at {atc:.3} s, relative difference {:.2} %", 100.0 * (af - ac).abs() / ac);
+    println!("energy_total after the impacts (t = 0.45 s): force {ef:.4} J, constraint {ec:.4} J, relative difference {:.2} %", 100.0 * (ef - ec).abs() / ec);
+    assert!((tf - tc).abs() < 1e-3, "first impact {tf} vs {tc}");
+    assert!((tf - rigid).abs() < 2e-3, "first impact {tf} vs rigid {rigid}");
+    // The rebound angle of the flexible beam with N = 5 modes: measured 5.3 % apart here
+    // (4.2 % with 1e-4 s sampling: the multiple-impact sequence is sensitive to the step
+    // grid at the 1 % level); 2 % is reached with N = 8, see below. Both rebound far above
+    // the rigid-beam value asin(e^2 sin 45) = 0.064 rad: the elastic energy the modes store
+    // at the impact returns to the rotation.
+    assert!((af - ac).abs() < 0.06 * ac, "{af} vs {ac}");
+    assert!(af > 0.2 && ac > 0.2);
+    // No penetration beyond the force law's own: the constraint keeps tip_y >= 0 to
+    // round-off, the Hertz force to K delta^1.5 ~ contact force.
+    let min_c = constraint.tip_y.iter().copied().fold(f64::MAX, f64::min);
+    let min_f = force.tip_y.iter().copied().fold(f64::MAX, f64::min);
+    println!("min tip_y: constraint {min_c:.3e} m, force {min_f:.3e} m");
+    assert!(min_c > -1e-9);
+    assert!(min_f > -1e-3);
+}
+
+#[test]
+fn contact_methods_agree_within_two_percent_with_eight_modes() {
+    let sets = |c| [("contact", c), ("N", "8")];
+    let force = run("impact_beam.toml", &sets("force"), keep, STOP, DT);
+    let constraint = run("impact_beam.toml", &sets("constraint"), keep, STOP, DT);
+    let ((af, atf), (ac, atc)) = (force.rebound(), constraint.rebound());
+    println!(
+        "N = 8: first impact force {:.6} s, constraint {:.6} s; max angle after it: force {af:.5} rad at {atf:.3} s, constraint {ac:.5} rad at {atc:.3} s, relative difference {:.2} %",
+        force.first_impact(),
+        constraint.first_impact(),
+        100.0 * (af - ac).abs() / ac
+    );
+    assert!((force.first_impact() - constraint.first_impact()).abs() < 1e-3);
+    assert!((af - ac).abs() < 0.02 * ac, "{af} vs {ac}");
+}
+
+#[test]
+fn energy_is_balanced_without_numerical_damping() {
+    // HHT with alpha = 0 (rho_inf = 1) conserves the energy of the smooth motion; the contact
+    // force's hysteresis loss is energy_dissipated. Through the whole impact sequence.
+    for contact in ["force", "constraint"] {
+        // 5e-6 s steps: the trapezoidal rule of the dissipated power resolves the contacts.
+        let r = run("impact_beam.toml", &[("contact", contact)], |s| {
+            hht(0.0)(s);
+            s.step = 5e-6;
+        }, 0.45, DT);
+        let drift = r.energy_drift();
+        println!("contact = {contact}, HHT alpha = 0: E0 = {:.6} J, dissipated {:.4} J, max |E + D - E0|/E0 = {drift:.2e}", r.energy[0], r.dissipated.last().unwrap());
+        assert!(drift < 1e-3, "{contact}: {drift}");
+        assert!(*r.dissipated.last().unwrap() > 0.1);
+    }
+}
+
+#[test]
+fn hht_alpha_hardly_changes_the_response() {
+    // Paper 004 sec. 4.2: alpha in [-1/3, 0] barely changes the angle history.
+    let alphas = [0.0, -0.15, -0.3];
+    for contact in ["constraint", "force"] {
+        let runs: Vec<Run> = alphas.iter().map(|&a| run("impact_beam.toml", &[("contact", contact)], hht(a), STOP, DT)).collect();
+        let reference = &runs[0];
+        let (a0, _) = reference.rebound();
+        let scale = reference.angle.iter().fold(0.0f64, |m, a| m.max(a.abs()));
+        for (alpha, r) in alphas.iter().zip(&runs) {
+            let (a, at) = r.rebound();
+            let worst = r.grid_angles().iter().zip(&reference.grid_angles()).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max) / scale;
+            println!(
+                "contact = {contact}, alpha = {alpha:5.2} (rho_inf {:.3}): first impact {:.6} s, max angle after it {a:.5} rad at {at:.3} s ({:+.2} %), max |angle - angle(alpha = 0)| / max|angle| = {:.2} %",
+                (1.0 + alpha) / (1.0 - alpha),
+                r.first_impact(),
+                100.0 * (a - a0) / a0,
+                100.0 * worst
+            );
+            assert!((r.first_impact() - reference.first_impact()).abs() < 1e-4);
+            assert!((a - a0).abs() < 0.01 * a0, "{contact}, alpha {alpha}: {a} vs {a0}");
+        }
+    }
+}
+
+#[test]
+fn corotational_beam_agrees_with_the_floating_frame() {
+    // 10 corotational elements resolve more bending modes than N = 5 assumed modes: the
+    // rebound is compared with the floating frame at N = 5 (the benchmark's default) and
+    // N = 8.
+    for contact in ["force", "constraint"] {
+        let cr = run("impact_beam_corotational.toml", &[("contact", contact)], keep, STOP, DT);
+        let (ac, _) = cr.rebound();
+        for modes in ["5", "8"] {
+            let ff = run("impact_beam.toml", &[("contact", contact), ("N", modes)], keep, STOP, DT);
+            assert_eq!(ff.t, cr.t);
+            // Before the impact both are the same flexible pendulum.
+            let before = ff.t.iter().position(|&t| t >= 0.36).unwrap();
+            let pre = (0..before).map(|i| (ff.angle[i] - cr.angle[i]).abs()).fold(0.0, f64::max);
+            let (af, _) = ff.rebound();
+            println!(
+                "contact = {contact}: first impact floating frame (N = {modes}) {:.6} s, corotational {:.6} s; max angle difference before impact {pre:.2e} rad; \
+                 max angle after impact {af:.5} (floating frame) vs {ac:.5} rad (corotational), {:+.1} %",
+                ff.first_impact(),
+                cr.first_impact(),
+                100.0 * (ac - af) / af
+            );
+            assert!((ff.first_impact() - cr.first_impact()).abs() < 1e-3);
+            assert!(pre < 1e-3, "{pre}");
+            let tolerance = if modes == "8" { 0.04 } else { 0.15 };
+            assert!((ac - af).abs() < tolerance * af, "N = {modes}: {af} vs {ac}");
+        }
+    }
+}
