@@ -251,3 +251,133 @@ fn corotational_beam_agrees_with_the_floating_frame() {
         }
     }
 }
+
+mod fmu {
+    //! The FMU through a real importer (the `fmi` crate): impact times independent of the
+    //! communication step, and the string parameter `contact` through fmi2SetString /
+    //! fmi2GetString.
+
+    use super::*;
+    use fmi::fmi2::import::Fmi2Import;
+    use fmi::fmi2::instance::{CoSimulation, Common, InstanceCS};
+    use fmi::traits::{FmiImport, FmiInstance};
+    use flexfmu::export::package::{build_fmu, find_binary};
+    use flexfmu::export::variables::Variables;
+    use std::ffi::CString;
+
+    const END: f64 = 0.4;
+
+    fn start(import: &Fmi2Import, contact: Option<&str>, vars: &Variables) -> InstanceCS {
+        let mut inst = import.instantiate_cs("impact", false, false).unwrap();
+        if let Some(c) = contact {
+            let vr = vars.list.iter().find(|v| v.name == "contact").unwrap().vr;
+            inst.set_string(&[vr], &[CString::new(c).unwrap()]).unwrap();
+        }
+        FmiInstance::enter_initialization_mode(&mut inst, None, 0.0, None).unwrap();
+        FmiInstance::exit_initialization_mode(&mut inst).unwrap();
+        inst
+    }
+
+    /// Step to END with communication step h; (time, impact_time) at every communication point.
+    fn impacts(inst: &mut InstanceCS, vr: u32, h: f64) -> Vec<(f64, f64)> {
+        let n = (END / h).round() as usize;
+        let mut out = Vec::new();
+        for k in 0..n {
+            let t = k as f64 * h;
+            inst.do_step(t, h, true).unwrap();
+            let mut v = [0.0];
+            inst.get_real(&[vr], &mut v).unwrap();
+            out.push(((k + 1) as f64 * h, v[0]));
+        }
+        out
+    }
+
+    #[test]
+    fn impact_times_do_not_depend_on_the_communication_step() {
+        let dir = tempfile::tempdir().unwrap();
+        let model = Model::load(&model_path("impact_beam.toml")).unwrap();
+        let binary = find_binary().expect("libflexfmu.so (cargo build --release first)");
+        let path = dir.path().join("impact_beam.fmu");
+        build_fmu(&model, &binary, &path).unwrap();
+        let import: Fmi2Import = fmi::import::from_path(&path).unwrap();
+        let vars = Variables::new(&model).unwrap();
+        let vr = vars.list.iter().find(|v| v.name == "impact_time").unwrap().vr;
+        let steps = [1e-4, 1e-3, 1e-2, 0.1];
+        let runs: Vec<Vec<(f64, f64)>> = steps
+            .iter()
+            .map(|&h| {
+                let mut inst = start(&import, None, &vars);
+                impacts(&mut inst, vr, h)
+            })
+            .collect();
+        // All contact onsets the finest run saw (each communication point shows the latest).
+        let mut reference: Vec<f64> = runs[0].iter().map(|p| p.1).filter(|&x| x >= 0.0).collect();
+        reference.dedup();
+        println!("contact onsets seen with communication step 1e-4: {:?}", reference.iter().map(|x| format!("{x:.6}")).collect::<Vec<_>>());
+        for (h, r) in steps.iter().zip(&runs) {
+            let mut seen: Vec<f64> = r.iter().map(|p| p.1).filter(|&x| x >= 0.0).collect();
+            seen.dedup();
+            let worst = seen.iter().map(|x| reference.iter().map(|y| (x - y).abs()).fold(f64::MAX, f64::min)).fold(0.0, f64::max);
+            let last = r.last().unwrap().1;
+            println!(
+                "communication step {h:e}: onsets seen {:?}, farthest from an onset of the 1e-4 run {worst:.2e} s, latest onset at t = {END}: {last:.6} (1e-4 run: {:.6})",
+                seen.iter().map(|x| format!("{x:.6}")).collect::<Vec<_>>(),
+                runs[0].last().unwrap().1
+            );
+            assert!(!seen.is_empty());
+            assert!(worst < 1e-3, "h = {h}: {worst}");
+            assert!((last - runs[0].last().unwrap().1).abs() < 1e-3);
+        }
+        // The first impact through the FMU equals the facade's.
+        let direct = run("impact_beam.toml", &[], keep, 0.385, DT).first_impact();
+        println!("first impact: FMU (1e-4) {:.6} s, Simulation facade {direct:.6} s", reference[0]);
+        assert!((reference[0] - direct).abs() < 1e-3);
+    }
+
+    #[test]
+    fn contact_string_parameter_through_fmi2_set_and_get_string() {
+        let dir = tempfile::tempdir().unwrap();
+        let model = Model::load(&model_path("impact_beam.toml")).unwrap();
+        let binary = find_binary().expect("libflexfmu.so (cargo build --release first)");
+        let path = dir.path().join("impact_beam.fmu");
+        build_fmu(&model, &binary, &path).unwrap();
+        let import: Fmi2Import = fmi::import::from_path(&path).unwrap();
+        let vars = Variables::new(&model).unwrap();
+        let contact = vars.list.iter().find(|v| v.name == "contact").unwrap().vr;
+        let mut inst = import.instantiate_cs("strings", false, false).unwrap();
+        let mut text = [CString::default()];
+        assert_eq!(vars.list[contact as usize].start_text(), Some("force"), "start value");
+        inst.set_string(&[contact], &[CString::new("constraint").unwrap()]).unwrap();
+        assert!(inst.set_string(&[contact], &[CString::new("penalty").unwrap()]).is_err(), "not among the choices");
+        assert!(inst.set_real(&[contact], &[1.0]).is_err(), "a String variable is not Real");
+        FmiInstance::enter_initialization_mode(&mut inst, None, 0.0, None).unwrap();
+        // fmi2GetString is legal from initialization mode on (FMI 2.0 sec. 4.2.4).
+        inst.get_string(&[contact], &mut text).unwrap();
+        assert_eq!(text[0].to_str().unwrap(), "constraint");
+        FmiInstance::exit_initialization_mode(&mut inst).unwrap();
+        inst.get_string(&[contact], &mut text).unwrap();
+        assert_eq!(text[0].to_str().unwrap(), "constraint");
+        assert!(inst.set_string(&[contact], &[CString::new("force").unwrap()]).is_err(), "fixed after initialization");
+        // The run is the constraint method's: compare with the facade at t = 0.4 s.
+        let vrs: Vec<u32> = ["angle", "impact_time", "contact_force"].iter().map(|n| vars.list.iter().find(|v| v.name == *n).unwrap().vr).collect();
+        for k in 0..4 {
+            inst.do_step(k as f64 * 0.1, 0.1, true).unwrap();
+        }
+        let mut got = [0.0; 3];
+        inst.get_real(&vrs, &mut got).unwrap();
+        let params = parameters(&model, &[("contact", "constraint")]);
+        let mut sim = Simulation::new(&model, &params, SolverSettings::from_model(&model, &params).unwrap(), 0.0).unwrap();
+        for k in 1..=4 {
+            sim.step_to(k as f64 * 0.1).unwrap();
+        }
+        let names = ["angle", "impact_time", "contact_force"];
+        let index: Vec<usize> = names.iter().map(|n| sim.outputs().iter().position(|o| o.name == *n).unwrap()).collect();
+        let values = sim.output_values().unwrap();
+        let want: Vec<f64> = index.iter().map(|&i| values[i]).collect();
+        println!("FMU with contact = \"constraint\" at t = 0.4 s: angle, impact_time, contact_force = {got:?}; facade {want:?}");
+        for (g, w) in got.iter().zip(&want) {
+            assert!((g - w).abs() <= 1e-12 * (1.0 + w.abs()), "{g} vs {w}");
+        }
+        assert_eq!(Common::get_version(&inst), "2.0");
+    }
+}
