@@ -260,7 +260,7 @@ mod fmu {
     use super::*;
     use fmi::fmi2::import::Fmi2Import;
     use fmi::fmi2::instance::{CoSimulation, Common, InstanceCS};
-    use fmi::traits::{FmiImport, FmiInstance};
+    use fmi::traits::FmiInstance;
     use flexfmu::export::package::{build_fmu, find_binary};
     use flexfmu::export::variables::Variables;
     use std::ffi::CString;

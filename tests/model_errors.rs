@@ -243,3 +243,62 @@ fn spatial_model_errors() {
     expect_error(&variant("position = [\"L/2\", 0.0]", "position = [\"L/2\", 0.0, 0.0]"), 18, "expected 2 numbers [x, y], got 3");
     expect_error(&variant("position = [\"L/2\", 0.0]", "position = [\"L/2\", 0.0]\naxis = [0.0, 0.0, 1.0]"), 19, "apply to spatial models only");
 }
+
+/// models/impact_beam.toml (string parameter `contact`, contact at a floating-frame tip),
+/// with its run shortened.
+fn impact_beam() -> String {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/models/impact_beam.toml")).unwrap();
+    text.replacen("stop_time = 0.7", "stop_time = 0.001", 1)
+}
+
+fn impact_error(from: &str, to: &str, needle: &str) {
+    let base = impact_beam();
+    assert!(base.contains(from), "{from:?} not in impact_beam.toml");
+    let text = base.replacen(from, to, 1);
+    let first = to.lines().next().unwrap_or(to);
+    expect_error(&text, line_of(&text, first), needle);
+}
+
+#[test]
+fn string_parameter_and_floating_tip_contact_errors() {
+    let (code, stderr, _) = simulate(&impact_beam());
+    assert_eq!(code, 0, "{stderr}");
+    let decl = r#"contact = { value = "force", choices = ["force", "constraint"]"#;
+    impact_error(decl, r#"contact = { value = "penalty", choices = ["force", "constraint"]"#, "value \"penalty\" is not one of its choices (force, constraint)");
+    impact_error(decl, r#"contact = { value = "force""#, "needs `choices = [\"force\", ...]`");
+    impact_error(decl, r#"contact = { value = "force", choices = ["force", "force"]"#, "choice \"force\" is listed twice");
+    impact_error(decl, r#"contact = { value = "force", unit = "m", choices = ["force", "constraint"]"#, "do not apply to a string parameter");
+    impact_error("method = \"$contact\"", "method = \"$contct\"", "'$contct' names no string parameter (string parameters: contact)");
+    impact_error("restitution = \"e\"", "restitution = \"contact\"", "'contact' is a string parameter (force, constraint); use it in a text field as \"$contact\"");
+    impact_error(
+        "body1 = \"ground\"\npoint1 = [0.0, 0.0]\nnormal = [0.0, 1.0]\nbody2 = \"arm.end\"",
+        "body1 = \"arm.end\"\npoint1 = [0.0, 0.0]\nnormal = [0.0, 1.0]\nbody2 = \"arm.start\"",
+        "a floating_frame beam tip must be body2 of a contact",
+    );
+    impact_error("stiffness = \"K\"", "point2 = [1.0, 0.0]\nstiffness = \"K\"", "`point2` is not supported on a floating_frame beam tip");
+}
+
+#[test]
+fn string_parameter_choice_that_does_not_assemble_names_the_choice() {
+    // A declared choice that is not a contact method: found when that choice is selected.
+    let text = impact_beam().replacen(r#"choices = ["force", "constraint"]"#, r#"choices = ["force", "rigid"]"#, 1);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("model.toml");
+    std::fs::write(&path, &text).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_flexfmu")).args(["simulate", path.to_str().unwrap(), "--set", "contact=rigid", "-o"]).arg(dir.path().join("o.csv")).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    println!("{stderr}");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr.contains(&format!("{}:{}:", path.display(), line_of(&text, "method = \"$contact\""))) && stderr.contains("unknown contact method 'rigid'"), "{stderr}");
+    // `flexfmu build` refuses it up front (every choice must assemble).
+    let out = Command::new(env!("CARGO_BIN_EXE_flexfmu")).args(["build", path.to_str().unwrap(), "-o"]).arg(dir.path().join("m.fmu")).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    println!("{stderr}");
+    assert_ne!(out.status.code(), Some(0));
+    assert!(stderr.contains("with contact = \"rigid\"") && stderr.contains("unknown contact method 'rigid'"), "{stderr}");
+    // --set with a text that is not a choice.
+    let out = Command::new(env!("CARGO_BIN_EXE_flexfmu")).args(["simulate", path.to_str().unwrap(), "--set", "contact=soft", "-o"]).arg(dir.path().join("o.csv")).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(stderr.contains("'soft' is not one of force, rigid"), "{stderr}");
+}
