@@ -563,10 +563,8 @@ fn contact(c: &crate::model::schema::ContactDecl, b: &Builder, q0: &[f64]) -> Re
     if body1.get_ref() == c.body2.get_ref() {
         return Err(model.error(c.body2.span(), "a contact needs two different bodies".into()));
     }
+    // Either body may be ground (a fixed plane or a fixed circle), not both (checked above).
     let b1 = b.body(body1)?;
-    if b.body(&c.body2)?.is_none() {
-        return Err(model.error(c.body2.span(), "body2 must not be ground (put ground in body1)".into()));
-    }
     let radius = |r: &Option<crate::model::schema::Num>, name: &str, wanted: bool| -> Result<f64, ModelError> {
         match (r, wanted) {
             (Some(r), true) => b.scope.positive(r, name),
