@@ -75,10 +75,17 @@ def exudyn_run(h, rho_inf=0.5, index2=False):
     sensor = mbs.AddSensor(SensorNode(nodeNumber=n_crank, storeInternal=True, outputVariableType=exu.OutputVariableType.Rotation))
     mbs.Assemble()
 
+    data, wall = solve(exu, mbs, sensor, h, T_END, rho_inf, index2)
+    return {round(t / SAMPLE): v[-1] for t, v in data}, wall
+
+
+def solve(exu, mbs, sensor, h, t_end, rho_inf, index2=False):
+    """exu.SolveDynamic with the settings of the comparison: the sensor rows (t, values) at the
+    0.01 s samples and the wall time."""
     st = exu.SimulationSettings()
     ti = st.timeIntegration
-    ti.endTime = T_END
-    ti.numberOfSteps = round(T_END / h)
+    ti.endTime = t_end
+    ti.numberOfSteps = round(t_end / h)
     ti.verboseMode = 0
     ti.newton.relativeTolerance = 1e-10
     ti.newton.absoluteTolerance = 1e-12
@@ -92,8 +99,7 @@ def exudyn_run(h, rho_inf=0.5, index2=False):
     t0 = time.perf_counter()
     exu.SolveDynamic(mbs, st)
     wall = time.perf_counter() - t0
-    data = mbs.GetSensorStoredData(sensor)
-    return {round(row[0] / SAMPLE): row[-1] for row in data if abs(row[0] / SAMPLE - round(row[0] / SAMPLE)) < 1e-6}, wall
+    return [(row[0], row[1:]) for row in mbs.GetSensorStoredData(sensor) if abs(row[0] / SAMPLE - round(row[0] / SAMPLE)) < 1e-6], wall
 
 
 def flexfmu_run(exe, h, method, tolerance=1e-10):
