@@ -395,7 +395,13 @@ impl Simulation {
             }
             let (a, lambda) = if self.needs_accelerations { (&self.scratch_a, &self.scratch_lambda) } else { (&s.a, &s.lambda) };
             let os = OutputState { q: &s.q, v: &s.v, a, lambda, t: s.t, dissipated: s.dissipated };
-            self.output_values = Some(self.outputs.iter().map(|o| o.eval(&self.system, &os)).collect());
+            let values: Vec<f64> = self.outputs.iter().map(|o| o.eval(&self.system, &os)).collect();
+            // A finite state can still overflow an output (e.g. 1e300 in a model file): an
+            // error, not a silent inf or NaN.
+            if let Some(i) = values.iter().position(|v| !v.is_finite()) {
+                return Err(format!("output '{}' is {} at t = {} (overflow: are the model's values in SI units?)", self.outputs[i].name, values[i], s.t));
+            }
+            self.output_values = Some(values);
         }
         Ok(self.output_values.as_deref().unwrap_or(&[]))
     }

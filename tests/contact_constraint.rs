@@ -14,6 +14,8 @@ use flexfmu::integrators::Method;
 use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
 
+mod common;
+
 const G: f64 = 9.81;
 const M: f64 = 1.0;
 const R: f64 = 0.05;
@@ -267,35 +269,22 @@ fn bad_contact_constraints_are_located_errors() {
 /// the same impact times (within 1 ms), equal to the facade's.
 #[test]
 fn fmu_impact_times_do_not_depend_on_the_communication_step() {
-    use flexfmu::export::package::{build_fmu, find_binary};
-    use flexfmu::export::variables::Variables;
-    use fmi::fmi2::import::Fmi2Import;
-    use fmi::fmi2::instance::{CoSimulation, Common};
+    use fmi::fmi2::instance::CoSimulation;
     use fmi::traits::FmiInstance;
 
-    let dir = tempfile::tempdir().unwrap();
     let model = model();
-    let binary = find_binary().expect("libflexfmu.so next to the test executable's directory");
-    let fmu = dir.path().join("ball_drop_constraint.fmu");
-    build_fmu(&model, &binary, &fmu).unwrap();
-    let import: Fmi2Import = fmi::import::from_path(&fmu).unwrap();
-    let vars = Variables::new(&model).unwrap();
-    let vr = |name: &str| vars.list.iter().find(|v| v.name == name).unwrap().vr;
-    let (vy_ref, y_ref, pen_ref) = (vr("vy"), vr("y"), vr("penetration"));
+    let fmu = common::fmu::Fmu::build(&model);
+    let vrs = [fmu.vr("y"), fmu.vr("vy"), fmu.vr("penetration")];
     let samples = [0.5, 0.8, 1.0];
     let run = |dt: f64| {
-        let mut inst = import.instantiate_cs("ball", false, false).unwrap();
-        assert_eq!(Common::get_version(&inst), "2.0");
-        FmiInstance::enter_initialization_mode(&mut inst, None, 0.0, None).unwrap();
-        FmiInstance::exit_initialization_mode(&mut inst).unwrap();
+        let mut inst = fmu.start("ball", None, |_| {});
         let steps = (1.0 / dt).round() as usize;
         let mut times = Vec::new();
         for k in 0..steps {
             let (t0, t1) = (k as f64 * dt, (k + 1) as f64 * dt);
             inst.do_step(t0, t1 - t0, true).unwrap();
             if let Some(&ts) = samples.iter().find(|&&s| (s - t1).abs() < 1e-9) {
-                let mut v = [0.0; 3];
-                inst.get_real(&[y_ref, vy_ref, pen_ref], &mut v).unwrap();
+                let v = common::fmu::read(&mut inst, &vrs);
                 assert!(v[2] < 0.0, "free flight at {ts}");
                 times.push(flight_times(ts, v[0], v[1]));
             }

@@ -5,14 +5,14 @@
 
 use std::path::{Path, PathBuf};
 
-use fmi::fmi2::import::Fmi2Import;
-use fmi::fmi2::instance::{CoSimulation, Common, InstanceCS};
-use fmi::traits::{FmiInstance, FmiStatus};
-use flexfmu::export::package::{build_fmu, find_binary};
-use flexfmu::export::variables::Variables;
+use fmi::fmi2::instance::Common;
+use fmi::traits::FmiStatus;
 use flexfmu::integrators::Method;
 use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
+
+mod common;
+use common::fmu::{Fmu, step_bits};
 
 const G: f64 = 9.81;
 
@@ -157,60 +157,37 @@ fn snapshot_restores_the_step_size_bit_for_bit() {
     assert_eq!(run(&mut sim), first);
 }
 
-fn vr(vars: &Variables, name: &str) -> u32 {
-    vars.list.iter().find(|v| v.name == name).unwrap_or_else(|| panic!("no variable {name}")).vr
-}
-
-fn fmu_outputs(inst: &mut InstanceCS, vrs: &[u32], t: &mut f64, dt: f64, n: usize) -> Vec<Vec<u64>> {
-    (0..n)
-        .map(|_| {
-            assert!(inst.do_step(*t, dt, true).is_ok(), "fmi2DoStep at t = {t}");
-            *t += dt;
-            let mut v = vec![0.0; vrs.len()];
-            inst.get_real(vrs, &mut v).unwrap();
-            v.iter().map(|x| x.to_bits()).collect()
-        })
-        .collect()
-}
-
 #[test]
 fn the_fmu_honours_error_control_in_do_step() {
-    let dir = tempfile::tempdir().unwrap();
     let m = model("ball_drop.toml");
-    let fmu = dir.path().join("ball_drop.fmu");
-    build_fmu(&m, &find_binary().expect("libflexfmu.so"), &fmu).unwrap();
-    let import: Fmi2Import = fmi::import::from_path(&fmu).unwrap();
-    let vars = Variables::new(&m).unwrap();
-    let out: Vec<u32> = vars.outputs().map(|v| v.vr).collect();
+    let fmu = Fmu::build(&m);
+    let out = fmu.outputs();
     let (dt, tol) = (0.01, 1e-6);
     let start = |name: &str| {
-        let mut inst = import.instantiate_cs(name, false, false).unwrap();
-        assert_eq!(Common::get_version(&inst), "2.0");
-        inst.set_integer(&[vr(&vars, "solver_error_control")], &[1]).ok().unwrap();
-        inst.set_real(&[vr(&vars, "solver_atol")], &[tol]).ok().unwrap();
-        // fmi2SetupExperiment's tolerance is the relative tolerance.
-        FmiInstance::enter_initialization_mode(&mut inst, Some(tol), 0.0, None).unwrap();
-        FmiInstance::exit_initialization_mode(&mut inst).unwrap();
-        inst
+        fmu.start(name, Some(tol), |inst| {
+            inst.set_integer(&[fmu.vr("solver_error_control")], &[1]).ok().unwrap();
+            inst.set_real(&[fmu.vr("solver_atol")], &[tol]).ok().unwrap();
+            // fmi2SetupExperiment's tolerance (the `Some(tol)`) is the relative tolerance.
+        })
     };
     let mut inst = start("ball");
     let mut rtol = [0.0];
-    inst.get_real(&[vr(&vars, "solver_rtol")], &mut rtol).unwrap();
+    inst.get_real(&[fmu.vr("solver_rtol")], &mut rtol).unwrap();
     assert_eq!(rtol[0], tol);
     let mut t = 0.0;
-    let fmu_rows = fmu_outputs(&mut inst, &out, &mut t, dt, 60);
+    let fmu_rows = step_bits(&mut inst, &out, &mut t, dt, 60);
 
     // The facade with the same settings and communication points gives the same bits.
     let params = m.default_parameters();
     let s = with_error_control(SolverSettings::from_model(&m, &params).unwrap(), tol);
     let mut sim = Simulation::new(&m, &params, s, 0.0).unwrap();
     let mut t = 0.0;
-    let direct: Vec<Vec<u64>> = (1..=60)
-        .map(|_| {
+    let direct: Vec<u64> = (1..=60)
+        .flat_map(|_| {
             // The FMU's communication points: tc + h, accumulated.
             t += dt;
             sim.step_to(t).unwrap();
-            sim.output_values().unwrap().iter().map(|x| x.to_bits()).collect()
+            sim.output_values().unwrap().iter().map(|x| x.to_bits()).collect::<Vec<u64>>()
         })
         .collect();
     assert_eq!(fmu_rows, direct);
@@ -222,17 +199,17 @@ fn the_fmu_honours_error_control_in_do_step() {
     let t1 = t;
     let state = inst.get_fmu_state().unwrap();
     let bytes = inst.serialize_fmu_state(&state).unwrap();
-    let first = fmu_outputs(&mut inst, &out, &mut t, dt, 30);
+    let first = step_bits(&mut inst, &out, &mut t, dt, 30);
     inst.set_fmu_state(&state).ok().unwrap();
     let mut t = t1;
-    assert_eq!(fmu_outputs(&mut inst, &out, &mut t, dt, 30), first);
+    assert_eq!(step_bits(&mut inst, &out, &mut t, dt, 30), first);
     let mut other = start("other");
     let restored = other.deserialize_fmu_state(&bytes).unwrap();
     other.set_fmu_state(&restored).ok().unwrap();
     let mut t = t1;
-    assert_eq!(fmu_outputs(&mut other, &out, &mut t, dt, 30), first);
+    assert_eq!(step_bits(&mut other, &out, &mut t, dt, 30), first);
 
     // Values other than 0 and 1 are refused.
-    let mut bad = import.instantiate_cs("bad", false, false).unwrap();
-    assert!(bad.set_integer(&[vr(&vars, "solver_error_control")], &[2]).is_err());
+    let mut bad = fmu.import.instantiate_cs("bad", false, false).unwrap();
+    assert!(bad.set_integer(&[fmu.vr("solver_error_control")], &[2]).is_err());
 }

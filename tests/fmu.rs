@@ -3,13 +3,13 @@
 
 use std::path::{Path, PathBuf};
 
-use fmi::fmi2::import::Fmi2Import;
 use fmi::fmi2::instance::{CoSimulation, Common, InstanceCS};
 use fmi::traits::{FmiImport, FmiInstance, FmiStatus};
-use flexfmu::export::package::{build_fmu, find_binary};
-use flexfmu::export::variables::Variables;
 use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
+
+mod common;
+use common::fmu::{Fmu, read};
 
 const H: f64 = 0.01;
 
@@ -17,55 +17,25 @@ fn model_path() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mass_spring.toml")
 }
 
-/// Build the FMU with the cdylib cargo built for this test (target/<profile>/libflexfmu.so).
-fn build(dir: &Path) -> (PathBuf, Model) {
-    let model = Model::load(&model_path()).unwrap();
-    let binary = find_binary().expect("libflexfmu.so next to the test executable's directory");
-    let out = dir.join("mass_spring.fmu");
-    build_fmu(&model, &binary, &out).unwrap();
-    (out, model)
-}
-
-fn vr(vars: &Variables, name: &str) -> u32 {
-    vars.list.iter().find(|v| v.name == name).unwrap_or_else(|| panic!("no variable {name}")).vr
-}
-
 struct Fixture {
-    _dir: tempfile::TempDir,
-    import: Fmi2Import,
+    fmu: Fmu,
     model: Model,
-    vars: Variables,
 }
 
 fn fixture() -> Fixture {
-    let dir = tempfile::tempdir().unwrap();
-    let (fmu, model) = build(dir.path());
-    let import: Fmi2Import = fmi::import::from_path(&fmu).unwrap();
-    assert_eq!(import.model_description().fmi_version, "2.0");
-    let vars = Variables::new(&model).unwrap();
-    Fixture { _dir: dir, import, model, vars }
-}
-
-fn outputs(vars: &Variables) -> Vec<u32> {
-    vars.outputs().map(|v| v.vr).collect()
-}
-
-fn read(inst: &mut InstanceCS, vrs: &[u32]) -> Vec<f64> {
-    let mut v = vec![0.0; vrs.len()];
-    inst.get_real(vrs, &mut v).unwrap();
-    v
+    let model = Model::load(&model_path()).unwrap();
+    let fmu = Fmu::build(&model);
+    assert_eq!(fmu.import.model_description().fmi_version, "2.0");
+    Fixture { fmu, model }
 }
 
 /// Instantiate, set k and force, initialize at t = 0.
 fn start(f: &Fixture, name: &str, k: f64, force: f64) -> InstanceCS {
-    let mut inst = f.import.instantiate_cs(name, false, false).unwrap();
-    assert_eq!(Common::get_version(&inst), "2.0");
-    assert_eq!(Common::get_types_platform(&inst), "default");
-    inst.set_real(&[vr(&f.vars, "k")], &[k]).unwrap();
-    inst.set_real(&[vr(&f.vars, "force")], &[force]).unwrap();
-    FmiInstance::enter_initialization_mode(&mut inst, None, 0.0, None).unwrap();
-    FmiInstance::exit_initialization_mode(&mut inst).unwrap();
-    inst
+    f.fmu.start(name, None, |inst| {
+        assert_eq!(Common::get_types_platform(inst), "default");
+        inst.set_real(&[f.fmu.vr("k")], &[k]).unwrap();
+        inst.set_real(&[f.fmu.vr("force")], &[force]).unwrap();
+    })
 }
 
 /// The same run with the facade: outputs after each of `n` steps of H.
@@ -98,7 +68,7 @@ fn run(inst: &mut InstanceCS, out: &[u32], n: usize, t: &mut f64) -> Vec<Vec<f64
 #[test]
 fn fmu_outputs_equal_the_simulation_bit_for_bit() {
     let f = fixture();
-    let out = outputs(&f.vars);
+    let out = f.fmu.outputs();
     let mut inst = start(&f, "a", 50.0, 0.3);
     let mut rows = vec![read(&mut inst, &out)];
     let mut t = 0.0;
@@ -111,7 +81,7 @@ fn fmu_outputs_equal_the_simulation_bit_for_bit() {
 #[test]
 fn fmu_state_serialize_round_trip_is_bit_identical() {
     let f = fixture();
-    let out = outputs(&f.vars);
+    let out = f.fmu.outputs();
     let mut inst = start(&f, "a", 39.0, 0.1);
     let mut t = 0.0;
     run(&mut inst, &out, 20, &mut t);
@@ -120,7 +90,7 @@ fn fmu_state_serialize_round_trip_is_bit_identical() {
     let bytes = inst.serialize_fmu_state(&state).unwrap();
     let first = run(&mut inst, &out, 30, &mut t);
     // Change the input after the snapshot: the restore must bring back the old one.
-    inst.set_real(&[vr(&f.vars, "force")], &[5.0]).unwrap();
+    inst.set_real(&[f.fmu.vr("force")], &[5.0]).unwrap();
     let restored = inst.deserialize_fmu_state(&bytes).unwrap();
     inst.set_fmu_state(&restored).ok().unwrap();
     let mut t = t1;
@@ -140,15 +110,15 @@ fn fmu_state_serialize_round_trip_is_bit_identical() {
 #[test]
 fn nan_input_and_wrong_communication_point_are_errors() {
     let f = fixture();
-    let out = outputs(&f.vars);
-    let force = vr(&f.vars, "force");
+    let out = f.fmu.outputs();
+    let force = f.fmu.vr("force");
     let mut inst = start(&f, "a", 39.0, 0.0);
     assert!(inst.set_real(&[force], &[f64::NAN]).is_err());
     assert!(inst.do_step(0.5, H, true).is_err(), "tc != FMU time");
     assert!(inst.do_step(0.0, -H, true).is_err(), "negative step");
     assert!(inst.do_step(f64::NAN, H, true).is_err());
     assert!(inst.set_real(&[out[0]], &[1.0]).is_err(), "outputs are not settable");
-    assert!(inst.set_real(&[vr(&f.vars, "k")], &[1.0]).is_err(), "fixed parameter after initialization");
+    assert!(inst.set_real(&[f.fmu.vr("k")], &[1.0]).is_err(), "fixed parameter after initialization");
     assert!(inst.set_real(&[9999], &[1.0]).is_err(), "unknown value reference");
     // The instance is still usable and the NaN was not taken.
     inst.do_step(0.0, H, true).unwrap();
@@ -160,7 +130,7 @@ fn nan_input_and_wrong_communication_point_are_errors() {
 #[test]
 fn illegal_call_sequences_are_errors() {
     let f = fixture();
-    let mut inst = f.import.instantiate_cs("a", false, false).unwrap();
+    let mut inst = f.fmu.import.instantiate_cs("a", false, false).unwrap();
     assert!(inst.do_step(0.0, H, true).is_err(), "DoStep before initialization");
     let mut v = [0.0];
     assert!(inst.get_real(&[0], &mut v).is_err(), "GetReal in Instantiated");
@@ -170,7 +140,7 @@ fn illegal_call_sequences_are_errors() {
     FmiInstance::set_debug_logging(&mut inst, true, &["logEvents", "logSolver"]).unwrap();
     FmiInstance::enter_initialization_mode(&mut inst, None, 0.0, Some(0.05)).unwrap();
     // Outputs are readable in initialization mode.
-    inst.get_real(&[outputs(&f.vars)[0]], &mut v).unwrap();
+    inst.get_real(&[f.fmu.outputs()[0]], &mut v).unwrap();
     assert_eq!(v[0], 0.1);
     FmiInstance::exit_initialization_mode(&mut inst).unwrap();
     inst.do_step(0.0, 0.04, true).unwrap();
@@ -186,7 +156,7 @@ fn illegal_call_sequences_are_errors() {
 #[test]
 fn two_instances_are_independent() {
     let f = fixture();
-    let out = outputs(&f.vars);
+    let out = f.fmu.outputs();
     let mut a = start(&f, "a", 30.0, 0.0);
     let mut b = start(&f, "b", 60.0, 1.0);
     let (mut ra, mut rb) = (vec![read(&mut a, &out)], vec![read(&mut b, &out)]);
@@ -205,14 +175,14 @@ fn two_instances_are_independent() {
 #[test]
 fn solver_settings_are_tunable_at_communication_points() {
     let f = fixture();
-    let out = outputs(&f.vars);
+    let out = f.fmu.outputs();
     let mut inst = start(&f, "a", 39.0, 0.0);
     let mut t = 0.0;
     run(&mut inst, &out, 10, &mut t);
     // Switch to generalized-alpha with a smaller step.
-    inst.set_integer(&[vr(&f.vars, "solver_integrator")], &[2]).unwrap();
-    inst.set_real(&[vr(&f.vars, "solver_step")], &[5e-4]).unwrap();
-    assert!(inst.set_integer(&[vr(&f.vars, "solver_integrator")], &[7]).is_err());
+    inst.set_integer(&[f.fmu.vr("solver_integrator")], &[2]).unwrap();
+    inst.set_real(&[f.fmu.vr("solver_step")], &[5e-4]).unwrap();
+    assert!(inst.set_integer(&[f.fmu.vr("solver_integrator")], &[7]).is_err());
     let fmu = run(&mut inst, &out, 10, &mut t);
 
     let params = f.model.default_parameters();
@@ -237,21 +207,21 @@ fn solver_settings_are_tunable_at_communication_points() {
     }
     assert_eq!(fmu, rows);
     let mut m = [0];
-    inst.get_integer(&[vr(&f.vars, "solver_integrator")], &mut m).unwrap();
+    inst.get_integer(&[f.fmu.vr("solver_integrator")], &mut m).unwrap();
     assert_eq!(m[0], 2);
 }
 
 #[test]
 fn constraint_treatment_is_an_fmu_parameter() {
     let f = fixture();
-    let out = outputs(&f.vars);
+    let out = f.fmu.outputs();
     let mut inst = start(&f, "c", 39.0, 0.0);
     let mut t = 0.0;
     run(&mut inst, &out, 5, &mut t);
     // Baumgarte (code 2) with alpha = beta = 20 from here on; code 3 does not exist.
-    inst.set_integer(&[vr(&f.vars, "solver_constraints")], &[2]).unwrap();
-    inst.set_real(&[vr(&f.vars, "solver_baumgarte_alpha"), vr(&f.vars, "solver_baumgarte_beta")], &[20.0, 20.0]).unwrap();
-    assert!(inst.set_integer(&[vr(&f.vars, "solver_constraints")], &[3]).is_err());
+    inst.set_integer(&[f.fmu.vr("solver_constraints")], &[2]).unwrap();
+    inst.set_real(&[f.fmu.vr("solver_baumgarte_alpha"), f.fmu.vr("solver_baumgarte_beta")], &[20.0, 20.0]).unwrap();
+    assert!(inst.set_integer(&[f.fmu.vr("solver_constraints")], &[3]).is_err());
     let fmu = run(&mut inst, &out, 5, &mut t);
 
     let mut params = f.model.default_parameters();
@@ -275,6 +245,6 @@ fn constraint_treatment_is_an_fmu_parameter() {
     }
     assert_eq!(fmu, rows);
     let mut c = [0];
-    inst.get_integer(&[vr(&f.vars, "solver_constraints")], &mut c).unwrap();
+    inst.get_integer(&[f.fmu.vr("solver_constraints")], &mut c).unwrap();
     assert_eq!(c[0], 2);
 }

@@ -5,13 +5,12 @@
 
 use std::path::Path;
 
-use flexfmu::export::package::{build_fmu, find_binary};
-use flexfmu::export::variables::Variables;
 use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
-use fmi::fmi2::import::Fmi2Import;
-use fmi::fmi2::instance::{CoSimulation, Common, InstanceCS};
-use fmi::traits::{FmiInstance, FmiStatus};
+use fmi::traits::FmiStatus;
+
+mod common;
+use common::fmu::{Fmu, step_bits};
 
 fn text() -> String {
     std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("models/pendulum_fractional.toml")).unwrap()
@@ -131,46 +130,26 @@ fn pivot_section_stays_rigid() {
 
 const H: f64 = 1e-3;
 
-fn steps(inst: &mut InstanceCS, out: &[u32], t: &mut f64, n: usize) -> Vec<u64> {
-    let mut bits = Vec::new();
-    for _ in 0..n {
-        inst.do_step(*t, H, true).unwrap();
-        *t += H;
-        let mut v = vec![0.0f64; out.len()];
-        inst.get_real(out, &mut v).unwrap();
-        bits.extend(v.iter().map(|x| x.to_bits()));
-    }
-    bits
-}
-
 #[test]
 fn fmu_state_restore_is_bit_identical() {
-    let dir = tempfile::tempdir().unwrap();
     let model = Model::parse(&text(), "pendulum_fractional.toml").unwrap();
-    let fmu = dir.path().join("pendulum_fractional.fmu");
-    build_fmu(&model, &find_binary().expect("libflexfmu.so (cargo build --release)"), &fmu).unwrap();
-    let import: Fmi2Import = fmi::import::from_path(&fmu).unwrap();
-    let vars = Variables::new(&model).unwrap();
-    let out: Vec<u32> = vars.outputs().map(|v| v.vr).collect();
-    let mut inst = import.instantiate_cs("a", false, false).unwrap();
-    FmiInstance::enter_initialization_mode(&mut inst, None, 0.0, None).unwrap();
-    FmiInstance::exit_initialization_mode(&mut inst).unwrap();
+    let fmu = Fmu::build(&model);
+    let out = fmu.outputs();
+    let mut inst = fmu.start("a", None, |_| {});
     let mut t = 0.0;
-    steps(&mut inst, &out, &mut t, 200);
+    step_bits(&mut inst, &out, &mut t, H, 200);
     let t1 = t;
     let state = inst.get_fmu_state().unwrap();
     let bytes = inst.serialize_fmu_state(&state).unwrap();
-    let first = steps(&mut inst, &out, &mut t, 100);
-    let mut other = import.instantiate_cs("b", false, false).unwrap();
-    FmiInstance::enter_initialization_mode(&mut other, None, 0.0, None).unwrap();
-    FmiInstance::exit_initialization_mode(&mut other).unwrap();
+    let first = step_bits(&mut inst, &out, &mut t, H, 100);
+    let mut other = fmu.start("b", None, |_| {});
     let restored = other.deserialize_fmu_state(&bytes).unwrap();
     other.set_fmu_state(&restored).ok().unwrap();
     let mut t = t1;
-    let second = steps(&mut other, &out, &mut t, 100);
+    let second = step_bits(&mut other, &out, &mut t, H, 100);
     inst.set_fmu_state(&state).ok().unwrap();
     let mut t = t1;
-    let third = steps(&mut inst, &out, &mut t, 100);
+    let third = step_bits(&mut inst, &out, &mut t, H, 100);
     let tip = [f64::from_bits(first[first.len() - 5]), f64::from_bits(first[first.len() - 4])];
     println!("state saved at t = {t1:.3} s ({} bytes); 100 further steps to t = {:.3} s, tip {tip:?}: restored instance identical: {}, rewound instance identical: {}", bytes.len(), t1 + 0.1, second == first, third == first);
     assert_eq!(second, first);

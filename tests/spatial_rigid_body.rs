@@ -22,6 +22,8 @@ use flexfmu::mechanics::euler_parameters::{g_matrix, rotation};
 use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
 
+mod common;
+
 const M: f64 = 0.5;
 const L: f64 = 0.1;
 const J1: f64 = 2.5e-3;
@@ -372,22 +374,12 @@ stiffness = 800.0
 
 #[test]
 fn heavy_top_fmu_equals_the_simulation_and_cli_simulate_runs() {
-    use fmi::fmi2::import::Fmi2Import;
-    use fmi::fmi2::instance::{CoSimulation, Common};
-    use fmi::traits::FmiInstance;
-    use flexfmu::export::package::{build_fmu, find_binary};
-    use flexfmu::export::variables::Variables;
+    use fmi::fmi2::instance::CoSimulation;
     let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models/heavy_top.toml"));
     let model = Model::load(path).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let fmu = dir.path().join("heavy_top.fmu");
-    build_fmu(&model, &find_binary().expect("libflexfmu.so built"), &fmu).unwrap();
-    let import: Fmi2Import = fmi::import::from_path(&fmu).unwrap();
-    let vars = Variables::new(&model).unwrap();
-    let out: Vec<u32> = vars.outputs().map(|v| v.vr).collect();
-    let mut inst = import.instantiate_cs("top", false, false).unwrap();
-    FmiInstance::enter_initialization_mode(&mut inst, None, 0.0, None).unwrap();
-    FmiInstance::exit_initialization_mode(&mut inst).unwrap();
+    let fmu = common::fmu::Fmu::build(&model);
+    let out = fmu.outputs();
+    let mut inst = fmu.start("top", None, |_| {});
     let params = model.default_parameters();
     let mut sim = Simulation::new(&model, &params, SolverSettings::from_model(&model, &params).unwrap(), 0.0).unwrap();
     let h = 0.01;
@@ -396,8 +388,7 @@ fn heavy_top_fmu_equals_the_simulation_and_cli_simulate_runs() {
     for k in 1..=50 {
         inst.do_step(t, h, true).unwrap();
         t += h;
-        let mut v = vec![0.0; out.len()];
-        inst.get_real(&out, &mut v).unwrap();
+        let v = common::fmu::read(&mut inst, &out);
         sim.step_to(t).unwrap();
         let d = sim.output_values().unwrap();
         for (i, (a, b)) in v.iter().zip(d).enumerate() {
@@ -410,6 +401,7 @@ fn heavy_top_fmu_equals_the_simulation_and_cli_simulate_runs() {
     println!("heavy_top FMU vs Simulation over 50 communication steps: max |difference| = {worst:e} ({} outputs)", out.len());
     assert_eq!(worst, 0.0);
 
+    let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("top.csv");
     let run = std::process::Command::new(env!("CARGO_BIN_EXE_flexfmu")).arg("simulate").arg(path).arg("--stop-time").arg("0.5").arg("-o").arg(&csv).output().unwrap();
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));

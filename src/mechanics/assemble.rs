@@ -565,14 +565,13 @@ fn contact(c: &crate::model::schema::ContactDecl, b: &Builder, q0: &[f64], float
     if body1.get_ref() == c.body2.get_ref() {
         return Err(model.error(c.body2.span(), "a contact needs two different bodies".into()));
     }
+    // Either body may be ground (a fixed plane or a fixed circle), not both (checked above);
+    // a floating-frame beam tip only as body2 against ground.
     if b.floating_tips.iter().any(|t| t == body1.get_ref()) {
         return Err(model.error(body1.span(), "a floating_frame beam tip must be body2 of a contact (body1 = \"ground\")".into()));
     }
     let tip = b.floating_tips.iter().position(|t| t == c.body2.get_ref());
     let b1 = b.body(body1)?;
-    if tip.is_none() && b.body(&c.body2)?.is_none() {
-        return Err(model.error(c.body2.span(), "body2 must not be ground (put ground in body1)".into()));
-    }
     let radius = |r: &Option<crate::model::schema::Num>, name: &str, wanted: bool| -> Result<f64, ModelError> {
         match (r, wanted) {
             (Some(r), true) => b.scope.positive(r, name),

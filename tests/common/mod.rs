@@ -1,4 +1,8 @@
-//! Model text shared by the beam test files.
+//! Shared by the test files: model text for beams, and FMUs through the `fmi` importer.
+
+#![allow(dead_code)] // each test file uses part of it
+
+pub mod fmu;
 
 /// A clamped beam along x with a constant tip force P along global +y, with outputs
 /// `tip_y` and `tip_angle`; `formulation` as in `[[beams]]`.
