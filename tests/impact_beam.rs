@@ -85,7 +85,11 @@ fn sample_times(stop: f64, dt: f64) -> Vec<f64> {
 
 /// Run `file` with parameter overrides and a settings change, sampled at `sample_times`.
 fn run(file: &str, sets: &[(&str, &str)], tweak: impl Fn(&mut SolverSettings), stop: f64, dt: f64) -> Run {
-    let model = Model::load(&model_path(file)).unwrap();
+    run_model(&Model::load(&model_path(file)).unwrap(), sets, tweak, stop, dt)
+}
+
+fn run_model(model: &Model, sets: &[(&str, &str)], tweak: impl Fn(&mut SolverSettings), stop: f64, dt: f64) -> Run {
+    let model = model.clone();
     let params = parameters(&model, sets);
     let mut settings = SolverSettings::from_model(&model, &params).unwrap();
     tweak(&mut settings);
@@ -119,6 +123,22 @@ fn hht(alpha: f64) -> impl Fn(&mut SolverSettings) {
 }
 
 const STOP: f64 = 0.7;
+
+/// Time for a rigid uniform rod (L = 1 m) pinned at one end, released at rest at angle th0,
+/// to rotate down to th1: (1/2)(m L^2/3) w^2 = m g (L/2)(sin th0 - sin th), t = int dth / w,
+/// by quadrature after th = th0 - (th0 - th1) s^2 (removes the 1/sqrt singularity at th0).
+fn rigid_fall_time(th0: f64, th1: f64) -> f64 {
+    let (g, l) = (9.81, 1.0);
+    let n = 200_000;
+    let mut t = 0.0;
+    for k in 0..n {
+        let s = (k as f64 + 0.5) / n as f64;
+        let th = th0 - (th0 - th1) * s * s;
+        let w = (3.0 * g / l * (th0.sin() - th.sin())).sqrt();
+        t += 2.0 * (th0 - th1) * s / w / n as f64;
+    }
+    t
+}
 const DT: f64 = 1e-3;
 
 #[test]
@@ -127,19 +147,7 @@ fn both_contact_methods_find_the_same_impact_and_rebound() {
     let constraint = run("impact_beam.toml", &[("contact", "constraint")], keep, STOP, DT);
     // Rigid free fall (no flexibility): (1/2)(m L^2/3) w^2 = m g (L/2)(sin 45 - sin th) ->
     // t from the elliptic-type integral, evaluated by quadrature as a sanity bound.
-    let rigid = {
-        let (g, l, th0) = (9.81, 1.0, std::f64::consts::FRAC_PI_4);
-        let n = 200_000;
-        let mut t = 0.0;
-        for k in 0..n {
-            // substitution th = th0 - (th0) s^2 removes the 1/sqrt singularity at th0
-            let s = (k as f64 + 0.5) / n as f64;
-            let th = th0 * (1.0 - s * s);
-            let w = (3.0 * g / l * (th0.sin() - th.sin())).sqrt();
-            t += 2.0 * th0 * s / w / n as f64;
-        }
-        t
-    };
+    let rigid = rigid_fall_time(std::f64::consts::FRAC_PI_4, 0.0);
     let (tf, tc) = (force.first_impact(), constraint.first_impact());
     let ((af, atf), (ac, atc)) = (force.rebound(), constraint.rebound());
     let (ef, ec) = (force.at(&force.energy, 0.45), constraint.at(&constraint.energy, 0.45));
@@ -178,6 +186,27 @@ fn contact_methods_agree_within_two_percent_with_eight_modes() {
     );
     assert!((force.first_impact() - constraint.first_impact()).abs() < 1e-3);
     assert!((af - ac).abs() < 0.02 * ac, "{af} vs {ac}");
+}
+
+#[test]
+fn contact_at_a_material_point_of_the_floating_frame_beam() {
+    // The beam's midpoint (body2 = "arm", point2 on its axis) against the plane y = -0.1 m:
+    // the first impact is when the midpoint reaches it, sin th = -0.1 / (L/2) (the tip passes
+    // through the plane: it has no contact here). Both methods, against the rigid rod.
+    let text = std::fs::read_to_string(model_path("impact_beam.toml")).unwrap();
+    let text = text
+        .replacen("point1 = [0.0, 0.0]", "point1 = [0.0, -0.1]", 1)
+        .replacen("body2 = \"arm.end\"", "body2 = \"arm\"\npoint2 = [\"0.5 * L * cos(theta0 * pi / 180)\", \"0.5 * L * sin(theta0 * pi / 180)\"]", 1);
+    let model = Model::parse(&text, "impact_beam_mid.toml").unwrap();
+    let rigid = rigid_fall_time(std::f64::consts::FRAC_PI_4, (-0.2f64).asin());
+    for contact in ["force", "constraint"] {
+        let r = run_model(&model, &[("contact", contact)], keep, 0.45, DT);
+        let t = r.impact.iter().copied().find(|&x| x >= 0.0).expect("the midpoint reaches the plane");
+        let (a, _) = r.rebound();
+        println!("contact = {contact} at the midpoint: first impact {t:.6} s (rigid rod {rigid:.6} s), max angle afterwards {a:.4} rad, energy drift {:.2e}", r.energy_drift());
+        assert!((t - rigid).abs() < 1e-3, "{t} vs {rigid}");
+        assert!(a > -0.2 && r.angle.last().unwrap() > &-0.25, "the beam is held above the plane");
+    }
 }
 
 #[test]

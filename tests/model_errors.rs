@@ -273,9 +273,12 @@ fn string_parameter_and_floating_tip_contact_errors() {
     impact_error(
         "body1 = \"ground\"\npoint1 = [0.0, 0.0]\nnormal = [0.0, 1.0]\nbody2 = \"arm.end\"",
         "body1 = \"arm.end\"\npoint1 = [0.0, 0.0]\nnormal = [0.0, 1.0]\nbody2 = \"arm.start\"",
-        "a floating_frame beam tip must be body2 of a contact",
+        "a point of a floating_frame beam must be body2 of a contact",
     );
     impact_error("stiffness = \"K\"", "point2 = [1.0, 0.0]\nstiffness = \"K\"", "`point2` is not supported on a floating_frame beam tip");
+    // A material point: body2 = the beam, point2 on its axis.
+    impact_error("body2 = \"arm.end\"", "body2 = \"arm\"", "needs `point2`, a point of its axis");
+    impact_error("body2 = \"arm.end\"\nstiffness", "point2 = [0.5, 0.3]\nbody2 = \"arm\"\nstiffness", "point2 must lie on the beam's axis");
 }
 
 #[test]

@@ -46,6 +46,8 @@ struct Builder<'a> {
     beam_nodes: Vec<String>,
     /// "<beam>.end" of each floating_frame beam, in the order of `System::floating_frame_beams`.
     floating_tips: Vec<String>,
+    /// "<beam>" of each floating_frame beam (contacts at a material point given by `point2`).
+    floating_names: Vec<String>,
 }
 
 impl Builder<'_> {
@@ -123,7 +125,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
     let input_names: Vec<String> = def.inputs.iter().map(|i| i.name.get_ref().clone()).collect();
     let scope = model.scope(params);
     let gravity = def.model.gravity.as_ref().map(|g| scope.vec2(g)).transpose()?.unwrap_or([0.0, 0.0]);
-    let mut b = Builder { model, scope, bodies: Vec::new(), beam_nodes: Vec::new(), floating_tips: Vec::new() };
+    let mut b = Builder { model, scope, bodies: Vec::new(), beam_nodes: Vec::new(), floating_tips: Vec::new(), floating_names: Vec::new() };
 
     let mut names: Vec<(String, std::ops::Range<usize>)> = Vec::new();
     let check_name = |name: &Name, what: &str, names: &mut Vec<(String, std::ops::Range<usize>)>| -> Result<(), ModelError> {
@@ -253,8 +255,9 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             let info = BodyInfo { name: format!("{name}.start"), x: n, rotates: true, director: false };
             b.bodies.push(BodyEntry { info: info.clone(), position: p0, angle, listed: false, section: None });
             system_bodies.push(info);
-            b.beam_nodes.push(format!("{name}.start ({name}.end: outputs x, y, angle and contacts with ground only, not yet joints or loads)"));
+            b.beam_nodes.push(format!("{name}.start ({name}.end: outputs x, y, angle and contacts with ground; {name} with `point2` on its axis: contacts with ground; not yet joints or loads)"));
             b.floating_tips.push(format!("{name}.end"));
+            b.floating_names.push(name.clone());
             floating_beams.push(FloatingFrameBeam2d::new(first, length, count, &BeamProperties { young, shear: young / (2.0 * (1.0 + nu)), area, inertia, shear_factor: None, density: rho }, gravity));
             n += 3 + 2 * count;
             continue;
@@ -567,10 +570,33 @@ fn contact(c: &crate::model::schema::ContactDecl, b: &Builder, q0: &[f64], float
     }
     // Either body may be ground (a fixed plane or a fixed circle), not both (checked above);
     // a floating-frame beam tip only as body2 against ground.
-    if b.floating_tips.iter().any(|t| t == body1.get_ref()) {
-        return Err(model.error(body1.span(), "a floating_frame beam tip must be body2 of a contact (body1 = \"ground\")".into()));
+    if b.floating_tips.iter().chain(&b.floating_names).any(|t| t == body1.get_ref()) {
+        return Err(model.error(body1.span(), "a point of a floating_frame beam must be body2 of a contact (body1 = \"ground\")".into()));
     }
-    let tip = b.floating_tips.iter().position(|t| t == c.body2.get_ref());
+    // body2 = "<beam>.end": the tip; body2 = "<beam>" with point2: the material point of the
+    // undeformed axis at point2 (paper 004 eq. 1 at its abscissa).
+    let tip = match b.floating_tips.iter().position(|t| t == c.body2.get_ref()) {
+        Some(beam) => Some((beam, floating[beam].length)),
+        None => match b.floating_names.iter().position(|t| t == c.body2.get_ref()) {
+            None => None,
+            Some(beam) => {
+                let Some(p2) = &c.point2 else {
+                    return Err(model.error(c.body2.span(), format!("a contact at floating_frame beam '{}' needs `point2`, a point of its axis (or use '{}.end' for the tip)", c.body2.get_ref(), c.body2.get_ref())));
+                };
+                let p = b.scope.vec2(p2)?;
+                let f = &floating[beam];
+                let x = f.tip_point().first;
+                let (s, co) = q0[x + 2].sin_cos();
+                let d = [p[0] - q0[x], p[1] - q0[x + 1]];
+                let (along, off) = (co * d[0] + s * d[1], -s * d[0] + co * d[1]);
+                let tol = 1e-9 * (1.0 + f.length);
+                if off.abs() > tol || along < -tol || along > f.length + tol {
+                    return Err(model.error(p2.span(), format!("point2 must lie on the beam's axis between its ends (it is {along:.6} m along and {off:.3e} m off the axis, length {})", f.length)));
+                }
+                Some((beam, along.clamp(0.0, f.length)))
+            }
+        },
+    };
     let b1 = b.body(body1)?;
     let radius = |r: &Option<crate::model::schema::Num>, name: &str, wanted: bool| -> Result<f64, ModelError> {
         match (r, wanted) {
@@ -585,8 +611,8 @@ fn contact(c: &crate::model::schema::ContactDecl, b: &Builder, q0: &[f64], float
         if b1.is_some() {
             return Err(model.error(body1.span(), "a contact at a floating_frame beam tip needs body1 = \"ground\" (a fixed plane or circle)".into()));
         }
-        if let Some(p) = &c.point2 {
-            return Err(model.error(p.span(), "`point2` is not supported on a floating_frame beam tip; the contact point is the tip itself".into()));
+        if let Some(p) = c.point2.as_ref().filter(|_| b.floating_tips.contains(c.body2.get_ref())) {
+            return Err(model.error(p.span(), "`point2` is not supported on a floating_frame beam tip; the contact point is the tip itself (for another point use the beam's name as body2)".into()));
         }
     }
     let a2 = match tip {
@@ -595,12 +621,12 @@ fn contact(c: &crate::model::schema::ContactDecl, b: &Builder, q0: &[f64], float
     };
     let gap = |m: Measure| match tip {
         None => ContactGap::Measure(m),
-        Some(beam) => {
+        Some((beam, abscissa)) => {
             let target = match m.kind {
                 MeasureKind::Projection { u, .. } => GroundShape::Plane { point: m.a1.position(q0), normal: u },
                 _ => GroundShape::Circle { centre: m.a1.position(q0) },
             };
-            ContactGap::floating_tip(floating[beam].tip_point(), target)
+            ContactGap::floating_tip(floating[beam].material_point(abscissa), target)
         }
     };
     let (measure, reach) = match c.kind.get_ref().as_str() {

@@ -3,18 +3,19 @@
 //!
 //! - `Measure`: a planar measure between two anchors (rigid bodies, point masses, beam nodes;
 //!   src/mechanics/kinematics.rs): projection on a plane normal or distance of centres.
-//! - `FloatingTip`: the tip of a floating-frame beam (paper 004 eq. 1 at x = L, with the
-//!   axial shortening -B^T H B / 2) against a plane or circle fixed to ground.
+//! - `FloatingTip`: the tip or another material point of a floating-frame beam (paper 004
+//!   eq. 1 at x = L or at its abscissa x, with the axial shortening -B^T H(x) B / 2) against
+//!   a plane or circle fixed to ground.
 //!
 //! For the tip, plane: s = n . (r_tip(q) - p1); circle: s = |r_tip(q) - c1|. With the tip
 //! Jacobian D = dr/dq (rigid frame and modal columns) and the second derivatives of r
-//! (src/mechanics/elements/floating_frame_beam_2d.rs, `FloatingTipPoint`):
+//! (src/mechanics/elements/floating_frame_beam_2d.rs, `FloatingFramePoint`):
 //! G = s_r D, H = D^T s_rr D + s_r . d2r/dq2, with s_r = n, s_rr = 0 (plane) or
 //! s_r = u = (r - c1)/|r - c1|, s_rr = (I - u u^T)/|r - c1| (circle). The contact's
 //! generalized force is then G^T f over the beam's 3 + 2N coordinates (the floating frame
 //! and every mode), exactly as for rigid bodies.
 
-use super::elements::FloatingTipPoint;
+use super::elements::FloatingFramePoint;
 use super::kinematics::Measure;
 
 /// What a floating-frame beam tip touches (fixed to ground).
@@ -37,11 +38,11 @@ pub struct GapDerivatives {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ContactGap {
     Measure(Measure),
-    FloatingTip { tip: FloatingTipPoint, target: GroundShape, dofs: Vec<usize> },
+    FloatingTip { tip: FloatingFramePoint, target: GroundShape, dofs: Vec<usize> },
 }
 
 impl ContactGap {
-    pub fn floating_tip(tip: FloatingTipPoint, target: GroundShape) -> Self {
+    pub fn floating_tip(tip: FloatingFramePoint, target: GroundShape) -> Self {
         let dofs = (tip.first..tip.first + tip.coordinates()).collect();
         ContactGap::FloatingTip { tip, target, dofs }
     }
@@ -146,8 +147,8 @@ mod tests {
                 GroundShape::Plane { point: [0.1, -0.2], normal: [0.6, 0.8] },
                 GroundShape::Circle { centre: [1.5, 2.0] },
             ];
-            for target in targets {
-                let gap = ContactGap::floating_tip(beam.tip_point(), target);
+            for (target, point) in targets.into_iter().flat_map(|t| [(t, beam.tip_point()), (t, beam.material_point(0.37))]) {
+                let gap = ContactGap::floating_tip(point.clone(), target);
                 assert_eq!(gap.dofs(), (2..2 + nd).collect::<Vec<_>>().as_slice());
                 let d = gap.derivatives(&q);
                 assert!((d.value - gap.value(&q)).abs() < 1e-15);
@@ -165,7 +166,7 @@ mod tests {
                         worst_h = worst_h.max((hfd - d.hessian[a * nd + b]).abs());
                     }
                 }
-                println!("N = {modes}, {target:?}: s = {:.6}, max |G - fd| = {worst_g:.2e}, max |H - fd| = {worst_h:.2e}", d.value);
+                println!("N = {modes}, x = {}, {target:?}: s = {:.6}, max |G - fd| = {worst_g:.2e}, max |H - fd| = {worst_h:.2e}", point.abscissa, d.value);
                 assert!(worst_g < 1e-8 && worst_h < 1e-6, "{worst_g} {worst_h}");
                 // Symmetric Hessian.
                 for a in 0..nd {
@@ -175,6 +176,23 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// material_point(x) by its own quadrature over [0, x] agrees with the element's tip data
+    /// as x -> L (H is continuous in x), and H(x) grows monotonically (a positive integrand).
+    #[test]
+    fn material_point_shape_matches_the_tip_and_grows() {
+        let props = BeamProperties { young: 6.8952e10, shear: 2.6e10, area: 3.14e-4, inertia: 7.85e-9, shear_factor: None, density: 2766.7 };
+        let beam = FloatingFrameBeam2d::new(0, 1.0, 5, &props, [0.0, 0.0]);
+        let tip = beam.tip_point();
+        let near = beam.material_point(1.0 - 1e-12);
+        let dh = (&near.shape.h - &tip.shape.h).amax();
+        let dphi = (&near.shape.phi_y - &tip.shape.phi_y).amax();
+        println!("x = L - 1e-12 vs tip: max |dH| = {dh:.2e}, max |dPhi_y| = {dphi:.2e}");
+        assert!(dh < 1e-11 * tip.shape.h.amax() && dphi < 1e-9);
+        let traces: Vec<f64> = [0.1, 0.3, 0.5, 0.9].iter().map(|&x| beam.material_point(x).shape.h.trace()).collect();
+        println!("trace H(x) at 0.1, 0.3, 0.5, 0.9: {traces:?}");
+        assert!(traces.windows(2).all(|w| w[1] > w[0]));
     }
 
     /// At the undeformed beam the tip is at r0 + R (L, 0) and the modal columns of the plane

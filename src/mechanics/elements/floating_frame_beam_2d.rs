@@ -125,7 +125,7 @@ struct ModalPoint {
     h: DMatrix<f64>,
 }
 
-/// The shape data of the beam tip (x = L), for attached points.
+/// Mode values and H at one abscissa (the tip, x = L, or any material point).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TipShape {
     pub phi_x: DVector<f64>,
@@ -240,8 +240,38 @@ impl FloatingFrameBeam2d {
     }
 
     /// The beam's tip as a material point with its derivatives (for contacts at the tip).
-    pub fn tip_point(&self) -> FloatingTipPoint {
-        FloatingTipPoint { first: self.dofs[0], modes: self.modes, length: self.length, shape: self.tip.clone() }
+    pub fn tip_point(&self) -> FloatingFramePoint {
+        FloatingFramePoint { first: self.dofs[0], modes: self.modes, abscissa: self.length, shape: self.tip.clone() }
+    }
+
+    /// The material point at abscissa x (0 <= x <= L) of the undeformed axis: the mode
+    /// values there and H(x) = int_0^x Phi_y'^T Phi_y' (004 eq. 1) by the same composite
+    /// Gauss rule as the element (16 segments x 8 points over [0, x]).
+    pub fn material_point(&self, x: f64) -> FloatingFramePoint {
+        if x == self.length {
+            return self.tip_point();
+        }
+        let n = self.modes;
+        let pi = std::f64::consts::PI;
+        let kx: Vec<f64> = (1..=n).map(|i| (2 * i - 1) as f64 * pi / (2.0 * self.length)).collect();
+        let ty: Vec<TransverseMode> = (1..=n).map(|i| TransverseMode::new(i, self.length)).collect();
+        let gl = gauss_legendre(POINTS);
+        let seg = x / SEGMENTS as f64;
+        let mut h = DMatrix::zeros(n, n);
+        for sgm in 0..SEGMENTS {
+            for &(t, w) in &gl {
+                let xi = seg * (sgm as f64 + 0.5 * (t + 1.0));
+                let d = DVector::from_iterator(n, ty.iter().map(|m| m.eval(xi)[1]));
+                h += d.clone() * d.transpose() * (0.5 * seg * w);
+            }
+        }
+        let shape = TipShape {
+            phi_x: DVector::from_iterator(n, kx.iter().map(|k| (k * x).sin())),
+            phi_y: DVector::from_iterator(n, ty.iter().map(|m| m.eval(x)[0])),
+            slope_y: DVector::from_iterator(n, ty.iter().map(|m| m.eval(x)[1])),
+            h,
+        };
+        FloatingFramePoint { first: self.dofs[0], modes: n, abscissa: x, shape }
     }
 
     /// The generalized inertia + gravity force int rho S L^T w, split into the acceleration
@@ -422,9 +452,9 @@ impl FloatingFrameBeam2d {
     }
 }
 
-/// The tip (x = L) of a floating-frame beam as a function of the beam's coordinates
-/// e = (x0, y0, theta, A, B) (paper 004 eq. 1 at x = L):
-///   r(e) = r0 + R(theta) p,   p = (L + Phi_x(L) A - B^T H(L) B / 2,  Phi_y(L) B),
+/// A material point of a floating-frame beam (abscissa x of the undeformed axis; the tip is
+/// x = L) as a function of the beam's coordinates e = (x0, y0, theta, A, B) (paper 004 eq. 1):
+///   r(e) = r0 + R(theta) p,   p = (x + Phi_x(x) A - B^T H(x) B / 2,  Phi_y(x) B),
 /// with the Jacobian dr/de (the columns R^T-free form below) and the second derivatives
 /// contracted with a vector w, w . d2r/de2:
 ///   dr/dx0 = (1, 0), dr/dy0 = (0, 1), dr/dtheta = J R p, dr/dA_i = R (Phi_x,i, 0),
@@ -432,15 +462,17 @@ impl FloatingFrameBeam2d {
 ///   w . d2r/dtheta2 = -w_l . p, w . d2r/dtheta de_k = w_l . J dp/de_k,
 ///   w . d2r/dB_i dB_j = -w_l,x H_ij, all other second derivatives zero (w_l = R^T w).
 #[derive(Debug, Clone, PartialEq)]
-pub struct FloatingTipPoint {
+pub struct FloatingFramePoint {
     /// First of the beam's 3 + 2N coordinates.
     pub first: usize,
     pub modes: usize,
-    pub length: f64,
+    /// x along the undeformed axis from the frame origin.
+    pub abscissa: f64,
+    /// Mode values and H at x.
     pub shape: TipShape,
 }
 
-impl FloatingTipPoint {
+impl FloatingFramePoint {
     pub fn coordinates(&self) -> usize {
         3 + 2 * self.modes
     }
@@ -451,7 +483,7 @@ impl FloatingTipPoint {
         let a = &q[x + 3..x + 3 + n];
         let b = DVector::from_column_slice(&q[x + 3 + n..x + 3 + 2 * n]);
         let hb = &self.shape.h * &b;
-        let px = self.length + self.shape.phi_x.iter().zip(a).map(|(p, a)| p * a).sum::<f64>() - 0.5 * b.dot(&hb);
+        let px = self.abscissa + self.shape.phi_x.iter().zip(a).map(|(p, a)| p * a).sum::<f64>() - 0.5 * b.dot(&hb);
         let py = self.shape.phi_y.dot(&b);
         let mut cols = Vec::with_capacity(2 * n);
         cols.extend((0..n).map(|i| [self.shape.phi_x[i], 0.0]));
@@ -459,7 +491,7 @@ impl FloatingTipPoint {
         ([px, py], cols)
     }
 
-    /// Global position of the tip.
+    /// Global position of the point.
     pub fn position(&self, q: &[f64]) -> [f64; 2] {
         let (p, _) = self.local(q);
         let x = self.first;

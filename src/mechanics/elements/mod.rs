@@ -9,7 +9,7 @@ pub mod rigid_body_3d;
 
 pub use ancf_beam_2d::AncfBeam2d;
 pub use corotational_beam_2d::{BeamProperties, CorotationalBeam2d};
-pub use floating_frame_beam_2d::{FloatingFrameBeam2d, FloatingTipPoint};
+pub use floating_frame_beam_2d::{FloatingFrameBeam2d, FloatingFramePoint};
 pub use point_mass::PointMass;
 pub use rigid_body_2d::RigidBody2d;
 pub use rigid_body_3d::RigidBody3d;
