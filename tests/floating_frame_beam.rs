@@ -221,3 +221,35 @@ fn floating_frame_errors_are_located() {
         assert!(err.contains(&format!("ff.toml:{line}:")), "expected line {line}: {err}");
     }
 }
+
+#[test]
+fn tip_and_midspan_forces_bend_the_clamped_beam_as_cantilever_theory() {
+    // A force P (y) at the tip of the clamped beam (fixed joint at its start), static
+    // equilibrium: tip deflection P L^3 / (3 EI), tip section rotation P L^2 / (2 EI); the same
+    // force at midspan (a material point, `body = "arm"` with `point`): tip deflection
+    // 5 P L^3 / (48 EI). Small P (1 N: 0.6 mm) keeps the response linear.
+    use flexfmu::analysis::statics::static_equilibrium;
+    use flexfmu::integrators::Dynamics;
+    let ei = E * INERTIA;
+    for (at, body, want_tip, want_rot) in [("tip", "arm.end\"", L.powi(3) / (3.0 * ei), L * L / (2.0 * ei)), ("midspan", "arm\"\npoint = [0.5, 0.0]", 5.0 * L.powi(3) / (48.0 * ei), (L / 2.0).powi(2) / (2.0 * ei))] {
+        let load = format!("\n[[loads]]\nname = \"p\"\ntype = \"force\"\nbody = \"{body}\ndirection = [0.0, 1.0]\nvalue = 1.0\n");
+        let text = format!("{}{load}", beam_model(&floating(6), "fixed", 0.0, E));
+        let model = Model::parse(&text, "cantilever.toml").unwrap();
+        let sim = Simulation::new(&model, &model.default_parameters(), SolverSettings::default(), 0.0).unwrap();
+        let sys = sim.system();
+        let mut q = sim.state().q.clone();
+        let mut lambda = vec![0.0; sys.constraints()];
+        let iterations = static_equilibrium(sys, &mut q, &mut lambda, 0.0, 1e-13).unwrap();
+        let beam = &sys.floating_frame_beams.elements[0];
+        let (tip, rotation) = beam.tip_pose(&q);
+        println!(
+            "force at the {at}: tip deflection {:.6e} m (theory {want_tip:.6e}, {:+.2e}), tip rotation {rotation:.6e} rad (theory {want_rot:.6e}, {:+.2e}), {iterations} Newton iterations",
+            tip[1],
+            (tip[1] - want_tip) / want_tip,
+            (rotation - want_rot) / want_rot
+        );
+        assert!(((tip[1] - want_tip) / want_tip).abs() < 2e-3);
+        assert!(((rotation - want_rot) / want_rot).abs() < 2e-2);
+        assert!(iterations <= 6, "Newton with the exact load tangent: {iterations}");
+    }
+}

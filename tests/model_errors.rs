@@ -276,6 +276,9 @@ fn string_parameter_and_floating_tip_contact_errors() {
         "a point of a floating_frame beam must be body2 of a contact",
     );
     impact_error("stiffness = \"K\"", "point2 = [1.0, 0.0]\nstiffness = \"K\"", "`point2` is not supported on a floating_frame beam tip");
+    let torque = "\n[[loads]]\nname = \"twist\"\ntype = \"torque\"\nbody = \"arm.end\"\nvalue = 1.0\n";
+    let text = format!("{}{torque}", impact_beam());
+    expect_error(&text, line_of(&text, "type = \"torque\""), "only `type = \"force\"` loads act at a point of a floating_frame beam");
     // A material point: body2 = the beam, point2 on its axis.
     impact_error("body2 = \"arm.end\"", "body2 = \"arm\"", "needs `point2`, a point of its axis");
     impact_error("body2 = \"arm.end\"\nstiffness", "point2 = [0.5, 0.3]\nbody2 = \"arm\"\nstiffness", "point2 must lie on the beam's axis");

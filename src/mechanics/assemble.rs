@@ -1,7 +1,7 @@
 //! From a model definition (with parameter values) to a [`System`], its initial state and
 //! its outputs. Every user error is reported at the offending place in the model file.
 
-use super::elements::{AncfBeam2d, BeamProperties, CorotationalBeam2d, FloatingFrameBeam2d, PointMass, RigidBody2d};
+use super::elements::{AncfBeam2d, BeamProperties, CorotationalBeam2d, FloatingFrameBeam2d, FloatingFramePoint, PointMass, RigidBody2d};
 use super::forces::{Contact, DampingModel, FractionalSpringDamper, Load, SpringDamper, TimeFunction};
 use super::joints::{ConstraintRow, ContactConstraint, JointInfo, JointKind, joint_coordinate, joint_rows};
 use super::kinematics::{Anchor, Measure, MeasureKind};
@@ -53,6 +53,34 @@ struct Builder<'a> {
 impl Builder<'_> {
     fn err(&self, span: std::ops::Range<usize>, msg: String) -> ModelError {
         self.model.error(span, msg)
+    }
+
+    /// A material point of a floating-frame beam named by `body` (paper 004 eq. 1 at its
+    /// abscissa): "<beam>.end" is the tip (no `point`), "<beam>" with `point` on the
+    /// undeformed axis any other point. None if `body` names neither.
+    fn floating_point(&self, body: &Name, point: Option<&Vec2>, key: &str, floating: &[FloatingFrameBeam2d], q0: &[f64]) -> Result<Option<FloatingFramePoint>, ModelError> {
+        let name = body.get_ref();
+        if let Some(beam) = self.floating_tips.iter().position(|t| t == name) {
+            if let Some(p) = point {
+                return Err(self.err(p.span(), format!("`{key}` is not supported on a floating_frame beam tip; the point is the tip itself (for another point use the beam's name)")));
+            }
+            return Ok(Some(floating[beam].tip_point()));
+        }
+        let Some(beam) = self.floating_names.iter().position(|t| t == name) else { return Ok(None) };
+        let Some(p2) = point else {
+            return Err(self.err(body.span(), format!("a point of floating_frame beam '{name}' needs `{key}`, a point of its axis (or use '{name}.end' for the tip)")));
+        };
+        let p = self.scope.vec2(p2)?;
+        let f = &floating[beam];
+        let x = f.tip_point().first;
+        let (s, co) = q0[x + 2].sin_cos();
+        let d = [p[0] - q0[x], p[1] - q0[x + 1]];
+        let (along, off) = (co * d[0] + s * d[1], -s * d[0] + co * d[1]);
+        let tol = 1e-9 * (1.0 + f.length);
+        if off.abs() > tol || along < -tol || along > f.length + tol {
+            return Err(self.err(p2.span(), format!("{key} must lie on the beam's axis between its ends (it is {along:.6} m along and {off:.3e} m off the axis, length {})", f.length)));
+        }
+        Ok(Some(f.material_point(along.clamp(0.0, f.length))))
     }
 
     fn body(&self, name: &Name) -> Result<Option<&BodyEntry>, ModelError> {
@@ -255,7 +283,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             let info = BodyInfo { name: format!("{name}.start"), x: n, rotates: true, director: false };
             b.bodies.push(BodyEntry { info: info.clone(), position: p0, angle, listed: false, section: None });
             system_bodies.push(info);
-            b.beam_nodes.push(format!("{name}.start ({name}.end: outputs x, y, angle and contacts with ground; {name} with `point2` on its axis: contacts with ground; not yet joints or loads)"));
+            b.beam_nodes.push(format!("{name}.start ({name}.end: outputs x, y, angle, contacts with ground and forces; {name} with a point on its axis: contacts with ground and forces; not yet joints)"));
             b.floating_tips.push(format!("{name}.end"));
             b.floating_names.push(name.clone());
             floating_beams.push(FloatingFrameBeam2d::new(first, length, count, &BeamProperties { young, shear: young / (2.0 * (1.0 + nu)), area, inertia, shear_factor: None, density: rho }, gravity));
@@ -507,6 +535,18 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             }
             _ => return Err(model.error(l.kind.span(), "a load needs exactly one of `value` or `table`".into())),
         };
+        if let Some(point) = b.floating_point(&l.body, l.point.as_ref(), "point", &sys.floating_frame_beams.elements, &q0)? {
+            // A force at a material point of a floating-frame beam (004 eq. 1): J^T F.
+            if l.kind.get_ref() != "force" {
+                return Err(model.error(l.kind.span(), format!("only `type = \"force\"` loads act at a point of a floating_frame beam (apply torques to its frame, '<beam>.start'), got '{}'", l.kind.get_ref())));
+            }
+            let Some(dir) = &l.direction else {
+                return Err(model.error(l.kind.span(), "a force needs `direction = [x, y]`".into()));
+            };
+            let u = unit(b.scope.vec2(dir)?).ok_or_else(|| model.error(dir.span(), "direction must not be zero".into()))?;
+            sys.loads.push(Load::floating_force(point, u, magnitude));
+            continue;
+        }
         let body = b.body(&l.body)?.ok_or_else(|| model.error(l.body.span(), "loads on ground have no effect".into()))?;
         match l.kind.get_ref().as_str() {
             "force" => {
@@ -573,30 +613,7 @@ fn contact(c: &crate::model::schema::ContactDecl, b: &Builder, q0: &[f64], float
     if b.floating_tips.iter().chain(&b.floating_names).any(|t| t == body1.get_ref()) {
         return Err(model.error(body1.span(), "a point of a floating_frame beam must be body2 of a contact (body1 = \"ground\")".into()));
     }
-    // body2 = "<beam>.end": the tip; body2 = "<beam>" with point2: the material point of the
-    // undeformed axis at point2 (paper 004 eq. 1 at its abscissa).
-    let tip = match b.floating_tips.iter().position(|t| t == c.body2.get_ref()) {
-        Some(beam) => Some((beam, floating[beam].length)),
-        None => match b.floating_names.iter().position(|t| t == c.body2.get_ref()) {
-            None => None,
-            Some(beam) => {
-                let Some(p2) = &c.point2 else {
-                    return Err(model.error(c.body2.span(), format!("a contact at floating_frame beam '{}' needs `point2`, a point of its axis (or use '{}.end' for the tip)", c.body2.get_ref(), c.body2.get_ref())));
-                };
-                let p = b.scope.vec2(p2)?;
-                let f = &floating[beam];
-                let x = f.tip_point().first;
-                let (s, co) = q0[x + 2].sin_cos();
-                let d = [p[0] - q0[x], p[1] - q0[x + 1]];
-                let (along, off) = (co * d[0] + s * d[1], -s * d[0] + co * d[1]);
-                let tol = 1e-9 * (1.0 + f.length);
-                if off.abs() > tol || along < -tol || along > f.length + tol {
-                    return Err(model.error(p2.span(), format!("point2 must lie on the beam's axis between its ends (it is {along:.6} m along and {off:.3e} m off the axis, length {})", f.length)));
-                }
-                Some((beam, along.clamp(0.0, f.length)))
-            }
-        },
-    };
+    let tip = b.floating_point(&c.body2, c.point2.as_ref(), "point2", floating, q0)?;
     let b1 = b.body(body1)?;
     let radius = |r: &Option<crate::model::schema::Num>, name: &str, wanted: bool| -> Result<f64, ModelError> {
         match (r, wanted) {
@@ -611,9 +628,6 @@ fn contact(c: &crate::model::schema::ContactDecl, b: &Builder, q0: &[f64], float
         if b1.is_some() {
             return Err(model.error(body1.span(), "a contact at a floating_frame beam tip needs body1 = \"ground\" (a fixed plane or circle)".into()));
         }
-        if let Some(p) = c.point2.as_ref().filter(|_| b.floating_tips.contains(c.body2.get_ref())) {
-            return Err(model.error(p.span(), "`point2` is not supported on a floating_frame beam tip; the contact point is the tip itself (for another point use the beam's name as body2)".into()));
-        }
     }
     let a2 = match tip {
         Some(_) => Anchor::Ground { p: [0.0, 0.0] },
@@ -621,12 +635,12 @@ fn contact(c: &crate::model::schema::ContactDecl, b: &Builder, q0: &[f64], float
     };
     let gap = |m: Measure| match tip {
         None => ContactGap::Measure(m),
-        Some((beam, abscissa)) => {
+        Some(ref point) => {
             let target = match m.kind {
                 MeasureKind::Projection { u, .. } => GroundShape::Plane { point: m.a1.position(q0), normal: u },
                 _ => GroundShape::Circle { centre: m.a1.position(q0) },
             };
-            ContactGap::floating_tip(floating[beam].material_point(abscissa), target)
+            ContactGap::floating_tip(point.clone(), target)
         }
     };
     let (measure, reach) = match c.kind.get_ref().as_str() {

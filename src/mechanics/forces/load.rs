@@ -2,7 +2,7 @@
 //! is a function of time and inputs.
 
 use crate::integrators::TangentCoefficients;
-use crate::mechanics::elements::{Element, Energy, Kin};
+use crate::mechanics::elements::{Element, Energy, FloatingFramePoint, Kin};
 use crate::mechanics::kinematics::Anchor;
 use crate::model::expr::Expr;
 
@@ -44,6 +44,11 @@ pub enum LoadKind {
     Force { anchor: Anchor, direction: [f64; 2] },
     /// Torque on the rotation coordinate.
     Torque,
+    /// Force along the fixed unit vector `direction` at a material point of a floating-frame
+    /// beam (paper 004 eq. 1): generalized force J^T F over the frame and modal coordinates,
+    /// stiffness -f u . d2r/dq2 (the follower terms of the rotating frame and the axial
+    /// shortening).
+    FloatingForce { point: FloatingFramePoint, direction: [f64; 2] },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -56,6 +61,10 @@ pub struct Load {
 impl Load {
     pub fn force(anchor: Anchor, direction: [f64; 2], magnitude: TimeFunction) -> Self {
         Load { dofs: anchor.dofs(), kind: LoadKind::Force { anchor, direction }, magnitude }
+    }
+
+    pub fn floating_force(point: FloatingFramePoint, direction: [f64; 2], magnitude: TimeFunction) -> Self {
+        Load { dofs: (point.first..point.first + point.coordinates()).collect(), kind: LoadKind::FloatingForce { point, direction }, magnitude }
     }
 
     pub fn torque(theta: usize, magnitude: TimeFunction) -> Self {
@@ -82,10 +91,24 @@ impl Element for Load {
                     forces[i + 2] -= f * (-arm[1] * u[0] + arm[0] * u[1]);
                 }
             }
+            LoadKind::FloatingForce { point, direction: u } => {
+                let (_, jac, _) = point.derivatives(x.q, *u);
+                for (&d, col) in self.dofs.iter().zip(&jac) {
+                    forces[d] -= f * (u[0] * col[0] + u[1] * col[1]);
+                }
+            }
         }
     }
 
     fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
+        if let LoadKind::FloatingForce { point, direction: u } = &self.kind {
+            let f = self.magnitude.eval(x.t, x.inputs);
+            let (_, _, hess) = point.derivatives(x.q, *u);
+            for (b, h) in block.iter_mut().zip(&hess) {
+                *b -= c.stiffness * f * h;
+            }
+            return;
+        }
         if let LoadKind::Force { anchor: anchor @ Anchor::Rigid { x: i, .. }, direction: u } = &self.kind {
             // d/dtheta of -(perp(R s) . F) = (R s) . F
             let f = self.magnitude.eval(x.t, x.inputs);
