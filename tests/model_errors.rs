@@ -243,3 +243,16 @@ fn spatial_model_errors() {
     expect_error(&variant("position = [\"L/2\", 0.0]", "position = [\"L/2\", 0.0, 0.0]"), 18, "expected 2 numbers [x, y], got 3");
     expect_error(&variant("position = [\"L/2\", 0.0]", "position = [\"L/2\", 0.0]\naxis = [0.0, 0.0, 1.0]"), 19, "apply to spatial models only");
 }
+
+#[test]
+fn torque_on_a_point_mass_or_with_a_direction() {
+    let mass = "\n[[point_masses]]\nname = \"bob\"\nmass = 1.0\nposition = [1.0, 0.0]\n";
+    let load = "\n[[loads]]\ntype = \"torque\"\nbody = \"bob\"\nvalue = 1.0\n";
+    let text = format!("{BASE}{mass}{load}");
+    let line = BASE.lines().count() + 9;
+    expect_error(&text, line, "a torque needs a rigid body or a beam node");
+    let load = "\n[[loads]]\ntype = \"torque\"\nbody = \"rod\"\ndirection = [1.0, 0.0]\nvalue = 1.0\n";
+    let text = format!("{BASE}{load}");
+    let line = BASE.lines().count() + 5;
+    expect_error(&text, line, "a torque has no direction");
+}

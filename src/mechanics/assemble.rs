@@ -513,10 +513,17 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
                 sys.loads.push(Load::force(anchor, u, magnitude));
             }
             "torque" => {
-                if !body.info.rotates {
-                    return Err(model.error(l.body.span(), "a torque needs a rigid body or a corotational beam node".into()));
+                if !body.info.rotates && !body.info.director {
+                    return Err(model.error(l.body.span(), "a torque needs a rigid body or a beam node (corotational or ANCF); a point mass cannot take one".into()));
                 }
-                sys.loads.push(Load::torque(body.info.x + 2, magnitude));
+                if let Some(p) = &l.point {
+                    return Err(model.error(p.span(), "a torque has no point of application; remove `point`".into()));
+                }
+                if let Some(d) = &l.direction {
+                    return Err(model.error(d.span(), "a torque has no direction; remove `direction`".into()));
+                }
+                // Rigid anchor: theta; ANCF node: the slope angle (003 eqs. 4, 24).
+                sys.loads.push(Load::torque(b.anchor(&l.body, None)?, magnitude));
             }
             other => return Err(model.error(l.kind.span(), format!("unknown load type '{other}', expected force or torque"))),
         }
