@@ -690,6 +690,9 @@ impl OutputKind {
                 Err(model.error(o.quantity.span(), format!("'{q}' needs a rigid body; '{}' is a point mass", e.info.name)))
             }
         };
+        if let Some(c) = o.chord.as_ref().filter(|_| q != "transverse_deflection") {
+            return Err(model.error(c.span(), "`chord` applies only to quantity = \"transverse_deflection\"".into()));
+        }
         Ok(match q {
             "x" | "y" | "vx" | "vy" | "ax" | "ay" => {
                 let (_, anchor) = need_body()?;
@@ -725,6 +728,20 @@ impl OutputKind {
                     None => OutputKind::Contact { contact: need_contact()?, quantity },
                 }
             }
+            "transverse_deflection" => {
+                let (_, point) = need_body()?;
+                let Some(chord) = &o.chord else {
+                    return Err(model.error(o.quantity.span(), "transverse_deflection needs `chord = [\"body_a\", \"body_b\"]`, the bodies whose reference points span the chord".into()));
+                };
+                let [a, b_] = chord.get_ref().as_slice() else {
+                    return Err(model.error(chord.span(), format!("chord needs exactly two bodies, got {}", chord.get_ref().len())));
+                };
+                let ends = [b.anchor(a, None)?, b.anchor(b_, None)?];
+                if ends.iter().all(|e| e.dofs().is_empty()) || (ends[0] == ends[1]) {
+                    return Err(model.error(chord.span(), "the chord needs two different points, not both on ground".into()));
+                }
+                OutputKind::TransverseDeflection { point, chord: ends }
+            }
             "energy_total" => OutputKind::EnergyTotal,
             "energy_kinetic" => OutputKind::EnergyKinetic,
             "energy_potential" => OutputKind::EnergyPotential,
@@ -734,7 +751,7 @@ impl OutputKind {
                     o.quantity.span(),
                     format!(
                         "unknown output quantity '{other}', expected one of: x, y, vx, vy, ax, ay, angle, angular_velocity, angular_acceleration, \
-                         reaction_x, reaction_y, reaction_torque, joint_position, joint_velocity, contact_force, penetration, contact_state, energy_total, energy_kinetic, energy_potential, energy_dissipated"
+                         reaction_x, reaction_y, reaction_torque, joint_position, joint_velocity, contact_force, penetration, contact_state, transverse_deflection, energy_total, energy_kinetic, energy_potential, energy_dissipated"
                     ),
                 ));
             }
