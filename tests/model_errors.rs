@@ -256,3 +256,16 @@ fn torque_on_a_point_mass_or_with_a_direction() {
     let line = BASE.lines().count() + 5;
     expect_error(&text, line, "a torque has no direction");
 }
+
+#[test]
+fn transverse_deflection_needs_a_chord_of_two_bodies() {
+    let out = "\n[[outputs]]\nname = \"sag\"\nquantity = \"transverse_deflection\"\nbody = \"rod\"\nchord = [\"rod\"]\n";
+    let text = format!("{BASE}{out}");
+    expect_error(&text, BASE.lines().count() + 6, "chord needs exactly two bodies, got 1");
+    let out = "\n[[outputs]]\nname = \"sag\"\nquantity = \"transverse_deflection\"\nbody = \"rod\"\n";
+    let text = format!("{BASE}{out}");
+    expect_error(&text, BASE.lines().count() + 4, "transverse_deflection needs `chord");
+    let out = "\n[[outputs]]\nname = \"sag\"\nquantity = \"x\"\nbody = \"rod\"\nchord = [\"ground\", \"rod\"]\n";
+    let text = format!("{BASE}{out}");
+    expect_error(&text, BASE.lines().count() + 6, "`chord` applies only to quantity");
+}
