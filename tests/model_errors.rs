@@ -308,3 +308,29 @@ fn string_parameter_choice_that_does_not_assemble_names_the_choice() {
     assert_ne!(out.status.code(), Some(0));
     assert!(stderr.contains("'soft' is not one of force, rigid"), "{stderr}");
 }
+
+#[test]
+fn torque_on_a_point_mass_or_with_a_direction() {
+    let mass = "\n[[point_masses]]\nname = \"bob\"\nmass = 1.0\nposition = [1.0, 0.0]\n";
+    let load = "\n[[loads]]\ntype = \"torque\"\nbody = \"bob\"\nvalue = 1.0\n";
+    let text = format!("{BASE}{mass}{load}");
+    let line = BASE.lines().count() + 9;
+    expect_error(&text, line, "a torque needs a rigid body or a beam node");
+    let load = "\n[[loads]]\ntype = \"torque\"\nbody = \"rod\"\ndirection = [1.0, 0.0]\nvalue = 1.0\n";
+    let text = format!("{BASE}{load}");
+    let line = BASE.lines().count() + 5;
+    expect_error(&text, line, "a torque has no direction");
+}
+
+#[test]
+fn transverse_deflection_needs_a_chord_of_two_bodies() {
+    let out = "\n[[outputs]]\nname = \"sag\"\nquantity = \"transverse_deflection\"\nbody = \"rod\"\nchord = [\"rod\"]\n";
+    let text = format!("{BASE}{out}");
+    expect_error(&text, BASE.lines().count() + 6, "chord needs exactly two bodies, got 1");
+    let out = "\n[[outputs]]\nname = \"sag\"\nquantity = \"transverse_deflection\"\nbody = \"rod\"\n";
+    let text = format!("{BASE}{out}");
+    expect_error(&text, BASE.lines().count() + 4, "transverse_deflection needs `chord");
+    let out = "\n[[outputs]]\nname = \"sag\"\nquantity = \"x\"\nbody = \"rod\"\nchord = [\"ground\", \"rod\"]\n";
+    let text = format!("{BASE}{out}");
+    expect_error(&text, BASE.lines().count() + 6, "`chord` applies only to quantity");
+}

@@ -558,10 +558,17 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
                 sys.loads.push(Load::force(anchor, u, magnitude));
             }
             "torque" => {
-                if !body.info.rotates {
-                    return Err(model.error(l.body.span(), "a torque needs a rigid body or a corotational beam node".into()));
+                if !body.info.rotates && !body.info.director {
+                    return Err(model.error(l.body.span(), "a torque needs a rigid body or a beam node (corotational or ANCF); a point mass cannot take one".into()));
                 }
-                sys.loads.push(Load::torque(body.info.x + 2, magnitude));
+                if let Some(p) = &l.point {
+                    return Err(model.error(p.span(), "a torque has no point of application; remove `point`".into()));
+                }
+                if let Some(d) = &l.direction {
+                    return Err(model.error(d.span(), "a torque has no direction; remove `direction`".into()));
+                }
+                // Rigid anchor: theta; ANCF node: the slope angle (003 eqs. 4, 24).
+                sys.loads.push(Load::torque(b.anchor(&l.body, None)?, magnitude));
             }
             other => return Err(model.error(l.kind.span(), format!("unknown load type '{other}', expected force or torque"))),
         }
@@ -755,6 +762,9 @@ impl OutputKind {
                 Err(model.error(o.quantity.span(), format!("'{q}' needs a rigid body; '{}' is a point mass", e.info.name)))
             }
         };
+        if let Some(c) = o.chord.as_ref().filter(|_| q != "transverse_deflection") {
+            return Err(model.error(c.span(), "`chord` applies only to quantity = \"transverse_deflection\"".into()));
+        }
         Ok(match q {
             "x" | "y" | "vx" | "vy" | "ax" | "ay" => {
                 let (_, anchor) = need_body()?;
@@ -790,6 +800,20 @@ impl OutputKind {
                     None => OutputKind::Contact { contact: need_contact()?, quantity },
                 }
             }
+            "transverse_deflection" => {
+                let (_, point) = need_body()?;
+                let Some(chord) = &o.chord else {
+                    return Err(model.error(o.quantity.span(), "transverse_deflection needs `chord = [\"body_a\", \"body_b\"]`, the bodies whose reference points span the chord".into()));
+                };
+                let [a, b_] = chord.get_ref().as_slice() else {
+                    return Err(model.error(chord.span(), format!("chord needs exactly two bodies, got {}", chord.get_ref().len())));
+                };
+                let ends = [b.anchor(a, None)?, b.anchor(b_, None)?];
+                if ends.iter().all(|e| e.dofs().is_empty()) || (ends[0] == ends[1]) {
+                    return Err(model.error(chord.span(), "the chord needs two different points, not both on ground".into()));
+                }
+                OutputKind::TransverseDeflection { point, chord: ends }
+            }
             "energy_total" => OutputKind::EnergyTotal,
             "energy_kinetic" => OutputKind::EnergyKinetic,
             "energy_potential" => OutputKind::EnergyPotential,
@@ -799,7 +823,7 @@ impl OutputKind {
                     o.quantity.span(),
                     format!(
                         "unknown output quantity '{other}', expected one of: x, y, vx, vy, ax, ay, angle, angular_velocity, angular_acceleration, \
-                         reaction_x, reaction_y, reaction_torque, joint_position, joint_velocity, contact_force, penetration, contact_state, impact_time, energy_total, energy_kinetic, energy_potential, energy_dissipated"
+                         reaction_x, reaction_y, reaction_torque, joint_position, joint_velocity, contact_force, penetration, contact_state, impact_time, transverse_deflection, energy_total, energy_kinetic, energy_potential, energy_dissipated"
                     ),
                 ));
             }

@@ -284,6 +284,9 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
         Ok((body, name))
     };
     let component = |c: char| "xyz".find(c).unwrap_or(0);
+    if let Some(c) = &o.chord {
+        return Err(model.error(c.span(), "`chord` (transverse_deflection) applies to planar models only".into()));
+    }
     Ok(match q {
         "x" | "y" | "z" | "vx" | "vy" | "vz" => {
             let (_, name) = need_body()?;

@@ -62,8 +62,9 @@ impl Anchor {
     }
 
     /// Gradient and Hessian of `angle` over the anchor's own coordinates (row-major).
-    /// For a slope d: dtheta/dd = (-d2, d1)/|d|^2 (the generalized force of a torque T is
-    /// -T times this, paper 003 eq. 24); Hessian [[2 d1 d2, d2^2 - d1^2], [d2^2 - d1^2,
+    /// For a slope d: dtheta/dd = (-d2, d1)/|d|^2 (an applied torque T has the generalized
+    /// force T times this; paper 003 eq. 24 prints -T times it for the restoring torque of its
+    /// pivot spring, see forces/load.rs); Hessian [[2 d1 d2, d2^2 - d1^2], [d2^2 - d1^2,
     /// -2 d1 d2]]/|d|^4.
     pub fn angle_derivatives(&self, q: &[f64]) -> ([f64; 4], [f64; 16]) {
         let mut g = [0.0; 4];

@@ -33,6 +33,10 @@ pub enum OutputKind {
     ContactConstraint { contact: usize, quantity: usize },
     /// Tip of a floating-frame beam: x (0), y (1) or section rotation theta + Phi_y'(L) B (2).
     FloatingFrameTip { beam: usize, quantity: usize },
+    /// Signed distance of a body point from the chord through two other points, positive to
+    /// the left of the chord's direction (paper 003 Fig. 18: transverse deformation of the
+    /// rod's midpoint P relative to the line A-B).
+    TransverseDeflection { point: Anchor, chord: [Anchor; 2] },
     EnergyTotal,
     EnergyKinetic,
     EnergyPotential,
@@ -51,6 +55,7 @@ impl OutputKind {
             OutputKind::SpatialAngularVelocity { .. } => "rad/s",
             OutputKind::Contact { quantity, .. } | OutputKind::ContactConstraint { quantity, .. } => ["N", "m", "", "s"][*quantity],
             OutputKind::FloatingFrameTip { quantity, .. } => ["m", "m", "rad"][*quantity],
+            OutputKind::TransverseDeflection { .. } => "m",
             _ => "J",
         }
     }
@@ -175,6 +180,13 @@ impl Output {
             OutputKind::FloatingFrameTip { beam, quantity } => {
                 let (p, angle) = sys.floating_frame_beams.elements[*beam].tip_pose(s.q);
                 [p[0], p[1], angle][*quantity]
+            }
+            OutputKind::TransverseDeflection { point, chord } => {
+                let (p, a, b) = (point.position(s.q), chord[0].position(s.q), chord[1].position(s.q));
+                let u = [b[0] - a[0], b[1] - a[1]];
+                let n = (u[0] * u[0] + u[1] * u[1]).sqrt();
+                // (b - a) x (p - a) / |b - a|; zero chord length: no direction, report 0.
+                if n > 0.0 { (u[0] * (p[1] - a[1]) - u[1] * (p[0] - a[0])) / n } else { 0.0 }
             }
             OutputKind::EnergyTotal => {
                 let e = sys.energy(s.q, s.v, s.t);

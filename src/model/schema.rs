@@ -291,6 +291,8 @@ pub struct OutputDecl {
     pub point: Option<Vec2>,
     pub joint: Option<Name>,
     pub contact: Option<Name>,
+    /// `transverse_deflection`: the two bodies whose reference points span the chord.
+    pub chord: Option<Spanned<Vec<Name>>>,
     #[serde(default)]
     pub description: String,
 }

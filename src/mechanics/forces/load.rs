@@ -1,5 +1,15 @@
 //! Applied forces (fixed global direction, at a point of a body) and torques, whose magnitude
 //! is a function of time and inputs.
+//!
+//! A torque T acts on a section angle theta(q) (a rigid body's or corotational node's rotation
+//! coordinate, or the angle of an ANCF node's slope d = dr/dy, paper 003 eq. 4). Its virtual
+//! work is T dtheta, so the generalized force is Q = T dtheta/dq (paper 003 eq. 24). For an
+//! ANCF node, theta = atan2(-d1, d2) gives dtheta/dd = (-d2, d1)/|d|^2, hence
+//! Q = T (-e4, e3)/(e3^2 + e4^2) on the slope coordinates (e3, e4) = d. Eq. 24 prints the
+//! opposite sign, T (e4, -e3)/(e3^2 + e4^2): there T is the reaction torque of the pivot's
+//! spring-damper (eq. 8), which opposes the rotation; for an applied (driving) torque the sign
+//! above is the one whose work is T dtheta (checked by finite differences in
+//! tests/ancf_torque.rs). Q depends on q, so the load contributes the tangent -T d2theta/dq2.
 
 use crate::integrators::TangentCoefficients;
 use crate::mechanics::elements::{Element, Energy, FloatingFramePoint, Kin};
@@ -42,8 +52,9 @@ impl TimeFunction {
 pub enum LoadKind {
     /// Force of the given magnitude along the fixed unit vector `direction`, at `anchor`.
     Force { anchor: Anchor, direction: [f64; 2] },
-    /// Torque on the rotation coordinate.
-    Torque,
+    /// Torque on the section angle of `anchor` (a rigid anchor's theta or an ANCF node's slope
+    /// angle).
+    Torque { anchor: Anchor },
     /// Force along the fixed unit vector `direction` at a material point of a floating-frame
     /// beam (paper 004 eq. 1): generalized force J^T F over the frame and modal coordinates,
     /// stiffness -f u . d2r/dq2 (the follower terms of the rotating frame and the axial
@@ -67,8 +78,10 @@ impl Load {
         Load { dofs: (point.first..point.first + point.coordinates()).collect(), kind: LoadKind::FloatingForce { point, direction }, magnitude }
     }
 
-    pub fn torque(theta: usize, magnitude: TimeFunction) -> Self {
-        Load { dofs: vec![theta], kind: LoadKind::Torque, magnitude }
+    /// A torque on a rigid body / corotational node (`Anchor::Rigid`) or an ANCF beam node
+    /// (`Anchor::Director`).
+    pub fn torque(anchor: Anchor, magnitude: TimeFunction) -> Self {
+        Load { dofs: anchor.dofs(), kind: LoadKind::Torque { anchor }, magnitude }
     }
 }
 
@@ -80,7 +93,13 @@ impl Element for Load {
     fn add_forces(&self, x: &Kin, _inertial: &mut [f64], forces: &mut [f64]) {
         let f = self.magnitude.eval(x.t, x.inputs);
         match &self.kind {
-            LoadKind::Torque => forces[self.dofs[0]] -= f,
+            LoadKind::Torque { anchor } => {
+                // Q = T dtheta/dq (003 eq. 24, sign for an applied torque: see the module doc).
+                let (g, _) = anchor.angle_derivatives(x.q);
+                for (k, &i) in self.dofs.iter().enumerate() {
+                    forces[i] -= f * g[k];
+                }
+            }
             LoadKind::Force { anchor, direction: u } => {
                 forces[self.dofs[0]] -= f * u[0];
                 forces[self.dofs[1]] -= f * u[1];
@@ -106,6 +125,15 @@ impl Element for Load {
             let (_, _, hess) = point.derivatives(x.q, *u);
             for (b, h) in block.iter_mut().zip(&hess) {
                 *b -= c.stiffness * f * h;
+            }
+            return;
+        }
+        if let LoadKind::Torque { anchor: anchor @ Anchor::Director { .. } } = &self.kind {
+            // d/dq of -T dtheta/dq = -T d2theta/dq2 (zero for a rigid anchor).
+            let f = self.magnitude.eval(x.t, x.inputs);
+            let (_, h) = anchor.angle_derivatives(x.q);
+            for (b, hk) in block.iter_mut().zip(h.iter()) {
+                *b -= c.stiffness * f * hk;
             }
             return;
         }
