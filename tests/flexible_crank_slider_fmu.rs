@@ -5,12 +5,12 @@
 use std::path::Path;
 use std::process::Command;
 
-use fmi::fmi2::import::Fmi2Import;
-use fmi::fmi2::instance::{CoSimulation, Common, InstanceCS};
+use fmi::fmi2::instance::{CoSimulation, Common};
 use fmi::traits::FmiInstance;
-use flexfmu::export::package::{build_fmu, find_binary};
-use flexfmu::export::variables::Variables;
 use flexfmu::model::Model;
+
+mod common;
+use common::fmu::{Fmu, read};
 
 const INTERVAL: f64 = 2e-3;
 const STOP: f64 = 0.4;
@@ -39,28 +39,22 @@ fn cli(dir: &Path, set: &[(&str, f64)]) -> (Vec<String>, Vec<Vec<f64>>) {
 
 /// The FMU driven at the CLI's output times t_k = k * INTERVAL (do_step from t_{k-1} by
 /// t_k - t_{k-1}, which lands exactly on t_k).
-fn fmu(import: &Fmi2Import, vars: &Variables, names: &[String], set: &[(&str, f64)]) -> Vec<Vec<f64>> {
-    let vr = |name: &str| vars.list.iter().find(|v| v.name == name).unwrap_or_else(|| panic!("no variable {name}")).vr;
-    let out: Vec<u32> = names.iter().map(|n| vr(n)).collect();
-    let mut inst: InstanceCS = import.instantiate_cs("fcs", false, false).unwrap();
-    for (name, value) in set {
-        inst.set_real(&[vr(name)], &[*value]).unwrap();
-    }
-    FmiInstance::enter_initialization_mode(&mut inst, None, 0.0, None).unwrap();
-    FmiInstance::exit_initialization_mode(&mut inst).unwrap();
-    let read = |inst: &mut InstanceCS, t: f64| {
-        let mut v = vec![0.0; out.len()];
-        inst.get_real(&out, &mut v).unwrap();
-        std::iter::once(t).chain(v).collect::<Vec<f64>>()
-    };
-    let mut rows = vec![read(&mut inst, 0.0)];
+fn run_fmu(fmu: &Fmu, names: &[String], set: &[(&str, f64)]) -> Vec<Vec<f64>> {
+    let out: Vec<u32> = names.iter().map(|n| fmu.vr(n)).collect();
+    let mut inst = fmu.start("fcs", None, |inst| {
+        for (name, value) in set {
+            inst.set_real(&[fmu.vr(name)], &[*value]).unwrap();
+        }
+    });
+    let row = |inst: &mut _, t: f64| std::iter::once(t).chain(read(inst, &out)).collect::<Vec<f64>>();
+    let mut rows = vec![row(&mut inst, 0.0)];
     let count = (STOP / INTERVAL * (1.0 - 1e-12)).ceil() as usize;
     let mut t = 0.0;
     for k in 1..=count {
         let next = if k == count { STOP } else { k as f64 * INTERVAL };
         inst.do_step(t, next - t, true).unwrap();
         t = next;
-        rows.push(read(&mut inst, t));
+        rows.push(row(&mut inst, t));
     }
     FmiInstance::terminate(&mut inst).unwrap();
     rows
@@ -70,13 +64,10 @@ fn fmu(import: &Fmi2Import, vars: &Variables, names: &[String], set: &[(&str, f6
 fn fmu_equals_flexfmu_simulate() {
     let dir = tempfile::tempdir().unwrap();
     let model = Model::load(&model_path()).unwrap();
-    let path = dir.path().join("flexible_crank_slider.fmu");
-    build_fmu(&model, &find_binary().expect("libflexfmu.so (cargo build --release first)"), &path).unwrap();
-    let import: Fmi2Import = fmi::import::from_path(&path).unwrap();
-    let vars = Variables::new(&model).unwrap();
+    let fmu = Fmu::build(&model);
     for set in [vec![], vec![("c_slider", 2.0), ("alpha", 0.5)]] {
         let (header, expected) = cli(dir.path(), &set);
-        let got = fmu(&import, &vars, &header[1..], &set);
+        let got = run_fmu(&fmu, &header[1..], &set);
         assert_eq!(got.len(), expected.len());
         let (mut identical, mut total, mut worst) = (0usize, 0usize, 0.0f64);
         for (g, e) in got.iter().zip(&expected) {
