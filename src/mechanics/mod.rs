@@ -11,7 +11,7 @@ pub mod outputs;
 pub mod spatial_kinematics;
 
 use elements::{AncfBeam2d, CorotationalBeam2d, Element, Energy, FloatingFrameBeam2d, Kin, PointMass, RigidBody2d, RigidBody3d};
-use forces::{Contact, ContactMemory, FractionalSpringDamper, Load, SpringDamper};
+use forces::{Contact, ContactMemory, FractionalSpringDamper, Load, MultiPointForce, SpringDamper};
 use joints::{ConstraintRow, ContactConstraint, ContactConstraintMemory};
 
 use crate::integrators::{Dynamics, EventAction, TangentCoefficients};
@@ -109,6 +109,8 @@ pub struct System {
     pub floating_frame_beams: ElementSet<FloatingFrameBeam2d>,
     pub springs: ElementSet<SpringDamper>,
     pub fractional: ElementSet<FractionalSpringDamper>,
+    /// Multi-point stiffness/damping elements (paper 001 eqs. 12-13).
+    pub multi_point: ElementSet<MultiPointForce>,
     pub loads: ElementSet<Load>,
     pub contacts: ElementSet<Contact>,
     /// Contact names, in the order of `contacts`.
@@ -143,6 +145,7 @@ impl System {
             floating_frame_beams: Default::default(),
             springs: Default::default(),
             fractional: Default::default(),
+            multi_point: Default::default(),
             loads: Default::default(),
             contacts: Default::default(),
             contact_names: Vec::new(),
@@ -175,6 +178,7 @@ impl System {
         self.floating_frame_beams.add_pattern(&mut b);
         self.springs.add_pattern(&mut b);
         self.fractional.add_pattern(&mut b);
+        self.multi_point.add_pattern(&mut b);
         self.loads.add_pattern(&mut b);
         self.contacts.add_pattern(&mut b);
         for (r, c) in self.constraints.iter().enumerate() {
@@ -200,6 +204,7 @@ impl System {
         self.floating_frame_beams.compute_slots(p);
         self.springs.compute_slots(p);
         self.fractional.compute_slots(p);
+        self.multi_point.compute_slots(p);
         self.loads.compute_slots(p);
         self.contacts.compute_slots(p);
         self.constraint_slots = self
@@ -237,6 +242,7 @@ impl System {
         e += self.floating_frame_beams.energy(&x);
         e += self.springs.energy(&x);
         e += self.fractional.energy(&x);
+        e += self.multi_point.energy(&x);
         e += self.contacts.energy(&x);
         e
     }
@@ -335,6 +341,7 @@ impl Dynamics for System {
         self.floating_frame_beams.add_forces(&x, inertial, forces);
         self.springs.add_forces(&x, inertial, forces);
         self.fractional.add_forces(&x, inertial, forces);
+        self.multi_point.add_forces(&x, inertial, forces);
         self.loads.add_forces(&x, inertial, forces);
         self.contacts.add_forces(&x, inertial, forces);
     }
@@ -404,6 +411,7 @@ impl Dynamics for System {
         self.floating_frame_beams.assemble_tangent(&x, &c, &mut block, m);
         self.springs.assemble_tangent(&x, &c, &mut block, m);
         self.fractional.assemble_tangent(&x, &c, &mut block, m);
+        self.multi_point.assemble_tangent(&x, &c, &mut block, m);
         self.loads.assemble_tangent(&x, &c, &mut block, m);
         self.contacts.assemble_tangent(&x, &c, &mut block, m);
         for ((con, (row, col, hess)), &l) in self.constraints.iter().zip(&self.constraint_slots).zip(lambda) {
@@ -437,7 +445,7 @@ impl Dynamics for System {
 
     fn dissipation_power(&self, q: &[f64], v: &[f64], t: f64) -> f64 {
         let x = self.kin(q, v, v, t);
-        self.springs.dissipation_power(&x) + self.fractional.dissipation_power(&x) + self.contacts.dissipation_power(&x)
+        self.springs.dissipation_power(&x) + self.fractional.dissipation_power(&x) + self.multi_point.dissipation_power(&x) + self.contacts.dissipation_power(&x)
     }
 
     fn step_accepted(&self, q: &[f64], v: &[f64], t: f64) {
