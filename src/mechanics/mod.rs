@@ -2,6 +2,7 @@
 
 pub mod assemble;
 pub mod assemble_spatial;
+pub mod discrete_plate;
 pub mod elements;
 pub mod euler_parameters;
 pub mod forces;
