@@ -1,0 +1,161 @@
+//! The discrete flexible plate of paper 001 (`models/plate_discrete.toml`, benchmarks.md
+//! section 9): 6 x 6 rigid bodies and one Guyan-condensed multi-point force element.
+//!
+//! Reference: the full MITC4 plate model (tests/plate_fe.rs: converged first mode 5.307 Hz on
+//! 24 x 20; here 24 x 24 is recomputed). Paper 001's Table 2 (0.12351 ... 1.65890 Hz) is not
+//! physical for the stated data and is not used; its claim reproduced here is the agreement of
+//! the discrete model with the full FE model within a few per cent (paper: -2.2 ... +2.5 %).
+
+mod common;
+
+use std::path::Path;
+
+use flexfmu::mechanics::discrete_plate::{PlateSpec, discrete_plate};
+use flexfmu::model::Model;
+use flexfmu::simulation::{Simulation, SolverSettings};
+use flexfmu::structural::{EdgeSupport, PlateMaterial, RectangularPlate, natural_frequencies_hz};
+
+fn model() -> Model {
+    Model::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models/plate_discrete.toml"))).unwrap()
+}
+
+fn params(model: &Model, set: &[(&str, f64)]) -> Vec<f64> {
+    let mut p = model.default_parameters();
+    for (name, value) in set {
+        p[model.parameter_index(name).unwrap()] = *value;
+    }
+    p
+}
+
+fn simulation(model: &Model, set: &[(&str, f64)]) -> Simulation {
+    let p = params(model, set);
+    Simulation::new(model, &p, SolverSettings::from_model(model, &p).unwrap(), 0.0).unwrap()
+}
+
+/// Measured (Hz):
+///   order  full FE 24x24   discrete, mesh 12x12  diff %   discrete, mesh 24x24  diff %
+///     1        5.3067          5.3190            +0.23        5.3115            +0.09
+///     2       14.7541         14.7578            +0.02       14.7280            -0.18
+///     3       32.8763         32.6526            -0.68       32.3880            -1.49
+///     4       51.9791         51.2485            -1.41       50.9659            -1.95
+///     5       55.9477         55.0582            -1.59       54.8856            -1.90
+/// Target (issue 8): within 3 %. On the finer mesh the remaining difference is the discrete
+/// model's own (rigid patches with lumped inertia instead of the condensed mass); on 12x12 the
+/// coarser mesh's stiffer K partly offsets it.
+#[test]
+fn first_five_frequencies_match_the_full_plate_model() {
+    let m = model();
+    // Full (uncondensed) FE plate, 24 x 24 MITC4, 1800 DOFs.
+    let fe = RectangularPlate::cantilever(1.8, 1.5, 0.02, PlateMaterial::aluminium_paper001(), 24, 24).assemble().unwrap();
+    let full = natural_frequencies_hz(&fe.m, &fe.k, 5).unwrap();
+    let mut rows = Vec::new();
+    for refine in [1.0, 2.0] {
+        let sim = simulation(&m, &[("refine", refine)]);
+        let f = sim.natural_frequencies().unwrap();
+        // The constrained 3D system (Euler parameters, normalisation rows) has exactly the
+        // frequencies of the discrete plate's 108-DOF bending problem (condensed K, patch
+        // inertias), computed directly: checks the modes path and the DOF mapping.
+        let spec = PlateSpec {
+            a: 1.8,
+            b: 1.5,
+            t: 0.02,
+            material: PlateMaterial::aluminium_paper001(),
+            mesh: [12 * refine as usize; 2],
+            bodies: [6, 6],
+            edges: [EdgeSupport::Clamped, EdgeSupport::Free, EdgeSupport::Free, EdgeSupport::Free],
+            damping_ratio: 0.0,
+        };
+        let direct = discrete_plate(&spec).unwrap().frequencies;
+        for r in 0..10 {
+            assert!(((f[r] - direct[r]) / direct[r]).abs() < 1e-8, "mode {}: system {} vs direct {}", r + 1, f[r], direct[r]);
+        }
+        rows.push(f);
+    }
+    println!("Cantilever plate 1.8 x 1.5 x 0.02 m, 6 x 6 rigid bodies (paper 001 Table 2 with physical values)");
+    println!("order   full FE 24x24 (Hz)   discrete, mesh 12x12 (Hz)   diff (%)   discrete, mesh 24x24 (Hz)   diff (%)");
+    let mut worst: f64 = 0.0;
+    for r in 0..5 {
+        let d1 = 100.0 * (rows[0][r] - full[r]) / full[r];
+        let d2 = 100.0 * (rows[1][r] - full[r]) / full[r];
+        worst = worst.max(d1.abs()).max(d2.abs());
+        println!("{:>5} {:>20.4} {:>27.4} {:>10.2} {:>27.4} {:>10.2}", r + 1, full[r], rows[0][r], d1, rows[1][r], d2);
+    }
+    assert!((full[0] - 5.307).abs() < 0.005, "full FE f1 {}", full[0]);
+    assert!(worst < 3.0, "largest difference {worst} %");
+}
+
+/// Released flat under gravity: the FMU (through the `fmi` importer) and `Simulation` give
+/// bit-identical outputs; the free corner swings between 0 and about twice its static
+/// deflection (q L^4 / (8 D) = 13.1 mm for a beam strip).
+#[test]
+fn released_plate_fmu_equals_simulation() {
+    use fmi::fmi2::instance::CoSimulation;
+    let m = model();
+    let fmu = common::fmu::Fmu::build(&m);
+    let out = fmu.outputs();
+    let mut inst = fmu.start("plate", None, |_| {});
+    let mut sim = simulation(&m, &[]);
+    let (h, mut t, mut worst, mut lowest) = (0.01, 0.0, 0.0f64, 0.0f64);
+    for _ in 0..30 {
+        inst.do_step(t, h, true).unwrap();
+        t += h;
+        let v = common::fmu::read(&mut inst, &out);
+        sim.step_to(t).unwrap();
+        let d = sim.output_values().unwrap();
+        for (a, b) in v.iter().zip(d) {
+            worst = worst.max((a - b).abs());
+        }
+        lowest = lowest.min(v[0]);
+    }
+    let mat = PlateMaterial::aluminium_paper001();
+    let static_tip = mat.rho * 0.02 * 9.81 * 1.8f64.powi(4) / (8.0 * mat.flexural_rigidity(0.02));
+    println!("plate FMU vs Simulation, 30 steps of 0.01 s: max |difference| = {worst:e}; lowest corner z {lowest:.5} m (2 x beam static {:.5})", 2.0 * static_tip);
+    assert_eq!(worst, 0.0);
+    assert!(lowest < -1.7 * static_tip && lowest > -2.3 * static_tip, "{lowest}");
+}
+
+/// Without damping (zeta = 0) the total energy (kinetic + gravity + elastic) is conserved to
+/// the integrator's accuracy. Measured, max |E(t) - E(0)| / max kinetic energy over 0.5 s:
+/// TTBIF rho_inf = 0.5: 5.7e-6 (h = 1e-3), 2.0e-6 (h = 5e-4); rho_inf = 1 (no numerical
+/// dissipation): 2.7e-10 (h = 1e-3). With rho_inf < 1 the loss is TTBIF's intended damping of
+/// the unresolved high modes (the discrete plate's bending spectrum reaches the kHz range, the
+/// in-plane penalty modes about 3 kHz) that the sudden gravity load excites, so it shrinks
+/// only by about h^1.5, not at the method's order.
+#[test]
+fn undamped_plate_conserves_energy() {
+    let m = model();
+    let mut drift = Vec::new();
+    for (step, rho_inf) in [(1e-3, 0.5), (5e-4, 0.5), (1e-3, 1.0)] {
+        let p = params(&m, &[("zeta", 0.0)]);
+        let mut settings = SolverSettings::from_model(&m, &p).unwrap();
+        settings.step = step;
+        settings.rho_inf = rho_inf;
+        let mut sim = Simulation::new(&m, &p, settings, 0.0).unwrap();
+        let (mut worst, mut kinetic) = (0.0f64, 0.0f64);
+        for k in 1..=100 {
+            sim.step_to(0.005 * k as f64).unwrap();
+            let v = sim.output_values().unwrap();
+            worst = worst.max(v[2].abs());
+            kinetic = kinetic.max(v[3]);
+            assert_eq!(v[5], 0.0);
+        }
+        println!("zeta = 0, step {step:e}, rho_inf {rho_inf}: max |E(t) - E(0)| = {worst:.3e} J, max kinetic energy {kinetic:.3} J, ratio {:.2e}", worst / kinetic);
+        drift.push(worst / kinetic);
+    }
+    assert!(drift[0] < 1e-4, "{drift:?}");
+    assert!(drift[1] < drift[0] / 2.0, "{drift:?}");
+    assert!(drift[2] < 1e-8, "{drift:?}");
+}
+
+/// With damping the energy lost equals the dissipated energy (balance), and the plate settles
+/// towards its static deflection.
+#[test]
+fn damped_plate_energy_balance() {
+    let m = model();
+    let mut sim = simulation(&m, &[]);
+    sim.step_to(0.5).unwrap();
+    let v = sim.output_values().unwrap().to_vec();
+    let balance = v[2] + v[5];
+    println!("zeta = 0.02 at 0.5 s: E - E0 = {:.4} J, dissipated {:.4} J, E - E0 + dissipated = {balance:.2e} J", v[2], v[5]);
+    assert!(v[5] > 0.1 && balance.abs() < 1e-3 * v[5], "{v:?}");
+}
