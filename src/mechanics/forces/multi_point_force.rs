@@ -169,8 +169,8 @@ fn member_measures<const N: usize>(q: &[f64], member: &Member, reference: Option
     let a_i = rotation(&p_i);
     let d: [Taylor2<N>; 3] = std::array::from_fn(|k| {
         let mut x = r_i[k].sub(&r_ref[k]);
-        for j in 0..3 {
-            x = x.add(&a_i[k][j].scale(member.s[j]));
+        for (a, &s) in a_i[k].iter().zip(&member.s) {
+            x = x.add(&a.scale(s));
         }
         x
     });
