@@ -210,3 +210,34 @@ fn static_deflection_under_gravity_matches_the_full_plate() {
     println!("Newton iterations {iterations}; free-edge patch centre: discrete {:.4} mm, FE {:.4} mm ({:+.2} %)", 1e3 * tip_discrete, 1e3 * tip_fe, 100.0 * (tip_discrete - tip_fe) / tip_fe);
     assert!(worst < 0.01, "largest relative difference at the free edge {worst}");
 }
+
+/// C = beta K with beta = 2 zeta / omega_1: the free decay of the released plate (mode 1
+/// dominates once the higher, more strongly damped modes have died out) has the logarithmic
+/// decrement of zeta = 0.02 and the period of the first mode. Measured: zeta 0.02000, period
+/// 0.18800 s vs 1/f1 = 0.18800 s.
+#[test]
+fn free_decay_has_the_damping_ratio_at_the_first_frequency() {
+    let m = model();
+    let mut sim = simulation(&m, &[]);
+    let f1 = sim.natural_frequencies().unwrap()[0];
+    let dt = 1e-3; // the model's step; about 188 samples per period
+    let mut z = Vec::new();
+    for k in 1..=2000 {
+        sim.step_to(dt * k as f64).unwrap();
+        z.push(sim.output_values().unwrap()[0]);
+    }
+    // Extrema of z after 0.6 s (the static deflection drops out of peak-to-peak amplitudes).
+    let ext: Vec<(f64, f64)> = (1..z.len() - 1)
+        .filter(|&k| k as f64 * dt > 0.6 && ((z[k] > z[k - 1] && z[k] >= z[k + 1]) || (z[k] < z[k - 1] && z[k] <= z[k + 1])))
+        .map(|k| ((k + 1) as f64 * dt, z[k]))
+        .collect();
+    // Amplitudes from consecutive extremes (peak to peak / 2), decrement over half periods.
+    let amp: Vec<f64> = ext.windows(2).map(|w| 0.5 * (w[1].1 - w[0].1).abs()).collect();
+    let n = amp.len() - 1;
+    let delta = 2.0 * (amp[0] / amp[n]).ln() / n as f64; // per full period
+    let zeta = delta / (4.0 * std::f64::consts::PI.powi(2) + delta * delta).sqrt();
+    let period = 2.0 * (ext[ext.len() - 1].0 - ext[0].0) / (ext.len() - 1) as f64;
+    println!("free decay 0.6-2 s: {} extremes, damping ratio {zeta:.5} (model 0.02), period {period:.5} s vs 1/f1 = {:.5} s (damped {:.5})", ext.len(), 1.0 / f1, 1.0 / (f1 * (1.0 - 0.02f64.powi(2)).sqrt()));
+    assert!((zeta - 0.02).abs() < 0.001, "zeta {zeta}");
+    assert!((period * f1 - 1.0).abs() < 0.01, "period {period}");
+}
