@@ -283,7 +283,8 @@ fn plate_model_errors() {
     plate_error("mesh = [4, 4]", "mesh = [400, 400]", "more than the 4000 the dense condensation handles");
     plate_error("bodies = [2, 2]", "bodies = [0, 2]", "bodies must be two positive integers");
     plate_error("clamped = [\"x_min\"]", "clamped = [\"left\"]", "unknown edge 'left', expected x_min, x_max, y_min or y_max");
-    plate_error("clamped = [\"x_min\"]", "clamped = []", "at least one clamped edge");
+    let text = PLATE.replacen("clamped = [\"x_min\"]", "clamped = []", 1).replacen("bodies = [2, 2]", "bodies = [1, 1]", 1).replacen("mesh = [4, 4]", "mesh = [2, 2]", 1).replacen("p.body[1][0]", "p.body[0][0]", 1);
+    expect_error(&text, line_of(&text, "bodies = [1, 1]"), "a free plate (no clamped edge) needs at least 2 bodies");
     plate_error("size = [1.0, 0.8]", "size = [1.0, -0.8]", "size must be positive");
     plate_error("thickness = 0.01", "thickness = 0.0", "thickness must be positive");
     plate_error("material = { E = 70e9, nu = 0.3, rho = 2700.0 }", "material = { E = 70e9, nu = 0.5, rho = 2700.0 }", "nu must be in (-1, 0.5)");

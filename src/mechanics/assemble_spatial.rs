@@ -193,8 +193,8 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
         let spec = plate_spec(&b, pd)?;
         let plate = discrete_plate(&spec).map_err(|e| model.error(pd.name.span(), format!("plate '{}': {e}", pd.name.get_ref())))?;
         let origin = pd.origin.as_ref().map(|o| b.scope.vec3(o)).transpose()?.unwrap_or([0.0; 3]);
-        let mut members = Vec::new();
-        for body in &plate.bodies {
+        let (mut members, mut reference) = (Vec::new(), None);
+        for (k, body) in plate.bodies.iter().enumerate() {
             let name = format!("{}.body[{}][{}]", pd.name.get_ref(), body.i, body.j);
             b.check_name(&Name::new(pd.name.span(), name.clone()), "body")?;
             let x = q0.len();
@@ -206,9 +206,14 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
             specified.extend([false; 7]);
             elements.push(RigidBody3d::new(x, body.mass, body.inertia, gravity));
             b.bodies.push(Body3 { name, x, position: r, orientation: p });
-            members.push(Member { x, s: [0.0; 3], c: p });
+            // c = conj(p_R0) p_0 = identity: every patch starts aligned with the reference.
+            if plate.reference == Some(k) {
+                reference = Some(x);
+            } else {
+                members.push(Member { x, s: [0.0; 3], c: p });
+            }
         }
-        plates.push((members, plate));
+        plates.push((members, reference, plate));
     }
     if q0.is_empty() {
         return Err(model.error(def.model.name.span(), "the model has no bodies".into()));
@@ -222,9 +227,9 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
     for body in &b.bodies {
         sys.constraints.push(normalisation_row(body.x));
     }
-    for (members, plate) in plates {
+    for (members, reference, plate) in plates {
         let (k, c) = (plate.stiffness.transpose().as_slice().to_vec(), plate.damping.transpose().as_slice().to_vec());
-        sys.multi_point.push(MultiPointForce::new(members, None, k, c, &q0));
+        sys.multi_point.push(MultiPointForce::new(members, reference, k, c, &q0));
     }
 
     let mut joint_spans = Vec::new();
@@ -336,7 +341,7 @@ fn plate_spec(b: &Builder, pd: &PlateDecl) -> Result<PlateSpec, ModelError> {
     let mesh = count(b, &pd.mesh, "mesh")?;
     let bodies = count(b, &pd.bodies, "bodies")?;
     let mut edges = [EdgeSupport::Free; 4];
-    for edge in pd.clamped.get_ref() {
+    for edge in pd.clamped.iter().flat_map(|c| c.get_ref()) {
         let k = ["x_min", "x_max", "y_min", "y_max"].iter().position(|e| e == edge.get_ref()).ok_or_else(|| {
             model.error(edge.span(), format!("unknown edge '{}', expected x_min, x_max, y_min or y_max", edge.get_ref()))
         })?;
@@ -345,7 +350,13 @@ fn plate_spec(b: &Builder, pd: &PlateDecl) -> Result<PlateSpec, ModelError> {
     let damping_ratio = pd.damping_ratio.as_ref().map(|z| b.scope.non_negative(z, "damping_ratio")).transpose()?.unwrap_or(0.0);
     let spec = PlateSpec { a: size[0], b: size[1], t, material: PlateMaterial::new(e, nu, rho), mesh, bodies, edges, damping_ratio };
     spec.validate().map_err(|m| {
-        let span = if m.starts_with("mesh") { pd.mesh.span() } else if m.starts_with("bodies") { pd.bodies.span() } else { pd.clamped.span() };
+        let span = if m.starts_with("mesh") {
+            pd.mesh.span()
+        } else if m.starts_with("bodies") || m.starts_with("a free plate") {
+            pd.bodies.span()
+        } else {
+            pd.damping_ratio.as_ref().map_or(pd.name.span(), |z| z.span())
+        };
         model.error(span, m)
     })?;
     Ok(spec)

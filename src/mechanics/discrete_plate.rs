@@ -17,10 +17,15 @@
 //!   E t on x and y and E t (dx^2 + dy^2)/12 on theta_z (a patch's in-plane stiffness scale; it
 //!   puts these modes far above the bending ones, e.g. near 3 kHz for the benchmark plate
 //!   against 5-60 Hz). This is not a membrane model: in-plane dynamics is not represented.
-//! - Reference: ground (the clamped edge), so at least one edge must be clamped. A floating
-//!   reference (a free plate) is not offered here; the element supports it.
+//! - Reference: ground (the clamped edges) when an edge is clamped. A free plate (no clamped
+//!   edge) is referred to a floating reference body, body [n/2][m/2], as paper 001 section 2.2
+//!   does: "remove the stiffness and damping terms of the reference body's master DOFs" — the
+//!   free plate's K_r has the three bending rigid modes (w = c0 + c1 x + c2 y) in its null
+//!   space, so 1/2 u^T K_r u = 1/2 x^T K' x with x = u minus the rigid motion that follows the
+//!   reference (zero at its DOFs) and K' = K_r without the reference's rows and columns. The
+//!   element then has the other N - 1 bodies as members.
 //! - Damping: C = beta K (stiffness-proportional, paper 001's "coordinated damping"), beta =
-//!   2 zeta / omega_1 with omega_1 the first natural frequency of the discrete plate (condensed
+//!   2 zeta / omega_1 with omega_1 the first (elastic) natural frequency of the discrete plate (condensed
 //!   stiffness, patch masses and inertias): the damping ratio is zeta at omega_1 and grows in
 //!   proportion to the frequency above it.
 
@@ -65,7 +70,10 @@ pub struct DiscretePlate {
     pub bodies: Vec<PatchBody>,
     /// Condensed bending stiffness over (w, psi_x, psi_y) per body (3N x 3N).
     pub condensed: DMatrix<f64>,
-    /// K of the multi-point element over (x, y, z, theta_x, theta_y, theta_z) per body, 6N x 6N.
+    /// The floating reference body (index into `bodies`) of a free plate; None: ground.
+    pub reference: Option<usize>,
+    /// K of the multi-point element over (x, y, z, theta_x, theta_y, theta_z) per member body
+    /// (every body but the reference, in order), 6N x 6N (N members).
     pub stiffness: DMatrix<f64>,
     /// C = beta K.
     pub damping: DMatrix<f64>,
@@ -98,8 +106,8 @@ impl PlateSpec {
         if dofs > MAX_FE_DOFS {
             return Err(format!("mesh [{nx}, {ny}] has {dofs} DOFs, more than the {MAX_FE_DOFS} the dense condensation handles"));
         }
-        if !self.edges.contains(&EdgeSupport::Clamped) {
-            return Err("a plate needs at least one clamped edge (its multi-point element is referred to ground)".into());
+        if !self.edges.contains(&EdgeSupport::Clamped) && n * m < 2 {
+            return Err("a free plate (no clamped edge) needs at least 2 bodies: one is the floating reference".into());
         }
         if !(self.damping_ratio.is_finite() && self.damping_ratio >= 0.0) {
             return Err(format!("damping_ratio must be >= 0, got {}", self.damping_ratio));
@@ -139,18 +147,21 @@ pub fn discrete_plate(spec: &PlateSpec) -> Result<DiscretePlate, StructuralError
         .collect();
     // (w, psi_x, psi_y) -> measures (z, theta_y, theta_x) with signs (+, +, -).
     let map = [(2usize, 1.0), (4, 1.0), (3, -1.0)];
-    let mut k6 = DMatrix::zeros(6 * count, 6 * count);
-    for a in 0..count {
-        for b in 0..count {
+    let reference = (!spec.edges.contains(&EdgeSupport::Clamped)).then(|| (m / 2) * n + n / 2);
+    let members: Vec<usize> = (0..count).filter(|&a| Some(a) != reference).collect();
+    let nm = members.len();
+    let mut k6 = DMatrix::zeros(6 * nm, 6 * nm);
+    for (ma, &a) in members.iter().enumerate() {
+        for (mb, &b) in members.iter().enumerate() {
             for (da, &(ra, sa)) in map.iter().enumerate() {
                 for (db, &(rb, sb)) in map.iter().enumerate() {
-                    k6[(6 * a + ra, 6 * b + rb)] = sa * sb * red.k[(3 * a + da, 3 * b + db)];
+                    k6[(6 * ma + ra, 6 * mb + rb)] = sa * sb * red.k[(3 * a + da, 3 * b + db)];
                 }
             }
         }
     }
     let membrane = spec.material.e * t;
-    for a in 0..count {
+    for a in 0..nm {
         k6[(6 * a, 6 * a)] += membrane;
         k6[(6 * a + 1, 6 * a + 1)] += membrane;
         k6[(6 * a + 5, 6 * a + 5)] += membrane * (dx * dx + dy * dy) / 12.0;
@@ -165,8 +176,11 @@ pub fn discrete_plate(spec: &PlateSpec) -> Result<DiscretePlate, StructuralError
         [body.mass, body.inertia[1][1], body.inertia[0][0]][r % 3]
     });
     let frequencies = natural_frequencies_hz(&lumped, &red.k, 3 * count)?;
-    let omega1 = 2.0 * std::f64::consts::PI * frequencies[0];
+    // First elastic frequency (a free plate has three zero ones).
+    let top = frequencies.last().copied().unwrap_or(0.0);
+    let f1 = frequencies.iter().copied().find(|&f| f > 1e-6 * top).unwrap_or(top);
+    let omega1 = 2.0 * std::f64::consts::PI * f1;
     let beta = if spec.damping_ratio > 0.0 { 2.0 * spec.damping_ratio / omega1 } else { 0.0 };
     let damping = &k6 * beta;
-    Ok(DiscretePlate { bodies, condensed: red.k, stiffness: k6, damping, beta, frequencies })
+    Ok(DiscretePlate { bodies, condensed: red.k, reference, stiffness: k6, damping, beta, frequencies })
 }

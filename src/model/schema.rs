@@ -208,8 +208,10 @@ pub struct PlateDecl {
     pub mesh: Vec2,
     /// [n, m]: rigid bodies along x and y.
     pub bodies: Vec2,
-    /// Clamped edges, any of "x_min", "x_max", "y_min", "y_max" (at least one).
-    pub clamped: Spanned<Vec<Name>>,
+    /// Clamped edges, any of "x_min", "x_max", "y_min", "y_max"; none (default): a free plate
+    /// referred to its body [n/2][m/2].
+    #[serde(default)]
+    pub clamped: Option<Spanned<Vec<Name>>>,
     /// Damping ratio of the stiffness-proportional damping C = beta K, reached at the first
     /// natural frequency of the discrete plate (default 0).
     pub damping_ratio: Option<Num>,
