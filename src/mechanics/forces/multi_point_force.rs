@@ -14,21 +14,21 @@
 //!
 //! With ground as the reference, r_R = 0 and p_R = (1, 0, 0, 0) (the global frame).
 //!
-//! Force (eq. 12):  F = -K (x - l) - C x_dot + f0, here f0 = 0 (no preload) and x_dot = J v the
-//! rate of the measures. As generalized forces (virtual work; the "forces" vector of the
-//! `Element` contract holds the internal force, opposite to F):
-//!   g = J^T (K e + C J v),  e = x - l,  J = dx/dq.
+//! Force (eq. 12):  F = -K (x - l) - C x_dot + f0, with f0 the preload (zero unless set) and
+//! x_dot = J v the rate of the measures. As generalized forces (virtual work; the "forces"
+//! vector of the `Element` contract holds the internal force, opposite to F):
+//!   g = J^T (K e + C J v - f0),  e = x - l,  J = dx/dq.
 //! The rows of J^T belonging to the reference body give its reaction, eq. 13: minus the sum of
 //! the member forces and minus the sum of (moments + x_Jl x translational forces), which the
 //! chain rule through A_R^T (r_i + A_i s_i - r_R) produces; this is checked in the tests (a
 //! rigid motion of the whole group does no work, so the total force and moment vanish).
 //! Newton tangent:
-//!   K_t = J^T K J + J^T C (d(J v)/dq) + sum_k f_k H_k,  C_t = J^T C J,  f = K e + C J v,
+//!   K_t = J^T K J + J^T C (d(J v)/dq) + sum_k f_k H_k,  C_t = J^T C J,  f = K e + C J v - f0,
 //! with H_k the Hessian of measure k. Measures, gradients and Hessians are computed exactly by
 //! second-order forward differentiation over the (7 or 14) coordinates each member's measures
 //! depend on (`Taylor2` below); A(p) is the homogeneous quadratic form of
 //! `euler_parameters::rotation`, as for the rigid bodies.
-//! Energy: 1/2 e^T K e (K symmetric); dissipation x_dot^T C x_dot.
+//! Energy: 1/2 e^T K e - f0^T e (K symmetric); dissipation x_dot^T C x_dot.
 
 use crate::integrators::TangentCoefficients;
 use crate::mechanics::elements::{Element, Energy, Kin};
@@ -203,6 +203,8 @@ pub struct MultiPointForce {
     pub damping: Vec<f64>,
     /// l: the measures at which the elastic force vanishes (6n).
     pub free_values: Vec<f64>,
+    /// f0 of eq. 12: preload on the members at x = l (6n; zero by default).
+    pub preload: Vec<f64>,
 }
 
 impl MultiPointForce {
@@ -212,8 +214,9 @@ impl MultiPointForce {
         if let Some(r) = reference {
             dofs.extend(r..r + 7);
         }
-        let mut e = MultiPointForce { dofs, members, reference, stiffness, damping, free_values: Vec::new() };
+        let mut e = MultiPointForce { dofs, members, reference, stiffness, damping, free_values: Vec::new(), preload: Vec::new() };
         e.free_values = e.measures(q0).into_iter().flat_map(|m| m.value).collect();
+        e.preload = vec![0.0; e.free_values.len()];
         e
     }
 
@@ -255,10 +258,10 @@ impl MultiPointForce {
         (e, rate)
     }
 
-    /// f = K e + C x_dot (6n): minus the force of eq. 12 on the members.
+    /// f = K e + C x_dot - f0 (6n): minus the force of eq. 12 on the members.
     fn member_forces(&self, e: &[f64], rate: &[f64]) -> Vec<f64> {
         let n = e.len();
-        (0..n).map(|r| (0..n).map(|c| self.stiffness[r * n + c] * e[c] + self.damping[r * n + c] * rate[c]).sum()).collect()
+        (0..n).map(|r| (0..n).map(|c| self.stiffness[r * n + c] * e[c] + self.damping[r * n + c] * rate[c]).sum::<f64>() - self.preload[r]).collect()
     }
 }
 
@@ -341,8 +344,8 @@ impl Element for MultiPointForce {
     fn energy(&self, x: &Kin) -> Energy {
         let (e, _) = self.deformation(x.q, x.v);
         let n = e.len();
-        let u: f64 = (0..n).map(|r| e[r] * (0..n).map(|c| self.stiffness[r * n + c] * e[c]).sum::<f64>()).sum();
-        Energy { kinetic: 0.0, potential: 0.5 * u }
+        let u: f64 = (0..n).map(|r| e[r] * (0.5 * (0..n).map(|c| self.stiffness[r * n + c] * e[c]).sum::<f64>() - self.preload[r])).sum();
+        Energy { kinetic: 0.0, potential: u }
     }
 
     fn dissipation_power(&self, x: &Kin) -> f64 {
@@ -538,5 +541,38 @@ mod tests {
         println!("small displacements (eps = {eps}): max |x - expected| = {worst:.2e}; member-0 force vs -K x: {ferr:.2e} (|K x| {kmax:.2e})");
         assert!(worst < 1e-11, "{worst}");
         assert!(ferr < 1e-6 * kmax, "{ferr}");
+    }
+
+    /// With C = 0 the generalized force is the gradient of the potential 1/2 e^T K e - f0^T e
+    /// (central differences), preload included; at x = l the force on the members is f0.
+    #[test]
+    fn forces_are_the_gradient_of_the_potential_with_preload() {
+        for with_reference in [false, true] {
+            let (mut e, q0) = group(with_reference);
+            e.damping.iter_mut().for_each(|c| *c = 0.0);
+            e.preload = (0..12).map(|k| 0.3 * (k as f64 - 5.0)).collect();
+            let v = vec![0.0; q0.len()];
+            // At x = l: g = -J^T f0; the translational rows of member 0 (ground reference) are -f0.
+            let g0 = residual(&e, &q0, &v);
+            if !with_reference {
+                for k in 0..3 {
+                    assert!((g0[7 + k] + e.preload[k]).abs() < 1e-14, "{} vs {}", g0[7 + k], -e.preload[k]);
+                }
+            }
+            let q: Vec<f64> = q0.iter().enumerate().map(|(k, x)| x + 0.02 * ((k as f64) * 2.3).cos()).collect();
+            let g = residual(&e, &q, &v);
+            let potential = |q: &[f64]| e.energy(&Kin { q, v: &v, a: &v, t: 0.0, inputs: &[] }).potential;
+            let h = 1e-6;
+            let mut worst: f64 = 0.0;
+            for &i in e.dofs() {
+                let (mut qp, mut qm) = (q.clone(), q.clone());
+                qp[i] += h;
+                qm[i] -= h;
+                worst = worst.max(((potential(&qp) - potential(&qm)) / (2.0 * h) - g[i]).abs());
+            }
+            let scale = g.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+            println!("preloaded element (reference body: {with_reference}): |dV/dq - g| = {worst:.2e} (|g| up to {scale:.2e})");
+            assert!(worst < 1e-7 * scale.max(1.0));
+        }
     }
 }
