@@ -290,6 +290,9 @@ fn plate_model_errors() {
     plate_error("material = { E = 70e9, nu = 0.3, rho = 2700.0 }", "material = { E = 70e9, nu = 0.5, rho = 2700.0 }", "nu must be in (-1, 0.5)");
     plate_error("damping_ratio = 0.01", "damping_ratio = -0.01", "damping_ratio must not be negative");
     plate_error("body = \"p.body[1][0]\"", "body = \"p.body[2][0]\"", "unknown body 'p.body[2][0]'");
+    let text = PLATE.replacen("quantity = \"z\"\nbody = \"p.body[1][0]\"", "quantity = \"support_force_z\"\nplate = \"q\"", 1);
+    expect_error(&text, line_of(&text, "plate = \"q\""), "unknown plate 'q'");
+    plate_error("quantity = \"z\"\nbody = \"p.body[1][0]\"", "quantity = \"support_force_z\"", "output quantity 'support_force_z' needs `plate`");
     // In a planar model the plate is reported at its name.
     let text = PLATE.replacen("dimension = 3", "dimension = 2", 1);
     expect_error(&text, line_of(&text, "name = \"p\""), "plates are available in spatial models only");

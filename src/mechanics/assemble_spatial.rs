@@ -213,7 +213,7 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
                 members.push(Member { x, s: [0.0; 3], c: p });
             }
         }
-        plates.push((members, reference, plate));
+        plates.push((members, reference, plate, pd.name.get_ref().clone()));
     }
     if q0.is_empty() {
         return Err(model.error(def.model.name.span(), "the model has no bodies".into()));
@@ -227,7 +227,8 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
     for body in &b.bodies {
         sys.constraints.push(normalisation_row(body.x));
     }
-    for (members, reference, plate) in plates {
+    for (members, reference, plate, name) in plates {
+        sys.multi_point_names.push(name);
         let (k, c) = (plate.stiffness.transpose().as_slice().to_vec(), plate.damping.transpose().as_slice().to_vec());
         sys.multi_point.push(MultiPointForce::new(members, reference, k, c, &q0));
     }
@@ -384,6 +385,11 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
             let joint = sys.joints.iter().position(|j| j.name == *name.get_ref()).ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))?;
             OutputKind::SpatialReaction { joint, component: component(q.chars().last().unwrap_or('x')) }
         }
+        "support_force_x" | "support_force_y" | "support_force_z" => {
+            let name = o.plate.as_ref().ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `plate`")))?;
+            let element = sys.multi_point_names.iter().position(|p| p == name.get_ref()).ok_or_else(|| model.error(name.span(), format!("unknown plate '{}'", name.get_ref())))?;
+            OutputKind::SupportForce { element, component: component(q.chars().last().unwrap_or('x')) }
+        }
         "energy_total" => OutputKind::EnergyTotal,
         "energy_kinetic" => OutputKind::EnergyKinetic,
         "energy_potential" => OutputKind::EnergyPotential,
@@ -393,7 +399,7 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
                 o.quantity.span(),
                 format!(
                     "unknown output quantity '{other}' in a spatial model, expected one of: x, y, z, vx, vy, vz, e0, e1, e2, e3, wx, wy, wz, \
-                     reaction_x, reaction_y, reaction_z, energy_total, energy_kinetic, energy_potential, energy_dissipated"
+                     reaction_x, reaction_y, reaction_z, support_force_x, support_force_y, support_force_z, energy_total, energy_kinetic, energy_potential, energy_dissipated"
                 ),
             ));
         }

@@ -112,6 +112,8 @@ pub struct System {
     pub fractional: ElementSet<FractionalSpringDamper>,
     /// Multi-point stiffness/damping elements (paper 001 eqs. 12-13).
     pub multi_point: ElementSet<MultiPointForce>,
+    /// Names of the plates the multi-point elements belong to, in the order of `multi_point`.
+    pub multi_point_names: Vec<String>,
     pub loads: ElementSet<Load>,
     pub contacts: ElementSet<Contact>,
     /// Contact names, in the order of `contacts`.
@@ -147,6 +149,7 @@ impl System {
             springs: Default::default(),
             fractional: Default::default(),
             multi_point: Default::default(),
+            multi_point_names: Vec::new(),
             loads: Default::default(),
             contacts: Default::default(),
             contact_names: Vec::new(),

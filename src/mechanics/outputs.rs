@@ -33,6 +33,9 @@ pub enum OutputKind {
     ContactConstraint { contact: usize, quantity: usize },
     /// Tip of a floating-frame beam: x (0), y (1) or section rotation theta + Phi_y'(L) B (2).
     FloatingFrameTip { beam: usize, quantity: usize },
+    /// Force of a plate's multi-point element on its reference (the support when clamped),
+    /// paper 001 eq. 13, global component 0..3.
+    SupportForce { element: usize, component: usize },
     EnergyTotal,
     EnergyKinetic,
     EnergyPotential,
@@ -45,7 +48,7 @@ impl OutputKind {
             OutputKind::Point { order, .. } => ["m", "m/s", "m/s2"][*order],
             OutputKind::Rotation { order, .. } | OutputKind::SectionAngle { order, .. } => ["rad", "rad/s", "rad/s2"][*order],
             OutputKind::Reaction { component, .. } => ["N", "N", "N.m"][*component],
-            OutputKind::SpatialReaction { .. } => "N",
+            OutputKind::SpatialReaction { .. } | OutputKind::SupportForce { .. } => "N",
             OutputKind::JointCoordinate { .. } | OutputKind::EulerParameter { .. } => "",
             OutputKind::SpatialPoint { order, .. } => ["m", "m/s"][*order],
             OutputKind::SpatialAngularVelocity { .. } => "rad/s",
@@ -173,6 +176,7 @@ impl Output {
                 let (p, angle) = sys.floating_frame_beams.elements[*beam].tip_pose(s.q);
                 [p[0], p[1], angle][*quantity]
             }
+            OutputKind::SupportForce { element, component } => sys.multi_point.elements[*element].reference_force(s.q, s.v)[*component],
             OutputKind::EnergyTotal => {
                 let e = sys.energy(s.q, s.v, s.t);
                 e.kinetic + e.potential

@@ -321,6 +321,8 @@ pub struct OutputDecl {
     pub point: Option<Vec2>,
     pub joint: Option<Name>,
     pub contact: Option<Name>,
+    /// `support_force_x|y|z`: the plate whose support force is output.
+    pub plate: Option<Name>,
     #[serde(default)]
     pub description: String,
 }

@@ -258,6 +258,19 @@ impl MultiPointForce {
         (e, rate)
     }
 
+    /// Force of the element on its reference body, global frame: eq. 13's
+    /// F_Jtrans = -sum F_l,trans = sum f_trans (measured in the reference frame, rotated by
+    /// A_R). With ground as the reference it is the force on the support.
+    pub fn reference_force(&self, q: &[f64], v: &[f64]) -> [f64; 3] {
+        let (e, rate) = self.deformation(q, v);
+        let f = self.member_forces(&e, &rate);
+        let local: [f64; 3] = std::array::from_fn(|k| (0..self.members.len()).map(|i| f[6 * i + k]).sum());
+        match self.reference {
+            None => local,
+            Some(r) => crate::mechanics::euler_parameters::mat_vec(&crate::mechanics::euler_parameters::rotation(&q[r + 3..r + 7]), local),
+        }
+    }
+
     /// f = K e + C x_dot - f0 (6n): minus the force of eq. 12 on the members.
     fn member_forces(&self, e: &[f64], rate: &[f64]) -> Vec<f64> {
         let n = e.len();
