@@ -33,17 +33,18 @@
 use crate::integrators::TangentCoefficients;
 use crate::mechanics::elements::{Element, Energy, Kin};
 
-/// Second-order truncated Taylor number over N variables: value, gradient, Hessian.
+/// Second-order truncated Taylor number over N variables: value, gradient, Hessian (M = N),
+/// or value and gradient only (M = 0, for forces, which need no Hessian).
 #[derive(Clone, Copy)]
-struct Taylor2<const N: usize> {
+struct Taylor2<const N: usize, const M: usize> {
     v: f64,
     g: [f64; N],
-    h: [[f64; N]; N],
+    h: [[f64; M]; M],
 }
 
-impl<const N: usize> Taylor2<N> {
+impl<const N: usize, const M: usize> Taylor2<N, M> {
     fn constant(v: f64) -> Self {
-        Taylor2 { v, g: [0.0; N], h: [[0.0; N]; N] }
+        Taylor2 { v, g: [0.0; N], h: [[0.0; M]; M] }
     }
 
     fn variable(v: f64, k: usize) -> Self {
@@ -57,7 +58,9 @@ impl<const N: usize> Taylor2<N> {
         t.v += o.v;
         for a in 0..N {
             t.g[a] += o.g[a];
-            for b in 0..N {
+        }
+        for a in 0..M {
+            for b in 0..M {
                 t.h[a][b] += o.h[a][b];
             }
         }
@@ -69,7 +72,9 @@ impl<const N: usize> Taylor2<N> {
         t.v *= s;
         for a in 0..N {
             t.g[a] *= s;
-            for b in 0..N {
+        }
+        for a in 0..M {
+            for b in 0..M {
                 t.h[a][b] *= s;
             }
         }
@@ -84,7 +89,9 @@ impl<const N: usize> Taylor2<N> {
         let mut t = Self::constant(self.v * o.v);
         for a in 0..N {
             t.g[a] = self.v * o.g[a] + o.v * self.g[a];
-            for b in 0..N {
+        }
+        for a in 0..M {
+            for b in 0..M {
                 t.h[a][b] = self.v * o.h[a][b] + o.v * self.h[a][b] + self.g[a] * o.g[b] + o.g[a] * self.g[b];
             }
         }
@@ -92,10 +99,10 @@ impl<const N: usize> Taylor2<N> {
     }
 }
 
-type Quat<const N: usize> = [Taylor2<N>; 4];
+type Quat<const N: usize, const M: usize> = [Taylor2<N, M>; 4];
 
 /// Quaternion (Euler-parameter) product p (x) q, with A(p (x) q) = A(p) A(q).
-fn quat_mul<const N: usize>(p: &Quat<N>, q: &Quat<N>) -> Quat<N> {
+fn quat_mul<const N: usize, const M: usize>(p: &Quat<N, M>, q: &Quat<N, M>) -> Quat<N, M> {
     let m = |a: usize, b: usize| p[a].mul(&q[b]);
     [
         m(0, 0).sub(&m(1, 1)).sub(&m(2, 2)).sub(&m(3, 3)),
@@ -105,13 +112,13 @@ fn quat_mul<const N: usize>(p: &Quat<N>, q: &Quat<N>) -> Quat<N> {
     ]
 }
 
-fn conj<const N: usize>(p: &Quat<N>) -> Quat<N> {
+fn conj<const N: usize, const M: usize>(p: &Quat<N, M>) -> Quat<N, M> {
     [p[0], p[1].scale(-1.0), p[2].scale(-1.0), p[3].scale(-1.0)]
 }
 
 /// A(p) = (e0^2 - e.e) I + 2 e e^T + 2 e0 e~ (homogeneous quadratic form, as
 /// `euler_parameters::rotation`).
-fn rotation<const N: usize>(p: &Quat<N>) -> [[Taylor2<N>; 3]; 3] {
+fn rotation<const N: usize, const M: usize>(p: &Quat<N, M>) -> [[Taylor2<N, M>; 3]; 3] {
     let e0 = p[0];
     let e = [p[1], p[2], p[3]];
     let d = e0.mul(&e0).sub(&e[0].mul(&e[0])).sub(&e[1].mul(&e[1])).sub(&e[2].mul(&e[2]));
@@ -153,34 +160,34 @@ struct MemberMeasures {
     hessian: [Vec<f64>; 6],
 }
 
-fn member_measures<const N: usize>(q: &[f64], member: &Member, reference: Option<usize>) -> MemberMeasures {
-    let var = |k: usize| -> Taylor2<N> {
+fn member_measures<const N: usize, const M: usize>(q: &[f64], member: &Member, reference: Option<usize>) -> MemberMeasures {
+    let var = |k: usize| -> Taylor2<N, M> {
         let i = if k < 7 { member.x + k } else { reference.unwrap_or(0) + k - 7 };
         Taylor2::variable(q[i], k)
     };
-    let r_i: [Taylor2<N>; 3] = std::array::from_fn(var);
-    let p_i: Quat<N> = std::array::from_fn(|k| var(3 + k));
-    let (r_ref, p_ref): ([Taylor2<N>; 3], Quat<N>) = if N == 14 {
+    let r_i: [Taylor2<N, M>; 3] = std::array::from_fn(var);
+    let p_i: Quat<N, M> = std::array::from_fn(|k| var(3 + k));
+    let (r_ref, p_ref): ([Taylor2<N, M>; 3], Quat<N, M>) = if N == 14 {
         (std::array::from_fn(|k| var(7 + k)), std::array::from_fn(|k| var(10 + k)))
     } else {
         ([Taylor2::constant(0.0); 3], [Taylor2::constant(1.0), Taylor2::constant(0.0), Taylor2::constant(0.0), Taylor2::constant(0.0)])
     };
     // d = r_i + A_i s_i - r_R (global), x_t = A_R^T d.
     let a_i = rotation(&p_i);
-    let d: [Taylor2<N>; 3] = std::array::from_fn(|k| {
+    let d: [Taylor2<N, M>; 3] = std::array::from_fn(|k| {
         let mut x = r_i[k].sub(&r_ref[k]);
         for (a, &s) in a_i[k].iter().zip(&member.s) {
             x = x.add(&a.scale(s));
         }
         x
     });
-    let x_t: [Taylor2<N>; 3] = if N == 14 {
+    let x_t: [Taylor2<N, M>; 3] = if N == 14 {
         let a_r = rotation(&p_ref);
         std::array::from_fn(|k| a_r[0][k].mul(&d[0]).add(&a_r[1][k].mul(&d[1])).add(&a_r[2][k].mul(&d[2])))
     } else {
         d
     };
-    let c: Quat<N> = std::array::from_fn(|k| Taylor2::constant(if k == 0 { member.c[0] } else { -member.c[k] }));
+    let c: Quat<N, M> = std::array::from_fn(|k| Taylor2::constant(if k == 0 { member.c[0] } else { -member.c[k] }));
     let rel = quat_mul(&quat_mul(&conj(&p_ref), &p_i), &c);
     let all = [x_t[0], x_t[1], x_t[2], rel[1].scale(2.0), rel[2].scale(2.0), rel[3].scale(2.0)];
     MemberMeasures {
@@ -215,7 +222,7 @@ impl MultiPointForce {
             dofs.extend(r..r + 7);
         }
         let mut e = MultiPointForce { dofs, members, reference, stiffness, damping, free_values: Vec::new(), preload: Vec::new() };
-        e.free_values = e.measures(q0).into_iter().flat_map(|m| m.value).collect();
+        e.free_values = e.measures(q0, false).into_iter().flat_map(|m| m.value).collect();
         e.preload = vec![0.0; e.free_values.len()];
         e
     }
@@ -224,12 +231,15 @@ impl MultiPointForce {
         if self.reference.is_some() { 14 } else { 7 }
     }
 
-    fn measures(&self, q: &[f64]) -> Vec<MemberMeasures> {
+    /// Measures and gradients of every member; Hessians too if `hessians`.
+    fn measures(&self, q: &[f64], hessians: bool) -> Vec<MemberMeasures> {
         self.members
             .iter()
-            .map(|m| match self.reference {
-                Some(_) => member_measures::<14>(q, m, self.reference),
-                None => member_measures::<7>(q, m, None),
+            .map(|m| match (self.reference, hessians) {
+                (Some(_), true) => member_measures::<14, 14>(q, m, self.reference),
+                (Some(_), false) => member_measures::<14, 0>(q, m, self.reference),
+                (None, true) => member_measures::<7, 7>(q, m, None),
+                (None, false) => member_measures::<7, 0>(q, m, None),
             })
             .collect()
     }
@@ -245,8 +255,11 @@ impl MultiPointForce {
 
     /// Measures x (6n) and their rates J v.
     pub fn deformation(&self, q: &[f64], v: &[f64]) -> (Vec<f64>, Vec<f64>) {
+        self.deformation_of(&self.measures(q, false), v)
+    }
+
+    fn deformation_of(&self, ms: &[MemberMeasures], v: &[f64]) -> (Vec<f64>, Vec<f64>) {
         let nv = self.local_vars();
-        let ms = self.measures(q);
         let mut e = Vec::with_capacity(6 * ms.len());
         let mut rate = Vec::with_capacity(6 * ms.len());
         for (i, m) in ms.iter().enumerate() {
@@ -285,8 +298,8 @@ impl Element for MultiPointForce {
 
     fn add_forces(&self, x: &Kin, _inertial: &mut [f64], forces: &mut [f64]) {
         let nv = self.local_vars();
-        let ms = self.measures(x.q);
-        let (e, rate) = self.deformation(x.q, x.v);
+        let ms = self.measures(x.q, false);
+        let (e, rate) = self.deformation_of(&ms, x.v);
         let f = self.member_forces(&e, &rate);
         for (i, m) in ms.iter().enumerate() {
             for k in 0..6 {
@@ -301,20 +314,20 @@ impl Element for MultiPointForce {
         let nv = self.local_vars();
         let nd = self.dofs.len();
         let n6 = 6 * self.members.len();
-        let ms = self.measures(x.q);
-        let (e, rate) = self.deformation(x.q, x.v);
+        let ms = self.measures(x.q, true);
+        let (e, rate) = self.deformation_of(&ms, x.v);
         let f = self.member_forces(&e, &rate);
-        // Rows of J and of E = d(J v)/dq (row k: (H_k v)^T), dense over the block's dofs.
-        let mut jrow = vec![0.0; n6 * nd];
-        let mut erow = vec![0.0; n6 * nd];
+        // Rows of J and of E = d(J v)/dq (row k: (H_k v)^T) over the member's local variables
+        // (each row has at most nv nonzeros, at the block positions `slot(i, a)`).
+        let mut jrow = vec![0.0; n6 * nv];
+        let mut erow = vec![0.0; n6 * nv];
         for (i, m) in ms.iter().enumerate() {
             let v_loc: Vec<f64> = (0..nv).map(|a| x.v[self.global(i, a)]).collect();
             for k in 0..6 {
                 let row = 6 * i + k;
                 for a in 0..nv {
-                    let s = self.slot(i, a);
-                    jrow[row * nd + s] += m.gradient[k][a];
-                    erow[row * nd + s] += (0..nv).map(|b| m.hessian[k][a * nv + b] * v_loc[b]).sum::<f64>();
+                    jrow[row * nv + a] = m.gradient[k][a];
+                    erow[row * nv + a] = (0..nv).map(|b| m.hessian[k][a * nv + b] * v_loc[b]).sum::<f64>();
                 }
             }
         }
@@ -328,9 +341,9 @@ impl Element for MultiPointForce {
                     continue;
                 }
                 let (cj, ce) = (c.stiffness * k + c.damping * d, c.stiffness * d);
-                let (jl, el) = (&jrow[l * nd..(l + 1) * nd], &erow[l * nd..(l + 1) * nd]);
-                for s in 0..nd {
-                    wr[s] += cj * jl[s] + ce * el[s];
+                let member = l / 6;
+                for a in 0..nv {
+                    wr[self.slot(member, a)] += cj * jrow[l * nv + a] + ce * erow[l * nv + a];
                 }
             }
         }
