@@ -26,7 +26,8 @@
 //!   K_t = J^T K J + J^T C (d(J v)/dq) + sum_k f_k H_k,  C_t = J^T C J,  f = K e + C J v - f0,
 //! with H_k the Hessian of measure k. Measures, gradients and Hessians are computed exactly by
 //! second-order forward differentiation over the (7 or 14) coordinates each member's measures
-//! depend on (`Taylor2` below); A(p) is the homogeneous quadratic form of
+//! depend on (`Taylor2` below; forces use its gradient-only form); A(p) is the homogeneous
+//! quadratic form of
 //! `euler_parameters::rotation`, as for the rigid bodies.
 //! Energy: 1/2 e^T K e - f0^T e (K symmetric); dissipation x_dot^T C x_dot.
 
