@@ -27,8 +27,7 @@
 //! with H_k the Hessian of measure k. Measures, gradients and Hessians are computed exactly by
 //! second-order forward differentiation over the (7 or 14) coordinates each member's measures
 //! depend on (`Taylor2` below; forces use its gradient-only form); A(p) is the homogeneous
-//! quadratic form of
-//! `euler_parameters::rotation`, as for the rigid bodies.
+//! quadratic form of `euler_parameters::rotation`, as for the rigid bodies.
 //! Energy: 1/2 e^T K e - f0^T e (K symmetric); dissipation x_dot^T C x_dot.
 
 use crate::integrators::TangentCoefficients;
