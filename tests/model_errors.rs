@@ -334,3 +334,57 @@ fn transverse_deflection_needs_a_chord_of_two_bodies() {
     let text = format!("{BASE}{out}");
     expect_error(&text, BASE.lines().count() + 6, "`chord` applies only to quantity");
 }
+
+/// A small discrete plate (2 x 2 bodies on a 4 x 4 mesh) and its located errors.
+const PLATE: &str = r#"[model]
+name = "plate"
+dimension = 3
+gravity = [0.0, 0.0, -9.81]
+
+[[plates]]
+name = "p"
+size = [1.0, 0.8]
+thickness = 0.01
+material = { E = 70e9, nu = 0.3, rho = 2700.0 }
+mesh = [4, 4]
+bodies = [2, 2]
+clamped = ["x_min"]
+damping_ratio = 0.01
+
+[[outputs]]
+name = "tip_z"
+quantity = "z"
+body = "p.body[1][0]"
+point = [1.0, 0.0, 0.0]
+"#;
+
+fn plate_error(from: &str, to: &str, needle: &str) {
+    assert!(PLATE.contains(from), "{from:?} not in PLATE");
+    let text = PLATE.replacen(from, to, 1);
+    let first = to.lines().next().unwrap_or(to);
+    expect_error(&text, line_of(&text, first), needle);
+}
+
+#[test]
+fn plate_model_errors() {
+    let (code, stderr, _) = simulate(PLATE);
+    assert_eq!(code, 0, "{stderr}");
+    plate_error("mesh = [4, 4]", "mesh = [6, 4]", "mesh [6, 4] must be positive multiples of [2n, 2m] = [4, 4]");
+    plate_error("mesh = [4, 4]", "mesh = [4.5, 4]", "mesh must be two positive integers");
+    plate_error("mesh = [4, 4]", "mesh = [400, 400]", "more than the 4000 the dense condensation handles");
+    plate_error("bodies = [2, 2]", "bodies = [0, 2]", "bodies must be two positive integers");
+    plate_error("clamped = [\"x_min\"]", "clamped = [\"left\"]", "unknown edge 'left', expected x_min, x_max, y_min or y_max");
+    let text = PLATE.replacen("clamped = [\"x_min\"]", "clamped = []", 1).replacen("bodies = [2, 2]", "bodies = [1, 1]", 1).replacen("mesh = [4, 4]", "mesh = [2, 2]", 1).replacen("p.body[1][0]", "p.body[0][0]", 1);
+    expect_error(&text, line_of(&text, "bodies = [1, 1]"), "a free plate (no clamped edge) needs at least 2 bodies");
+    plate_error("size = [1.0, 0.8]", "size = [1.0, -0.8]", "size must be positive");
+    plate_error("thickness = 0.01", "thickness = 0.0", "thickness must be positive");
+    plate_error("material = { E = 70e9, nu = 0.3, rho = 2700.0 }", "material = { E = 70e9, nu = 0.5, rho = 2700.0 }", "nu must be in (-1, 0.5)");
+    plate_error("damping_ratio = 0.01", "damping_ratio = -0.01", "damping_ratio must not be negative");
+    plate_error("body = \"p.body[1][0]\"", "body = \"p.body[2][0]\"", "unknown body 'p.body[2][0]'");
+    let text = PLATE.replacen("quantity = \"z\"\nbody = \"p.body[1][0]\"", "quantity = \"support_force_z\"\nplate = \"q\"", 1);
+    expect_error(&text, line_of(&text, "plate = \"q\""), "unknown plate 'q'");
+    plate_error("quantity = \"z\"\nbody = \"p.body[1][0]\"", "quantity = \"support_force_z\"", "output quantity 'support_force_z' needs `plate`");
+    // In a planar model the plate is reported at its name.
+    let text = PLATE.replacen("dimension = 3", "dimension = 2", 1);
+    expect_error(&text, line_of(&text, "name = \"p\""), "plates are available in spatial models only");
+}

@@ -145,6 +145,9 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
         Some((3, _)) => return super::assemble_spatial::assemble_spatial(model, params),
         Some((other, span)) => return Err(model.error(span, format!("dimension must be 2 or 3, got {other}"))),
     }
+    if let Some(p) = def.plates.first() {
+        return Err(model.error(p.name.span(), "plates are available in spatial models only (`[model] dimension = 3`)".into()));
+    }
     for rb in &def.rigid_bodies {
         if let Some(e) = rb.axis.as_ref().or(rb.euler_parameters.as_ref()) {
             return Err(model.error(e.span(), "`axis` and `euler_parameters` apply to spatial models only (`[model] dimension = 3`)".into()));

@@ -5,14 +5,16 @@
 use super::assemble::{Assembly, consistent_initial_state};
 use super::elements::RigidBody3d;
 use super::euler_parameters::{Mat3, e_matrix, from_axis_angle, mat_t_vec, rotation};
-use super::forces::SpringDamper;
+use super::discrete_plate::{PlateSpec, discrete_plate};
+use super::forces::{Member, MultiPointForce, SpringDamper};
 use super::joints::spatial::{SpatialJointKind, normalisation_row, spatial_joint_rows};
 use super::joints::{JointInfo, JointKind};
 use super::kinematics::Measure;
 use super::outputs::{Output, OutputKind};
 use super::spatial_kinematics::{Anchor3, SpatialKind, SpatialMeasure};
 use super::{BodyInfo, System};
-use crate::model::schema::{Name, OutputDecl, RigidBodyDecl, Tensor, Vec2};
+use crate::model::schema::{Name, OutputDecl, PlateDecl, RigidBodyDecl, Tensor, Vec2};
+use crate::structural::{EdgeSupport, PlateMaterial};
 use crate::model::{Model, ModelError, Scope};
 use std::ops::Range;
 
@@ -183,6 +185,36 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
         elements.push(RigidBody3d::new(x, mass, inertia, gravity));
         b.bodies.push(Body3 { name: rb.name.get_ref().clone(), x, position: r, orientation: p });
     }
+    // Discrete plates (paper 001): patch bodies now, their multi-point elements once the
+    // coordinates are laid out.
+    let mut plates = Vec::new();
+    for pd in &def.plates {
+        b.check_name(&pd.name, "plate")?;
+        let spec = plate_spec(&b, pd)?;
+        let plate = discrete_plate(&spec).map_err(|e| model.error(pd.name.span(), format!("plate '{}': {e}", pd.name.get_ref())))?;
+        let origin = pd.origin.as_ref().map(|o| b.scope.vec3(o)).transpose()?.unwrap_or([0.0; 3]);
+        let (mut members, mut reference) = (Vec::new(), None);
+        for (k, body) in plate.bodies.iter().enumerate() {
+            let name = format!("{}.body[{}][{}]", pd.name.get_ref(), body.i, body.j);
+            b.check_name(&Name::new(pd.name.span(), name.clone()), "body")?;
+            let x = q0.len();
+            let r = [origin[0] + body.centre[0], origin[1] + body.centre[1], origin[2]];
+            let p = [1.0, 0.0, 0.0, 0.0];
+            q0.extend(r);
+            q0.extend(p);
+            v0.extend([0.0; 7]);
+            specified.extend([false; 7]);
+            elements.push(RigidBody3d::new(x, body.mass, body.inertia, gravity));
+            b.bodies.push(Body3 { name, x, position: r, orientation: p });
+            // c = conj(p_R0) p_0 = identity: every patch starts aligned with the reference.
+            if plate.reference == Some(k) {
+                reference = Some(x);
+            } else {
+                members.push(Member { x, s: [0.0; 3], c: p });
+            }
+        }
+        plates.push((members, reference, plate, pd.name.get_ref().clone()));
+    }
     if q0.is_empty() {
         return Err(model.error(def.model.name.span(), "the model has no bodies".into()));
     }
@@ -194,6 +226,11 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
     }
     for body in &b.bodies {
         sys.constraints.push(normalisation_row(body.x));
+    }
+    for (members, reference, plate, name) in plates {
+        sys.multi_point_names.push(name);
+        let (k, c) = (plate.stiffness.transpose().as_slice().to_vec(), plate.damping.transpose().as_slice().to_vec());
+        sys.multi_point.push(MultiPointForce::new(members, reference, k, c, &q0));
     }
 
     let mut joint_spans = Vec::new();
@@ -275,6 +312,57 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
     Ok(Assembly { system: sys, initial, outputs, input_names })
 }
 
+/// A positive integer given as a number (or expression) in a list entry.
+fn count(b: &Builder, v: &Vec2, what: &str) -> Result<[usize; 2], ModelError> {
+    let x = b.scope.vec2(v)?;
+    let mut out = [0; 2];
+    for (o, &c) in out.iter_mut().zip(&x) {
+        if c < 1.0 || c.fract() != 0.0 || c > 1e6 {
+            return Err(b.model.error(v.span(), format!("{what} must be two positive integers, got [{}, {}]", x[0], x[1])));
+        }
+        *o = c as usize;
+    }
+    Ok(out)
+}
+
+fn plate_spec(b: &Builder, pd: &PlateDecl) -> Result<PlateSpec, ModelError> {
+    let model = b.model;
+    let size = b.scope.vec2(&pd.size)?;
+    if size.iter().any(|&x| x <= 0.0) {
+        return Err(model.error(pd.size.span(), format!("size must be positive, got [{}, {}]", size[0], size[1])));
+    }
+    let t = b.scope.positive(&pd.thickness, "thickness")?;
+    let mat = pd.material.get_ref();
+    let e = b.scope.positive(&mat.young, "E")?;
+    let rho = b.scope.positive(&mat.rho, "rho")?;
+    let nu = b.scope.number(&mat.nu)?;
+    if !(nu > -1.0 && nu < 0.5) {
+        return Err(model.error(mat.nu.span(), format!("nu must be in (-1, 0.5), got {nu}")));
+    }
+    let mesh = count(b, &pd.mesh, "mesh")?;
+    let bodies = count(b, &pd.bodies, "bodies")?;
+    let mut edges = [EdgeSupport::Free; 4];
+    for edge in pd.clamped.iter().flat_map(|c| c.get_ref()) {
+        let k = ["x_min", "x_max", "y_min", "y_max"].iter().position(|e| e == edge.get_ref()).ok_or_else(|| {
+            model.error(edge.span(), format!("unknown edge '{}', expected x_min, x_max, y_min or y_max", edge.get_ref()))
+        })?;
+        edges[k] = EdgeSupport::Clamped;
+    }
+    let damping_ratio = pd.damping_ratio.as_ref().map(|z| b.scope.non_negative(z, "damping_ratio")).transpose()?.unwrap_or(0.0);
+    let spec = PlateSpec { a: size[0], b: size[1], t, material: PlateMaterial::new(e, nu, rho), mesh, bodies, edges, damping_ratio };
+    spec.validate().map_err(|m| {
+        let span = if m.starts_with("mesh") {
+            pd.mesh.span()
+        } else if m.starts_with("bodies") || m.starts_with("a free plate") {
+            pd.bodies.span()
+        } else {
+            pd.damping_ratio.as_ref().map_or(pd.name.span(), |z| z.span())
+        };
+        model.error(span, m)
+    })?;
+    Ok(spec)
+}
+
 fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, ModelError> {
     let model = b.model;
     let q = o.quantity.get_ref().as_str();
@@ -300,6 +388,11 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
             let joint = sys.joints.iter().position(|j| j.name == *name.get_ref()).ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))?;
             OutputKind::SpatialReaction { joint, component: component(q.chars().last().unwrap_or('x')) }
         }
+        "support_force_x" | "support_force_y" | "support_force_z" => {
+            let name = o.plate.as_ref().ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `plate`")))?;
+            let element = sys.multi_point_names.iter().position(|p| p == name.get_ref()).ok_or_else(|| model.error(name.span(), format!("unknown plate '{}'", name.get_ref())))?;
+            OutputKind::SupportForce { element, component: component(q.chars().last().unwrap_or('x')) }
+        }
         "energy_total" => OutputKind::EnergyTotal,
         "energy_kinetic" => OutputKind::EnergyKinetic,
         "energy_potential" => OutputKind::EnergyPotential,
@@ -309,7 +402,7 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
                 o.quantity.span(),
                 format!(
                     "unknown output quantity '{other}' in a spatial model, expected one of: x, y, z, vx, vy, vz, e0, e1, e2, e3, wx, wy, wz, \
-                     reaction_x, reaction_y, reaction_z, energy_total, energy_kinetic, energy_potential, energy_dissipated"
+                     reaction_x, reaction_y, reaction_z, support_force_x, support_force_y, support_force_z, energy_total, energy_kinetic, energy_potential, energy_dissipated"
                 ),
             ));
         }

@@ -3,6 +3,7 @@
 pub mod assemble;
 pub mod assemble_spatial;
 pub mod contact_gap;
+pub mod discrete_plate;
 pub mod elements;
 pub mod euler_parameters;
 pub mod forces;
@@ -12,7 +13,7 @@ pub mod outputs;
 pub mod spatial_kinematics;
 
 use elements::{AncfBeam2d, CorotationalBeam2d, Element, Energy, FloatingFrameBeam2d, Kin, PointMass, RigidBody2d, RigidBody3d};
-use forces::{Contact, ContactMemory, FractionalSpringDamper, Load, SpringDamper};
+use forces::{Contact, ContactMemory, FractionalSpringDamper, Load, MultiPointForce, SpringDamper};
 use joints::{ConstraintRow, ContactConstraint, ContactConstraintMemory};
 
 use crate::integrators::{Dynamics, EventAction, TangentCoefficients};
@@ -110,6 +111,10 @@ pub struct System {
     pub floating_frame_beams: ElementSet<FloatingFrameBeam2d>,
     pub springs: ElementSet<SpringDamper>,
     pub fractional: ElementSet<FractionalSpringDamper>,
+    /// Multi-point stiffness/damping elements (paper 001 eqs. 12-13).
+    pub multi_point: ElementSet<MultiPointForce>,
+    /// Names of the plates the multi-point elements belong to, in the order of `multi_point`.
+    pub multi_point_names: Vec<String>,
     pub loads: ElementSet<Load>,
     pub contacts: ElementSet<Contact>,
     /// Contact names, in the order of `contacts`.
@@ -144,6 +149,8 @@ impl System {
             floating_frame_beams: Default::default(),
             springs: Default::default(),
             fractional: Default::default(),
+            multi_point: Default::default(),
+            multi_point_names: Vec::new(),
             loads: Default::default(),
             contacts: Default::default(),
             contact_names: Vec::new(),
@@ -176,6 +183,7 @@ impl System {
         self.floating_frame_beams.add_pattern(&mut b);
         self.springs.add_pattern(&mut b);
         self.fractional.add_pattern(&mut b);
+        self.multi_point.add_pattern(&mut b);
         self.loads.add_pattern(&mut b);
         self.contacts.add_pattern(&mut b);
         for (r, c) in self.constraints.iter().enumerate() {
@@ -201,6 +209,7 @@ impl System {
         self.floating_frame_beams.compute_slots(p);
         self.springs.compute_slots(p);
         self.fractional.compute_slots(p);
+        self.multi_point.compute_slots(p);
         self.loads.compute_slots(p);
         self.contacts.compute_slots(p);
         self.constraint_slots = self
@@ -238,6 +247,7 @@ impl System {
         e += self.floating_frame_beams.energy(&x);
         e += self.springs.energy(&x);
         e += self.fractional.energy(&x);
+        e += self.multi_point.energy(&x);
         e += self.contacts.energy(&x);
         e
     }
@@ -337,6 +347,7 @@ impl Dynamics for System {
         self.floating_frame_beams.add_forces(&x, inertial, forces);
         self.springs.add_forces(&x, inertial, forces);
         self.fractional.add_forces(&x, inertial, forces);
+        self.multi_point.add_forces(&x, inertial, forces);
         self.loads.add_forces(&x, inertial, forces);
         self.contacts.add_forces(&x, inertial, forces);
     }
@@ -406,6 +417,7 @@ impl Dynamics for System {
         self.floating_frame_beams.assemble_tangent(&x, &c, &mut block, m);
         self.springs.assemble_tangent(&x, &c, &mut block, m);
         self.fractional.assemble_tangent(&x, &c, &mut block, m);
+        self.multi_point.assemble_tangent(&x, &c, &mut block, m);
         self.loads.assemble_tangent(&x, &c, &mut block, m);
         self.contacts.assemble_tangent(&x, &c, &mut block, m);
         for ((con, (row, col, hess)), &l) in self.constraints.iter().zip(&self.constraint_slots).zip(lambda) {
@@ -439,7 +451,7 @@ impl Dynamics for System {
 
     fn dissipation_power(&self, q: &[f64], v: &[f64], t: f64) -> f64 {
         let x = self.kin(q, v, v, t);
-        self.springs.dissipation_power(&x) + self.fractional.dissipation_power(&x) + self.contacts.dissipation_power(&x)
+        self.springs.dissipation_power(&x) + self.fractional.dissipation_power(&x) + self.multi_point.dissipation_power(&x) + self.contacts.dissipation_power(&x)
     }
 
     fn step_accepted(&self, q: &[f64], v: &[f64], t: f64) {

@@ -37,6 +37,9 @@ pub enum OutputKind {
     /// the left of the chord's direction (paper 003 Fig. 18: transverse deformation of the
     /// rod's midpoint P relative to the line A-B).
     TransverseDeflection { point: Anchor, chord: [Anchor; 2] },
+    /// Force of a plate's multi-point element on its reference (the support when clamped),
+    /// paper 001 eq. 13, global component 0..3.
+    SupportForce { element: usize, component: usize },
     EnergyTotal,
     EnergyKinetic,
     EnergyPotential,
@@ -49,7 +52,7 @@ impl OutputKind {
             OutputKind::Point { order, .. } => ["m", "m/s", "m/s2"][*order],
             OutputKind::Rotation { order, .. } | OutputKind::SectionAngle { order, .. } => ["rad", "rad/s", "rad/s2"][*order],
             OutputKind::Reaction { component, .. } => ["N", "N", "N.m"][*component],
-            OutputKind::SpatialReaction { .. } => "N",
+            OutputKind::SpatialReaction { .. } | OutputKind::SupportForce { .. } => "N",
             OutputKind::JointCoordinate { .. } | OutputKind::EulerParameter { .. } => "",
             OutputKind::SpatialPoint { order, .. } => ["m", "m/s"][*order],
             OutputKind::SpatialAngularVelocity { .. } => "rad/s",
@@ -188,6 +191,7 @@ impl Output {
                 // (b - a) x (p - a) / |b - a|; zero chord length: no direction, report 0.
                 if n > 0.0 { (u[0] * (p[1] - a[1]) - u[1] * (p[0] - a[0])) / n } else { 0.0 }
             }
+            OutputKind::SupportForce { element, component } => sys.multi_point.elements[*element].reference_force(s.q, s.v)[*component],
             OutputKind::EnergyTotal => {
                 let e = sys.energy(s.q, s.v, s.t);
                 e.kinetic + e.potential

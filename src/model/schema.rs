@@ -46,6 +46,8 @@ pub struct Definition {
     #[serde(default)]
     pub beams: Vec<BeamDecl>,
     #[serde(default)]
+    pub plates: Vec<PlateDecl>,
+    #[serde(default)]
     pub joints: Vec<JointDecl>,
     #[serde(default)]
     pub springs: Vec<SpringDecl>,
@@ -187,6 +189,34 @@ pub struct MaterialDecl {
     pub rho: Num,
 }
 
+/// A flat rectangular plate discretised as in paper 001 (spatial models only): a MITC4 finite-
+/// element mesh condensed (Guyan) onto the centres of `bodies` = [n, m] equal rectangular
+/// patches, each patch a rigid body, joined to the clamped edge(s) by one multi-point
+/// stiffness/damping element. Its bodies are named `<name>.body[i][j]` (i along x, j along y).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlateDecl {
+    pub name: Name,
+    /// [a, b]: lengths along the global x and y axes (m).
+    pub size: Vec2,
+    /// Thickness (m).
+    pub thickness: Num,
+    pub material: Spanned<MaterialDecl>,
+    /// Global position of the corner (x, y) = (0, 0); the plate lies in the plane z = const.
+    pub origin: Option<Vec2>,
+    /// [nx, ny]: finite elements along x and y; multiples of 2n and 2m.
+    pub mesh: Vec2,
+    /// [n, m]: rigid bodies along x and y.
+    pub bodies: Vec2,
+    /// Clamped edges, any of "x_min", "x_max", "y_min", "y_max"; none (default): a free plate
+    /// referred to its body [n/2][m/2].
+    #[serde(default)]
+    pub clamped: Option<Spanned<Vec<Name>>>,
+    /// Damping ratio of the stiffness-proportional damping C = beta K, reached at the first
+    /// natural frequency of the discrete plate (default 0).
+    pub damping_ratio: Option<Num>,
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct JointDecl {
@@ -293,6 +323,8 @@ pub struct OutputDecl {
     pub contact: Option<Name>,
     /// `transverse_deflection`: the two bodies whose reference points span the chord.
     pub chord: Option<Spanned<Vec<Name>>>,
+    /// `support_force_x|y|z`: the plate whose support force is output.
+    pub plate: Option<Name>,
     #[serde(default)]
     pub description: String,
 }

@@ -1,11 +1,14 @@
-//! Force elements: spring-dampers along kinematic measures, contacts and applied loads.
+//! Force elements: spring-dampers along kinematic measures, multi-point stiffness/damping
+//! elements (paper 001), contacts and applied loads.
 
 pub mod contact;
 pub mod fractional_damper;
 pub mod load;
+pub mod multi_point_force;
 pub mod spring_damper;
 
 pub use contact::{Contact, ContactMemory, DampingModel};
 pub use fractional_damper::FractionalSpringDamper;
 pub use load::{Load, TimeFunction};
+pub use multi_point_force::{Member, MultiPointForce};
 pub use spring_damper::SpringDamper;
