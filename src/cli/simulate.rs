@@ -181,7 +181,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let experiment = Experiment::from_model(&model, &params)?;
     let stop = args.stop_time.unwrap_or(experiment.stop_time);
     let interval = args.output_interval.or(experiment.output_interval).unwrap_or(settings.step);
-    if !(interval > 0.0) {
+    if interval.is_nan() || interval <= 0.0 {
         bail!("--output-interval must be positive");
     }
     let mut sim = Simulation::new(&model, &params, settings, experiment.start_time)?;

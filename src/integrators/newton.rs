@@ -182,8 +182,8 @@ impl BroydenUpdates {
                     self.u.push(vec![0.0; x.len()]);
                     self.s.push(vec![0.0; x.len()]);
                 }
-                for i in 0..x.len() {
-                    self.u[k][i] = x[i] / denom;
+                for (u, xi) in self.u[k].iter_mut().zip(x.iter()) {
+                    *u = xi / denom;
                 }
                 self.s[k].copy_from_slice(&self.last);
                 self.count += 1;
@@ -250,7 +250,7 @@ impl Workspace {
     /// (a, lambda) themselves without history.
     pub(crate) fn predict(&self, a: &[f64], lambda: &[f64], dt: f64, a_out: &mut [f64], lambda_out: &mut [f64]) {
         let hist = &self.history;
-        if !hist.valid || !(hist.h > 0.0) || hist.a.len() != a.len() || hist.lambda.len() != lambda.len() {
+        if !hist.valid || hist.h.is_nan() || hist.h <= 0.0 || hist.a.len() != a.len() || hist.lambda.len() != lambda.len() {
             a_out.copy_from_slice(a);
             lambda_out.copy_from_slice(lambda);
             return;
@@ -299,6 +299,7 @@ impl Workspace {
 
     /// Solve the saddle-point system [[M, Phi_q^T], [Phi_q, 0]] [a; lambda] = [-g; gamma]
     /// at (q, v, t): consistent accelerations and multipliers (index-1 form).
+    #[allow(clippy::too_many_arguments)]
     pub fn consistent_accelerations(
         &mut self,
         sys: &dyn Dynamics,

@@ -88,9 +88,9 @@ impl SparseMatrix {
     /// y = A x
     pub fn mul_vec(&self, x: &[f64], y: &mut [f64]) {
         y.fill(0.0);
-        for j in 0..self.n {
+        for (j, xj) in x.iter().enumerate().take(self.n) {
             for k in self.col_ptr[j]..self.col_ptr[j + 1] {
-                y[self.row_idx[k]] += self.values[k] * x[j];
+                y[self.row_idx[k]] += self.values[k] * xj;
             }
         }
     }

@@ -320,8 +320,8 @@ impl Measure {
                         d.value = len;
                         if len > 0.0 {
                             let e = [dv[0] / len, dv[1] / len];
-                            for c in 0..n {
-                                d.gradient[c] = e[0] * dd[0][c] + e[1] * dd[1][c];
+                            for (c, g) in d.gradient.iter_mut().enumerate().take(n) {
+                                *g = e[0] * dd[0][c] + e[1] * dd[1][c];
                             }
                             // H = D^T (I - e e^T) D / L + e . d2d
                             for a in 0..n {
@@ -336,16 +336,16 @@ impl Measure {
                     MeasureKind::Projection { u, rotating } => {
                         let u = self.direction(q, u, rotating);
                         d.value = dot(u, dv);
-                        for c in 0..n {
-                            d.gradient[c] = u[0] * dd[0][c] + u[1] * dd[1][c];
+                        for (c, g) in d.gradient.iter_mut().enumerate().take(n) {
+                            *g = u[0] * dd[0][c] + u[1] * dd[1][c];
                         }
                         d2(&mut d.hessian, u);
                         if rotating && let Some(t1) = th1 {
                             // u depends on theta1: du = perp(u) dtheta1, d2u = -u dtheta1^2.
                             let up = perp(u);
                             d.gradient[t1] += dot(up, dv);
-                            for c in 0..n {
-                                let cross = up[0] * dd[0][c] + up[1] * dd[1][c];
+                            for (c, (d0, d1)) in dd[0].iter().zip(&dd[1]).enumerate().take(n) {
+                                let cross = up[0] * d0 + up[1] * d1;
                                 d.hessian[t1 * n + c] += cross;
                                 d.hessian[c * n + t1] += cross;
                             }

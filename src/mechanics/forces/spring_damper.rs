@@ -50,8 +50,8 @@ impl Element for SpringDamper {
         let n = dofs.len();
         // (H v)_a
         let mut hv = [0.0; crate::mechanics::kinematics::MAX_DOFS];
-        for a in 0..n {
-            hv[a] = (0..n).map(|b| d.hessian[a * n + b] * x.v[dofs[b]]).sum();
+        for (a, h) in hv.iter_mut().enumerate().take(n) {
+            *h = (0..n).map(|b| d.hessian[a * n + b] * x.v[dofs[b]]).sum();
         }
         for a in 0..n {
             for b in 0..n {
