@@ -18,6 +18,8 @@ use std::path::{Path, PathBuf};
 use flexfmu::model::{Model, ParameterKind};
 use flexfmu::simulation::{Simulation, SolverSettings};
 
+mod common;
+
 fn model_path(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(name)
 }
@@ -321,24 +323,19 @@ mod fmu {
     //! fmi2GetString.
 
     use super::*;
-    use fmi::fmi2::import::Fmi2Import;
+    use super::common::fmu::{Fmu, read};
     use fmi::fmi2::instance::{CoSimulation, Common, InstanceCS};
     use fmi::traits::{FmiInstance, FmiStatus};
-    use flexfmu::export::package::{build_fmu, find_binary};
-    use flexfmu::export::variables::Variables;
     use std::ffi::CString;
 
     const END: f64 = 0.4;
 
-    fn start(import: &Fmi2Import, contact: Option<&str>, vars: &Variables) -> InstanceCS {
-        let mut inst = import.instantiate_cs("impact", false, false).unwrap();
-        if let Some(c) = contact {
-            let vr = vars.list.iter().find(|v| v.name == "contact").unwrap().vr;
-            inst.set_string(&[vr], &[CString::new(c).unwrap()]).unwrap();
-        }
-        FmiInstance::enter_initialization_mode(&mut inst, None, 0.0, None).unwrap();
-        FmiInstance::exit_initialization_mode(&mut inst).unwrap();
-        inst
+    fn start(fmu: &Fmu, contact: Option<&str>) -> InstanceCS {
+        fmu.start("impact", None, |inst| {
+            if let Some(c) = contact {
+                inst.set_string(&[fmu.vr("contact")], &[CString::new(c).unwrap()]).unwrap();
+            }
+        })
     }
 
     /// Step to END with communication step h; (time, impact_time) at every communication point.
@@ -357,19 +354,14 @@ mod fmu {
 
     #[test]
     fn impact_times_do_not_depend_on_the_communication_step() {
-        let dir = tempfile::tempdir().unwrap();
         let model = Model::load(&model_path("impact_beam.toml")).unwrap();
-        let binary = find_binary().expect("libflexfmu.so (cargo build --release first)");
-        let path = dir.path().join("impact_beam.fmu");
-        build_fmu(&model, &binary, &path).unwrap();
-        let import: Fmi2Import = fmi::import::from_path(&path).unwrap();
-        let vars = Variables::new(&model).unwrap();
-        let vr = vars.list.iter().find(|v| v.name == "impact_time").unwrap().vr;
+        let fmu = Fmu::build(&model);
+        let vr = fmu.vr("impact_time");
         let steps = [1e-4, 1e-3, 1e-2, 0.1];
         let runs: Vec<Vec<(f64, f64)>> = steps
             .iter()
             .map(|&h| {
-                let mut inst = start(&import, None, &vars);
+                let mut inst = start(&fmu, None);
                 impacts(&mut inst, vr, h)
             })
             .collect();
@@ -399,17 +391,12 @@ mod fmu {
 
     #[test]
     fn contact_string_parameter_through_fmi2_set_and_get_string() {
-        let dir = tempfile::tempdir().unwrap();
         let model = Model::load(&model_path("impact_beam.toml")).unwrap();
-        let binary = find_binary().expect("libflexfmu.so (cargo build --release first)");
-        let path = dir.path().join("impact_beam.fmu");
-        build_fmu(&model, &binary, &path).unwrap();
-        let import: Fmi2Import = fmi::import::from_path(&path).unwrap();
-        let vars = Variables::new(&model).unwrap();
-        let contact = vars.list.iter().find(|v| v.name == "contact").unwrap().vr;
-        let mut inst = import.instantiate_cs("strings", false, false).unwrap();
+        let fmu = Fmu::build(&model);
+        let contact = fmu.vr("contact");
+        let mut inst = fmu.import.instantiate_cs("strings", false, false).unwrap();
         let mut text = [CString::default()];
-        assert_eq!(vars.list[contact as usize].start_text(), Some("force"), "start value");
+        assert_eq!(fmu.vars.list[contact as usize].start_text(), Some("force"), "start value");
         inst.set_string(&[contact], &[CString::new("constraint").unwrap()]).unwrap();
         assert!(inst.set_string(&[contact], &[CString::new("penalty").unwrap()]).is_err(), "not among the choices");
         assert!(inst.set_real(&[contact], &[1.0]).is_err(), "a String variable is not Real");
@@ -422,7 +409,7 @@ mod fmu {
         assert_eq!(text[0].to_str().unwrap(), "constraint");
         assert!(inst.set_string(&[contact], &[CString::new("force").unwrap()]).is_err(), "fixed after initialization");
         // The run is the constraint method's: compare with the facade at t = 0.4 s.
-        let vrs: Vec<u32> = ["angle", "impact_time", "contact_force"].iter().map(|n| vars.list.iter().find(|v| v.name == *n).unwrap().vr).collect();
+        let vrs: Vec<u32> = ["angle", "impact_time", "contact_force"].iter().map(|n| fmu.vr(n)).collect();
         for k in 0..4 {
             inst.do_step(k as f64 * 0.1, 0.1, true).unwrap();
         }
@@ -448,16 +435,11 @@ mod fmu {
     fn fmu_state_restored_inside_the_impact_sequence_replays_bit_identically() {
         // The contact memories (impact speed, onset time, constraint mode) are part of the
         // FMU state: restoring a state taken between impacts replays the same impacts.
-        let dir = tempfile::tempdir().unwrap();
         let model = Model::load(&model_path("impact_beam.toml")).unwrap();
-        let binary = find_binary().expect("libflexfmu.so (cargo build --release first)");
-        let path = dir.path().join("impact_beam.fmu");
-        build_fmu(&model, &binary, &path).unwrap();
-        let import: Fmi2Import = fmi::import::from_path(&path).unwrap();
-        let vars = Variables::new(&model).unwrap();
-        let vrs: Vec<u32> = vars.outputs().map(|v| v.vr).collect();
+        let fmu = Fmu::build(&model);
+        let vrs = fmu.outputs();
         for contact in ["force", "constraint"] {
-            let mut inst = start(&import, Some(contact), &vars);
+            let mut inst = start(&fmu, Some(contact));
             let h = 1e-3;
             let mut t = 0.0;
             while t < 0.3735 {
@@ -473,9 +455,7 @@ mod fmu {
                 for _ in 0..20 {
                     inst.do_step(t, h, true).unwrap();
                     t += h;
-                    let mut v = vec![0.0; vrs.len()];
-                    inst.get_real(&vrs, &mut v).unwrap();
-                    rows.push(v);
+                    rows.push(read(inst, &vrs));
                 }
                 rows
             };
@@ -483,7 +463,7 @@ mod fmu {
             let restored = inst.deserialize_fmu_state(&bytes).unwrap();
             inst.set_fmu_state(&restored).ok().unwrap();
             let again = replay(&mut inst);
-            let k = vars.outputs().position(|v| v.name == "impact_time").unwrap();
+            let k = fmu.vars.outputs().position(|v| v.name == "impact_time").unwrap();
             let onsets: Vec<f64> = first.iter().map(|r| r[k]).collect();
             println!("contact = {contact}: state at t = {t1:.4} s, latest onsets in the next 20 ms {:?}; replay identical: {}", onsets.iter().map(|x| format!("{x:.6}")).collect::<std::collections::BTreeSet<_>>(), first == again);
             assert_eq!(first, again);
