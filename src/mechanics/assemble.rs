@@ -286,7 +286,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             let info = BodyInfo { name: format!("{name}.start"), x: n, rotates: true, director: false };
             b.bodies.push(BodyEntry { info: info.clone(), position: p0, angle, listed: false, section: None });
             system_bodies.push(info);
-            b.beam_nodes.push(format!("{name}.start ({name}.end: outputs x, y, angle, contacts with ground and forces; {name} with a point on its axis: contacts with ground and forces; not yet joints)"));
+            b.beam_nodes.push(format!("{name}.start ({name}.end: outputs x, y, angle, revolute joints (as body2), contacts with ground and forces; {name} with a point on its axis: revolute joints, contacts with ground and forces)"));
             b.floating_tips.push(format!("{name}.end"));
             b.floating_names.push(name.clone());
             floating_beams.push(FloatingFrameBeam2d::new(first, length, count, &BeamProperties { young, shear: young / (2.0 * (1.0 + nu)), area, inertia, shear_factor: None, density: rho }, gravity));
@@ -413,6 +413,36 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
         if body1.get_ref() == j.body2.get_ref() {
             return Err(model.error(j.body2.span(), "a joint needs two different bodies".into()));
         }
+        if b.floating_tips.contains(body1.get_ref()) || b.floating_names.contains(body1.get_ref()) {
+            return Err(model.error(body1.span(), "put the floating_frame beam point in body2 (body1 is ground or another body)".into()));
+        }
+        if let Some(p) = b.floating_point(&j.body2, j.point.as_ref(), "point", &sys.floating_frame_beams.elements, &q0)? {
+            // A revolute joint at a material point P of a floating-frame beam (paper 004
+            // eq. 1): the rows x . (r_P - r_A) and y . (r_P - r_A) hold their initial values.
+            if kind != JointKind::Revolute {
+                return Err(model.error(j.kind.span(), format!("only revolute joints act at a point of a floating_frame beam, got '{}'", j.kind.get_ref())));
+            }
+            if let Some(ax) = &j.axis {
+                return Err(model.error(ax.span(), "`axis` only applies to prismatic joints".into()));
+            }
+            if let Some(rs) = &j.rigid_section {
+                return Err(model.error(rs.span(), "rigid_section applies to ANCF beam nodes".into()));
+            }
+            let at = p.position(&q0);
+            let pt = Vec2::new(j.point.as_ref().map_or(j.name.span(), |p| p.span()), vec![at[0].into(), at[1].into()]);
+            let a1 = b.anchor(body1, Some(&pt))?;
+            let beam = p.first..p.first + p.coordinates();
+            if a1.dofs().iter().any(|i| beam.contains(i)) {
+                return Err(model.error(body1.span(), "a joint needs two different bodies (this is the same floating_frame beam)".into()));
+            }
+            let start = sys.constraints.len();
+            for u in [[1.0, 0.0], [0.0, 1.0]] {
+                sys.constraints.push(ConstraintRow::holding(ContactGap::floating_joint(p.clone(), a1, u), &q0));
+            }
+            sys.joints.push(JointInfo { name: j.name.get_ref().clone(), kind, rows: start..sys.constraints.len(), body2_x: p.first, body2_rotates: false, coordinate: None });
+            joint_spans.push(j.name.span());
+            continue;
+        }
         let b1 = b.body(body1)?;
         let b2 = b.body(&j.body2)?.ok_or_else(|| model.error(j.body2.span(), "body2 must not be ground (put ground in body1)".into()))?;
         let point = match &j.point {
@@ -448,9 +478,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
                 (JointKind::Revolute, None) => return Err(model.error(rs.span(), "rigid_section needs body2 to be the start or end node of an ANCF beam".into())),
                 _ => return Err(model.error(rs.span(), "rigid_section applies to revolute joints only (fixed joints already hold the section)".into())),
             };
-            let m = Measure::section_shear(a2, section.0, section.1);
-            let target = m.value(&q0);
-            rows.push(ConstraintRow { measure: m, target });
+            rows.push(ConstraintRow::holding(ContactGap::Measure(Measure::section_shear(a2, section.0, section.1)), &q0));
         }
         let start = sys.constraints.len();
         sys.constraints.extend(rows);
@@ -460,7 +488,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             rows: start..sys.constraints.len(),
             body2_x: b2.info.x,
             body2_rotates: b2.info.rotates,
-            coordinate: joint_coordinate(kind, a1, a2, axis),
+            coordinate: Some(joint_coordinate(kind, a1, a2, axis)),
         });
         joint_spans.push(j.name.span());
     }
@@ -493,7 +521,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
                 if ji.kind != expected {
                     return Err(model.error(jn.span(), format!("a {kind} spring needs a {} joint", if kind == "prismatic" { "prismatic" } else { "revolute" })));
                 }
-                ji.coordinate.clone()
+                ji.coordinate.clone().ok_or_else(|| model.error(jn.span(), format!("joint '{}' is at a floating_frame beam point: it has no joint coordinate for a {kind} spring", ji.name)))?
             }
             other => {
                 let span = s.kind.as_ref().map_or(s.name.span(), |k| k.span());
@@ -795,7 +823,13 @@ impl OutputKind {
                 }
                 OutputKind::Reaction { joint: j, component: ["reaction_x", "reaction_y", "reaction_torque"].iter().position(|s| *s == q).unwrap_or(0) }
             }
-            "joint_position" | "joint_velocity" => OutputKind::JointCoordinate { joint: need_joint()?, order: usize::from(q == "joint_velocity") },
+            "joint_position" | "joint_velocity" => {
+                let joint = need_joint()?;
+                if sys.joints[joint].coordinate.is_none() {
+                    return Err(model.error(o.quantity.span(), format!("{q} is not available for a joint at a floating_frame beam point (its section angle is not a joint coordinate)")));
+                }
+                OutputKind::JointCoordinate { joint, order: usize::from(q == "joint_velocity") }
+            }
             "contact_force" | "penetration" | "contact_state" | "impact_time" => {
                 let quantity = ["contact_force", "penetration", "contact_state", "impact_time"].iter().position(|s| *s == q).unwrap_or(0);
                 match o.contact.as_ref().and_then(|n| sys.contact_constraint_names.iter().position(|c| c == n.get_ref())) {

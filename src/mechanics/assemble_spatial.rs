@@ -267,7 +267,7 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
             (None, false) => [0.0, 0.0, 1.0],
         };
         let rows = spatial_joint_rows(kind, a1, a2, axis, &q0);
-        let coordinate = rows[0].measure.clone();
+        let coordinate = rows[0].measure.measure().cloned();
         let start = sys.constraints.len();
         sys.constraints.extend(rows);
         sys.joints.push(JointInfo { name: j.name.get_ref().clone(), kind: JointKind::Spatial(kind), rows: start..sys.constraints.len(), body2_x: b2x, body2_rotates: false, coordinate });

@@ -6,6 +6,10 @@
 //! - `FloatingTip`: the tip or another material point of a floating-frame beam (paper 004
 //!   eq. 1 at x = L or at its abscissa x, with the axial shortening -B^T H(x) B / 2) against
 //!   a plane or circle fixed to ground.
+//! - `FloatingJoint`: u . (r_P(q) - r_A(q)) for a material point P of a floating-frame beam
+//!   and an anchor A on ground or another body, u a fixed global axis: with u = x and y the
+//!   two rows of a revolute joint at P (joint rows use this type too; see
+//!   `joints::ConstraintRow`).
 //!
 //! For the tip, plane: s = n . (r_tip(q) - p1); circle: s = |r_tip(q) - c1|. With the tip
 //! Jacobian D = dr/dq (rigid frame and modal columns) and the second derivatives of r
@@ -16,7 +20,7 @@
 //! and every mode), exactly as for rigid bodies.
 
 use super::elements::FloatingFramePoint;
-use super::kinematics::Measure;
+use super::kinematics::{quadratic_form, Anchor, Measure, MeasureKind};
 
 /// What a floating-frame beam tip touches (fixed to ground).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -39,6 +43,9 @@ pub struct GapDerivatives {
 pub enum ContactGap {
     Measure(Measure),
     FloatingTip { tip: FloatingFramePoint, target: GroundShape, dofs: Vec<usize> },
+    /// u . r_P - `anchor` (the measure u . r_A, see `floating_joint`); dofs: the beam's, then
+    /// the anchor's.
+    FloatingJoint { point: FloatingFramePoint, anchor: Measure, u: [f64; 2], dofs: Vec<usize> },
 }
 
 impl ContactGap {
@@ -47,10 +54,43 @@ impl ContactGap {
         ContactGap::FloatingTip { tip, target, dofs }
     }
 
+    /// u . (r_P - r_A) for the point P of a floating-frame beam and the anchor A (whose
+    /// coordinates must not be the beam's).
+    pub fn floating_joint(point: FloatingFramePoint, anchor: Anchor, u: [f64; 2]) -> Self {
+        let anchor = Measure::new(Anchor::Ground { p: [0.0, 0.0] }, anchor, MeasureKind::Projection { u, rotating: false });
+        let mut dofs: Vec<usize> = (point.first..point.first + point.coordinates()).collect();
+        dofs.extend(anchor.dofs());
+        ContactGap::FloatingJoint { point, anchor, u, dofs }
+    }
+
+    /// The planar or spatial measure, if this is one.
+    pub fn measure(&self) -> Option<&Measure> {
+        match self {
+            ContactGap::Measure(m) => Some(m),
+            _ => None,
+        }
+    }
+
     pub fn dofs(&self) -> &[usize] {
         match self {
             ContactGap::Measure(m) => m.dofs(),
-            ContactGap::FloatingTip { dofs, .. } => dofs,
+            ContactGap::FloatingTip { dofs, .. } | ContactGap::FloatingJoint { dofs, .. } => dofs,
+        }
+    }
+
+    /// `f(value, gradient, hessian)` with the derivatives of `derivatives`, without the
+    /// allocations for a `Measure` (the joint rows of rigid models take this path).
+    pub fn with_derivatives<R>(&self, q: &[f64], f: impl FnOnce(f64, &[f64], &[f64]) -> R) -> R {
+        match self {
+            ContactGap::Measure(m) => {
+                let n = m.dofs().len();
+                let d = m.derivatives(q);
+                f(d.value, &d.gradient[..n], &d.hessian[..n * n])
+            }
+            _ => {
+                let d = self.derivatives(q);
+                f(d.value, &d.gradient, &d.hessian)
+            }
         }
     }
 
@@ -64,6 +104,10 @@ impl ContactGap {
                     GroundShape::Plane { point, normal } => normal[0] * (r[0] - point[0]) + normal[1] * (r[1] - point[1]),
                     GroundShape::Circle { centre } => (r[0] - centre[0]).hypot(r[1] - centre[1]),
                 }
+            }
+            ContactGap::FloatingJoint { point, anchor, u, .. } => {
+                let r = point.position(q);
+                u[0] * r[0] + u[1] * r[1] - anchor.value(q)
             }
         }
     }
@@ -101,6 +145,25 @@ impl ContactGap {
                 }
                 GapDerivatives { value, gradient, hessian }
             }
+            ContactGap::FloatingJoint { point, anchor, u, dofs } => {
+                // G = [u . D, -G_A], H = diag(u . d2r/dq2, -H_A): no coordinate is shared.
+                let (nb, n) = (point.coordinates(), dofs.len());
+                let (r, jac, hp) = point.derivatives(q, *u);
+                let a = anchor.derivatives(q);
+                let mut gradient: Vec<f64> = jac.iter().map(|c| u[0] * c[0] + u[1] * c[1]).collect();
+                let na = n - nb;
+                gradient.extend(a.gradient[..na].iter().map(|g| -g));
+                let mut hessian = vec![0.0; n * n];
+                for i in 0..nb {
+                    hessian[i * n..i * n + nb].copy_from_slice(&hp[i * nb..(i + 1) * nb]);
+                }
+                for i in 0..na {
+                    for j in 0..na {
+                        hessian[(nb + i) * n + nb + j] = -a.hessian[i * na + j];
+                    }
+                }
+                GapDerivatives { value: u[0] * r[0] + u[1] * r[1] - a.value, gradient, hessian }
+            }
         }
     }
 
@@ -112,15 +175,7 @@ impl ContactGap {
 
     /// v^T H v: the velocity-squared part of s''.
     pub fn curvature(&self, d: &GapDerivatives, v: &[f64]) -> f64 {
-        let dofs = self.dofs();
-        let n = dofs.len();
-        let mut s = 0.0;
-        for (a, &i) in dofs.iter().enumerate() {
-            for (b, &j) in dofs.iter().enumerate() {
-                s += d.hessian[a * n + b] * v[i] * v[j];
-            }
-        }
-        s
+        quadratic_form(self.dofs(), &d.hessian, v)
     }
 }
 
@@ -175,6 +230,39 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The joint rows u . (r_P - r_A) at a deformed state: gradient and Hessian against
+    /// central differences, for a rigid-body anchor (with an offset) and a point mass.
+    #[test]
+    fn floating_joint_rows_match_central_differences() {
+        let props = BeamProperties { young: 6.8952e10, shear: 2.6e10, area: 3.14e-4, inertia: 7.85e-9, shear_factor: None, density: 2766.7 };
+        let modes = 3;
+        let beam = FloatingFrameBeam2d::new(3, 1.0, modes, &props, [0.0, -9.81]);
+        let mut q = vec![0.3, 0.2, 0.9, 0.7, -0.4, 0.05];
+        q.extend((0..2 * modes).map(|k| if k < modes { 1e-3 * (k as f64 + 1.0) } else { 0.08 / (k as f64 - 2.0) }));
+        let anchors = [Anchor::Rigid { x: 0, s: [0.25, -0.1] }, Anchor::Point { x: 0 }, Anchor::Ground { p: [0.5, 0.5] }];
+        for (anchor, u) in anchors.into_iter().flat_map(|a| [(a, [1.0, 0.0]), (a, [0.0, 1.0])]) {
+            let row = ContactGap::floating_joint(beam.material_point(0.6), anchor, u);
+            let n = row.dofs().len();
+            let d = row.derivatives(&q);
+            assert!((d.value - row.value(&q)).abs() < 1e-15);
+            row.with_derivatives(&q, |value, g, h| assert!(value == d.value && g == d.gradient.as_slice() && h == d.hessian.as_slice()));
+            let h = 1e-6;
+            let (mut worst_g, mut worst_h): (f64, f64) = (0.0, 0.0);
+            for (a, &i) in row.dofs().iter().enumerate() {
+                let (mut qp, mut qm) = (q.clone(), q.clone());
+                qp[i] += h;
+                qm[i] -= h;
+                worst_g = worst_g.max(((row.value(&qp) - row.value(&qm)) / (2.0 * h) - d.gradient[a]).abs());
+                let (dp, dm) = (row.derivatives(&qp), row.derivatives(&qm));
+                for b in 0..n {
+                    worst_h = worst_h.max(((dp.gradient[b] - dm.gradient[b]) / (2.0 * h) - d.hessian[a * n + b]).abs());
+                }
+            }
+            println!("{anchor:?}, u = {u:?}: {n} dofs, max |G - fd| = {worst_g:.2e}, max |H - fd| = {worst_h:.2e}");
+            assert!(worst_g < 1e-8 && worst_h < 1e-6, "{worst_g} {worst_h}");
         }
     }
 

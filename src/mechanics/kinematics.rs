@@ -361,15 +361,20 @@ impl Measure {
 
     /// v^T H v: the velocity-squared part of s''.
     pub fn curvature(&self, d: &Derivatives, v: &[f64]) -> f64 {
-        let n = self.dofs.len();
-        let mut s = 0.0;
-        for (a, &i) in self.dofs.iter().enumerate() {
-            for (b, &j) in self.dofs.iter().enumerate() {
-                s += d.hessian[a * n + b] * v[i] * v[j];
-            }
-        }
-        s
+        quadratic_form(&self.dofs, &d.hessian, v)
     }
+}
+
+/// v^T H v over `dofs`, with H row-major dofs x dofs (the velocity-squared part of s'').
+pub fn quadratic_form(dofs: &[usize], hessian: &[f64], v: &[f64]) -> f64 {
+    let n = dofs.len();
+    let mut s = 0.0;
+    for (a, &i) in dofs.iter().enumerate() {
+        for (b, &j) in dofs.iter().enumerate() {
+            s += hessian[a * n + b] * v[i] * v[j];
+        }
+    }
+    s
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ pub mod spatial_kinematics;
 use elements::{AncfBeam2d, CorotationalBeam2d, Element, Energy, FloatingFrameBeam2d, Kin, PointMass, RigidBody2d, RigidBody3d};
 use forces::{Contact, ContactMemory, FractionalSpringDamper, Load, MultiPointForce, SpringDamper};
 use joints::{ConstraintRow, ContactConstraint, ContactConstraintMemory};
+use kinematics::quadratic_form;
 
 use crate::integrators::{Dynamics, EventAction, TangentCoefficients};
 use crate::linalg::{PatternBuilder, SparseMatrix};
@@ -365,10 +366,11 @@ impl Dynamics for System {
 
     fn add_constraint_forces(&self, q: &[f64], lambda: &[f64], out: &mut [f64]) {
         for (c, &l) in self.constraints.iter().zip(lambda) {
-            let d = c.measure.derivatives(q);
-            for (k, &i) in c.measure.dofs().iter().enumerate() {
-                out[i] += d.gradient[k] * l;
-            }
+            c.measure.with_derivatives(q, |_, gradient, _| {
+                for (g, &i) in gradient.iter().zip(c.measure.dofs()) {
+                    out[i] += g * l;
+                }
+            });
         }
         // C_q^T lambda of eq. 5a (active rows only).
         for (c, &l) in self.contact_constraints.iter().zip(&lambda[self.constraints.len()..]) {
@@ -383,8 +385,7 @@ impl Dynamics for System {
 
     fn constraint_velocity(&self, q: &[f64], v: &[f64], _t: f64, phi_dot: &mut [f64]) {
         for (p, c) in phi_dot.iter_mut().zip(&self.constraints) {
-            let d = c.measure.derivatives(q);
-            *p = c.measure.dofs().iter().zip(&d.gradient).map(|(&i, g)| g * v[i]).sum();
+            *p = c.measure.with_derivatives(q, |_, gradient, _| c.measure.dofs().iter().zip(gradient).map(|(&i, g)| g * v[i]).sum());
         }
         for (p, c) in phi_dot[self.constraints.len()..].iter_mut().zip(&self.contact_constraints) {
             *p = if c.is_active() { c.approach_rate(q, v) } else { 0.0 };
@@ -393,8 +394,7 @@ impl Dynamics for System {
 
     fn constraint_acceleration_rhs(&self, q: &[f64], v: &[f64], _t: f64, gamma: &mut [f64]) {
         for (g, c) in gamma.iter_mut().zip(&self.constraints) {
-            let d = c.measure.derivatives(q);
-            *g = -c.measure.curvature(&d, v);
+            *g = -c.measure.with_derivatives(q, |_, _, hessian| quadratic_form(c.measure.dofs(), hessian, v));
         }
         for (g, c) in gamma[self.constraints.len()..].iter_mut().zip(&self.contact_constraints) {
             *g = if c.is_active() { c.acceleration_rhs(q, v) } else { 0.0 };
@@ -421,15 +421,15 @@ impl Dynamics for System {
         self.loads.assemble_tangent(&x, &c, &mut block, m);
         self.contacts.assemble_tangent(&x, &c, &mut block, m);
         for ((con, (row, col, hess)), &l) in self.constraints.iter().zip(&self.constraint_slots).zip(lambda) {
-            let d = con.measure.derivatives(q);
-            let nd = con.measure.dofs().len();
-            for k in 0..nd {
-                m.values[row[k]] += d.gradient[k];
-                m.values[col[k]] += c.lambda * d.gradient[k];
-            }
-            for (k, &s) in hess.iter().enumerate() {
-                m.values[s] += c.stiffness * l * d.hessian[k];
-            }
+            con.measure.with_derivatives(q, |_, gradient, hessian| {
+                for (k, g) in gradient.iter().enumerate() {
+                    m.values[row[k]] += g;
+                    m.values[col[k]] += c.lambda * g;
+                }
+                for (&s, h) in hess.iter().zip(hessian) {
+                    m.values[s] += c.stiffness * l * h;
+                }
+            });
         }
         let rows = self.constraints.len();
         for ((con, ((row, col, hess), diagonal)), &l) in self.contact_constraints.iter().zip(&self.contact_slots).zip(&lambda[rows..]) {

@@ -139,17 +139,18 @@ impl Output {
                 let mut f = 0.0;
                 for r in j.rows.clone() {
                     let c = &sys.constraints[r];
-                    let d = c.measure.derivatives(s.q);
-                    for (k, &i) in c.measure.dofs().iter().enumerate() {
-                        if i == target {
-                            f -= d.gradient[k] * s.lambda[r];
+                    c.measure.with_derivatives(s.q, |_, gradient, _| {
+                        for (g, &i) in gradient.iter().zip(c.measure.dofs()) {
+                            if i == target {
+                                f -= g * s.lambda[r];
+                            }
                         }
-                    }
+                    });
                 }
                 f
             }
             OutputKind::JointCoordinate { joint, order } => {
-                let m = &sys.joints[*joint].coordinate;
+                let m = sys.joints[*joint].coordinate.as_ref().expect("checked when the output was built");
                 if *order == 0 { m.value(s.q) } else { m.rate(s.q, s.v) }
             }
             OutputKind::Contact { contact, quantity } => {

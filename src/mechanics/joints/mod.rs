@@ -12,13 +12,24 @@ pub mod spatial;
 
 pub use contact_constraint::{ContactConstraint, ContactConstraintMemory, ContactMode};
 
+use super::contact_gap::ContactGap;
 use super::kinematics::{Anchor, Measure, MeasureKind};
 use std::ops::Range;
 
+/// Phi = measure - target. The measure is a planar or spatial `Measure`, or a component of
+/// the relative position at a floating-frame beam point (`ContactGap::FloatingJoint`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConstraintRow {
-    pub measure: Measure,
+    pub measure: ContactGap,
     pub target: f64,
+}
+
+impl ConstraintRow {
+    /// The row Phi = m(q) - m(q0): the measure keeps its initial value.
+    pub fn holding(measure: ContactGap, q0: &[f64]) -> Self {
+        let target = measure.value(q0);
+        ConstraintRow { measure, target }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,8 +50,9 @@ pub struct JointInfo {
     /// First coordinate of body 2 (reactions act on it).
     pub body2_x: usize,
     pub body2_rotates: bool,
-    /// The joint coordinate: slider displacement along the axis, or relative angle.
-    pub coordinate: Measure,
+    /// The joint coordinate: slider displacement along the axis, or relative angle (None at a
+    /// floating-frame beam point, whose section angle is no anchor).
+    pub coordinate: Option<Measure>,
 }
 
 /// Rows of a joint between anchors placed at the same global point in the initial configuration.
@@ -48,10 +60,7 @@ pub struct JointInfo {
 pub fn joint_rows(kind: JointKind, a1: Anchor, a2: Anchor, axis: [f64; 2], q0: &[f64]) -> Vec<ConstraintRow> {
     let rotating = matches!(a1, Anchor::Rigid { .. });
     let mut rows = Vec::new();
-    let mut push = |m: Measure| {
-        let target = m.value(q0);
-        rows.push(ConstraintRow { measure: m, target });
-    };
+    let mut push = |m: Measure| rows.push(ConstraintRow::holding(ContactGap::Measure(m), q0));
     // An ANCF node's section turns with its slope: fixed and prismatic joints fix it too.
     let both_rotate = matches!(a2, Anchor::Rigid { .. } | Anchor::Director { .. });
     match kind {

@@ -16,6 +16,7 @@
 //! tolerance with no projection step, and no rotation coordinate is ever singular.
 
 use super::ConstraintRow;
+use crate::mechanics::contact_gap::ContactGap;
 use crate::mechanics::euler_parameters::{mat_t_vec, rotation};
 use crate::mechanics::kinematics::Measure;
 use crate::mechanics::spatial_kinematics::{Anchor3, SpatialKind, SpatialMeasure};
@@ -29,14 +30,12 @@ pub enum SpatialJointKind {
 }
 
 fn row(m: SpatialMeasure, q0: &[f64]) -> ConstraintRow {
-    let measure = Measure::spatial(m);
-    let target = measure.value(q0);
-    ConstraintRow { measure, target }
+    ConstraintRow::holding(ContactGap::Measure(Measure::spatial(m)), q0)
 }
 
 /// p.p = 1 for the body whose first coordinate is `x`.
 pub fn normalisation_row(x: usize) -> ConstraintRow {
-    ConstraintRow { measure: Measure::spatial(SpatialMeasure::euler_norm(x)), target: 1.0 }
+    ConstraintRow { measure: ContactGap::Measure(Measure::spatial(SpatialMeasure::euler_norm(x))), target: 1.0 }
 }
 
 /// A global direction expressed in the frame of the anchor's body (global for ground).
