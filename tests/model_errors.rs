@@ -285,6 +285,23 @@ fn string_parameter_and_floating_tip_contact_errors() {
 }
 
 #[test]
+fn joint_at_floating_frame_point_errors() {
+    // A tip pin to ground is accepted (it over-constrains nothing: the hinge is at the start).
+    let joint = |kind: &str, body1: &str, extra: &str| format!("\n[[joints]]\nname = \"tip\"\ntype = \"{kind}\"\nbody1 = \"{body1}\"\nbody2 = \"arm.end\"\n{extra}");
+    let text = format!("{}{}", impact_beam(), joint("revolute", "ground", ""));
+    let (code, stderr, _) = simulate(&text);
+    assert_eq!(code, 0, "{stderr}");
+    let text = format!("{}{}", impact_beam(), joint("prismatic", "ground", "axis = [1.0, 0.0]\n"));
+    expect_error(&text, line_of(&text, "type = \"prismatic\""), "only revolute joints act at a point of a floating_frame beam");
+    let text = format!("{}{}", impact_beam(), joint("revolute", "arm.start", ""));
+    expect_error(&text, line_of(&text, "body1 = \"arm.start\""), "this is the same floating_frame beam");
+    let text = format!("{}{}[[outputs]]\nname = \"q\"\nquantity = \"joint_position\"\njoint = \"tip\"\n", impact_beam(), joint("revolute", "ground", ""));
+    expect_error(&text, line_of(&text, "quantity = \"joint_position\""), "joint_position is not available for a joint at a floating_frame beam point");
+    let text = impact_beam().replacen("body1 = \"ground\"\nbody2 = \"arm.start\"", "body1 = \"arm.end\"\nbody2 = \"arm.start\"", 1);
+    expect_error(&text, line_of(&text, "body1 = \"arm.end\""), "put the floating_frame beam point in body2");
+}
+
+#[test]
 fn string_parameter_choice_that_does_not_assemble_names_the_choice() {
     // A declared choice that is not a contact method: found when that choice is selected.
     let text = impact_beam().replacen(r#"choices = ["force", "constraint"]"#, r#"choices = ["force", "rigid"]"#, 1);
