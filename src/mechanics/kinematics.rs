@@ -358,11 +358,6 @@ impl Measure {
         }
         d
     }
-
-    /// v^T H v: the velocity-squared part of s''.
-    pub fn curvature(&self, d: &Derivatives, v: &[f64]) -> f64 {
-        quadratic_form(&self.dofs, &d.hessian, v)
-    }
 }
 
 /// v^T H v over `dofs`, with H row-major dofs x dofs (the velocity-squared part of s'').
