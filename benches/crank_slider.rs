@@ -18,7 +18,8 @@ fn crank_slider(c: &mut Criterion) {
     let mut group = c.benchmark_group("crank_slider");
     group.throughput(Throughput::Elements((SPAN / STEP).round() as u64));
     for (method, rho_inf) in [(Method::Ttbif, 0.5), (Method::Hht, 0.5)] {
-        let settings = SolverSettings { method, rho_inf, step: STEP, ..SolverSettings::from_model(&model, &params).unwrap() };
+        let settings =
+            SolverSettings { method, rho_inf, step: STEP, ..SolverSettings::from_model(&model, &params).unwrap() };
         group.bench_function(format!("{method} dt={STEP}"), |b| {
             b.iter(|| {
                 let mut sim = Simulation::new(&model, &params, settings, 0.0).unwrap();

@@ -5,11 +5,11 @@
 //! `simulation` (the facade) → `fmi2` (C API) and `export` (modelDescription.xml, .fmu).
 
 pub mod analysis;
+pub mod export;
+pub mod fmi2;
 pub mod integrators;
 pub mod linalg;
 pub mod mechanics;
 pub mod model;
-pub mod export;
-pub mod fmi2;
 pub mod simulation;
 pub mod structural;

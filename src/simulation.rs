@@ -2,7 +2,10 @@
 //! snapshots. Nothing outside this module touches the system or the integrators directly.
 
 use crate::integrators::error_control::{MAX_STEP_RATIO, MIN_STEP_RATIO};
-use crate::integrators::{BaumgarteConstants, ConstraintTreatment, Dynamics, ErrorControl, Integrator, Method, NewtonSettings, NewtonStrategy, State, StepFailure, Statistics, Stepper};
+use crate::integrators::{
+    BaumgarteConstants, ConstraintTreatment, Dynamics, ErrorControl, Integrator, Method, NewtonSettings,
+    NewtonStrategy, State, Statistics, StepFailure, Stepper,
+};
 use crate::mechanics::System;
 use crate::mechanics::assemble::assemble;
 use crate::mechanics::outputs::{Output, OutputState};
@@ -72,7 +75,10 @@ impl SolverSettings {
         if let Some(c) = &s.constraints {
             out.constraints = c.get_ref().parse().map_err(|e| model.error(c.span(), e))?;
         }
-        for (decl, slot, name) in [(&s.baumgarte_alpha, &mut out.baumgarte.alpha, "baumgarte_alpha"), (&s.baumgarte_beta, &mut out.baumgarte.beta, "baumgarte_beta")] {
+        for (decl, slot, name) in [
+            (&s.baumgarte_alpha, &mut out.baumgarte.alpha, "baumgarte_alpha"),
+            (&s.baumgarte_beta, &mut out.baumgarte.beta, "baumgarte_beta"),
+        ] {
             if let Some(x) = decl {
                 let v = scope.number(x)?;
                 if v < 0.0 {
@@ -87,7 +93,9 @@ impl SolverSettings {
         if let Some(on) = &s.error_control {
             out.error_control.enabled = *on.get_ref();
         }
-        for (decl, slot, name) in [(&s.rtol, &mut out.error_control.rtol, "rtol"), (&s.atol, &mut out.error_control.atol, "atol")] {
+        for (decl, slot, name) in
+            [(&s.rtol, &mut out.error_control.rtol, "rtol"), (&s.atol, &mut out.error_control.atol, "atol")]
+        {
             if let Some(x) = decl {
                 let v = scope.number(x)?;
                 if !(0.0..1.0).contains(&v) {
@@ -132,11 +140,18 @@ impl SolverSettings {
             NewtonStrategy::Full => 1,
             NewtonStrategy::Broyden => 2,
         };
-        for x in [method, strategy, self.max_iterations as u64, self.constraints.code() as u64, u64::from(self.error_control.enabled)] {
+        for x in [
+            method,
+            strategy,
+            self.max_iterations as u64,
+            self.constraints.code() as u64,
+            u64::from(self.error_control.enabled),
+        ] {
             b.extend_from_slice(&x.to_le_bytes());
         }
         let ec = &self.error_control;
-        for x in [self.rho_inf, self.step, self.tolerance, self.baumgarte.alpha, self.baumgarte.beta, ec.rtol, ec.atol] {
+        for x in [self.rho_inf, self.step, self.tolerance, self.baumgarte.alpha, self.baumgarte.beta, ec.rtol, ec.atol]
+        {
             b.extend_from_slice(&x.to_le_bytes());
         }
     }
@@ -172,7 +187,13 @@ impl SolverSettings {
     }
 
     fn newton(&self) -> NewtonSettings {
-        NewtonSettings { tolerance: self.tolerance, max_iterations: self.max_iterations, strategy: self.strategy, constraints: self.constraints, baumgarte: self.baumgarte }
+        NewtonSettings {
+            tolerance: self.tolerance,
+            max_iterations: self.max_iterations,
+            strategy: self.strategy,
+            constraints: self.constraints,
+            baumgarte: self.baumgarte,
+        }
     }
 }
 
@@ -257,7 +278,13 @@ impl Snapshot {
         if rest.len() / 8 < 4 * n + m + k + l {
             return Err(bad());
         }
-        let stats = Statistics { steps: u()?, rejected_steps: u()?, newton_iterations: u()?, jacobian_evaluations: u()?, factorizations: u()? };
+        let stats = Statistics {
+            steps: u()?,
+            rejected_steps: u()?,
+            newton_iterations: u()?,
+            jacobian_evaluations: u()?,
+            factorizations: u()?,
+        };
         let settings = SolverSettings::decode(&mut words).ok_or_else(bad)?;
         let mut f = || words.next().map(f64::from_bits).ok_or_else(bad);
         let (next_step, t, dissipated) = (f()?, f()?, f()?);
@@ -307,7 +334,12 @@ pub struct Simulation {
 impl Simulation {
     /// Assemble the model with `params` (one value per declared parameter) and compute the
     /// consistent initial accelerations and multipliers at `start_time`.
-    pub fn new(model: &Model, params: &[f64], settings: SolverSettings, start_time: f64) -> Result<Simulation, SimulationError> {
+    pub fn new(
+        model: &Model,
+        params: &[f64],
+        settings: SolverSettings,
+        start_time: f64,
+    ) -> Result<Simulation, SimulationError> {
         let integrator = settings.validate().map_err(SimulationError::Settings)?;
         let asm = assemble(model, params)?;
         let mut stepper = Stepper::new(&asm.system, integrator, settings.newton());
@@ -366,7 +398,10 @@ impl Simulation {
     /// Set input `index`; non-finite values are refused.
     pub fn set_input(&mut self, index: usize, value: f64) -> Result<(), String> {
         if !value.is_finite() {
-            return Err(format!("input '{}' must be finite, got {value}", self.input_names.get(index).map_or("?", |s| s)));
+            return Err(format!(
+                "input '{}' must be finite, got {value}",
+                self.input_names.get(index).map_or("?", |s| s)
+            ));
         }
         let slot = self.system.inputs.get_mut(index).ok_or_else(|| format!("no input with index {index}"))?;
         if *slot != value {
@@ -390,16 +425,28 @@ impl Simulation {
                 let mut stats = Statistics::default();
                 self.stepper
                     .workspace
-                    .consistent_accelerations(&self.system, &s.q, &s.v, s.t, &mut self.scratch_a, &mut self.scratch_lambda, &mut stats)
+                    .consistent_accelerations(
+                        &self.system,
+                        &s.q,
+                        &s.v,
+                        s.t,
+                        &mut self.scratch_a,
+                        &mut self.scratch_lambda,
+                        &mut stats,
+                    )
                     .map_err(|e| e.to_string())?;
             }
-            let (a, lambda) = if self.needs_accelerations { (&self.scratch_a, &self.scratch_lambda) } else { (&s.a, &s.lambda) };
+            let (a, lambda) =
+                if self.needs_accelerations { (&self.scratch_a, &self.scratch_lambda) } else { (&s.a, &s.lambda) };
             let os = OutputState { q: &s.q, v: &s.v, a, lambda, t: s.t, dissipated: s.dissipated };
             let values: Vec<f64> = self.outputs.iter().map(|o| o.eval(&self.system, &os)).collect();
             // A finite state can still overflow an output (e.g. 1e300 in a model file): an
             // error, not a silent inf or NaN.
             if let Some(i) = values.iter().position(|v| !v.is_finite()) {
-                return Err(format!("output '{}' is {} at t = {} (overflow: are the model's values in SI units?)", self.outputs[i].name, values[i], s.t));
+                return Err(format!(
+                    "output '{}' is {} at t = {} (overflow: are the model's values in SI units?)",
+                    self.outputs[i].name, values[i], s.t
+                ));
             }
             self.output_values = Some(values);
         }
@@ -490,13 +537,14 @@ impl Simulation {
             };
             let mark = self.system.memory_mark();
             let rejected = self.stepper.stats.rejected_steps;
-            let (taken, next) = match self.stepper.error_controlled_step(&self.system, &mut self.state, h, &control, h_min.min(rest)) {
-                Ok(x) => x,
-                Err(e) => {
-                    self.system.rollback_memory(&mark);
-                    return Err(e);
-                }
-            };
+            let (taken, next) =
+                match self.stepper.error_controlled_step(&self.system, &mut self.state, h, &control, h_min.min(rest)) {
+                    Ok(x) => x,
+                    Err(e) => {
+                        self.system.rollback_memory(&mark);
+                        return Err(e);
+                    }
+                };
             if taken >= rest * (1.0 - 1e-12) {
                 self.state.t = t_end;
             }
@@ -519,11 +567,19 @@ impl Simulation {
         crate::integrators::Workspace::new(&self.system)
             .consistent_accelerations(&self.system, &s.q, &rest, s.t, &mut a, &mut lambda, &mut Statistics::default())
             .map_err(|e| e.to_string())?;
-        crate::analysis::modes::natural_frequencies(&self.system, &s.q, &rest, &a, &lambda, s.t).map_err(|e| e.to_string())
+        crate::analysis::modes::natural_frequencies(&self.system, &s.q, &rest, &a, &lambda, s.t)
+            .map_err(|e| e.to_string())
     }
 
     pub fn snapshot(&self) -> Snapshot {
-        Snapshot { state: self.state.clone(), inputs: self.system.inputs.clone(), settings: self.settings, stats: self.stepper.stats, memory: self.system.memory(), next_step: self.next_step }
+        Snapshot {
+            state: self.state.clone(),
+            inputs: self.system.inputs.clone(),
+            settings: self.settings,
+            stats: self.stepper.stats,
+            memory: self.system.memory(),
+            next_step: self.next_step,
+        }
     }
 
     /// Restore a snapshot of this model; refuses one of a different size.

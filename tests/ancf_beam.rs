@@ -99,7 +99,9 @@ fn tangent_matches_central_differences() {
     let k_err = (&kd - &kfd).norm() / kd.norm();
     let f_err = (DVector::from_column_slice(f.as_slice()) - &ffd).norm() / f.norm();
     let asym = (&kd - kd.transpose()).norm() / kd.norm();
-    println!("tangent vs central differences: relative error {k_err:.2e}; force vs dU/dq: {f_err:.2e}; asymmetry {asym:.1e}");
+    println!(
+        "tangent vs central differences: relative error {k_err:.2e}; force vs dU/dq: {f_err:.2e}; asymmetry {asym:.1e}"
+    );
     assert!(k_err < 1e-6, "tangent error {k_err:e}");
     assert!(f_err < 1e-6, "force error {f_err:e}");
     assert!(asym < 1e-14, "tangent not symmetric: {asym:e}");
@@ -136,7 +138,10 @@ fn mass_matrix_is_constant_and_consistent() {
     println!("rotation: T = {t:.12} J, 1/2 J w^2 = {exact:.12} J");
     assert!((t - exact).abs() < 1e-12 * exact);
     // Constant: the same M at a deformed configuration (no quadratic-velocity terms).
-    assert_eq!(el.mass_matrix(), AncfBeam2d::new([0, 4, 8], l, &properties(2.0e11, 0.3, 7850.0, 0.05, 0.1), [0.0, 0.0]).mass_matrix());
+    assert_eq!(
+        el.mass_matrix(),
+        AncfBeam2d::new([0, 4, 8], l, &properties(2.0e11, 0.3, 7850.0, 0.05, 0.1), [0.0, 0.0]).mass_matrix()
+    );
 }
 
 #[test]
@@ -190,7 +195,10 @@ fn first_bending_frequency_of_clamped_beam() {
         let sim = Simulation::new(&model, &params, SolverSettings::default(), 0.0).unwrap();
         let f = sim.natural_frequencies().unwrap();
         let err = (f[0] - theory).abs() / theory;
-        println!("{elements} ANCF elements: f1 = {:.6} Hz, theory 1.8751^2 sqrt(EI/rho A L^4)/2pi = {theory:.6} Hz, error {err:.2e}; f2 = {:.4} Hz", f[0], f[1]);
+        println!(
+            "{elements} ANCF elements: f1 = {:.6} Hz, theory 1.8751^2 sqrt(EI/rho A L^4)/2pi = {theory:.6} Hz, error {err:.2e}; f2 = {:.4} Hz",
+            f[0], f[1]
+        );
         if elements == 8 {
             assert!(err < 1e-2, "relative error {err:.3e}");
         }
@@ -240,7 +248,8 @@ fn corotational_and_ancf_pendulums_agree_under_refinement() {
     // Both with the tip section angle as a fourth output.
     let with_angle = |name: &str| {
         let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(name)).unwrap();
-        Model::parse(&(text + "\n[[outputs]]\nname = \"tip_angle\"\nquantity = \"angle\"\nbody = \"arm.end\"\n"), name).unwrap()
+        Model::parse(&(text + "\n[[outputs]]\nname = \"tip_angle\"\nquantity = \"angle\"\nbody = \"arm.end\"\n"), name)
+            .unwrap()
     };
     let (ancf, corot) = (with_angle("pendulum_ancf.toml"), with_angle("pendulum_corotational.toml"));
     let t_end = 0.5;
@@ -251,7 +260,8 @@ fn corotational_and_ancf_pendulums_agree_under_refinement() {
         for (m, method) in [(&corot, Method::Ttbif), (&ancf, Method::GeneralizedAlpha)] {
             let mut params = m.default_parameters();
             params[m.parameter_index("elements").unwrap()] = elements as f64;
-            let settings = SolverSettings { method, rho_inf: 0.0, step: dt, ..SolverSettings::from_model(m, &params).unwrap() };
+            let settings =
+                SolverSettings { method, rho_inf: 0.0, step: dt, ..SolverSettings::from_model(m, &params).unwrap() };
             let mut sim = Simulation::new(m, &params, settings, 0.0).unwrap();
             sim.step_to(t_end).unwrap();
             let o = sim.output_values().unwrap();
@@ -261,9 +271,14 @@ fn corotational_and_ancf_pendulums_agree_under_refinement() {
         rows.push((elements, tips[0], tips[1], d, (tips[0][2] - tips[1][2]).abs()));
     }
     println!("tip at t = {t_end} s, dt = {dt:e} (corotational: TTBIF, ANCF: generalized-alpha, rho_inf = 0)");
-    println!("elements | corotational (x, y, angle)     | ANCF (x, y, angle)             | distance (m) | angle difference (rad)");
+    println!(
+        "elements | corotational (x, y, angle)     | ANCF (x, y, angle)             | distance (m) | angle difference (rad)"
+    );
     for (n, c, a, d, da) in &rows {
-        println!("{n:8} | ({:.6}, {:.6}, {:+.4}) | ({:.6}, {:.6}, {:+.4}) | {d:.3e}    | {da:.3e}", c[0], c[1], c[2], a[0], a[1], a[2]);
+        println!(
+            "{n:8} | ({:.6}, {:.6}, {:+.4}) | ({:.6}, {:.6}, {:+.4}) | {d:.3e}    | {da:.3e}",
+            c[0], c[1], c[2], a[0], a[1], a[2]
+        );
     }
     for w in rows.windows(2) {
         // Both elements converge at second order in the element length; 2.5 leaves room for
@@ -280,24 +295,46 @@ fn corotational_and_ancf_pendulums_agree_under_refinement() {
 fn ancf_errors_are_located() {
     let base = cantilever(4, "ancf", (1.0, 0.05, 0.1, 2.0e11, 0.3, 7850.0), 1.0);
     let cases = [
-        ("body2 = \"beam.start\"", "body2 = \"beam.node[5]\"", "unknown body 'beam.node[5]'", "body2 = \"beam.node[5]\""),
+        (
+            "body2 = \"beam.start\"",
+            "body2 = \"beam.node[5]\"",
+            "unknown body 'beam.node[5]'",
+            "body2 = \"beam.node[5]\"",
+        ),
         ("elements = \"elements\"", "elements = 0", "elements must be an integer >= 1", "elements = 0"),
         ("E = 2e11", "E = -1.0", "E must be positive", "E = -1.0"),
         ("nu = 0.3", "nu = 0.5", "nu must be in (-1, 0.5)", "nu = 0.5"),
-        ("formulation = \"ancf\"", "formulation = \"ANCF3\"", "expected timoshenko, euler_bernoulli, ancf or floating_frame", "formulation = \"ANCF3\""),
-        ("type = \"fixed\"\n", "type = \"fixed\"\nrigid_section = true\n", "rigid_section applies to revolute joints only", "rigid_section = true"),
+        (
+            "formulation = \"ancf\"",
+            "formulation = \"ANCF3\"",
+            "expected timoshenko, euler_bernoulli, ancf or floating_frame",
+            "formulation = \"ANCF3\"",
+        ),
+        (
+            "type = \"fixed\"\n",
+            "type = \"fixed\"\nrigid_section = true\n",
+            "rigid_section applies to revolute joints only",
+            "rigid_section = true",
+        ),
         (
             "type = \"fixed\"\nbody2 = \"beam.start\"",
             "type = \"revolute\"\nbody2 = \"beam.node[2]\"\nrigid_section = true",
             "rigid_section needs body2 to be the start or end node of an ANCF beam",
             "rigid_section = true",
         ),
-        ("body = \"beam.end\"\ndirection", "body = \"beam.end\"\npoint = [1.0, 0.1]\ndirection", "ANCF beam node 'beam.end' is at", "point = [1.0, 0.1]"),
+        (
+            "body = \"beam.end\"\ndirection",
+            "body = \"beam.end\"\npoint = [1.0, 0.1]\ndirection",
+            "ANCF beam node 'beam.end' is at",
+            "point = [1.0, 0.1]",
+        ),
     ];
     for (from, to, message, at) in cases {
         assert!(base.contains(from), "{from}");
         let text = base.replacen(from, to, 1);
-        let err = Model::parse(&text, "bad.toml").and_then(|m| assemble(&m, &m.default_parameters()).map(|_| ())).unwrap_err();
+        let err = Model::parse(&text, "bad.toml")
+            .and_then(|m| assemble(&m, &m.default_parameters()).map(|_| ()))
+            .unwrap_err();
         assert!(err.message.contains(message), "{to}: {}", err.message);
         let offset = text.find(at).unwrap();
         let line = text[..offset].matches('\n').count() + 1;
@@ -311,7 +348,8 @@ fn ancf_errors_are_located() {
 /// (The angle itself is checked against the corotational beam's in the refinement test.)
 #[test]
 fn node_outputs_are_consistent() {
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("models/pendulum_ancf.toml")).unwrap();
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("models/pendulum_ancf.toml")).unwrap();
     let mut text = text;
     for (name, q) in [("vx", "vx"), ("vy", "vy"), ("angle", "angle"), ("w", "angular_velocity")] {
         let body = "arm.end";

@@ -158,7 +158,9 @@ fn cantilever_under_end_moment_small_rotation() {
         let (q, x) = solve_end_moment(elements, "ancf", l, m, 1);
         let (angle, tip) = (slope_angle(&q, x), q[x + 1]);
         let (ea, ew) = ((angle - theta).abs() / theta, (tip - w).abs() / w);
-        println!("{elements} ANCF elements: tip rotation {angle:.10e} (ML/EI = {theta:.10e}, error {ea:.2e}), tip deflection {tip:.10e} (ML^2/2EI = {w:.10e}, error {ew:.2e})");
+        println!(
+            "{elements} ANCF elements: tip rotation {angle:.10e} (ML/EI = {theta:.10e}, error {ea:.2e}), tip deflection {tip:.10e} (ML^2/2EI = {w:.10e}, error {ew:.2e})"
+        );
         assert!(ea < 1e-6 && ew < 1e-6, "{ea:e} {ew:e}");
     }
 }
@@ -190,11 +192,20 @@ fn cantilever_rolls_up_into_a_circle_under_end_moment() {
     // shortening of relative order (h/R)^2. M = pi EI/(2L): a quarter circle;
     // M = 2 pi EI/L: a full circle, the tip back near the clamp.
     let l = 1.0;
-    for (label, m, increments, tolerance) in [("quarter circle", PI * ei() / (2.0 * l), 10, 1e-6), ("full circle", 2.0 * PI * ei() / l, 40, 5e-4)] {
+    for (label, m, increments, tolerance) in
+        [("quarter circle", PI * ei() / (2.0 * l), 10, 1e-6), ("full circle", 2.0 * PI * ei() / l, 40, 5e-4)]
+    {
         let (phi, xe, ye) = exact_arc(m, l);
         let r = ei() / m;
-        let elastica = if phi < PI { (m * l / ei(), r * (m * l / ei()).sin(), r * (1.0 - (m * l / ei()).cos())) } else { (2.0 * PI, 0.0, 0.0) };
-        println!("{label}: exact arc of the element model: rotation {phi:.8} rad, tip ({xe:+.8}, {ye:+.8}); elastica: rotation {:.8}, tip ({:+.8}, {:+.8})", elastica.0, elastica.1, elastica.2);
+        let elastica = if phi < PI {
+            (m * l / ei(), r * (m * l / ei()).sin(), r * (1.0 - (m * l / ei()).cos()))
+        } else {
+            (2.0 * PI, 0.0, 0.0)
+        };
+        println!(
+            "{label}: exact arc of the element model: rotation {phi:.8} rad, tip ({xe:+.8}, {ye:+.8}); elastica: rotation {:.8}, tip ({:+.8}, {:+.8})",
+            elastica.0, elastica.1, elastica.2
+        );
         let mut errors = Vec::new();
         for elements in [4, 8, 16, 32] {
             let (q, x) = solve_end_moment(elements, "ancf", l, m, increments);
@@ -229,7 +240,12 @@ fn corotational_node_torque_matches_theory() {
     for elements in [8, 16] {
         let (q, x) = solve_end_moment(elements, "euler_bernoulli", l, m, 10);
         let err = ((q[x] - r).powi(2) + (q[x + 1] - r).powi(2)).sqrt() / l;
-        println!("quarter circle, {elements:2} corotational elements: tip ({:.8}, {:.8}), R = {r:.8}, rotation {:.10} (pi/2), |tip error|/L = {err:.2e}", q[x], q[x + 1], q[x + 2]);
+        println!(
+            "quarter circle, {elements:2} corotational elements: tip ({:.8}, {:.8}), R = {r:.8}, rotation {:.10} (pi/2), |tip error|/L = {err:.2e}",
+            q[x],
+            q[x + 1],
+            q[x + 2]
+        );
         assert!((q[x + 2] - PI / 2.0).abs() < 1e-9);
         errors.push(err);
     }

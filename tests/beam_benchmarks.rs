@@ -58,7 +58,9 @@ fn large_deflection_cantilever_converges_to_the_elastica() {
     let (xr, yr) = elastica_tip(alpha, 4000);
     let (xr2, yr2) = elastica_tip(alpha, 2000);
     let ode_err = (xr - xr2).abs().max((yr - yr2).abs());
-    println!("elastica alpha = PL^2/EI = {alpha}: tip x/L = {xr:.10}, y/L = {yr:.10} (RK4 4000 vs 2000 steps: {ode_err:.1e})");
+    println!(
+        "elastica alpha = PL^2/EI = {alpha}: tip x/L = {xr:.10}, y/L = {yr:.10} (RK4 4000 vs 2000 steps: {ode_err:.1e})"
+    );
     assert!(ode_err < 1e-10, "the reference itself is not converged: {ode_err:.1e}");
     // Known value of the elastica table (Bisshopp & Drucker 1945): alpha = 3 -> y/L ~ 0.603.
     assert!((yr - 0.603).abs() < 2e-3, "{yr}");
@@ -66,7 +68,8 @@ fn large_deflection_cantilever_converges_to_the_elastica() {
     let mut errors = Vec::new();
     println!("elements | tip x/L | tip y/L | error |x - x_ref| + |y - y_ref| (L) | load steps");
     for elements in [2, 4, 8, 16, 32] {
-        let model = Model::parse(&cantilever(elements, "euler_bernoulli", (l, b, h, e, nu, rho), p), "cantilever.toml").unwrap();
+        let model = Model::parse(&cantilever(elements, "euler_bernoulli", (l, b, h, e, nu, rho), p), "cantilever.toml")
+            .unwrap();
         let mut params = model.default_parameters();
         let ip = model.parameter_index("P").unwrap();
         let asm = assemble(&model, &params).unwrap();
@@ -77,7 +80,8 @@ fn large_deflection_cantilever_converges_to_the_elastica() {
         for k in 1..=increments {
             params[ip] = p * k as f64 / increments as f64;
             let sys = assemble(&model, &params).unwrap().system;
-            static_equilibrium(&sys, &mut q, &mut lambda, 0.0, 1e-13).unwrap_or_else(|e| panic!("{elements} elements, increment {k}: {e}"));
+            static_equilibrium(&sys, &mut q, &mut lambda, 0.0, 1e-13)
+                .unwrap_or_else(|e| panic!("{elements} elements, increment {k}: {e}"));
         }
         let n = q.len();
         let (x, y) = (q[n - 3] / l, q[n - 2] / l);
@@ -103,7 +107,9 @@ fn large_deflection_cantilever_converges_to_the_elastica() {
 fn timoshenko_frequencies(l: f64, ei: f64, kga: f64, rho_a: f64, rho_i: f64, omega_max: f64, count: usize) -> Vec<f64> {
     let det = |omega: f64| {
         let w2 = omega * omega;
-        let f = |y: [f64; 4]| [y[1], y[3] - rho_a * w2 / kga * y[0], y[3], -(kga / ei) * (y[1] - y[2]) - rho_i * w2 / ei * y[2]];
+        let f = |y: [f64; 4]| {
+            [y[1], y[3] - rho_a * w2 / kga * y[0], y[3], -(kga / ei) * (y[1] - y[2]) - rho_i * w2 / ei * y[2]]
+        };
         let steps = 2000;
         let h = l / steps as f64;
         let end = |mut y: [f64; 4]| {
@@ -177,7 +183,10 @@ fn first_three_bending_frequencies_euler_bernoulli() {
         // The three lowest model frequencies are the bending ones.
         for (k, (&fm, &ft)) in f.iter().zip(&theory).enumerate() {
             let err = (fm - ft).abs() / ft;
-            println!("{formulation}, 16 elements: f{} = {fm:.6} Hz, Euler-Bernoulli {ft:.6} Hz, error {err:.2e}", k + 1);
+            println!(
+                "{formulation}, 16 elements: f{} = {fm:.6} Hz, Euler-Bernoulli {ft:.6} Hz, error {err:.2e}",
+                k + 1
+            );
             assert!(err < 1e-2, "{formulation} mode {}: {err:.2e}", k + 1);
         }
     }
@@ -190,12 +199,18 @@ fn first_three_bending_frequencies_timoshenko() {
     // from kGA = 1e3, 2e3, 4e3 (EI = rho A = L = 1) must give the Euler-Bernoulli roots
     // beta_n L. (Much stiffer shear makes the shooting ill-conditioned: solutions grow like
     // exp(x sqrt(kGA / EI)).)
-    let levels: Vec<Vec<f64>> = [1e3, 2e3, 4e3].iter().map(|&kga| timoshenko_frequencies(1.0, 1.0, kga, 1.0, 0.0, 70.0, 3)).collect();
+    let levels: Vec<Vec<f64>> =
+        [1e3, 2e3, 4e3].iter().map(|&kga| timoshenko_frequencies(1.0, 1.0, kga, 1.0, 0.0, 70.0, 3)).collect();
     assert!(levels.iter().all(|l| l.len() == 3));
     for (n, exact) in [1.875104f64, 4.694091, 7.854757].into_iter().enumerate() {
         let (a1, a2) = (2.0 * levels[1][n] - levels[0][n], 2.0 * levels[2][n] - levels[1][n]);
         let extrapolated = ((4.0 * a2 - a1) / 3.0).sqrt();
-        println!("shooting: beta L at kGA 1e3, 2e3, 4e3: {:.6}, {:.6}, {:.6}; extrapolated {extrapolated:.6}, Euler-Bernoulli {exact}", levels[0][n].sqrt(), levels[1][n].sqrt(), levels[2][n].sqrt());
+        println!(
+            "shooting: beta L at kGA 1e3, 2e3, 4e3: {:.6}, {:.6}, {:.6}; extrapolated {extrapolated:.6}, Euler-Bernoulli {exact}",
+            levels[0][n].sqrt(),
+            levels[1][n].sqrt(),
+            levels[2][n].sqrt()
+        );
         assert!((extrapolated - exact).abs() < 3e-5 * exact, "{extrapolated} vs {exact}");
     }
 
@@ -216,14 +231,23 @@ fn first_three_bending_frequencies_timoshenko() {
         let kga = 10.0 * (1.0 + nu) / (12.0 + 11.0 * nu) * e / (2.0 * (1.0 + nu)) * area;
         let eb_scale = (e * inertia / (rho * area * l.powi(4))).sqrt();
         let omega_max = 1.3 * 7.854757f64.powi(2) * eb_scale;
-        let theory: Vec<f64> = timoshenko_frequencies(l, e * inertia, kga, rho * area, rho * inertia, omega_max, 3).iter().map(|w| w / (2.0 * PI)).collect();
+        let theory: Vec<f64> = timoshenko_frequencies(l, e * inertia, kga, rho * area, rho * inertia, omega_max, 3)
+            .iter()
+            .map(|w| w / (2.0 * PI))
+            .collect();
         assert_eq!(theory.len(), 3);
         let f = model_frequencies(&cantilever(16, "timoshenko", (l, b, h, e, nu, rho), 0.0));
         let below: Vec<_> = f.iter().filter(|&&x| x < 1.1 * theory[2]).collect();
-        println!("L/h = {slenderness}: model frequencies below 1.1 f3: {below:.3?} Hz (axial: sqrt(E/rho)/4L = {:.1} Hz)", (e / rho).sqrt() / (4.0 * l));
+        println!(
+            "L/h = {slenderness}: model frequencies below 1.1 f3: {below:.3?} Hz (axial: sqrt(E/rho)/4L = {:.1} Hz)",
+            (e / rho).sqrt() / (4.0 * l)
+        );
         for (k, ((fm, err), ft)) in match_frequencies(&f, &theory).into_iter().zip(&theory).enumerate() {
             let eb = [1.875104f64, 4.694091, 7.854757][k].powi(2) * eb_scale / (2.0 * PI);
-            println!("L/h = {slenderness}, timoshenko, 16 elements: f{} = {fm:.3} Hz, Timoshenko theory {ft:.3} Hz (Euler-Bernoulli {eb:.3}), error {err:.2e}", k + 1);
+            println!(
+                "L/h = {slenderness}, timoshenko, 16 elements: f{} = {fm:.3} Hz, Timoshenko theory {ft:.3} Hz (Euler-Bernoulli {eb:.3}), error {err:.2e}",
+                k + 1
+            );
             assert!(err < tolerance[k], "L/h = {slenderness}, mode {}: {err:.2e}", k + 1);
             // The comparison is meaningful: shear deformation is visible at this slenderness.
             assert!(*ft < 0.995 * eb);
@@ -317,8 +341,16 @@ fn ttbif_3e4_at_least_as_accurate_as_generalized_alpha_1e4() {
     let r = reference();
     let ttbif = distances(&tip_history(Method::Ttbif, 0.0, 3e-4, 20), r);
     let galpha = distances(&tip_history(Method::GeneralizedAlpha, 0.0, 1e-4, 20), r);
-    println!("tip displacement vs reference, {T_END} s: Co-TTBIF dt 3e-4: AAE {:.3e} m, max {:.3e} m", mean(&ttbif), max(&ttbif));
-    println!("                                  Co-GenAlpha dt 1e-4: AAE {:.3e} m, max {:.3e} m", mean(&galpha), max(&galpha));
+    println!(
+        "tip displacement vs reference, {T_END} s: Co-TTBIF dt 3e-4: AAE {:.3e} m, max {:.3e} m",
+        mean(&ttbif),
+        max(&ttbif)
+    );
+    println!(
+        "                                  Co-GenAlpha dt 1e-4: AAE {:.3e} m, max {:.3e} m",
+        mean(&galpha),
+        max(&galpha)
+    );
     assert!(mean(&ttbif) <= mean(&galpha), "AAE TTBIF {:.3e} > generalized-alpha {:.3e}", mean(&ttbif), mean(&galpha));
     assert!(max(&ttbif) <= max(&galpha));
 }
@@ -327,7 +359,8 @@ fn ttbif_3e4_at_least_as_accurate_as_generalized_alpha_1e4() {
 
 /// Tip (x, y) of pendulum_corotational at t = 0.6 s (past the lowest point, large bending).
 fn pendulum_tip(elements: usize, step: f64) -> [f64; 2] {
-    let model = Model::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models/pendulum_corotational.toml"))).unwrap();
+    let model =
+        Model::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models/pendulum_corotational.toml"))).unwrap();
     let mut params = model.default_parameters();
     params[model.parameter_index("elements").unwrap()] = elements as f64;
     let settings = SolverSettings { method: Method::Ttbif, rho_inf: 0.0, step, ..SolverSettings::default() };
@@ -352,7 +385,10 @@ fn pendulum_converges_under_element_refinement() {
     for elements in [4, 8, 16] {
         let tip = pendulum_tip(elements, 1e-4);
         let e = ((tip[0] - fine[0]).powi(2) + (tip[1] - fine[1]).powi(2)).sqrt();
-        println!("pendulum, {elements} elements: tip at 0.6 s = ({:.6}, {:.6}) m, distance to 32 elements {e:.3e} m", tip[0], tip[1]);
+        println!(
+            "pendulum, {elements} elements: tip at 0.6 s = ({:.6}, {:.6}) m, distance to 32 elements {e:.3e} m",
+            tip[0], tip[1]
+        );
         errors.push(e);
     }
     for w in errors.windows(2) {

@@ -100,7 +100,8 @@ fn rigid_motion_has_no_elastic_force_and_exact_kinetic_energy() {
     let m = p.density * p.area * l;
     // Translation + rotation of a uniform rod; the rotary inertia of the section (rho I l,
     // the M_L1 term of eq. 14) adds to m l^2 / 12.
-    let exact = 0.5 * m * (vc[0] * vc[0] + vc[1] * vc[1]) + 0.5 * (m * l * l / 12.0 + p.density * p.inertia * l) * w * w;
+    let exact =
+        0.5 * m * (vc[0] * vc[0] + vc[1] * vc[1]) + 0.5 * (m * l * l / 12.0 + p.density * p.inertia * l) * w * w;
     let ke = e.kinetic_energy(&q, &v);
     println!("rigid kinetic energy {ke:.15e}, exact {exact:.15e}");
     assert!((ke - exact).abs() <= 1e-13 * exact);
@@ -144,7 +145,11 @@ fn residual_path_equals_tangent_path() {
         let (ma_ref, quad_ref, ..) = e.inertia(&q, &v, &a);
         let fe = e.elastic_force(&q);
         let (fe_ref, _) = e.elastic_force_and_tangent(&q);
-        let d = [(ma - ma_ref).amax() / ma_ref.amax(), (quad - quad_ref).amax() / quad_ref.amax(), (fe - fe_ref).amax() / fe_ref.amax()];
+        let d = [
+            (ma - ma_ref).amax() / ma_ref.amax(),
+            (quad - quad_ref).amax() / quad_ref.amax(),
+            (fe - fe_ref).amax() / fe_ref.amax(),
+        ];
         println!("shear {shear}: relative differences M a {:.1e}, quadratic {:.1e}, elastic {:.1e}", d[0], d[1], d[2]);
         assert!(d.iter().all(|&x| x < 1e-13), "{d:?}");
     }

@@ -42,7 +42,11 @@ fn static_tip_deflection_matches_timoshenko_theory() {
         static_equilibrium(&asm.system, &mut q, &mut vec![0.0; asm.system.constraints()], 0.0, 1e-13).unwrap();
         let tip = q[q.len() - 2];
         let err = (tip - theory).abs() / theory;
-        println!("{formulation}: tip deflection {tip:.6e} m, theory PL^3/3EI{} = {theory:.6e} m, error {:.3e}", if formulation == "timoshenko" { " + PL/kGA" } else { "" }, err);
+        println!(
+            "{formulation}: tip deflection {tip:.6e} m, theory PL^3/3EI{} = {theory:.6e} m, error {:.3e}",
+            if formulation == "timoshenko" { " + PL/kGA" } else { "" },
+            err
+        );
         assert!(err < 5e-3, "{formulation}: relative error {err:.3e}");
     }
 }
@@ -104,7 +108,10 @@ fn pendulum_energy_is_conserved() {
     let model = pendulum();
     let start = Instant::now();
     let (tip, drift) = run(&model, ttbif(3e-4), 1.0, 0.01);
-    println!("pendulum_corotational, TTBIF rho_inf = 0, dt = 3e-4, 1 s: tip = {tip:?}, max |E - E0| = {drift:.3e} J, {:.2} s", start.elapsed().as_secs_f64());
+    println!(
+        "pendulum_corotational, TTBIF rho_inf = 0, dt = 3e-4, 1 s: tip = {tip:?}, max |E - E0| = {drift:.3e} J, {:.2} s",
+        start.elapsed().as_secs_f64()
+    );
     // m g L / 2 = 0.997 kg * 9.81 * 0.6 m ~ 6 J.
     assert!(drift < 6e-5, "energy drift {drift:.3e} J");
     // The pendulum has swung down past the vertical.
@@ -132,8 +139,15 @@ fn pendulum_converges_under_step_refinement() {
 
 #[test]
 fn cantilever_model_runs() {
-    let model = Model::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models/cantilever_corotational.toml"))).unwrap();
-    let mut sim = Simulation::new(&model, &model.default_parameters(), SolverSettings::from_model(&model, &model.default_parameters()).unwrap(), 0.0).unwrap();
+    let model =
+        Model::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models/cantilever_corotational.toml"))).unwrap();
+    let mut sim = Simulation::new(
+        &model,
+        &model.default_parameters(),
+        SolverSettings::from_model(&model, &model.default_parameters()).unwrap(),
+        0.0,
+    )
+    .unwrap();
     let names: Vec<_> = sim.outputs().iter().map(|o| o.name.clone()).collect();
     assert_eq!(names, ["tip_x", "tip_y", "tip_vy", "tip_rotation", "energy_total"]);
     let o = sim.output_values().unwrap().to_vec();
@@ -149,19 +163,36 @@ fn cantilever_model_runs() {
 fn beam_errors_are_located() {
     let base = cantilever(4, "timoshenko", (1.0, 0.05, 0.1, 2.0e11, 0.3, 7850.0), 1.0);
     let cases = [
-        ("body2 = \"beam.start\"", "body2 = \"beam.node[9]\"", "unknown body 'beam.node[9]'", "body2 = \"beam.node[9]\""),
+        (
+            "body2 = \"beam.start\"",
+            "body2 = \"beam.node[9]\"",
+            "unknown body 'beam.node[9]'",
+            "body2 = \"beam.node[9]\"",
+        ),
         ("elements = \"elements\"", "elements = 0", "elements must be an integer >= 1", "elements = 0"),
         ("elements = \"elements\"", "elements = 2.5", "elements must be an integer >= 1", "elements = 2.5"),
         ("E = 2e11", "E = -1.0", "E must be positive", "E = -1.0"),
         ("rho = 7.85e3", "rho = 0.0", "rho must be positive", "rho = 0.0"),
         ("nu = 0.3", "nu = 0.5", "nu must be in (-1, 0.5)", "nu = 0.5"),
-        ("formulation = \"timoshenko\"", "formulation = \"bernoulli\"", "unknown beam formulation", "formulation = \"bernoulli\""),
-        ("section = { width = 5e-2, height = 1e-1 }", "section = { width = 5e-2 }", "section needs either", "section = { width = 5e-2 }"),
+        (
+            "formulation = \"timoshenko\"",
+            "formulation = \"bernoulli\"",
+            "unknown beam formulation",
+            "formulation = \"bernoulli\"",
+        ),
+        (
+            "section = { width = 5e-2, height = 1e-1 }",
+            "section = { width = 5e-2 }",
+            "section needs either",
+            "section = { width = 5e-2 }",
+        ),
     ];
     for (from, to, message, at) in cases {
         assert!(base.contains(from), "{from}");
         let text = base.replacen(from, to, 1);
-        let err = Model::parse(&text, "bad.toml").and_then(|m| assemble(&m, &m.default_parameters()).map(|_| ())).unwrap_err();
+        let err = Model::parse(&text, "bad.toml")
+            .and_then(|m| assemble(&m, &m.default_parameters()).map(|_| ()))
+            .unwrap_err();
         assert!(err.message.contains(message), "{to}: {}", err.message);
         // Located on the line of the change, at or after the key.
         let offset = text.find(at).unwrap();

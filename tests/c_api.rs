@@ -19,7 +19,14 @@ type Messages = Mutex<Vec<(c_int, String, String)>>;
 
 /// Reads the one "%s" argument the FMU passes. Declared non-variadic (defining C-variadic
 /// functions is unstable); on x86_64/aarch64 Linux the variadic call passes the same registers.
-unsafe extern "C" fn logger(env: *mut c_void, _name: *const c_char, status: c_int, category: *const c_char, format: *const c_char, arg: *const c_char) {
+unsafe extern "C" fn logger(
+    env: *mut c_void,
+    _name: *const c_char,
+    status: c_int,
+    category: *const c_char,
+    format: *const c_char,
+    arg: *const c_char,
+) {
     let messages = unsafe { &*(env as *const Messages) };
     let format = unsafe { CStr::from_ptr(format) }.to_string_lossy().into_owned();
     assert_eq!(format, "%s", "the FMU must pass its text as an argument, not as the format");
@@ -30,7 +37,13 @@ unsafe extern "C" fn logger(env: *mut c_void, _name: *const c_char, status: c_in
 
 fn callbacks(messages: &Messages) -> CallbackFunctions {
     let logger: Logger = unsafe { std::mem::transmute(logger as unsafe extern "C" fn(_, _, _, _, _, _)) };
-    CallbackFunctions { logger: Some(logger), allocate_memory: None, free_memory: None, step_finished: None, component_environment: messages as *const Messages as *mut c_void }
+    CallbackFunctions {
+        logger: Some(logger),
+        allocate_memory: None,
+        free_memory: None,
+        step_finished: None,
+        component_environment: messages as *const Messages as *mut c_void,
+    }
 }
 
 struct Setup {
@@ -47,7 +60,8 @@ fn setup_model(name: &str) -> Setup {
     let dir = tempfile::tempdir().unwrap();
     let resources = dir.path().join("with space%").join("resources");
     std::fs::create_dir_all(&resources).unwrap();
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("models/{name}.toml"))).unwrap();
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("models/{name}.toml"))).unwrap();
     std::fs::write(resources.join("model.toml"), &text).unwrap();
     let model = Model::parse(&text, "model.toml").unwrap();
     Setup { _dir: dir, resources, model }
@@ -88,7 +102,13 @@ fn guid_mismatch_and_model_exchange_are_refused_with_a_reason() {
     let uri = format!("file://{}", encode(&s.resources));
     let c = unsafe { instantiate(&uri, 1, "{00000000-0000-0000-0000-000000000000}", &cb) };
     assert!(c.is_null());
-    assert!(messages.lock().unwrap().iter().any(|(st, cat, m)| *st == ERROR && cat == "logStatusError" && m.contains("GUID mismatch")));
+    assert!(
+        messages
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|(st, cat, m)| *st == ERROR && cat == "logStatusError" && m.contains("GUID mismatch"))
+    );
     let c = unsafe { instantiate(&uri, 0, &guid(&s.model.source), &cb) };
     assert!(c.is_null());
     assert!(messages.lock().unwrap().iter().any(|(_, _, m)| m.contains("Model Exchange")));
@@ -177,7 +197,13 @@ fn failed_step_returns_discard_and_keeps_the_last_good_state() {
         let discard = CString::new("logStatusDiscard").unwrap();
         assert_eq!(fmi2SetDebugLogging(c, 1, 1, [discard.as_ptr()].as_ptr()), OK);
         assert_eq!(fmi2DoStep(c, h, 2.0, 1), DISCARD);
-        assert!(messages.lock().unwrap().iter().any(|(st, cat, m)| *st == DISCARD && cat == "logStatusDiscard" && m.contains("failed")));
+        assert!(
+            messages
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|(st, cat, m)| *st == DISCARD && cat == "logStatusDiscard" && m.contains("failed"))
+        );
         let mut t = -1.0;
         assert_eq!(fmi2GetRealStatus(c, 2, &mut t), OK);
         assert!((h..h + 2.0).contains(&t), "last successful time {t}");

@@ -19,11 +19,14 @@ fn binary() -> std::path::PathBuf {
 fn build_writes_a_complete_fmu_and_check_accepts_it() {
     let dir = tempfile::tempdir().unwrap();
     let fmu = dir.path().join("ms.fmu");
-    let out = Command::new(EXE).arg("build").arg(model()).arg("-o").arg(&fmu).arg("--binary").arg(binary()).output().unwrap();
+    let out =
+        Command::new(EXE).arg("build").arg(model()).arg("-o").arg(&fmu).arg("--binary").arg(binary()).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let mut zip = zip::ZipArchive::new(std::fs::File::open(&fmu).unwrap()).unwrap();
     let names: Vec<String> = zip.file_names().map(String::from).collect();
-    for n in ["modelDescription.xml", "binaries/linux64/mass_spring.so", "resources/model.toml", "documentation/index.html"] {
+    for n in
+        ["modelDescription.xml", "binaries/linux64/mass_spring.so", "resources/model.toml", "documentation/index.html"]
+    {
         assert!(names.iter().any(|x| x == n), "{n} missing in {names:?}");
     }
     let mut text = String::new();
@@ -59,7 +62,14 @@ fn build_writes_a_complete_fmu_and_check_accepts_it() {
 fn build_reports_a_missing_binary_and_model_errors() {
     let dir = tempfile::tempdir().unwrap();
     let fmu = dir.path().join("x.fmu");
-    let out = Command::new(EXE).arg("build").arg(model()).arg("-o").arg(&fmu).env("FLEXFMU_BINARY", dir.path().join("nope.so")).output().unwrap();
+    let out = Command::new(EXE)
+        .arg("build")
+        .arg(model())
+        .arg("-o")
+        .arg(&fmu)
+        .env("FLEXFMU_BINARY", dir.path().join("nope.so"))
+        .output()
+        .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("FLEXFMU_BINARY"));
     let bad = dir.path().join("bad.toml");

@@ -14,12 +14,27 @@ fn model() -> std::path::PathBuf {
 }
 
 fn compare(extra: &[&str], out: &Path) -> (serde_json::Value, String) {
-    let o = Command::new(EXE).arg("compare").arg(model()).args(["--stop-time", &T_END.to_string()]).args(extra).arg("-o").arg(out).output().unwrap();
+    let o = Command::new(EXE)
+        .arg("compare")
+        .arg(model())
+        .args(["--stop-time", &T_END.to_string()])
+        .args(extra)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .unwrap();
     let stdout = String::from_utf8_lossy(&o.stdout).to_string();
     assert!(o.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&o.stderr));
     println!("{stdout}");
     let text = std::fs::read_to_string(out).unwrap();
-    (if out.extension().is_some_and(|e| e == "json") { serde_json::from_str(&text).unwrap() } else { serde_json::Value::String(text) }, stdout)
+    (
+        if out.extension().is_some_and(|e| e == "json") {
+            serde_json::from_str(&text).unwrap()
+        } else {
+            serde_json::Value::String(text)
+        },
+        stdout,
+    )
 }
 
 /// (x(T), v(T)) from `flexfmu simulate` with one method and step.
@@ -76,7 +91,9 @@ fn compare_table_shows_second_order_and_true_errors() {
             let (x, v) = simulated_end(&dir, name, h);
             let exact_x = (x - X0 * (w * T_END).cos()).abs() / X0;
             let exact_v = (v + X0 * w * (w * T_END).sin()).abs() / (X0 * w);
-            println!("{name:<18} h = {h:.3e}: table errors x {x_err:.6e} v {v_err:.6e}, against the analytic solution x {exact_x:.6e} v {exact_v:.6e}");
+            println!(
+                "{name:<18} h = {h:.3e}: table errors x {x_err:.6e} v {v_err:.6e}, against the analytic solution x {exact_x:.6e} v {exact_v:.6e}"
+            );
             assert!((x_err - exact_x).abs() <= 2.0 * reference_error + 1e-13, "{name} h = {h}");
             assert!((v_err - exact_v).abs() <= 2.0 * reference_error + 1e-13, "{name} h = {h}");
         }
@@ -84,7 +101,8 @@ fn compare_table_shows_second_order_and_true_errors() {
     }
     // Orders: error ratio 4 per halving for these second-order methods.
     for m in ["ttbif", "hht", "generalized-alpha", "newmark", "bathe"] {
-        let errs: Vec<f64> = runs.iter().filter(|r| r["integrator"] == m).map(|r| r["end_error"].as_f64().unwrap()).collect();
+        let errs: Vec<f64> =
+            runs.iter().filter(|r| r["integrator"] == m).map(|r| r["end_error"].as_f64().unwrap()).collect();
         let ratios: Vec<f64> = errs.windows(2).map(|w| w[0] / w[1]).collect();
         println!("{m:<18} errors {errs:?} ratios {ratios:.3?}");
         for r in &ratios {

@@ -21,9 +21,18 @@ struct Run {
     newton_iterations: u64,
 }
 
-fn run(model: &Model, method: Method, constraints: ConstraintTreatment, baumgarte: BaumgarteConstants, h: f64, t_end: f64, tolerance: f64) -> Run {
+fn run(
+    model: &Model,
+    method: Method,
+    constraints: ConstraintTreatment,
+    baumgarte: BaumgarteConstants,
+    h: f64,
+    t_end: f64,
+    tolerance: f64,
+) -> Run {
     let rho_inf = if method == Method::Newmark { 1.0 } else { 0.5 };
-    let settings = SolverSettings { method, rho_inf, step: h, tolerance, constraints, baumgarte, ..SolverSettings::default() };
+    let settings =
+        SolverSettings { method, rho_inf, step: h, tolerance, constraints, baumgarte, ..SolverSettings::default() };
     let mut sim = Simulation::new(model, &model.default_parameters(), settings, 0.0).unwrap();
     let m = sim.system().constraints();
     let (mut phi, mut phi_dot) = (vec![0.0; m], vec![0.0; m]);
@@ -44,7 +53,8 @@ fn max_diff(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max)
 }
 
-const TREATMENTS: [ConstraintTreatment; 3] = [ConstraintTreatment::Index3, ConstraintTreatment::Ggl, ConstraintTreatment::Baumgarte];
+const TREATMENTS: [ConstraintTreatment; 3] =
+    [ConstraintTreatment::Index3, ConstraintTreatment::Ggl, ConstraintTreatment::Baumgarte];
 
 /// Violations and position convergence of every method and treatment on one model.
 fn check_model(name: &str, t_end: f64, h: f64) {
@@ -53,10 +63,13 @@ fn check_model(name: &str, t_end: f64, h: f64) {
     // Reference: index-3 TTBIF at h/32 (its error ~ (1/32)^2 of the h run's, below 1e-3 of the
     // finest compared run's).
     let reference = run(&model, Method::Ttbif, ConstraintTreatment::Index3, default, h / 32.0, t_end, 1e-12).q;
-    println!("{name}: t_end {t_end} s, position error max|q - q_ref| at h, h/2, h/4; drift = max |Phi|, max |Phi_q v| over the run at h");
+    println!(
+        "{name}: t_end {t_end} s, position error max|q - q_ref| at h, h/2, h/4; drift = max |Phi|, max |Phi_q v| over the run at h"
+    );
     for method in Method::ALL {
         for c in TREATMENTS {
-            let runs: Vec<Run> = [h, h / 2.0, h / 4.0].iter().map(|&hk| run(&model, method, c, default, hk, t_end, 1e-10)).collect();
+            let runs: Vec<Run> =
+                [h, h / 2.0, h / 4.0].iter().map(|&hk| run(&model, method, c, default, hk, t_end, 1e-10)).collect();
             let e: Vec<f64> = runs.iter().map(|r| max_diff(&r.q, &reference)).collect();
             let orders: Vec<f64> = e.windows(2).map(|w| (w[0] / w[1]).log2()).collect();
             println!(
@@ -83,7 +96,12 @@ fn check_model(name: &str, t_end: f64, h: f64) {
                 }
                 ConstraintTreatment::Baumgarte => {
                     let index3 = run(&model, method, ConstraintTreatment::Index3, default, h, t_end, 1e-10);
-                    assert!(runs[0].drift > 10.0 * index3.drift, "{name} {method}: Baumgarte drift {} vs index-3 {}", runs[0].drift, index3.drift);
+                    assert!(
+                        runs[0].drift > 10.0 * index3.drift,
+                        "{name} {method}: Baumgarte drift {} vs index-3 {}",
+                        runs[0].drift,
+                        index3.drift
+                    );
                 }
             }
             if c == ConstraintTreatment::Ggl {
@@ -113,15 +131,29 @@ fn baumgarte_drift_depends_on_its_constants() {
     for (name, t_end) in [("rigid_pendulum.toml", 1.0), ("crank_slider.toml", 0.5)] {
         let model = model(name);
         let h = 1e-3;
-        let index3 = run(&model, Method::Hht, ConstraintTreatment::Index3, BaumgarteConstants::default(), h, t_end, 1e-10);
+        let index3 =
+            run(&model, Method::Hht, ConstraintTreatment::Index3, BaumgarteConstants::default(), h, t_end, 1e-10);
         println!("{name} (HHT, h = {h}): index-3 |Phi| {:.2e}, |Phi_q v| {:.2e}", index3.drift, index3.velocity_drift);
         println!("  alpha     beta      max|Phi|   max|Phi_q v|");
         let constants = [(0.0, 0.0), (1.0, 1.0), (10.0, 10.0), (10.0, 50.0), (100.0, 100.0), (1000.0, 1000.0)];
         let mut drifts = Vec::new();
         for (alpha, beta) in constants {
-            let r = run(&model, Method::Hht, ConstraintTreatment::Baumgarte, BaumgarteConstants { alpha, beta }, h, t_end, 1e-10);
+            let r = run(
+                &model,
+                Method::Hht,
+                ConstraintTreatment::Baumgarte,
+                BaumgarteConstants { alpha, beta },
+                h,
+                t_end,
+                1e-10,
+            );
             println!("  {alpha:<9} {beta:<9} {:.3e}  {:.3e}", r.drift, r.velocity_drift);
-            assert!(r.drift > 10.0 * index3.drift, "{name}: Baumgarte ({alpha}, {beta}) drift {} vs index-3 {}", r.drift, index3.drift);
+            assert!(
+                r.drift > 10.0 * index3.drift,
+                "{name}: Baumgarte ({alpha}, {beta}) drift {} vs index-3 {}",
+                r.drift,
+                index3.drift
+            );
             drifts.push(r.drift);
         }
         // Critically damped feedback alpha = beta: the drift falls as the constants grow.

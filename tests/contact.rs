@@ -81,7 +81,10 @@ fn rebound_ratio_equals_the_restitution_coefficient() {
 /// predicts for its factor, visibly above e.
 #[test]
 fn without_gravity_the_exact_factor_gives_e_and_eq10_its_predicted_ratio() {
-    let text = std::fs::read_to_string(model_path()).unwrap().replace("gravity = [0.0, -9.81]", "").replace("position = [0.0, \"r + h0\"]", "position = [0.0, \"r + h0\"]\nvelocity = [0.0, -3.0]");
+    let text = std::fs::read_to_string(model_path())
+        .unwrap()
+        .replace("gravity = [0.0, -9.81]", "")
+        .replace("position = [0.0, \"r + h0\"]", "position = [0.0, \"r + h0\"]\nvelocity = [0.0, -3.0]");
     for (law, name) in [(DampingModel::Exact, "exact"), (DampingModel::LankaraniNikravesh, "lankarani_nikravesh")] {
         let text = text.replace("restitution = \"e\"", &format!("restitution = \"e\"\ndamping_model = \"{name}\""));
         let model = Model::parse(&text, "ball_free.toml").unwrap();
@@ -95,7 +98,10 @@ fn without_gravity_the_exact_factor_gives_e_and_eq10_its_predicted_ratio() {
             }
             let measured = output(&mut sim, "vy") / v_in;
             let expected = restitution_of_damping_factor(law.factor(e));
-            println!("{name:20} e = {e}: rebound {measured:.5}, predicted {expected:.5} (error {:.1e})", measured - expected);
+            println!(
+                "{name:20} e = {e}: rebound {measured:.5}, predicted {expected:.5} (error {:.1e})",
+                measured - expected
+            );
             assert!((measured - expected).abs() < 2e-3);
             if law == DampingModel::Exact {
                 assert!((measured - e).abs() < 2e-3);
@@ -178,7 +184,8 @@ fn impacts_do_not_depend_on_the_communication_interval() {
     println!("reference (dt 1e-4): {reference:?}");
     for dt in [3e-4, 1e-3, 7e-3, 0.01, 0.03, 0.1] {
         let got = impact_times_at(&mut simulation(&model, 0.6), dt, &samples);
-        let worst = got.iter().zip(&reference).map(|(a, b)| (a.0 - b.0).abs().max((a.1 - b.1).abs())).fold(0.0, f64::max);
+        let worst =
+            got.iter().zip(&reference).map(|(a, b)| (a.0 - b.0).abs().max((a.1 - b.1).abs())).fold(0.0, f64::max);
         println!("communication interval {dt}: worst impact/separation time difference {worst:.2e} s");
         assert!(worst < 1e-3);
     }

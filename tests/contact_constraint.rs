@@ -85,7 +85,11 @@ fn rebound_ratio_equals_e_with_hht_and_ttbif() {
             let after = flight_energy(&mut sim);
             let ratio = (after / before).sqrt();
             let (t_in, _) = flight_times(0.45, output(&mut sim, "y"), output(&mut sim, "vy"));
-            println!("{method}, e = {e}: rebound ratio {ratio:.12} (error {:.2e}), impact at {t_in:.9} s (analytic {:.9})", ratio / e - 1.0, (2.0 * H0 / G).sqrt());
+            println!(
+                "{method}, e = {e}: rebound ratio {ratio:.12} (error {:.2e}), impact at {t_in:.9} s (analytic {:.9})",
+                ratio / e - 1.0,
+                (2.0 * H0 / G).sqrt()
+            );
             assert!((ratio / e - 1.0).abs() < 0.02);
             // Exact up to the event location (the impact speed changes by g dt_event).
             assert!((ratio / e - 1.0).abs() < 1e-6, "{method} e = {e}: {ratio}");
@@ -116,7 +120,9 @@ fn energy_is_conserved_between_impacts_and_never_gained() {
             }
             last_dissipated = d;
         }
-        println!("{method}: {impacts} impacts in 1.2 s, |E + D - E0|/E0 <= {worst:.2e}, largest penetration {worst_penetration:.2e} m (Newton tolerance scale {scale:.1e} m)");
+        println!(
+            "{method}: {impacts} impacts in 1.2 s, |E + D - E0|/E0 <= {worst:.2e}, largest penetration {worst_penetration:.2e} m (Newton tolerance scale {scale:.1e} m)"
+        );
         assert!(impacts >= 4);
         assert!(worst < 1e-6);
         // The event is located to 1e-7 of the step: penetration <= v 1e-7 h ~ 3e-10 m.
@@ -136,7 +142,8 @@ fn impact_times_do_not_depend_on_the_communication_interval() {
     assert!((reference[0].0 - t1).abs() < 1e-6 && (reference[1].0 - t1 * (1.0 + 2.0 * 0.6)).abs() < 1e-6);
     for dt in [3e-4, 1e-3, 7e-3, 0.01, 0.03, 0.1] {
         let got = impact_times_at(&mut simulation_with(&model, &[], Method::Hht), dt, &samples);
-        let worst = got.iter().zip(&reference).map(|(a, b)| (a.0 - b.0).abs().max((a.1 - b.1).abs())).fold(0.0, f64::max);
+        let worst =
+            got.iter().zip(&reference).map(|(a, b)| (a.0 - b.0).abs().max((a.1 - b.1).abs())).fold(0.0, f64::max);
         println!("communication interval {dt}: worst impact time difference {worst:.2e} s");
         assert!(worst < 1e-3);
     }
@@ -150,9 +157,18 @@ fn resting_contact_multiplier_equals_the_weight() {
     for method in [Method::Hht, Method::Ttbif] {
         let mut sim = simulation_with(&model, &[("e", 0.0)], method);
         sim.step_to(0.6).unwrap();
-        let (force, state, pen, vy) = (output(&mut sim, "contact_force"), output(&mut sim, "contact_state"), output(&mut sim, "penetration"), output(&mut sim, "vy"));
+        let (force, state, pen, vy) = (
+            output(&mut sim, "contact_force"),
+            output(&mut sim, "contact_state"),
+            output(&mut sim, "penetration"),
+            output(&mut sim, "vy"),
+        );
         let dissipated = output(&mut sim, "energy_dissipated");
-        println!("{method}: at 0.6 s contact_state {state}, multiplier {force:.12} N (m g = {}), penetration {pen:.1e} m, vy {vy:.1e} m/s, dissipated {dissipated:.12} J (m g h0 = {})", M * G, M * G * H0);
+        println!(
+            "{method}: at 0.6 s contact_state {state}, multiplier {force:.12} N (m g = {}), penetration {pen:.1e} m, vy {vy:.1e} m/s, dissipated {dissipated:.12} J (m g h0 = {})",
+            M * G,
+            M * G * H0
+        );
         assert_eq!(state, 1.0);
         assert!((force / (M * G) - 1.0).abs() < 1e-6);
         assert!(pen.abs() < 1e-9 && vy.abs() < 1e-9);
@@ -190,11 +206,15 @@ fn contact_releases_when_the_multiplier_turns_tensile() {
                 }
             }
         }
-        println!("{method}: largest |penetration| in contact {worst_penetration:.1e} m (Newton tolerance scale {scale:.1e} m)");
+        println!(
+            "{method}: largest |penetration| in contact {worst_penetration:.1e} m (Newton tolerance scale {scale:.1e} m)"
+        );
         assert!(worst_penetration <= scale);
         let rise = output(&mut sim, "y") - R;
         let t_release = 0.8 - (6.0 * M * rise / lift).cbrt();
-        println!("{method}: released in the interval ending {released:?} s; from the rise at 0.8 s: t* = {t_release:.9} s (analytic {t_star})");
+        println!(
+            "{method}: released in the interval ending {released:?} s; from the rise at 0.8 s: t* = {t_release:.9} s (analytic {t_star})"
+        );
         let released = released.expect("released");
         assert!(released >= t_star && released < t_star + 1e-3 + 1e-9);
         assert!((t_release - t_star).abs() < 1e-3);
@@ -216,7 +236,8 @@ fn force_and_constraint_methods_give_the_same_impact_times() {
     let force = impact_times_at(&mut force, 0.01, &samples);
     let constraint = impact_times_at(&mut simulation_with(&model(), &[], Method::Hht), 0.01, &samples);
     println!("force:      {force:?}\nconstraint: {constraint:?}");
-    let worst = force.iter().zip(&constraint).map(|(a, b)| (a.0 - b.0).abs().max((a.1 - b.1).abs())).fold(0.0, f64::max);
+    let worst =
+        force.iter().zip(&constraint).map(|(a, b)| (a.0 - b.0).abs().max((a.1 - b.1).abs())).fold(0.0, f64::max);
     println!("largest impact time difference force vs constraint: {worst:.2e} s");
     assert!(worst < 1e-3);
 }
@@ -378,7 +399,8 @@ contact = "floor"
                     first = Some(d);
                 }
                 worst_pivot = worst_pivot.max(output(&mut sim, "pivot_x").abs());
-                worst_balance = worst_balance.max((output(&mut sim, "energy_total") + output(&mut sim, "energy_dissipated")).abs());
+                worst_balance =
+                    worst_balance.max((output(&mut sim, "energy_total") + output(&mut sim, "energy_dissipated")).abs());
                 omega_min = omega_min.min(output(&mut sim, "omega"));
             }
             let d = first.expect("an impact");
@@ -417,9 +439,12 @@ fn ggl_and_baumgarte_treatments_give_the_same_contacts() {
             sim.step_to(0.2).unwrap();
             let before = flight_energy(&mut sim);
             sim.step_to(0.6).unwrap();
-            let (after, force, pen) = (flight_energy(&mut sim), output(&mut sim, "contact_force"), output(&mut sim, "penetration"));
+            let (after, force, pen) =
+                (flight_energy(&mut sim), output(&mut sim, "contact_force"), output(&mut sim, "penetration"));
             let ratio = (after / before).sqrt();
-            println!("{treatment}, e = {e}: rebound ratio {ratio:.10}, multiplier at 0.6 s {force:.10} N, penetration {pen:.2e} m");
+            println!(
+                "{treatment}, e = {e}: rebound ratio {ratio:.10}, multiplier at 0.6 s {force:.10} N, penetration {pen:.2e} m"
+            );
             if e == 0.0 {
                 assert!((force / (M * G) - 1.0).abs() < 1e-6 && pen.abs() < 1e-9);
             } else {

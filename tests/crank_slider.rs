@@ -6,7 +6,8 @@ use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
 
 fn model() -> Model {
-    Model::load(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models/crank_slider.toml"))).expect("crank_slider.toml parses")
+    Model::load(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models/crank_slider.toml")))
+        .expect("crank_slider.toml parses")
 }
 
 fn simulation(method: Method, rho_inf: f64, h: f64, tolerance: f64) -> (Simulation, Vec<String>) {
@@ -35,7 +36,11 @@ fn initial_state_is_consistent() {
     // x' = -r sin th w - r^2 sin th cos th w / d.
     let w = 2.0 * std::f64::consts::PI;
     let xdot = -r * th.sin() * w - r * r * th.sin() * th.cos() * w / d;
-    assert!((out[index(&names, "slider_v")] - xdot).abs() < 1e-12, "slider_v {} vs {xdot}", out[index(&names, "slider_v")]);
+    assert!(
+        (out[index(&names, "slider_v")] - xdot).abs() < 1e-12,
+        "slider_v {} vs {xdot}",
+        out[index(&names, "slider_v")]
+    );
     assert_eq!(out[index(&names, "energy_dissipated")], 0.0);
 }
 
@@ -102,15 +107,27 @@ fn converges_to_reference_at_second_order() {
     for (method, rho_inf) in [(Method::Ttbif, 0.0), (Method::Ttbif, 0.5), (Method::Hht, 0.5), (Method::Hht, 0.8)] {
         let hs = [2e-3, 1e-3, 5e-4];
         let runs: Vec<([f64; 4], f64)> = hs.iter().map(|&h| final_values(method, rho_inf, h, t_end)).collect();
-        let errors: Vec<[f64; 4]> = runs.iter().map(|(v, _)| [0, 1, 2, 3].map(|i| (v[i] - reference[i]).abs())).collect();
+        let errors: Vec<[f64; 4]> =
+            runs.iter().map(|(v, _)| [0, 1, 2, 3].map(|i| (v[i] - reference[i]).abs())).collect();
         for (h, (e, (_, iters))) in hs.iter().zip(errors.iter().zip(&runs)) {
-            eprintln!("crank_slider {method} rho_inf={rho_inf} h={h}: errors crank, rod, x, v {e:?}; Newton iterations/step {iters:.2}");
+            eprintln!(
+                "crank_slider {method} rho_inf={rho_inf} h={h}: errors crank, rod, x, v {e:?}; Newton iterations/step {iters:.2}"
+            );
         }
         for p in 0..2 {
             for (i, name) in ["crank_angle", "rod_angle", "slider_x", "slider_v"].iter().enumerate() {
                 let order = (errors[p][i] / errors[p + 1][i]).log2();
-                eprintln!("crank_slider {method} rho_inf={rho_inf} {name}: order {order:.3} between h={} and {}", hs[p], hs[p + 1]);
-                assert!((1.8..=2.2).contains(&order), "{method} rho_inf={rho_inf} {name}: order {order} between h={} and {}", hs[p], hs[p + 1]);
+                eprintln!(
+                    "crank_slider {method} rho_inf={rho_inf} {name}: order {order:.3} between h={} and {}",
+                    hs[p],
+                    hs[p + 1]
+                );
+                assert!(
+                    (1.8..=2.2).contains(&order),
+                    "{method} rho_inf={rho_inf} {name}: order {order} between h={} and {}",
+                    hs[p],
+                    hs[p + 1]
+                );
             }
         }
     }

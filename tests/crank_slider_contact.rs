@@ -68,11 +68,19 @@ fn energy_error(r: &Run) -> f64 {
 fn energy_balance_is_second_order_and_contacts_lie_on_the_rod() {
     let model = model();
     let params = model.default_parameters();
-    let (r, l, xc, yc) = (param(&model, &params, "r"), param(&model, &params, "l"), param(&model, &params, "x_c"), param(&model, &params, "y_c"));
+    let (r, l, xc, yc) = (
+        param(&model, &params, "r"),
+        param(&model, &params, "l"),
+        param(&model, &params, "x_c"),
+        param(&model, &params, "y_c"),
+    );
     for e in [1.0, 0.5] {
         let runs: Vec<Run> = [2e-4, 1e-4, 5e-5].iter().map(|&h| run(&model, e, Method::Bathe, h, 1e-3, 2.0)).collect();
         let errors: Vec<f64> = runs.iter().map(energy_error).collect();
-        println!("e = {e}: max |E + D - E0| / E0 for h = 2e-4, 1e-4, 5e-5: {errors:?}; contacts (onset, end) at h = 1e-4: {:?}", runs[1].contacts);
+        println!(
+            "e = {e}: max |E + D - E0| / E0 for h = 2e-4, 1e-4, 5e-5: {errors:?}; contacts (onset, end) at h = 1e-4: {:?}",
+            runs[1].contacts
+        );
         assert!(runs[1].contacts.len() >= 2, "the rod must strike the cylinder repeatedly: {:?}", runs[1].contacts);
         assert!(errors[1] < 2e-4, "e = {e}: energy balance {:e}", errors[1]);
         for w in errors.windows(2) {
@@ -101,7 +109,10 @@ fn bathe_and_ttbif_agree_on_the_impacts() {
         worst = worst.max((a.0 - b.0).abs()).max((a.1 - b.1).abs());
     }
     let angle = bathe.samples.iter().zip(&ttbif.samples).map(|(a, b)| (a[1] - b[1]).abs()).fold(0.0, f64::max);
-    println!("Bathe vs TTBIF at h = 2.5e-5: contacts {:?} vs {:?}; worst onset/end difference {worst:.1e} s (sampling 1e-4 s); max crank angle difference {angle:.2e} rad", bathe.contacts, ttbif.contacts);
+    println!(
+        "Bathe vs TTBIF at h = 2.5e-5: contacts {:?} vs {:?}; worst onset/end difference {worst:.1e} s (sampling 1e-4 s); max crank angle difference {angle:.2e} rad",
+        bathe.contacts, ttbif.contacts
+    );
     // Onsets and ends are read at 1e-4 s samples: equal or one sample apart.
     assert!(worst <= 1.0001e-4, "impact times differ by {worst} s");
     assert!(angle < 1e-4, "crank angles differ by {angle} rad");
@@ -121,10 +132,14 @@ fn impacts_do_not_depend_on_the_communication_interval() {
     for dt in [1e-2, 0.03, 0.1] {
         let coarse = run(&model, 0.5, Method::Bathe, 1e-4, dt, 2.0);
         // Sample times of the coarse run that are also 1e-3 s sample times.
-        let worst = coarse.samples.iter().filter_map(|s| {
-            let k = (s[0] / 1e-3).round();
-            ((s[0] - k * 1e-3).abs() < 1e-9).then(|| (s[1] - fine.samples[k as usize][1]).abs())
-        }).fold(0.0, f64::max);
+        let worst = coarse
+            .samples
+            .iter()
+            .filter_map(|s| {
+                let k = (s[0] / 1e-3).round();
+                ((s[0] - k * 1e-3).abs() < 1e-9).then(|| (s[1] - fine.samples[k as usize][1]).abs())
+            })
+            .fold(0.0, f64::max);
         println!("communication interval {dt}: max crank angle difference to the 1e-3 s run {worst:.2e} rad");
         assert!(worst < 0.05 * integration, "interval {dt}: {worst} rad, integration error scale {integration} rad");
     }

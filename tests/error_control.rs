@@ -5,11 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
-use fmi::fmi2::instance::Common;
-use fmi::traits::FmiStatus;
 use flexfmu::integrators::Method;
 use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
+use fmi::fmi2::instance::Common;
+use fmi::traits::FmiStatus;
 
 mod common;
 use common::fmu::{Fmu, step_bits};
@@ -82,7 +82,10 @@ fn every_method_meets_its_tolerance_on_the_rigid_pendulum() {
     for method in Method::ALL {
         let (coarse, steps_c, rej_c) = pendulum_error(method, 1e-5);
         let (fine, steps_f, rej_f) = pendulum_error(method, 1e-7);
-        println!("{:>18}: tol 1e-5: error {coarse:.3e} m, {steps_c} steps ({rej_c} rejected); tol 1e-7: error {fine:.3e} m, {steps_f} steps ({rej_f} rejected)", method.name());
+        println!(
+            "{:>18}: tol 1e-5: error {coarse:.3e} m, {steps_c} steps ({rej_c} rejected); tol 1e-7: error {fine:.3e} m, {steps_f} steps ({rej_f} rejected)",
+            method.name()
+        );
         // Controlling the local error per step to tol makes h ~ tol^(1/3) and the global error
         // of these second-order methods ~ h^2 ~ tol^(2/3) (src/integrators/error_control.rs):
         // 100x tighter gives 21.5x smaller errors in theory.
@@ -90,7 +93,11 @@ fn every_method_meets_its_tolerance_on_the_rigid_pendulum() {
             let bound = 20.0 * f64::powf(tol, 2.0 / 3.0);
             assert!(err < bound, "{method:?}: error {err:e} at tol {tol:e} above 20 tol^(2/3) = {bound:e}");
         }
-        assert!(coarse / fine > 12.0, "{method:?}: error ratio {} for a 100x tighter tolerance (theory 21.5)", coarse / fine);
+        assert!(
+            coarse / fine > 12.0,
+            "{method:?}: error ratio {} for a 100x tighter tolerance (theory 21.5)",
+            coarse / fine
+        );
         // The controller settles: a minority of steps is rejected.
         assert!((rej_f as f64) < 0.35 * steps_f as f64, "{method:?}: {rej_f} rejected of {steps_f}");
     }
@@ -128,11 +135,23 @@ fn steps_grow_in_flight_and_shrink_in_contact() {
     let (reference, _) = run(SolverSettings { step: 0.1 * base.step, ..base });
     let (fixed, fixed_stats) = run(base);
     let (controlled, stats) = run(with_error_control(base, 1e-6));
-    assert!(reference.len() >= 3 && controlled.len() == reference.len() && fixed.len() == reference.len(), "impacts: {} / {} / {}", reference.len(), fixed.len(), controlled.len());
+    assert!(
+        reference.len() >= 3 && controlled.len() == reference.len() && fixed.len() == reference.len(),
+        "impacts: {} / {} / {}",
+        reference.len(),
+        fixed.len(),
+        controlled.len()
+    );
     let rel = |e: &[f64]| e.iter().zip(&reference).map(|(a, b)| ((a - b) / b).abs()).fold(0.0, f64::max);
     let (err_fixed, err_controlled) = (rel(&fixed), rel(&controlled));
-    println!("ball_drop flight energies vs fixed h/10: fixed h = {:e}: rel. error {err_fixed:.3e} with {} steps, {} Newton iterations", base.step, fixed_stats.steps, fixed_stats.newton_iterations);
-    println!("  error control rtol = atol = 1e-6: rel. error {err_controlled:.3e} with {} steps ({} rejected), {} Newton iterations", stats.steps, stats.rejected_steps, stats.newton_iterations);
+    println!(
+        "ball_drop flight energies vs fixed h/10: fixed h = {:e}: rel. error {err_fixed:.3e} with {} steps, {} Newton iterations",
+        base.step, fixed_stats.steps, fixed_stats.newton_iterations
+    );
+    println!(
+        "  error control rtol = atol = 1e-6: rel. error {err_controlled:.3e} with {} steps ({} rejected), {} Newton iterations",
+        stats.steps, stats.rejected_steps, stats.newton_iterations
+    );
     assert!(err_controlled < 1e-3, "error-controlled flight energies off by {err_controlled}");
     // Free flight under constant gravity is integrated exactly, so the steps grow there:
     // far fewer steps than the fixed-step run.
@@ -148,10 +167,14 @@ fn snapshot_restores_the_step_size_bit_for_bit() {
     sim.step_to(0.3).unwrap();
     let snap = sim.snapshot();
     let bytes = snap.to_bytes();
-    let run = |sim: &mut Simulation| (1..=40).map(|k| {
-        sim.step_to(0.3 + 0.01 * k as f64).unwrap();
-        output(sim, "y").to_bits()
-    }).collect::<Vec<u64>>();
+    let run = |sim: &mut Simulation| {
+        (1..=40)
+            .map(|k| {
+                sim.step_to(0.3 + 0.01 * k as f64).unwrap();
+                output(sim, "y").to_bits()
+            })
+            .collect::<Vec<u64>>()
+    };
     let first = run(&mut sim);
     sim.restore(&flexfmu::simulation::Snapshot::from_bytes(&bytes).unwrap()).unwrap();
     assert_eq!(run(&mut sim), first);
@@ -192,7 +215,13 @@ fn the_fmu_honours_error_control_in_do_step() {
         .collect();
     assert_eq!(fmu_rows, direct);
     let st = sim.statistics();
-    println!("ball_drop FMU with error control over 0.6 s: {} steps ({} rejected) vs {} fixed steps of {:e} s", st.steps, st.rejected_steps, (0.6 / s.step).round(), s.step);
+    println!(
+        "ball_drop FMU with error control over 0.6 s: {} steps ({} rejected) vs {} fixed steps of {:e} s",
+        st.steps,
+        st.rejected_steps,
+        (0.6 / s.step).round(),
+        s.step
+    );
     assert!((st.steps as f64) < 0.6 / s.step / 5.0);
 
     // FMU state round trip, into this instance and a new one, is bit-identical.

@@ -79,12 +79,19 @@ fn work_of_the_torque_equals_energy_change_plus_dissipation() {
     let m = model();
     let stop = 1.5;
     let mut table = Vec::new();
-    for (label, set) in [("damper off", vec![]), ("damper on (c = 2, alpha = 0.5)", vec![("c_slider", 2.0), ("alpha", 0.5)]), ("viscous (c = 2, alpha = 1)", vec![("c_slider", 2.0), ("alpha", 1.0)])] {
+    for (label, set) in [
+        ("damper off", vec![]),
+        ("damper on (c = 2, alpha = 0.5)", vec![("c_slider", 2.0), ("alpha", 0.5)]),
+        ("viscous (c = 2, alpha = 1)", vec![("c_slider", 2.0), ("alpha", 1.0)]),
+    ] {
         let mut defects = Vec::new();
         for step in [2e-4, 1e-4] {
             let r = run(&m, &set, step, 1e-3, stop);
             let (defect, w, d) = energy_defect(&r, 0.5);
-            println!("{label:32} dt = {step:.0e}: W = {w:.6} J, dissipated = {d:.6} J, max |W - dE - D| = {defect:.3e} J ({:.2e} of W)", defect / w);
+            println!(
+                "{label:32} dt = {step:.0e}: W = {w:.6} J, dissipated = {d:.6} J, max |W - dE - D| = {defect:.3e} J ({:.2e} of W)",
+                defect / w
+            );
             defects.push((defect, w, d));
         }
         table.push(defects);
@@ -115,18 +122,26 @@ fn slider_position_converges_at_second_order() {
     let m = model();
     let stop = 0.5;
     let steps = [4e-4, 2e-4, 1e-4, 5e-5];
-    let source = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("models/flexible_crank_slider.toml")).unwrap();
+    let source =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("models/flexible_crank_slider.toml"))
+            .unwrap();
     assert!(source.contains("value = \"T\""));
-    let ramped = Model::parse(&source.replace("value = \"T\"", "value = \"T*(1 - cos(pi*min(t, 0.1)/0.1))/2\""), "ramped.toml").unwrap();
+    let ramped =
+        Model::parse(&source.replace("value = \"T\"", "value = \"T*(1 - cos(pi*min(t, 0.1)/0.1))/2\""), "ramped.toml")
+            .unwrap();
     let mut orders = Vec::new();
     for (label, model) in [("step torque (the model)", &m), ("torque ramped over 0.1 s", &ramped)] {
-        let x: Vec<f64> = steps.iter().map(|&h| *run(model, &[], h, stop, stop).column("slider_x").last().unwrap()).collect();
+        let x: Vec<f64> =
+            steps.iter().map(|&h| *run(model, &[], h, stop, stop).column("slider_x").last().unwrap()).collect();
         let diffs: Vec<f64> = x.windows(2).map(|w| (w[1] - w[0]).abs()).collect();
         for (h, v) in steps.iter().zip(&x) {
             println!("{label}: dt = {h:.0e}: slider x(0.5 s) = {v:.12} m");
         }
         let p: Vec<f64> = diffs.windows(2).map(|w| (w[0] / w[1]).log2()).collect();
-        println!("{label}: successive differences {:?}, observed orders {p:.3?}", diffs.iter().map(|d| format!("{d:.3e}")).collect::<Vec<_>>());
+        println!(
+            "{label}: successive differences {:?}, observed orders {p:.3?}",
+            diffs.iter().map(|d| format!("{d:.3e}")).collect::<Vec<_>>()
+        );
         assert!(diffs[2] < 1e-6, "{diffs:?}");
         orders.push(p);
     }
@@ -242,7 +257,9 @@ fn fractional_damper_on_the_slider_reduces_the_rod_deflection() {
     let m = model();
     let stop = 2.0;
     let mut rows = Vec::new();
-    println!("| alpha | max |P deflection| (mm) | crank speed at 2 s (rad/s) | slider max |v| (m/s) | energy_dissipated at 2 s (J) |");
+    println!(
+        "| alpha | max |P deflection| (mm) | crank speed at 2 s (rad/s) | slider max |v| (m/s) | energy_dissipated at 2 s (J) |"
+    );
     for alpha in [0.0, 0.5, 1.0] {
         let r = run(&m, &[("c_slider", 2.0), ("alpha", alpha)], 2e-4, 2e-3, stop);
         let p = r.column("P_deflection").iter().fold(0.0f64, |a, v| a.max(v.abs()));

@@ -5,9 +5,9 @@
 use std::path::Path;
 use std::process::Command;
 
+use flexfmu::model::Model;
 use fmi::fmi2::instance::{CoSimulation, Common};
 use fmi::traits::FmiInstance;
-use flexfmu::model::Model;
 
 mod common;
 use common::fmu::{Fmu, read};

@@ -104,7 +104,12 @@ fn is_axial(f: f64) -> bool {
 fn hinged_beam_frequencies_match_pinned_free_theory_and_converge() {
     // Pinned-free Euler-Bernoulli beam: rigid mode 0 plus bending with tan(bL) = tanh(bL),
     // bL = 3.9266, 7.0686, 10.2102, 13.3518, ... (one root in (k pi, k pi + pi/2)).
-    let exact: Vec<f64> = (1..=8).map(|k| bisect(|x| x.tan() - x.tanh(), k as f64 * PI + 1e-9, k as f64 * PI + PI / 2.0 - 1e-9).powi(2) * bending_scale()).collect();
+    let exact: Vec<f64> = (1..=8)
+        .map(|k| {
+            bisect(|x| x.tan() - x.tanh(), k as f64 * PI + 1e-9, k as f64 * PI + PI / 2.0 - 1e-9).powi(2)
+                * bending_scale()
+        })
+        .collect();
     println!("pinned-free exact (Hz): {:?}", exact.iter().map(|f| format!("{f:.4}")).collect::<Vec<_>>());
     let mut previous: Option<Vec<f64>> = None;
     println!(" N | rigid (Hz) | relative error of bending modes 1..");
@@ -176,7 +181,11 @@ fn flexible_pendulum_conserves_energy() {
     let mg_l2 = RHO * AREA * L * 9.81 * L / 2.0;
     for step in [2e-3, 1e-3] {
         let (angles, e0, drift) = run(&text, Method::Ttbif, step, 1.0);
-        println!("TTBIF rho_inf = 0, dt = {step:.0e}: E0 = {e0:.3e} J, max |E - E0| = {drift:.3e} J = {:.2e} m g L/2, angle(1 s) = {:.4}", drift / mg_l2, angles.last().unwrap()[0]);
+        println!(
+            "TTBIF rho_inf = 0, dt = {step:.0e}: E0 = {e0:.3e} J, max |E - E0| = {drift:.3e} J = {:.2e} m g L/2, angle(1 s) = {:.4}",
+            drift / mg_l2,
+            angles.last().unwrap()[0]
+        );
         assert!(drift < 1e-3 * mg_l2);
         assert!(angles.iter().any(|a| a[0] < -1.4), "the pendulum swings down");
     }
@@ -188,14 +197,23 @@ fn floating_frame_pendulum_agrees_with_corotational() {
     // frame angle at the pin and the corotational section angle at the pin are the same
     // quantity (the clamped modes have zero slope at x = 0).
     let ff = run(&beam_model(&floating(5), "revolute", -9.81, E), Method::Ttbif, 5e-4, 1.0).0;
-    let co = run(&beam_model("formulation = \"euler_bernoulli\"\nelements = 8", "revolute", -9.81, E), Method::Ttbif, 5e-4, 1.0).0;
+    let co = run(
+        &beam_model("formulation = \"euler_bernoulli\"\nelements = 8", "revolute", -9.81, E),
+        Method::Ttbif,
+        5e-4,
+        1.0,
+    )
+    .0;
     let mut diff = [0.0f64; 4];
     for (a, b) in ff.iter().zip(&co) {
         for k in 0..4 {
             diff[k] = diff[k].max((a[k] - b[k]).abs());
         }
     }
-    println!("max |ff - corotational| over 1 s: pin angle {:.3e} rad, tip x {:.3e} m, tip y {:.3e} m, tip rotation {:.3e} rad", diff[0], diff[1], diff[2], diff[3]);
+    println!(
+        "max |ff - corotational| over 1 s: pin angle {:.3e} rad, tip x {:.3e} m, tip y {:.3e} m, tip rotation {:.3e} rad",
+        diff[0], diff[1], diff[2], diff[3]
+    );
     println!("final: ff {:?}, corotational {:?}", ff.last().unwrap(), co.last().unwrap());
     assert!(diff[0] < 2e-3 && diff[3] < 2e-3, "{diff:?}");
     assert!(diff[1] < 2e-3 * L && diff[2] < 2e-3 * L, "{diff:?}");
@@ -210,12 +228,30 @@ fn floating_frame_errors_are_located() {
         (base.replace("modes = 5", "modes = 2.5"), "modes must be an integer in 1..=20, got 2.5", "modes = 2.5"),
         (base.replace("modes = 5", "modes = 5\nelements = 3"), "a floating_frame beam has no elements", "elements = 3"),
         (base.replace("modes = 5\n", ""), "a floating_frame beam needs `modes = N`", "name = \"arm\""),
-        (base.replace("quantity = \"angle\"\nbody = \"arm.end\"", "quantity = \"vy\"\nbody = \"arm.end\""), "'vy' is not available on a floating_frame beam tip yet", "quantity = \"vy\""),
-        (base.replace("type = \"revolute\"\nbody1 = \"ground\"\nbody2 = \"arm.start\"", "type = \"fixed\"\nbody1 = \"ground\"\nbody2 = \"arm.end\""), "only revolute joints act at a point of a floating_frame beam", "type = \"fixed\""),
-        (base.replace("body2 = \"arm.start\"", "body2 = \"arm.middle\""), "unknown body 'arm.middle'", "body2 = \"arm.middle\""),
+        (
+            base.replace("quantity = \"angle\"\nbody = \"arm.end\"", "quantity = \"vy\"\nbody = \"arm.end\""),
+            "'vy' is not available on a floating_frame beam tip yet",
+            "quantity = \"vy\"",
+        ),
+        (
+            base.replace(
+                "type = \"revolute\"\nbody1 = \"ground\"\nbody2 = \"arm.start\"",
+                "type = \"fixed\"\nbody1 = \"ground\"\nbody2 = \"arm.end\"",
+            ),
+            "only revolute joints act at a point of a floating_frame beam",
+            "type = \"fixed\"",
+        ),
+        (
+            base.replace("body2 = \"arm.start\"", "body2 = \"arm.middle\""),
+            "unknown body 'arm.middle'",
+            "body2 = \"arm.middle\"",
+        ),
     ];
     for (text, message, at) in cases {
-        let err = Model::parse(&text, "ff.toml").and_then(|m| flexfmu::mechanics::assemble::assemble(&m, &m.default_parameters()).map(|_| ())).unwrap_err().to_string();
+        let err = Model::parse(&text, "ff.toml")
+            .and_then(|m| flexfmu::mechanics::assemble::assemble(&m, &m.default_parameters()).map(|_| ()))
+            .unwrap_err()
+            .to_string();
         let line = text.lines().position(|l| l.contains(at)).unwrap() + 1;
         println!("{err}");
         assert!(err.contains(message), "{err}");
@@ -232,8 +268,13 @@ fn tip_and_midspan_forces_bend_the_clamped_beam_as_cantilever_theory() {
     use flexfmu::analysis::statics::static_equilibrium;
     use flexfmu::integrators::Dynamics;
     let ei = E * INERTIA;
-    for (at, body, want_tip, want_rot) in [("tip", "arm.end\"", L.powi(3) / (3.0 * ei), L * L / (2.0 * ei)), ("midspan", "arm\"\npoint = [0.5, 0.0]", 5.0 * L.powi(3) / (48.0 * ei), (L / 2.0).powi(2) / (2.0 * ei))] {
-        let load = format!("\n[[loads]]\nname = \"p\"\ntype = \"force\"\nbody = \"{body}\ndirection = [0.0, 1.0]\nvalue = 1.0\n");
+    for (at, body, want_tip, want_rot) in [
+        ("tip", "arm.end\"", L.powi(3) / (3.0 * ei), L * L / (2.0 * ei)),
+        ("midspan", "arm\"\npoint = [0.5, 0.0]", 5.0 * L.powi(3) / (48.0 * ei), (L / 2.0).powi(2) / (2.0 * ei)),
+    ] {
+        let load = format!(
+            "\n[[loads]]\nname = \"p\"\ntype = \"force\"\nbody = \"{body}\ndirection = [0.0, 1.0]\nvalue = 1.0\n"
+        );
         let text = format!("{}{load}", beam_model(&floating(6), "fixed", 0.0, E));
         let model = Model::parse(&text, "cantilever.toml").unwrap();
         let sim = Simulation::new(&model, &model.default_parameters(), SolverSettings::default(), 0.0).unwrap();
@@ -305,7 +346,11 @@ fn pin_and_roller_give_the_simply_supported_beam() {
         let f = frequencies(&simply_supported(n, 1e-6, 0.0));
         let bending: Vec<f64> = f.iter().copied().filter(|&x| !axial(x)).collect();
         let errors: Vec<f64> = bending.iter().zip(&exact).map(|(c, e)| (c - e) / e).collect();
-        println!("N = {n}: {} frequencies; bending errors {}", f.len(), errors.iter().map(|e| format!("{e:.2e}")).collect::<Vec<_>>().join(" "));
+        println!(
+            "N = {n}: {} frequencies; bending errors {}",
+            f.len(),
+            errors.iter().map(|e| format!("{e:.2e}")).collect::<Vec<_>>().join(" ")
+        );
         // N transverse modes minus one constraint (the frame rotation is free): N bending
         // approximations, the rigid rotation gone.
         assert_eq!(bending.len(), n, "N = {n}: {f:?}");
@@ -416,7 +461,8 @@ fn crank_slider_with_a_floating_frame_rod_agrees_with_corotational_elements() {
     let run = |text: &str| {
         let model = Model::parse(text, "test.toml").unwrap();
         let params = model.default_parameters();
-        let mut sim = Simulation::new(&model, &params, SolverSettings::from_model(&model, &params).unwrap(), 0.0).unwrap();
+        let mut sim =
+            Simulation::new(&model, &params, SolverSettings::from_model(&model, &params).unwrap(), 0.0).unwrap();
         let mut samples = Vec::new();
         for k in 1..=100 {
             sim.step_to(k as f64 * 0.01).unwrap();
@@ -432,7 +478,10 @@ fn crank_slider_with_a_floating_frame_rod_agrees_with_corotational_elements() {
     let e0 = ff[0][2];
     let de = ff.iter().map(|o| ((o[2] - e0) / e0).abs()).fold(0.0, f64::max);
     let stroke = cr.iter().map(|o| o[0]).fold(f64::MIN, f64::max) - cr.iter().map(|o| o[0]).fold(f64::MAX, f64::min);
-    println!("1 s: stroke {stroke:.4} m, max |slider x diff| {dx:.2e} m, max |pin force diff| {:.2e} of {scale:.2} N, energy drift (floating frame) {de:.1e}", df);
+    println!(
+        "1 s: stroke {stroke:.4} m, max |slider x diff| {dx:.2e} m, max |pin force diff| {:.2e} of {scale:.2} N, energy drift (floating frame) {de:.1e}",
+        df
+    );
     assert!(stroke > 0.25, "the crank turns: {stroke}");
     assert!(dx < 1e-5, "{dx}");
     assert!(df < 0.03, "{df}");

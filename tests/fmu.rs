@@ -3,10 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-use fmi::fmi2::instance::{CoSimulation, Common, InstanceCS};
-use fmi::traits::{FmiImport, FmiInstance, FmiStatus};
 use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
+use fmi::fmi2::instance::{CoSimulation, Common, InstanceCS};
+use fmi::traits::{FmiImport, FmiInstance, FmiStatus};
 
 mod common;
 use common::fmu::{Fmu, read};

@@ -13,7 +13,13 @@ fn model() -> Model {
 fn simulation(model: &Model, alpha: f64, method: Method, rho_inf: f64, step: f64) -> Simulation {
     let mut params = model.default_parameters();
     params[model.parameter_index("alpha").unwrap()] = alpha;
-    let settings = SolverSettings { method, rho_inf, step, tolerance: 1e-12, ..SolverSettings::from_model(model, &params).unwrap() };
+    let settings = SolverSettings {
+        method,
+        rho_inf,
+        step,
+        tolerance: 1e-12,
+        ..SolverSettings::from_model(model, &params).unwrap()
+    };
     Simulation::new(model, &params, settings, 0.0).unwrap()
 }
 
@@ -138,6 +144,9 @@ fn snapshot_after_1000_steps_restores_the_history_bit_for_bit() {
     for (n, row) in first.iter().enumerate() {
         other.step_to(1.0 + 0.01 * (n + 1) as f64).unwrap();
         let again = other.output_values().unwrap();
-        assert_eq!(row.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), again.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+        assert_eq!(
+            row.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            again.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+        );
     }
 }

@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use fmi::traits::FmiStatus;
 use flexfmu::model::Model;
+use fmi::traits::FmiStatus;
 
 mod common;
 use common::fmu::{Fmu, step_bits};

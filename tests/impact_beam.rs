@@ -15,8 +15,8 @@
 
 use std::path::{Path, PathBuf};
 
-use flexfmu::model::{Model, ParameterKind};
 use flexfmu::integrators::ErrorControl;
+use flexfmu::model::{Model, ParameterKind};
 use flexfmu::simulation::{Simulation, SolverSettings};
 
 mod common;
@@ -45,7 +45,12 @@ impl Run {
     /// The largest angle after the first impact: how high the beam rebounds.
     fn rebound(&self) -> (f64, f64) {
         let t0 = self.first_impact();
-        self.t.iter().zip(&self.angle).filter(|(t, _)| **t > t0).map(|(t, a)| (*a, *t)).fold((f64::MIN, 0.0), |m, x| if x.0 > m.0 { x } else { m })
+        self.t
+            .iter()
+            .zip(&self.angle)
+            .filter(|(t, _)| **t > t0)
+            .map(|(t, a)| (*a, *t))
+            .fold((f64::MIN, 0.0), |m, x| if x.0 > m.0 { x } else { m })
     }
 
     /// max |E + D - E0| / E0 over the samples.
@@ -61,7 +66,12 @@ impl Run {
 
     /// The angle at the samples of a `DT` grid (comparable between runs).
     fn grid_angles(&self) -> Vec<f64> {
-        self.t.iter().zip(&self.angle).filter(|(t, _)| ((*t / DT).round() * DT - *t).abs() < 1e-12).map(|(_, a)| *a).collect()
+        self.t
+            .iter()
+            .zip(&self.angle)
+            .filter(|(t, _)| ((*t / DT).round() * DT - *t).abs() < 1e-12)
+            .map(|(_, a)| *a)
+            .collect()
     }
 }
 
@@ -70,7 +80,8 @@ fn parameters(model: &Model, sets: &[(&str, &str)]) -> Vec<f64> {
     for (name, value) in sets {
         let i = model.parameter_index(name).unwrap();
         let p = &model.parameters[i];
-        params[i] = if p.kind == ParameterKind::String { p.choice_index(value).unwrap() } else { value.parse().unwrap() };
+        params[i] =
+            if p.kind == ParameterKind::String { p.choice_index(value).unwrap() } else { value.parse().unwrap() };
     }
     model.check_parameters(&params).unwrap();
     params
@@ -98,7 +109,8 @@ fn run_model(model: &Model, sets: &[(&str, &str)], tweak: impl Fn(&mut SolverSet
     tweak(&mut settings);
     let mut sim = Simulation::new(&model, &params, settings, 0.0).unwrap();
     let index = |n: &str| sim.outputs().iter().position(|o| o.name == n).unwrap();
-    let (ia, iy, ie, id, ii) = (index("angle"), index("tip_y"), index("energy_total"), index("energy_dissipated"), index("impact_time"));
+    let (ia, iy, ie, id, ii) =
+        (index("angle"), index("tip_y"), index("energy_total"), index("energy_dissipated"), index("impact_time"));
     let mut r = Run::default();
     for t in sample_times(stop, dt) {
         if t > 0.0 {
@@ -155,8 +167,14 @@ fn both_contact_methods_find_the_same_impact_and_rebound() {
     let ((af, atf), (ac, atc)) = (force.rebound(), constraint.rebound());
     let (ef, ec) = (force.at(&force.energy, 0.45), constraint.at(&constraint.energy, 0.45));
     println!("first impact: force {tf:.6} s, constraint {tc:.6} s, rigid beam {rigid:.6} s");
-    println!("max angle after the first impact: force {af:.5} rad at {atf:.3} s, constraint {ac:.5} rad at {atc:.3} s, relative difference {:.2} %", 100.0 * (af - ac).abs() / ac);
-    println!("energy_total after the impacts (t = 0.45 s): force {ef:.4} J, constraint {ec:.4} J, relative difference {:.2} %", 100.0 * (ef - ec).abs() / ec);
+    println!(
+        "max angle after the first impact: force {af:.5} rad at {atf:.3} s, constraint {ac:.5} rad at {atc:.3} s, relative difference {:.2} %",
+        100.0 * (af - ac).abs() / ac
+    );
+    println!(
+        "energy_total after the impacts (t = 0.45 s): force {ef:.4} J, constraint {ec:.4} J, relative difference {:.2} %",
+        100.0 * (ef - ec).abs() / ec
+    );
     assert!((tf - tc).abs() < 1e-3, "first impact {tf} vs {tc}");
     assert!((tf - rigid).abs() < 2e-3, "first impact {tf} vs rigid {rigid}");
     // The rebound angle of the flexible beam with N = 5 modes: measured 5.3 % apart here
@@ -200,7 +218,10 @@ fn force_method_tends_to_the_constraint_method_as_the_contact_stiffens() {
         let (af, _) = force.rebound();
         let df = *force.dissipated.last().unwrap();
         let difference = (af - ac).abs() / ac;
-        println!("force, K = {k}: max angle {af:.5} rad ({:.2} % from the constraint), energy dissipated {df:.4} J", 100.0 * difference);
+        println!(
+            "force, K = {k}: max angle {af:.5} rad ({:.2} % from the constraint), energy dissipated {df:.4} J",
+            100.0 * difference
+        );
         assert!((force.first_impact() - constraint.first_impact()).abs() < 1e-4);
         differences.push(difference);
     }
@@ -221,7 +242,10 @@ fn energy_loss_per_impact_matches_e_when_the_beam_is_stiff() {
         let (a, at) = r.rebound();
         let ratio = a.sin() / th0.sin();
         let e2 = e.parse::<f64>().unwrap().powi(2);
-        println!("e = {e}: rebound {a:.5} rad at {at:.4} s, sin th_r / sin th_0 = {ratio:.5} (e^2 = {e2}), energy drift {:.1e}", r.energy_drift());
+        println!(
+            "e = {e}: rebound {a:.5} rad at {at:.4} s, sin th_r / sin th_0 = {ratio:.5} (e^2 = {e2}), energy drift {:.1e}",
+            r.energy_drift()
+        );
         assert!(at < 0.74, "the rebound peaks before the end of the run");
         assert!((ratio - e2).abs() < 5e-3 * e2, "e = {e}: {ratio} vs {e2}");
     }
@@ -233,16 +257,21 @@ fn contact_at_a_material_point_of_the_floating_frame_beam() {
     // the first impact is when the midpoint reaches it, sin th = -0.1 / (L/2) (the tip passes
     // through the plane: it has no contact here). Both methods, against the rigid rod.
     let text = std::fs::read_to_string(model_path("impact_beam.toml")).unwrap();
-    let text = text
-        .replacen("point1 = [0.0, 0.0]", "point1 = [0.0, -0.1]", 1)
-        .replacen("body2 = \"arm.end\"", "body2 = \"arm\"\npoint2 = [\"0.5 * L * cos(theta0 * pi / 180)\", \"0.5 * L * sin(theta0 * pi / 180)\"]", 1);
+    let text = text.replacen("point1 = [0.0, 0.0]", "point1 = [0.0, -0.1]", 1).replacen(
+        "body2 = \"arm.end\"",
+        "body2 = \"arm\"\npoint2 = [\"0.5 * L * cos(theta0 * pi / 180)\", \"0.5 * L * sin(theta0 * pi / 180)\"]",
+        1,
+    );
     let model = Model::parse(&text, "impact_beam_mid.toml").unwrap();
     let rigid = rigid_fall_time(std::f64::consts::FRAC_PI_4, (-0.2f64).asin());
     for contact in ["force", "constraint"] {
         let r = run_model(&model, &[("contact", contact)], keep, 0.45, DT);
         let t = r.impact.iter().copied().find(|&x| x >= 0.0).expect("the midpoint reaches the plane");
         let (a, _) = r.rebound();
-        println!("contact = {contact} at the midpoint: first impact {t:.6} s (rigid rod {rigid:.6} s), max angle afterwards {a:.4} rad, energy drift {:.2e}", r.energy_drift());
+        println!(
+            "contact = {contact} at the midpoint: first impact {t:.6} s (rigid rod {rigid:.6} s), max angle afterwards {a:.4} rad, energy drift {:.2e}",
+            r.energy_drift()
+        );
         assert!((t - rigid).abs() < 1e-3, "{t} vs {rigid}");
         assert!(a > -0.2 && r.angle.last().unwrap() > &-0.25, "the beam is held above the plane");
     }
@@ -254,12 +283,22 @@ fn energy_is_balanced_without_numerical_damping() {
     // force's hysteresis loss is energy_dissipated. Through the whole impact sequence.
     for contact in ["force", "constraint"] {
         // 5e-6 s steps: the trapezoidal rule of the dissipated power resolves the contacts.
-        let r = run("impact_beam.toml", &[("contact", contact)], |s| {
-            hht(0.0)(s);
-            s.step = 5e-6;
-        }, 0.45, DT);
+        let r = run(
+            "impact_beam.toml",
+            &[("contact", contact)],
+            |s| {
+                hht(0.0)(s);
+                s.step = 5e-6;
+            },
+            0.45,
+            DT,
+        );
         let drift = r.energy_drift();
-        println!("contact = {contact}, HHT alpha = 0: E0 = {:.6} J, dissipated {:.4} J, max |E + D - E0|/E0 = {drift:.2e}", r.energy[0], r.dissipated.last().unwrap());
+        println!(
+            "contact = {contact}, HHT alpha = 0: E0 = {:.6} J, dissipated {:.4} J, max |E + D - E0|/E0 = {drift:.2e}",
+            r.energy[0],
+            r.dissipated.last().unwrap()
+        );
         assert!(drift < 1e-3, "{contact}: {drift}");
         assert!(*r.dissipated.last().unwrap() > 0.1);
     }
@@ -270,13 +309,16 @@ fn hht_alpha_hardly_changes_the_response() {
     // Paper 004 sec. 4.2: alpha in [-1/3, 0] barely changes the angle history.
     let alphas = [0.0, -0.15, -0.3];
     for contact in ["constraint", "force"] {
-        let runs: Vec<Run> = alphas.iter().map(|&a| run("impact_beam.toml", &[("contact", contact)], hht(a), STOP, DT)).collect();
+        let runs: Vec<Run> =
+            alphas.iter().map(|&a| run("impact_beam.toml", &[("contact", contact)], hht(a), STOP, DT)).collect();
         let reference = &runs[0];
         let (a0, _) = reference.rebound();
         let scale = reference.angle.iter().fold(0.0f64, |m, a| m.max(a.abs()));
         for (alpha, r) in alphas.iter().zip(&runs) {
             let (a, at) = r.rebound();
-            let worst = r.grid_angles().iter().zip(&reference.grid_angles()).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max) / scale;
+            let worst =
+                r.grid_angles().iter().zip(&reference.grid_angles()).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max)
+                    / scale;
             println!(
                 "contact = {contact}, alpha = {alpha:5.2} (rho_inf {:.3}): first impact {:.6} s, max angle after it {a:.5} rad at {at:.3} s ({:+.2} %), max |angle - angle(alpha = 0)| / max|angle| = {:.2} %",
                 (1.0 + alpha) / (1.0 - alpha),
@@ -307,10 +349,16 @@ fn constraint_response_does_not_depend_on_stabilisation_constants() {
     let runs: Vec<Run> = cases
         .iter()
         .map(|&(_, c, alpha, beta)| {
-            run("impact_beam.toml", &[("contact", "constraint")], move |s: &mut SolverSettings| {
-                s.constraints = c;
-                s.baumgarte = BaumgarteConstants { alpha, beta };
-            }, 0.6, DT)
+            run(
+                "impact_beam.toml",
+                &[("contact", "constraint")],
+                move |s: &mut SolverSettings| {
+                    s.constraints = c;
+                    s.baumgarte = BaumgarteConstants { alpha, beta };
+                },
+                0.6,
+                DT,
+            )
         })
         .collect();
     let (a0, _) = runs[0].rebound();
@@ -318,7 +366,10 @@ fn constraint_response_does_not_depend_on_stabilisation_constants() {
     for ((name, ..), r) in cases.iter().zip(&runs) {
         let (a, at) = r.rebound();
         let worst = r.angle.iter().zip(&runs[0].angle).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max) / scale;
-        println!("{name:>18}: first impact {:.6} s, max angle after it {a:.6} rad at {at:.3} s, max |angle - index3| / max|angle| = {worst:.2e}", r.first_impact());
+        println!(
+            "{name:>18}: first impact {:.6} s, max angle after it {a:.6} rad at {at:.3} s, max |angle - index3| / max|angle| = {worst:.2e}",
+            r.first_impact()
+        );
         assert!((r.first_impact() - runs[0].first_impact()).abs() < 1e-6);
         assert!((a - a0).abs() < 1e-3 * a0 && worst < 1e-3, "{name}: {a} vs {a0}, {worst}");
     }
@@ -359,8 +410,8 @@ mod fmu {
     //! communication step, and the string parameter `contact` through fmi2SetString /
     //! fmi2GetString.
 
-    use super::*;
     use super::common::fmu::{Fmu, read};
+    use super::*;
     use fmi::fmi2::instance::{CoSimulation, Common, InstanceCS};
     use fmi::traits::{FmiInstance, FmiStatus};
     use std::ffi::CString;
@@ -405,11 +456,17 @@ mod fmu {
         // All contact onsets the finest run saw (each communication point shows the latest).
         let mut reference: Vec<f64> = runs[0].iter().map(|p| p.1).filter(|&x| x >= 0.0).collect();
         reference.dedup();
-        println!("contact onsets seen with communication step 1e-4: {:?}", reference.iter().map(|x| format!("{x:.6}")).collect::<Vec<_>>());
+        println!(
+            "contact onsets seen with communication step 1e-4: {:?}",
+            reference.iter().map(|x| format!("{x:.6}")).collect::<Vec<_>>()
+        );
         for (h, r) in steps.iter().zip(&runs) {
             let mut seen: Vec<f64> = r.iter().map(|p| p.1).filter(|&x| x >= 0.0).collect();
             seen.dedup();
-            let worst = seen.iter().map(|x| reference.iter().map(|y| (x - y).abs()).fold(f64::MAX, f64::min)).fold(0.0, f64::max);
+            let worst = seen
+                .iter()
+                .map(|x| reference.iter().map(|y| (x - y).abs()).fold(f64::MAX, f64::min))
+                .fold(0.0, f64::max);
             let last = r.last().unwrap().1;
             println!(
                 "communication step {h:e}: onsets seen {:?}, farthest from an onset of the 1e-4 run {worst:.2e} s, latest onset at t = {END}: {last:.6} (1e-4 run: {:.6})",
@@ -453,15 +510,19 @@ mod fmu {
         let mut got = [0.0; 3];
         inst.get_real(&vrs, &mut got).unwrap();
         let params = parameters(&model, &[("contact", "constraint")]);
-        let mut sim = Simulation::new(&model, &params, SolverSettings::from_model(&model, &params).unwrap(), 0.0).unwrap();
+        let mut sim =
+            Simulation::new(&model, &params, SolverSettings::from_model(&model, &params).unwrap(), 0.0).unwrap();
         for k in 1..=4 {
             sim.step_to(k as f64 * 0.1).unwrap();
         }
         let names = ["angle", "impact_time", "contact_force"];
-        let index: Vec<usize> = names.iter().map(|n| sim.outputs().iter().position(|o| o.name == *n).unwrap()).collect();
+        let index: Vec<usize> =
+            names.iter().map(|n| sim.outputs().iter().position(|o| o.name == *n).unwrap()).collect();
         let values = sim.output_values().unwrap();
         let want: Vec<f64> = index.iter().map(|&i| values[i]).collect();
-        println!("FMU with contact = \"constraint\" at t = 0.4 s: angle, impact_time, contact_force = {got:?}; facade {want:?}");
+        println!(
+            "FMU with contact = \"constraint\" at t = 0.4 s: angle, impact_time, contact_force = {got:?}; facade {want:?}"
+        );
         for (g, w) in got.iter().zip(&want) {
             assert!((g - w).abs() <= 1e-12 * (1.0 + w.abs()), "{g} vs {w}");
         }
@@ -502,7 +563,11 @@ mod fmu {
             let again = replay(&mut inst);
             let k = fmu.vars.outputs().position(|v| v.name == "impact_time").unwrap();
             let onsets: Vec<f64> = first.iter().map(|r| r[k]).collect();
-            println!("contact = {contact}: state at t = {t1:.4} s, latest onsets in the next 20 ms {:?}; replay identical: {}", onsets.iter().map(|x| format!("{x:.6}")).collect::<std::collections::BTreeSet<_>>(), first == again);
+            println!(
+                "contact = {contact}: state at t = {t1:.4} s, latest onsets in the next 20 ms {:?}; replay identical: {}",
+                onsets.iter().map(|x| format!("{x:.6}")).collect::<std::collections::BTreeSet<_>>(),
+                first == again
+            );
             assert_eq!(first, again);
             assert!(onsets.iter().any(|&x| x > t1), "an impact after the restored state");
         }
@@ -517,7 +582,17 @@ fn cli_sets_the_string_parameter() {
     let csv = dir.path().join("out.csv");
     let path = model_path("impact_beam.toml");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_flexfmu"))
-        .args(["simulate", path.to_str().unwrap(), "--set", "contact=constraint", "--stop-time", "0.4", "--output-interval", "0.1", "-o"])
+        .args([
+            "simulate",
+            path.to_str().unwrap(),
+            "--set",
+            "contact=constraint",
+            "--stop-time",
+            "0.4",
+            "--output-interval",
+            "0.1",
+            "-o",
+        ])
         .arg(&csv)
         .output()
         .unwrap();
@@ -527,7 +602,14 @@ fn cli_sets_the_string_parameter() {
     let last: Vec<f64> = text.lines().last().unwrap().split(',').map(|x| x.trim().parse().unwrap()).collect();
     let r = run("impact_beam.toml", &[("contact", "constraint")], keep, 0.4, 0.1);
     let col = |n: &str| last[header.iter().position(|h| *h == n).unwrap()];
-    println!("CLI at t = {}: angle {}, impact_time {}; facade {} {}", last[0], col("angle"), col("impact_time"), r.angle.last().unwrap(), r.impact.last().unwrap());
+    println!(
+        "CLI at t = {}: angle {}, impact_time {}; facade {} {}",
+        last[0],
+        col("angle"),
+        col("impact_time"),
+        r.angle.last().unwrap(),
+        r.impact.last().unwrap()
+    );
     assert_eq!(last[0], 0.4);
     // (the facade run samples 1e-4 s around the impact: a slightly different step grid)
     assert!((col("angle") - r.angle.last().unwrap()).abs() < 1e-9);

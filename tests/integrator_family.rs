@@ -209,7 +209,10 @@ fn bathe_parameters() {
             assert!(((q1 - q0) / q2 - rho).abs() < 1e-14, "rho_inf {rho} gamma {gamma}: limit {}", (q1 - q0) / q2);
         }
         let g = BatheParameters::equal_matrix_gamma(rho);
-        assert!((g / 2.0 - BatheParameters::with_gamma(rho, g).q[2]).abs() < 1e-14, "equal sub-step matrices at gamma = {g}");
+        assert!(
+            (g / 2.0 - BatheParameters::with_gamma(rho, g).q[2]).abs() < 1e-14,
+            "equal sub-step matrices at gamma = {g}"
+        );
     }
     assert!((BatheParameters::equal_matrix_gamma(0.0) - (2.0 - 2f64.sqrt())).abs() < 1e-15);
     // rho_inf = 0 is the standard Bathe method (three-point Euler backward): same step.
@@ -220,7 +223,10 @@ fn bathe_parameters() {
         for z in [[1.0, 0.0, -W2, -W2], [0.0, 1.0, 0.0, 0.0], [0.3, -2.0, 5.0, 5.0]] {
             let (a, b) = (bathe_theory_step(0.0, h, z), standard_bathe_step(h, z));
             for i in 0..3 {
-                assert!((a[i] - b[i]).abs() <= 1e-12 * (1.0 + b[i].abs()), "Omega {omega}: rho_inf-Bathe(0) {a:?} vs standard {b:?}");
+                assert!(
+                    (a[i] - b[i]).abs() <= 1e-12 * (1.0 + b[i].abs()),
+                    "Omega {omega}: rho_inf-Bathe(0) {a:?} vs standard {b:?}"
+                );
             }
         }
     }
@@ -239,9 +245,14 @@ fn amplification_matches_theory() {
             let diff = (&num - &th).amax() / th.amax().max(1.0);
             let (rn, pn) = radius_phase(&num);
             let (rt, pt) = radius_phase(&th);
-            eprintln!("{method} rho_inf={rho} Omega={omega}: rho theory {rt:.12} measured {rn:.12}; phase theory {pt:.12} measured {pn:.12}; matrix diff {diff:.1e}");
+            eprintln!(
+                "{method} rho_inf={rho} Omega={omega}: rho theory {rt:.12} measured {rn:.12}; phase theory {pt:.12} measured {pn:.12}; matrix diff {diff:.1e}"
+            );
             assert!(diff < 1e-10, "{method} rho_inf={rho} Omega={omega}: amplification matrices differ by {diff:e}");
-            assert!((rn - rt).abs() < 1e-8, "{method} rho_inf={rho} Omega={omega}: spectral radius {rn} vs theory {rt}");
+            assert!(
+                (rn - rt).abs() < 1e-8,
+                "{method} rho_inf={rho} Omega={omega}: spectral radius {rn} vs theory {rt}"
+            );
             assert!((pn - pt).abs() < 1e-8, "{method} rho_inf={rho} Omega={omega}: phase {pn} vs theory {pt}");
             assert!(rt <= 1.0 + 1e-12, "{method} rho_inf={rho} Omega={omega}: unstable, rho {rt}");
         }
@@ -253,7 +264,9 @@ fn amplification_matches_theory() {
         let (rt, _) = radius_phase(&mt);
         let h6 = 1e6 / W;
         let (r6, _) = radius_phase(&theory_matrix(method, rho, h6));
-        eprintln!("{method} rho_inf={rho}: spectral radius at Omega=1e4 theory {rt:.10} measured {rn:.10}; at 1e6 theory {r6:.10}");
+        eprintln!(
+            "{method} rho_inf={rho}: spectral radius at Omega=1e4 theory {rt:.10} measured {rn:.10}; at 1e6 theory {r6:.10}"
+        );
         assert!((rn - rt).abs() < 1e-8, "{method} rho_inf={rho} Omega=1e4: measured {rn} vs theory {rt}");
         // Generalized-alpha at rho_inf = 0 has a triple eigenvalue 0 at infinity (a Jordan
         // block), so its approach is O(Omega^(-2/3)): measured 2.16e-3 at 1e4, 1.37e-4 at 1e6.
@@ -288,14 +301,23 @@ fn oscillator_orders() {
         let e: Vec<[f64; 4]> = hs.iter().map(|&h| oscillator_errors(method, rho, h)).collect();
         for p in 0..2 {
             let o = [0, 1, 2, 3].map(|i| (e[p][i] / e[p + 1][i]).log2());
-            eprintln!("mass_spring {method} rho_inf={rho} h={} -> {}: errors x, v, a, aux {}; orders {o:.3?}", hs[p], hs[p + 1], sci(&e[p + 1]));
+            eprintln!(
+                "mass_spring {method} rho_inf={rho} h={} -> {}: errors x, v, a, aux {}; orders {o:.3?}",
+                hs[p],
+                hs[p + 1],
+                sci(&e[p + 1])
+            );
             for (i, name) in ["x", "v", "a"].iter().enumerate() {
                 assert!((1.8..=2.2).contains(&o[i]), "{method} rho_inf={rho}: {name} order {}", o[i]);
             }
             // The method's own acceleration variable: generalized-alpha's p is first order for
             // rho_inf < 1 (DESIGN.md); everywhere else it is the solved a, second order.
             let expected = if method == Method::GeneralizedAlpha && rho < 1.0 { 1.0 } else { 2.0 };
-            assert!((o[3] - expected).abs() <= 0.2, "{method} rho_inf={rho}: own acceleration order {}, expected {expected}", o[3]);
+            assert!(
+                (o[3] - expected).abs() <= 0.2,
+                "{method} rho_inf={rho}: own acceleration order {}, expected {expected}",
+                o[3]
+            );
         }
     }
 }
@@ -338,7 +360,8 @@ fn pendulum_reference(t: f64) -> f64 {
 /// Run `model` to t_end stepping by h; returns the chosen outputs at t_end and max |Phi| over
 /// all steps.
 fn run(model: &Model, method: Method, rho: f64, h: f64, tolerance: f64, t_end: f64, names: &[&str]) -> (Vec<f64>, f64) {
-    let mut sim = Simulation::new(model, &model.default_parameters(), settings(method, rho, h, tolerance), 0.0).unwrap();
+    let mut sim =
+        Simulation::new(model, &model.default_parameters(), settings(method, rho, h, tolerance), 0.0).unwrap();
     let mut phi = vec![0.0; sim.system().constraints()];
     let mut worst = 0.0f64;
     let steps = (t_end / h).round() as usize;
@@ -361,13 +384,28 @@ fn rigid_pendulum_second_order_every_method() {
     // sign between h = 4e-3 and 2e-3: orders 1.09 there, 1.87 and 1.94 below).
     let hs = [1e-3, 5e-4, 2.5e-4];
     for (method, rho) in ALL_METHODS {
-        let runs: Vec<(Vec<f64>, f64)> = hs.iter().map(|&h| run(&model, method, rho, h, 1e-12, 1.0, &["angle", "tip_x", "tip_y"])).collect();
-        let errors: Vec<[f64; 2]> = runs.iter().map(|(v, _)| [(v[0] - th).abs(), (v[1] - th.cos()).abs().max((v[2] - th.sin()).abs())]).collect();
+        let runs: Vec<(Vec<f64>, f64)> =
+            hs.iter().map(|&h| run(&model, method, rho, h, 1e-12, 1.0, &["angle", "tip_x", "tip_y"])).collect();
+        let errors: Vec<[f64; 2]> = runs
+            .iter()
+            .map(|(v, _)| [(v[0] - th).abs(), (v[1] - th.cos()).abs().max((v[2] - th.sin()).abs())])
+            .collect();
         for p in 0..2 {
             let o = [0, 1].map(|i| (errors[p][i] / errors[p + 1][i]).log2());
-            eprintln!("rigid_pendulum {method} rho_inf={rho} h={} -> {}: errors angle, tip {}; orders {o:.3?}", hs[p], hs[p + 1], sci(&errors[p + 1]));
+            eprintln!(
+                "rigid_pendulum {method} rho_inf={rho} h={} -> {}: errors angle, tip {}; orders {o:.3?}",
+                hs[p],
+                hs[p + 1],
+                sci(&errors[p + 1])
+            );
             for (i, name) in ["angle", "tip"].iter().enumerate() {
-                assert!((1.8..=2.2).contains(&o[i]), "{method} rho_inf={rho}: {name} order {} between h={} and {}", o[i], hs[p], hs[p + 1]);
+                assert!(
+                    (1.8..=2.2).contains(&o[i]),
+                    "{method} rho_inf={rho}: {name} order {} between h={} and {}",
+                    o[i],
+                    hs[p],
+                    hs[p + 1]
+                );
             }
         }
         // Position-level constraint at the facade's default tolerance.
@@ -389,7 +427,11 @@ fn crank_slider_second_order_every_method() {
         let d: Vec<Vec<f64>> = (0..3).map(|k| (0..3).map(|i| (runs[k][i] - runs[k + 1][i]).abs()).collect()).collect();
         for p in 0..2 {
             let o: Vec<f64> = (0..3).map(|i| (d[p][i] / d[p + 1][i]).log2()).collect();
-            eprintln!("crank_slider {method} rho_inf={rho} h={}: differences {}; orders {o:.3?}", hs[p + 1], sci(&d[p + 1]));
+            eprintln!(
+                "crank_slider {method} rho_inf={rho} h={}: differences {}; orders {o:.3?}",
+                hs[p + 1],
+                sci(&d[p + 1])
+            );
             for (i, name) in names.iter().enumerate() {
                 assert!((1.8..=2.2).contains(&o[i]), "{method} rho_inf={rho}: {name} order {}", o[i]);
             }
@@ -407,9 +449,14 @@ fn bathe_energy_balance() {
     let model = load("crank_slider.toml");
     for rho in [0.0, 0.5, 1.0] {
         let balance = |h: f64| {
-            let mut sim = Simulation::new(&model, &model.default_parameters(), settings(Method::Bathe, rho, h, 1e-12), 0.0).unwrap();
+            let mut sim =
+                Simulation::new(&model, &model.default_parameters(), settings(Method::Bathe, rho, h, 1e-12), 0.0)
+                    .unwrap();
             let all: Vec<String> = sim.outputs().iter().map(|o| o.name.clone()).collect();
-            let (et, ed) = (all.iter().position(|n| n == "energy_total").unwrap(), all.iter().position(|n| n == "energy_dissipated").unwrap());
+            let (et, ed) = (
+                all.iter().position(|n| n == "energy_total").unwrap(),
+                all.iter().position(|n| n == "energy_dissipated").unwrap(),
+            );
             let out = sim.output_values().unwrap().to_vec();
             let e0 = out[et] + out[ed];
             let mut worst = 0.0f64;
@@ -422,7 +469,9 @@ fn bathe_energy_balance() {
         };
         let ((e1, dissipated), (e2, _)) = (balance(2e-4), balance(4e-4));
         let order = (e2 / e1).log2();
-        eprintln!("crank_slider bathe rho_inf={rho}, 1 s: dissipated {dissipated:.6} J, max |E_total + E_diss - E0| = {e1:.3e} J at h=2e-4, {e2:.3e} J at 4e-4: order {order:.3}");
+        eprintln!(
+            "crank_slider bathe rho_inf={rho}, 1 s: dissipated {dissipated:.6} J, max |E_total + E_diss - E0| = {e1:.3e} J at h=2e-4, {e2:.3e} J at 4e-4: order {order:.3}"
+        );
         assert!(dissipated > 0.3, "the damper dissipates ({dissipated} J)");
         assert!(e1 < 1e-6, "bathe rho_inf={rho}: energy balance off by {e1:e} J");
         assert!((1.8..=2.2).contains(&order), "bathe rho_inf={rho}: energy-balance error order {order}");

@@ -11,7 +11,7 @@ use flexfmu::integrators::Method;
 use flexfmu::integrators::hht::HhtParameters;
 use flexfmu::integrators::ttbif::{TtbifParameters, optimal_gamma};
 use flexfmu::model::Model;
-use flexfmu::simulation::{Simulation, SolverSettings, Snapshot};
+use flexfmu::simulation::{Simulation, Snapshot, SolverSettings};
 use nalgebra::{Complex, DMatrix};
 use std::f64::consts::PI;
 
@@ -19,7 +19,8 @@ const W: f64 = 2.0 * PI;
 const W2: f64 = 4.0 * PI * PI;
 
 fn mass_spring() -> Model {
-    Model::load(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models/mass_spring.toml"))).expect("mass_spring.toml parses")
+    Model::load(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models/mass_spring.toml")))
+        .expect("mass_spring.toml parses")
 }
 
 fn settings(method: Method, rho_inf: f64, step: f64) -> SolverSettings {
@@ -146,15 +147,21 @@ fn check_method(method: Method, rho_inf: f64, theory: impl Fn(f64, [f64; 3]) -> 
         let h = omega / W;
         let num = measured_matrix(method, rho_inf, h);
         let th = theory_matrix(h, |z| theory(h, z));
-        let (num, th) = if consistent_a { (restrict_consistent(&num, h), restrict_consistent(&th, h)) } else { (num, th) };
+        let (num, th) =
+            if consistent_a { (restrict_consistent(&num, h), restrict_consistent(&th, h)) } else { (num, th) };
         // The matrices themselves agree to rounding (relative to the largest entry).
         let scale = th.amax().max(1.0);
         let diff = (&num - &th).amax() / scale;
         let (rn, pn) = radius_phase(&num);
         let (rt, pt) = radius_phase(&th);
-        eprintln!("{method} rho_inf={rho_inf} Omega={omega}: rho theory {rt:.12} measured {rn:.12}; phase theory {pt:.12} measured {pn:.12}; matrix diff {diff:.1e}");
+        eprintln!(
+            "{method} rho_inf={rho_inf} Omega={omega}: rho theory {rt:.12} measured {rn:.12}; phase theory {pt:.12} measured {pn:.12}; matrix diff {diff:.1e}"
+        );
         assert!(diff < 1e-10, "{method} rho_inf={rho_inf} Omega={omega}: amplification matrices differ by {diff:e}");
-        assert!((rn - rt).abs() < 1e-8, "{method} rho_inf={rho_inf} Omega={omega}: spectral radius {rn} vs theory {rt}");
+        assert!(
+            (rn - rt).abs() < 1e-8,
+            "{method} rho_inf={rho_inf} Omega={omega}: spectral radius {rn} vs theory {rt}"
+        );
         assert!((pn - pt).abs() < 1e-8, "{method} rho_inf={rho_inf} Omega={omega}: phase {pn} vs theory {pt}");
         // Unconditional stability.
         assert!(rt <= 1.0 + 1e-12);
@@ -203,7 +210,11 @@ fn hht_amplification_matches_theory() {
     // The parameters the library derives are the ones the theory uses.
     let p = HhtParameters::new(0.8);
     let alpha = (0.8 - 1.0) / 1.8;
-    assert!((p.alpha - alpha).abs() < 1e-15 && (p.beta - (1.0 - alpha).powi(2) / 4.0).abs() < 1e-15 && (p.gamma - (0.5 - alpha)).abs() < 1e-15);
+    assert!(
+        (p.alpha - alpha).abs() < 1e-15
+            && (p.beta - (1.0 - alpha).powi(2) / 4.0).abs() < 1e-15
+            && (p.gamma - (0.5 - alpha)).abs() < 1e-15
+    );
 }
 
 /// Error at t = 1 s of x, v and the output `a` (recomputed from equilibrium) against
@@ -228,7 +239,14 @@ fn mass_spring_orders(method: Method, rho_inf: f64, h: f64) -> [f64; 3] {
 
 #[test]
 fn mass_spring_second_order() {
-    for (method, rho_inf) in [(Method::Ttbif, 0.0), (Method::Ttbif, 0.5), (Method::Ttbif, 1.0), (Method::Hht, 0.5), (Method::Hht, 0.8), (Method::Hht, 1.0)] {
+    for (method, rho_inf) in [
+        (Method::Ttbif, 0.0),
+        (Method::Ttbif, 0.5),
+        (Method::Ttbif, 1.0),
+        (Method::Hht, 0.5),
+        (Method::Hht, 0.8),
+        (Method::Hht, 1.0),
+    ] {
         for order in mass_spring_orders(method, rho_inf, 1e-2) {
             assert!((1.8..=2.2).contains(&order), "{method} rho_inf={rho_inf}: observed order {order}");
         }
@@ -271,7 +289,6 @@ fn ttbif_optimal_gamma_facts() {
     }
 }
 
-
 #[test]
 fn linear_problem_needs_one_factorization_per_interval() {
     // With gamma* the three TTBIF sub-steps share one Newton matrix (paper 000; DESIGN.md), and
@@ -280,12 +297,16 @@ fn linear_problem_needs_one_factorization_per_interval() {
     // coefficient comparison in newton.rs tolerated rounding, 766 of 2000 steps refactorized.
     for (method, rho_inf) in [(Method::Ttbif, 0.0), (Method::Ttbif, 0.5), (Method::Hht, 0.8)] {
         let model = mass_spring();
-        let mut sim = Simulation::new(&model, &model.default_parameters(), settings(method, rho_inf, 1e-3), 0.0).unwrap();
+        let mut sim =
+            Simulation::new(&model, &model.default_parameters(), settings(method, rho_inf, 1e-3), 0.0).unwrap();
         for k in 1..=20 {
             sim.step_to(0.1 * k as f64).unwrap();
         }
         let st = sim.statistics();
-        eprintln!("mass_spring {method} rho_inf={rho_inf}: {} steps, {} factorizations, {} Newton iterations", st.steps, st.factorizations, st.newton_iterations);
+        eprintln!(
+            "mass_spring {method} rho_inf={rho_inf}: {} steps, {} factorizations, {} Newton iterations",
+            st.steps, st.factorizations, st.newton_iterations
+        );
         assert_eq!(st.steps, 2000);
         assert_eq!(st.factorizations, 20, "{method}: one factorization per interval on a linear problem");
     }

@@ -110,7 +110,8 @@ fn unknown_name_in_expression() {
 
 #[test]
 fn over_constrained_joints() {
-    let extra = "\n[[joints]]\nname = \"pin2\"\ntype = \"revolute\"\nbody1 = \"ground\"\nbody2 = \"rod\"\npoint = [0.0, 0.0]\n";
+    let extra =
+        "\n[[joints]]\nname = \"pin2\"\ntype = \"revolute\"\nbody1 = \"ground\"\nbody2 = \"rod\"\npoint = [0.0, 0.0]\n";
     let text = format!("{BASE}{extra}");
     let line = BASE.lines().count() + 3;
     expect_error(&text, line, "over-constrained");
@@ -120,7 +121,10 @@ fn over_constrained_joints() {
 fn inconsistent_initial_velocities() {
     // A translational velocity of the rod's centre that the pin at its end forbids
     // (given together with a zero angular velocity).
-    let text = variant("position = [\"L/2\", 0.0]", "position = [\"L/2\", 0.0]\nvelocity = [1.0, 0.0]\nangular_velocity = 0.0");
+    let text = variant(
+        "position = [\"L/2\", 0.0]",
+        "position = [\"L/2\", 0.0]\nvelocity = [1.0, 0.0]\nangular_velocity = 0.0",
+    );
     expect_error(&text, 23, "initial velocities violate this joint");
 }
 
@@ -168,10 +172,28 @@ fn parameter_override_of_unknown_name_is_refused() {
 
 #[test]
 fn unknown_constraint_treatment_and_misplaced_baumgarte_constants() {
-    expect_error(&variant("integrator = \"ttbif\"", "integrator = \"ttbif\"\nconstraints = \"index2\""), 11, "unknown constraint treatment 'index2', expected one of: index3, ggl, baumgarte");
-    expect_error(&variant("integrator = \"ttbif\"", "integrator = \"ttbif\"\nbaumgarte_alpha = 5.0"), 11, "baumgarte_alpha applies only with constraints = \"baumgarte\"");
-    expect_error(&variant("integrator = \"ttbif\"", "integrator = \"ttbif\"\nconstraints = \"baumgarte\"\nbaumgarte_beta = -1.0"), 12, "baumgarte_beta must be >= 0");
-    let (code, stderr, _) = simulate(&variant("integrator = \"ttbif\"", "integrator = \"ttbif\"\nconstraints = \"baumgarte\"\nbaumgarte_alpha = 5.0\nbaumgarte_beta = 5.0"));
+    expect_error(
+        &variant("integrator = \"ttbif\"", "integrator = \"ttbif\"\nconstraints = \"index2\""),
+        11,
+        "unknown constraint treatment 'index2', expected one of: index3, ggl, baumgarte",
+    );
+    expect_error(
+        &variant("integrator = \"ttbif\"", "integrator = \"ttbif\"\nbaumgarte_alpha = 5.0"),
+        11,
+        "baumgarte_alpha applies only with constraints = \"baumgarte\"",
+    );
+    expect_error(
+        &variant(
+            "integrator = \"ttbif\"",
+            "integrator = \"ttbif\"\nconstraints = \"baumgarte\"\nbaumgarte_beta = -1.0",
+        ),
+        12,
+        "baumgarte_beta must be >= 0",
+    );
+    let (code, stderr, _) = simulate(&variant(
+        "integrator = \"ttbif\"",
+        "integrator = \"ttbif\"\nconstraints = \"baumgarte\"\nbaumgarte_alpha = 5.0\nbaumgarte_beta = 5.0",
+    ));
     assert_eq!(code, 0, "{stderr}");
 }
 
@@ -229,19 +251,39 @@ fn spatial_model_errors() {
     spatial_error("position = [0.0, 0.0, 0.1]", "position = [0.0, 0.1]", "expected 3 numbers [x, y, z], got 2");
     spatial_error("inertia = [2.5e-3, 2.5e-3, 4e-3]", "inertia = 2.5e-3", "inertia is [J1, J2, J3]");
     spatial_error("inertia = [2.5e-3, 2.5e-3, 4e-3]", "inertia = [1.0, 1.0, 3.0]", "triangle inequality");
-    spatial_error("inertia = [2.5e-3, 2.5e-3, 4e-3]", "inertia = [[1.0, 0.5, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]", "must be symmetric");
+    spatial_error(
+        "inertia = [2.5e-3, 2.5e-3, 4e-3]",
+        "inertia = [[1.0, 0.5, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]",
+        "must be symmetric",
+    );
     spatial_error("angular_velocity = [0.0, 0.0, 100.0]", "angle = 0.3", "needs `axis = [x, y, z]`");
     spatial_error("angular_velocity = [0.0, 0.0, 100.0]", "angular_velocity = 100.0", "angular_velocity is a vector");
     // A missing axis is reported at the joint's name.
     let text = SPATIAL.replacen("type = \"spherical\"", "type = \"revolute\"", 1);
     expect_error(&text, line_of(&text, "name = \"tip\""), "a revolute joint needs `axis = [x, y, z]`");
-    spatial_error("type = \"spherical\"", "type = \"ball\"", "unknown joint type 'ball', expected spherical, revolute, prismatic or fixed");
+    spatial_error(
+        "type = \"spherical\"",
+        "type = \"ball\"",
+        "unknown joint type 'ball', expected spherical, revolute, prismatic or fixed",
+    );
     spatial_error("quantity = \"z\"", "quantity = \"angle\"", "unknown output quantity 'angle' in a spatial model");
-    let text = SPATIAL.replacen("[[joints]]", "[[point_masses]]\nname = \"pm\"\nmass = 1.0\nposition = [0.0, 0.0, 0.0]\n\n[[joints]]", 1);
+    let text = SPATIAL.replacen(
+        "[[joints]]",
+        "[[point_masses]]\nname = \"pm\"\nmass = 1.0\nposition = [0.0, 0.0, 0.0]\n\n[[joints]]",
+        1,
+    );
     expect_error(&text, line_of(&text, "name = \"pm\""), "point masses are not available in spatial models");
     // Planar models refuse spatial entries and 3-vectors.
-    expect_error(&variant("position = [\"L/2\", 0.0]", "position = [\"L/2\", 0.0, 0.0]"), 18, "expected 2 numbers [x, y], got 3");
-    expect_error(&variant("position = [\"L/2\", 0.0]", "position = [\"L/2\", 0.0]\naxis = [0.0, 0.0, 1.0]"), 19, "apply to spatial models only");
+    expect_error(
+        &variant("position = [\"L/2\", 0.0]", "position = [\"L/2\", 0.0, 0.0]"),
+        18,
+        "expected 2 numbers [x, y], got 3",
+    );
+    expect_error(
+        &variant("position = [\"L/2\", 0.0]", "position = [\"L/2\", 0.0]\naxis = [0.0, 0.0, 1.0]"),
+        19,
+        "apply to spatial models only",
+    );
 }
 
 /// models/impact_beam.toml (string parameter `contact`, contact at a floating-frame tip),
@@ -264,40 +306,90 @@ fn string_parameter_and_floating_tip_contact_errors() {
     let (code, stderr, _) = simulate(&impact_beam());
     assert_eq!(code, 0, "{stderr}");
     let decl = r#"contact = { value = "force", choices = ["force", "constraint"]"#;
-    impact_error(decl, r#"contact = { value = "penalty", choices = ["force", "constraint"]"#, "value \"penalty\" is not one of its choices (force, constraint)");
+    impact_error(
+        decl,
+        r#"contact = { value = "penalty", choices = ["force", "constraint"]"#,
+        "value \"penalty\" is not one of its choices (force, constraint)",
+    );
     impact_error(decl, r#"contact = { value = "force""#, "needs `choices = [\"force\", ...]`");
-    impact_error(decl, r#"contact = { value = "force", choices = ["force", "force"]"#, "choice \"force\" is listed twice");
-    impact_error(decl, r#"contact = { value = "force", unit = "m", choices = ["force", "constraint"]"#, "do not apply to a string parameter");
-    impact_error("method = \"$contact\"", "method = \"$contct\"", "'$contct' names no string parameter (string parameters: contact)");
-    impact_error("restitution = \"e\"", "restitution = \"contact\"", "'contact' is a string parameter (force, constraint); use it in a text field as \"$contact\"");
+    impact_error(
+        decl,
+        r#"contact = { value = "force", choices = ["force", "force"]"#,
+        "choice \"force\" is listed twice",
+    );
+    impact_error(
+        decl,
+        r#"contact = { value = "force", unit = "m", choices = ["force", "constraint"]"#,
+        "do not apply to a string parameter",
+    );
+    impact_error(
+        "method = \"$contact\"",
+        "method = \"$contct\"",
+        "'$contct' names no string parameter (string parameters: contact)",
+    );
+    impact_error(
+        "restitution = \"e\"",
+        "restitution = \"contact\"",
+        "'contact' is a string parameter (force, constraint); use it in a text field as \"$contact\"",
+    );
     impact_error(
         "body1 = \"ground\"\npoint1 = [0.0, 0.0]\nnormal = [0.0, 1.0]\nbody2 = \"arm.end\"",
         "body1 = \"arm.end\"\npoint1 = [0.0, 0.0]\nnormal = [0.0, 1.0]\nbody2 = \"arm.start\"",
         "a point of a floating_frame beam must be body2 of a contact",
     );
-    impact_error("stiffness = \"K\"", "point2 = [1.0, 0.0]\nstiffness = \"K\"", "`point2` is not supported on a floating_frame beam tip");
+    impact_error(
+        "stiffness = \"K\"",
+        "point2 = [1.0, 0.0]\nstiffness = \"K\"",
+        "`point2` is not supported on a floating_frame beam tip",
+    );
     let torque = "\n[[loads]]\nname = \"twist\"\ntype = \"torque\"\nbody = \"arm.end\"\nvalue = 1.0\n";
     let text = format!("{}{torque}", impact_beam());
-    expect_error(&text, line_of(&text, "type = \"torque\""), "only `type = \"force\"` loads act at a point of a floating_frame beam");
+    expect_error(
+        &text,
+        line_of(&text, "type = \"torque\""),
+        "only `type = \"force\"` loads act at a point of a floating_frame beam",
+    );
     // A material point: body2 = the beam, point2 on its axis.
     impact_error("body2 = \"arm.end\"", "body2 = \"arm\"", "needs `point2`, a point of its axis");
-    impact_error("body2 = \"arm.end\"\nstiffness", "point2 = [0.5, 0.3]\nbody2 = \"arm\"\nstiffness", "point2 must lie on the beam's axis");
+    impact_error(
+        "body2 = \"arm.end\"\nstiffness",
+        "point2 = [0.5, 0.3]\nbody2 = \"arm\"\nstiffness",
+        "point2 must lie on the beam's axis",
+    );
 }
 
 #[test]
 fn joint_at_floating_frame_point_errors() {
     // A tip pin to ground is accepted (it over-constrains nothing: the hinge is at the start).
-    let joint = |kind: &str, body1: &str, extra: &str| format!("\n[[joints]]\nname = \"tip\"\ntype = \"{kind}\"\nbody1 = \"{body1}\"\nbody2 = \"arm.end\"\n{extra}");
+    let joint = |kind: &str, body1: &str, extra: &str| {
+        format!("\n[[joints]]\nname = \"tip\"\ntype = \"{kind}\"\nbody1 = \"{body1}\"\nbody2 = \"arm.end\"\n{extra}")
+    };
     let text = format!("{}{}", impact_beam(), joint("revolute", "ground", ""));
     let (code, stderr, _) = simulate(&text);
     assert_eq!(code, 0, "{stderr}");
     let text = format!("{}{}", impact_beam(), joint("prismatic", "ground", "axis = [1.0, 0.0]\n"));
-    expect_error(&text, line_of(&text, "type = \"prismatic\""), "only revolute joints act at a point of a floating_frame beam");
+    expect_error(
+        &text,
+        line_of(&text, "type = \"prismatic\""),
+        "only revolute joints act at a point of a floating_frame beam",
+    );
     let text = format!("{}{}", impact_beam(), joint("revolute", "arm.start", ""));
     expect_error(&text, line_of(&text, "body1 = \"arm.start\""), "this is the same floating_frame beam");
-    let text = format!("{}{}[[outputs]]\nname = \"q\"\nquantity = \"joint_position\"\njoint = \"tip\"\n", impact_beam(), joint("revolute", "ground", ""));
-    expect_error(&text, line_of(&text, "quantity = \"joint_position\""), "joint_position is not available for a joint at a floating_frame beam point");
-    let text = impact_beam().replacen("body1 = \"ground\"\nbody2 = \"arm.start\"", "body1 = \"arm.end\"\nbody2 = \"arm.start\"", 1);
+    let text = format!(
+        "{}{}[[outputs]]\nname = \"q\"\nquantity = \"joint_position\"\njoint = \"tip\"\n",
+        impact_beam(),
+        joint("revolute", "ground", "")
+    );
+    expect_error(
+        &text,
+        line_of(&text, "quantity = \"joint_position\""),
+        "joint_position is not available for a joint at a floating_frame beam point",
+    );
+    let text = impact_beam().replacen(
+        "body1 = \"ground\"\nbody2 = \"arm.start\"",
+        "body1 = \"arm.end\"\nbody2 = \"arm.start\"",
+        1,
+    );
     expect_error(&text, line_of(&text, "body1 = \"arm.end\""), "put the floating_frame beam point in body2");
 }
 
@@ -308,19 +400,38 @@ fn string_parameter_choice_that_does_not_assemble_names_the_choice() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("model.toml");
     std::fs::write(&path, &text).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_flexfmu")).args(["simulate", path.to_str().unwrap(), "--set", "contact=rigid", "-o"]).arg(dir.path().join("o.csv")).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_flexfmu"))
+        .args(["simulate", path.to_str().unwrap(), "--set", "contact=rigid", "-o"])
+        .arg(dir.path().join("o.csv"))
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     println!("{stderr}");
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr.contains(&format!("{}:{}:", path.display(), line_of(&text, "method = \"$contact\""))) && stderr.contains("unknown contact method 'rigid'"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{}:{}:", path.display(), line_of(&text, "method = \"$contact\"")))
+            && stderr.contains("unknown contact method 'rigid'"),
+        "{stderr}"
+    );
     // `flexfmu build` refuses it up front (every choice must assemble).
-    let out = Command::new(env!("CARGO_BIN_EXE_flexfmu")).args(["build", path.to_str().unwrap(), "-o"]).arg(dir.path().join("m.fmu")).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_flexfmu"))
+        .args(["build", path.to_str().unwrap(), "-o"])
+        .arg(dir.path().join("m.fmu"))
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     println!("{stderr}");
     assert_ne!(out.status.code(), Some(0));
-    assert!(stderr.contains("with contact = \"rigid\"") && stderr.contains("unknown contact method 'rigid'"), "{stderr}");
+    assert!(
+        stderr.contains("with contact = \"rigid\"") && stderr.contains("unknown contact method 'rigid'"),
+        "{stderr}"
+    );
     // --set with a text that is not a choice.
-    let out = Command::new(env!("CARGO_BIN_EXE_flexfmu")).args(["simulate", path.to_str().unwrap(), "--set", "contact=soft", "-o"]).arg(dir.path().join("o.csv")).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_flexfmu"))
+        .args(["simulate", path.to_str().unwrap(), "--set", "contact=soft", "-o"])
+        .arg(dir.path().join("o.csv"))
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_ne!(out.status.code(), Some(0));
     assert!(stderr.contains("'soft' is not one of force, rigid"), "{stderr}");
@@ -341,7 +452,8 @@ fn torque_on_a_point_mass_or_with_a_direction() {
 
 #[test]
 fn transverse_deflection_needs_a_chord_of_two_bodies() {
-    let out = "\n[[outputs]]\nname = \"sag\"\nquantity = \"transverse_deflection\"\nbody = \"rod\"\nchord = [\"rod\"]\n";
+    let out =
+        "\n[[outputs]]\nname = \"sag\"\nquantity = \"transverse_deflection\"\nbody = \"rod\"\nchord = [\"rod\"]\n";
     let text = format!("{BASE}{out}");
     expect_error(&text, BASE.lines().count() + 6, "chord needs exactly two bodies, got 1");
     let out = "\n[[outputs]]\nname = \"sag\"\nquantity = \"transverse_deflection\"\nbody = \"rod\"\n";
@@ -390,17 +502,34 @@ fn plate_model_errors() {
     plate_error("mesh = [4, 4]", "mesh = [4.5, 4]", "mesh must be two positive integers");
     plate_error("mesh = [4, 4]", "mesh = [400, 400]", "more than the 4000 the dense condensation handles");
     plate_error("bodies = [2, 2]", "bodies = [0, 2]", "bodies must be two positive integers");
-    plate_error("clamped = [\"x_min\"]", "clamped = [\"left\"]", "unknown edge 'left', expected x_min, x_max, y_min or y_max");
-    let text = PLATE.replacen("clamped = [\"x_min\"]", "clamped = []", 1).replacen("bodies = [2, 2]", "bodies = [1, 1]", 1).replacen("mesh = [4, 4]", "mesh = [2, 2]", 1).replacen("p.body[1][0]", "p.body[0][0]", 1);
+    plate_error(
+        "clamped = [\"x_min\"]",
+        "clamped = [\"left\"]",
+        "unknown edge 'left', expected x_min, x_max, y_min or y_max",
+    );
+    let text = PLATE
+        .replacen("clamped = [\"x_min\"]", "clamped = []", 1)
+        .replacen("bodies = [2, 2]", "bodies = [1, 1]", 1)
+        .replacen("mesh = [4, 4]", "mesh = [2, 2]", 1)
+        .replacen("p.body[1][0]", "p.body[0][0]", 1);
     expect_error(&text, line_of(&text, "bodies = [1, 1]"), "a free plate (no clamped edge) needs at least 2 bodies");
     plate_error("size = [1.0, 0.8]", "size = [1.0, -0.8]", "size must be positive");
     plate_error("thickness = 0.01", "thickness = 0.0", "thickness must be positive");
-    plate_error("material = { E = 70e9, nu = 0.3, rho = 2700.0 }", "material = { E = 70e9, nu = 0.5, rho = 2700.0 }", "nu must be in (-1, 0.5)");
+    plate_error(
+        "material = { E = 70e9, nu = 0.3, rho = 2700.0 }",
+        "material = { E = 70e9, nu = 0.5, rho = 2700.0 }",
+        "nu must be in (-1, 0.5)",
+    );
     plate_error("damping_ratio = 0.01", "damping_ratio = -0.01", "damping_ratio must not be negative");
     plate_error("body = \"p.body[1][0]\"", "body = \"p.body[2][0]\"", "unknown body 'p.body[2][0]'");
-    let text = PLATE.replacen("quantity = \"z\"\nbody = \"p.body[1][0]\"", "quantity = \"support_force_z\"\nplate = \"q\"", 1);
+    let text =
+        PLATE.replacen("quantity = \"z\"\nbody = \"p.body[1][0]\"", "quantity = \"support_force_z\"\nplate = \"q\"", 1);
     expect_error(&text, line_of(&text, "plate = \"q\""), "unknown plate 'q'");
-    plate_error("quantity = \"z\"\nbody = \"p.body[1][0]\"", "quantity = \"support_force_z\"", "output quantity 'support_force_z' needs `plate`");
+    plate_error(
+        "quantity = \"z\"\nbody = \"p.body[1][0]\"",
+        "quantity = \"support_force_z\"",
+        "output quantity 'support_force_z' needs `plate`",
+    );
     // In a planar model the plate is reported at its name.
     let text = PLATE.replacen("dimension = 3", "dimension = 2", 1);
     expect_error(&text, line_of(&text, "name = \"p\""), "plates are available in spatial models only");

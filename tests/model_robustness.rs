@@ -23,7 +23,13 @@ fn exercise(text: &str, file: &str, outcomes: &mut Outcomes) -> Result<(), Strin
     let result = catch_unwind(AssertUnwindSafe(|| -> Result<(), String> {
         let lines = text.lines().count();
         // A model-file error must point into the file.
-        let located = |e: &ModelError| if e.file == file && (1..=lines + 1).contains(&e.line) { Ok(()) } else { Err(format!("error not located in the file: {e}")) };
+        let located = |e: &ModelError| {
+            if e.file == file && (1..=lines + 1).contains(&e.line) {
+                Ok(())
+            } else {
+                Err(format!("error not located in the file: {e}"))
+            }
+        };
         let model = match Model::parse(text, file) {
             Ok(m) => m,
             Err(e) => {
@@ -64,7 +70,14 @@ fn exercise(text: &str, file: &str, outcomes: &mut Outcomes) -> Result<(), Strin
     }));
     match result {
         Ok(r) => r,
-        Err(panic) => Err(format!("panic: {}", panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default())),
+        Err(panic) => Err(format!(
+            "panic: {}",
+            panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default()
+        )),
     }
 }
 
@@ -86,13 +99,15 @@ fn variants(text: &str) -> Vec<String> {
         let bytes = line.as_bytes();
         let mut i = 0;
         while i < bytes.len() {
-            let starts = bytes[i].is_ascii_digit() && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || matches!(bytes[i - 1], b'_' | b'.')));
+            let starts = bytes[i].is_ascii_digit()
+                && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || matches!(bytes[i - 1], b'_' | b'.')));
             if !starts {
                 i += 1;
                 continue;
             }
             let mut j = i;
-            while j < bytes.len() && (bytes[j].is_ascii_digit() || matches!(bytes[j], b'.' | b'e' | b'E' | b'-' | b'+')) {
+            while j < bytes.len() && (bytes[j].is_ascii_digit() || matches!(bytes[j], b'.' | b'e' | b'E' | b'-' | b'+'))
+            {
                 j += 1;
             }
             for r in ["-1", "0", "1e300", "nan", "inf", "\"x\""] {
@@ -107,7 +122,11 @@ fn variants(text: &str) -> Vec<String> {
 #[test]
 fn mutated_model_files_never_crash() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "toml")).collect();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
     files.sort();
     let mut failures = Vec::new();
     let mut total = Outcomes::default();
@@ -118,7 +137,12 @@ fn mutated_model_files_never_crash() {
         let all = variants(&text);
         for (k, variant) in all.iter().enumerate() {
             if let Err(e) = exercise(variant, &name, &mut outcomes) {
-                let changed = variant.lines().zip(text.lines()).find(|(a, b)| a != b).map(|(a, _)| a.to_string()).unwrap_or_default();
+                let changed = variant
+                    .lines()
+                    .zip(text.lines())
+                    .find(|(a, b)| a != b)
+                    .map(|(a, _)| a.to_string())
+                    .unwrap_or_default();
                 failures.push(format!("{name} variant {k} (line now {changed:?}): {e}"));
             }
         }

@@ -7,14 +7,17 @@ use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
 
 fn crank_slider() -> Model {
-    Model::load(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models/crank_slider.toml"))).expect("crank_slider.toml parses")
+    Model::load(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models/crank_slider.toml")))
+        .expect("crank_slider.toml parses")
 }
 
 #[test]
 fn strategies_agree_and_save_jacobians() {
     let model = crank_slider();
     let names = ["crank_angle", "rod_angle", "slider_x", "slider_v"];
-    for (method, rho_inf) in [(Method::Ttbif, 0.5), (Method::Hht, 0.8), (Method::GeneralizedAlpha, 0.5), (Method::Bathe, 0.0)] {
+    for (method, rho_inf) in
+        [(Method::Ttbif, 0.5), (Method::Hht, 0.8), (Method::GeneralizedAlpha, 0.5), (Method::Bathe, 0.0)]
+    {
         let mut results = Vec::new();
         for strategy in NewtonStrategy::ALL {
             let settings = SolverSettings { method, rho_inf, step: 1e-3, strategy, ..SolverSettings::default() };
@@ -64,7 +67,10 @@ fn strategy_from_model_file_and_cli() {
     }
     // Default: modified Newton.
     let model = Model::parse(&source, "crank.toml").unwrap();
-    assert_eq!(SolverSettings::from_model(&model, &model.default_parameters()).unwrap().strategy, NewtonStrategy::Modified);
+    assert_eq!(
+        SolverSettings::from_model(&model, &model.default_parameters()).unwrap().strategy,
+        NewtonStrategy::Modified
+    );
     // An unknown value: a located error naming the choices.
     let text = source.replacen("[solver]\n", "[solver]\nnewton = \"secant\"\n", 1);
     let line = text.lines().position(|l| l.starts_with("newton =")).unwrap() + 1;
@@ -78,7 +84,15 @@ fn strategy_from_model_file_and_cli() {
     let dir = tempfile::tempdir().unwrap();
     for strategy in ["full", "broyden"] {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_flexfmu"))
-            .args(["simulate", concat!(env!("CARGO_MANIFEST_DIR"), "/models/crank_slider.toml"), "--stop-time", "0.05", "--newton", strategy, "-o"])
+            .args([
+                "simulate",
+                concat!(env!("CARGO_MANIFEST_DIR"), "/models/crank_slider.toml"),
+                "--stop-time",
+                "0.05",
+                "--newton",
+                strategy,
+                "-o",
+            ])
             .arg(dir.path().join("out.csv"))
             .output()
             .unwrap();
@@ -97,7 +111,13 @@ fn strategy_from_model_file_and_cli() {
         }
     }
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_flexfmu"))
-        .args(["simulate", concat!(env!("CARGO_MANIFEST_DIR"), "/models/crank_slider.toml"), "--newton", "secant", "-o"])
+        .args([
+            "simulate",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/models/crank_slider.toml"),
+            "--newton",
+            "secant",
+            "-o",
+        ])
         .arg(dir.path().join("out.csv"))
         .output()
         .unwrap();

@@ -151,7 +151,13 @@ fn fmu_state_restore_is_bit_identical() {
     let mut t = t1;
     let third = step_bits(&mut inst, &out, &mut t, H, 100);
     let tip = [f64::from_bits(first[first.len() - 5]), f64::from_bits(first[first.len() - 4])];
-    println!("state saved at t = {t1:.3} s ({} bytes); 100 further steps to t = {:.3} s, tip {tip:?}: restored instance identical: {}, rewound instance identical: {}", bytes.len(), t1 + 0.1, second == first, third == first);
+    println!(
+        "state saved at t = {t1:.3} s ({} bytes); 100 further steps to t = {:.3} s, tip {tip:?}: restored instance identical: {}, rewound instance identical: {}",
+        bytes.len(),
+        t1 + 0.1,
+        second == first,
+        third == first
+    );
     assert_eq!(second, first);
     assert_eq!(third, first);
 }
@@ -169,7 +175,8 @@ fn larger_alpha_gives_smaller_deformation_and_faster_energy_decay() {
     for alpha in [0.0, 0.25, 0.5, 0.75, 1.0] {
         let p = params(&m, alpha);
         let samples = run(&m, &p, SolverSettings::from_model(&m, &p).unwrap(), 2.0, 0.01);
-        let deformation = samples.iter().map(|s| (s[0] - length * s[2].cos()).hypot(s[1] - length * s[2].sin())).fold(0.0, f64::max);
+        let deformation =
+            samples.iter().map(|s| (s[0] - length * s[2].cos()).hypot(s[1] - length * s[2].sin())).fold(0.0, f64::max);
         let last = samples.last().unwrap();
         println!("{alpha:5} | {deformation:.4} | {:.4} | {:.4}", last[3], last[4]);
         rows.push((deformation, last[3], last[4]));

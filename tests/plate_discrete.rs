@@ -46,7 +46,8 @@ fn simulation(model: &Model, set: &[(&str, f64)]) -> Simulation {
 fn first_five_frequencies_match_the_full_plate_model() {
     let m = model();
     // Full (uncondensed) FE plate, 24 x 24 MITC4, 1800 DOFs.
-    let fe = RectangularPlate::cantilever(1.8, 1.5, 0.02, PlateMaterial::aluminium_paper001(), 24, 24).assemble().unwrap();
+    let fe =
+        RectangularPlate::cantilever(1.8, 1.5, 0.02, PlateMaterial::aluminium_paper001(), 24, 24).assemble().unwrap();
     let full = natural_frequencies_hz(&fe.m, &fe.k, 5).unwrap();
     let mut rows = Vec::new();
     for refine in [1.0, 2.0] {
@@ -67,12 +68,20 @@ fn first_five_frequencies_match_the_full_plate_model() {
         };
         let direct = discrete_plate(&spec).unwrap().frequencies;
         for r in 0..10 {
-            assert!(((f[r] - direct[r]) / direct[r]).abs() < 1e-8, "mode {}: system {} vs direct {}", r + 1, f[r], direct[r]);
+            assert!(
+                ((f[r] - direct[r]) / direct[r]).abs() < 1e-8,
+                "mode {}: system {} vs direct {}",
+                r + 1,
+                f[r],
+                direct[r]
+            );
         }
         rows.push(f);
     }
     println!("Cantilever plate 1.8 x 1.5 x 0.02 m, 6 x 6 rigid bodies (paper 001 Table 2 with physical values)");
-    println!("order   full FE 24x24 (Hz)   discrete, mesh 12x12 (Hz)   diff (%)   discrete, mesh 24x24 (Hz)   diff (%)");
+    println!(
+        "order   full FE 24x24 (Hz)   discrete, mesh 12x12 (Hz)   diff (%)   discrete, mesh 24x24 (Hz)   diff (%)"
+    );
     let mut worst: f64 = 0.0;
     for r in 0..5 {
         let d1 = 100.0 * (rows[0][r] - full[r]) / full[r];
@@ -109,7 +118,10 @@ fn released_plate_fmu_equals_simulation() {
     }
     let mat = PlateMaterial::aluminium_paper001();
     let static_tip = mat.rho * 0.02 * 9.81 * 1.8f64.powi(4) / (8.0 * mat.flexural_rigidity(0.02));
-    println!("plate FMU vs Simulation, 30 steps of 0.01 s: max |difference| = {worst:e}; lowest corner z {lowest:.5} m (2 x beam static {:.5})", 2.0 * static_tip);
+    println!(
+        "plate FMU vs Simulation, 30 steps of 0.01 s: max |difference| = {worst:e}; lowest corner z {lowest:.5} m (2 x beam static {:.5})",
+        2.0 * static_tip
+    );
     assert_eq!(worst, 0.0);
     assert!(lowest < -1.7 * static_tip && lowest > -2.3 * static_tip, "{lowest}");
 }
@@ -139,7 +151,10 @@ fn undamped_plate_conserves_energy() {
             kinetic = kinetic.max(v[4]);
             assert_eq!(v[6], 0.0);
         }
-        println!("zeta = 0, step {step:e}, rho_inf {rho_inf}: max |E(t) - E(0)| = {worst:.3e} J, max kinetic energy {kinetic:.3} J, ratio {:.2e}", worst / kinetic);
+        println!(
+            "zeta = 0, step {step:e}, rho_inf {rho_inf}: max |E(t) - E(0)| = {worst:.3e} J, max kinetic energy {kinetic:.3} J, ratio {:.2e}",
+            worst / kinetic
+        );
         drift.push(worst / kinetic);
     }
     assert!(drift[0] < 1e-4, "{drift:?}");
@@ -156,7 +171,10 @@ fn damped_plate_energy_balance() {
     sim.step_to(0.5).unwrap();
     let v = sim.output_values().unwrap().to_vec();
     let balance = v[3] + v[6];
-    println!("zeta = 0.02 at 0.5 s: E - E0 = {:.4} J, dissipated {:.4} J, E - E0 + dissipated = {balance:.2e} J", v[3], v[6]);
+    println!(
+        "zeta = 0.02 at 0.5 s: E - E0 = {:.4} J, dissipated {:.4} J, E - E0 + dissipated = {balance:.2e} J",
+        v[3], v[6]
+    );
     assert!(v[6] > 0.1 && balance.abs() < 1e-3 * v[6], "{v:?}");
 }
 
@@ -207,12 +225,21 @@ fn static_deflection_under_gravity_matches_the_full_plate() {
         }
         println!("  j = {j} (discrete/FE):{line}");
     }
-    println!("Newton iterations {iterations}; free-edge patch centre: discrete {:.4} mm, FE {:.4} mm ({:+.2} %)", 1e3 * tip_discrete, 1e3 * tip_fe, 100.0 * (tip_discrete - tip_fe) / tip_fe);
+    println!(
+        "Newton iterations {iterations}; free-edge patch centre: discrete {:.4} mm, FE {:.4} mm ({:+.2} %)",
+        1e3 * tip_discrete,
+        1e3 * tip_fe,
+        100.0 * (tip_discrete - tip_fe) / tip_fe
+    );
     // Eq. 13: the element's force on its reference (the clamp) carries the whole weight.
     let support = sys.multi_point.elements[0].reference_force(&q, &vec![0.0; q.len()]);
     let weight = mat.rho * 0.02 * 1.8 * 1.5 * 9.81;
     println!("support force {support:?} N, plate weight {weight:.6} N");
-    assert!((support[2] + weight).abs() < 1e-9 * weight && support[0].abs() < 1e-9 * weight && support[1].abs() < 1e-9 * weight);
+    assert!(
+        (support[2] + weight).abs() < 1e-9 * weight
+            && support[0].abs() < 1e-9 * weight
+            && support[1].abs() < 1e-9 * weight
+    );
     assert!(worst < 0.01, "largest relative difference at the free edge {worst}");
 }
 
@@ -233,7 +260,9 @@ fn free_decay_has_the_damping_ratio_at_the_first_frequency() {
     }
     // Extrema of z after 0.6 s (the static deflection drops out of peak-to-peak amplitudes).
     let ext: Vec<(f64, f64)> = (1..z.len() - 1)
-        .filter(|&k| k as f64 * dt > 0.6 && ((z[k] > z[k - 1] && z[k] >= z[k + 1]) || (z[k] < z[k - 1] && z[k] <= z[k + 1])))
+        .filter(|&k| {
+            k as f64 * dt > 0.6 && ((z[k] > z[k - 1] && z[k] >= z[k + 1]) || (z[k] < z[k - 1] && z[k] <= z[k + 1]))
+        })
         .map(|k| ((k + 1) as f64 * dt, z[k]))
         .collect();
     // Amplitudes from consecutive extremes (peak to peak / 2), decrement over half periods.
@@ -242,7 +271,12 @@ fn free_decay_has_the_damping_ratio_at_the_first_frequency() {
     let delta = 2.0 * (amp[0] / amp[n]).ln() / n as f64; // per full period
     let zeta = delta / (4.0 * std::f64::consts::PI.powi(2) + delta * delta).sqrt();
     let period = 2.0 * (ext[ext.len() - 1].0 - ext[0].0) / (ext.len() - 1) as f64;
-    println!("free decay 0.6-2 s: {} extremes, damping ratio {zeta:.5} (model 0.02), period {period:.5} s vs 1/f1 = {:.5} s (damped {:.5})", ext.len(), 1.0 / f1, 1.0 / (f1 * (1.0 - 0.02f64.powi(2)).sqrt()));
+    println!(
+        "free decay 0.6-2 s: {} extremes, damping ratio {zeta:.5} (model 0.02), period {period:.5} s vs 1/f1 = {:.5} s (damped {:.5})",
+        ext.len(),
+        1.0 / f1,
+        1.0 / (f1 * (1.0 - 0.02f64.powi(2)).sqrt())
+    );
     assert!((zeta - 0.02).abs() < 0.001, "zeta {zeta}");
     assert!((period * f1 - 1.0).abs() < 0.01, "period {period}");
 }
@@ -325,6 +359,9 @@ fn free_plate_with_a_floating_reference_body() {
     let v = sim.output_values().unwrap().to_vec();
     let exact = -0.5 * 9.81 * t_end * t_end;
     let strain = v[1] + v[2]; // potential (gravity + strain) + kinetic = strain energy here
-    println!("free fall {t_end} s: corner z {:.12} (exact {exact:.12}), strain energy {strain:.2e} J (kinetic {:.3} J)", v[0], v[2]);
+    println!(
+        "free fall {t_end} s: corner z {:.12} (exact {exact:.12}), strain energy {strain:.2e} J (kinetic {:.3} J)",
+        v[0], v[2]
+    );
     assert!((v[0] - exact).abs() < 1e-9 && strain.abs() < 1e-9 * v[2]);
 }

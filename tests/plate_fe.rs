@@ -12,8 +12,8 @@ use std::sync::OnceLock;
 
 use flexfmu::structural::plate::PlateDof;
 use flexfmu::structural::{
-    condense, generalized_eigen, natural_frequencies_hz, proportional_damping, EdgeSupport, PlateMaterial, PlateModel,
-    RectangularPlate,
+    EdgeSupport, PlateMaterial, PlateModel, RectangularPlate, condense, generalized_eigen, natural_frequencies_hz,
+    proportional_damping,
 };
 
 /// Benchmark plate: free length 1.8 m (x), width 1.5 m (y), 20 mm, clamped along x = 0.
@@ -89,13 +89,20 @@ fn simply_supported_square_plate_matches_closed_form() {
     // (Mindlin) lower it by about 0.02 %.
     let (a, t) = (1.0, 0.01);
     let mat = PlateMaterial::aluminium_paper001();
-    let model = RectangularPlate::new(a, a, t, mat, 16, 16).with_edges([EdgeSupport::SimplySupported; 4]).assemble().unwrap();
+    let model =
+        RectangularPlate::new(a, a, t, mat, 16, 16).with_edges([EdgeSupport::SimplySupported; 4]).assemble().unwrap();
     let f = natural_frequencies_hz(&model.m, &model.k, 3).unwrap();
     let base = (mat.flexural_rigidity(t) / (mat.rho * t)).sqrt() / a.powi(2);
     let f11 = PI / 2.0 * 2.0 * base;
     let f12 = PI / 2.0 * 5.0 * base; // (1,2) and (2,1), double
-    println!("SS square 16x16: f11 {:.4} (exact {f11:.4}, {:+.3} %), f12 {:.4} {:.4} (exact {f12:.4}, {:+.3} %)",
-        f[0], 100.0 * (f[0] - f11) / f11, f[1], f[2], 100.0 * (f[1] - f12) / f12);
+    println!(
+        "SS square 16x16: f11 {:.4} (exact {f11:.4}, {:+.3} %), f12 {:.4} {:.4} (exact {f12:.4}, {:+.3} %)",
+        f[0],
+        100.0 * (f[0] - f11) / f11,
+        f[1],
+        f[2],
+        100.0 * (f[1] - f12) / f12
+    );
     assert!(((f[0] - f11) / f11).abs() < 0.01);
     assert!(((f[1] - f12) / f12).abs() < 0.02 && ((f[2] - f12) / f12).abs() < 0.02);
 

@@ -12,7 +12,8 @@ const M: f64 = 1.0;
 const T_END: f64 = 1.0;
 
 fn model() -> Model {
-    Model::load(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models/rigid_pendulum.toml"))).expect("rigid_pendulum.toml parses")
+    Model::load(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models/rigid_pendulum.toml")))
+        .expect("rigid_pendulum.toml parses")
 }
 
 /// (theta, omega) at t by RK4 with step 1e-5 from (0, 0) (global error ~1e-17 here: far
@@ -86,7 +87,16 @@ fn run(method: Method, rho_inf: f64, h: f64, tolerance: f64) -> Errors {
     // Pivot rows: Phi = (rod anchor - origin) projected on x and y, gradient +1 on the rod's
     // x, y, so the force on the rod is -lambda.
     let own_reaction = (-s.lambda[0] - r[0]).abs().max((-s.lambda[1] - r[1]).abs());
-    Errors { tip, angle: (out[idx("angle")] - th).abs(), omega: (s.v[2] - w).abs(), vcm, reaction, drift, velocity_drift, own_reaction }
+    Errors {
+        tip,
+        angle: (out[idx("angle")] - th).abs(),
+        omega: (s.v[2] - w).abs(),
+        vcm,
+        reaction,
+        drift,
+        velocity_drift,
+        own_reaction,
+    }
 }
 
 #[test]
@@ -138,7 +148,12 @@ fn second_order_position_velocity_reaction() {
                 orders.map(|(n, o)| format!("{n} {o:.3}"))
             );
             for (name, o) in orders {
-                assert!((1.8..=2.2).contains(&o), "{method} rho_inf={rho_inf}: {name} order {o} between h={} and h={}", hs[pair], hs[pair + 1]);
+                assert!(
+                    (1.8..=2.2).contains(&o),
+                    "{method} rho_inf={rho_inf}: {name} order {o} between h={} and h={}",
+                    hs[pair],
+                    hs[pair + 1]
+                );
             }
         }
         for (h, e) in hs.iter().zip(&errs) {
@@ -175,12 +190,17 @@ fn method_multiplier_orders() {
     // h = 4e-3 ... 1.25e-4: TTBIF rho_inf=0: 6.7e-4, 4.9e-4, 2.9e-4, 1.5e-4, 7.9e-5, 4.0e-5
     // (pre-asymptotic above 1e-3, then order 0.9-1.0); HHT rho_inf=0.5: 2.1e-3 ... 2.2e-6 (order 2).
     let hs = [1e-3, 5e-4, 2.5e-4];
-    for (method, rho_inf, expected) in [(Method::Ttbif, 0.0, 1.0), (Method::Ttbif, 0.5, 1.0), (Method::Hht, 0.5, 2.0), (Method::Hht, 0.8, 2.0)] {
+    for (method, rho_inf, expected) in
+        [(Method::Ttbif, 0.0, 1.0), (Method::Ttbif, 0.5, 1.0), (Method::Hht, 0.5, 2.0), (Method::Hht, 0.8, 2.0)]
+    {
         let e: Vec<f64> = hs.iter().map(|&h| run(method, rho_inf, h, 1e-12).own_reaction).collect();
         let orders = [(e[0] / e[1]).log2(), (e[1] / e[2]).log2()];
         eprintln!("pendulum {method} rho_inf={rho_inf}: own-multiplier errors {e:?} for h {hs:?}, orders {orders:?}");
         for o in orders {
-            assert!((o - expected).abs() <= 0.2, "{method} rho_inf={rho_inf}: own multiplier order {o}, expected {expected}");
+            assert!(
+                (o - expected).abs() <= 0.2,
+                "{method} rho_inf={rho_inf}: own multiplier order {o}, expected {expected}"
+            );
         }
     }
 }

@@ -91,7 +91,14 @@ fn vertical_momentum(q: &[f64], v: &[f64]) -> f64 {
 }
 
 fn run(model: &Model, method: Method, rho_inf: f64, h: f64, t_end: f64) -> Run {
-    let settings = SolverSettings { method, rho_inf, step: h, tolerance: 1e-12, constraints: ConstraintTreatment::Ggl, ..SolverSettings::default() };
+    let settings = SolverSettings {
+        method,
+        rho_inf,
+        step: h,
+        tolerance: 1e-12,
+        constraints: ConstraintTreatment::Ggl,
+        ..SolverSettings::default()
+    };
     let mut sim = Simulation::new(model, &model.default_parameters(), settings, 0.0).unwrap();
     let energy = |sim: &Simulation| {
         let e = sim.system().energy(&sim.state().q, &sim.state().v, sim.time());
@@ -128,7 +135,8 @@ fn steady_spin(theta0: f64, omega: f64) -> f64 {
 
 #[test]
 fn model_file_is_the_steady_precession_of_the_analytic_condition() {
-    let model = Model::load(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models/heavy_top.toml"))).unwrap();
+    let model =
+        Model::load(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models/heavy_top.toml"))).unwrap();
     let sim = Simulation::new(&model, &model.default_parameters(), SolverSettings::default(), 0.0).unwrap();
     let theta0 = 30f64.to_radians();
     let psi = steady_spin(theta0, 1.0);
@@ -184,7 +192,10 @@ fn steady_precession_keeps_nutation_and_rate() {
         let order = (w[0].0 / w[1].0).log2();
         println!("nutation-drift order {order:.2}, precession-rate order {:.2}", (w[0].1 / w[1].1).log2());
         let rate_order = (w[0].1 / w[1].1).log2();
-        assert!(order > 1.8 && rate_order > 1.8, "nutation drift / rate error converge with orders {order:.2}, {rate_order:.2}");
+        assert!(
+            order > 1.8 && rate_order > 1.8,
+            "nutation drift / rate error converge with orders {order:.2}, {rate_order:.2}"
+        );
     }
 }
 
@@ -227,18 +238,29 @@ fn nutation_bounds_match_the_turning_points_and_integrals_are_conserved() {
         let hi = r.theta.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
         println!(
             "nutation h={h:.1e}: theta in [{lo:.7}, {hi:.7}] rad, analytic [{tmin:.7}, {tmax:.7}] (amplitude {:.5}); |p.p - 1| <= {:.1e}; max |E - E0| = {:.3e} J (E0 = {:.4} J), max |Lz - Lz0| = {:.3e} (Lz0 = {:.5})",
-            tmax - tmin, r.norm, r.energy, r.e0, r.momentum, r.lz0
+            tmax - tmin,
+            r.norm,
+            r.energy,
+            r.e0,
+            r.momentum,
+            r.lz0
         );
         assert!(r.norm < 1e-12, "Euler-parameter norm drift {:.2e}", r.norm);
         if h < 3e-4 {
             let amp = tmax - tmin;
-            assert!((lo - tmin).abs() < 2e-3 * amp && (hi - tmax).abs() < 2e-3 * amp, "bounds [{lo}, {hi}] vs [{tmin}, {tmax}]");
+            assert!(
+                (lo - tmin).abs() < 2e-3 * amp && (hi - tmax).abs() < 2e-3 * amp,
+                "bounds [{lo}, {hi}] vs [{tmin}, {tmax}]"
+            );
         }
         drifts.push((r.energy / r.e0, r.momentum / r.lz0.abs()));
     }
     for w in drifts.windows(2) {
         let (oe, ol) = ((w[0].0 / w[1].0).log2(), (w[0].1 / w[1].1).log2());
-        println!("relative energy drift {:.2e} -> {:.2e} (order {oe:.2}); Lz drift {:.2e} -> {:.2e} (order {ol:.2})", w[0].0, w[1].0, w[0].1, w[1].1);
+        println!(
+            "relative energy drift {:.2e} -> {:.2e} (order {oe:.2}); Lz drift {:.2e} -> {:.2e} (order {ol:.2})",
+            w[0].0, w[1].0, w[0].1, w[1].1
+        );
         assert!(oe > 1.8 && ol > 1.8, "conservation errors must shrink at second order: {oe:.2}, {ol:.2}");
     }
     assert!(drifts[2].0 < 1e-5 && drifts[2].1 < 1e-5, "drifts at h = 2.5e-4: {:?}", drifts[2]);
@@ -247,7 +269,14 @@ fn nutation_bounds_match_the_turning_points_and_integrals_are_conserved() {
 /// Run a spatial model with TTBIF (rho_inf = 0.9, GGL) to t_end; returns the simulation.
 fn simulate(text: &str, h: f64, t_end: f64) -> Simulation {
     let model = Model::parse(text, "joint.toml").unwrap_or_else(|e| panic!("{e}"));
-    let settings = SolverSettings { method: Method::Ttbif, rho_inf: 0.9, step: h, tolerance: 1e-12, constraints: ConstraintTreatment::Ggl, ..SolverSettings::default() };
+    let settings = SolverSettings {
+        method: Method::Ttbif,
+        rho_inf: 0.9,
+        step: h,
+        tolerance: 1e-12,
+        constraints: ConstraintTreatment::Ggl,
+        ..SolverSettings::default()
+    };
     let mut sim = Simulation::new(&model, &model.default_parameters(), settings, 0.0).unwrap();
     sim.step_to(t_end).unwrap();
     sim
@@ -293,7 +322,15 @@ axis = [0.0, 1.0, 0.0]
         let q = &sim.state().q;
         let err = (q[0] - 0.5 * th.cos()).abs().max((q[2] - 0.5 * th.sin()).abs());
         let a = rotation(&q[3..7]);
-        println!("revolute pendulum h={step:.0e}: x_cm {:.9} z_cm {:.9} (reference {:.9}, {:.9}), err {err:.2e}; off-plane y {:.1e}, axis y drift {:.1e}", q[0], q[2], 0.5 * th.cos(), 0.5 * th.sin(), q[1], (a[1][1] - 1.0).abs());
+        println!(
+            "revolute pendulum h={step:.0e}: x_cm {:.9} z_cm {:.9} (reference {:.9}, {:.9}), err {err:.2e}; off-plane y {:.1e}, axis y drift {:.1e}",
+            q[0],
+            q[2],
+            0.5 * th.cos(),
+            0.5 * th.sin(),
+            q[1],
+            (a[1][1] - 1.0).abs()
+        );
         assert!(q[1].abs() < 1e-12 && (a[1][1] - 1.0).abs() < 1e-12, "the rod leaves the x-z plane");
         errs.push(err);
     }
@@ -327,17 +364,28 @@ axis = [0.6, 0.0, -0.8]
     let q = &sim.state().q;
     let s_exact = 0.5 * 9.81 * 0.8;
     let err = (0..3).map(|i| (q[i] - s_exact * a[i]).abs()).fold(0.0, f64::max);
-    let p0 = flexfmu::mechanics::euler_parameters::from_axis_angle([std::f64::consts::FRAC_1_SQRT_2, std::f64::consts::FRAC_1_SQRT_2, 0.0], 0.4);
+    let p0 = flexfmu::mechanics::euler_parameters::from_axis_angle(
+        [std::f64::consts::FRAC_1_SQRT_2, std::f64::consts::FRAC_1_SQRT_2, 0.0],
+        0.4,
+    );
     let rot = (0..4).map(|k| (q[3 + k] - p0[k]).abs()).fold(0.0, f64::max);
-    println!("prismatic: r = {:?} vs {:?}, error {err:.2e}; Euler parameters change {rot:.1e}", &q[..3], a.map(|x| x * s_exact));
+    println!(
+        "prismatic: r = {:?} vs {:?}, error {err:.2e}; Euler parameters change {rot:.1e}",
+        &q[..3],
+        a.map(|x| x * s_exact)
+    );
     assert!(err < 1e-10 && rot < 1e-12);
 
     // Fixed to ground: stays, and the joint carries the weight.
-    let fixed = slider.replace("type = \"prismatic\"", "type = \"fixed\"").replace("axis = [0.6, 0.0, -0.8]\n", "") + "[[outputs]]\nname = \"rz\"\nquantity = \"reaction_z\"\njoint = \"slide\"\n";
+    let fixed = slider.replace("type = \"prismatic\"", "type = \"fixed\"").replace("axis = [0.6, 0.0, -0.8]\n", "")
+        + "[[outputs]]\nname = \"rz\"\nquantity = \"reaction_z\"\njoint = \"slide\"\n";
     let mut sim = simulate(&fixed, 1e-3, 1.0);
     let q = sim.state().q.clone();
     let rz = sim.output_values().unwrap()[0];
-    let moved = (0..3).map(|i| q[i].abs()).fold(0.0, f64::max).max((0..4).map(|k| (q[3 + k] - p0[k]).abs()).fold(0.0, f64::max));
+    let moved = (0..3)
+        .map(|i| q[i].abs())
+        .fold(0.0, f64::max)
+        .max((0..4).map(|k| (q[3 + k] - p0[k]).abs()).fold(0.0, f64::max));
     println!("fixed: moved {moved:.1e}, reaction_z {rz:.12} (m g = {})", 2.0 * 9.81);
     assert!(moved < 1e-12 && (rz - 2.0 * 9.81).abs() < 1e-9);
 
@@ -398,12 +446,23 @@ fn heavy_top_fmu_equals_the_simulation_and_cli_simulate_runs() {
             worst = worst.max((a - b).abs());
         }
     }
-    println!("heavy_top FMU vs Simulation over 50 communication steps: max |difference| = {worst:e} ({} outputs)", out.len());
+    println!(
+        "heavy_top FMU vs Simulation over 50 communication steps: max |difference| = {worst:e} ({} outputs)",
+        out.len()
+    );
     assert_eq!(worst, 0.0);
 
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("top.csv");
-    let run = std::process::Command::new(env!("CARGO_BIN_EXE_flexfmu")).arg("simulate").arg(path).arg("--stop-time").arg("0.5").arg("-o").arg(&csv).output().unwrap();
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_flexfmu"))
+        .arg("simulate")
+        .arg(path)
+        .arg("--stop-time")
+        .arg("0.5")
+        .arg("-o")
+        .arg(&csv)
+        .output()
+        .unwrap();
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     let text = std::fs::read_to_string(&csv).unwrap();
     let header = text.lines().next().unwrap();
@@ -432,7 +491,14 @@ fn torque_free_body_is_stable_about_major_and_minor_axes_only() {
             w[0], w[1], w[2]
         );
         let model = Model::parse(&text, "free.toml").unwrap();
-        let settings = SolverSettings { method: Method::Ttbif, rho_inf: 1.0, step: 2e-3, tolerance: 1e-12, constraints: ConstraintTreatment::Ggl, ..SolverSettings::default() };
+        let settings = SolverSettings {
+            method: Method::Ttbif,
+            rho_inf: 1.0,
+            step: 2e-3,
+            tolerance: 1e-12,
+            constraints: ConstraintTreatment::Ggl,
+            ..SolverSettings::default()
+        };
         let mut sim = Simulation::new(&model, &model.default_parameters(), settings, 0.0).unwrap();
         let energy = |sim: &Simulation| sim.system().energy(&sim.state().q, &sim.state().v, 0.0).kinetic;
         let e0 = energy(&sim);
@@ -446,7 +512,9 @@ fn torque_free_body_is_stable_about_major_and_minor_axes_only() {
             worst = worst.max((1.0 - (wb[axis] / n).abs()).abs());
             drift = drift.max((energy(&sim) - e0).abs() / e0);
         }
-        println!("torque-free spin about body axis {axis}: max (1 - |cos angle(w', axis)|) over 20 s = {worst:.3e}; max relative energy drift {drift:.2e}");
+        println!(
+            "torque-free spin about body axis {axis}: max (1 - |cos angle(w', axis)|) over 20 s = {worst:.3e}; max relative energy drift {drift:.2e}"
+        );
         assert!(drift < 1e-6);
         deviation.push(worst);
     }

@@ -12,14 +12,21 @@ use crate::integrators::{Dynamics, TangentCoefficients};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ModesError {
-    #[error("the mass matrix restricted to the admissible motions is not positive definite (a coordinate without mass?)")]
+    #[error(
+        "the mass matrix restricted to the admissible motions is not positive definite (a coordinate without mass?)"
+    )]
     MassNotPositive,
     #[error("the system has no degrees of freedom left by its constraints")]
     NoFreedom,
 }
 
 /// Newton-matrix block (n x n) for the given coefficients.
-fn block(sys: &dyn Dynamics, x: (&[f64], &[f64], &[f64], &[f64]), t: f64, c: TangentCoefficients) -> (DMatrix<f64>, DMatrix<f64>) {
+fn block(
+    sys: &dyn Dynamics,
+    x: (&[f64], &[f64], &[f64], &[f64]),
+    t: f64,
+    c: TangentCoefficients,
+) -> (DMatrix<f64>, DMatrix<f64>) {
     let (q, v, a, lambda) = x;
     let n = sys.coordinates();
     let m = sys.constraints();
@@ -33,7 +40,14 @@ fn block(sys: &dyn Dynamics, x: (&[f64], &[f64], &[f64], &[f64]), t: f64, c: Tan
 }
 
 /// Natural frequencies in Hz, ascending (rigid-body modes give 0).
-pub fn natural_frequencies(sys: &dyn Dynamics, q: &[f64], v: &[f64], a: &[f64], lambda: &[f64], t: f64) -> Result<Vec<f64>, ModesError> {
+pub fn natural_frequencies(
+    sys: &dyn Dynamics,
+    q: &[f64],
+    v: &[f64],
+    a: &[f64],
+    lambda: &[f64],
+    t: f64,
+) -> Result<Vec<f64>, ModesError> {
     let n = sys.coordinates();
     let x = (q, v, a, lambda);
     let (mass, jac) = block(sys, x, t, TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 0.0 });
@@ -44,7 +58,10 @@ pub fn natural_frequencies(sys: &dyn Dynamics, q: &[f64], v: &[f64], a: &[f64], 
     } else {
         let eig = SymmetricEigen::new(jac.transpose() * &jac);
         let largest = eig.eigenvalues.max();
-        let cols: Vec<_> = (0..n).filter(|&k| eig.eigenvalues[k] <= 1e-12 * largest).map(|k| eig.eigenvectors.column(k).into_owned()).collect();
+        let cols: Vec<_> = (0..n)
+            .filter(|&k| eig.eigenvalues[k] <= 1e-12 * largest)
+            .map(|k| eig.eigenvectors.column(k).into_owned())
+            .collect();
         if cols.is_empty() {
             return Err(ModesError::NoFreedom);
         }

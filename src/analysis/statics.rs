@@ -17,7 +17,13 @@ pub enum StaticsError {
 
 /// Solves from (q, lambda) in place at time t; converged when the position increment is
 /// below `tolerance` times (1 + max |q|). Returns the number of Newton iterations.
-pub fn static_equilibrium(sys: &dyn Dynamics, q: &mut [f64], lambda: &mut [f64], t: f64, tolerance: f64) -> Result<usize, StaticsError> {
+pub fn static_equilibrium(
+    sys: &dyn Dynamics,
+    q: &mut [f64],
+    lambda: &mut [f64],
+    t: f64,
+    tolerance: f64,
+) -> Result<usize, StaticsError> {
     const MAX_ITERATIONS: usize = 30;
     let (n, m) = (sys.coordinates(), sys.constraints());
     let zeros = vec![0.0; n];

@@ -48,7 +48,8 @@ pub fn check(args: CheckArgs) -> Result<()> {
         return Ok(());
     }
     let file = std::fs::File::open(&args.path).with_context(|| format!("cannot open {}", args.path.display()))?;
-    let mut zip = zip::ZipArchive::new(file).with_context(|| format!("{} is not a zip archive", args.path.display()))?;
+    let mut zip =
+        zip::ZipArchive::new(file).with_context(|| format!("{} is not a zip archive", args.path.display()))?;
     let mut read = |name: &str| -> Result<Vec<u8>> {
         let mut entry = zip.by_name(name).with_context(|| format!("{}: missing {name}", args.path.display()))?;
         let mut buf = Vec::new();
@@ -65,7 +66,10 @@ pub fn check(args: CheckArgs) -> Result<()> {
     }
     let expected = model_description(&model).map_err(|e| anyhow!(e))?;
     if xml != expected {
-        bail!("{}: modelDescription.xml does not match resources/model.toml (built by another flexfmu version, or edited)", args.path.display());
+        bail!(
+            "{}: modelDescription.xml does not match resources/model.toml (built by another flexfmu version, or edited)",
+            args.path.display()
+        );
     }
     println!("{}: ok ({}, guid {})", args.path.display(), model.name(), guid(&model.source));
     Ok(())

@@ -83,7 +83,14 @@ struct Row {
     order: Option<f64>,
 }
 
-fn simulate(model: &Model, params: &[f64], settings: SolverSettings, start: f64, times: &[f64], columns: &[usize]) -> std::result::Result<Run, String> {
+fn simulate(
+    model: &Model,
+    params: &[f64],
+    settings: SolverSettings,
+    start: f64,
+    times: &[f64],
+    columns: &[usize],
+) -> std::result::Result<Run, String> {
     let mut sim = Simulation::new(model, params, settings, start).map_err(|e| e.to_string())?;
     let clock = Instant::now();
     let mut samples = Vec::with_capacity(times.len() + 1);
@@ -106,7 +113,12 @@ fn errors(run: &Run, reference: &Run, scale: &[f64]) -> (Vec<f64>, f64) {
     let rel = |s: &[f64], r: &[f64], i: usize| (s[i] - r[i]).abs() / scale[i];
     let last = run.samples.len() - 1;
     let end: Vec<f64> = (0..scale.len()).map(|i| rel(&run.samples[last], &reference.samples[last], i)).collect();
-    let max = run.samples.iter().zip(&reference.samples).flat_map(|(s, r)| (0..scale.len()).map(move |i| rel(s, r, i))).fold(0.0f64, f64::max);
+    let max = run
+        .samples
+        .iter()
+        .zip(&reference.samples)
+        .flat_map(|(s, r)| (0..scale.len()).map(move |i| rel(s, r, i)))
+        .fold(0.0f64, f64::max);
     (end, max)
 }
 
@@ -137,7 +149,11 @@ pub fn run(args: CompareArgs) -> Result<()> {
     if stop.is_nan() || stop <= start {
         bail!("--stop-time {stop} must be after the start time {start}");
     }
-    let steps: Vec<f64> = if args.steps.is_empty() { (0..=args.halvings).map(|k| base.step / f64::from(1u32 << k.min(30))).collect() } else { args.steps.clone() };
+    let steps: Vec<f64> = if args.steps.is_empty() {
+        (0..=args.halvings).map(|k| base.step / f64::from(1u32 << k.min(30))).collect()
+    } else {
+        args.steps.clone()
+    };
     if let Some(h) = steps.iter().find(|h| !(**h > 0.0 && h.is_finite())) {
         bail!("--steps: every step must be positive, got {h}");
     }
@@ -148,7 +164,8 @@ pub fn run(args: CompareArgs) -> Result<()> {
     if reference_step.is_nan() || reference_step <= 0.0 {
         bail!("--reference-step must be positive, got {reference_step}");
     }
-    let methods: Vec<Method> = if args.integrators.is_empty() { Method::ALL.to_vec() } else { args.integrators.clone() };
+    let methods: Vec<Method> =
+        if args.integrators.is_empty() { Method::ALL.to_vec() } else { args.integrators.clone() };
     let interval = args.output_interval.or(experiment.output_interval).unwrap_or((stop - start) / 100.0);
     if interval.is_nan() || interval <= 0.0 {
         bail!("--output-interval must be positive");
@@ -164,7 +181,12 @@ pub fn run(args: CompareArgs) -> Result<()> {
     } else {
         args.outputs
             .iter()
-            .map(|o| names.iter().position(|n| n == o.trim()).with_context(|| format!("unknown output '{o}' (the model declares: {})", names.join(", "))))
+            .map(|o| {
+                names
+                    .iter()
+                    .position(|n| n == o.trim())
+                    .with_context(|| format!("unknown output '{o}' (the model declares: {})", names.join(", ")))
+            })
             .collect::<Result<_>>()?
     };
     if columns.is_empty() {
@@ -174,10 +196,14 @@ pub fn run(args: CompareArgs) -> Result<()> {
 
     // The reference, and its own error estimated from a run at twice its step.
     let ref_tolerance = base.tolerance.min(1e-12);
-    let ref_settings = |h| SolverSettings { tolerance: ref_tolerance, ..settings_for(&base, args.reference_integrator, rho_inf, h) };
-    let reference = simulate(&model, &params, ref_settings(reference_step), start, &times, &columns)
-        .map_err(|e| anyhow::anyhow!("reference run ({} at step {reference_step:e}) failed: {e}", args.reference_integrator))?;
-    let scale: Vec<f64> = (0..columns.len()).map(|i| reference.samples.iter().fold(0.0f64, |m, s| m.max(s[i].abs())).max(f64::MIN_POSITIVE)).collect();
+    let ref_settings =
+        |h| SolverSettings { tolerance: ref_tolerance, ..settings_for(&base, args.reference_integrator, rho_inf, h) };
+    let reference = simulate(&model, &params, ref_settings(reference_step), start, &times, &columns).map_err(|e| {
+        anyhow::anyhow!("reference run ({} at step {reference_step:e}) failed: {e}", args.reference_integrator)
+    })?;
+    let scale: Vec<f64> = (0..columns.len())
+        .map(|i| reference.samples.iter().fold(0.0f64, |m, s| m.max(s[i].abs())).max(f64::MIN_POSITIVE))
+        .collect();
     let coarse = simulate(&model, &params, ref_settings(2.0 * reference_step), start, &times, &columns)
         .map_err(|e| anyhow::anyhow!("reference run at twice the step failed: {e}"))?;
     let (_, reference_error) = errors(&coarse, &reference, &scale);
@@ -194,7 +220,8 @@ pub fn run(args: CompareArgs) -> Result<()> {
                 Ok(run) => {
                     let (end, max) = errors(run, &reference, &scale);
                     let e = end.iter().copied().fold(0.0f64, f64::max);
-                    let order = previous.filter(|(_, ep)| *ep > 0.0 && e > 0.0).map(|(hp, ep)| (ep / e).ln() / (hp / h).ln());
+                    let order =
+                        previous.filter(|(_, ep)| *ep > 0.0 && e > 0.0).map(|(hp, ep)| (ep / e).ln() / (hp / h).ln());
                     previous = Some((h, e));
                     (end, e, max, order)
                 }
@@ -216,7 +243,17 @@ pub fn run(args: CompareArgs) -> Result<()> {
     );
     println!(
         "{:<18} {:>7} {:>10} {:>10} {:>10} {:>6} {:>8} {:>9} {:>8} {:>8} {:>9}",
-        "integrator", "rho_inf", "step", "end_error", "max_error", "order", "steps", "newton_it", "jacobian", "factor.", "wall_s"
+        "integrator",
+        "rho_inf",
+        "step",
+        "end_error",
+        "max_error",
+        "order",
+        "steps",
+        "newton_it",
+        "jacobian",
+        "factor.",
+        "wall_s"
     );
     for r in &rows {
         match &r.result {
@@ -239,7 +276,21 @@ pub fn run(args: CompareArgs) -> Result<()> {
     }
 
     if let Some(path) = &args.output {
-        let text = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv")) { csv(&rows) } else { json(&rows, &args, &model, &compared, start, stop, reference_step, &ref_settings(reference_step), reference_error)? };
+        let text = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv")) {
+            csv(&rows)
+        } else {
+            json(
+                &rows,
+                &args,
+                &model,
+                &compared,
+                start,
+                stop,
+                reference_step,
+                &ref_settings(reference_step),
+                reference_error,
+            )?
+        };
         let mut f = std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
         f.write_all(text.as_bytes())?;
     }
@@ -250,7 +301,9 @@ pub fn run(args: CompareArgs) -> Result<()> {
 }
 
 fn csv(rows: &[Row]) -> String {
-    let mut s = String::from("integrator,rho_inf,step,end_error,max_error,order,steps,rejected_steps,newton_iterations,jacobian_evaluations,factorizations,wall_time_s\n");
+    let mut s = String::from(
+        "integrator,rho_inf,step,end_error,max_error,order,steps,rejected_steps,newton_iterations,jacobian_evaluations,factorizations,wall_time_s\n",
+    );
     for r in rows {
         let (st, wall) = r.result.as_ref().map_or((Default::default(), f64::NAN), |run| (run.stats, run.wall));
         let order = r.order.map_or(String::new(), |p| format!("{p:.6}"));
@@ -273,7 +326,17 @@ fn csv(rows: &[Row]) -> String {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn json(rows: &[Row], args: &CompareArgs, model: &Model, compared: &[String], start: f64, stop: f64, reference_step: f64, reference: &SolverSettings, reference_error: f64) -> Result<String> {
+fn json(
+    rows: &[Row],
+    args: &CompareArgs,
+    model: &Model,
+    compared: &[String],
+    start: f64,
+    stop: f64,
+    reference_step: f64,
+    reference: &SolverSettings,
+    reference_error: f64,
+) -> Result<String> {
     // JSON has no NaN: failed runs get null errors and an "error" message.
     let num = |x: f64| if x.is_finite() { serde_json::json!(x) } else { serde_json::Value::Null };
     let runs: Vec<serde_json::Value> = rows

@@ -34,7 +34,10 @@ pub fn run(args: InfoArgs) -> Result<()> {
     let e = &vars.experiment;
     println!("experiment start={} stop={} output_interval={:?}", e.start_time, e.stop_time, e.output_interval);
     println!();
-    println!("{:<24} {:>4}  {:<20} {:<8} {:>14}  {:<8} description", "variable", "vr", "causality", "type", "start", "unit");
+    println!(
+        "{:<24} {:>4}  {:<20} {:<8} {:>14}  {:<8} description",
+        "variable", "vr", "causality", "type", "start", "unit"
+    );
     for v in &vars.list {
         let causality = match v.role {
             Role::Parameter(_) => "parameter (fixed)",
@@ -51,7 +54,10 @@ pub fn run(args: InfoArgs) -> Result<()> {
             VarType::String => v.start_text().unwrap_or_default().to_string(),
             _ => v.start.map(|s| format!("{s}")).unwrap_or_default(),
         };
-        println!("{:<24} {:>4}  {:<20} {:<8} {:>14}  {:<8} {}", v.name, v.vr, causality, ty, start, v.unit, v.description);
+        println!(
+            "{:<24} {:>4}  {:<20} {:<8} {:>14}  {:<8} {}",
+            v.name, v.vr, causality, ty, start, v.unit, v.description
+        );
     }
     Ok(())
 }

@@ -1,5 +1,5 @@
 pub mod build;
-pub mod simulate;
-pub mod modes;
-pub mod info;
 pub mod compare;
+pub mod info;
+pub mod modes;
+pub mod simulate;

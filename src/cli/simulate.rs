@@ -78,7 +78,8 @@ pub fn parameter_values(model: &Model, sets: &[String]) -> Result<Vec<f64>> {
         };
         let p = &model.parameters[i];
         params[i] = if p.kind == ParameterKind::String {
-            p.choice_index(value.trim()).with_context(|| format!("--set {name}: '{}' is not one of {}", value.trim(), p.choices.join(", ")))?
+            p.choice_index(value.trim())
+                .with_context(|| format!("--set {name}: '{}' is not one of {}", value.trim(), p.choices.join(", ")))?
         } else {
             value.trim().parse().with_context(|| format!("--set {name}: '{value}' is not a number"))?
         };
@@ -115,7 +116,8 @@ impl InputSignal {
         if let Ok(v) = text.parse::<f64>() {
             return Ok(InputSignal::Constant(v));
         }
-        let csv = std::fs::read_to_string(text).with_context(|| format!("input '{text}' is neither a number nor a readable CSV file"))?;
+        let csv = std::fs::read_to_string(text)
+            .with_context(|| format!("input '{text}' is neither a number nor a readable CSV file"))?;
         let mut rows = Vec::new();
         for (i, line) in csv.lines().enumerate() {
             let cells: Vec<_> = line.split(',').map(str::trim).collect();
@@ -172,7 +174,9 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     if let Some(x) = args.atol {
         settings.error_control.atol = x;
     }
-    if (args.baumgarte_alpha.is_some() || args.baumgarte_beta.is_some()) && settings.constraints != ConstraintTreatment::Baumgarte {
+    if (args.baumgarte_alpha.is_some() || args.baumgarte_beta.is_some())
+        && settings.constraints != ConstraintTreatment::Baumgarte
+    {
         bail!("--baumgarte-alpha/--baumgarte-beta apply only with --constraints baumgarte");
     }
     if let Err(e) = settings.validate() {
@@ -188,14 +192,16 @@ pub fn run(args: SimulateArgs) -> Result<()> {
 
     let mut signals = Vec::new();
     for spec in &args.inputs {
-        let (name, value) = spec.split_once('=').with_context(|| format!("--input expects NAME=VALUE or NAME=FILE, got '{spec}'"))?;
+        let (name, value) =
+            spec.split_once('=').with_context(|| format!("--input expects NAME=VALUE or NAME=FILE, got '{spec}'"))?;
         let Some(i) = sim.input_names().iter().position(|n| n == name.trim()) else {
             bail!("unknown input '{}' (the model declares: {})", name.trim(), sim.input_names().join(", "));
         };
         signals.push((i, InputSignal::parse(value.trim())?));
     }
 
-    let file = std::fs::File::create(&args.output).with_context(|| format!("cannot write {}", args.output.display()))?;
+    let file =
+        std::fs::File::create(&args.output).with_context(|| format!("cannot write {}", args.output.display()))?;
     let mut csv = std::io::BufWriter::new(file);
     let names: Vec<&str> = sim.outputs().iter().map(|o| o.name.as_str()).collect();
     writeln!(csv, "time,{}", names.join(","))?;
@@ -204,7 +210,10 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let count = ((stop - start) / interval * (1.0 - 1e-12)).ceil().max(0.0) as u64;
     let progress = (std::io::stderr().is_terminal() && count > 0).then(|| {
         let bar = indicatif::ProgressBar::new(count);
-        bar.set_style(indicatif::ProgressStyle::with_template("{bar:40} {percent}% t = {msg} s, eta {eta}").expect("static template"));
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {percent}% t = {msg} s, eta {eta}")
+                .expect("static template"),
+        );
         bar
     });
     let clock = Instant::now();
@@ -261,7 +270,8 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             "step": sim.settings().step,
             "constraints": sim.settings().constraints.name(),
         });
-        std::fs::write(path, serde_json::to_string_pretty(&json)? + "\n").with_context(|| format!("cannot write {}", path.display()))?;
+        std::fs::write(path, serde_json::to_string_pretty(&json)? + "\n")
+            .with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(())
 }

@@ -102,10 +102,16 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
             attrs.push(("description", v.description.as_str()));
         }
         match v.role {
-            Role::Parameter(_) => attrs.extend([("causality", "parameter"), ("variability", "fixed"), ("initial", "exact")]),
-            Role::Solver(_) => attrs.extend([("causality", "parameter"), ("variability", "tunable"), ("initial", "exact")]),
+            Role::Parameter(_) => {
+                attrs.extend([("causality", "parameter"), ("variability", "fixed"), ("initial", "exact")])
+            }
+            Role::Solver(_) => {
+                attrs.extend([("causality", "parameter"), ("variability", "tunable"), ("initial", "exact")])
+            }
             Role::Input(_) => attrs.extend([("causality", "input"), ("variability", "continuous")]),
-            Role::Output(_) => attrs.extend([("causality", "output"), ("variability", "continuous"), ("initial", "calculated")]),
+            Role::Output(_) => {
+                attrs.extend([("causality", "output"), ("variability", "continuous"), ("initial", "calculated")])
+            }
         }
         w.write_event(Event::Start(elem("ScalarVariable", &attrs)))?;
         if v.ty == VarType::String {
@@ -173,7 +179,8 @@ mod tests {
             // The GUID hashes the file text; read it as it is packaged.
             let model = Model::load(&path).unwrap();
             let xml = model_description(&model).unwrap();
-            let snap = root.join("modelDescription").join(format!("{}.xml", path.file_stem().unwrap().to_str().unwrap()));
+            let snap =
+                root.join("modelDescription").join(format!("{}.xml", path.file_stem().unwrap().to_str().unwrap()));
             if std::env::var_os("FLEXFMU_BLESS").is_some() {
                 std::fs::create_dir_all(snap.parent().unwrap()).unwrap();
                 std::fs::write(&snap, &xml).unwrap();

@@ -43,7 +43,10 @@ pub fn find_binary() -> Result<PathBuf, String> {
     }
     candidates.iter().find(|p| p.is_file()).cloned().ok_or_else(|| {
         let list: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
-        format!("the FMU binary {name} was not found (looked at {}); build it with `cargo build` or set FLEXFMU_BINARY", list.join(", "))
+        format!(
+            "the FMU binary {name} was not found (looked at {}); build it with `cargo build` or set FLEXFMU_BINARY",
+            list.join(", ")
+        )
     })
 }
 
@@ -62,7 +65,10 @@ pub fn documentation(model: &Model, vars: &Variables) -> String {
             Role::Output(_) => "output",
         };
         let ty = if v.ty == VarType::Integer { "Integer" } else { "Real" };
-        let start = v.start.map(|s| if v.ty == VarType::Integer { format!("{}", s as i64) } else { real(s) }).unwrap_or_default();
+        let start = v
+            .start
+            .map(|s| if v.ty == VarType::Integer { format!("{}", s as i64) } else { real(s) })
+            .unwrap_or_default();
         rows.push_str(&format!(
             "<tr><td>{}</td><td>{}</td><td>{causality}</td><td>{ty}</td><td>{start}</td><td>{}</td><td>{}</td></tr>\n",
             escape(&v.name),

@@ -111,9 +111,27 @@ impl Variables {
         let experiment = Experiment::from_model(model, &params).map_err(|e| e.to_string())?;
         let sim = Simulation::new(model, &params, settings, experiment.start_time).map_err(|e| e.to_string())?;
         let mut list = Vec::new();
-        let mut push = |name: String, ty: VarType, role: Role, unit: &str, description: &str, start: Option<f64>, min: Option<f64>, max: Option<f64>| {
+        let mut push = |name: String,
+                        ty: VarType,
+                        role: Role,
+                        unit: &str,
+                        description: &str,
+                        start: Option<f64>,
+                        min: Option<f64>,
+                        max: Option<f64>| {
             let vr = list.len() as u32;
-            list.push(Variable { name, vr, ty, role, unit: unit.to_string(), description: description.to_string(), start, min, max, choices: Vec::new() });
+            list.push(Variable {
+                name,
+                vr,
+                ty,
+                role,
+                unit: unit.to_string(),
+                description: description.to_string(),
+                start,
+                min,
+                max,
+                choices: Vec::new(),
+            });
         };
         for (i, p) in model.parameters.iter().enumerate() {
             let ty = match p.kind {
@@ -130,21 +148,120 @@ impl Variables {
             push(p.name.clone(), ty, Role::Parameter(i), &p.unit, &description, Some(p.default), p.min, p.max);
         }
         let desc = integrator_description();
-        push("solver_integrator".into(), VarType::Integer, Role::Solver(SolverField::Integrator), "", &desc, Some(method_code(settings.method) as f64), Some(0.0), Some((Method::ALL.len() - 1) as f64));
-        push("solver_rho_inf".into(), VarType::Real, Role::Solver(SolverField::RhoInf), "", "spectral radius at infinity of the integrator", Some(settings.rho_inf), Some(0.0), Some(1.0));
-        push("solver_step".into(), VarType::Real, Role::Solver(SolverField::Step), "s", "internal (nominal) integration step", Some(settings.step), None, None);
-        push("solver_tolerance".into(), VarType::Real, Role::Solver(SolverField::Tolerance), "", "relative Newton tolerance", Some(settings.tolerance), None, None);
+        push(
+            "solver_integrator".into(),
+            VarType::Integer,
+            Role::Solver(SolverField::Integrator),
+            "",
+            &desc,
+            Some(method_code(settings.method) as f64),
+            Some(0.0),
+            Some((Method::ALL.len() - 1) as f64),
+        );
+        push(
+            "solver_rho_inf".into(),
+            VarType::Real,
+            Role::Solver(SolverField::RhoInf),
+            "",
+            "spectral radius at infinity of the integrator",
+            Some(settings.rho_inf),
+            Some(0.0),
+            Some(1.0),
+        );
+        push(
+            "solver_step".into(),
+            VarType::Real,
+            Role::Solver(SolverField::Step),
+            "s",
+            "internal (nominal) integration step",
+            Some(settings.step),
+            None,
+            None,
+        );
+        push(
+            "solver_tolerance".into(),
+            VarType::Real,
+            Role::Solver(SolverField::Tolerance),
+            "",
+            "relative Newton tolerance",
+            Some(settings.tolerance),
+            None,
+            None,
+        );
         let desc = constraints_description();
         let last = (ConstraintTreatment::ALL.len() - 1) as f64;
-        push("solver_constraints".into(), VarType::Integer, Role::Solver(SolverField::Constraints), "", &desc, Some(settings.constraints.code() as f64), Some(0.0), Some(last));
-        push("solver_baumgarte_alpha".into(), VarType::Real, Role::Solver(SolverField::BaumgarteAlpha), "1/s", "Baumgarte velocity feedback alpha (2 alpha dPhi/dt)", Some(settings.baumgarte.alpha), Some(0.0), None);
-        push("solver_baumgarte_beta".into(), VarType::Real, Role::Solver(SolverField::BaumgarteBeta), "1/s", "Baumgarte position feedback beta (beta^2 Phi)", Some(settings.baumgarte.beta), Some(0.0), None);
+        push(
+            "solver_constraints".into(),
+            VarType::Integer,
+            Role::Solver(SolverField::Constraints),
+            "",
+            &desc,
+            Some(settings.constraints.code() as f64),
+            Some(0.0),
+            Some(last),
+        );
+        push(
+            "solver_baumgarte_alpha".into(),
+            VarType::Real,
+            Role::Solver(SolverField::BaumgarteAlpha),
+            "1/s",
+            "Baumgarte velocity feedback alpha (2 alpha dPhi/dt)",
+            Some(settings.baumgarte.alpha),
+            Some(0.0),
+            None,
+        );
+        push(
+            "solver_baumgarte_beta".into(),
+            VarType::Real,
+            Role::Solver(SolverField::BaumgarteBeta),
+            "1/s",
+            "Baumgarte position feedback beta (beta^2 Phi)",
+            Some(settings.baumgarte.beta),
+            Some(0.0),
+            None,
+        );
         let ec = &settings.error_control;
-        push("solver_error_control".into(), VarType::Integer, Role::Solver(SolverField::ErrorControl), "", "1 = error-controlled internal steps (solver_step is the first step), 0 = fixed steps", Some(f64::from(u8::from(ec.enabled))), Some(0.0), Some(1.0));
-        push("solver_rtol".into(), VarType::Real, Role::Solver(SolverField::Rtol), "", "relative tolerance of the error-controlled step (also set by fmi2SetupExperiment's tolerance)", Some(ec.rtol), Some(0.0), Some(1.0));
-        push("solver_atol".into(), VarType::Real, Role::Solver(SolverField::Atol), "", "absolute tolerance of the error-controlled step", Some(ec.atol), Some(0.0), Some(1.0));
+        push(
+            "solver_error_control".into(),
+            VarType::Integer,
+            Role::Solver(SolverField::ErrorControl),
+            "",
+            "1 = error-controlled internal steps (solver_step is the first step), 0 = fixed steps",
+            Some(f64::from(u8::from(ec.enabled))),
+            Some(0.0),
+            Some(1.0),
+        );
+        push(
+            "solver_rtol".into(),
+            VarType::Real,
+            Role::Solver(SolverField::Rtol),
+            "",
+            "relative tolerance of the error-controlled step (also set by fmi2SetupExperiment's tolerance)",
+            Some(ec.rtol),
+            Some(0.0),
+            Some(1.0),
+        );
+        push(
+            "solver_atol".into(),
+            VarType::Real,
+            Role::Solver(SolverField::Atol),
+            "",
+            "absolute tolerance of the error-controlled step",
+            Some(ec.atol),
+            Some(0.0),
+            Some(1.0),
+        );
         for (i, input) in model.definition.inputs.iter().enumerate() {
-            push(input.name.get_ref().clone(), VarType::Real, Role::Input(i), &input.unit, &input.description, Some(input.start), None, None);
+            push(
+                input.name.get_ref().clone(),
+                VarType::Real,
+                Role::Input(i),
+                &input.unit,
+                &input.description,
+                Some(input.start),
+                None,
+                None,
+            );
         }
         for (i, o) in sim.outputs().iter().enumerate() {
             push(o.name.clone(), VarType::Real, Role::Output(i), &o.unit, &o.description, None, None, None);
@@ -161,13 +278,17 @@ impl Variables {
                 }
                 let mut other = params.clone();
                 other[i] = k as f64;
-                Simulation::new(model, &other, settings, experiment.start_time).map_err(|e| format!("with {} = \"{}\": {e}", p.name, p.choices[k]))?;
+                Simulation::new(model, &other, settings, experiment.start_time)
+                    .map_err(|e| format!("with {} = \"{}\": {e}", p.name, p.choices[k]))?;
             }
         }
         let mut seen = std::collections::HashSet::new();
         for v in &list {
             if !seen.insert(v.name.as_str()) {
-                return Err(format!("variable name '{}' is used twice (parameters, solver_*, inputs and outputs share one namespace)", v.name));
+                return Err(format!(
+                    "variable name '{}' is used twice (parameters, solver_*, inputs and outputs share one namespace)",
+                    v.name
+                ));
             }
         }
         Ok(Variables { list, settings, experiment })

@@ -57,8 +57,16 @@ unsafe fn guarded(c: Fmi2Component, call: Call, function: &str, f: impl FnOnce(&
         Err(panic) => {
             let inst = unsafe { &mut *p };
             inst.state = State::Fatal;
-            let what = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
-            inst.log(Status::Fatal, LOG_STATUS_FATAL, &format!("{function}: internal error (panic: {what}); the instance is unusable"));
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            inst.log(
+                Status::Fatal,
+                LOG_STATUS_FATAL,
+                &format!("{function}: internal error (panic: {what}); the instance is unusable"),
+            );
             FATAL
         }
     }
@@ -81,7 +89,12 @@ pub unsafe extern "C" fn fmi2GetVersion() -> Fmi2String {
 }
 
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2SetDebugLogging(c: Fmi2Component, loggingOn: Fmi2Boolean, nCategories: usize, categories: *const Fmi2String) -> c_int {
+pub unsafe extern "C" fn fmi2SetDebugLogging(
+    c: Fmi2Component,
+    loggingOn: Fmi2Boolean,
+    nCategories: usize,
+    categories: *const Fmi2String,
+) -> c_int {
     unsafe {
         guarded(c, Call::SetDebugLogging, "fmi2SetDebugLogging", |inst| {
             let Some(cats) = slice(categories, nCategories) else { return null_argument(inst, "fmi2SetDebugLogging") };
@@ -142,22 +155,39 @@ pub unsafe extern "C" fn fmi2FreeInstance(c: Fmi2Component) {
 }
 
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2SetupExperiment(c: Fmi2Component, toleranceDefined: Fmi2Boolean, tolerance: Fmi2Real, startTime: Fmi2Real, stopTimeDefined: Fmi2Boolean, stopTime: Fmi2Real) -> c_int {
+pub unsafe extern "C" fn fmi2SetupExperiment(
+    c: Fmi2Component,
+    toleranceDefined: Fmi2Boolean,
+    tolerance: Fmi2Real,
+    startTime: Fmi2Real,
+    stopTimeDefined: Fmi2Boolean,
+    stopTime: Fmi2Real,
+) -> c_int {
     unsafe {
         guarded(c, Call::SetupExperiment, "fmi2SetupExperiment", |inst| {
-            inst.setup_experiment((toleranceDefined != FMI2_FALSE).then_some(tolerance), startTime, (stopTimeDefined != FMI2_FALSE).then_some(stopTime))
+            inst.setup_experiment(
+                (toleranceDefined != FMI2_FALSE).then_some(tolerance),
+                startTime,
+                (stopTimeDefined != FMI2_FALSE).then_some(stopTime),
+            )
         })
     }
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2EnterInitializationMode(c: Fmi2Component) -> c_int {
-    unsafe { guarded(c, Call::EnterInitializationMode, "fmi2EnterInitializationMode", |inst| inst.enter_initialization_mode()) }
+    unsafe {
+        guarded(c, Call::EnterInitializationMode, "fmi2EnterInitializationMode", |inst| {
+            inst.enter_initialization_mode()
+        })
+    }
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2ExitInitializationMode(c: Fmi2Component) -> c_int {
-    unsafe { guarded(c, Call::ExitInitializationMode, "fmi2ExitInitializationMode", |inst| inst.exit_initialization_mode()) }
+    unsafe {
+        guarded(c, Call::ExitInitializationMode, "fmi2ExitInitializationMode", |inst| inst.exit_initialization_mode())
+    }
 }
 
 #[unsafe(no_mangle)]
@@ -172,19 +202,39 @@ pub unsafe extern "C" fn fmi2Reset(c: Fmi2Component) -> c_int {
 
 // ---------------------------------------------------------------- get / set
 
-unsafe fn get_values<T: Copy>(c: Fmi2Component, function: &str, ty: VarType, vr: *const u32, nvr: usize, value: *mut T, conv: fn(f64) -> T) -> c_int {
+unsafe fn get_values<T: Copy>(
+    c: Fmi2Component,
+    function: &str,
+    ty: VarType,
+    vr: *const u32,
+    nvr: usize,
+    value: *mut T,
+    conv: fn(f64) -> T,
+) -> c_int {
     unsafe {
         guarded(c, Call::Get, function, |inst| {
-            let (Some(vrs), Some(out)) = (slice(vr, nvr), slice_mut(value, nvr)) else { return null_argument(inst, function) };
+            let (Some(vrs), Some(out)) = (slice(vr, nvr), slice_mut(value, nvr)) else {
+                return null_argument(inst, function);
+            };
             inst.get(function, ty, vrs, &mut |k, x| out[k] = conv(x))
         })
     }
 }
 
-unsafe fn set_values<T: Copy>(c: Fmi2Component, function: &str, ty: VarType, vr: *const u32, nvr: usize, value: *const T, conv: fn(T) -> f64) -> c_int {
+unsafe fn set_values<T: Copy>(
+    c: Fmi2Component,
+    function: &str,
+    ty: VarType,
+    vr: *const u32,
+    nvr: usize,
+    value: *const T,
+    conv: fn(T) -> f64,
+) -> c_int {
     unsafe {
         guarded(c, Call::Set, function, |inst| {
-            let (Some(vrs), Some(vals)) = (slice(vr, nvr), slice(value, nvr)) else { return null_argument(inst, function) };
+            let (Some(vrs), Some(vals)) = (slice(vr, nvr), slice(value, nvr)) else {
+                return null_argument(inst, function);
+            };
             let vals: Vec<f64> = vals.iter().map(|v| conv(*v)).collect();
             inst.set(function, ty, vrs, &vals)
         })
@@ -192,67 +242,120 @@ unsafe fn set_values<T: Copy>(c: Fmi2Component, function: &str, ty: VarType, vr:
 }
 
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2GetReal(c: Fmi2Component, vr: *const Fmi2ValueReference, nvr: usize, value: *mut Fmi2Real) -> c_int {
+pub unsafe extern "C" fn fmi2GetReal(
+    c: Fmi2Component,
+    vr: *const Fmi2ValueReference,
+    nvr: usize,
+    value: *mut Fmi2Real,
+) -> c_int {
     unsafe { get_values(c, "fmi2GetReal", VarType::Real, vr, nvr, value, |x| x) }
 }
 
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2GetInteger(c: Fmi2Component, vr: *const Fmi2ValueReference, nvr: usize, value: *mut Fmi2Integer) -> c_int {
+pub unsafe extern "C" fn fmi2GetInteger(
+    c: Fmi2Component,
+    vr: *const Fmi2ValueReference,
+    nvr: usize,
+    value: *mut Fmi2Integer,
+) -> c_int {
     unsafe { get_values(c, "fmi2GetInteger", VarType::Integer, vr, nvr, value, |x| x as Fmi2Integer) }
 }
 
 /// There are no Boolean variables: any value reference is unknown.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2GetBoolean(c: Fmi2Component, vr: *const Fmi2ValueReference, nvr: usize, value: *mut Fmi2Boolean) -> c_int {
+pub unsafe extern "C" fn fmi2GetBoolean(
+    c: Fmi2Component,
+    vr: *const Fmi2ValueReference,
+    nvr: usize,
+    value: *mut Fmi2Boolean,
+) -> c_int {
     unsafe { no_variables(c, Call::Get, "fmi2GetBoolean", vr, nvr, !value.is_null()) }
 }
 
 /// String parameters: the returned pointers stay valid as long as the instance.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2GetString(c: Fmi2Component, vr: *const Fmi2ValueReference, nvr: usize, value: *mut Fmi2String) -> c_int {
+pub unsafe extern "C" fn fmi2GetString(
+    c: Fmi2Component,
+    vr: *const Fmi2ValueReference,
+    nvr: usize,
+    value: *mut Fmi2String,
+) -> c_int {
     unsafe {
         guarded(c, Call::Get, "fmi2GetString", |inst| {
-            let (Some(vrs), Some(out)) = (slice(vr, nvr), slice_mut(value, nvr)) else { return null_argument(inst, "fmi2GetString") };
+            let (Some(vrs), Some(out)) = (slice(vr, nvr), slice_mut(value, nvr)) else {
+                return null_argument(inst, "fmi2GetString");
+            };
             inst.get_strings("fmi2GetString", vrs, out)
         })
     }
 }
 
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2SetReal(c: Fmi2Component, vr: *const Fmi2ValueReference, nvr: usize, value: *const Fmi2Real) -> c_int {
+pub unsafe extern "C" fn fmi2SetReal(
+    c: Fmi2Component,
+    vr: *const Fmi2ValueReference,
+    nvr: usize,
+    value: *const Fmi2Real,
+) -> c_int {
     unsafe { set_values(c, "fmi2SetReal", VarType::Real, vr, nvr, value, |x| x) }
 }
 
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2SetInteger(c: Fmi2Component, vr: *const Fmi2ValueReference, nvr: usize, value: *const Fmi2Integer) -> c_int {
+pub unsafe extern "C" fn fmi2SetInteger(
+    c: Fmi2Component,
+    vr: *const Fmi2ValueReference,
+    nvr: usize,
+    value: *const Fmi2Integer,
+) -> c_int {
     unsafe { set_values(c, "fmi2SetInteger", VarType::Integer, vr, nvr, value, |x| x as f64) }
 }
 
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2SetBoolean(c: Fmi2Component, vr: *const Fmi2ValueReference, nvr: usize, value: *const Fmi2Boolean) -> c_int {
+pub unsafe extern "C" fn fmi2SetBoolean(
+    c: Fmi2Component,
+    vr: *const Fmi2ValueReference,
+    nvr: usize,
+    value: *const Fmi2Boolean,
+) -> c_int {
     unsafe { no_variables(c, Call::Set, "fmi2SetBoolean", vr, nvr, !value.is_null()) }
 }
 
 /// String parameters: the texts are copied during the call.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2SetString(c: Fmi2Component, vr: *const Fmi2ValueReference, nvr: usize, value: *const Fmi2String) -> c_int {
+pub unsafe extern "C" fn fmi2SetString(
+    c: Fmi2Component,
+    vr: *const Fmi2ValueReference,
+    nvr: usize,
+    value: *const Fmi2String,
+) -> c_int {
     unsafe {
         guarded(c, Call::Set, "fmi2SetString", |inst| {
-            let (Some(vrs), Some(vals)) = (slice(vr, nvr), slice(value, nvr)) else { return null_argument(inst, "fmi2SetString") };
+            let (Some(vrs), Some(vals)) = (slice(vr, nvr), slice(value, nvr)) else {
+                return null_argument(inst, "fmi2SetString");
+            };
             let texts: Vec<Option<String>> = vals.iter().map(|p| text(*p)).collect();
             inst.set_strings("fmi2SetString", vrs, &texts)
         })
     }
 }
 
-unsafe fn no_variables(c: Fmi2Component, call: Call, function: &str, vr: *const u32, nvr: usize, value_ok: bool) -> c_int {
+unsafe fn no_variables(
+    c: Fmi2Component,
+    call: Call,
+    function: &str,
+    vr: *const u32,
+    nvr: usize,
+    value_ok: bool,
+) -> c_int {
     unsafe {
         guarded(c, call, function, |inst| {
             let Some(vrs) = slice(vr, nvr) else { return null_argument(inst, function) };
             match vrs.first() {
                 None => Status::Ok,
                 Some(_) if !value_ok => null_argument(inst, function),
-                Some(v) => inst.error(&format!("{function}: unknown value reference {v} (this FMU has no variables of this type)")),
+                Some(v) => inst.error(&format!(
+                    "{function}: unknown value reference {v} (this FMU has no variables of this type)"
+                )),
             }
         })
     }
@@ -308,7 +411,11 @@ pub unsafe extern "C" fn fmi2FreeFMUstate(c: Fmi2Component, FMUstate: *mut Fmi2F
 }
 
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2SerializedFMUstateSize(c: Fmi2Component, FMUstate: Fmi2FmuState, size: *mut usize) -> c_int {
+pub unsafe extern "C" fn fmi2SerializedFMUstateSize(
+    c: Fmi2Component,
+    FMUstate: Fmi2FmuState,
+    size: *mut usize,
+) -> c_int {
     unsafe {
         guarded(c, Call::SerializedFmuStateSize, "fmi2SerializedFMUstateSize", |inst| {
             if FMUstate.is_null() || size.is_null() {
@@ -321,7 +428,12 @@ pub unsafe extern "C" fn fmi2SerializedFMUstateSize(c: Fmi2Component, FMUstate: 
 }
 
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2SerializeFMUstate(c: Fmi2Component, FMUstate: Fmi2FmuState, serializedState: *mut Fmi2Byte, size: usize) -> c_int {
+pub unsafe extern "C" fn fmi2SerializeFMUstate(
+    c: Fmi2Component,
+    FMUstate: Fmi2FmuState,
+    serializedState: *mut Fmi2Byte,
+    size: usize,
+) -> c_int {
     unsafe {
         guarded(c, Call::SerializeFmuState, "fmi2SerializeFMUstate", |inst| {
             if FMUstate.is_null() || serializedState.is_null() {
@@ -329,7 +441,10 @@ pub unsafe extern "C" fn fmi2SerializeFMUstate(c: Fmi2Component, FMUstate: Fmi2F
             }
             let bytes = &*(FMUstate as *const StateBytes);
             if size < bytes.len() {
-                return inst.error(&format!("fmi2SerializeFMUstate: buffer of {size} bytes is too small, need {}", bytes.len()));
+                return inst.error(&format!(
+                    "fmi2SerializeFMUstate: buffer of {size} bytes is too small, need {}",
+                    bytes.len()
+                ));
             }
             std::ptr::copy_nonoverlapping(bytes.as_ptr(), serializedState as *mut u8, bytes.len());
             Status::Ok
@@ -338,7 +453,12 @@ pub unsafe extern "C" fn fmi2SerializeFMUstate(c: Fmi2Component, FMUstate: Fmi2F
 }
 
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2DeSerializeFMUstate(c: Fmi2Component, serializedState: *const Fmi2Byte, size: usize, FMUstate: *mut Fmi2FmuState) -> c_int {
+pub unsafe extern "C" fn fmi2DeSerializeFMUstate(
+    c: Fmi2Component,
+    serializedState: *const Fmi2Byte,
+    size: usize,
+    FMUstate: *mut Fmi2FmuState,
+) -> c_int {
     unsafe {
         guarded(c, Call::DeSerializeFmuState, "fmi2DeSerializeFMUstate", |inst| {
             let (Some(bytes), false) = (slice(serializedState as *const u8, size), FMUstate.is_null()) else {
@@ -377,7 +497,13 @@ pub unsafe extern "C" fn fmi2GetDirectionalDerivative(
 }
 
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2SetRealInputDerivatives(c: Fmi2Component, _vr: *const Fmi2ValueReference, _nvr: usize, _order: *const Fmi2Integer, _value: *const Fmi2Real) -> c_int {
+pub unsafe extern "C" fn fmi2SetRealInputDerivatives(
+    c: Fmi2Component,
+    _vr: *const Fmi2ValueReference,
+    _nvr: usize,
+    _order: *const Fmi2Integer,
+    _value: *const Fmi2Real,
+) -> c_int {
     unsafe {
         guarded(c, Call::SetRealInputDerivatives, "fmi2SetRealInputDerivatives", |inst| {
             inst.error("fmi2SetRealInputDerivatives: not supported (canInterpolateInputs=false)")
@@ -386,7 +512,13 @@ pub unsafe extern "C" fn fmi2SetRealInputDerivatives(c: Fmi2Component, _vr: *con
 }
 
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2GetRealOutputDerivatives(c: Fmi2Component, _vr: *const Fmi2ValueReference, _nvr: usize, _order: *const Fmi2Integer, _value: *mut Fmi2Real) -> c_int {
+pub unsafe extern "C" fn fmi2GetRealOutputDerivatives(
+    c: Fmi2Component,
+    _vr: *const Fmi2ValueReference,
+    _nvr: usize,
+    _order: *const Fmi2Integer,
+    _value: *mut Fmi2Real,
+) -> c_int {
     unsafe {
         guarded(c, Call::GetRealOutputDerivatives, "fmi2GetRealOutputDerivatives", |inst| {
             inst.error("fmi2GetRealOutputDerivatives: not supported (maxOutputDerivativeOrder=0)")
@@ -403,8 +535,15 @@ pub unsafe extern "C" fn fmi2CancelStep(c: Fmi2Component) -> c_int {
 // ---------------------------------------------------------------- stepping and status
 
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2DoStep(c: Fmi2Component, currentCommunicationPoint: Fmi2Real, communicationStepSize: Fmi2Real, _noSetFMUStatePriorToCurrentPoint: Fmi2Boolean) -> c_int {
-    unsafe { guarded(c, Call::DoStep, "fmi2DoStep", |inst| inst.do_step(currentCommunicationPoint, communicationStepSize)) }
+pub unsafe extern "C" fn fmi2DoStep(
+    c: Fmi2Component,
+    currentCommunicationPoint: Fmi2Real,
+    communicationStepSize: Fmi2Real,
+    _noSetFMUStatePriorToCurrentPoint: Fmi2Boolean,
+) -> c_int {
+    unsafe {
+        guarded(c, Call::DoStep, "fmi2DoStep", |inst| inst.do_step(currentCommunicationPoint, communicationStepSize))
+    }
 }
 
 fn status_kind(inst: &Instance, function: &str, kind: c_int) -> Result<c_int, Status> {
@@ -414,7 +553,13 @@ fn status_kind(inst: &Instance, function: &str, kind: c_int) -> Result<c_int, St
     }
 }
 
-unsafe fn status_query<T>(c: Fmi2Component, function: &str, kind: c_int, value: *mut T, answer: impl FnOnce(&Instance, c_int) -> Option<T>) -> c_int {
+unsafe fn status_query<T>(
+    c: Fmi2Component,
+    function: &str,
+    kind: c_int,
+    value: *mut T,
+    answer: impl FnOnce(&Instance, c_int) -> Option<T>,
+) -> c_int {
     unsafe {
         let r = guarded(c, Call::GetStatus, function, |inst| {
             if value.is_null() {
@@ -445,7 +590,11 @@ pub unsafe extern "C" fn fmi2GetStatus(c: Fmi2Component, s: c_int, value: *mut c
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2GetRealStatus(c: Fmi2Component, s: c_int, value: *mut Fmi2Real) -> c_int {
-    unsafe { status_query(c, "fmi2GetRealStatus", s, value, |inst, k| (k == FMI2_LAST_SUCCESSFUL_TIME).then(|| inst.last_successful_time())) }
+    unsafe {
+        status_query(c, "fmi2GetRealStatus", s, value, |inst, k| {
+            (k == FMI2_LAST_SUCCESSFUL_TIME).then(|| inst.last_successful_time())
+        })
+    }
 }
 
 #[unsafe(no_mangle)]
@@ -455,7 +604,11 @@ pub unsafe extern "C" fn fmi2GetIntegerStatus(c: Fmi2Component, s: c_int, value:
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2GetBooleanStatus(c: Fmi2Component, s: c_int, value: *mut Fmi2Boolean) -> c_int {
-    unsafe { status_query(c, "fmi2GetBooleanStatus", s, value, |inst, k| (k == FMI2_TERMINATED).then_some(if inst.state == State::Terminated { FMI2_TRUE } else { FMI2_FALSE })) }
+    unsafe {
+        status_query(c, "fmi2GetBooleanStatus", s, value, |inst, k| {
+            (k == FMI2_TERMINATED).then_some(if inst.state == State::Terminated { FMI2_TRUE } else { FMI2_FALSE })
+        })
+    }
 }
 
 #[unsafe(no_mangle)]

@@ -10,7 +10,7 @@ use crate::export::model_description::LOG_CATEGORIES;
 use crate::export::variables::{Role, SolverField, VarType, Variables, guid, method_from_code};
 use crate::integrators::Method;
 use crate::model::Model;
-use crate::simulation::{Simulation, SolverSettings, Snapshot};
+use crate::simulation::{Simulation, Snapshot, SolverSettings};
 
 pub const LOG_EVENTS: usize = 0;
 pub const LOG_STATUS_WARNING: usize = 1;
@@ -121,7 +121,16 @@ fn decode_state(guid: &str, bytes: &[u8], n_params: usize, n_inputs: usize) -> R
     let params = (0..n_params).map(|_| f()).collect::<Result<Vec<_>, _>>()?;
     let inputs = (0..n_inputs).map(|_| f()).collect::<Result<Vec<_>, _>>()?;
     let snapshot = if tail.is_empty() { None } else { Some(Snapshot::from_bytes(tail)?) };
-    Ok(Decoded { state, start_time, stop_time: stop_defined.then_some(stop), last_successful_time, settings, params, inputs, snapshot })
+    Ok(Decoded {
+        state,
+        start_time,
+        stop_time: stop_defined.then_some(stop),
+        last_successful_time,
+        settings,
+        params,
+        inputs,
+        snapshot,
+    })
 }
 
 pub struct Instance {
@@ -163,7 +172,14 @@ impl Instance {
     }
 
     /// fmi2Instantiate after the NULL checks. Errors are already logged.
-    pub fn new(name: &str, fmu_type: c_int, fmu_guid: &str, resources: Option<&str>, callbacks: CallbackFunctions, logging_on: bool) -> Option<Instance> {
+    pub fn new(
+        name: &str,
+        fmu_type: c_int,
+        fmu_guid: &str,
+        resources: Option<&str>,
+        callbacks: CallbackFunctions,
+        logging_on: bool,
+    ) -> Option<Instance> {
         let cname = c_text(name);
         let fail = |msg: String| {
             log_with(&callbacks, &cname, Status::Error, LOG_STATUS_ERROR, &format!("fmi2Instantiate: {msg}"));
@@ -174,7 +190,9 @@ impl Instance {
         }
         match fmu_type {
             super::types::FMI2_CO_SIMULATION => {}
-            super::types::FMI2_MODEL_EXCHANGE => return fail("this FMU supports Co-Simulation only, not Model Exchange".into()),
+            super::types::FMI2_MODEL_EXCHANGE => {
+                return fail("this FMU supports Co-Simulation only, not Model Exchange".into());
+            }
             other => return fail(format!("unknown fmuType {other}")),
         }
         let Some(uri) = resources.filter(|s| !s.is_empty()) else {
@@ -191,7 +209,10 @@ impl Instance {
         };
         let guid = guid(&model.source);
         if guid != fmu_guid {
-            return fail(format!("GUID mismatch: the importer expects {fmu_guid} but {} has {guid} (resources do not match modelDescription.xml)", file.display()));
+            return fail(format!(
+                "GUID mismatch: the importer expects {fmu_guid} but {} has {guid} (resources do not match modelDescription.xml)",
+                file.display()
+            ));
         }
         let vars = match Variables::new(&model) {
             Ok(v) => v,
@@ -220,7 +241,8 @@ impl Instance {
             choice_texts: Vec::new(),
             vars,
         };
-        inst.choice_texts = inst.model.parameters.iter().map(|p| p.choices.iter().map(|c| c_text(c)).collect()).collect();
+        inst.choice_texts =
+            inst.model.parameters.iter().map(|p| p.choices.iter().map(|c| c_text(c)).collect()).collect();
         inst.reset();
         inst.log(Status::Ok, LOG_EVENTS, &format!("instantiated {} from {}", inst.model.name(), file.display()));
         Some(inst)
@@ -237,7 +259,11 @@ impl Instance {
                 Some(i) => idx.push(i),
                 None => {
                     let names: Vec<&str> = LOG_CATEGORIES.iter().map(|(n, _)| *n).collect();
-                    return self.error(&format!("fmi2SetDebugLogging: unknown log category {:?} (expected one of {})", c.as_deref().unwrap_or("NULL"), names.join(", ")));
+                    return self.error(&format!(
+                        "fmi2SetDebugLogging: unknown log category {:?} (expected one of {})",
+                        c.as_deref().unwrap_or("NULL"),
+                        names.join(", ")
+                    ));
                 }
             }
         }
@@ -275,7 +301,11 @@ impl Instance {
                 return self.error(&format!("fmi2SetupExperiment: tolerance {t} must be in (0, 1)"));
             }
             self.settings.error_control.rtol = t;
-            self.log(Status::Ok, LOG_EVENTS, &format!("fmi2SetupExperiment: tolerance {t} sets solver_rtol (used when solver_error_control = 1)"));
+            self.log(
+                Status::Ok,
+                LOG_EVENTS,
+                &format!("fmi2SetupExperiment: tolerance {t} sets solver_rtol (used when solver_error_control = 1)"),
+            );
         }
         self.start_time = start;
         self.stop_time = stop;
@@ -292,7 +322,8 @@ impl Instance {
     fn ensure_simulation(&mut self) -> Result<&mut Simulation, String> {
         if self.sim.is_none() {
             self.model.check_parameters(&self.params).map_err(|e| e.message)?;
-            let mut sim = Simulation::new(&self.model, &self.params, self.settings, self.start_time).map_err(|e| e.to_string())?;
+            let mut sim = Simulation::new(&self.model, &self.params, self.settings, self.start_time)
+                .map_err(|e| e.to_string())?;
             for (i, v) in self.inputs.iter().enumerate() {
                 sim.set_input(i, *v)?;
             }
@@ -329,7 +360,9 @@ impl Instance {
         Ok(match role {
             Role::Parameter(i) => self.params[i],
             Role::Input(i) => self.inputs[i],
-            Role::Solver(SolverField::Integrator) => Method::ALL.iter().position(|m| *m == self.settings.method).unwrap_or(0) as f64,
+            Role::Solver(SolverField::Integrator) => {
+                Method::ALL.iter().position(|m| *m == self.settings.method).unwrap_or(0) as f64
+            }
             Role::Solver(SolverField::RhoInf) => self.settings.rho_inf,
             Role::Solver(SolverField::Step) => self.settings.step,
             Role::Solver(SolverField::Tolerance) => self.settings.tolerance,
@@ -390,7 +423,9 @@ impl Instance {
             Role::Output(_) => self.error(&format!("{function}: {name} is an output and cannot be set")),
             Role::Parameter(i) => {
                 if running {
-                    return self.error(&format!("{function}: parameter {name} is fixed; set it before fmi2ExitInitializationMode"));
+                    return self.error(&format!(
+                        "{function}: parameter {name} is fixed; set it before fmi2ExitInitializationMode"
+                    ));
                 }
                 let mut params = self.params.clone();
                 params[i] = x;
@@ -416,7 +451,10 @@ impl Instance {
                 match field {
                     SolverField::Integrator => {
                         let Some(m) = method_from_code(x as i32) else {
-                            return self.error(&format!("{function}: {name} = {x} is not a method code ({})", crate::export::variables::integrator_description()));
+                            return self.error(&format!(
+                                "{function}: {name} = {x} is not a method code ({})",
+                                crate::export::variables::integrator_description()
+                            ));
                         };
                         if m == Method::Newmark {
                             s.rho_inf = 1.0;
@@ -428,7 +466,10 @@ impl Instance {
                     SolverField::Tolerance => s.tolerance = x,
                     SolverField::Constraints => {
                         let Some(c) = crate::integrators::ConstraintTreatment::from_code(x as i64) else {
-                            return self.error(&format!("{function}: {name} = {x} is not a constraint treatment code ({})", crate::export::variables::constraints_description()));
+                            return self.error(&format!(
+                                "{function}: {name} = {x} is not a constraint treatment code ({})",
+                                crate::export::variables::constraints_description()
+                            ));
                         };
                         s.constraints = c;
                     }
@@ -436,7 +477,9 @@ impl Instance {
                     SolverField::BaumgarteBeta => s.baumgarte.beta = x,
                     SolverField::ErrorControl => {
                         if x != 0.0 && x != 1.0 {
-                            return self.error(&format!("{function}: {name} = {x} must be 0 (fixed steps) or 1 (error-controlled steps)"));
+                            return self.error(&format!(
+                                "{function}: {name} = {x} must be 0 (fixed steps) or 1 (error-controlled steps)"
+                            ));
                         }
                         s.error_control.enabled = x == 1.0;
                     }
@@ -457,8 +500,13 @@ impl Instance {
                 Ok(r) => r,
                 Err(s) => return s,
             };
-            let Role::Parameter(i) = role else { return self.error(&format!("{function}: {name} is not a string parameter")) };
-            let Some(text) = self.model.parameters[i].choice(self.params[i]).and_then(|_| self.choice_texts[i].get(self.params[i] as usize)) else {
+            let Role::Parameter(i) = role else {
+                return self.error(&format!("{function}: {name} is not a string parameter"));
+            };
+            let Some(text) = self.model.parameters[i]
+                .choice(self.params[i])
+                .and_then(|_| self.choice_texts[i].get(self.params[i] as usize))
+            else {
                 return self.error(&format!("{function}: {name} has no valid value (internal error)"));
             };
             out[k] = text.as_ptr();
@@ -473,9 +521,13 @@ impl Instance {
                 Ok(r) => r,
                 Err(s) => return s,
             };
-            let Role::Parameter(i) = role else { return self.error(&format!("{function}: {name} is not a string parameter")) };
+            let Role::Parameter(i) = role else {
+                return self.error(&format!("{function}: {name} is not a string parameter"));
+            };
             if self.state == State::StepComplete {
-                return self.error(&format!("{function}: parameter {name} is fixed; set it before fmi2ExitInitializationMode"));
+                return self.error(&format!(
+                    "{function}: parameter {name} is fixed; set it before fmi2ExitInitializationMode"
+                ));
             }
             let Some(text) = text else { return self.error(&format!("{function}: NULL string for {name}")) };
             let p = &self.model.parameters[i];
@@ -497,7 +549,9 @@ impl Instance {
         };
         let t = sim.time();
         if !tc.is_finite() || !h.is_finite() {
-            return self.error(&format!("fmi2DoStep: currentCommunicationPoint {tc} and communicationStepSize {h} must be finite"));
+            return self.error(&format!(
+                "fmi2DoStep: currentCommunicationPoint {tc} and communicationStepSize {h} must be finite"
+            ));
         }
         if h < 0.0 {
             return self.error(&format!("fmi2DoStep: communicationStepSize {h} is negative"));
@@ -591,7 +645,14 @@ pub fn log_with(callbacks: &CallbackFunctions, name: &CString, status: Status, c
     // SAFETY: the importer's logger, called with valid NUL-terminated strings and a "%s"
     // format consuming exactly one string argument.
     unsafe {
-        logger(callbacks.component_environment, name.as_ptr(), status as c_int, cat.as_ptr(), c"%s".as_ptr(), text.as_ptr());
+        logger(
+            callbacks.component_environment,
+            name.as_ptr(),
+            status as c_int,
+            cat.as_ptr(),
+            c"%s".as_ptr(),
+            text.as_ptr(),
+        );
     }
 }
 

@@ -48,13 +48,23 @@ pub fn allowed(state: State, call: Call) -> bool {
         return false;
     }
     match call {
-        SetDebugLogging | FreeInstance | Reset | GetFmuState | SetFmuState | FreeFmuState | SerializedFmuStateSize | SerializeFmuState | DeSerializeFmuState => true,
+        SetDebugLogging
+        | FreeInstance
+        | Reset
+        | GetFmuState
+        | SetFmuState
+        | FreeFmuState
+        | SerializedFmuStateSize
+        | SerializeFmuState
+        | DeSerializeFmuState => true,
         SetupExperiment | EnterInitializationMode => state == Instantiated,
         ExitInitializationMode => state == InitializationMode,
         Terminate => matches!(state, StepComplete | StepFailed),
         Get => matches!(state, InitializationMode | StepComplete | StepFailed | Terminated | Error),
         Set => matches!(state, Instantiated | InitializationMode | StepComplete),
-        GetDirectionalDerivative => matches!(state, InitializationMode | StepComplete | StepFailed | Terminated | Error),
+        GetDirectionalDerivative => {
+            matches!(state, InitializationMode | StepComplete | StepFailed | Terminated | Error)
+        }
         SetRealInputDerivatives => matches!(state, Instantiated | InitializationMode | StepComplete),
         GetRealOutputDerivatives => matches!(state, StepComplete | StepFailed | Terminated | Error),
         DoStep => state == StepComplete,

@@ -36,7 +36,14 @@ pub const FMI2_LAST_SUCCESSFUL_TIME: c_int = 2;
 pub const FMI2_TERMINATED: c_int = 3;
 
 /// The importer's logger: C-variadic with printf semantics; we always pass "%s" + text.
-pub type Logger = unsafe extern "C" fn(env: *mut c_void, instance_name: Fmi2String, status: c_int, category: Fmi2String, message: Fmi2String, ...);
+pub type Logger = unsafe extern "C" fn(
+    env: *mut c_void,
+    instance_name: Fmi2String,
+    status: c_int,
+    category: Fmi2String,
+    message: Fmi2String,
+    ...
+);
 
 /// fmi2CallbackFunctions, copied at instantiation.
 #[repr(C)]

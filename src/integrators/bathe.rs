@@ -72,7 +72,16 @@ pub(super) fn step(
         b.q_base[i] = s.q[i] + gh * s.v[i] + 0.25 * gh * gh * s.a[i];
     }
     ws.predict(&s.a, &s.lambda, gh, &mut b.a1, &mut b.l1);
-    let stage = Stage { t: s.t + gh, q_base: &b.q_base, v_base: &b.v_base, beta: 0.25 * gh * gh, gamma: 0.5 * gh, force_weight: 1.0, extra: None, constraint_acceleration: None };
+    let stage = Stage {
+        t: s.t + gh,
+        q_base: &b.q_base,
+        v_base: &b.v_base,
+        beta: 0.25 * gh * gh,
+        gamma: 0.5 * gh,
+        force_weight: 1.0,
+        extra: None,
+        constraint_acceleration: None,
+    };
     solve_stage(sys, &stage, &mut b.a1, &mut b.l1, &mut b.q1, &mut b.v1, ws, newton, stats)?;
     let power1 = sys.dissipation_power(&b.q1, &b.v1, s.t + gh);
 
@@ -91,7 +100,16 @@ pub(super) fn step(
         *l = c.mul_add(l1 - l0, *l1);
     }
     let th = q2 * h;
-    let stage = Stage { t: s.t + h, q_base: &b.q_base, v_base: &b.v_base, beta: th * th, gamma: th, force_weight: 1.0, extra: None, constraint_acceleration: None };
+    let stage = Stage {
+        t: s.t + h,
+        q_base: &b.q_base,
+        v_base: &b.v_base,
+        beta: th * th,
+        gamma: th,
+        force_weight: 1.0,
+        extra: None,
+        constraint_acceleration: None,
+    };
     solve_stage(sys, &stage, &mut out.a, &mut out.lambda, &mut out.q, &mut out.v, ws, newton, stats)?;
     let power2 = sys.dissipation_power(&out.q, &out.v, s.t + h);
     // Dissipated energy with the method's own quadrature: the weights q0, q1, q2 of sub-step 2

@@ -52,7 +52,10 @@ impl BaumgarteConstants {
     pub fn validate(&self) -> Result<(), String> {
         let ok = |x: f64| x >= 0.0 && x.is_finite();
         if !(ok(self.alpha) && ok(self.beta)) {
-            return Err(format!("Baumgarte constants must be finite and >= 0, got alpha = {}, beta = {}", self.alpha, self.beta));
+            return Err(format!(
+                "Baumgarte constants must be finite and >= 0, got alpha = {}, beta = {}",
+                self.alpha, self.beta
+            ));
         }
         Ok(())
     }
@@ -60,7 +63,8 @@ impl BaumgarteConstants {
 
 impl ConstraintTreatment {
     /// Appended only: a treatment's position is its FMU `solver_constraints` code.
-    pub const ALL: [ConstraintTreatment; 3] = [ConstraintTreatment::Index3, ConstraintTreatment::Ggl, ConstraintTreatment::Baumgarte];
+    pub const ALL: [ConstraintTreatment; 3] =
+        [ConstraintTreatment::Index3, ConstraintTreatment::Ggl, ConstraintTreatment::Baumgarte];
 
     pub fn name(self) -> &'static str {
         match self {

@@ -41,7 +41,16 @@ pub trait Dynamics {
     fn newton_pattern(&self) -> SparseMatrix;
     /// Overwrite the values of `matrix` with the Newton matrix at (q, v, a, lambda, t).
     #[allow(clippy::too_many_arguments)]
-    fn newton_matrix(&self, q: &[f64], v: &[f64], a: &[f64], lambda: &[f64], t: f64, c: TangentCoefficients, matrix: &mut SparseMatrix);
+    fn newton_matrix(
+        &self,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        lambda: &[f64],
+        t: f64,
+        c: TangentCoefficients,
+        matrix: &mut SparseMatrix,
+    );
     /// Power dissipated by dampers (W, >= 0) at (q, v, t).
     fn dissipation_power(&self, q: &[f64], v: &[f64], t: f64) -> f64;
     /// A step was accepted at time t with coordinates q and velocities v (elements with

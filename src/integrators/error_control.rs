@@ -70,12 +70,21 @@ impl ErrorControl {
 
     /// The weighted local error of the single step of size `h` to `(q1, v1)`, estimated from
     /// the two half steps `(q2, v2)`, both from `(q0, v0)` (module documentation).
-    pub fn error_norm(&self, h: f64, constrained: bool, start: (&[f64], &[f64]), single: (&[f64], &[f64]), halves: (&[f64], &[f64])) -> f64 {
+    pub fn error_norm(
+        &self,
+        h: f64,
+        constrained: bool,
+        start: (&[f64], &[f64]),
+        single: (&[f64], &[f64]),
+        halves: (&[f64], &[f64]),
+    ) -> f64 {
         let mut err = 0.0f64;
         // Velocities are index-2 variables of constrained equations: their error then enters
         // multiplied by h (module documentation). Without constraints they are ODE variables.
         let velocity_scale = if constrained { h } else { 1.0 };
-        for (((y0, y1), y2), scale) in [(start.0, single.0), (start.1, single.1)].into_iter().zip([halves.0, halves.1]).zip([1.0, velocity_scale]) {
+        for (((y0, y1), y2), scale) in
+            [(start.0, single.0), (start.1, single.1)].into_iter().zip([halves.0, halves.1]).zip([1.0, velocity_scale])
+        {
             for i in 0..y0.len() {
                 let e = 4.0 / 3.0 * scale * (y1[i] - y2[i]).abs();
                 let w = self.atol + self.rtol * y0[i].abs().max(y1[i].abs());

@@ -48,7 +48,16 @@ pub(super) fn step(
         b.v_base[i] = s.v[i] + h * ((1.0 - gamma) * s.aux[i] + gamma * d);
     }
     ws.predict(&s.a, &s.lambda, h, &mut out.a, &mut out.lambda);
-    let stage = Stage { t: s.t + h, q_base: &b.q_base, v_base: &b.v_base, beta: beta * h * h * c, gamma: gamma * h * c, force_weight: 1.0, extra: None, constraint_acceleration: None };
+    let stage = Stage {
+        t: s.t + h,
+        q_base: &b.q_base,
+        v_base: &b.v_base,
+        beta: beta * h * h * c,
+        gamma: gamma * h * c,
+        force_weight: 1.0,
+        extra: None,
+        constraint_acceleration: None,
+    };
     let power0 = sys.dissipation_power(&s.q, &s.v, s.t);
     solve_stage(sys, &stage, &mut out.a, &mut out.lambda, &mut out.q, &mut out.v, ws, newton, stats)?;
     let power1 = sys.dissipation_power(&out.q, &out.v, s.t + h);

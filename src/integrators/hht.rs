@@ -6,8 +6,8 @@
 //! with Newmark's formulas, beta = (1 - alpha)^2 / 4, gamma = 1/2 - alpha, alpha in [-1/3, 0]
 //! and rho_inf = (1 + alpha) / (1 - alpha).
 
-use super::newton::{NewtonError, NewtonSettings, Stage, Statistics, Workspace, solve_stage};
 use super::constraints::ConstraintTreatment;
+use super::newton::{NewtonError, NewtonSettings, Stage, Statistics, Workspace, solve_stage};
 use super::{Dynamics, State, StepBuffers};
 
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -2,8 +2,8 @@
 
 pub mod bathe;
 pub mod constraints;
-pub mod error_control;
 pub mod dynamics;
+pub mod error_control;
 pub mod generalized_alpha;
 pub mod hht;
 pub mod newton;
@@ -87,7 +87,9 @@ impl Integrator {
         Ok(match method {
             Method::Ttbif => Integrator::Ttbif(ttbif::TtbifParameters::new(rho_inf)),
             Method::Hht | Method::Newmark => Integrator::Hht(hht::HhtParameters::new(rho_inf)),
-            Method::GeneralizedAlpha => Integrator::GeneralizedAlpha(generalized_alpha::GeneralizedAlphaParameters::new(rho_inf)),
+            Method::GeneralizedAlpha => {
+                Integrator::GeneralizedAlpha(generalized_alpha::GeneralizedAlphaParameters::new(rho_inf))
+            }
             Method::Bathe => Integrator::Bathe(bathe::BatheParameters::new(rho_inf)),
         })
     }
@@ -109,7 +111,15 @@ pub struct State {
 
 impl State {
     pub fn zeros(n: usize, m: usize) -> Self {
-        State { t: 0.0, q: vec![0.0; n], v: vec![0.0; n], a: vec![0.0; n], lambda: vec![0.0; m], aux: vec![0.0; n], dissipated: 0.0 }
+        State {
+            t: 0.0,
+            q: vec![0.0; n],
+            v: vec![0.0; n],
+            a: vec![0.0; n],
+            lambda: vec![0.0; m],
+            aux: vec![0.0; n],
+            dissipated: 0.0,
+        }
     }
 }
 
@@ -130,7 +140,18 @@ pub(crate) struct StepBuffers {
 impl StepBuffers {
     fn new(n: usize, m: usize) -> Self {
         let z = |k| vec![0.0; k];
-        StepBuffers { q_base: z(n), v_base: z(n), q1: z(n), v1: z(n), a1: z(n), l1: z(m), q2: z(n), v2: z(n), a2: z(n), l2: z(m) }
+        StepBuffers {
+            q_base: z(n),
+            v_base: z(n),
+            q1: z(n),
+            v1: z(n),
+            a1: z(n),
+            l1: z(m),
+            q2: z(n),
+            v2: z(n),
+            a2: z(n),
+            l2: z(m),
+        }
     }
 }
 
@@ -163,7 +184,17 @@ pub const MAX_HALVINGS: u32 = 12;
 impl Stepper {
     pub fn new(sys: &dyn Dynamics, integrator: Integrator, newton: NewtonSettings) -> Self {
         let (n, m) = (sys.coordinates(), sys.constraints());
-        Stepper { integrator, newton, stats: Statistics::default(), workspace: Workspace::new(sys), buffers: StepBuffers::new(n, m), trial: State::zeros(n, m), event_failure: None, single: State::zeros(n, m), half: State::zeros(n, m) }
+        Stepper {
+            integrator,
+            newton,
+            stats: Statistics::default(),
+            workspace: Workspace::new(sys),
+            buffers: StepBuffers::new(n, m),
+            trial: State::zeros(n, m),
+            event_failure: None,
+            single: State::zeros(n, m),
+            half: State::zeros(n, m),
+        }
     }
 
     /// One integrator step of size h from `state` into `self.trial`.
@@ -236,7 +267,16 @@ impl Stepper {
                     changed = true;
                     let (mut w, mut dv, mut impulse) = (vec![0.0; m], vec![0.0; n], vec![0.0; m]);
                     sys.constraint_velocity(&state.q, &state.v, state.t, &mut w);
-                    self.workspace.velocity_jump(sys, &state.q, &state.v, state.t, &jump, &mut dv, &mut impulse, &mut self.stats)?;
+                    self.workspace.velocity_jump(
+                        sys,
+                        &state.q,
+                        &state.v,
+                        state.t,
+                        &jump,
+                        &mut dv,
+                        &mut impulse,
+                        &mut self.stats,
+                    )?;
                     for (x, d) in state.v.iter_mut().zip(&dv) {
                         *x += d;
                     }
@@ -245,7 +285,15 @@ impl Stepper {
                     state.dissipated += lost;
                 }
             }
-            self.workspace.consistent_accelerations(sys, &state.q, &state.v, state.t, &mut state.a, &mut state.lambda, &mut self.stats)?;
+            self.workspace.consistent_accelerations(
+                sys,
+                &state.q,
+                &state.v,
+                state.t,
+                &mut state.a,
+                &mut state.lambda,
+                &mut self.stats,
+            )?;
             state.aux.copy_from_slice(&state.a);
         }
         if changed {
@@ -256,7 +304,14 @@ impl Stepper {
 
     /// Shrink the step [0, h] whose end `g1` differs in sign from `g0` until it ends within
     /// `EVENT_TOLERANCE * h` after the first sign change; leaves that step in `self.trial`.
-    fn locate_event(&mut self, sys: &dyn Dynamics, state: &State, h: f64, g0: &[f64], mut gb: Vec<f64>) -> Result<(), NewtonError> {
+    fn locate_event(
+        &mut self,
+        sys: &dyn Dynamics,
+        state: &State,
+        h: f64,
+        g0: &[f64],
+        mut gb: Vec<f64>,
+    ) -> Result<(), NewtonError> {
         let tolerance = EVENT_TOLERANCE * h;
         let (mut ha, mut hb) = (0.0, h);
         let mut ga = g0.to_vec();
@@ -341,13 +396,26 @@ impl Stepper {
     /// Returns (step taken, proposed next step); the step taken is shorter than the one tried
     /// if an event lies inside it. On failure `state` is unchanged, except after an event
     /// update that failed once its step was accepted.
-    pub fn error_controlled_step(&mut self, sys: &dyn Dynamics, state: &mut State, h: f64, control: &ErrorControl, h_min: f64) -> Result<(f64, f64), StepFailure> {
+    pub fn error_controlled_step(
+        &mut self,
+        sys: &dyn Dynamics,
+        state: &mut State,
+        h: f64,
+        control: &ErrorControl,
+        h_min: f64,
+    ) -> Result<(f64, f64), StepFailure> {
         let mut h = h.max(h_min);
         loop {
             // The factor to retry with, and why.
             let (factor, cause) = match self.single_and_halves(sys, state, h) {
                 Ok(()) => {
-                    let err = control.error_norm(h, sys.constraints() > 0, (&state.q, &state.v), (&self.single.q, &self.single.v), (&self.trial.q, &self.trial.v));
+                    let err = control.error_norm(
+                        h,
+                        sys.constraints() > 0,
+                        (&state.q, &state.v),
+                        (&self.single.q, &self.single.v),
+                        (&self.trial.q, &self.trial.v),
+                    );
                     if err <= 1.0 {
                         std::mem::swap(&mut self.trial, &mut self.single);
                         let t0 = state.t;

@@ -72,7 +72,13 @@ pub struct NewtonSettings {
 
 impl Default for NewtonSettings {
     fn default() -> Self {
-        NewtonSettings { tolerance: 1e-10, max_iterations: 25, strategy: NewtonStrategy::Modified, constraints: ConstraintTreatment::Index3, baumgarte: BaumgarteConstants { alpha: 10.0, beta: 50.0 } }
+        NewtonSettings {
+            tolerance: 1e-10,
+            max_iterations: 25,
+            strategy: NewtonStrategy::Modified,
+            constraints: ConstraintTreatment::Index3,
+            baumgarte: BaumgarteConstants { alpha: 10.0, beta: 50.0 },
+        }
     }
 }
 
@@ -250,7 +256,12 @@ impl Workspace {
     /// (a, lambda) themselves without history.
     pub(crate) fn predict(&self, a: &[f64], lambda: &[f64], dt: f64, a_out: &mut [f64], lambda_out: &mut [f64]) {
         let hist = &self.history;
-        if !hist.valid || hist.h.is_nan() || hist.h <= 0.0 || hist.a.len() != a.len() || hist.lambda.len() != lambda.len() {
+        if !hist.valid
+            || hist.h.is_nan()
+            || hist.h <= 0.0
+            || hist.a.len() != a.len()
+            || hist.lambda.len() != lambda.len()
+        {
             a_out.copy_from_slice(a);
             lambda_out.copy_from_slice(lambda);
             return;
@@ -415,7 +426,8 @@ pub fn solve_stage(
 ) -> Result<(), NewtonError> {
     let n = sys.coordinates();
     let w = stage.force_weight;
-    let coefficients = TangentCoefficients { mass: 1.0, damping: w * stage.gamma, stiffness: w * stage.beta, lambda: w };
+    let coefficients =
+        TangentCoefficients { mass: 1.0, damping: w * stage.gamma, stiffness: w * stage.beta, lambda: w };
     if settings.strategy == NewtonStrategy::Full {
         ws.factorized = None;
     } else {
@@ -481,7 +493,8 @@ pub fn solve_stage(
                 let scale = c + 2.0 * alpha * stage.gamma + beta * beta * stage.beta;
                 phi_max = 0.0;
                 for (k, r) in r2.iter_mut().enumerate() {
-                    let g = ws.phi_q_a[k] - ws.acceleration_rhs[k] + 2.0 * alpha * ws.phi_dot[k] + beta * beta * ws.phi[k];
+                    let g =
+                        ws.phi_q_a[k] - ws.acceleration_rhs[k] + 2.0 * alpha * ws.phi_dot[k] + beta * beta * ws.phi[k];
                     *r = -g / scale;
                     phi_max = phi_max.max((stage.beta * *r).abs());
                 }
@@ -509,7 +522,9 @@ pub fn solve_stage(
         for i in 0..n {
             let da = ws.rhs[i];
             a[i] += da;
-            increment = increment.max((stage.beta * da).abs() / (1.0 + q[i].abs())).max((stage.gamma * da).abs() / (1.0 + v[i].abs()));
+            increment = increment
+                .max((stage.beta * da).abs() / (1.0 + q[i].abs()))
+                .max((stage.gamma * da).abs() / (1.0 + v[i].abs()));
         }
         for (l, dl) in lambda.iter_mut().zip(&ws.rhs[n..]) {
             *l += dl;
@@ -545,7 +560,9 @@ pub fn solve_stage(
         // 2.8e-8 J, order 2.58 instead of 2.00); crank-slider, h = 1e-3, default tolerance:
         // TTBIF 10.97 -> 9.29 iterations per step, HHT 4.04 -> 3.53.
         let rate = increment / previous_increment;
-        if phi_max <= tol * q_scale && (increment <= tol || (iteration > 0 && rate < 1.0 && rate / (1.0 - rate) * increment <= 0.1 * tol)) {
+        if phi_max <= tol * q_scale
+            && (increment <= tol || (iteration > 0 && rate < 1.0 && rate / (1.0 - rate) * increment <= 0.1 * tol))
+        {
             return Ok(());
         }
         // A reused factorization that contracts slowly is refreshed at the current iterate.

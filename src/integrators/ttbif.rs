@@ -94,7 +94,16 @@ pub(super) fn step(
     };
     trapezoidal((&s.q, &s.v, &s.a), &mut b.q_base, &mut b.v_base);
     ws.predict(&s.a, &s.lambda, gh, &mut b.a1, &mut b.l1);
-    let stage = Stage { t: s.t + gh, q_base: &b.q_base, v_base: &b.v_base, beta: 0.25 * gh * gh, gamma: 0.5 * gh, force_weight: 1.0, extra: None, constraint_acceleration: None };
+    let stage = Stage {
+        t: s.t + gh,
+        q_base: &b.q_base,
+        v_base: &b.v_base,
+        beta: 0.25 * gh * gh,
+        gamma: 0.5 * gh,
+        force_weight: 1.0,
+        extra: None,
+        constraint_acceleration: None,
+    };
     solve_stage(sys, &stage, &mut b.a1, &mut b.l1, &mut b.q1, &mut b.v1, ws, newton, stats)?;
     let power1 = sys.dissipation_power(&b.q1, &b.v1, s.t + gh);
 
@@ -108,7 +117,16 @@ pub(super) fn step(
     for (l2, (l1, l0)) in b.l2.iter_mut().zip(b.l1.iter().zip(&s.lambda)) {
         *l2 = 2.0 * l1 - l0;
     }
-    let stage = Stage { t: s.t + 2.0 * gh, q_base: &b.q_base, v_base: &b.v_base, beta: 0.25 * gh * gh, gamma: 0.5 * gh, force_weight: 1.0, extra: None, constraint_acceleration: None };
+    let stage = Stage {
+        t: s.t + 2.0 * gh,
+        q_base: &b.q_base,
+        v_base: &b.v_base,
+        beta: 0.25 * gh * gh,
+        gamma: 0.5 * gh,
+        force_weight: 1.0,
+        extra: None,
+        constraint_acceleration: None,
+    };
     solve_stage(sys, &stage, &mut b.a2, &mut b.l2, &mut b.q2, &mut b.v2, ws, newton, stats)?;
     let power2 = sys.dissipation_power(&b.q2, &b.v2, s.t + 2.0 * gh);
 
@@ -125,7 +143,16 @@ pub(super) fn step(
         *l3 = c.mul_add(l2 - l1, *l2);
     }
     let th = t3 * h;
-    let stage = Stage { t: s.t + h, q_base: &b.q_base, v_base: &b.v_base, beta: th * th, gamma: th, force_weight: 1.0, extra: None, constraint_acceleration: None };
+    let stage = Stage {
+        t: s.t + h,
+        q_base: &b.q_base,
+        v_base: &b.v_base,
+        beta: th * th,
+        gamma: th,
+        force_weight: 1.0,
+        extra: None,
+        constraint_acceleration: None,
+    };
     solve_stage(sys, &stage, &mut out.a, &mut out.lambda, &mut out.q, &mut out.v, ws, newton, stats)?;
     let power3 = sys.dissipation_power(&out.q, &out.v, s.t + h);
     // Dissipated energy integrated with the method's own quadrature (the weights of eq. 23).

@@ -140,7 +140,9 @@ impl Clone for SparseLu {
         SparseLu {
             symbolic: self.symbolic.clone(),
             numeric: NumericLu::new(),
-            factor_scratch: MemBuffer::new(self.symbolic.factorize_numeric_lu_scratch::<f64>(Par::Seq, Default::default())),
+            factor_scratch: MemBuffer::new(
+                self.symbolic.factorize_numeric_lu_scratch::<f64>(Par::Seq, Default::default()),
+            ),
             solve_scratch: MemBuffer::new(self.symbolic.solve_in_place_scratch::<f64>(1, Par::Seq)),
             factorized: false,
         }
@@ -149,7 +151,8 @@ impl Clone for SparseLu {
 
 impl SparseLu {
     pub fn new(matrix: &SparseMatrix) -> Self {
-        let symbolic = factorize_symbolic_lu(matrix.symbolic(), Default::default()).expect("symbolic LU of a valid pattern");
+        let symbolic =
+            factorize_symbolic_lu(matrix.symbolic(), Default::default()).expect("symbolic LU of a valid pattern");
         let factor_scratch = MemBuffer::new(symbolic.factorize_numeric_lu_scratch::<f64>(Par::Seq, Default::default()));
         let solve_scratch = MemBuffer::new(symbolic.solve_in_place_scratch::<f64>(1, Par::Seq));
         SparseLu { symbolic, numeric: NumericLu::new(), factor_scratch, solve_scratch, factorized: false }
@@ -162,7 +165,13 @@ impl SparseLu {
         }
         let a = SparseColMatRef::new(matrix.symbolic(), &matrix.values);
         self.symbolic
-            .factorize_numeric_lu(&mut self.numeric, a, Par::Seq, MemStack::new(&mut self.factor_scratch), Default::default())
+            .factorize_numeric_lu(
+                &mut self.numeric,
+                a,
+                Par::Seq,
+                MemStack::new(&mut self.factor_scratch),
+                Default::default(),
+            )
             .map_err(|_| FactorizationError::Singular)?;
         self.factorized = true;
         Ok(())

@@ -1,12 +1,14 @@
 //! From a model definition (with parameter values) to a [`System`], its initial state and
 //! its outputs. Every user error is reported at the offending place in the model file.
 
-use super::elements::{AncfBeam2d, BeamProperties, CorotationalBeam2d, FloatingFrameBeam2d, FloatingFramePoint, PointMass, RigidBody2d};
+use super::contact_gap::{ContactGap, GroundShape};
+use super::elements::{
+    AncfBeam2d, BeamProperties, CorotationalBeam2d, FloatingFrameBeam2d, FloatingFramePoint, PointMass, RigidBody2d,
+};
 use super::forces::{Contact, DampingModel, FractionalSpringDamper, Load, SpringDamper, TimeFunction};
 use super::joints::{ConstraintRow, ContactConstraint, JointInfo, JointKind, joint_coordinate, joint_rows};
 use super::kinematics::{Anchor, Measure, MeasureKind};
 use super::outputs::{Output, OutputKind};
-use super::contact_gap::{ContactGap, GroundShape};
 use super::{BodyInfo, System};
 use crate::integrators::{Dynamics, State};
 use crate::model::schema::{Name, Vec2};
@@ -58,7 +60,14 @@ impl Builder<'_> {
     /// A material point of a floating-frame beam named by `body` (paper 004 eq. 1 at its
     /// abscissa): "<beam>.end" is the tip (no `point`), "<beam>" with `point` on the
     /// undeformed axis any other point. None if `body` names neither.
-    fn floating_point(&self, body: &Name, point: Option<&Vec2>, key: &str, floating: &[FloatingFrameBeam2d], q0: &[f64]) -> Result<Option<FloatingFramePoint>, ModelError> {
+    fn floating_point(
+        &self,
+        body: &Name,
+        point: Option<&Vec2>,
+        key: &str,
+        floating: &[FloatingFrameBeam2d],
+        q0: &[f64],
+    ) -> Result<Option<FloatingFramePoint>, ModelError> {
         let name = body.get_ref();
         if let Some(beam) = self.floating_tips.iter().position(|t| t == name) {
             if let Some(p) = point {
@@ -113,7 +122,10 @@ impl Builder<'_> {
                     if d > 1e-12 * (1.0 + p[0].abs() + p[1].abs()) {
                         let span = point.map_or(body.span(), |p| p.span());
                         let what = if b.info.director { "ANCF beam node" } else { "point mass" };
-                        return Err(self.err(span, format!("{what} '{}' is at {:?}; a point on it must be there too", b.info.name, b.position)));
+                        return Err(self.err(
+                            span,
+                            format!("{what} '{}' is at {:?}; a point on it must be there too", b.info.name, b.position),
+                        ));
                     }
                 }
                 if b.info.director {
@@ -146,33 +158,50 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
         Some((other, span)) => return Err(model.error(span, format!("dimension must be 2 or 3, got {other}"))),
     }
     if let Some(p) = def.plates.first() {
-        return Err(model.error(p.name.span(), "plates are available in spatial models only (`[model] dimension = 3`)".into()));
+        return Err(
+            model.error(p.name.span(), "plates are available in spatial models only (`[model] dimension = 3`)".into())
+        );
     }
     for rb in &def.rigid_bodies {
         if let Some(e) = rb.axis.as_ref().or(rb.euler_parameters.as_ref()) {
-            return Err(model.error(e.span(), "`axis` and `euler_parameters` apply to spatial models only (`[model] dimension = 3`)".into()));
+            return Err(model.error(
+                e.span(),
+                "`axis` and `euler_parameters` apply to spatial models only (`[model] dimension = 3`)".into(),
+            ));
         }
     }
     let input_names: Vec<String> = def.inputs.iter().map(|i| i.name.get_ref().clone()).collect();
     let scope = model.scope(params);
     let gravity = def.model.gravity.as_ref().map(|g| scope.vec2(g)).transpose()?.unwrap_or([0.0, 0.0]);
-    let mut b = Builder { model, scope, bodies: Vec::new(), beam_nodes: Vec::new(), floating_tips: Vec::new(), floating_names: Vec::new() };
+    let mut b = Builder {
+        model,
+        scope,
+        bodies: Vec::new(),
+        beam_nodes: Vec::new(),
+        floating_tips: Vec::new(),
+        floating_names: Vec::new(),
+    };
 
     let mut names: Vec<(String, std::ops::Range<usize>)> = Vec::new();
-    let check_name = |name: &Name, what: &str, names: &mut Vec<(String, std::ops::Range<usize>)>| -> Result<(), ModelError> {
-        let n = name.get_ref();
-        if n == "ground" || n.is_empty() {
-            return Err(model.error(name.span(), format!("{what} name '{n}' is empty or reserved")));
-        }
-        if let Some((_, first)) = names.iter().find(|(m, _)| m == n) {
-            // Report at the later of the two declarations, naming the earlier one.
-            let (earlier, later) = if first.start < name.span().start { (first.clone(), name.span()) } else { (name.span(), first.clone()) };
-            let (line, _) = crate::model::line_column(&model.source, earlier.start);
-            return Err(model.error(later, format!("name '{n}' is already used on line {line}")));
-        }
-        names.push((n.clone(), name.span()));
-        Ok(())
-    };
+    let check_name =
+        |name: &Name, what: &str, names: &mut Vec<(String, std::ops::Range<usize>)>| -> Result<(), ModelError> {
+            let n = name.get_ref();
+            if n == "ground" || n.is_empty() {
+                return Err(model.error(name.span(), format!("{what} name '{n}' is empty or reserved")));
+            }
+            if let Some((_, first)) = names.iter().find(|(m, _)| m == n) {
+                // Report at the later of the two declarations, naming the earlier one.
+                let (earlier, later) = if first.start < name.span().start {
+                    (first.clone(), name.span())
+                } else {
+                    (name.span(), first.clone())
+                };
+                let (line, _) = crate::model::line_column(&model.source, earlier.start);
+                return Err(model.error(later, format!("name '{n}' is already used on line {line}")));
+            }
+            names.push((n.clone(), name.span()));
+            Ok(())
+        };
     for (i, inp) in def.inputs.iter().enumerate() {
         check_name(&inp.name, "input", &mut names)?;
         if !inp.start.is_finite() {
@@ -248,7 +277,10 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
                 (w * h, w * h * h * h / 12.0)
             }
             (None, None, Some(a), Some(i)) => (b.scope.positive(a, "area")?, b.scope.positive(i, "inertia")?),
-            _ => return Err(model.error(bd.section.span(), "section needs either { width, height } or { area, inertia }".into())),
+            _ => {
+                return Err(model
+                    .error(bd.section.span(), "section needs either { width, height } or { area, inertia }".into()));
+            }
         };
         let shear_factor = match &sec.shear_factor {
             Some(k) => b.scope.positive(k, "shear_factor")?,
@@ -260,7 +292,12 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             Some(("euler_bernoulli", _)) => (false, false, false),
             Some(("ancf", _)) => (true, true, false),
             Some(("floating_frame", _)) => (false, false, true),
-            Some((other, span)) => return Err(model.error(span, format!("unknown beam formulation '{other}', expected timoshenko, euler_bernoulli, ancf or floating_frame"))),
+            Some((other, span)) => return Err(model.error(
+                span,
+                format!(
+                    "unknown beam formulation '{other}', expected timoshenko, euler_bernoulli, ancf or floating_frame"
+                ),
+            )),
         };
         let angle = (p1[1] - p0[1]).atan2(p1[0] - p0[0]);
         let first = n;
@@ -269,10 +306,16 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             // theta) of the frame at the clamped end, then N axial and N transverse modal
             // coordinates. `<name>.start` is the frame (a rigid section at the frame origin).
             if let Some(e) = &bd.elements {
-                return Err(model.error(e.span(), "a floating_frame beam has no elements; give its number of modes with `modes = N`".into()));
+                return Err(model.error(
+                    e.span(),
+                    "a floating_frame beam has no elements; give its number of modes with `modes = N`".into(),
+                ));
             }
             let Some(modes) = &bd.modes else {
-                return Err(model.error(bd.name.span(), "a floating_frame beam needs `modes = N` (modes per direction, 1..=20)".into()));
+                return Err(model.error(
+                    bd.name.span(),
+                    "a floating_frame beam needs `modes = N` (modes per direction, 1..=20)".into(),
+                ));
             };
             let count = b.scope.number(modes)?;
             if !(1.0..=20.0).contains(&count) || count.fract() != 0.0 {
@@ -289,7 +332,20 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             b.beam_nodes.push(format!("{name}.start ({name}.end: outputs x, y, angle, revolute joints (as body2), contacts with ground and forces; {name} with a point on its axis: revolute joints, contacts with ground and forces)"));
             b.floating_tips.push(format!("{name}.end"));
             b.floating_names.push(name.clone());
-            floating_beams.push(FloatingFrameBeam2d::new(first, length, count, &BeamProperties { young, shear: young / (2.0 * (1.0 + nu)), area, inertia, shear_factor: None, density: rho }, gravity));
+            floating_beams.push(FloatingFrameBeam2d::new(
+                first,
+                length,
+                count,
+                &BeamProperties {
+                    young,
+                    shear: young / (2.0 * (1.0 + nu)),
+                    area,
+                    inertia,
+                    shear_factor: None,
+                    density: rho,
+                },
+                gravity,
+            ));
             n += 3 + 2 * count;
             continue;
         }
@@ -329,7 +385,8 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
                 q0.extend([p[0], p[1], -sa, ca]);
                 v0.extend([0.0; 4]);
                 specified.extend([false; 4]);
-                let mut aliases = vec![if k % 2 == 0 { format!("{name}.node[{}]", k / 2) } else { format!("{name}.mid[{}]", k / 2) }];
+                let mut aliases =
+                    vec![if k % 2 == 0 { format!("{name}.node[{}]", k / 2) } else { format!("{name}.mid[{}]", k / 2) }];
                 if k == 0 {
                     aliases.push(format!("{name}.start"));
                 }
@@ -406,7 +463,12 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             "revolute" => JointKind::Revolute,
             "prismatic" => JointKind::Prismatic,
             "fixed" => JointKind::Fixed,
-            other => return Err(model.error(j.kind.span(), format!("unknown joint type '{other}', expected revolute, prismatic or fixed"))),
+            other => {
+                return Err(model.error(
+                    j.kind.span(),
+                    format!("unknown joint type '{other}', expected revolute, prismatic or fixed"),
+                ));
+            }
         };
         let ground = Name::new(0..0, "ground".to_string());
         let body1 = j.body1.as_ref().unwrap_or(&ground);
@@ -414,13 +476,21 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             return Err(model.error(j.body2.span(), "a joint needs two different bodies".into()));
         }
         if b.floating_tips.contains(body1.get_ref()) || b.floating_names.contains(body1.get_ref()) {
-            return Err(model.error(body1.span(), "put the floating_frame beam point in body2 (body1 is ground or another body)".into()));
+            return Err(model.error(
+                body1.span(),
+                "put the floating_frame beam point in body2 (body1 is ground or another body)".into(),
+            ));
         }
-        if let Some(p) = b.floating_point(&j.body2, j.point.as_ref(), "point", &sys.floating_frame_beams.elements, &q0)? {
+        if let Some(p) =
+            b.floating_point(&j.body2, j.point.as_ref(), "point", &sys.floating_frame_beams.elements, &q0)?
+        {
             // A revolute joint at a material point P of a floating-frame beam (paper 004
             // eq. 1): the rows x . (r_P - r_A) and y . (r_P - r_A) hold their initial values.
             if kind != JointKind::Revolute {
-                return Err(model.error(j.kind.span(), format!("only revolute joints act at a point of a floating_frame beam, got '{}'", j.kind.get_ref())));
+                return Err(model.error(
+                    j.kind.span(),
+                    format!("only revolute joints act at a point of a floating_frame beam, got '{}'", j.kind.get_ref()),
+                ));
             }
             if let Some(ax) = &j.axis {
                 return Err(model.error(ax.span(), "`axis` only applies to prismatic joints".into()));
@@ -433,26 +503,44 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             let a1 = b.anchor(body1, Some(&pt))?;
             let beam = p.first..p.first + p.coordinates();
             if a1.dofs().iter().any(|i| beam.contains(i)) {
-                return Err(model.error(body1.span(), "a joint needs two different bodies (this is the same floating_frame beam)".into()));
+                return Err(model.error(
+                    body1.span(),
+                    "a joint needs two different bodies (this is the same floating_frame beam)".into(),
+                ));
             }
             let start = sys.constraints.len();
             for u in [[1.0, 0.0], [0.0, 1.0]] {
                 sys.constraints.push(ConstraintRow::holding(ContactGap::floating_joint(p.clone(), a1, u), &q0));
             }
-            sys.joints.push(JointInfo { name: j.name.get_ref().clone(), kind, rows: start..sys.constraints.len(), body2_x: p.first, body2_rotates: false, coordinate: None });
+            sys.joints.push(JointInfo {
+                name: j.name.get_ref().clone(),
+                kind,
+                rows: start..sys.constraints.len(),
+                body2_x: p.first,
+                body2_rotates: false,
+                coordinate: None,
+            });
             joint_spans.push(j.name.span());
             continue;
         }
         let b1 = b.body(body1)?;
-        let b2 = b.body(&j.body2)?.ok_or_else(|| model.error(j.body2.span(), "body2 must not be ground (put ground in body1)".into()))?;
+        let b2 = b
+            .body(&j.body2)?
+            .ok_or_else(|| model.error(j.body2.span(), "body2 must not be ground (put ground in body1)".into()))?;
         let point = match &j.point {
             Some(p) => b.scope.vec2(p)?,
             None => b2.position,
         };
-        let pt = Vec2::new(j.point.as_ref().map_or(j.name.span(), |p| p.span()), vec![point[0].into(), point[1].into()]);
+        let pt =
+            Vec2::new(j.point.as_ref().map_or(j.name.span(), |p| p.span()), vec![point[0].into(), point[1].into()]);
         let b1_director = b1.is_some_and(|b| b.info.director);
-        if (b1.is_some_and(|b| !b.info.rotates) && kind != JointKind::Revolute && !(b1_director && kind == JointKind::Fixed)) || (b1_director && kind == JointKind::Prismatic) {
-            return Err(model.error(body1.span(), format!("body1 of a {} joint must be ground or a rigid body", j.kind.get_ref())));
+        if (b1.is_some_and(|b| !b.info.rotates)
+            && kind != JointKind::Revolute
+            && !(b1_director && kind == JointKind::Fixed))
+            || (b1_director && kind == JointKind::Prismatic)
+        {
+            return Err(model
+                .error(body1.span(), format!("body1 of a {} joint must be ground or a rigid body", j.kind.get_ref())));
         }
         let a1 = b.anchor(body1, Some(&pt))?;
         let a2 = match b2.info.rotates {
@@ -462,11 +550,14 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
         };
         let axis = match (&j.axis, kind) {
             (Some(ax), JointKind::Prismatic) => {
-                let ax_global = unit(b.scope.vec2(ax)?).ok_or_else(|| model.error(ax.span(), "axis must not be zero".into()))?;
+                let ax_global =
+                    unit(b.scope.vec2(ax)?).ok_or_else(|| model.error(ax.span(), "axis must not be zero".into()))?;
                 // into body 1's frame
                 b1.map_or(ax_global, |bb| rot_t(bb.angle, ax_global))
             }
-            (None, JointKind::Prismatic) => return Err(model.error(j.name.span(), "a prismatic joint needs `axis = [x, y]`".into())),
+            (None, JointKind::Prismatic) => {
+                return Err(model.error(j.name.span(), "a prismatic joint needs `axis = [x, y]`".into()));
+            }
             (Some(ax), _) => return Err(model.error(ax.span(), "`axis` only applies to prismatic joints".into())),
             (None, _) => [1.0, 0.0],
         };
@@ -475,10 +566,23 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             // Paper 003 eq. 23: d . r_x = 0 at the node (initially 0: d is normal to the axis).
             let section = match (kind, b2.section) {
                 (JointKind::Revolute, Some(section)) => section,
-                (JointKind::Revolute, None) => return Err(model.error(rs.span(), "rigid_section needs body2 to be the start or end node of an ANCF beam".into())),
-                _ => return Err(model.error(rs.span(), "rigid_section applies to revolute joints only (fixed joints already hold the section)".into())),
+                (JointKind::Revolute, None) => {
+                    return Err(model.error(
+                        rs.span(),
+                        "rigid_section needs body2 to be the start or end node of an ANCF beam".into(),
+                    ));
+                }
+                _ => {
+                    return Err(model.error(
+                        rs.span(),
+                        "rigid_section applies to revolute joints only (fixed joints already hold the section)".into(),
+                    ));
+                }
             };
-            rows.push(ConstraintRow::holding(ContactGap::Measure(Measure::section_shear(a2, section.0, section.1)), &q0));
+            rows.push(ConstraintRow::holding(
+                ContactGap::Measure(Measure::section_shear(a2, section.0, section.1)),
+                &q0,
+            ));
         }
         let start = sys.constraints.len();
         sys.constraints.extend(rows);
@@ -506,7 +610,10 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
                 let a2 = b.anchor(b2, s.point2.as_ref())?;
                 let m = Measure::new(a1, a2, MeasureKind::Distance);
                 if m.value(&q0) <= 0.0 {
-                    return Err(model.error(s.name.span(), "the spring's end points coincide initially; its direction is undefined".into()));
+                    return Err(model.error(
+                        s.name.span(),
+                        "the spring's end points coincide initially; its direction is undefined".into(),
+                    ));
                 }
                 m
             }
@@ -519,13 +626,22 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
                 };
                 let expected = if kind == "prismatic" { JointKind::Prismatic } else { JointKind::Revolute };
                 if ji.kind != expected {
-                    return Err(model.error(jn.span(), format!("a {kind} spring needs a {} joint", if kind == "prismatic" { "prismatic" } else { "revolute" })));
+                    return Err(model.error(
+                        jn.span(),
+                        format!(
+                            "a {kind} spring needs a {} joint",
+                            if kind == "prismatic" { "prismatic" } else { "revolute" }
+                        ),
+                    ));
                 }
                 ji.coordinate.clone().ok_or_else(|| model.error(jn.span(), format!("joint '{}' is at a floating_frame beam point: it has no joint coordinate for a {kind} spring", ji.name)))?
             }
             other => {
                 let span = s.kind.as_ref().map_or(s.name.span(), |k| k.span());
-                return Err(model.error(span, format!("unknown spring type '{other}', expected point_to_point, prismatic or torsional")));
+                return Err(model.error(
+                    span,
+                    format!("unknown spring type '{other}', expected point_to_point, prismatic or torsional"),
+                ));
             }
         };
         let stiffness = s.stiffness.as_ref().map(|k| b.scope.non_negative(k, "stiffness")).transpose()?.unwrap_or(0.0);
@@ -538,14 +654,20 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             Some(order_num) => {
                 let order = b.scope.number(order_num)?;
                 if !(0.0..=1.0).contains(&order) {
-                    return Err(model.error(order_num.span(), format!("fractional_order must be in [0, 1], got {order}")));
+                    return Err(
+                        model.error(order_num.span(), format!("fractional_order must be in [0, 1], got {order}"))
+                    );
                 }
                 let memory = s.memory.as_ref().map(|m| b.scope.positive(m, "memory")).transpose()?;
-                sys.fractional.push(FractionalSpringDamper::new(measure, stiffness, damping, order, free_value, memory));
+                sys.fractional
+                    .push(FractionalSpringDamper::new(measure, stiffness, damping, order, free_value, memory));
             }
             None => {
                 if let Some(m) = &s.memory {
-                    return Err(model.error(m.span(), "`memory` applies only to fractional dampers (give `fractional_order`)".into()));
+                    return Err(model.error(
+                        m.span(),
+                        "`memory` applies only to fractional dampers (give `fractional_order`)".into(),
+                    ));
                 }
                 sys.springs.push(SpringDamper { measure, stiffness, damping, free_value });
             }
@@ -559,14 +681,22 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             (Some(v), None) => TimeFunction::Expr(input_scope.time_function(v)?),
             (None, Some(t)) => {
                 let rows = t.get_ref().clone();
-                if rows.is_empty() || rows.windows(2).any(|w| w[1][0] <= w[0][0]) || rows.iter().flatten().any(|x| !x.is_finite()) {
-                    return Err(model.error(t.span(), "table rows must be finite [time, value] pairs with strictly increasing times".into()));
+                if rows.is_empty()
+                    || rows.windows(2).any(|w| w[1][0] <= w[0][0])
+                    || rows.iter().flatten().any(|x| !x.is_finite())
+                {
+                    return Err(model.error(
+                        t.span(),
+                        "table rows must be finite [time, value] pairs with strictly increasing times".into(),
+                    ));
                 }
                 TimeFunction::Table(rows)
             }
             _ => return Err(model.error(l.kind.span(), "a load needs exactly one of `value` or `table`".into())),
         };
-        if let Some(point) = b.floating_point(&l.body, l.point.as_ref(), "point", &sys.floating_frame_beams.elements, &q0)? {
+        if let Some(point) =
+            b.floating_point(&l.body, l.point.as_ref(), "point", &sys.floating_frame_beams.elements, &q0)?
+        {
             // A force at a material point of a floating-frame beam (004 eq. 1): J^T F.
             if l.kind.get_ref() != "force" {
                 return Err(model.error(l.kind.span(), format!("only `type = \"force\"` loads act at a point of a floating_frame beam (apply torques to its frame, '<beam>.start'), got '{}'", l.kind.get_ref())));
@@ -574,17 +704,20 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             let Some(dir) = &l.direction else {
                 return Err(model.error(l.kind.span(), "a force needs `direction = [x, y]`".into()));
             };
-            let u = unit(b.scope.vec2(dir)?).ok_or_else(|| model.error(dir.span(), "direction must not be zero".into()))?;
+            let u =
+                unit(b.scope.vec2(dir)?).ok_or_else(|| model.error(dir.span(), "direction must not be zero".into()))?;
             sys.loads.push(Load::floating_force(point, u, magnitude));
             continue;
         }
-        let body = b.body(&l.body)?.ok_or_else(|| model.error(l.body.span(), "loads on ground have no effect".into()))?;
+        let body =
+            b.body(&l.body)?.ok_or_else(|| model.error(l.body.span(), "loads on ground have no effect".into()))?;
         match l.kind.get_ref().as_str() {
             "force" => {
                 let Some(dir) = &l.direction else {
                     return Err(model.error(l.kind.span(), "a force needs `direction = [x, y]`".into()));
                 };
-                let u = unit(b.scope.vec2(dir)?).ok_or_else(|| model.error(dir.span(), "direction must not be zero".into()))?;
+                let u = unit(b.scope.vec2(dir)?)
+                    .ok_or_else(|| model.error(dir.span(), "direction must not be zero".into()))?;
                 let anchor = b.anchor(&l.body, l.point.as_ref())?;
                 sys.loads.push(Load::force(anchor, u, magnitude));
             }
@@ -601,7 +734,9 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
                 // Rigid anchor: theta; ANCF node: the slope angle (003 eqs. 4, 24).
                 sys.loads.push(Load::torque(b.anchor(&l.body, None)?, magnitude));
             }
-            other => return Err(model.error(l.kind.span(), format!("unknown load type '{other}', expected force or torque"))),
+            other => {
+                return Err(model.error(l.kind.span(), format!("unknown load type '{other}', expected force or torque")));
+            }
         }
     }
 
@@ -625,7 +760,12 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
     for o in &def.outputs {
         check_name(&o.name, "output", &mut names)?;
         let kind = OutputKind::parse(o, &b, &sys)?;
-        outputs.push(Output { name: o.name.get_ref().clone(), unit: kind.unit().to_string(), description: o.description.clone(), kind });
+        outputs.push(Output {
+            name: o.name.get_ref().clone(),
+            unit: kind.unit().to_string(),
+            description: o.description.clone(),
+            kind,
+        });
     }
 
     sys.finish();
@@ -639,7 +779,12 @@ enum ContactKind {
 }
 
 /// A `[[contacts]]` entry as a contact force element or a contact constraint.
-fn contact(c: &crate::model::schema::ContactDecl, b: &Builder, q0: &[f64], floating: &[FloatingFrameBeam2d]) -> Result<ContactKind, ModelError> {
+fn contact(
+    c: &crate::model::schema::ContactDecl,
+    b: &Builder,
+    q0: &[f64],
+    floating: &[FloatingFrameBeam2d],
+) -> Result<ContactKind, ModelError> {
     let model = b.model;
     let ground = Name::new(0..0, "ground".to_string());
     let body1 = c.body1.as_ref().unwrap_or(&ground);
@@ -649,7 +794,10 @@ fn contact(c: &crate::model::schema::ContactDecl, b: &Builder, q0: &[f64], float
     // Either body may be ground (a fixed plane or a fixed circle), not both (checked above);
     // a floating-frame beam tip only as body2 against ground.
     if b.floating_tips.iter().chain(&b.floating_names).any(|t| t == body1.get_ref()) {
-        return Err(model.error(body1.span(), "a point of a floating_frame beam must be body2 of a contact (body1 = \"ground\")".into()));
+        return Err(model.error(
+            body1.span(),
+            "a point of a floating_frame beam must be body2 of a contact (body1 = \"ground\")".into(),
+        ));
     }
     let tip = b.floating_point(&c.body2, c.point2.as_ref(), "point2", floating, q0)?;
     let b1 = b.body(body1)?;
@@ -657,14 +805,19 @@ fn contact(c: &crate::model::schema::ContactDecl, b: &Builder, q0: &[f64], float
         match (r, wanted) {
             (Some(r), true) => b.scope.positive(r, name),
             (None, true) => Err(model.error(c.kind.span(), format!("a {} contact needs `{name}`", c.kind.get_ref()))),
-            (Some(r), false) => Err(model.error(r.span(), format!("`{name}` does not apply to a {} contact", c.kind.get_ref()))),
+            (Some(r), false) => {
+                Err(model.error(r.span(), format!("`{name}` does not apply to a {} contact", c.kind.get_ref())))
+            }
             (None, false) => Ok(0.0),
         }
     };
     if tip.is_some() {
         // The tip of a floating-frame beam (paper 004 eq. 1 at x = L) against ground.
         if b1.is_some() {
-            return Err(model.error(body1.span(), "a contact at a floating_frame beam tip needs body1 = \"ground\" (a fixed plane or circle)".into()));
+            return Err(model.error(
+                body1.span(),
+                "a contact at a floating_frame beam tip needs body1 = \"ground\" (a fixed plane or circle)".into(),
+            ));
         }
     }
     let a2 = match tip {
@@ -684,19 +837,28 @@ fn contact(c: &crate::model::schema::ContactDecl, b: &Builder, q0: &[f64], float
     let (measure, reach) = match c.kind.get_ref().as_str() {
         kind @ ("point_plane" | "circle_plane") => {
             let Some(point1) = &c.point1 else {
-                return Err(model.error(c.name.span(), format!("a {kind} contact needs `point1`, a point of the plane")));
+                return Err(
+                    model.error(c.name.span(), format!("a {kind} contact needs `point1`, a point of the plane"))
+                );
             };
             let Some(normal) = &c.normal else {
-                return Err(model.error(c.name.span(), format!("a {kind} contact needs `normal = [x, y]`, the plane normal towards the free side")));
+                return Err(model.error(
+                    c.name.span(),
+                    format!("a {kind} contact needs `normal = [x, y]`, the plane normal towards the free side"),
+                ));
             };
             if let Some(r) = &c.radius1 {
                 return Err(model.error(r.span(), "`radius1` applies only to circle_circle contacts".into()));
             }
-            let n = unit(b.scope.vec2(normal)?).ok_or_else(|| model.error(normal.span(), "normal must not be zero".into()))?;
+            let n = unit(b.scope.vec2(normal)?)
+                .ok_or_else(|| model.error(normal.span(), "normal must not be zero".into()))?;
             let a1 = b.anchor(body1, Some(point1))?;
             // Into body 1's frame; the normal rotates with it.
             let u = b1.map_or(n, |e| if e.info.rotates { rot_t(e.angle, n) } else { n });
-            (gap(Measure::new(a1, a2, MeasureKind::Projection { u, rotating: true })), radius(&c.radius2, "radius2", kind == "circle_plane")?)
+            (
+                gap(Measure::new(a1, a2, MeasureKind::Projection { u, rotating: true })),
+                radius(&c.radius2, "radius2", kind == "circle_plane")?,
+            )
         }
         "circle_circle" => {
             if let Some(n) = &c.normal {
@@ -705,13 +867,22 @@ fn contact(c: &crate::model::schema::ContactDecl, b: &Builder, q0: &[f64], float
             let a1 = b.anchor(body1, c.point1.as_ref())?;
             let m = gap(Measure::new(a1, a2, MeasureKind::Distance));
             if m.value(q0) <= 0.0 {
-                return Err(model.error(c.name.span(), "the circle centres coincide initially; the contact normal is undefined".into()));
+                return Err(model.error(
+                    c.name.span(),
+                    "the circle centres coincide initially; the contact normal is undefined".into(),
+                ));
             }
             (m, radius(&c.radius1, "radius1", true)? + radius(&c.radius2, "radius2", true)?)
         }
-        other => return Err(model.error(c.kind.span(), format!("unknown contact type '{other}', expected point_plane, circle_plane or circle_circle"))),
+        other => {
+            return Err(model.error(
+                c.kind.span(),
+                format!("unknown contact type '{other}', expected point_plane, circle_plane or circle_circle"),
+            ));
+        }
     };
-    let min_speed = c.min_impact_speed.as_ref().map(|v| b.scope.positive(v, "min_impact_speed")).transpose()?.unwrap_or(1e-3);
+    let min_speed =
+        c.min_impact_speed.as_ref().map(|v| b.scope.positive(v, "min_impact_speed")).transpose()?.unwrap_or(1e-3);
     let e = b.scope.number(&c.restitution)?;
     let method = c.method.as_ref().map(|m| b.scope.text(m)).transpose()?;
     let damping_model = c.damping_model.as_ref().map(|d| b.scope.text(d)).transpose()?;
@@ -722,7 +893,10 @@ fn contact(c: &crate::model::schema::ContactDecl, b: &Builder, q0: &[f64], float
             // then simply not used by the constraint.
             let chosen = c.method.as_ref().is_some_and(|m| m.get_ref().starts_with('$'));
             if let Some(k) = c.stiffness.as_ref().filter(|_| !chosen) {
-                return Err(model.error(k.span(), "`stiffness` applies only to method = \"force\" (a contact constraint is rigid)".into()));
+                return Err(model.error(
+                    k.span(),
+                    "`stiffness` applies only to method = \"force\" (a contact constraint is rigid)".into(),
+                ));
             }
             if let Some(d) = damping_model.as_ref().filter(|_| !chosen) {
                 return Err(model.error(d.span(), "`damping_model` applies only to method = \"force\"".into()));
@@ -737,7 +911,9 @@ fn contact(c: &crate::model::schema::ContactDecl, b: &Builder, q0: &[f64], float
             }
             return Ok(ContactKind::Constraint(k));
         }
-        Some((other, span)) => return Err(model.error(span, format!("unknown contact method '{other}', expected force or constraint"))),
+        Some((other, span)) => {
+            return Err(model.error(span, format!("unknown contact method '{other}', expected force or constraint")));
+        }
     }
     let Some(stiffness) = &c.stiffness else {
         return Err(model.error(c.name.span(), "a force contact needs `stiffness` (N/m^1.5)".into()));
@@ -749,7 +925,11 @@ fn contact(c: &crate::model::schema::ContactDecl, b: &Builder, q0: &[f64], float
     let damping = match damping_model.as_ref().map(|d| (d.get_ref().as_str(), d.span())) {
         None | Some(("exact", _)) => DampingModel::Exact,
         Some(("lankarani_nikravesh", _)) => DampingModel::LankaraniNikravesh,
-        Some((other, span)) => return Err(model.error(span, format!("unknown damping_model '{other}', expected exact or lankarani_nikravesh"))),
+        Some((other, span)) => {
+            return Err(
+                model.error(span, format!("unknown damping_model '{other}', expected exact or lankarani_nikravesh"))
+            );
+        }
     };
     Ok(ContactKind::Force(Contact::new(measure, reach, stiffness, e, damping, min_speed)))
 }
@@ -764,7 +944,10 @@ impl OutputKind {
             // The tip of a floating-frame beam: position and section rotation from the frame
             // and the modes (paper 004 eq. 1 at x = L).
             if let Some(p) = &o.point {
-                return Err(model.error(p.span(), "`point` is not supported on a floating_frame beam tip; the output is the tip itself".into()));
+                return Err(model.error(
+                    p.span(),
+                    "`point` is not supported on a floating_frame beam tip; the output is the tip itself".into(),
+                ));
             }
             let quantity = ["x", "y", "angle"].iter().position(|s| *s == q).ok_or_else(|| {
                 model.error(o.quantity.span(), format!("output quantity '{q}' is not available on a floating_frame beam tip yet (available: x, y, angle)"))
@@ -772,25 +955,50 @@ impl OutputKind {
             return Ok(OutputKind::FloatingFrameTip { beam, quantity });
         }
         let need_body = || -> Result<(&BodyEntry, Anchor), ModelError> {
-            let name = o.body.as_ref().ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `body`")))?;
+            let name = o
+                .body
+                .as_ref()
+                .ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `body`")))?;
             let entry = b.body(name)?.ok_or_else(|| model.error(name.span(), "ground does not move".into()))?;
             Ok((entry, b.anchor(name, o.point.as_ref())?))
         };
         let need_joint = || -> Result<usize, ModelError> {
-            let name = o.joint.as_ref().ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `joint`")))?;
-            sys.joints.iter().position(|j| j.name == *name.get_ref()).ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))
+            let name = o
+                .joint
+                .as_ref()
+                .ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `joint`")))?;
+            sys.joints
+                .iter()
+                .position(|j| j.name == *name.get_ref())
+                .ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))
         };
         let need_contact = || -> Result<usize, ModelError> {
-            let name = o.contact.as_ref().ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `contact`")))?;
+            let name = o
+                .contact
+                .as_ref()
+                .ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `contact`")))?;
             sys.contact_names.iter().position(|c| c == name.get_ref()).ok_or_else(|| {
-                model.error(name.span(), format!("unknown contact '{}' (known: {})", name.get_ref(), sys.contact_names.iter().chain(&sys.contact_constraint_names).cloned().collect::<Vec<_>>().join(", ")))
+                model.error(
+                    name.span(),
+                    format!(
+                        "unknown contact '{}' (known: {})",
+                        name.get_ref(),
+                        sys.contact_names
+                            .iter()
+                            .chain(&sys.contact_constraint_names)
+                            .cloned()
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )
             })
         };
         let need_rotation = |e: &BodyEntry| -> Result<usize, ModelError> {
             if e.info.rotates {
                 Ok(e.info.x + 2)
             } else {
-                Err(model.error(o.quantity.span(), format!("'{q}' needs a rigid body; '{}' is a point mass", e.info.name)))
+                Err(model
+                    .error(o.quantity.span(), format!("'{q}' needs a rigid body; '{}' is a point mass", e.info.name)))
             }
         };
         if let Some(c) = o.chord.as_ref().filter(|_| q != "transverse_deflection") {
@@ -809,7 +1017,8 @@ impl OutputKind {
             }
             "angle" | "angular_velocity" | "angular_acceleration" => {
                 let (e, anchor) = need_body()?;
-                let order = ["angle", "angular_velocity", "angular_acceleration"].iter().position(|s| *s == q).unwrap_or(0);
+                let order =
+                    ["angle", "angular_velocity", "angular_acceleration"].iter().position(|s| *s == q).unwrap_or(0);
                 if e.info.director {
                     OutputKind::SectionAngle { anchor, order }
                 } else {
@@ -821,7 +1030,13 @@ impl OutputKind {
                 if q == "reaction_torque" && !sys.joints[j].body2_rotates {
                     return Err(model.error(o.quantity.span(), "reaction_torque needs a rigid body2".into()));
                 }
-                OutputKind::Reaction { joint: j, component: ["reaction_x", "reaction_y", "reaction_torque"].iter().position(|s| *s == q).unwrap_or(0) }
+                OutputKind::Reaction {
+                    joint: j,
+                    component: ["reaction_x", "reaction_y", "reaction_torque"]
+                        .iter()
+                        .position(|s| *s == q)
+                        .unwrap_or(0),
+                }
             }
             "joint_position" | "joint_velocity" => {
                 let joint = need_joint()?;
@@ -831,8 +1046,15 @@ impl OutputKind {
                 OutputKind::JointCoordinate { joint, order: usize::from(q == "joint_velocity") }
             }
             "contact_force" | "penetration" | "contact_state" | "impact_time" => {
-                let quantity = ["contact_force", "penetration", "contact_state", "impact_time"].iter().position(|s| *s == q).unwrap_or(0);
-                match o.contact.as_ref().and_then(|n| sys.contact_constraint_names.iter().position(|c| c == n.get_ref())) {
+                let quantity = ["contact_force", "penetration", "contact_state", "impact_time"]
+                    .iter()
+                    .position(|s| *s == q)
+                    .unwrap_or(0);
+                match o
+                    .contact
+                    .as_ref()
+                    .and_then(|n| sys.contact_constraint_names.iter().position(|c| c == n.get_ref()))
+                {
                     Some(contact) => OutputKind::ContactConstraint { contact, quantity },
                     None => OutputKind::Contact { contact: need_contact()?, quantity },
                 }
@@ -843,11 +1065,16 @@ impl OutputKind {
                     return Err(model.error(o.quantity.span(), "transverse_deflection needs `chord = [\"body_a\", \"body_b\"]`, the bodies whose reference points span the chord".into()));
                 };
                 let [a, b_] = chord.get_ref().as_slice() else {
-                    return Err(model.error(chord.span(), format!("chord needs exactly two bodies, got {}", chord.get_ref().len())));
+                    return Err(model.error(
+                        chord.span(),
+                        format!("chord needs exactly two bodies, got {}", chord.get_ref().len()),
+                    ));
                 };
                 let ends = [b.anchor(a, None)?, b.anchor(b_, None)?];
                 if ends.iter().all(|e| e.dofs().is_empty()) || (ends[0] == ends[1]) {
-                    return Err(model.error(chord.span(), "the chord needs two different points, not both on ground".into()));
+                    return Err(
+                        model.error(chord.span(), "the chord needs two different points, not both on ground".into())
+                    );
                 }
                 OutputKind::TransverseDeflection { point, chord: ends }
             }
@@ -883,7 +1110,8 @@ pub(super) fn consistent_initial_state(
     // Joint rows; the contact constraint rows start separated (lambda = 0).
     let m = sys.constraints.len();
     let mut state = State::zeros(n, sys.constraints());
-    let span_of_row = |r: usize| sys.joints.iter().position(|j| j.rows.contains(&r)).map_or(0..0, |j| joint_spans[j].clone());
+    let span_of_row =
+        |r: usize| sys.joints.iter().position(|j| j.rows.contains(&r)).map_or(0..0, |j| joint_spans[j].clone());
     if m > 0 {
         let jacobian = |q: &[f64]| {
             let mut jm = DMatrix::zeros(m, n);
@@ -905,14 +1133,23 @@ pub(super) fn consistent_initial_state(
                 converged = true;
                 break;
             }
-            let dq = jacobian(&q).svd(true, true).solve(&DVector::from_column_slice(&phi), 1e-12).map_err(|e| model.error(0..0, e.to_string()))?;
+            let dq = jacobian(&q)
+                .svd(true, true)
+                .solve(&DVector::from_column_slice(&phi), 1e-12)
+                .map_err(|e| model.error(0..0, e.to_string()))?;
             for i in 0..n {
                 q[i] -= dq[i];
             }
         }
         if !converged {
             let worst = (0..m).max_by(|&a, &b| phi[a].abs().total_cmp(&phi[b].abs())).unwrap_or(0);
-            return Err(model.error(span_of_row(worst), format!("the joints cannot all be satisfied in the initial configuration (violation {:.3e})", phi[worst])));
+            return Err(model.error(
+                span_of_row(worst),
+                format!(
+                    "the joints cannot all be satisfied in the initial configuration (violation {:.3e})",
+                    phi[worst]
+                ),
+            ));
         }
         let jm = jacobian(&q);
         let sv = jm.clone().svd(false, false).singular_values;
@@ -937,7 +1174,13 @@ pub(super) fn consistent_initial_state(
         let residual = &jm * DVector::from_column_slice(&v);
         let vscale = 1.0 + v.iter().fold(0.0f64, |a, x| a.max(x.abs()));
         if let Some(r) = (0..m).find(|&r| residual[r].abs() > 1e-9 * vscale) {
-            return Err(model.error(span_of_row(r), format!("the given initial velocities violate this joint (by {:.3e}); omit some so they can be computed", residual[r])));
+            return Err(model.error(
+                span_of_row(r),
+                format!(
+                    "the given initial velocities violate this joint (by {:.3e}); omit some so they can be computed",
+                    residual[r]
+                ),
+            ));
         }
     }
     state.q = q;

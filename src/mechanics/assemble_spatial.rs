@@ -3,9 +3,9 @@
 //! Planar-only entries (point masses, beams, loads, contacts) are reported as errors.
 
 use super::assemble::{Assembly, consistent_initial_state};
+use super::discrete_plate::{PlateSpec, discrete_plate};
 use super::elements::RigidBody3d;
 use super::euler_parameters::{Mat3, e_matrix, from_axis_angle, mat_t_vec, rotation};
-use super::discrete_plate::{PlateSpec, discrete_plate};
 use super::forces::{Member, MultiPointForce, SpringDamper};
 use super::joints::spatial::{SpatialJointKind, normalisation_row, spatial_joint_rows};
 use super::joints::{JointInfo, JointKind};
@@ -14,8 +14,8 @@ use super::outputs::{Output, OutputKind};
 use super::spatial_kinematics::{Anchor3, SpatialKind, SpatialMeasure};
 use super::{BodyInfo, System};
 use crate::model::schema::{Name, OutputDecl, PlateDecl, RigidBodyDecl, Tensor, Vec2};
-use crate::structural::{EdgeSupport, PlateMaterial};
 use crate::model::{Model, ModelError, Scope};
+use crate::structural::{EdgeSupport, PlateMaterial};
 use std::ops::Range;
 
 struct Body3 {
@@ -67,7 +67,11 @@ impl Builder<'_> {
     fn anchor(&self, body: &Name, point: Option<&Vec2>) -> Result<Anchor3, ModelError> {
         let p = point.map(|p| self.scope.vec3(p)).transpose()?;
         Ok(match self.body(body)? {
-            None => Anchor3::Ground { p: p.ok_or_else(|| self.model.error(body.span(), "a point on ground needs `point = [x, y, z]`".into()))? },
+            None => Anchor3::Ground {
+                p: p.ok_or_else(|| {
+                    self.model.error(body.span(), "a point on ground needs `point = [x, y, z]`".into())
+                })?,
+            },
             Some(b) => {
                 let p = p.unwrap_or(b.position);
                 let d = [p[0] - b.position[0], p[1] - b.position[1], p[2] - b.position[2]];
@@ -105,7 +109,10 @@ impl Builder<'_> {
         let eig = nalgebra::Matrix3::from_fn(|r, c| j[r][c]).symmetric_eigen().eigenvalues;
         let (a, b, c) = (eig[0], eig[1], eig[2]);
         if a.min(b).min(c) <= 0.0 {
-            return Err(self.model.error(span, format!("the inertia tensor must be positive definite (principal values {a:.6e}, {b:.6e}, {c:.6e})")));
+            return Err(self.model.error(
+                span,
+                format!("the inertia tensor must be positive definite (principal values {a:.6e}, {b:.6e}, {c:.6e})"),
+            ));
         }
         // A mass distribution has J1 + J2 >= J3 for every ordering of the principal values.
         if a + b < c * (1.0 - 1e-12) || b + c < a * (1.0 - 1e-12) || c + a < b * (1.0 - 1e-12) {
@@ -124,13 +131,18 @@ impl Builder<'_> {
                 }
                 Ok(p.map(|x| x / n))
             }
-            (Some(e), _, _) => Err(self.model.error(e.span(), "give either `euler_parameters` or `axis` and `angle`, not both".into())),
+            (Some(e), _, _) => {
+                Err(self.model.error(e.span(), "give either `euler_parameters` or `axis` and `angle`, not both".into()))
+            }
             (None, Some(ax), angle) => {
-                let u = unit3(self.scope.vec3(ax)?).ok_or_else(|| self.model.error(ax.span(), "axis must not be zero".into()))?;
+                let u = unit3(self.scope.vec3(ax)?)
+                    .ok_or_else(|| self.model.error(ax.span(), "axis must not be zero".into()))?;
                 let angle = angle.as_ref().map(|a| self.scope.number(a)).transpose()?.unwrap_or(0.0);
                 Ok(from_axis_angle(u, angle))
             }
-            (None, None, Some(a)) => Err(self.model.error(a.span(), "in a spatial model an angle needs `axis = [x, y, z]`".into())),
+            (None, None, Some(a)) => {
+                Err(self.model.error(a.span(), "in a spatial model an angle needs `axis = [x, y, z]`".into()))
+            }
             (None, None, None) => Ok([1.0, 0.0, 0.0, 0.0]),
         }
     }
@@ -170,12 +182,18 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
             None => None,
             Some(w) => match w.get_ref() {
                 Tensor::Vector(v) => Some(b.scope.vec3(&Vec2::new(w.span(), v.clone()))?),
-                _ => return Err(model.error(w.span(), "in a spatial model, angular_velocity is a vector [wx, wy, wz] (global frame)".into())),
+                _ => {
+                    return Err(model.error(
+                        w.span(),
+                        "in a spatial model, angular_velocity is a vector [wx, wy, wz] (global frame)".into(),
+                    ));
+                }
             },
         };
         // p' = 1/2 E^T omega (omega = 2 E p', E E^T = I on p.p = 1).
         let e = e_matrix(&p);
-        let pd: [f64; 4] = std::array::from_fn(|k| w.map_or(0.0, |w| 0.5 * (0..3).map(|i| e[i][k] * w[i]).sum::<f64>()));
+        let pd: [f64; 4] =
+            std::array::from_fn(|k| w.map_or(0.0, |w| 0.5 * (0..3).map(|i| e[i][k] * w[i]).sum::<f64>()));
         q0.extend(r);
         q0.extend(p);
         v0.extend(v.unwrap_or([0.0; 3]));
@@ -191,7 +209,8 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
     for pd in &def.plates {
         b.check_name(&pd.name, "plate")?;
         let spec = plate_spec(&b, pd)?;
-        let plate = discrete_plate(&spec).map_err(|e| model.error(pd.name.span(), format!("plate '{}': {e}", pd.name.get_ref())))?;
+        let plate = discrete_plate(&spec)
+            .map_err(|e| model.error(pd.name.span(), format!("plate '{}': {e}", pd.name.get_ref())))?;
         let origin = pd.origin.as_ref().map(|o| b.scope.vec3(o)).transpose()?.unwrap_or([0.0; 3]);
         let (mut members, mut reference) = (Vec::new(), None);
         for (k, body) in plate.bodies.iter().enumerate() {
@@ -219,7 +238,8 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
         return Err(model.error(def.model.name.span(), "the model has no bodies".into()));
     }
     let mut sys = System::new(q0.len());
-    sys.bodies = b.bodies.iter().map(|e| BodyInfo { name: e.name.clone(), x: e.x, rotates: true, director: false }).collect();
+    sys.bodies =
+        b.bodies.iter().map(|e| BodyInfo { name: e.name.clone(), x: e.x, rotates: true, director: false }).collect();
     sys.inputs = def.inputs.iter().map(|i| i.start).collect();
     for e in elements {
         sys.spatial_bodies.push(e);
@@ -241,7 +261,12 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
             "revolute" => SpatialJointKind::Revolute,
             "prismatic" => SpatialJointKind::Prismatic,
             "fixed" => SpatialJointKind::Fixed,
-            other => return Err(model.error(j.kind.span(), format!("unknown joint type '{other}', expected spherical, revolute, prismatic or fixed"))),
+            other => {
+                return Err(model.error(
+                    j.kind.span(),
+                    format!("unknown joint type '{other}', expected spherical, revolute, prismatic or fixed"),
+                ));
+            }
         };
         if let Some(rs) = &j.rigid_section {
             return Err(model.error(rs.span(), "rigid_section applies to planar ANCF beams only".into()));
@@ -251,33 +276,52 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
         if body1.get_ref() == j.body2.get_ref() {
             return Err(model.error(j.body2.span(), "a joint needs two different bodies".into()));
         }
-        let b2 = b.body(&j.body2)?.ok_or_else(|| model.error(j.body2.span(), "body2 must not be ground (put ground in body1)".into()))?;
+        let b2 = b
+            .body(&j.body2)?
+            .ok_or_else(|| model.error(j.body2.span(), "body2 must not be ground (put ground in body1)".into()))?;
         let b2x = b2.x;
         let point = match &j.point {
             Some(p) => b.scope.vec3(p)?,
             None => b2.position,
         };
-        let pt = Vec2::new(j.point.as_ref().map_or(j.name.span(), |p| p.span()), point.iter().map(|&x| x.into()).collect());
+        let pt =
+            Vec2::new(j.point.as_ref().map_or(j.name.span(), |p| p.span()), point.iter().map(|&x| x.into()).collect());
         let (a1, a2) = (b.anchor(body1, Some(&pt))?, b.anchor(&j.body2, Some(&pt))?);
         let needs_axis = matches!(kind, SpatialJointKind::Revolute | SpatialJointKind::Prismatic);
         let axis = match (&j.axis, needs_axis) {
-            (Some(ax), true) => unit3(b.scope.vec3(ax)?).ok_or_else(|| model.error(ax.span(), "axis must not be zero".into()))?,
-            (None, true) => return Err(model.error(j.name.span(), format!("a {} joint needs `axis = [x, y, z]`", j.kind.get_ref()))),
-            (Some(ax), false) => return Err(model.error(ax.span(), "`axis` only applies to revolute and prismatic joints".into())),
+            (Some(ax), true) => {
+                unit3(b.scope.vec3(ax)?).ok_or_else(|| model.error(ax.span(), "axis must not be zero".into()))?
+            }
+            (None, true) => {
+                return Err(model.error(j.name.span(), format!("a {} joint needs `axis = [x, y, z]`", j.kind.get_ref())));
+            }
+            (Some(ax), false) => {
+                return Err(model.error(ax.span(), "`axis` only applies to revolute and prismatic joints".into()));
+            }
             (None, false) => [0.0, 0.0, 1.0],
         };
         let rows = spatial_joint_rows(kind, a1, a2, axis, &q0);
         let coordinate = rows[0].measure.measure().cloned();
         let start = sys.constraints.len();
         sys.constraints.extend(rows);
-        sys.joints.push(JointInfo { name: j.name.get_ref().clone(), kind: JointKind::Spatial(kind), rows: start..sys.constraints.len(), body2_x: b2x, body2_rotates: false, coordinate });
+        sys.joints.push(JointInfo {
+            name: j.name.get_ref().clone(),
+            kind: JointKind::Spatial(kind),
+            rows: start..sys.constraints.len(),
+            body2_x: b2x,
+            body2_rotates: false,
+            coordinate,
+        });
         joint_spans.push(j.name.span());
     }
 
     for s in &def.springs {
         b.check_name(&s.name, "spring")?;
         if let Some(k) = s.kind.as_ref().filter(|k| k.get_ref() != "point_to_point") {
-            return Err(model.error(k.span(), format!("unknown spring type '{}' in a spatial model, expected point_to_point", k.get_ref())));
+            return Err(model.error(
+                k.span(),
+                format!("unknown spring type '{}' in a spatial model, expected point_to_point", k.get_ref()),
+            ));
         }
         for (opt, what) in [(s.fractional_order.as_ref(), "fractional_order"), (s.memory.as_ref(), "memory")] {
             if let Some(o) = opt {
@@ -287,9 +331,16 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
         let (Some(n1), Some(n2)) = (&s.body1, &s.body2) else {
             return Err(model.error(s.name.span(), "a point_to_point spring needs body1 and body2".into()));
         };
-        let m = Measure::spatial(SpatialMeasure::new(b.anchor(n1, s.point1.as_ref())?, b.anchor(n2, s.point2.as_ref())?, SpatialKind::Distance));
+        let m = Measure::spatial(SpatialMeasure::new(
+            b.anchor(n1, s.point1.as_ref())?,
+            b.anchor(n2, s.point2.as_ref())?,
+            SpatialKind::Distance,
+        ));
         if m.value(&q0) <= 0.0 {
-            return Err(model.error(s.name.span(), "the spring's end points coincide initially; its direction is undefined".into()));
+            return Err(model.error(
+                s.name.span(),
+                "the spring's end points coincide initially; its direction is undefined".into(),
+            ));
         }
         let stiffness = s.stiffness.as_ref().map(|k| b.scope.non_negative(k, "stiffness")).transpose()?.unwrap_or(0.0);
         let damping = s.damping.as_ref().map(|c| b.scope.non_negative(c, "damping")).transpose()?.unwrap_or(0.0);
@@ -304,7 +355,12 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
     for o in &def.outputs {
         b.check_name(&o.name, "output")?;
         let kind = output_kind(o, &b, &sys)?;
-        outputs.push(Output { name: o.name.get_ref().clone(), unit: kind.unit().to_string(), description: o.description.clone(), kind });
+        outputs.push(Output {
+            name: o.name.get_ref().clone(),
+            unit: kind.unit().to_string(),
+            description: o.description.clone(),
+            kind,
+        });
     }
 
     sys.finish();
@@ -318,7 +374,9 @@ fn count(b: &Builder, v: &Vec2, what: &str) -> Result<[usize; 2], ModelError> {
     let mut out = [0; 2];
     for (o, &c) in out.iter_mut().zip(&x) {
         if c < 1.0 || c.fract() != 0.0 || c > 1e6 {
-            return Err(b.model.error(v.span(), format!("{what} must be two positive integers, got [{}, {}]", x[0], x[1])));
+            return Err(b
+                .model
+                .error(v.span(), format!("{what} must be two positive integers, got [{}, {}]", x[0], x[1])));
         }
         *o = c as usize;
     }
@@ -344,12 +402,23 @@ fn plate_spec(b: &Builder, pd: &PlateDecl) -> Result<PlateSpec, ModelError> {
     let mut edges = [EdgeSupport::Free; 4];
     for edge in pd.clamped.iter().flat_map(|c| c.get_ref()) {
         let k = ["x_min", "x_max", "y_min", "y_max"].iter().position(|e| e == edge.get_ref()).ok_or_else(|| {
-            model.error(edge.span(), format!("unknown edge '{}', expected x_min, x_max, y_min or y_max", edge.get_ref()))
+            model
+                .error(edge.span(), format!("unknown edge '{}', expected x_min, x_max, y_min or y_max", edge.get_ref()))
         })?;
         edges[k] = EdgeSupport::Clamped;
     }
-    let damping_ratio = pd.damping_ratio.as_ref().map(|z| b.scope.non_negative(z, "damping_ratio")).transpose()?.unwrap_or(0.0);
-    let spec = PlateSpec { a: size[0], b: size[1], t, material: PlateMaterial::new(e, nu, rho), mesh, bodies, edges, damping_ratio };
+    let damping_ratio =
+        pd.damping_ratio.as_ref().map(|z| b.scope.non_negative(z, "damping_ratio")).transpose()?.unwrap_or(0.0);
+    let spec = PlateSpec {
+        a: size[0],
+        b: size[1],
+        t,
+        material: PlateMaterial::new(e, nu, rho),
+        mesh,
+        bodies,
+        edges,
+        damping_ratio,
+    };
     spec.validate().map_err(|m| {
         let span = if m.starts_with("mesh") {
             pd.mesh.span()
@@ -367,7 +436,10 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
     let model = b.model;
     let q = o.quantity.get_ref().as_str();
     let need_body = || -> Result<(&Body3, &Name), ModelError> {
-        let name = o.body.as_ref().ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `body`")))?;
+        let name = o
+            .body
+            .as_ref()
+            .ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `body`")))?;
         let body = b.body(name)?.ok_or_else(|| model.error(name.span(), "ground does not move".into()))?;
         Ok((body, name))
     };
@@ -379,18 +451,41 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
         "x" | "y" | "z" | "vx" | "vy" | "vz" => {
             let (_, name) = need_body()?;
             let anchor = b.anchor(name, o.point.as_ref())?;
-            OutputKind::SpatialPoint { anchor, component: component(q.chars().last().unwrap_or('x')), order: usize::from(q.len() == 2) }
+            OutputKind::SpatialPoint {
+                anchor,
+                component: component(q.chars().last().unwrap_or('x')),
+                order: usize::from(q.len() == 2),
+            }
         }
-        "e0" | "e1" | "e2" | "e3" => OutputKind::EulerParameter { index: need_body()?.0.x + 3 + usize::from(q.as_bytes()[1] - b'0') },
-        "wx" | "wy" | "wz" => OutputKind::SpatialAngularVelocity { x: need_body()?.0.x, component: component(q.chars().last().unwrap_or('x')) },
+        "e0" | "e1" | "e2" | "e3" => {
+            OutputKind::EulerParameter { index: need_body()?.0.x + 3 + usize::from(q.as_bytes()[1] - b'0') }
+        }
+        "wx" | "wy" | "wz" => OutputKind::SpatialAngularVelocity {
+            x: need_body()?.0.x,
+            component: component(q.chars().last().unwrap_or('x')),
+        },
         "reaction_x" | "reaction_y" | "reaction_z" => {
-            let name = o.joint.as_ref().ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `joint`")))?;
-            let joint = sys.joints.iter().position(|j| j.name == *name.get_ref()).ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))?;
+            let name = o
+                .joint
+                .as_ref()
+                .ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `joint`")))?;
+            let joint = sys
+                .joints
+                .iter()
+                .position(|j| j.name == *name.get_ref())
+                .ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))?;
             OutputKind::SpatialReaction { joint, component: component(q.chars().last().unwrap_or('x')) }
         }
         "support_force_x" | "support_force_y" | "support_force_z" => {
-            let name = o.plate.as_ref().ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `plate`")))?;
-            let element = sys.multi_point_names.iter().position(|p| p == name.get_ref()).ok_or_else(|| model.error(name.span(), format!("unknown plate '{}'", name.get_ref())))?;
+            let name = o
+                .plate
+                .as_ref()
+                .ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `plate`")))?;
+            let element = sys
+                .multi_point_names
+                .iter()
+                .position(|p| p == name.get_ref())
+                .ok_or_else(|| model.error(name.span(), format!("unknown plate '{}'", name.get_ref())))?;
             OutputKind::SupportForce { element, component: component(q.chars().last().unwrap_or('x')) }
         }
         "energy_total" => OutputKind::EnergyTotal,

@@ -20,7 +20,7 @@
 //! and every mode), exactly as for rigid bodies.
 
 use super::elements::FloatingFramePoint;
-use super::kinematics::{quadratic_form, Anchor, Measure, MeasureKind};
+use super::kinematics::{Anchor, Measure, MeasureKind, quadratic_form};
 
 /// What a floating-frame beam tip touches (fixed to ground).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -42,10 +42,19 @@ pub struct GapDerivatives {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ContactGap {
     Measure(Measure),
-    FloatingTip { tip: FloatingFramePoint, target: GroundShape, dofs: Vec<usize> },
+    FloatingTip {
+        tip: FloatingFramePoint,
+        target: GroundShape,
+        dofs: Vec<usize>,
+    },
     /// u . r_P - `anchor` (the measure u . r_A, see `floating_joint`); dofs: the beam's, then
     /// the anchor's.
-    FloatingJoint { point: FloatingFramePoint, anchor: Measure, u: [f64; 2], dofs: Vec<usize> },
+    FloatingJoint {
+        point: FloatingFramePoint,
+        anchor: Measure,
+        u: [f64; 2],
+        dofs: Vec<usize>,
+    },
 }
 
 impl ContactGap {
@@ -57,7 +66,8 @@ impl ContactGap {
     /// u . (r_P - r_A) for the point P of a floating-frame beam and the anchor A (whose
     /// coordinates must not be the beam's).
     pub fn floating_joint(point: FloatingFramePoint, anchor: Anchor, u: [f64; 2]) -> Self {
-        let anchor = Measure::new(Anchor::Ground { p: [0.0, 0.0] }, anchor, MeasureKind::Projection { u, rotating: false });
+        let anchor =
+            Measure::new(Anchor::Ground { p: [0.0, 0.0] }, anchor, MeasureKind::Projection { u, rotating: false });
         let mut dofs: Vec<usize> = (point.first..point.first + point.coordinates()).collect();
         dofs.extend(anchor.dofs());
         ContactGap::FloatingJoint { point, anchor, u, dofs }
@@ -101,7 +111,9 @@ impl ContactGap {
             ContactGap::FloatingTip { tip, target, .. } => {
                 let r = tip.position(q);
                 match *target {
-                    GroundShape::Plane { point, normal } => normal[0] * (r[0] - point[0]) + normal[1] * (r[1] - point[1]),
+                    GroundShape::Plane { point, normal } => {
+                        normal[0] * (r[0] - point[0]) + normal[1] * (r[1] - point[1])
+                    }
                     GroundShape::Circle { centre } => (r[0] - centre[0]).hypot(r[1] - centre[1]),
                 }
             }
@@ -117,14 +129,20 @@ impl ContactGap {
             ContactGap::Measure(m) => {
                 let n = m.dofs().len();
                 let d = m.derivatives(q);
-                GapDerivatives { value: d.value, gradient: d.gradient[..n].to_vec(), hessian: d.hessian[..n * n].to_vec() }
+                GapDerivatives {
+                    value: d.value,
+                    gradient: d.gradient[..n].to_vec(),
+                    hessian: d.hessian[..n * n].to_vec(),
+                }
             }
             ContactGap::FloatingTip { tip, target, .. } => {
                 let nd = tip.coordinates();
                 // s_r (the weight of d2r/dq2) needs r: evaluate the position first.
                 let r = tip.position(q);
                 let (value, sr, curvature) = match *target {
-                    GroundShape::Plane { point, normal } => (normal[0] * (r[0] - point[0]) + normal[1] * (r[1] - point[1]), normal, None),
+                    GroundShape::Plane { point, normal } => {
+                        (normal[0] * (r[0] - point[0]) + normal[1] * (r[1] - point[1]), normal, None)
+                    }
                     GroundShape::Circle { centre } => {
                         let d = [r[0] - centre[0], r[1] - centre[1]];
                         let len = d[0].hypot(d[1]);
@@ -189,20 +207,33 @@ mod tests {
     /// with large modal coordinates so that the axial-shortening terms matter.
     #[test]
     fn floating_tip_gap_derivatives_match_central_differences() {
-        let props = BeamProperties { young: 6.8952e10, shear: 2.6e10, area: 3.14e-4, inertia: 7.85e-9, shear_factor: None, density: 2766.7 };
+        let props = BeamProperties {
+            young: 6.8952e10,
+            shear: 2.6e10,
+            area: 3.14e-4,
+            inertia: 7.85e-9,
+            shear_factor: None,
+            density: 2766.7,
+        };
         for modes in [1, 3, 5] {
             // two leading coordinates of another body before the beam
             let beam = FloatingFrameBeam2d::new(2, 1.0, modes, &props, [0.0, -9.81]);
             let nd = 3 + 2 * modes;
             let mut q = vec![0.7, -0.4, 0.05, -0.02, 0.6];
             for k in 0..2 * modes {
-                q.push(if k < modes { 1e-3 * (k as f64 + 1.0) } else { 0.08 / (k as f64 - modes as f64 + 1.0) * if k % 2 == 0 { 1.0 } else { -1.0 } });
+                q.push(if k < modes {
+                    1e-3 * (k as f64 + 1.0)
+                } else {
+                    0.08 / (k as f64 - modes as f64 + 1.0) * if k % 2 == 0 { 1.0 } else { -1.0 }
+                });
             }
             let targets = [
                 GroundShape::Plane { point: [0.1, -0.2], normal: [0.6, 0.8] },
                 GroundShape::Circle { centre: [1.5, 2.0] },
             ];
-            for (target, point) in targets.into_iter().flat_map(|t| [(t, beam.tip_point()), (t, beam.material_point(0.37))]) {
+            for (target, point) in
+                targets.into_iter().flat_map(|t| [(t, beam.tip_point()), (t, beam.material_point(0.37))])
+            {
                 let gap = ContactGap::floating_tip(point.clone(), target);
                 assert_eq!(gap.dofs(), (2..2 + nd).collect::<Vec<_>>().as_slice());
                 let d = gap.derivatives(&q);
@@ -221,7 +252,10 @@ mod tests {
                         worst_h = worst_h.max((hfd - d.hessian[a * nd + b]).abs());
                     }
                 }
-                println!("N = {modes}, x = {}, {target:?}: s = {:.6}, max |G - fd| = {worst_g:.2e}, max |H - fd| = {worst_h:.2e}", point.abscissa, d.value);
+                println!(
+                    "N = {modes}, x = {}, {target:?}: s = {:.6}, max |G - fd| = {worst_g:.2e}, max |H - fd| = {worst_h:.2e}",
+                    point.abscissa, d.value
+                );
                 assert!(worst_g < 1e-8 && worst_h < 1e-6, "{worst_g} {worst_h}");
                 // Symmetric Hessian.
                 for a in 0..nd {
@@ -237,18 +271,28 @@ mod tests {
     /// central differences, for a rigid-body anchor (with an offset) and a point mass.
     #[test]
     fn floating_joint_rows_match_central_differences() {
-        let props = BeamProperties { young: 6.8952e10, shear: 2.6e10, area: 3.14e-4, inertia: 7.85e-9, shear_factor: None, density: 2766.7 };
+        let props = BeamProperties {
+            young: 6.8952e10,
+            shear: 2.6e10,
+            area: 3.14e-4,
+            inertia: 7.85e-9,
+            shear_factor: None,
+            density: 2766.7,
+        };
         let modes = 3;
         let beam = FloatingFrameBeam2d::new(3, 1.0, modes, &props, [0.0, -9.81]);
         let mut q = vec![0.3, 0.2, 0.9, 0.7, -0.4, 0.05];
         q.extend((0..2 * modes).map(|k| if k < modes { 1e-3 * (k as f64 + 1.0) } else { 0.08 / (k as f64 - 2.0) }));
-        let anchors = [Anchor::Rigid { x: 0, s: [0.25, -0.1] }, Anchor::Point { x: 0 }, Anchor::Ground { p: [0.5, 0.5] }];
+        let anchors =
+            [Anchor::Rigid { x: 0, s: [0.25, -0.1] }, Anchor::Point { x: 0 }, Anchor::Ground { p: [0.5, 0.5] }];
         for (anchor, u) in anchors.into_iter().flat_map(|a| [(a, [1.0, 0.0]), (a, [0.0, 1.0])]) {
             let row = ContactGap::floating_joint(beam.material_point(0.6), anchor, u);
             let n = row.dofs().len();
             let d = row.derivatives(&q);
             assert!((d.value - row.value(&q)).abs() < 1e-15);
-            row.with_derivatives(&q, |value, g, h| assert!(value == d.value && g == d.gradient.as_slice() && h == d.hessian.as_slice()));
+            row.with_derivatives(&q, |value, g, h| {
+                assert!(value == d.value && g == d.gradient.as_slice() && h == d.hessian.as_slice())
+            });
             let h = 1e-6;
             let (mut worst_g, mut worst_h): (f64, f64) = (0.0, 0.0);
             for (a, &i) in row.dofs().iter().enumerate() {
@@ -270,7 +314,14 @@ mod tests {
     /// as x -> L (H is continuous in x), and H(x) grows monotonically (a positive integrand).
     #[test]
     fn material_point_shape_matches_the_tip_and_grows() {
-        let props = BeamProperties { young: 6.8952e10, shear: 2.6e10, area: 3.14e-4, inertia: 7.85e-9, shear_factor: None, density: 2766.7 };
+        let props = BeamProperties {
+            young: 6.8952e10,
+            shear: 2.6e10,
+            area: 3.14e-4,
+            inertia: 7.85e-9,
+            shear_factor: None,
+            density: 2766.7,
+        };
         let beam = FloatingFrameBeam2d::new(0, 1.0, 5, &props, [0.0, 0.0]);
         let tip = beam.tip_point();
         let near = beam.material_point(1.0 - 1e-12);
@@ -289,9 +340,11 @@ mod tests {
     /// for the clamped-free eigenfunctions normalised to int phi^2 = L.
     #[test]
     fn undeformed_tip_gap_gradient_is_the_rigid_lever_and_tip_mode_values() {
-        let props = BeamProperties { young: 1e9, shear: 4e8, area: 1e-4, inertia: 1e-9, shear_factor: None, density: 1000.0 };
+        let props =
+            BeamProperties { young: 1e9, shear: 4e8, area: 1e-4, inertia: 1e-9, shear_factor: None, density: 1000.0 };
         let beam = FloatingFrameBeam2d::new(0, 2.0, 4, &props, [0.0, 0.0]);
-        let gap = ContactGap::floating_tip(beam.tip_point(), GroundShape::Plane { point: [0.0, 0.0], normal: [0.0, 1.0] });
+        let gap =
+            ContactGap::floating_tip(beam.tip_point(), GroundShape::Plane { point: [0.0, 0.0], normal: [0.0, 1.0] });
         let q = vec![0.0; 11];
         let d = gap.derivatives(&q);
         println!("gradient at rest: {:?}", d.gradient);

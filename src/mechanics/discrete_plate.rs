@@ -33,7 +33,9 @@ use nalgebra::DMatrix;
 
 use super::euler_parameters::Mat3;
 use crate::structural::plate::PlateDof;
-use crate::structural::{EdgeSupport, PlateMaterial, RectangularPlate, StructuralError, condense, natural_frequencies_hz};
+use crate::structural::{
+    EdgeSupport, PlateMaterial, RectangularPlate, StructuralError, condense, natural_frequencies_hz,
+};
 
 /// Largest full FE model condensed (dense matrices: memory ~ 8 n^2 bytes, time ~ n^3).
 pub const MAX_FE_DOFS: usize = 4000;
@@ -100,11 +102,17 @@ impl PlateSpec {
             return Err(format!("bodies must be at least [1, 1], got [{n}, {m}]"));
         }
         if nx == 0 || ny == 0 || nx % (2 * n) != 0 || ny % (2 * m) != 0 {
-            return Err(format!("mesh [{nx}, {ny}] must be positive multiples of [2n, 2m] = [{}, {}] so that every patch centre is a node", 2 * n, 2 * m));
+            return Err(format!(
+                "mesh [{nx}, {ny}] must be positive multiples of [2n, 2m] = [{}, {}] so that every patch centre is a node",
+                2 * n,
+                2 * m
+            ));
         }
         let dofs = 3 * (nx + 1) * (ny + 1);
         if dofs > MAX_FE_DOFS {
-            return Err(format!("mesh [{nx}, {ny}] has {dofs} DOFs, more than the {MAX_FE_DOFS} the dense condensation handles"));
+            return Err(format!(
+                "mesh [{nx}, {ny}] has {dofs} DOFs, more than the {MAX_FE_DOFS} the dense condensation handles"
+            ));
         }
         if !self.edges.contains(&EdgeSupport::Clamped) && n * m < 2 {
             return Err("a free plate (no clamped edge) needs at least 2 bodies: one is the floating reference".into());

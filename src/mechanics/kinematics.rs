@@ -182,7 +182,13 @@ impl Measure {
     pub fn section_shear(node: Anchor, others: [usize; 2], weights: [f64; 3]) -> Self {
         let mut dofs = node.dofs();
         dofs.extend([others[0], others[0] + 1, others[1], others[1] + 1]);
-        Measure { a1: node, a2: Anchor::Ground { p: [0.0, 0.0] }, kind: MeasureKind::SectionShear { others, weights }, dofs, off2: 4 }
+        Measure {
+            a1: node,
+            a2: Anchor::Ground { p: [0.0, 0.0] },
+            kind: MeasureKind::SectionShear { others, weights },
+            dofs,
+            off2: 4,
+        }
     }
 
     /// For `SectionShear`: the slope d and the axis tangent r_x.
@@ -390,7 +396,11 @@ mod tests {
             let (dp, dm) = (m.derivatives(&qp), m.derivatives(&qm));
             for b in 0..n {
                 let hfd = (dp.gradient[b] - dm.gradient[b]) / (2.0 * h);
-                assert!((hfd - d.hessian[a * n + b]).abs() < 1e-7, "hessian ({a},{b}): fd {hfd} vs {}", d.hessian[a * n + b]);
+                assert!(
+                    (hfd - d.hessian[a * n + b]).abs() < 1e-7,
+                    "hessian ({a},{b}): fd {hfd} vs {}",
+                    d.hessian[a * n + b]
+                );
             }
         }
     }
@@ -418,6 +428,9 @@ mod tests {
                 check_against_finite_differences(&Measure::new(a1, a2, kind), &q);
             }
         }
-        check_against_finite_differences(&Measure::section_shear(Anchor::Director { x: 4, reference: [0.0, 1.0] }, [0, 8], [-3.0, 4.0, -1.0]), &q);
+        check_against_finite_differences(
+            &Measure::section_shear(Anchor::Director { x: 4, reference: [0.0, 1.0] }, [0, 8], [-3.0, 4.0, -1.0]),
+            &q,
+        );
     }
 }

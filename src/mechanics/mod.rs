@@ -12,7 +12,9 @@ pub mod kinematics;
 pub mod outputs;
 pub mod spatial_kinematics;
 
-use elements::{AncfBeam2d, CorotationalBeam2d, Element, Energy, FloatingFrameBeam2d, Kin, PointMass, RigidBody2d, RigidBody3d};
+use elements::{
+    AncfBeam2d, CorotationalBeam2d, Element, Energy, FloatingFrameBeam2d, Kin, PointMass, RigidBody2d, RigidBody3d,
+};
 use forces::{Contact, ContactMemory, FractionalSpringDamper, Load, MultiPointForce, SpringDamper};
 use joints::{ConstraintRow, ContactConstraint, ContactConstraintMemory};
 use kinematics::quadratic_form;
@@ -385,7 +387,9 @@ impl Dynamics for System {
 
     fn constraint_velocity(&self, q: &[f64], v: &[f64], _t: f64, phi_dot: &mut [f64]) {
         for (p, c) in phi_dot.iter_mut().zip(&self.constraints) {
-            *p = c.measure.with_derivatives(q, |_, gradient, _| c.measure.dofs().iter().zip(gradient).map(|(&i, g)| g * v[i]).sum());
+            *p = c.measure.with_derivatives(q, |_, gradient, _| {
+                c.measure.dofs().iter().zip(gradient).map(|(&i, g)| g * v[i]).sum()
+            });
         }
         for (p, c) in phi_dot[self.constraints.len()..].iter_mut().zip(&self.contact_constraints) {
             *p = if c.is_active() { c.approach_rate(q, v) } else { 0.0 };
@@ -405,7 +409,16 @@ impl Dynamics for System {
         self.pattern.clone()
     }
 
-    fn newton_matrix(&self, q: &[f64], v: &[f64], a: &[f64], lambda: &[f64], t: f64, c: TangentCoefficients, m: &mut SparseMatrix) {
+    fn newton_matrix(
+        &self,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        lambda: &[f64],
+        t: f64,
+        c: TangentCoefficients,
+        m: &mut SparseMatrix,
+    ) {
         m.clear();
         let x = self.kin(q, v, a, t);
         let mut block = Vec::with_capacity(64);
@@ -432,7 +445,9 @@ impl Dynamics for System {
             });
         }
         let rows = self.constraints.len();
-        for ((con, ((row, col, hess), diagonal)), &l) in self.contact_constraints.iter().zip(&self.contact_slots).zip(&lambda[rows..]) {
+        for ((con, ((row, col, hess), diagonal)), &l) in
+            self.contact_constraints.iter().zip(&self.contact_slots).zip(&lambda[rows..])
+        {
             if !con.is_active() {
                 // The trivial row d_lambda = 0 (its residual is zero).
                 m.values[*diagonal] += 1.0;
@@ -451,7 +466,10 @@ impl Dynamics for System {
 
     fn dissipation_power(&self, q: &[f64], v: &[f64], t: f64) -> f64 {
         let x = self.kin(q, v, v, t);
-        self.springs.dissipation_power(&x) + self.fractional.dissipation_power(&x) + self.multi_point.dissipation_power(&x) + self.contacts.dissipation_power(&x)
+        self.springs.dissipation_power(&x)
+            + self.fractional.dissipation_power(&x)
+            + self.multi_point.dissipation_power(&x)
+            + self.contacts.dissipation_power(&x)
     }
 
     fn step_accepted(&self, q: &[f64], v: &[f64], t: f64) {
@@ -469,7 +487,9 @@ impl Dynamics for System {
         for (o, c) in forces.iter_mut().zip(&self.contacts.elements) {
             *o = c.penetration(q);
         }
-        for (o, (c, &l)) in constraints.iter_mut().zip(self.contact_constraints.iter().zip(&lambda[self.constraints.len()..])) {
+        for (o, (c, &l)) in
+            constraints.iter_mut().zip(self.contact_constraints.iter().zip(&lambda[self.constraints.len()..]))
+        {
             *o = c.event_function(q, l);
         }
     }

@@ -7,39 +7,82 @@ use super::spatial_kinematics::Anchor3;
 #[derive(Debug, Clone, PartialEq)]
 pub enum OutputKind {
     /// Position (order 0), velocity (1) or acceleration (2) of a body point; component 0 = x, 1 = y.
-    Point { anchor: Anchor, component: usize, order: usize },
+    Point {
+        anchor: Anchor,
+        component: usize,
+        order: usize,
+    },
     /// Rotation angle (continuous), angular velocity or acceleration of a rigid body.
-    Rotation { theta: usize, order: usize },
+    Rotation {
+        theta: usize,
+        order: usize,
+    },
     /// Section angle of an ANCF beam node from its slope (paper 003 eq. 4), its rate or
     /// second derivative.
-    SectionAngle { anchor: Anchor, order: usize },
+    SectionAngle {
+        anchor: Anchor,
+        order: usize,
+    },
     /// Force (x, y) and torque (about body 2's reference point) exerted by body 1 on body 2.
-    Reaction { joint: usize, component: usize },
+    Reaction {
+        joint: usize,
+        component: usize,
+    },
     /// Slider displacement / relative angle of a joint (order 0) or its rate (1).
-    JointCoordinate { joint: usize, order: usize },
+    JointCoordinate {
+        joint: usize,
+        order: usize,
+    },
     /// Normal force (0), penetration (1, negative: the gap), state (2: 1 in contact, else 0)
     /// or time of the latest contact onset (3: impact time, -1 before any) of a contact.
-    Contact { contact: usize, quantity: usize },
+    Contact {
+        contact: usize,
+        quantity: usize,
+    },
     /// Position (order 0) or velocity (1) of a point of a spatial body; component 0..3 = x, y, z.
-    SpatialPoint { anchor: Anchor3, component: usize, order: usize },
+    SpatialPoint {
+        anchor: Anchor3,
+        component: usize,
+        order: usize,
+    },
     /// Force of body 1 on body 2 of a spatial joint, global component 0..3 (x, y, z).
-    SpatialReaction { joint: usize, component: usize },
+    SpatialReaction {
+        joint: usize,
+        component: usize,
+    },
     /// One Euler parameter (global coordinate index).
-    EulerParameter { index: usize },
+    EulerParameter {
+        index: usize,
+    },
     /// Global angular velocity omega = 2 E(p) p' of the spatial body at `x`, one component.
-    SpatialAngularVelocity { x: usize, component: usize },
+    SpatialAngularVelocity {
+        x: usize,
+        component: usize,
+    },
     /// The same quantities of a contact constraint: its multiplier (the contact force, eq.
     /// 5a) while active, else 0; penetration; 1 while active.
-    ContactConstraint { contact: usize, quantity: usize },
+    ContactConstraint {
+        contact: usize,
+        quantity: usize,
+    },
     /// Tip of a floating-frame beam: x (0), y (1) or section rotation theta + Phi_y'(L) B (2).
-    FloatingFrameTip { beam: usize, quantity: usize },
+    FloatingFrameTip {
+        beam: usize,
+        quantity: usize,
+    },
     /// Signed distance of a body point from the chord through two other points, positive to
     /// the left of the chord's direction (paper 003 Fig. 18: transverse deformation of the
     /// rod's midpoint P relative to the line A-B).
-    TransverseDeflection { point: Anchor, chord: [Anchor; 2] },
+    TransverseDeflection {
+        point: Anchor,
+        chord: [Anchor; 2],
+    },
     /// Force of a plate's multi-point element on its reference (the support when clamped),
     /// paper 001 eq. 13, global component 0..3.
-    SupportForce { element: usize, component: usize },
+    SupportForce {
+        element: usize,
+        component: usize,
+    },
     EnergyTotal,
     EnergyKinetic,
     EnergyPotential,
@@ -50,13 +93,17 @@ impl OutputKind {
     pub fn unit(&self) -> &'static str {
         match self {
             OutputKind::Point { order, .. } => ["m", "m/s", "m/s2"][*order],
-            OutputKind::Rotation { order, .. } | OutputKind::SectionAngle { order, .. } => ["rad", "rad/s", "rad/s2"][*order],
+            OutputKind::Rotation { order, .. } | OutputKind::SectionAngle { order, .. } => {
+                ["rad", "rad/s", "rad/s2"][*order]
+            }
             OutputKind::Reaction { component, .. } => ["N", "N", "N.m"][*component],
             OutputKind::SpatialReaction { .. } | OutputKind::SupportForce { .. } => "N",
             OutputKind::JointCoordinate { .. } | OutputKind::EulerParameter { .. } => "",
             OutputKind::SpatialPoint { order, .. } => ["m", "m/s"][*order],
             OutputKind::SpatialAngularVelocity { .. } => "rad/s",
-            OutputKind::Contact { quantity, .. } | OutputKind::ContactConstraint { quantity, .. } => ["N", "m", "", "s"][*quantity],
+            OutputKind::Contact { quantity, .. } | OutputKind::ContactConstraint { quantity, .. } => {
+                ["N", "m", "", "s"][*quantity]
+            }
             OutputKind::FloatingFrameTip { quantity, .. } => ["m", "m", "rad"][*quantity],
             OutputKind::TransverseDeflection { .. } => "m",
             _ => "J",
@@ -164,7 +211,11 @@ impl Output {
                 }
             }
             OutputKind::SpatialPoint { anchor, component, order } => {
-                if *order == 0 { anchor.position(s.q)[*component] } else { anchor.velocity(s.q, s.v)[*component] }
+                if *order == 0 {
+                    anchor.position(s.q)[*component]
+                } else {
+                    anchor.velocity(s.q, s.v)[*component]
+                }
             }
             OutputKind::EulerParameter { index } => s.q[*index],
             OutputKind::SpatialAngularVelocity { x, component } => {
@@ -192,7 +243,9 @@ impl Output {
                 // (b - a) x (p - a) / |b - a|; zero chord length: no direction, report 0.
                 if n > 0.0 { (u[0] * (p[1] - a[1]) - u[1] * (p[0] - a[0])) / n } else { 0.0 }
             }
-            OutputKind::SupportForce { element, component } => sys.multi_point.elements[*element].reference_force(s.q, s.v)[*component],
+            OutputKind::SupportForce { element, component } => {
+                sys.multi_point.elements[*element].reference_force(s.q, s.v)[*component]
+            }
             OutputKind::EnergyTotal => {
                 let e = sys.energy(s.q, s.v, s.t);
                 e.kinetic + e.potential

@@ -45,7 +45,9 @@ impl Anchor3 {
                 let h = rotated_vector_hessians(s);
                 let p = &q[x + 3..x + 7];
                 let pd = &v[x + 3..x + 7];
-                std::array::from_fn(|i| v[x + i] + (0..4).map(|j| (0..4).map(|k| h[i][j][k] * p[k]).sum::<f64>() * pd[j]).sum::<f64>())
+                std::array::from_fn(|i| {
+                    v[x + i] + (0..4).map(|j| (0..4).map(|k| h[i][j][k] * p[k]).sum::<f64>() * pd[j]).sum::<f64>()
+                })
             }
         }
     }
@@ -129,7 +131,10 @@ fn dot(a: &VecFn, b: &VecFn, n: usize) -> Derivatives {
         for r in 0..n {
             d.gradient[r] += a.val[i] * b.jac[i][r] + b.val[i] * a.jac[i][r];
             for c in 0..n {
-                d.hessian[r * n + c] += a.val[i] * b.hess[i][r * n + c] + b.val[i] * a.hess[i][r * n + c] + a.jac[i][r] * b.jac[i][c] + b.jac[i][r] * a.jac[i][c];
+                d.hessian[r * n + c] += a.val[i] * b.hess[i][r * n + c]
+                    + b.val[i] * a.hess[i][r * n + c]
+                    + a.jac[i][r] * b.jac[i][c]
+                    + b.jac[i][r] * a.jac[i][c];
             }
         }
     }
@@ -143,7 +148,11 @@ impl SpatialMeasure {
 
     /// The normalisation p.p of the body whose first coordinate is `x`.
     pub fn euler_norm(x: usize) -> Self {
-        SpatialMeasure { a1: Anchor3::Body { x, s: [0.0; 3] }, a2: Anchor3::Ground { p: [0.0; 3] }, kind: SpatialKind::EulerNorm }
+        SpatialMeasure {
+            a1: Anchor3::Body { x, s: [0.0; 3] },
+            a2: Anchor3::Ground { p: [0.0; 3] },
+            kind: SpatialKind::EulerNorm,
+        }
     }
 
     pub fn dofs(&self) -> Vec<usize> {
@@ -245,7 +254,11 @@ mod tests {
                 for b in 0..n {
                     let hfd = (dp.gradient[b] - dm.gradient[b]) / (2.0 * h);
                     worst = worst.max((hfd - d.hessian[a * n + b]).abs());
-                    assert!((hfd - d.hessian[a * n + b]).abs() < 1e-7, "{m:?} hessian ({a},{b}): fd {hfd} vs {}", d.hessian[a * n + b]);
+                    assert!(
+                        (hfd - d.hessian[a * n + b]).abs() < 1e-7,
+                        "{m:?} hessian ({a},{b}): fd {hfd} vs {}",
+                        d.hessian[a * n + b]
+                    );
                 }
             }
         };

@@ -274,14 +274,16 @@ impl Parser<'_> {
                 }
             }
             let text = std::str::from_utf8(&self.s[start..self.pos]).unwrap_or("");
-            return text.parse::<f64>().map(Expr::Num).map_err(|_| ExprError {
-                offset: start,
-                message: format!("'{text}' is not a number"),
-            });
+            return text
+                .parse::<f64>()
+                .map(Expr::Num)
+                .map_err(|_| ExprError { offset: start, message: format!("'{text}' is not a number") });
         }
         if c.is_ascii_alphabetic() || c == b'_' {
             let start = self.pos;
-            while self.pos < self.s.len() && (self.s[self.pos].is_ascii_alphanumeric() || matches!(self.s[self.pos], b'_' | b'.')) {
+            while self.pos < self.s.len()
+                && (self.s[self.pos].is_ascii_alphanumeric() || matches!(self.s[self.pos], b'_' | b'.'))
+            {
                 self.pos += 1;
             }
             let name = std::str::from_utf8(&self.s[start..self.pos]).unwrap_or("");

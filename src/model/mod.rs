@@ -53,7 +53,10 @@ pub struct Parameter {
 impl Parameter {
     /// The text of a string parameter's value (an index into `choices`).
     pub fn choice(&self, value: f64) -> Option<&str> {
-        (value >= 0.0 && value.fract() == 0.0).then_some(()).and_then(|_| self.choices.get(value as usize)).map(String::as_str)
+        (value >= 0.0 && value.fract() == 0.0)
+            .then_some(())
+            .and_then(|_| self.choices.get(value as usize))
+            .map(String::as_str)
     }
 
     /// The index of `text` among the choices of a string parameter.
@@ -94,19 +97,26 @@ impl Model {
             let msg = e.message().trim_end().to_string();
             locate(e.span(), msg)
         })?;
-        let mut model = Model { file: file.to_string(), source: source.to_string(), definition, parameters: Vec::new() };
+        let mut model =
+            Model { file: file.to_string(), source: source.to_string(), definition, parameters: Vec::new() };
         let name = model.definition.model.name.clone();
         if !is_identifier(name.get_ref()) {
             return Err(model.error(
                 name.span(),
-                format!("model name '{}' must be a C identifier (letters, digits, '_'; not starting with a digit)", name.get_ref()),
+                format!(
+                    "model name '{}' must be a C identifier (letters, digits, '_'; not starting with a digit)",
+                    name.get_ref()
+                ),
             ));
         }
         let mut parameters: Vec<Parameter> = Vec::new();
         for (key, decl) in &model.definition.parameters.0 {
             let pname = key.get_ref().clone();
             if !is_identifier(&pname) || pname == "t" || pname == "pi" {
-                return Err(model.error(key.span(), format!("parameter name '{pname}' must be an identifier other than 't' and 'pi'")));
+                return Err(model.error(
+                    key.span(),
+                    format!("parameter name '{pname}' must be an identifier other than 't' and 'pi'"),
+                ));
             }
             let p = model.parameter(pname, decl)?;
             if parameters.iter().any(|q| q.name == p.name) {
@@ -130,7 +140,17 @@ impl Model {
             Value::Integer(i) => Some(*i as f64),
             _ => None,
         };
-        let mut p = Parameter { name, default: 0.0, kind: ParameterKind::Real, unit: String::new(), description: String::new(), min: None, max: None, choices: Vec::new(), span: span.clone() };
+        let mut p = Parameter {
+            name,
+            default: 0.0,
+            kind: ParameterKind::Real,
+            unit: String::new(),
+            description: String::new(),
+            min: None,
+            max: None,
+            choices: Vec::new(),
+            span: span.clone(),
+        };
         match decl.get_ref() {
             Value::Table(table) => {
                 let mut value = None;
@@ -138,7 +158,9 @@ impl Model {
                 let mut typed_string = false;
                 let mut choices = None;
                 for (key, v) in table {
-                    let bad = |what: &str| -> Result<f64, ModelError> { Err(self.error(span.clone(), format!("parameter '{}': `{key}` must be {what}", p.name))) };
+                    let bad = |what: &str| -> Result<f64, ModelError> {
+                        Err(self.error(span.clone(), format!("parameter '{}': `{key}` must be {what}", p.name)))
+                    };
                     match (key.as_str(), v) {
                         ("value", Value::String(t)) => text = Some(t.clone()),
                         ("value", v) => value = Some(number(v).map_or_else(|| bad("a number or a string"), Ok)?),
@@ -151,7 +173,8 @@ impl Model {
                         ("min", v) => p.min = Some(number(v).map_or_else(|| bad("a number"), Ok)?),
                         ("max", v) => p.max = Some(number(v).map_or_else(|| bad("a number"), Ok)?),
                         ("choices", Value::Array(items)) => {
-                            let list: Option<Vec<String>> = items.iter().map(|i| i.as_str().map(str::to_string)).collect();
+                            let list: Option<Vec<String>> =
+                                items.iter().map(|i| i.as_str().map(str::to_string)).collect();
                             choices = Some(list.ok_or_else(|| bad("a list of strings").unwrap_err())?);
                         }
                         ("choices", _) => return Err(bad("a list of strings").unwrap_err()),
@@ -167,8 +190,14 @@ impl Model {
                 if text.is_some() || choices.is_some() || typed_string {
                     // A string parameter: { value = "a", choices = ["a", "b"] }.
                     let fail = |msg: String| Err(self.error(span.clone(), format!("parameter '{}': {msg}", p.name)));
-                    let Some(text) = text else { return fail("a string parameter needs a string `value` (one of its `choices`)".into()) };
-                    let Some(choices) = choices else { return fail(format!("string value \"{text}\" needs `choices = [\"{text}\", ...]`, the values it may take")) };
+                    let Some(text) = text else {
+                        return fail("a string parameter needs a string `value` (one of its `choices`)".into());
+                    };
+                    let Some(choices) = choices else {
+                        return fail(format!(
+                            "string value \"{text}\" needs `choices = [\"{text}\", ...]`, the values it may take"
+                        ));
+                    };
                     if choices.is_empty() || choices.iter().any(|c| c.is_empty()) {
                         return fail("`choices` must be a non-empty list of non-empty strings".into());
                     }
@@ -176,7 +205,9 @@ impl Model {
                         return fail(format!("choice \"{}\" is listed twice", c.1));
                     }
                     if p.min.is_some() || p.max.is_some() || !p.unit.is_empty() || p.kind == ParameterKind::Integer {
-                        return fail("`min`, `max`, `unit` and `type = \"integer\"` do not apply to a string parameter".into());
+                        return fail(
+                            "`min`, `max`, `unit` and `type = \"integer\"` do not apply to a string parameter".into(),
+                        );
                     }
                     let Some(index) = choices.iter().position(|c| *c == text) else {
                         return fail(format!("value \"{text}\" is not one of its choices ({})", choices.join(", ")));
@@ -185,10 +216,15 @@ impl Model {
                     p.default = index as f64;
                     p.choices = choices;
                 } else {
-                    p.default = value.ok_or_else(|| self.error(span.clone(), format!("parameter '{}' needs `value`", p.name)))?;
+                    p.default = value
+                        .ok_or_else(|| self.error(span.clone(), format!("parameter '{}' needs `value`", p.name)))?;
                 }
             }
-            v => p.default = number(v).ok_or_else(|| self.error(span.clone(), format!("parameter '{}' must be a number or a table with `value`", p.name)))?,
+            v => {
+                p.default = number(v).ok_or_else(|| {
+                    self.error(span.clone(), format!("parameter '{}' must be a number or a table with `value`", p.name))
+                })?
+            }
         }
         Ok(p)
     }
@@ -214,7 +250,11 @@ impl Model {
             }
             if p.kind == ParameterKind::String {
                 if p.choice(v).is_none() {
-                    return bad(format!("parameter '{}' must be one of {}, got index {v}", p.name, p.choices.join(", ")));
+                    return bad(format!(
+                        "parameter '{}' must be one of {}, got index {v}",
+                        p.name,
+                        p.choices.join(", ")
+                    ));
                 }
                 continue;
             }
@@ -255,7 +295,8 @@ impl<'a> Scope<'a> {
     fn resolve(&self, name: &str, time_allowed: bool) -> Option<Symbol> {
         if let Some(i) = self.model.parameter_index(name) {
             // String parameters have no numeric value (see `text`).
-            return (self.model.parameters[i].kind != ParameterKind::String).then_some(Symbol::Constant(self.values[i]));
+            return (self.model.parameters[i].kind != ParameterKind::String)
+                .then_some(Symbol::Constant(self.values[i]));
         }
         if time_allowed {
             if name == "t" {
@@ -276,9 +317,21 @@ impl<'a> Scope<'a> {
                 let mut span = n.span();
                 span.start += 1 + e.offset;
                 let hint = if time_allowed { "" } else { " (only parameters may appear here)" };
-                let string = self.model.parameters.iter().find(|p| p.kind == ParameterKind::String && e.message == format!("unknown name '{}'", p.name));
+                let string = self
+                    .model
+                    .parameters
+                    .iter()
+                    .find(|p| p.kind == ParameterKind::String && e.message == format!("unknown name '{}'", p.name));
                 match string {
-                    Some(p) => self.model.error(span, format!("'{}' is a string parameter ({}); use it in a text field as \"${}\"", p.name, p.choices.join(", "), p.name)),
+                    Some(p) => self.model.error(
+                        span,
+                        format!(
+                            "'{}' is a string parameter ({}); use it in a text field as \"${}\"",
+                            p.name,
+                            p.choices.join(", "),
+                            p.name
+                        ),
+                    ),
                     None => self.model.error(span, format!("{}{hint}", e.message)),
                 }
             }),
@@ -298,13 +351,22 @@ impl<'a> Scope<'a> {
     /// `name` (the span stays the field's, so later errors point at it).
     pub fn text(&self, field: &schema::Name) -> Result<schema::Name, ModelError> {
         let Some(name) = field.get_ref().strip_prefix('$') else { return Ok(field.clone()) };
-        let strings: Vec<&str> = self.model.parameters.iter().filter(|p| p.kind == ParameterKind::String).map(|p| p.name.as_str()).collect();
-        let p = self.model.parameter_index(name).map(|i| (&self.model.parameters[i], self.values[i])).filter(|(p, _)| p.kind == ParameterKind::String);
+        let strings: Vec<&str> =
+            self.model.parameters.iter().filter(|p| p.kind == ParameterKind::String).map(|p| p.name.as_str()).collect();
+        let p = self
+            .model
+            .parameter_index(name)
+            .map(|i| (&self.model.parameters[i], self.values[i]))
+            .filter(|(p, _)| p.kind == ParameterKind::String);
         let Some((p, v)) = p else {
             let known = if strings.is_empty() { "none declared".to_string() } else { strings.join(", ") };
-            return Err(self.model.error(field.span(), format!("'${name}' names no string parameter (string parameters: {known})")));
+            return Err(self
+                .model
+                .error(field.span(), format!("'${name}' names no string parameter (string parameters: {known})")));
         };
-        let value = p.choice(v).ok_or_else(|| self.model.error(field.span(), format!("parameter '{name}' has no valid choice")))?;
+        let value = p
+            .choice(v)
+            .ok_or_else(|| self.model.error(field.span(), format!("parameter '{name}' has no valid choice")))?;
         Ok(toml::Spanned::new(field.span(), value.to_string()))
     }
 
@@ -364,7 +426,8 @@ impl<'a> Scope<'a> {
 
 fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// 1-based line and column (in characters) of a byte offset.

@@ -54,7 +54,12 @@ impl Condensation {
     /// Full displacement u = T u_m (eq. 6, slave inertia and slave loads neglected).
     pub fn expand(&self, u_m: &DVector<f64>) -> Result<DVector<f64>, StructuralError> {
         if u_m.len() != self.masters.len() {
-            return Err(StructuralError::Dimension { name: "u_m", rows: u_m.len(), cols: 1, expected: self.masters.len() });
+            return Err(StructuralError::Dimension {
+                name: "u_m",
+                rows: u_m.len(),
+                cols: 1,
+                expected: self.masters.len(),
+            });
         }
         Ok(&self.t * u_m)
     }
@@ -279,7 +284,8 @@ mod tests {
         let expect = red.t.transpose() * &c * &red.t;
         assert!(max_rel_diff(c_r, &expect) < 1e-12);
         // Proportional damping stays proportional after condensation (T^T (aM + bK) T).
-        let (a, b) = rayleigh_coefficients(0.02, 2.0 * std::f64::consts::PI * 0.3, 2.0 * std::f64::consts::PI * 1.5).unwrap();
+        let (a, b) =
+            rayleigh_coefficients(0.02, 2.0 * std::f64::consts::PI * 0.3, 2.0 * std::f64::consts::PI * 1.5).unwrap();
         assert!(max_rel_diff(c_r, &(&red.m * a + &red.k * b)) < 1e-12);
     }
 
@@ -328,7 +334,10 @@ mod tests {
         let mut ks = DMatrix::zeros(3, 3);
         ks[(0, 0)] = 1.0;
         ks[(1, 1)] = -1.0;
-        assert!(matches!(condense(&DMatrix::identity(3, 3), None, &ks, &[0]), Err(StructuralError::SingularSlaveStiffness(2))));
+        assert!(matches!(
+            condense(&DMatrix::identity(3, 3), None, &ks, &[0]),
+            Err(StructuralError::SingularSlaveStiffness(2))
+        ));
     }
 
     /// Condensing a 20-element Euler-Bernoulli cantilever onto every second node (w and theta
@@ -340,7 +349,8 @@ mod tests {
         let (e, i, rho_a, l, ne) = (70e9, 8.0e-6, 5.4, 2.0, 20);
         let (m, k) = cantilever_beam(e, i, rho_a, l, ne);
         // DOFs: node j (1..=ne) has w at 2(j-1), theta at 2(j-1)+1. Masters: even nodes.
-        let masters: Vec<usize> = (1..=ne).filter(|j| j % 2 == 0).flat_map(|j| [2 * (j - 1), 2 * (j - 1) + 1]).collect();
+        let masters: Vec<usize> =
+            (1..=ne).filter(|j| j % 2 == 0).flat_map(|j| [2 * (j - 1), 2 * (j - 1) + 1]).collect();
         let red = condense(&m, None, &k, &masters).unwrap();
         let tip = masters.len() - 2; // w of the tip node in the reduced ordering
         let flex = red.k.clone().try_inverse().unwrap();
@@ -355,7 +365,14 @@ mod tests {
         let errs: Vec<f64> = (0..2).map(|r| (cond[r] - full[r]) / full[r]).collect();
         println!(
             "beam: full {:.6} {:.6} Hz, condensed {:.6} {:.6} Hz, Guyan error {:+.2e} {:+.2e}, analytic {:.6} {:.6}",
-            full[0], full[1], cond[0], cond[1], errs[0], errs[1], analytic(1.875104069), analytic(4.694091133)
+            full[0],
+            full[1],
+            cond[0],
+            cond[1],
+            errs[0],
+            errs[1],
+            analytic(1.875104069),
+            analytic(4.694091133)
         );
         // Guyan raises frequencies (Rayleigh-Ritz with a constrained basis).
         assert!(errs[0] >= -1e-12 && errs[0] < 1e-2 && errs[0] < 1e-5);

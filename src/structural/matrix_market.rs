@@ -7,27 +7,33 @@
 use std::path::Path;
 
 use nalgebra::DMatrix;
-use nalgebra_sparse::io::{load_coo_from_matrix_market_file, load_coo_from_matrix_market_str};
 use nalgebra_sparse::CooMatrix;
+use nalgebra_sparse::io::{load_coo_from_matrix_market_file, load_coo_from_matrix_market_str};
 
 use super::StructuralError;
 
 /// A square matrix from Matrix Market text; `name` appears in errors.
 pub fn parse_square(text: &str, name: &str) -> Result<DMatrix<f64>, StructuralError> {
-    let coo = load_coo_from_matrix_market_str::<f64>(text).map_err(|e| StructuralError::InvalidParameter(format!("{name}: {e}")))?;
+    let coo = load_coo_from_matrix_market_str::<f64>(text)
+        .map_err(|e| StructuralError::InvalidParameter(format!("{name}: {e}")))?;
     square(&coo, name)
 }
 
 /// A square matrix from a Matrix Market file.
 pub fn read_square(path: &Path) -> Result<DMatrix<f64>, StructuralError> {
     let name = path.display().to_string();
-    let coo = load_coo_from_matrix_market_file::<f64, _>(path).map_err(|e| StructuralError::InvalidParameter(format!("{name}: {e}")))?;
+    let coo = load_coo_from_matrix_market_file::<f64, _>(path)
+        .map_err(|e| StructuralError::InvalidParameter(format!("{name}: {e}")))?;
     square(&coo, &name)
 }
 
 fn square(coo: &CooMatrix<f64>, name: &str) -> Result<DMatrix<f64>, StructuralError> {
     if coo.nrows() != coo.ncols() {
-        return Err(StructuralError::InvalidParameter(format!("{name}: matrix is {}x{}, expected a square matrix", coo.nrows(), coo.ncols())));
+        return Err(StructuralError::InvalidParameter(format!(
+            "{name}: matrix is {}x{}, expected a square matrix",
+            coo.nrows(),
+            coo.ncols()
+        )));
     }
     let mut dense = DMatrix::zeros(coo.nrows(), coo.ncols());
     for (i, j, &v) in coo.triplet_iter() {
@@ -46,8 +52,16 @@ mod tests {
 
     /// Writes a dense matrix in the symmetric coordinate form (lower triangle), as FE codes do.
     fn write_symmetric(m: &DMatrix<f64>) -> String {
-        let entries: Vec<_> = (0..m.ncols()).flat_map(|j| (j..m.nrows()).map(move |i| (i, j))).filter(|&(i, j)| m[(i, j)] != 0.0).collect();
-        let mut text = format!("%%MatrixMarket matrix coordinate real symmetric\n% written by a test\n{} {} {}\n", m.nrows(), m.ncols(), entries.len());
+        let entries: Vec<_> = (0..m.ncols())
+            .flat_map(|j| (j..m.nrows()).map(move |i| (i, j)))
+            .filter(|&(i, j)| m[(i, j)] != 0.0)
+            .collect();
+        let mut text = format!(
+            "%%MatrixMarket matrix coordinate real symmetric\n% written by a test\n{} {} {}\n",
+            m.nrows(),
+            m.ncols(),
+            entries.len()
+        );
         for (i, j) in entries {
             text += &format!("{} {} {:e}\n", i + 1, j + 1, m[(i, j)]);
         }

@@ -16,8 +16,8 @@ pub mod guyan;
 pub mod matrix_market;
 pub mod plate;
 
-pub use eigen::{generalized_eigen, natural_frequencies_hz, Modes};
-pub use guyan::{condense, proportional_damping, rayleigh_coefficients, Condensation};
+pub use eigen::{Modes, generalized_eigen, natural_frequencies_hz};
+pub use guyan::{Condensation, condense, proportional_damping, rayleigh_coefficients};
 pub use plate::{EdgeSupport, PlateMaterial, PlateModel, RectangularPlate};
 
 /// Errors of the structural layer (never panics on bad input).
@@ -31,7 +31,9 @@ pub enum StructuralError {
     DuplicateIndex(usize),
     #[error("no master DOFs given")]
     NoMasters,
-    #[error("K_ss (stiffness of the slave DOFs) is singular: slave DOF {0} is not restrained once the masters are fixed")]
+    #[error(
+        "K_ss (stiffness of the slave DOFs) is singular: slave DOF {0} is not restrained once the masters are fixed"
+    )]
     SingularSlaveStiffness(usize),
     #[error("the mass matrix is not positive definite")]
     MassNotPositive,

@@ -197,7 +197,12 @@ impl RectangularPlate {
 
     /// Cantilever plate: clamped along x = 0, the other edges free.
     pub fn cantilever(a: f64, b: f64, t: f64, material: PlateMaterial, nx: usize, ny: usize) -> Self {
-        Self::new(a, b, t, material, nx, ny).with_edges([EdgeSupport::Clamped, EdgeSupport::Free, EdgeSupport::Free, EdgeSupport::Free])
+        Self::new(a, b, t, material, nx, ny).with_edges([
+            EdgeSupport::Clamped,
+            EdgeSupport::Free,
+            EdgeSupport::Free,
+            EdgeSupport::Free,
+        ])
     }
 
     /// Sets the supports of the edges x = 0, x = a, y = 0, y = b.
@@ -408,13 +413,23 @@ mod tests {
         assert_eq!(model.dof(3, 2, PlateDof::PsiY), Some(model.len() - 1));
         assert_eq!(model.dof(4, 0, PlateDof::W), None);
         let grid = model.grid_dofs(&[0, 2], &[0, 2], &[PlateDof::W, PlateDof::PsiX]).unwrap();
-        assert_eq!(grid, vec![model.dof(2, 0, PlateDof::W).unwrap(), model.dof(2, 0, PlateDof::PsiX).unwrap(),
-            model.dof(2, 2, PlateDof::W).unwrap(), model.dof(2, 2, PlateDof::PsiX).unwrap()]);
+        assert_eq!(
+            grid,
+            vec![
+                model.dof(2, 0, PlateDof::W).unwrap(),
+                model.dof(2, 0, PlateDof::PsiX).unwrap(),
+                model.dof(2, 2, PlateDof::W).unwrap(),
+                model.dof(2, 2, PlateDof::PsiX).unwrap()
+            ]
+        );
         assert!(model.grid_dofs(&[4], &[0], &[PlateDof::W]).is_err());
         let mass = model.m.clone();
         assert!(mass.clone().cholesky().is_some());
         assert!(model.k.clone().cholesky().is_some(), "cantilever stiffness must be positive definite");
-        let ss = RectangularPlate::new(1.0, 1.0, 0.01, mat(), 2, 2).with_edges([EdgeSupport::SimplySupported; 4]).assemble().unwrap();
+        let ss = RectangularPlate::new(1.0, 1.0, 0.01, mat(), 2, 2)
+            .with_edges([EdgeSupport::SimplySupported; 4])
+            .assemble()
+            .unwrap();
         // 9 nodes; 8 boundary nodes lose w; corner nodes lose both rotations, mid-edge nodes one.
         assert_eq!(ss.len(), 27 - 8 - 4 * 2 - 4);
         assert!(RectangularPlate::new(1.0, 1.0, 0.01, mat(), 0, 2).assemble().is_err());

@@ -1,12 +1,12 @@
 //! A model's FMU, built with the cdylib of this test run (`cargo build --release` first) and
 //! loaded through a real importer: the `fmi` crate (FMI 2.0 Co-Simulation).
 
-use fmi::fmi2::import::Fmi2Import;
-use fmi::fmi2::instance::{CoSimulation, Common, InstanceCS};
-use fmi::traits::FmiInstance;
 use flexfmu::export::package::{build_fmu, find_binary};
 use flexfmu::export::variables::Variables;
 use flexfmu::model::Model;
+use fmi::fmi2::import::Fmi2Import;
+use fmi::fmi2::instance::{CoSimulation, Common, InstanceCS};
+use fmi::traits::FmiInstance;
 
 pub struct Fmu {
     _dir: tempfile::TempDir,
@@ -18,7 +18,8 @@ impl Fmu {
     pub fn build(model: &Model) -> Fmu {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("model.fmu");
-        let binary = find_binary().expect("libflexfmu.so next to the test executable's directory (cargo build --release)");
+        let binary =
+            find_binary().expect("libflexfmu.so next to the test executable's directory (cargo build --release)");
         build_fmu(model, &binary, &path).unwrap();
         let import: Fmi2Import = fmi::import::from_path(&path).unwrap();
         Fmu { _dir: dir, import, vars: Variables::new(model).unwrap() }

@@ -6,7 +6,12 @@ pub mod fmu;
 
 /// A clamped beam along x with a constant tip force P along global +y, with outputs
 /// `tip_y` and `tip_angle`; `formulation` as in `[[beams]]`.
-pub fn cantilever(elements: usize, formulation: &str, (l, b, h, e, nu, rho): (f64, f64, f64, f64, f64, f64), p: f64) -> String {
+pub fn cantilever(
+    elements: usize,
+    formulation: &str,
+    (l, b, h, e, nu, rho): (f64, f64, f64, f64, f64, f64),
+    p: f64,
+) -> String {
     format!(
         r#"[model]
 name = "cantilever"

@@ -44,7 +44,10 @@ pub type V12 = SVector<f64, 12>;
 
 /// Quadratic shape functions N_m(xi) (start, middle, end) and dN_m/dxi.
 fn shape(xi: f64) -> ([f64; 3], [f64; 3]) {
-    ([1.0 - 3.0 * xi + 2.0 * xi * xi, 4.0 * (xi - xi * xi), -xi + 2.0 * xi * xi], [-3.0 + 4.0 * xi, 4.0 - 8.0 * xi, -1.0 + 4.0 * xi])
+    (
+        [1.0 - 3.0 * xi + 2.0 * xi * xi, 4.0 * (xi - xi * xi), -xi + 2.0 * xi * xi],
+        [-3.0 + 4.0 * xi, 4.0 - 8.0 * xi, -1.0 + 4.0 * xi],
+    )
 }
 
 /// Gauss-Legendre points and weights on [0, 1].

@@ -338,7 +338,8 @@ impl CorotationalBeam2d {
         let kb = self.bending();
         let u = g.l - self.l0;
         let t = g.thb;
-        0.5 * self.ea * u * u / self.l0 + 0.5 * (kb[0][0] * t[0] * t[0] + 2.0 * kb[0][1] * t[0] * t[1] + kb[1][1] * t[1] * t[1])
+        0.5 * self.ea * u * u / self.l0
+            + 0.5 * (kb[0][0] * t[0] * t[0] + 2.0 * kb[0][1] * t[0] * t[1] + kb[1][1] * t[1] * t[1])
     }
 
     pub fn kinetic_energy(&self, q: &[f64], v: &[f64]) -> f64 {

@@ -109,7 +109,11 @@ impl TransverseMode {
         let decay = 0.5 * (1.0 + self.s) * (-z).exp();
         let (sz, cz) = z.sin_cos();
         let b = self.beta;
-        [grow + decay - cz + self.s * sz, b * (grow - decay + sz + self.s * cz), b * b * (grow + decay + cz - self.s * sz)]
+        [
+            grow + decay - cz + self.s * sz,
+            b * (grow - decay + sz + self.s * cz),
+            b * b * (grow + decay + cz - self.s * sz),
+        ]
     }
 }
 
@@ -166,7 +170,9 @@ impl FloatingFrameBeam2d {
         // Composite rule over [a, b] with `parts` segments.
         let rule = |a: f64, b: f64, parts: usize| -> Vec<(f64, f64)> {
             let h = (b - a) / parts as f64;
-            (0..parts).flat_map(|s| gl.iter().map(move |&(t, w)| (a + h * (s as f64 + 0.5 * (t + 1.0)), 0.5 * h * w))).collect()
+            (0..parts)
+                .flat_map(|s| gl.iter().map(move |&(t, w)| (a + h * (s as f64 + 0.5 * (t + 1.0)), 0.5 * h * w)))
+                .collect()
         };
         let slope_product = |a: f64, b: f64, parts: usize| {
             let mut h = DMatrix::zeros(n, n);
@@ -277,7 +283,13 @@ impl FloatingFrameBeam2d {
     /// The generalized inertia + gravity force int rho S L^T w, split into the acceleration
     /// part M q_ddot and the rest, and (optionally) the tangent blocks
     /// c_m M + c_d dF/dq_dot + c_k dF/dq.
-    fn evaluate(&self, q: &[f64], v: &[f64], acc: &[f64], c: Option<&TangentCoefficients>) -> (DVector<f64>, DVector<f64>, DMatrix<f64>) {
+    fn evaluate(
+        &self,
+        q: &[f64],
+        v: &[f64],
+        acc: &[f64],
+        c: Option<&TangentCoefficients>,
+    ) -> (DVector<f64>, DVector<f64>, DMatrix<f64>) {
         let n = self.modes;
         let nd = self.coordinates();
         let (e, ed, edd) = (self.gather(q), self.gather(v), self.gather(acc));
@@ -325,7 +337,8 @@ impl FloatingFrameBeam2d {
             let jpd = perp(pd);
             // acceleration part L q_ddot and the rest of w
             let wa = [a0[0] + al * jp[0] + pdd[0], a0[1] + al * jp[1] + pdd[1]];
-            let wr = [-g_loc[0] - om * om * p[0] + 2.0 * om * jpd[0] - bhb, -g_loc[1] - om * om * p[1] + 2.0 * om * jpd[1]];
+            let wr =
+                [-g_loc[0] - om * om * p[0] + 2.0 * om * jpd[0] - bhb, -g_loc[1] - om * om * p[1] + 2.0 * om * jpd[1]];
             for k in 0..nd {
                 inertial[k] += pt.mu * (l[(0, k)] * wa[0] + l[(1, k)] * wa[1]);
                 rest[k] += pt.mu * (l[(0, k)] * wr[0] + l[(1, k)] * wr[1]);
@@ -563,7 +576,14 @@ mod tests {
     use super::*;
 
     fn props(young: f64) -> BeamProperties {
-        BeamProperties { young, shear: young / 2.6, area: 3.14e-4, inertia: 7.85e-9, shear_factor: None, density: 2766.7 }
+        BeamProperties {
+            young,
+            shear: young / 2.6,
+            area: 3.14e-4,
+            inertia: 7.85e-9,
+            shear_factor: None,
+            density: 2766.7,
+        }
     }
 
     fn beam(g: [f64; 2]) -> FloatingFrameBeam2d {
@@ -600,10 +620,17 @@ mod tests {
         // configuration-dependent inertia and gravity terms in the comparison.
         let b = FloatingFrameBeam2d::new(0, 1.0, 4, &props(1e3), [0.3, -9.81]);
         let nd = b.coordinates();
-        let q: Vec<f64> = (0..nd).map(|i| [0.1, -0.2, 0.7, 1e-4, -2e-5, 3e-6, 1e-6, 0.02, -0.01, 4e-3, -1e-3, 2e-4][i]).collect();
-        let v: Vec<f64> = (0..nd).map(|i| [0.5, -0.3, 2.0, 0.01, -0.02, 0.003, 1e-3, 0.5, -0.4, 0.2, 0.1, -0.05][i]).collect();
-        let a: Vec<f64> = (0..nd).map(|i| [1.0, 2.0, -3.0, 0.5, 0.2, -0.1, 0.05, 10.0, -5.0, 3.0, -2.0, 1.0][i]).collect();
-        for (which, c) in [(0, TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 0.0 }), (1, TangentCoefficients { mass: 0.0, damping: 1.0, stiffness: 0.0, lambda: 0.0 }), (2, TangentCoefficients { mass: 0.0, damping: 0.0, stiffness: 1.0, lambda: 0.0 })] {
+        let q: Vec<f64> =
+            (0..nd).map(|i| [0.1, -0.2, 0.7, 1e-4, -2e-5, 3e-6, 1e-6, 0.02, -0.01, 4e-3, -1e-3, 2e-4][i]).collect();
+        let v: Vec<f64> =
+            (0..nd).map(|i| [0.5, -0.3, 2.0, 0.01, -0.02, 0.003, 1e-3, 0.5, -0.4, 0.2, 0.1, -0.05][i]).collect();
+        let a: Vec<f64> =
+            (0..nd).map(|i| [1.0, 2.0, -3.0, 0.5, 0.2, -0.1, 0.05, 10.0, -5.0, 3.0, -2.0, 1.0][i]).collect();
+        for (which, c) in [
+            (0, TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 0.0 }),
+            (1, TangentCoefficients { mass: 0.0, damping: 1.0, stiffness: 0.0, lambda: 0.0 }),
+            (2, TangentCoefficients { mass: 0.0, damping: 0.0, stiffness: 1.0, lambda: 0.0 }),
+        ] {
             let t = b.local_tangent(&q, &v, &a, &c);
             let total = |q: &[f64], v: &[f64], a: &[f64]| {
                 let (i, r) = b.local_forces(q, v, a);
@@ -613,7 +640,13 @@ mod tests {
             let scale = t.amax().max(1.0);
             for j in 0..nd {
                 // forces are linear in a and quadratic in v: central differences are exact there
-                let h = if which < 2 { 1e-2 } else if j >= 3 { 1e-7 } else { 1e-6 };
+                let h = if which < 2 {
+                    1e-2
+                } else if j >= 3 {
+                    1e-7
+                } else {
+                    1e-6
+                };
                 let (mut p, mut m) = ([q.clone(), v.clone(), a.clone()], [q.clone(), v.clone(), a.clone()]);
                 p[2 - which][j] += h;
                 m[2 - which][j] -= h;
@@ -633,7 +666,8 @@ mod tests {
         let b = beam([0.0, 0.0]);
         let nd = b.coordinates();
         let z = vec![0.0; nd];
-        let m = b.local_tangent(&z, &z, &z, &TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 0.0 });
+        let m =
+            b.local_tangent(&z, &z, &z, &TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 0.0 });
         let rsl = 2766.7 * 3.14e-4;
         println!("M00 {} (rho S L {rsl}), M22 {} (rho S L^3/3 {})", m[(0, 0)], m[(2, 2)], rsl / 3.0);
         assert!((m[(0, 0)] - rsl).abs() < 1e-12 * rsl);
@@ -641,7 +675,8 @@ mod tests {
         // 2 T = v^T M v at a deformed state
         let q: Vec<f64> = (0..nd).map(|i| 1e-3 * (i as f64 + 1.0).sin()).collect();
         let v: Vec<f64> = (0..nd).map(|i| (i as f64 * 0.7).cos()).collect();
-        let m = b.local_tangent(&q, &z, &z, &TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 0.0 });
+        let m =
+            b.local_tangent(&q, &z, &z, &TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 0.0 });
         let vv = DVector::from_column_slice(&v);
         let t2 = vv.dot(&(&m * &vv));
         let t = b.kinetic_energy(&q, &v);
@@ -664,17 +699,35 @@ mod tests {
         let z = vec![0.0; nd];
         let omega0 = {
             let kb = b.k2.clone();
-            let m = b.local_tangent(&z, &z, &z, &TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 0.0 });
+            let m = b.local_tangent(
+                &z,
+                &z,
+                &z,
+                &TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 0.0 },
+            );
             lowest(&m.view((3 + n, 3 + n), (n, n)).into_owned(), &kb)
         };
         for spin in [10.0, 50.0] {
             let mut v = z.clone();
             v[2] = spin;
-            let k = b.local_tangent(&z, &v, &z, &TangentCoefficients { mass: 0.0, damping: 0.0, stiffness: 1.0, lambda: 0.0 });
-            let m = b.local_tangent(&z, &v, &z, &TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 0.0 });
+            let k = b.local_tangent(
+                &z,
+                &v,
+                &z,
+                &TangentCoefficients { mass: 0.0, damping: 0.0, stiffness: 1.0, lambda: 0.0 },
+            );
+            let m = b.local_tangent(
+                &z,
+                &v,
+                &z,
+                &TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 0.0 },
+            );
             let w2 = lowest(&m.view((3 + n, 3 + n), (n, n)).into_owned(), &k.view((3 + n, 3 + n), (n, n)).into_owned());
             let coefficient = (w2 - omega0) / (spin * spin) + 1.0;
-            println!("Omega = {spin} rad/s: omega_1^2 - omega_0^2 = {:.4} Omega^2, Southwell coefficient {coefficient:.4} (theory 1.193)", coefficient - 1.0);
+            println!(
+                "Omega = {spin} rad/s: omega_1^2 - omega_0^2 = {:.4} Omega^2, Southwell coefficient {coefficient:.4} (theory 1.193)",
+                coefficient - 1.0
+            );
             assert!((coefficient - 1.193).abs() < 5e-3, "{coefficient}");
         }
     }

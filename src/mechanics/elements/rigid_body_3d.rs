@@ -128,7 +128,8 @@ impl Element for RigidBody3d {
             for b in 0..4 {
                 let id = f64::from(u8::from(a == b));
                 let mm = 4.0 * m[a][b] + 4.0 * jr * p[a] * p[b];
-                let kk = 4.0 * k1[a][b] - 4.0 * k2[a][b] - 8.0 * k3[a][b] + 4.0 * jr * (p[a] * pdd[b] + (p_a + pd_pd) * id);
+                let kk =
+                    4.0 * k1[a][b] - 4.0 * k2[a][b] - 8.0 * k3[a][b] + 4.0 * jr * (p[a] * pdd[b] + (p_a + pd_pd) * id);
                 let cc = -8.0 * c1[a][b] + 8.0 * c2[a][b] + 8.0 * jr * p[a] * pd[b];
                 block[(3 + a) * 7 + 3 + b] += c.mass * mm + c.stiffness * kk + c.damping * cc;
             }
@@ -140,7 +141,8 @@ impl Element for RigidBody3d {
         let w = self.body_angular_velocity(x.q, x.v);
         let jw = jmul(&self.inertia, w);
         Energy {
-            kinetic: 0.5 * self.mass * r.iter().map(|&i| x.v[i] * x.v[i]).sum::<f64>() + 0.5 * (0..3).map(|k| w[k] * jw[k]).sum::<f64>(),
+            kinetic: 0.5 * self.mass * r.iter().map(|&i| x.v[i] * x.v[i]).sum::<f64>()
+                + 0.5 * (0..3).map(|k| w[k] * jw[k]).sum::<f64>(),
             potential: -self.mass * (0..3).map(|k| self.gravity[k] * x.q[r[k]]).sum::<f64>(),
         }
     }
@@ -167,7 +169,11 @@ mod tests {
         let a = [1.0, -2.0, 0.5, 2.1, 0.3, -1.7, 0.6];
         let h = 1e-6;
         let mut worst: f64 = 0.0;
-        for (which, coef) in [(0, TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 0.0 }), (1, TangentCoefficients { mass: 0.0, damping: 1.0, stiffness: 0.0, lambda: 0.0 }), (2, TangentCoefficients { mass: 0.0, damping: 0.0, stiffness: 1.0, lambda: 0.0 })] {
+        for (which, coef) in [
+            (0, TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 0.0 }),
+            (1, TangentCoefficients { mass: 0.0, damping: 1.0, stiffness: 0.0, lambda: 0.0 }),
+            (2, TangentCoefficients { mass: 0.0, damping: 0.0, stiffness: 1.0, lambda: 0.0 }),
+        ] {
             let mut block = vec![0.0; 49];
             b.add_tangent(&Kin { q: &q, v: &v, a: &a, t: 0.0, inputs: &[] }, &coef, &mut block);
             for col in 0..7 {

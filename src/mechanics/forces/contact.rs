@@ -68,7 +68,11 @@ pub fn exact_damping_factor(e: f64) -> f64 {
     }
     for _ in 0..200 {
         let mid = 0.5 * (lo + hi);
-        if f(mid) > 0.0 { lo = mid } else { hi = mid }
+        if f(mid) > 0.0 {
+            lo = mid
+        } else {
+            hi = mid
+        }
         if hi - lo <= 1e-15 * hi {
             break;
         }
@@ -133,7 +137,14 @@ pub struct ContactForce {
 }
 
 impl Contact {
-    pub fn new(gap: ContactGap, reach: f64, stiffness: f64, restitution: f64, model: DampingModel, min_impact_speed: f64) -> Self {
+    pub fn new(
+        gap: ContactGap,
+        reach: f64,
+        stiffness: f64,
+        restitution: f64,
+        model: DampingModel,
+        min_impact_speed: f64,
+    ) -> Self {
         Contact {
             gap,
             reach,
@@ -186,7 +197,14 @@ impl Contact {
         if factor <= 0.0 {
             return ContactForce { elastic, ..zero }; // no tension
         }
-        ContactForce { penetration: delta, rate, force: elastic * factor, elastic, d_penetration: n * k * delta.powf(n - 1.0) * factor, d_rate: c * elastic }
+        ContactForce {
+            penetration: delta,
+            rate,
+            force: elastic * factor,
+            elastic,
+            d_penetration: n * k * delta.powf(n - 1.0) * factor,
+            d_rate: c * elastic,
+        }
     }
 
     /// The contact force at (q, v).
@@ -249,7 +267,8 @@ impl Element for Contact {
         }
         for a in 0..n {
             for b in 0..n {
-                let k = d.gradient[a] * (law.d_penetration * d.gradient[b] + law.d_rate * hv[b]) + law.force * d.hessian[a * n + b];
+                let k = d.gradient[a] * (law.d_penetration * d.gradient[b] + law.d_rate * hv[b])
+                    + law.force * d.hessian[a * n + b];
                 let cc = law.d_rate * d.gradient[a] * d.gradient[b];
                 block[a * n + b] += c.stiffness * k + c.damping * cc;
             }
@@ -259,7 +278,8 @@ impl Element for Contact {
     /// Elastic energy K delta^(n+1)/(n+1) of eq. 8.
     fn energy(&self, x: &Kin) -> Energy {
         let delta = self.penetration(x.q);
-        let potential = if delta > 0.0 { self.stiffness * delta.powf(self.exponent + 1.0) / (self.exponent + 1.0) } else { 0.0 };
+        let potential =
+            if delta > 0.0 { self.stiffness * delta.powf(self.exponent + 1.0) / (self.exponent + 1.0) } else { 0.0 };
         Energy { kinetic: 0.0, potential }
     }
 
@@ -283,7 +303,10 @@ mod tests {
             let residual = (1.0 + e) * c - ((1.0 + c) / (1.0 - e * c)).ln();
             let back = restitution_of_damping_factor(c);
             let ln = restitution_of_damping_factor(DampingModel::LankaraniNikravesh.factor(e));
-            println!("e = {e}: exact c = {c:.6}, residual {residual:.1e}, back {back:.12}; eq. 10 c = {:.6} gives e' = {ln:.4}", 0.75 * (1.0 - e * e));
+            println!(
+                "e = {e}: exact c = {c:.6}, residual {residual:.1e}, back {back:.12}; eq. 10 c = {:.6} gives e' = {ln:.4}",
+                0.75 * (1.0 - e * e)
+            );
             assert!(residual.abs() < 1e-6 && e * c < 1.0);
             assert!((back - e).abs() < 1e-9);
             assert!(ln > e);
@@ -294,7 +317,11 @@ mod tests {
     #[test]
     fn tangent_matches_finite_differences() {
         // A circle on a rigid body against a tilted ground plane.
-        let m = Measure::new(Anchor::Ground { p: [0.0, 0.0] }, Anchor::Rigid { x: 0, s: [0.1, 0.05] }, MeasureKind::Projection { u: [0.6, 0.8], rotating: false });
+        let m = Measure::new(
+            Anchor::Ground { p: [0.0, 0.0] },
+            Anchor::Rigid { x: 0, s: [0.1, 0.05] },
+            MeasureKind::Projection { u: [0.6, 0.8], rotating: false },
+        );
         let c = Contact::new(ContactGap::Measure(m), 0.25, 1e6, 0.5, DampingModel::Exact, 1e-3);
         c.set_memory(ContactMemory { approach: 2.0, impact: 2.0, onset: 0.0 });
         let q = [0.05, 0.08, 0.3];
@@ -323,7 +350,9 @@ mod tests {
             for i in 0..3 {
                 let dk = (fqp[i] - fqm[i]) / (2.0 * h);
                 let dc = (fvp[i] - fvm[i]) / (2.0 * h);
-                worst = worst.max((dk - kb[i * 3 + j]).abs() / (1.0 + dk.abs())).max((dc - cb[i * 3 + j]).abs() / (1.0 + dc.abs()));
+                worst = worst
+                    .max((dk - kb[i * 3 + j]).abs() / (1.0 + dk.abs()))
+                    .max((dc - cb[i * 3 + j]).abs() / (1.0 + dc.abs()));
             }
         }
         println!("contact tangent vs central differences: worst relative error {worst:.2e}");

@@ -74,9 +74,24 @@ pub struct FractionalSpringDamper {
 }
 
 impl FractionalSpringDamper {
-    pub fn new(measure: Measure, stiffness: f64, damping: f64, order: f64, free_value: f64, memory: Option<f64>) -> Self {
+    pub fn new(
+        measure: Measure,
+        stiffness: f64,
+        damping: f64,
+        order: f64,
+        free_value: f64,
+        memory: Option<f64>,
+    ) -> Self {
         let history = History { at: f64::NAN, weights: vec![1.0], ..History::default() };
-        FractionalSpringDamper { measure, stiffness, damping, order, free_value, memory, history: RefCell::new(history) }
+        FractionalSpringDamper {
+            measure,
+            stiffness,
+            damping,
+            order,
+            free_value,
+            memory,
+            history: RefCell::new(history),
+        }
     }
 
     fn displacement(&self, q: &[f64]) -> f64 {
@@ -250,7 +265,11 @@ mod tests {
     use crate::mechanics::kinematics::{Anchor, MeasureKind};
 
     fn element(order: f64) -> FractionalSpringDamper {
-        let m = Measure::new(Anchor::Ground { p: [0.0, 0.0] }, Anchor::Point { x: 0 }, MeasureKind::Projection { u: [1.0, 0.0], rotating: false });
+        let m = Measure::new(
+            Anchor::Ground { p: [0.0, 0.0] },
+            Anchor::Point { x: 0 },
+            MeasureKind::Projection { u: [1.0, 0.0], rotating: false },
+        );
         FractionalSpringDamper::new(m, 0.0, 1.0, order, 0.0, None)
     }
 

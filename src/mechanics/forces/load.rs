@@ -75,7 +75,11 @@ impl Load {
     }
 
     pub fn floating_force(point: FloatingFramePoint, direction: [f64; 2], magnitude: TimeFunction) -> Self {
-        Load { dofs: (point.first..point.first + point.coordinates()).collect(), kind: LoadKind::FloatingForce { point, direction }, magnitude }
+        Load {
+            dofs: (point.first..point.first + point.coordinates()).collect(),
+            kind: LoadKind::FloatingForce { point, direction },
+            magnitude,
+        }
     }
 
     /// A torque on a rigid body / corotational node (`Anchor::Rigid`) or an ANCF beam node

@@ -160,7 +160,11 @@ struct MemberMeasures {
     hessian: [Vec<f64>; 6],
 }
 
-fn member_measures<const N: usize, const M: usize>(q: &[f64], member: &Member, reference: Option<usize>) -> MemberMeasures {
+fn member_measures<const N: usize, const M: usize>(
+    q: &[f64],
+    member: &Member,
+    reference: Option<usize>,
+) -> MemberMeasures {
     let var = |k: usize| -> Taylor2<N, M> {
         let i = if k < 7 { member.x + k } else { reference.unwrap_or(0) + k - 7 };
         Taylor2::variable(q[i], k)
@@ -170,7 +174,10 @@ fn member_measures<const N: usize, const M: usize>(q: &[f64], member: &Member, r
     let (r_ref, p_ref): ([Taylor2<N, M>; 3], Quat<N, M>) = if N == 14 {
         (std::array::from_fn(|k| var(7 + k)), std::array::from_fn(|k| var(10 + k)))
     } else {
-        ([Taylor2::constant(0.0); 3], [Taylor2::constant(1.0), Taylor2::constant(0.0), Taylor2::constant(0.0), Taylor2::constant(0.0)])
+        (
+            [Taylor2::constant(0.0); 3],
+            [Taylor2::constant(1.0), Taylor2::constant(0.0), Taylor2::constant(0.0), Taylor2::constant(0.0)],
+        )
     };
     // d = r_i + A_i s_i - r_R (global), x_t = A_R^T d.
     let a_i = rotation(&p_i);
@@ -216,12 +223,26 @@ pub struct MultiPointForce {
 
 impl MultiPointForce {
     /// `free_values` None: the element is unstressed at `q0` (l = x(q0)).
-    pub fn new(members: Vec<Member>, reference: Option<usize>, stiffness: Vec<f64>, damping: Vec<f64>, q0: &[f64]) -> Self {
+    pub fn new(
+        members: Vec<Member>,
+        reference: Option<usize>,
+        stiffness: Vec<f64>,
+        damping: Vec<f64>,
+        q0: &[f64],
+    ) -> Self {
         let mut dofs: Vec<usize> = members.iter().flat_map(|m| m.x..m.x + 7).collect();
         if let Some(r) = reference {
             dofs.extend(r..r + 7);
         }
-        let mut e = MultiPointForce { dofs, members, reference, stiffness, damping, free_values: Vec::new(), preload: Vec::new() };
+        let mut e = MultiPointForce {
+            dofs,
+            members,
+            reference,
+            stiffness,
+            damping,
+            free_values: Vec::new(),
+            preload: Vec::new(),
+        };
         e.free_values = e.measures(q0, false).into_iter().flat_map(|m| m.value).collect();
         e.preload = vec![0.0; e.free_values.len()];
         e
@@ -280,14 +301,22 @@ impl MultiPointForce {
         let local: [f64; 3] = std::array::from_fn(|k| (0..self.members.len()).map(|i| f[6 * i + k]).sum());
         match self.reference {
             None => local,
-            Some(r) => crate::mechanics::euler_parameters::mat_vec(&crate::mechanics::euler_parameters::rotation(&q[r + 3..r + 7]), local),
+            Some(r) => crate::mechanics::euler_parameters::mat_vec(
+                &crate::mechanics::euler_parameters::rotation(&q[r + 3..r + 7]),
+                local,
+            ),
         }
     }
 
     /// f = K e + C x_dot - f0 (6n): minus the force of eq. 12 on the members.
     fn member_forces(&self, e: &[f64], rate: &[f64]) -> Vec<f64> {
         let n = e.len();
-        (0..n).map(|r| (0..n).map(|c| self.stiffness[r * n + c] * e[c] + self.damping[r * n + c] * rate[c]).sum::<f64>() - self.preload[r]).collect()
+        (0..n)
+            .map(|r| {
+                (0..n).map(|c| self.stiffness[r * n + c] * e[c] + self.damping[r * n + c] * rate[c]).sum::<f64>()
+                    - self.preload[r]
+            })
+            .collect()
     }
 }
 
@@ -370,7 +399,9 @@ impl Element for MultiPointForce {
     fn energy(&self, x: &Kin) -> Energy {
         let (e, _) = self.deformation(x.q, x.v);
         let n = e.len();
-        let u: f64 = (0..n).map(|r| e[r] * (0.5 * (0..n).map(|c| self.stiffness[r * n + c] * e[c]).sum::<f64>() - self.preload[r])).sum();
+        let u: f64 = (0..n)
+            .map(|r| e[r] * (0.5 * (0..n).map(|c| self.stiffness[r * n + c] * e[c]).sum::<f64>() - self.preload[r]))
+            .sum();
         Energy { kinetic: 0.0, potential: u }
     }
 
@@ -411,7 +442,8 @@ mod tests {
         let mut k = vec![0.0; n6 * n6];
         for r in 0..n6 {
             for c in 0..n6 {
-                k[r * n6 + c] = scale * ((0..n6).map(|l| b[r * n6 + l] * b[c * n6 + l]).sum::<f64>() + if r == c { 1.0 } else { 0.0 });
+                k[r * n6 + c] = scale
+                    * ((0..n6).map(|l| b[r * n6 + l] * b[c * n6 + l]).sum::<f64>() + if r == c { 1.0 } else { 0.0 });
             }
         }
         k
@@ -424,7 +456,8 @@ mod tests {
             ([1.0, 0.3, 0.2], normalise([0.8, -0.3, 0.1, 0.2])),
             ([0.4, 1.1, -0.3], normalise([1.0, 0.2, 0.4, -0.1])),
         ];
-        let q0: Vec<f64> = bodies.iter().flat_map(|(r, p)| r.iter().chain(p.iter()).copied().collect::<Vec<_>>()).collect();
+        let q0: Vec<f64> =
+            bodies.iter().flat_map(|(r, p)| r.iter().chain(p.iter()).copied().collect::<Vec<_>>()).collect();
         let p_ref = if with_reference { bodies[0].1 } else { [1.0, 0.0, 0.0, 0.0] };
         let conj_ref = [p_ref[0], -p_ref[1], -p_ref[2], -p_ref[3]];
         let members: Vec<Member> = [1usize, 2]
@@ -452,7 +485,10 @@ mod tests {
             let v: Vec<f64> = (0..q.len()).map(|k| 0.5 * ((k as f64) * 0.9).cos()).collect();
             let nd = e.dofs().len();
             let (h, mut worst, mut scale) = (1e-6, 0.0f64, 0.0f64);
-            for (coef, which) in [(TangentCoefficients { mass: 0.0, damping: 0.0, stiffness: 1.0, lambda: 0.0 }, 0), (TangentCoefficients { mass: 0.0, damping: 1.0, stiffness: 0.0, lambda: 0.0 }, 1)] {
+            for (coef, which) in [
+                (TangentCoefficients { mass: 0.0, damping: 0.0, stiffness: 1.0, lambda: 0.0 }, 0),
+                (TangentCoefficients { mass: 0.0, damping: 1.0, stiffness: 0.0, lambda: 0.0 }, 1),
+            ] {
                 let mut block = vec![0.0; nd * nd];
                 e.add_tangent(&Kin { q: &q, v: &v, a: &v, t: 0.0, inputs: &[] }, &coef, &mut block);
                 for (cb, &col) in e.dofs().iter().enumerate() {
@@ -472,7 +508,9 @@ mod tests {
                     }
                 }
             }
-            println!("multi-point force (reference body: {with_reference}): worst |tangent - central difference| = {worst:.2e} (largest entry {scale:.2e})");
+            println!(
+                "multi-point force (reference body: {with_reference}): worst |tangent - central difference| = {worst:.2e} (largest entry {scale:.2e})"
+            );
             assert!(worst < 1e-6 * scale.max(1.0), "worst {worst}");
         }
     }
@@ -525,7 +563,9 @@ mod tests {
             }
         }
         let gmax = g.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-        println!("deformed group: total force {total:?}, total moment {moment:?} (largest generalized force {gmax:.2e})");
+        println!(
+            "deformed group: total force {total:?}, total moment {moment:?} (largest generalized force {gmax:.2e})"
+        );
         assert!(total.iter().chain(&moment).all(|x| x.abs() < 1e-12 * gmax.max(1.0)));
     }
 
@@ -564,7 +604,9 @@ mod tests {
         let kx: Vec<f64> = (0..12).map(|r| (0..12).map(|c| e.stiffness[r * 12 + c] * x_expected[c]).sum()).collect();
         let ferr = (0..3).map(|k| (-g[7 + k] - -kx[k]).abs()).fold(0.0, f64::max);
         let kmax = kx.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-        println!("small displacements (eps = {eps}): max |x - expected| = {worst:.2e}; member-0 force vs -K x: {ferr:.2e} (|K x| {kmax:.2e})");
+        println!(
+            "small displacements (eps = {eps}): max |x - expected| = {worst:.2e}; member-0 force vs -K x: {ferr:.2e} (|K x| {kmax:.2e})"
+        );
         assert!(worst < 1e-11, "{worst}");
         assert!(ferr < 1e-6 * kmax, "{ferr}");
     }
@@ -597,7 +639,9 @@ mod tests {
                 worst = worst.max(((potential(&qp) - potential(&qm)) / (2.0 * h) - g[i]).abs());
             }
             let scale = g.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-            println!("preloaded element (reference body: {with_reference}): |dV/dq - g| = {worst:.2e} (|g| up to {scale:.2e})");
+            println!(
+                "preloaded element (reference body: {with_reference}): |dV/dq - g| = {worst:.2e} (|g| up to {scale:.2e})"
+            );
             assert!(worst < 1e-7 * scale.max(1.0));
         }
     }

@@ -55,7 +55,8 @@ impl Element for SpringDamper {
         }
         for a in 0..n {
             for b in 0..n {
-                let k = (self.stiffness * d.gradient[b] + self.damping * hv[b]) * d.gradient[a] + f * d.hessian[a * n + b];
+                let k =
+                    (self.stiffness * d.gradient[b] + self.damping * hv[b]) * d.gradient[a] + f * d.hessian[a * n + b];
                 let cc = self.damping * d.gradient[a] * d.gradient[b];
                 block[a * n + b] += c.stiffness * k + c.damping * cc;
             }

@@ -110,7 +110,13 @@ pub struct ContactConstraint {
 
 impl ContactConstraint {
     pub fn new(gap: ContactGap, reach: f64, restitution: f64, min_impact_speed: f64) -> Self {
-        ContactConstraint { gap, reach, restitution, min_impact_speed, memory: Cell::new(ContactConstraintMemory { mode: ContactMode::Separated, offset: 0.0, onset: -1.0 }) }
+        ContactConstraint {
+            gap,
+            reach,
+            restitution,
+            min_impact_speed,
+            memory: Cell::new(ContactConstraintMemory { mode: ContactMode::Separated, offset: 0.0, onset: -1.0 }),
+        }
     }
 
     pub fn memory(&self) -> ContactConstraintMemory {

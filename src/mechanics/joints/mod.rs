@@ -82,7 +82,9 @@ pub fn joint_rows(kind: JointKind, a1: Anchor, a2: Anchor, axis: [f64; 2], q0: &
 /// The joint coordinate measure: displacement along the axis (prismatic) or relative angle.
 pub fn joint_coordinate(kind: JointKind, a1: Anchor, a2: Anchor, axis: [f64; 2]) -> Measure {
     match kind {
-        JointKind::Prismatic => Measure::new(a1, a2, MeasureKind::Projection { u: axis, rotating: matches!(a1, Anchor::Rigid { .. }) }),
+        JointKind::Prismatic => {
+            Measure::new(a1, a2, MeasureKind::Projection { u: axis, rotating: matches!(a1, Anchor::Rigid { .. }) })
+        }
         JointKind::Revolute | JointKind::Fixed | JointKind::Spatial(_) => Measure::new(a1, a2, MeasureKind::Angle),
     }
 }

@@ -49,7 +49,8 @@ fn body_frame(a: &Anchor3, u: [f64; 3], q0: &[f64]) -> [f64; 3] {
 /// Two unit vectors completing the unit `a` to a right-handed orthonormal triad.
 pub fn normals(a: [f64; 3]) -> ([f64; 3], [f64; 3]) {
     let t = if a[0].abs() < 0.9 { [1.0, 0.0, 0.0] } else { [0.0, 1.0, 0.0] };
-    let cross = |u: [f64; 3], v: [f64; 3]| [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
+    let cross =
+        |u: [f64; 3], v: [f64; 3]| [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
     let b = cross(a, t);
     let n = (b[0] * b[0] + b[1] * b[1] + b[2] * b[2]).sqrt();
     let b = b.map(|x| x / n);
@@ -58,7 +59,13 @@ pub fn normals(a: [f64; 3]) -> ([f64; 3], [f64; 3]) {
 
 /// Rows of a joint between anchors at the same global point in the initial configuration
 /// `q0`; `axis` is the global unit joint axis (revolute, prismatic).
-pub fn spatial_joint_rows(kind: SpatialJointKind, a1: Anchor3, a2: Anchor3, axis: [f64; 3], q0: &[f64]) -> Vec<ConstraintRow> {
+pub fn spatial_joint_rows(
+    kind: SpatialJointKind,
+    a1: Anchor3,
+    a2: Anchor3,
+    axis: [f64; 3],
+    q0: &[f64],
+) -> Vec<ConstraintRow> {
     let mut rows = Vec::new();
     let (b, c) = normals(axis);
     if kind != SpatialJointKind::Prismatic {
@@ -71,7 +78,12 @@ pub fn spatial_joint_rows(kind: SpatialJointKind, a1: Anchor3, a2: Anchor3, axis
             rows.push(row(SpatialMeasure::new(a1, a2, SpatialKind::Projection { u1: body_frame(&a1, n, q0) }), q0));
         }
     }
-    let dot = |u1: [f64; 3], u2: [f64; 3]| row(SpatialMeasure::new(a1, a2, SpatialKind::Dot { u1: body_frame(&a1, u1, q0), u2: body_frame(&a2, u2, q0) }), q0);
+    let dot = |u1: [f64; 3], u2: [f64; 3]| {
+        row(
+            SpatialMeasure::new(a1, a2, SpatialKind::Dot { u1: body_frame(&a1, u1, q0), u2: body_frame(&a2, u2, q0) }),
+            q0,
+        )
+    };
     match kind {
         SpatialJointKind::Spherical => {}
         SpatialJointKind::Revolute => {
