@@ -5,8 +5,19 @@ mod cli;
 use std::process::ExitCode;
 
 use clap::Parser;
+use flexfmu::export::ExportError;
 use flexfmu::model::ModelError;
 use flexfmu::simulation::SimulationError;
+
+/// Exit code 2 is for a located problem in the model file (README, "Exit codes"); whichever
+/// command met it and however the error was wrapped.
+fn is_model_file_problem(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause.is::<ModelError>()
+            || matches!(cause.downcast_ref::<SimulationError>(), Some(SimulationError::Model(_)))
+            || matches!(cause.downcast_ref::<ExportError>(), Some(ExportError::Model(SimulationError::Model(_))))
+    })
+}
 
 #[derive(Debug, Parser)]
 #[command(name = "flexfmu", version, about = "Flexible multibody models as FMI 2.0 Co-Simulation FMUs")]
@@ -39,10 +50,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
-            // Exit code 2 for problems in the model file (DESIGN.md), 1 otherwise.
-            let model_error = e.downcast_ref::<ModelError>().is_some()
-                || matches!(e.downcast_ref::<SimulationError>(), Some(SimulationError::Model(_)));
-            ExitCode::from(if model_error { 2 } else { 1 })
+            ExitCode::from(if is_model_file_problem(&e) { 2 } else { 1 })
         }
     }
 }

@@ -17,18 +17,34 @@ pub struct BuildArgs {
     /// Output .fmu file.
     #[arg(short = 'o', long)]
     pub output: PathBuf,
-    /// The generic FMU shared library (default: $FLEXFMU_BINARY, else next to this executable).
+    /// The generic FMU shared library (default: $FLEXFMU_BINARY, else the one built into this
+    /// executable, else libflexfmu.so next to it).
     #[arg(long)]
     pub binary: Option<PathBuf>,
 }
 
-pub fn build(args: BuildArgs) -> Result<()> {
-    let model = Model::load(&args.model)?;
-    let binary = match args.binary {
-        Some(b) => b,
+/// The generic FMU binary built into this executable by build.rs (empty in contributors'
+/// builds, which find it beside the executable instead).
+const EMBEDDED_FMU_BINARY: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/fmu_binary"));
+
+/// The FMU binary's bytes: `--binary`, `$FLEXFMU_BINARY`, the embedded one, or the file beside
+/// the executable, in that order.
+fn fmu_binary(explicit: Option<&PathBuf>) -> Result<std::borrow::Cow<'static, [u8]>> {
+    let path = match explicit {
+        Some(p) => p.clone(),
+        None if std::env::var_os("FLEXFMU_BINARY").is_none() && !EMBEDDED_FMU_BINARY.is_empty() => {
+            return Ok(EMBEDDED_FMU_BINARY.into());
+        }
         None => find_binary().map_err(|e| anyhow!(e))?,
     };
-    build_fmu(&model, &binary, &args.output).map_err(|e| anyhow!(e))?;
+    let bytes = std::fs::read(&path).with_context(|| format!("cannot read the FMU binary {}", path.display()))?;
+    Ok(bytes.into())
+}
+
+pub fn build(args: BuildArgs) -> Result<()> {
+    let model = Model::load(&args.model)?;
+    let binary = fmu_binary(args.binary.as_ref())?;
+    build_fmu(&model, &binary, &args.output)?;
     println!("{}: wrote {} (guid {})", model.name(), args.output.display(), guid(&model.source));
     Ok(())
 }
@@ -43,7 +59,7 @@ pub fn check(args: CheckArgs) -> Result<()> {
     let is_fmu = args.path.extension().is_some_and(|e| e.eq_ignore_ascii_case("fmu"));
     if !is_fmu {
         let model = Model::load(&args.path)?;
-        let vars = Variables::new(&model).map_err(|e| anyhow!("{}: {e}", args.path.display()))?;
+        let vars = Variables::new(&model)?;
         println!("{}: ok, {} variables, guid {}", model.name(), vars.list.len(), guid(&model.source));
         return Ok(());
     }
@@ -64,7 +80,7 @@ pub fn check(args: CheckArgs) -> Result<()> {
     if binary.is_empty() {
         bail!("{}: the binary is empty", args.path.display());
     }
-    let expected = model_description(&model).map_err(|e| anyhow!(e))?;
+    let expected = model_description(&model)?;
     if xml != expected {
         bail!(
             "{}: modelDescription.xml does not match resources/model.toml (built by another flexfmu version, or edited)",

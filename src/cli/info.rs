@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Result, anyhow};
+use anyhow::Result;
 use flexfmu::export::variables::{Role, VarType, Variables, guid};
 use flexfmu::integrators::Dynamics;
 use flexfmu::model::Model;
@@ -16,7 +16,7 @@ pub struct InfoArgs {
 
 pub fn run(args: InfoArgs) -> Result<()> {
     let model = Model::load(&args.model)?;
-    let vars = Variables::new(&model).map_err(|e| anyhow!(e))?;
+    let vars = Variables::new(&model)?;
     let params = model.default_parameters();
     let sim = Simulation::new(&model, &params, vars.settings, vars.experiment.start_time)?;
     let sys = sim.system();

@@ -3,3 +3,16 @@
 pub mod model_description;
 pub mod package;
 pub mod variables;
+
+use crate::simulation::SimulationError;
+
+/// Why an FMU or its modelDescription.xml could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    /// The model itself (a located problem in the model file, or it does not start).
+    #[error(transparent)]
+    Model(#[from] SimulationError),
+    /// Reading the binary or writing the archive.
+    #[error("{0}")]
+    Io(String),
+}

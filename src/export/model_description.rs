@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, Event};
 
+use super::ExportError;
 use super::variables::{Role, VarType, Variables, guid};
 use crate::model::Model;
 
@@ -37,9 +38,13 @@ fn elem<'a>(name: &'a str, attrs: &[(&'a str, &'a str)]) -> BytesStart<'a> {
 }
 
 /// Generate modelDescription.xml for `model`.
-pub fn model_description(model: &Model) -> Result<String, String> {
-    let vars = Variables::new(model)?;
-    write(model, &vars).map_err(|e| format!("writing modelDescription.xml: {e}"))
+pub fn model_description(model: &Model) -> Result<String, ExportError> {
+    model_description_of(model, &Variables::new(model)?)
+}
+
+/// modelDescription.xml for `model` with its variable table `vars` already built.
+pub fn model_description_of(model: &Model, vars: &Variables) -> Result<String, ExportError> {
+    write(model, vars).map_err(|e| ExportError::Io(format!("writing modelDescription.xml: {e}")))
 }
 
 fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use zip::CompressionMethod;
 use zip::write::SimpleFileOptions;
 
-use super::model_description::{model_description, real};
+use super::ExportError;
+use super::model_description::{model_description_of, real};
 use super::variables::{Role, VarType, Variables};
 use crate::model::Model;
 
@@ -84,24 +85,24 @@ pub fn documentation(model: &Model, vars: &Variables) -> String {
         .replace("{{rows}}", &rows)
 }
 
-/// Write `model` as an FMU to `out`, with `binary` as the shared library.
-pub fn build_fmu(model: &Model, binary: &Path, out: &Path) -> Result<(), String> {
+/// Write `model` as an FMU to `out`, with `lib` (the generic FMU binary) as its shared library.
+pub fn build_fmu(model: &Model, lib: &[u8], out: &Path) -> Result<(), ExportError> {
     let vars = Variables::new(model)?;
-    let xml = model_description(model)?;
-    let lib = std::fs::read(binary).map_err(|e| format!("cannot read {}: {e}", binary.display()))?;
+    let xml = model_description_of(model, &vars)?;
     let doc = documentation(model, &vars);
     let (platform, ext) = platform();
-    let file = std::fs::File::create(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let file =
+        std::fs::File::create(out).map_err(|e| ExportError::Io(format!("cannot create {}: {e}", out.display())))?;
     let mut zip = zip::ZipWriter::new(file);
     let opts = SimpleFileOptions::default().compression_method(CompressionMethod::Deflated).unix_permissions(0o644);
     let entries: [(String, &[u8]); 5] = [
         ("modelDescription.xml".into(), xml.as_bytes()),
-        (format!("binaries/{platform}/{}.{ext}", model.name()), &lib),
+        (format!("binaries/{platform}/{}.{ext}", model.name()), lib),
         ("resources/model.toml".into(), model.source.as_bytes()),
         ("documentation/index.html".into(), doc.as_bytes()),
         ("documentation/licenses/flexfmu.txt".into(), include_bytes!("../../fmu-template/LICENSE.txt")),
     ];
-    let err = |e: &dyn std::fmt::Display| format!("writing {}: {e}", out.display());
+    let err = |e: &dyn std::fmt::Display| ExportError::Io(format!("writing {}: {e}", out.display()));
     for (name, data) in entries {
         zip.start_file(name, opts).map_err(|e| err(&e))?;
         zip.write_all(data).map_err(|e| err(&e))?;

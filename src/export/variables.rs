@@ -3,7 +3,7 @@
 
 use crate::integrators::{ConstraintTreatment, Method};
 use crate::model::{Model, ParameterKind};
-use crate::simulation::{Experiment, Simulation, SolverSettings};
+use crate::simulation::{Experiment, Simulation, SimulationError, SolverSettings};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VarType {
@@ -105,11 +105,11 @@ pub struct Variables {
 impl Variables {
     /// Build the table; assembles the model once with its default parameters to learn the
     /// outputs (names, units) and to check that it starts.
-    pub fn new(model: &Model) -> Result<Variables, String> {
+    pub fn new(model: &Model) -> Result<Variables, SimulationError> {
         let params = model.default_parameters();
-        let settings = SolverSettings::from_model(model, &params).map_err(|e| e.to_string())?;
-        let experiment = Experiment::from_model(model, &params).map_err(|e| e.to_string())?;
-        let sim = Simulation::new(model, &params, settings, experiment.start_time).map_err(|e| e.to_string())?;
+        let settings = SolverSettings::from_model(model, &params)?;
+        let experiment = Experiment::from_model(model, &params)?;
+        let sim = Simulation::new(model, &params, settings, experiment.start_time)?;
         let mut list = Vec::new();
         let mut push = |name: String,
                         ty: VarType,
@@ -278,17 +278,26 @@ impl Variables {
                 }
                 let mut other = params.clone();
                 other[i] = k as f64;
-                Simulation::new(model, &other, settings, experiment.start_time)
-                    .map_err(|e| format!("with {} = \"{}\": {e}", p.name, p.choices[k]))?;
+                Simulation::new(model, &other, settings, experiment.start_time).map_err(|e| match e {
+                    SimulationError::Model(mut e) => {
+                        e.message = format!("with {} = \"{}\": {}", p.name, p.choices[k], e.message);
+                        SimulationError::Model(e)
+                    }
+                    e => SimulationError::Settings(format!("with {} = \"{}\": {e}", p.name, p.choices[k])),
+                })?;
             }
         }
         let mut seen = std::collections::HashSet::new();
         for v in &list {
             if !seen.insert(v.name.as_str()) {
-                return Err(format!(
+                // Located at the name's last mention: the later declaration repeats it.
+                let quoted = format!("\"{}\"", v.name);
+                let at = model.source.rfind(&quoted).or_else(|| model.source.rfind(&v.name)).unwrap_or(0);
+                let message = format!(
                     "variable name '{}' is used twice (parameters, solver_*, inputs and outputs share one namespace)",
                     v.name
-                ));
+                );
+                return Err(model.error(at..at, message).into());
             }
         }
         Ok(Variables { list, settings, experiment })

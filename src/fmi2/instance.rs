@@ -216,7 +216,7 @@ impl Instance {
         }
         let vars = match Variables::new(&model) {
             Ok(v) => v,
-            Err(e) => return fail(e),
+            Err(e) => return fail(e.to_string()),
         };
         let mut enabled = [false; LOG_CATEGORIES.len()];
         enabled[LOG_STATUS_ERROR] = true;

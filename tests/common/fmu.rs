@@ -20,7 +20,7 @@ impl Fmu {
         let path = dir.path().join("model.fmu");
         let binary =
             find_binary().expect("libflexfmu.so next to the test executable's directory (cargo build --release)");
-        build_fmu(model, &binary, &path).unwrap();
+        build_fmu(model, &std::fs::read(&binary).unwrap(), &path).unwrap();
         let import: Fmi2Import = fmi::import::from_path(&path).unwrap();
         Fmu { _dir: dir, import, vars: Variables::new(model).unwrap() }
     }
