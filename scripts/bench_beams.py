@@ -5,13 +5,13 @@
 Every row is one `flexfmu simulate ... --stats-json` run (wall time: the smallest of N
 repeats, all rows measured in the same invocation so their ratios are meaningful):
 
-* pendulum (paper 000, 3.1 / Figs. 5-8): ANCF+GenAlpha dt 1e-4 (when models/pendulum_ancf.toml
+* pendulum (Ji et al. 2025, 3.1 / Figs. 5-8): ANCF+GenAlpha dt 1e-4 (when models/pendulum_ancf.toml
   exists), Co+GenAlpha dt 1e-4, Co+TTBIF dt 3e-4, all rho_inf = 0: Newton iterations (total
   and per step), wall time, wall-time ratio to Co+GenAlpha, simulated seconds per wall second,
   max tip-position error against a converged reference, max |energy_total - E(0)|.
-* cantilever (paper 000, 3.2 / Figs. 10, 13): Co+GenAlpha dt 1e-4 vs Co+TTBIF dt 3e-4, the
+* cantilever (Ji et al. 2025, 3.2 / Figs. 10, 13): Co+GenAlpha dt 1e-4 vs Co+TTBIF dt 3e-4, the
   same plus the average absolute error (AAE) of the tip displacement tip_y.
-* tip-velocity oscillation vs rho_inf (paper 000 Fig. 12): RMS of the part of tip_vy above
+* tip-velocity oscillation vs rho_inf (Ji et al. 2025 Fig. 12): RMS of the part of tip_vy above
   100 Hz (FFT high-pass of the 1 s record sampled every 3e-4 s) for TTBIF and GenAlpha at
   rho_inf = 0, 0.5, 1. The forcing is at 8 Hz and the first three bending modes of the
   cantilever are near 4, 26 and 70 Hz, so what lies above 100 Hz is the response of the
@@ -124,7 +124,7 @@ def main():
         notes.append(f"pendulum references: TTBIF dt 3e-5 on each row's model file; Co: distance to Co+GenAlpha dt 1e-5: max {tip_error(check, ref).max():.1e} m")
         if "pendulum_ancf" in refs:
             notes.append(f"pendulum: Co vs ANCF references (4 elements each) differ by max {tip_error(refs['pendulum_ancf'], ref).max():.1e} m (discretization)")
-        out += ["**Flexible pendulum** (4 Co / ANCF elements, rho_inf 0, 0.999 s; paper 000 Figs. 5-8)", "",
+        out += ["**Flexible pendulum** (4 Co / ANCF elements, rho_inf 0, 0.999 s; Ji et al. 2025 Figs. 5-8)", "",
                 "| strategy | dt (s) | Newton it. | it./step | factorizations | wall (s) | wall / Co+GenAlpha | simulated s per wall s | max tip error (m) | max energy error (J) |",
                 "|---|---|---|---|---|---|---|---|---|---|"]
         measured = []
@@ -146,7 +146,7 @@ def main():
         check, _ = simulate(tmp, "cantilever_corotational", "generalized-alpha", 1e-5)
         notes.append(f"cantilever reference Co+TTBIF dt 3e-5; distance to Co+GenAlpha dt 1e-5: max {tip_error(check, ref).max():.1e} m "
                      f"(tip_y amplitude {np.abs(ref['tip_y']).max():.2f} m)")
-        out += ["", "**Forced cantilever** (20 Co elements, rho_inf 0, 0.999 s; paper 000 Figs. 10, 13)", "",
+        out += ["", "**Forced cantilever** (20 Co elements, rho_inf 0, 0.999 s; Ji et al. 2025 Figs. 10, 13)", "",
                 "| strategy | dt (s) | Newton it. | it./step | factorizations | wall (s) | wall / Co+GenAlpha | simulated s per wall s | max tip error (m) | AAE tip_y (m) |",
                 "|---|---|---|---|---|---|---|---|---|---|"]
         base = None
@@ -163,7 +163,7 @@ def main():
         fine = 3e-4
         ref_v, _ = simulate(tmp, "cantilever_corotational", "ttbif", 3e-5, interval=fine)
         ref_hf = high_frequency_rms(ref_v["time"], ref_v["tip_vy"], HIGH_PASS_HZ)
-        out += ["", f"**Cantilever tip-velocity oscillation vs rho_inf** (paper 000 Fig. 12). Per cell: RMS of tip_vy above "
+        out += ["", f"**Cantilever tip-velocity oscillation vs rho_inf** (Ji et al. 2025 Fig. 12). Per cell: RMS of tip_vy above "
                 f"{HIGH_PASS_HZ:g} Hz / RMS of (tip_vy - reference) (m/s). Reference (dt 3e-5): {ref_hf:.2e} above "
                 f"{HIGH_PASS_HZ:g} Hz; RMS of tip_vy itself {np.sqrt(np.mean(ref_v['tip_vy'] ** 2)):.1f}.", "",
                 "| strategy | dt (s) | " + " | ".join(f"rho_inf {r:g}" for r in RHO_SWEEP) + " |",
@@ -187,11 +187,11 @@ def main():
     if not args.no_plots:
         plots(runs)
     if args.update_readme:
-        readme = os.path.join(ROOT, "README.md")
+        readme = os.path.join(ROOT, "docs", "benchmarks.md")
         text = open(readme).read()
         start, end = "<!-- BEAM BENCH START -->", "<!-- BEAM BENCH END -->"
         if start not in text or end not in text:
-            sys.exit("README.md has no BEAM BENCH markers")
+            sys.exit("docs/benchmarks.md has no BEAM BENCH markers")
         before, rest = text.split(start, 1)
         _, after = rest.split(end, 1)
         open(readme, "w").write(f"{before}{start}\n{block}{end}{after}")
