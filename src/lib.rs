@@ -8,6 +8,7 @@ pub mod analysis;
 pub mod export;
 pub mod fmi2;
 pub mod integrators;
+pub mod limits;
 pub mod linalg;
 pub mod mechanics;
 pub mod model;

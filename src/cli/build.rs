@@ -24,6 +24,8 @@ pub struct BuildArgs {
 
 pub fn build(args: BuildArgs) -> Result<()> {
     let model = Model::load(&args.model)?;
+    // Model-file problems first, located (exit code 2).
+    Variables::of(&model)?;
     let binary = match args.binary {
         Some(b) => b,
         None => find_binary().map_err(|e| anyhow!(e))?,
@@ -43,7 +45,7 @@ pub fn check(args: CheckArgs) -> Result<()> {
     let is_fmu = args.path.extension().is_some_and(|e| e.eq_ignore_ascii_case("fmu"));
     if !is_fmu {
         let model = Model::load(&args.path)?;
-        let vars = Variables::new(&model).map_err(|e| anyhow!("{}: {e}", args.path.display()))?;
+        let vars = Variables::of(&model)?;
         println!("{}: ok, {} variables, guid {}", model.name(), vars.list.len(), guid(&model.source));
         return Ok(());
     }

@@ -2,8 +2,8 @@
 //! value references and names cannot drift apart.
 
 use crate::integrators::{ConstraintTreatment, Method};
-use crate::model::{Model, ParameterKind};
-use crate::simulation::{Experiment, Simulation, SolverSettings};
+use crate::model::{Model, ModelError, ParameterKind};
+use crate::simulation::{Experiment, Simulation, SimulationError, SolverSettings};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VarType {
@@ -106,10 +106,16 @@ impl Variables {
     /// Build the table; assembles the model once with its default parameters to learn the
     /// outputs (names, units) and to check that it starts.
     pub fn new(model: &Model) -> Result<Variables, String> {
+        Variables::of(model).map_err(|e| e.to_string())
+    }
+
+    /// `new` with the error kept typed: a problem of the model file stays a located
+    /// `SimulationError::Model` (the CLI's exit code 2).
+    pub fn of(model: &Model) -> Result<Variables, SimulationError> {
         let params = model.default_parameters();
-        let settings = SolverSettings::from_model(model, &params).map_err(|e| e.to_string())?;
-        let experiment = Experiment::from_model(model, &params).map_err(|e| e.to_string())?;
-        let sim = Simulation::new(model, &params, settings, experiment.start_time).map_err(|e| e.to_string())?;
+        let settings = SolverSettings::from_model(model, &params)?;
+        let experiment = Experiment::from_model(model, &params)?;
+        let sim = Simulation::new(model, &params, settings, experiment.start_time)?;
         let mut list = Vec::new();
         let mut push = |name: String,
                         ty: VarType,
@@ -278,17 +284,22 @@ impl Variables {
                 }
                 let mut other = params.clone();
                 other[i] = k as f64;
-                Simulation::new(model, &other, settings, experiment.start_time)
-                    .map_err(|e| format!("with {} = \"{}\": {e}", p.name, p.choices[k]))?;
+                let with = format!("with {} = \"{}\"", p.name, p.choices[k]);
+                Simulation::new(model, &other, settings, experiment.start_time).map_err(|e| match e {
+                    SimulationError::Model(e) => {
+                        SimulationError::Model(ModelError { message: format!("{with}: {}", e.message), ..e })
+                    }
+                    e => SimulationError::Settings(format!("{with}: {e}")),
+                })?;
             }
         }
         let mut seen = std::collections::HashSet::new();
         for v in &list {
             if !seen.insert(v.name.as_str()) {
-                return Err(format!(
+                return Err(SimulationError::Settings(format!(
                     "variable name '{}' is used twice (parameters, solver_*, inputs and outputs share one namespace)",
                     v.name
-                ));
+                )));
             }
         }
         Ok(Variables { list, settings, experiment })
