@@ -4,5 +4,10 @@
 
 /// Deepest nesting of an expression in a model file: parentheses, unary signs, function
 /// calls, `^` and each operator of a `+ - * /` chain count one level over the numbers and
-/// names, which are one deep (`"a + b + c"` is three deep). Bounds the stack the parser and the evaluator use.
+/// names, which are one deep (`"a + b + c"` is three deep). Bounds the stack the parser and
+/// the evaluator use.
 pub const MAX_EXPRESSION_DEPTH: usize = 100;
+
+/// Longest model name: it names the FMU binary `binaries/<platform>/<name>.<so|dll|dylib>`,
+/// and a file name has at most 255 bytes on common file systems.
+pub const MAX_MODEL_NAME_LENGTH: usize = 255 - ".dylib".len();

@@ -5,6 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
+use flexfmu::limits::MAX_MODEL_NAME_LENGTH;
 
 const EXE: &str = env!("CARGO_BIN_EXE_flexfmu");
 
@@ -65,4 +66,52 @@ fn deep_expressions_are_located_errors() {
     let deep = format!("{}t{}", "sin(".repeat(3000), ")".repeat(3000));
     let (text, line) = with_line(&format!("{}\n{load}", mass_spring()), &format!("value = \"{deep}\""));
     refused_everywhere(&text, line, "nested deeper than 100 levels");
+}
+
+#[test]
+fn control_characters_in_texts_are_located_errors() {
+    let base = mass_spring();
+    // Every kind of text that reaches modelDescription.xml.
+    let cases = [
+        ("description = \"1 kg mass", "description = \"\\u0001 1 kg mass"),
+        ("unit = \"kg\"", "unit = \"k\\u0000g\""),
+        ("description = \"mass\"", "description = \"ma\\u001Bss\""),
+    ];
+    for (from, to) in cases {
+        assert!(base.contains(from), "{from}");
+        let text = base.replacen(from, to, 1);
+        let line = text.lines().position(|l| l.contains(to)).unwrap() + 1;
+        refused_everywhere(&text, line, "control character");
+    }
+    let extra = [
+        "[[inputs]]\nname = \"u\"\nunit = \"N\\u0002\"",
+        "[[outputs]]\nname = \"x2\"\nquantity = \"x\"\nbody = \"mass\"\ndescription = \"\\u0007\"",
+        "[parameters.choice]\nvalue = \"a\"\nchoices = [\"a\", \"b\\u0003\"]",
+    ];
+    for e in extra {
+        let text = if e.starts_with("[parameters") {
+            base.replacen("[parameters]", &format!("{e}\n[parameters]"), 1)
+        } else {
+            format!("{base}\n{e}\n")
+        };
+        let line = text.lines().position(|l| l.contains("\\u000")).unwrap() + 1;
+        refused_everywhere(&text, line, "control character");
+    }
+    // Tab, newline and non-ASCII text are valid XML and stay accepted.
+    let fine = base.replacen("description = \"mass\"", "description = \"m\\tä\\nß\"", 1);
+    assert_eq!(run("check", &fine).0, 0, "{}", run("check", &fine).1);
+}
+
+#[test]
+fn model_names_too_long_for_the_binary_file_name_are_located_errors() {
+    let base = mass_spring();
+    let line = base.lines().position(|l| l.starts_with("name = \"mass_spring\"")).unwrap() + 1;
+    let long = base.replacen("name = \"mass_spring\"", &format!("name = \"{}\"", "a".repeat(253)), 1);
+    refused_everywhere(&long, line, "at most 249");
+    // The longest accepted name builds an FMU whose binary file name has 255 bytes or fewer.
+    let longest = "n".repeat(MAX_MODEL_NAME_LENGTH);
+    let text = base.replacen("name = \"mass_spring\"", &format!("name = \"{longest}\""), 1);
+    let (code, stderr, _) = run("build", &text);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(format!("{longest}.dylib").len() <= 255);
 }
