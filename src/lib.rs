@@ -13,4 +13,5 @@ pub mod linalg;
 pub mod mechanics;
 pub mod model;
 pub mod simulation;
+pub mod step_error;
 pub mod structural;

@@ -11,3 +11,9 @@ pub const MAX_EXPRESSION_DEPTH: usize = 100;
 /// Longest model name: it names the FMU binary `binaries/<platform>/<name>.<so|dll|dylib>`,
 /// and a file name has at most 255 bytes on common file systems.
 pub const MAX_MODEL_NAME_LENGTH: usize = 255 - ".dylib".len();
+
+/// Most internal steps (accepted and rejected) one `Simulation::step_to` may take: one
+/// communication interval of the FMU, one output interval of `flexfmu simulate`. An interval
+/// that needs more is refused (the FMU returns fmi2Discard); the state stays at the last
+/// successful step.
+pub const MAX_STEPS_PER_INTERVAL: u64 = 100_000;

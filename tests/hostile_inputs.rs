@@ -6,6 +6,8 @@ use std::path::Path;
 use std::process::Command;
 
 use flexfmu::limits::MAX_MODEL_NAME_LENGTH;
+use flexfmu::model::Model;
+use flexfmu::simulation::{Simulation, SolverSettings, StepError};
 
 const EXE: &str = env!("CARGO_BIN_EXE_flexfmu");
 
@@ -114,4 +116,36 @@ fn model_names_too_long_for_the_binary_file_name_are_located_errors() {
     let (code, stderr, _) = run("build", &text);
     assert_eq!(code, 0, "{stderr}");
     assert!(format!("{longest}.dylib").len() <= 255);
+}
+
+#[test]
+fn non_finite_times_are_refused_by_the_step_loop() {
+    let model = Model::parse(&mass_spring(), "mass_spring.toml").unwrap();
+    let params = model.default_parameters();
+    let settings = SolverSettings::from_model(&model, &params).unwrap();
+    let mut sim = Simulation::new(&model, &params, settings, 0.0).unwrap();
+    assert!(matches!(sim.step_to(f64::INFINITY), Err(StepError::NonFiniteTime { .. })));
+    let mut snapshot = sim.snapshot();
+    snapshot.state_mut().t = f64::NEG_INFINITY;
+    sim.restore(&snapshot).unwrap();
+    assert!(matches!(sim.step_to(0.01), Err(StepError::NonFiniteTime { .. })));
+    assert_eq!(sim.time(), f64::NEG_INFINITY, "nothing was stepped");
+}
+
+#[test]
+fn the_step_budget_bounds_one_interval_not_a_run() {
+    let model = Model::parse(&mass_spring(), "mass_spring.toml").unwrap();
+    let params = model.default_parameters();
+    let mut settings = SolverSettings::from_model(&model, &params).unwrap();
+    settings.step = 1e-6;
+    let mut sim = Simulation::new(&model, &params, settings, 0.0).unwrap();
+    // 0.2 s at 1e-6 s: 200,000 steps in one interval, refused before any work.
+    let err = sim.step_to(0.2).unwrap_err();
+    assert!(matches!(err, StepError::TooManySteps { .. }), "{err}");
+    assert!(err.to_string().contains("100000"), "{err}");
+    assert_eq!((sim.time(), sim.statistics().steps), (0.0, 0));
+    // The same time in intervals within the budget runs.
+    sim.step_to(0.05).unwrap();
+    sim.step_to(0.1).unwrap();
+    assert_eq!(sim.statistics().steps, 100_000);
 }
