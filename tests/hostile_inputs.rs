@@ -5,7 +5,9 @@
 use std::path::Path;
 use std::process::Command;
 
-use flexfmu::limits::MAX_MODEL_NAME_LENGTH;
+use flexfmu::integrators::Dynamics;
+use flexfmu::limits::{MAX_COORDINATES, MAX_MODEL_NAME_LENGTH};
+use flexfmu::mechanics::assemble::assemble;
 use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings, StepError};
 
@@ -148,4 +150,51 @@ fn the_step_budget_bounds_one_interval_not_a_run() {
     sim.step_to(0.05).unwrap();
     sim.step_to(0.1).unwrap();
     assert_eq!(sim.statistics().steps, 100_000);
+}
+
+/// A beam of `elements` corotational elements named `name`, pinned at the origin.
+fn beam(name: &str, elements: usize) -> String {
+    format!(
+        "[[beams]]\nname = \"{name}\"\nstart = [0.0, 0.0]\nend = [1.0, 0.0]\nelements = {elements}\n\
+         section = {{ width = 0.01, height = 0.01 }}\nmaterial = {{ E = 2e11, nu = 0.3, rho = 7800 }}\n"
+    )
+}
+
+#[test]
+fn models_beyond_the_coordinate_limit_are_located_errors() {
+    let head = "[model]\nname = \"big\"\n[solver]\nstop_time = 0.002\n";
+    // 1e6 and 3e5 elements (3 and 0.9 million coordinates): refused before allocating.
+    for elements in [1_000_000, 300_000] {
+        let text = format!("{head}{}", beam("arm", elements));
+        let line = text.lines().position(|l| l.starts_with("elements")).unwrap() + 1;
+        refused_everywhere(&text, line, &format!("more than the {MAX_COORDINATES} allowed"));
+    }
+    // Two beams that fit alone but not together: the error points at the second.
+    let text = format!("{head}{}{}", beam("a", 80_000), beam("b", 5_000));
+    let line = text.lines().enumerate().filter(|(_, l)| l.starts_with("elements")).last().unwrap().0 + 1;
+    refused_everywhere(&text, line, "would bring the model to 255006 generalized coordinates");
+}
+
+/// Body names are looked up in maps: 20,000 point masses, each named by a spring and an
+/// output, assemble (in linear time; the README gives the measurement, this test no timing).
+#[test]
+fn many_point_masses_assemble() {
+    let n = 20_000;
+    let mut text = String::from("[model]\nname = \"many\"\ngravity = [0.0, -9.81]\n");
+    for i in 0..n {
+        text += &format!("[[point_masses]]\nname = \"p{i}\"\nmass = 1.0\nposition = [{i}.0, 0.0]\n");
+    }
+    for i in 0..n {
+        text += &format!(
+            "[[springs]]\nname = \"s{i}\"\nbody1 = \"ground\"\npoint1 = [{i}.0, 1.0]\nbody2 = \"p{i}\"\nstiffness = 10.0\n"
+        );
+    }
+    text += &format!("[[outputs]]\nname = \"y\"\nquantity = \"y\"\nbody = \"p{}\"\n", n - 1);
+    let model = Model::parse(&text, "many.toml").unwrap();
+    let assembly = assemble(&model, &model.default_parameters()).unwrap();
+    assert_eq!(assembly.system.coordinates(), 2 * n);
+    // A duplicate name is still reported at its later declaration.
+    let dup = text.replacen("name = \"p7\"", "name = \"p3\"", 1);
+    let err = assemble(&Model::parse(&dup, "many.toml").unwrap(), &[]).map(|_| ()).unwrap_err();
+    assert!(err.message.contains("name 'p3' is already used on line"), "{err}");
 }
