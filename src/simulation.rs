@@ -4,12 +4,15 @@
 use crate::integrators::error_control::{MAX_STEP_RATIO, MIN_STEP_RATIO};
 use crate::integrators::{
     BaumgarteConstants, ConstraintTreatment, Dynamics, ErrorControl, Integrator, Method, NewtonSettings,
-    NewtonStrategy, State, Statistics, StepFailure, Stepper,
+    NewtonStrategy, State, Statistics, Stepper,
 };
+use crate::limits::MAX_STEPS_PER_INTERVAL;
 use crate::mechanics::System;
 use crate::mechanics::assemble::assemble;
 use crate::mechanics::outputs::{Output, OutputState};
 use crate::model::{Model, ModelError};
+use crate::step_error::StepBudget;
+pub use crate::step_error::StepError;
 
 /// Solver settings: from the model's `[solver]` section, overridable from the CLI and as
 /// tunable FMU parameters.
@@ -118,18 +121,34 @@ impl SolverSettings {
 
     /// Check the combination (rho_inf range of the method, positive step and tolerance).
     pub fn validate(&self) -> Result<Integrator, String> {
+        self.validate_values()?;
+        self.error_control.validate()?;
+        Integrator::new(self.method, self.rho_inf)
+    }
+
+    /// Check each value on its own, whatever the others: what a tunable FMU parameter is
+    /// checked against when it is set (the combinations are checked when they are applied,
+    /// since an importer sets one value at a time). Whether the step suits an interval is
+    /// decided by `Simulation::step_to` (`MAX_STEPS_PER_INTERVAL`).
+    pub fn validate_values(&self) -> Result<(), String> {
         if !(self.step > 0.0 && self.step.is_finite()) {
             return Err(format!("step must be positive and finite, got {}", self.step));
         }
         if !(self.tolerance > 0.0 && self.tolerance < 1.0) {
             return Err(format!("tolerance must be in (0, 1), got {}", self.tolerance));
         }
+        if !(0.0..=1.0).contains(&self.rho_inf) {
+            return Err(format!("rho_inf must be in [0, 1], got {}", self.rho_inf));
+        }
         if self.max_iterations == 0 {
             return Err("max_iterations must be at least 1".into());
         }
-        self.baumgarte.validate()?;
-        self.error_control.validate()?;
-        Integrator::new(self.method, self.rho_inf)
+        for (name, x) in [("rtol", self.error_control.rtol), ("atol", self.error_control.atol)] {
+            if !(0.0..1.0).contains(&x) {
+                return Err(format!("{name} must be in [0, 1), got {x}"));
+            }
+        }
+        self.baumgarte.validate()
     }
 
     /// Append the settings as little-endian words (read back by `decode`).
@@ -479,11 +498,23 @@ impl Simulation {
 
     /// Advance to `t_end` in equal internal steps no larger than the configured step, or with
     /// error-controlled steps if enabled. On failure the state stays at the last successful
-    /// internal step, whose time `time()` reports.
-    pub fn step_to(&mut self, t_end: f64) -> Result<(), StepFailure> {
+    /// internal step, whose time `time()` reports. At most `MAX_STEPS_PER_INTERVAL` internal
+    /// steps (accepted and rejected) are taken: an interval that needs more is refused before
+    /// the first step (fixed steps, or more than that many of the largest error-controlled
+    /// step) or when the budget runs out.
+    pub fn step_to(&mut self, t_end: f64) -> Result<(), StepError> {
+        if !(self.state.t.is_finite() && t_end.is_finite()) {
+            return Err(StepError::NonFiniteTime { t: self.state.t, t_end });
+        }
         let span = t_end - self.state.t;
         if span.is_nan() || span < 0.0 {
             return Ok(());
+        }
+        let largest =
+            if self.settings.error_control.enabled { MAX_STEP_RATIO * self.settings.step } else { self.settings.step };
+        let needed = (span / largest * (1.0 - 1e-12)).ceil().max(1.0);
+        if !(needed <= MAX_STEPS_PER_INTERVAL as f64) {
+            return Err(StepError::TooManySteps { t: self.state.t, t_end, step: largest, needed });
         }
         self.output_values = None;
         // Each communication interval starts from a fresh Newton matrix, so that a restored
@@ -500,10 +531,11 @@ impl Simulation {
             s.t = t_end;
             return Ok(());
         }
+        let budget = StepBudget::new(&self.stepper.stats);
         if self.settings.error_control.enabled {
-            return self.error_controlled_steps_to(t_end);
+            return self.error_controlled_steps_to(t_end, &budget);
         }
-        let count = (span / self.settings.step * (1.0 - 1e-12)).ceil().max(1.0) as u64;
+        let count = needed as u64;
         let t0 = self.state.t;
         for k in 1..=count {
             let target = if k == count { t_end } else { t0 + span * (k as f64) / (count as f64) };
@@ -511,9 +543,10 @@ impl Simulation {
             let mark = self.system.memory_mark();
             if let Err(e) = self.stepper.step(&self.system, &mut self.state, h) {
                 self.system.rollback_memory(&mark);
-                return Err(e);
+                return Err(e.into());
             }
             self.state.t = target;
+            budget.check(&self.stepper.stats, self.state.t, t_end)?;
         }
         Ok(())
     }
@@ -521,11 +554,12 @@ impl Simulation {
     /// `step_to` with error-controlled steps (src/integrators/error_control.rs). A step is
     /// shortened to end on `t_end`; the rest of an interval shorter than two steps is split
     /// in equal halves, so that no sliver step remains.
-    fn error_controlled_steps_to(&mut self, t_end: f64) -> Result<(), StepFailure> {
+    fn error_controlled_steps_to(&mut self, t_end: f64, budget: &StepBudget) -> Result<(), StepError> {
         let control = self.settings.error_control;
         let (h_min, h_max) = (MIN_STEP_RATIO * self.settings.step, MAX_STEP_RATIO * self.settings.step);
         let tolerance = 1e-12 * t_end.abs().max(self.settings.step);
         while t_end - self.state.t > tolerance {
+            budget.check(&self.stepper.stats, self.state.t, t_end)?;
             let rest = t_end - self.state.t;
             let proposed = self.next_step;
             let h = if rest <= proposed * (1.0 + 1e-12) {
@@ -542,7 +576,7 @@ impl Simulation {
                     Ok(x) => x,
                     Err(e) => {
                         self.system.rollback_memory(&mark);
-                        return Err(e);
+                        return Err(e.into());
                     }
                 };
             if taken >= rest * (1.0 - 1e-12) {

@@ -486,7 +486,11 @@ impl Instance {
                     SolverField::Rtol => s.error_control.rtol = x,
                     SolverField::Atol => s.error_control.atol = x,
                 }
-                // Combinations (method vs rho_inf) are checked when the settings are applied.
+                // Each value is checked now; combinations (method vs rho_inf) when the settings
+                // are applied.
+                if let Err(e) = s.validate_values() {
+                    return self.error(&format!("{function}: {name} = {x} refused: {e}"));
+                }
                 self.settings = s;
                 Status::Ok
             }

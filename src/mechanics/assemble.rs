@@ -11,9 +11,11 @@ use super::kinematics::{Anchor, Measure, MeasureKind};
 use super::outputs::{Output, OutputKind};
 use super::{BodyInfo, System};
 use crate::integrators::{Dynamics, State};
+use crate::limits::coordinates_fit;
 use crate::model::schema::{Name, Vec2};
 use crate::model::{Model, ModelError, Scope};
 use nalgebra::{DMatrix, DVector};
+use std::collections::HashMap;
 
 /// What the model file makes: the system, its consistent initial state, its outputs.
 #[derive(Debug, Clone)]
@@ -50,9 +52,17 @@ struct Builder<'a> {
     floating_tips: Vec<String>,
     /// "<beam>" of each floating_frame beam (contacts at a material point given by `point2`).
     floating_names: Vec<String>,
+    /// The first entry of `bodies` with each name (body names are looked up for every joint,
+    /// spring, load, contact and output: a map keeps assembly linear in the model's size).
+    body_index: HashMap<String, usize>,
 }
 
 impl Builder<'_> {
+    fn add_body(&mut self, entry: BodyEntry) {
+        self.body_index.entry(entry.info.name.clone()).or_insert(self.bodies.len());
+        self.bodies.push(entry);
+    }
+
     fn err(&self, span: std::ops::Range<usize>, msg: String) -> ModelError {
         self.model.error(span, msg)
     }
@@ -97,7 +107,7 @@ impl Builder<'_> {
         if n == "ground" {
             return Ok(None);
         }
-        match self.bodies.iter().find(|b| b.info.name == *n) {
+        match self.body_index.get(n).map(|&i| &self.bodies[i]) {
             Some(b) => Ok(Some(b)),
             None => {
                 let mut known: Vec<_> = self.bodies.iter().filter(|b| b.listed).map(|b| b.info.name.as_str()).collect();
@@ -180,16 +190,17 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
         beam_nodes: Vec::new(),
         floating_tips: Vec::new(),
         floating_names: Vec::new(),
+        body_index: HashMap::new(),
     };
 
-    let mut names: Vec<(String, std::ops::Range<usize>)> = Vec::new();
+    let mut names: HashMap<String, std::ops::Range<usize>> = HashMap::new();
     let check_name =
-        |name: &Name, what: &str, names: &mut Vec<(String, std::ops::Range<usize>)>| -> Result<(), ModelError> {
+        |name: &Name, what: &str, names: &mut HashMap<String, std::ops::Range<usize>>| -> Result<(), ModelError> {
             let n = name.get_ref();
             if n == "ground" || n.is_empty() {
                 return Err(model.error(name.span(), format!("{what} name '{n}' is empty or reserved")));
             }
-            if let Some((_, first)) = names.iter().find(|(m, _)| m == n) {
+            if let Some(first) = names.get(n) {
                 // Report at the later of the two declarations, naming the earlier one.
                 let (earlier, later) = if first.start < name.span().start {
                     (first.clone(), name.span())
@@ -199,7 +210,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
                 let (line, _) = crate::model::line_column(&model.source, earlier.start);
                 return Err(model.error(later, format!("name '{n}' is already used on line {line}")));
             }
-            names.push((n.clone(), name.span()));
+            names.insert(n.clone(), name.span());
             Ok(())
         };
     for (i, inp) in def.inputs.iter().enumerate() {
@@ -219,6 +230,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
     let mut rigid_bodies = Vec::new();
     for pm in &def.point_masses {
         check_name(&pm.name, "body", &mut names)?;
+        coordinates_fit(n, 2, "this point mass").map_err(|e| model.error(pm.name.span(), e))?;
         let mass = b.scope.positive(&pm.mass, "mass")?;
         let p = b.scope.vec2(&pm.position)?;
         let v = pm.velocity.as_ref().map(|v| b.scope.vec2(v)).transpose()?;
@@ -227,12 +239,13 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
         specified.extend([v.is_some(); 2]);
         point_masses.push(PointMass::new(n, mass, gravity));
         let info = BodyInfo { name: pm.name.get_ref().clone(), x: n, rotates: false, director: false };
-        b.bodies.push(BodyEntry { info: info.clone(), position: p, angle: 0.0, listed: true, section: None });
+        b.add_body(BodyEntry { info: info.clone(), position: p, angle: 0.0, listed: true, section: None });
         system_bodies.push(info);
         n += 2;
     }
     for rb in &def.rigid_bodies {
         check_name(&rb.name, "body", &mut names)?;
+        coordinates_fit(n, 3, "this rigid body").map_err(|e| model.error(rb.name.span(), e))?;
         let mass = b.scope.positive(&rb.mass, "mass")?;
         let inertia = b.scope.scalar(&rb.inertia, "moment of inertia")?;
         if inertia <= 0.0 {
@@ -247,7 +260,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
         specified.extend([v.is_some(), v.is_some(), w.is_some()]);
         rigid_bodies.push(RigidBody2d::new(n, mass, inertia, gravity));
         let info = BodyInfo { name: rb.name.get_ref().clone(), x: n, rotates: true, director: false };
-        b.bodies.push(BodyEntry { info: info.clone(), position: p, angle, listed: true, section: None });
+        b.add_body(BodyEntry { info: info.clone(), position: p, angle, listed: true, section: None });
         system_bodies.push(info);
         n += 3;
     }
@@ -322,12 +335,13 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
                 return Err(model.error(modes.span(), format!("modes must be an integer in 1..=20, got {count}")));
             }
             let count = count as usize;
+            coordinates_fit(n, 3 + 2 * count, "this beam").map_err(|e| model.error(modes.span(), e))?;
             q0.extend([p0[0], p0[1], angle]);
             q0.extend(std::iter::repeat_n(0.0, 2 * count));
             v0.extend(std::iter::repeat_n(0.0, 3 + 2 * count));
             specified.extend(std::iter::repeat_n(false, 3 + 2 * count));
             let info = BodyInfo { name: format!("{name}.start"), x: n, rotates: true, director: false };
-            b.bodies.push(BodyEntry { info: info.clone(), position: p0, angle, listed: false, section: None });
+            b.add_body(BodyEntry { info: info.clone(), position: p0, angle, listed: false, section: None });
             system_bodies.push(info);
             b.beam_nodes.push(format!("{name}.start ({name}.end: outputs x, y, angle, revolute joints (as body2), contacts with ground and forces; {name} with a point on its axis: revolute joints, contacts with ground and forces)"));
             b.floating_tips.push(format!("{name}.end"));
@@ -360,6 +374,8 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             return Err(model.error(elements.span(), format!("elements must be an integer >= 1, got {count}")));
         }
         let count = count as usize;
+        let added = if ancf { 4 * (2 * count + 1) } else { 3 * (count + 1) };
+        coordinates_fit(n, added, "this beam").map_err(|e| model.error(elements.span(), e))?;
         let props = BeamProperties {
             young,
             shear: young / (2.0 * (1.0 + nu)),
@@ -395,7 +411,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
                 }
                 for alias in aliases {
                     let info = BodyInfo { name: alias, x: n, rotates: false, director: true };
-                    b.bodies.push(BodyEntry { info: info.clone(), position: p, angle, listed: false, section });
+                    b.add_body(BodyEntry { info: info.clone(), position: p, angle, listed: false, section });
                     system_bodies.push(info);
                 }
                 n += 4;
@@ -422,7 +438,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             }
             for alias in aliases {
                 let info = BodyInfo { name: alias, x: n, rotates: true, director: false };
-                b.bodies.push(BodyEntry { info: info.clone(), position: p, angle, listed: false, section: None });
+                b.add_body(BodyEntry { info: info.clone(), position: p, angle, listed: false, section: None });
                 system_bodies.push(info);
             }
             n += 3;

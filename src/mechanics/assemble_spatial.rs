@@ -13,9 +13,11 @@ use super::kinematics::Measure;
 use super::outputs::{Output, OutputKind};
 use super::spatial_kinematics::{Anchor3, SpatialKind, SpatialMeasure};
 use super::{BodyInfo, System};
+use crate::limits::coordinates_fit;
 use crate::model::schema::{Name, OutputDecl, PlateDecl, RigidBodyDecl, Tensor, Vec2};
 use crate::model::{Model, ModelError, Scope};
 use crate::structural::{EdgeSupport, PlateMaterial};
+use std::collections::HashMap;
 use std::ops::Range;
 
 struct Body3 {
@@ -29,7 +31,10 @@ struct Builder<'a> {
     model: &'a Model,
     scope: Scope<'a>,
     bodies: Vec<Body3>,
-    names: Vec<(String, Range<usize>)>,
+    /// Declared names and where; the index of each body in `bodies` (maps keep assembly
+    /// linear in the model's size).
+    names: HashMap<String, Range<usize>>,
+    body_index: HashMap<String, usize>,
 }
 
 fn unit3(v: [f64; 3]) -> Option<[f64; 3]> {
@@ -38,16 +43,21 @@ fn unit3(v: [f64; 3]) -> Option<[f64; 3]> {
 }
 
 impl Builder<'_> {
+    fn add_body(&mut self, body: Body3) {
+        self.body_index.entry(body.name.clone()).or_insert(self.bodies.len());
+        self.bodies.push(body);
+    }
+
     fn check_name(&mut self, name: &Name, what: &str) -> Result<(), ModelError> {
         let n = name.get_ref();
         if n == "ground" || n.is_empty() {
             return Err(self.model.error(name.span(), format!("{what} name '{n}' is empty or reserved")));
         }
-        if let Some((_, first)) = self.names.iter().find(|(m, _)| m == n) {
+        if let Some(first) = self.names.get(n) {
             let (line, _) = crate::model::line_column(&self.model.source, first.start);
             return Err(self.model.error(name.span(), format!("name '{n}' is already used on line {line}")));
         }
-        self.names.push((n.clone(), name.span()));
+        self.names.insert(n.clone(), name.span());
         Ok(())
     }
 
@@ -56,7 +66,7 @@ impl Builder<'_> {
         if n == "ground" {
             return Ok(None);
         }
-        self.bodies.iter().find(|b| b.name == *n).map(Some).ok_or_else(|| {
+        self.body_index.get(n).map(|&i| Some(&self.bodies[i])).ok_or_else(|| {
             let known: Vec<_> = self.bodies.iter().map(|b| b.name.as_str()).collect();
             self.model.error(name.span(), format!("unknown body '{n}' (known: ground, {})", known.join(", ")))
         })
@@ -163,7 +173,7 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
     let input_names: Vec<String> = def.inputs.iter().map(|i| i.name.get_ref().clone()).collect();
     let scope = model.scope(params);
     let gravity = def.model.gravity.as_ref().map(|g| scope.vec3(g)).transpose()?.unwrap_or([0.0; 3]);
-    let mut b = Builder { model, scope, bodies: Vec::new(), names: Vec::new() };
+    let mut b = Builder { model, scope, bodies: Vec::new(), names: HashMap::new(), body_index: HashMap::new() };
     for inp in &def.inputs {
         b.check_name(&inp.name, "input")?;
     }
@@ -173,6 +183,7 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
     for rb in &def.rigid_bodies {
         b.check_name(&rb.name, "body")?;
         let x = q0.len();
+        coordinates_fit(x, 7, "this rigid body").map_err(|e| model.error(rb.name.span(), e))?;
         let mass = b.scope.positive(&rb.mass, "mass")?;
         let inertia = b.inertia(rb)?;
         let r = b.scope.vec3(&rb.position)?;
@@ -201,7 +212,7 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
         specified.extend([v.is_some(); 3]);
         specified.extend([w.is_some(); 4]);
         elements.push(RigidBody3d::new(x, mass, inertia, gravity));
-        b.bodies.push(Body3 { name: rb.name.get_ref().clone(), x, position: r, orientation: p });
+        b.add_body(Body3 { name: rb.name.get_ref().clone(), x, position: r, orientation: p });
     }
     // Discrete plates (paper 001): patch bodies now, their multi-point elements once the
     // coordinates are laid out.
@@ -217,6 +228,7 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
             let name = format!("{}.body[{}][{}]", pd.name.get_ref(), body.i, body.j);
             b.check_name(&Name::new(pd.name.span(), name.clone()), "body")?;
             let x = q0.len();
+            coordinates_fit(x, 7, "this plate body").map_err(|e| model.error(pd.name.span(), e))?;
             let r = [origin[0] + body.centre[0], origin[1] + body.centre[1], origin[2]];
             let p = [1.0, 0.0, 0.0, 0.0];
             q0.extend(r);
@@ -224,7 +236,7 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
             v0.extend([0.0; 7]);
             specified.extend([false; 7]);
             elements.push(RigidBody3d::new(x, body.mass, body.inertia, gravity));
-            b.bodies.push(Body3 { name, x, position: r, orientation: p });
+            b.add_body(Body3 { name, x, position: r, orientation: p });
             // c = conj(p_R0) p_0 = identity: every patch starts aligned with the reference.
             if plate.reference == Some(k) {
                 reference = Some(x);

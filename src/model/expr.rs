@@ -3,9 +3,12 @@
 //! Grammar: numbers, names (parameters, inputs, `t`, `pi`), `+ - * / ^`, unary minus,
 //! parentheses and the functions `sin cos tan asin acos atan atan2(y, x) exp ln sqrt abs min max`. Names are resolved
 //! once when the expression is compiled, so evaluating it in the solver's hot loop is a
-//! walk over a small tree with no lookups.
+//! walk over a small tree with no lookups. The tree is at most `MAX_EXPRESSION_DEPTH` deep
+//! (src/limits.rs), which bounds the stack of every recursive walk over it.
 
 use std::fmt;
+
+use crate::limits::MAX_EXPRESSION_DEPTH;
 
 /// What a name in an expression refers to after compilation.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -88,8 +91,8 @@ impl fmt::Display for ExprError {
 impl Expr {
     /// Compile `text`, resolving names with `resolve` (None: unknown name).
     pub fn parse(text: &str, resolve: &dyn Fn(&str) -> Option<Symbol>) -> Result<Expr, ExprError> {
-        let mut p = Parser { s: text.as_bytes(), pos: 0, resolve };
-        let e = p.sum()?;
+        let mut p = Parser { s: text.as_bytes(), pos: 0, resolve, nesting: 0 };
+        let (e, _) = p.sum()?;
         p.skip_ws();
         if p.pos != p.s.len() {
             return Err(p.error(format!("unexpected '{}'", p.s[p.pos] as char)));
@@ -176,11 +179,31 @@ struct Parser<'a> {
     s: &'a [u8],
     pos: usize,
     resolve: &'a dyn Fn(&str) -> Option<Symbol>,
+    /// Active calls of `unary`, through which every recursion of the parser passes.
+    nesting: usize,
 }
+
+/// A parsed sub-expression and the depth of its tree (a leaf is 1 deep).
+type Parsed = Result<(Expr, usize), ExprError>;
 
 impl Parser<'_> {
     fn error(&self, message: String) -> ExprError {
         ExprError { offset: self.pos, message }
+    }
+
+    /// The depth of a new node over children `depth` deep, refused beyond the limit.
+    fn node(&self, depth: usize) -> Result<usize, ExprError> {
+        if depth + 1 > MAX_EXPRESSION_DEPTH {
+            return Err(self.too_deep());
+        }
+        Ok(depth + 1)
+    }
+
+    fn too_deep(&self) -> ExprError {
+        self.error(format!(
+            "expression nested deeper than {MAX_EXPRESSION_DEPTH} levels (parentheses, signs, functions, '^' and each \
+             operator of a chain count one level)"
+        ))
     }
 
     fn skip_ws(&mut self) {
@@ -194,33 +217,47 @@ impl Parser<'_> {
         self.s.get(self.pos).copied()
     }
 
-    fn sum(&mut self) -> Result<Expr, ExprError> {
-        let mut e = self.product()?;
+    fn sum(&mut self) -> Parsed {
+        let (mut e, mut depth) = self.product()?;
         while let Some(c @ (b'+' | b'-')) = self.peek() {
             self.pos += 1;
-            let rhs = self.product()?;
+            let (rhs, d) = self.product()?;
+            depth = self.node(depth.max(d))?;
             let op = if c == b'+' { Op::Add } else { Op::Sub };
             e = Expr::Bin(op, Box::new(e), Box::new(rhs));
         }
-        Ok(e)
+        Ok((e, depth))
     }
 
-    fn product(&mut self) -> Result<Expr, ExprError> {
-        let mut e = self.unary()?;
+    fn product(&mut self) -> Parsed {
+        let (mut e, mut depth) = self.unary()?;
         while let Some(c @ (b'*' | b'/')) = self.peek() {
             self.pos += 1;
-            let rhs = self.unary()?;
+            let (rhs, d) = self.unary()?;
+            depth = self.node(depth.max(d))?;
             let op = if c == b'*' { Op::Mul } else { Op::Div };
             e = Expr::Bin(op, Box::new(e), Box::new(rhs));
         }
-        Ok(e)
+        Ok((e, depth))
     }
 
-    fn unary(&mut self) -> Result<Expr, ExprError> {
+    /// Every recursion of the parser passes here, so the nesting limit bounds its stack.
+    fn unary(&mut self) -> Parsed {
+        if self.nesting >= MAX_EXPRESSION_DEPTH {
+            return Err(self.too_deep());
+        }
+        self.nesting += 1;
+        let result = self.signed();
+        self.nesting -= 1;
+        result
+    }
+
+    fn signed(&mut self) -> Parsed {
         match self.peek() {
             Some(b'-') => {
                 self.pos += 1;
-                Ok(Expr::Neg(Box::new(self.unary()?)))
+                let (e, d) = self.unary()?;
+                Ok((Expr::Neg(Box::new(e)), self.node(d)?))
             }
             Some(b'+') => {
                 self.pos += 1;
@@ -231,17 +268,17 @@ impl Parser<'_> {
     }
 
     /// `^` binds tighter than unary minus on its left and is right-associative: -a^b = -(a^b).
-    fn power(&mut self) -> Result<Expr, ExprError> {
-        let base = self.atom()?;
+    fn power(&mut self) -> Parsed {
+        let (base, db) = self.atom()?;
         if self.peek() == Some(b'^') {
             self.pos += 1;
-            let exp = self.unary()?;
-            return Ok(Expr::Bin(Op::Pow, Box::new(base), Box::new(exp)));
+            let (exp, de) = self.unary()?;
+            return Ok((Expr::Bin(Op::Pow, Box::new(base), Box::new(exp)), self.node(db.max(de))?));
         }
-        Ok(base)
+        Ok((base, db))
     }
 
-    fn atom(&mut self) -> Result<Expr, ExprError> {
+    fn atom(&mut self) -> Parsed {
         let Some(c) = self.peek() else {
             return Err(self.error("expression ends where a number or name was expected".into()));
         };
@@ -276,7 +313,7 @@ impl Parser<'_> {
             let text = std::str::from_utf8(&self.s[start..self.pos]).unwrap_or("");
             return text
                 .parse::<f64>()
-                .map(Expr::Num)
+                .map(|v| (Expr::Num(v), 1))
                 .map_err(|_| ExprError { offset: start, message: format!("'{text}' is not a number") });
         }
         if c.is_ascii_alphabetic() || c == b'_' {
@@ -292,10 +329,13 @@ impl Parser<'_> {
                     return Err(ExprError { offset: start, message: format!("unknown function '{name}'") });
                 };
                 self.pos += 1;
-                let mut args = vec![self.sum()?];
+                let (first, mut depth) = self.sum()?;
+                let mut args = vec![first];
                 while self.peek() == Some(b',') {
                     self.pos += 1;
-                    args.push(self.sum()?);
+                    let (arg, d) = self.sum()?;
+                    depth = depth.max(d);
+                    args.push(arg);
                 }
                 if self.peek() != Some(b')') {
                     return Err(self.error("expected ')' after function arguments".into()));
@@ -307,15 +347,15 @@ impl Parser<'_> {
                         message: format!("{name}() takes {arity} argument(s), got {}", args.len()),
                     });
                 }
-                return Ok(Expr::Call(func, args));
+                return Ok((Expr::Call(func, args), self.node(depth)?));
             }
             if name == "pi" {
-                return Ok(Expr::Num(std::f64::consts::PI));
+                return Ok((Expr::Num(std::f64::consts::PI), 1));
             }
             return match (self.resolve)(name) {
-                Some(Symbol::Constant(v)) => Ok(Expr::Num(v)),
-                Some(Symbol::Time) => Ok(Expr::Time),
-                Some(Symbol::Input(i)) => Ok(Expr::Input(i)),
+                Some(Symbol::Constant(v)) => Ok((Expr::Num(v), 1)),
+                Some(Symbol::Time) => Ok((Expr::Time, 1)),
+                Some(Symbol::Input(i)) => Ok((Expr::Input(i), 1)),
                 None => Err(ExprError { offset: start, message: format!("unknown name '{name}'") }),
             };
         }
@@ -373,5 +413,32 @@ mod tests {
         assert!(Expr::parse("1 2", &resolve).is_err());
         assert!(Expr::parse("sin(1,2)", &resolve).is_err());
         assert!(Expr::parse("", &resolve).is_err());
+    }
+
+    /// Hostile nesting is refused with an error at the place it crosses the limit, not a stack
+    /// overflow; everything up to the limit parses and evaluates.
+    #[test]
+    fn nesting_is_bounded() {
+        let deep = |open: &str, n: usize, close: &str| format!("{}1{}", open.repeat(n), close.repeat(n));
+        for text in [
+            deep("(", 9000, ")"),
+            "-".repeat(17_500) + "1",
+            vec!["1"; 40_000].join("+"),
+            vec!["2"; 40_000].join("^"),
+            deep("sin(", 5000, ")"),
+            deep("max(1,", 5000, ")"),
+        ] {
+            let err = Expr::parse(&text, &resolve).unwrap_err();
+            assert!(err.message.contains("nested deeper than 100 levels"), "{}", err.message);
+            assert!(err.offset < 700, "the error points where the limit is crossed: {}", err.offset);
+        }
+        // At the limit: 99 parentheses, a chain of 100 terms.
+        assert_eq!(eval(&deep("(", 99, ")")), 1.0);
+        assert_eq!(eval(&vec!["1"; 100].join("+")), 100.0);
+        assert!(Expr::parse(&vec!["1"; 101].join("+"), &resolve).is_err());
+        assert_eq!(eval(&("-".repeat(98) + "u")), 3.0);
+        // A deep time function keeps its tree (no folding) and evaluates.
+        let e = Expr::parse(&vec!["t"; 100].join("+"), &resolve).unwrap();
+        assert_eq!(e.eval(0.5, &[]), 50.0);
     }
 }

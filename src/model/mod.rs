@@ -2,11 +2,13 @@
 
 pub mod expr;
 pub mod schema;
+pub mod xml_text;
 
 use std::fmt;
 use std::ops::Range;
 use std::path::Path;
 
+use crate::limits::MAX_MODEL_NAME_LENGTH;
 use expr::{Expr, Symbol};
 pub use schema::Definition;
 use schema::{Number, ParameterDecl};
@@ -97,6 +99,15 @@ impl Model {
             let msg = e.message().trim_end().to_string();
             locate(e.span(), msg)
         })?;
+        if let Some((span, c)) = xml_text::first_non_xml_text(source) {
+            return Err(locate(
+                Some(span),
+                format!(
+                    "this text holds the control character U+{:04X}, which modelDescription.xml (XML 1.0) cannot carry",
+                    u32::from(c)
+                ),
+            ));
+        }
         let mut model =
             Model { file: file.to_string(), source: source.to_string(), definition, parameters: Vec::new() };
         let name = model.definition.model.name.clone();
@@ -106,6 +117,16 @@ impl Model {
                 format!(
                     "model name '{}' must be a C identifier (letters, digits, '_'; not starting with a digit)",
                     name.get_ref()
+                ),
+            ));
+        }
+        if name.get_ref().len() > MAX_MODEL_NAME_LENGTH {
+            return Err(model.error(
+                name.span(),
+                format!(
+                    "model name has {} characters; at most {MAX_MODEL_NAME_LENGTH} fit the FMU's binary file name \
+                     (binaries/<platform>/<name>.<so|dll|dylib>, 255 bytes)",
+                    name.get_ref().len()
                 ),
             ));
         }

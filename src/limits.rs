@@ -1,0 +1,36 @@
+//! The documented limits that keep hostile inputs from exhausting the stack, the memory or
+//! the time of the host (README, "Limits"). A model file or call beyond one is refused with
+//! an error, never a crash or a hang.
+
+/// Deepest nesting of an expression in a model file: parentheses, unary signs, function
+/// calls, `^` and each operator of a `+ - * /` chain count one level over the numbers and
+/// names, which are one deep (`"a + b + c"` is three deep). Bounds the stack the parser and
+/// the evaluator use.
+pub const MAX_EXPRESSION_DEPTH: usize = 100;
+
+/// Longest model name: it names the FMU binary `binaries/<platform>/<name>.<so|dll|dylib>`,
+/// and a file name has at most 255 bytes on common file systems.
+pub const MAX_MODEL_NAME_LENGTH: usize = 255 - ".dylib".len();
+
+/// Most internal steps (accepted and rejected) one `Simulation::step_to` may take: one
+/// communication interval of the FMU, one output interval of `flexfmu simulate`. An interval
+/// that needs more is refused (the FMU returns fmi2Discard); the state stays at the last
+/// successful step.
+pub const MAX_STEPS_PER_INTERVAL: u64 = 100_000;
+
+/// Most generalized coordinates a model may have (a point mass has 2, a planar rigid body 3,
+/// a spatial one 7, a corotational beam node 3, an ANCF beam node 4). Checked before anything
+/// of that size is allocated; 250,000 coordinates take 0.3 GB (corotational beam) to 0.8 GB
+/// (ANCF beam) while the model starts.
+pub const MAX_COORDINATES: usize = 250_000;
+
+/// Err(message) if a model with `n` coordinates cannot take `added` more.
+pub fn coordinates_fit(n: usize, added: usize, what: &str) -> Result<(), String> {
+    match n.checked_add(added) {
+        Some(total) if total <= MAX_COORDINATES => Ok(()),
+        _ => Err(format!(
+            "{what} would bring the model to {} generalized coordinates, more than the {MAX_COORDINATES} allowed",
+            n.saturating_add(added)
+        )),
+    }
+}

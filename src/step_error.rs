@@ -1,0 +1,52 @@
+//! Why `Simulation::step_to` stopped: a step that failed, or an interval it refuses because
+//! it cannot be done within the budget of internal steps (`MAX_STEPS_PER_INTERVAL`,
+//! src/limits.rs) or does not end at a finite time. The FMU reports each as fmi2Discard.
+
+use crate::integrators::{Statistics, StepFailure};
+use crate::limits::MAX_STEPS_PER_INTERVAL;
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum StepError {
+    /// An internal step failed even at the smallest step.
+    #[error(transparent)]
+    Failure(#[from] StepFailure),
+    /// The interval needs more internal steps than one `step_to` may take; nothing was done.
+    #[error(
+        "the interval from t = {t} to {t_end} needs {needed:e} internal steps of at most {step:e} s, more than the \
+         {MAX_STEPS_PER_INTERVAL} one interval may take (use a larger step or shorter intervals)"
+    )]
+    TooManySteps { t: f64, t_end: f64, step: f64, needed: f64 },
+    /// The budget ran out inside the interval (rejected steps count too); the state is that
+    /// of the last successful internal step.
+    #[error(
+        "stopped at t = {t} on the way to {t_end}: the interval took the {MAX_STEPS_PER_INTERVAL} internal steps \
+         (accepted and rejected) one interval may take"
+    )]
+    BudgetExhausted { t: f64, t_end: f64 },
+    /// The current time or the end of the interval is not a finite number.
+    #[error("cannot step from t = {t} to {t_end}: both times must be finite")]
+    NonFiniteTime { t: f64, t_end: f64 },
+}
+
+/// The internal steps one `step_to` has taken, counted from the stepper's statistics.
+pub struct StepBudget {
+    start: u64,
+}
+
+impl StepBudget {
+    pub fn new(stats: &Statistics) -> StepBudget {
+        StepBudget { start: Self::spent(stats) }
+    }
+
+    fn spent(stats: &Statistics) -> u64 {
+        stats.steps.saturating_add(stats.rejected_steps)
+    }
+
+    /// Err once more than `MAX_STEPS_PER_INTERVAL` steps were taken since `new`.
+    pub fn check(&self, stats: &Statistics, t: f64, t_end: f64) -> Result<(), StepError> {
+        if Self::spent(stats).saturating_sub(self.start) > MAX_STEPS_PER_INTERVAL {
+            return Err(StepError::BudgetExhausted { t, t_end });
+        }
+        Ok(())
+    }
+}
