@@ -74,19 +74,40 @@ fn label(name: &str, units: &HashMap<String, String>) -> String {
     }
 }
 
-/// A plotting range around the finite `values`, padded by 5 % (a unit band if they are all equal).
+/// The smallest vertical span of a panel relative to its values' magnitude: values that vary
+/// less (round-off in a conserved energy, say) are drawn as a flat line.
+pub const MIN_RELATIVE_SPAN: f64 = 1e-6;
+
+/// A plotting range around the finite `values`, padded by 5 % if `pad`, at least
+/// [`MIN_RELATIVE_SPAN`] of their magnitude wide (a unit band if they are all zero).
 fn range(values: impl Iterator<Item = f64>, pad: bool) -> std::ops::Range<f64> {
     let (lo, hi) =
         values.filter(|v| v.is_finite()).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
     if !lo.is_finite() {
         return -1.0..1.0;
     }
-    if hi - lo <= f64::EPSILON * lo.abs().max(hi.abs()) {
-        let half = if lo == 0.0 { 1.0 } else { 0.1 * lo.abs() };
-        return lo - half..hi + half;
+    let magnitude = lo.abs().max(hi.abs());
+    let min_span = if magnitude == 0.0 { 2.0 } else { MIN_RELATIVE_SPAN * magnitude };
+    if hi - lo < min_span {
+        let centre = 0.5 * (lo + hi);
+        return centre - 0.5 * min_span..centre + 0.5 * min_span;
     }
     let margin = if pad { 0.05 * (hi - lo) } else { 0.0 };
     lo - margin..hi + margin
+}
+
+/// Tick labels for `range`: as many decimals as its tick spacing needs, scientific notation for
+/// very large or small magnitudes, no `-0`.
+fn tick_format(range: &std::ops::Range<f64>) -> impl Fn(&f64) -> String + use<> {
+    let step = (range.end - range.start) / 8.0;
+    let magnitude = range.start.abs().max(range.end.abs());
+    let scientific = magnitude >= 1e5 || magnitude < 1e-3;
+    let decimals = (-step.log10().floor()).clamp(0.0, 12.0) as usize;
+    let significant = (magnitude / step).log10().ceil().clamp(1.0, 12.0) as usize;
+    move |v: &f64| {
+        let v = if v.abs() < 1e-3 * step { 0.0 } else { *v };
+        if scientific && v != 0.0 { format!("{v:.significant$e}") } else { format!("{v:.decimals$}") }
+    }
 }
 
 /// Render `series` (column names of `table`) against its `time` column into the PNG `path`.
@@ -110,20 +131,28 @@ pub fn render(
         let names = &series[group.clone()];
         let columns: Vec<&[f64]> = names.iter().map(|n| table.column(n).expect("checked by the caller")).collect();
         let value_range = range(columns.iter().flat_map(|c| c.iter().copied()), true);
+        let (x_format, y_format) = (tick_format(&time_range), tick_format(&value_range));
+        // Room for the longest tick label (about 9 px per character at 15 px) and the axis title.
+        let longest = [value_range.start, value_range.end].iter().map(|v| y_format(v).len()).max().unwrap_or(4);
+        let y_label_width = (9 * longest as u32 + 45).max(80);
         let mut chart = ChartBuilder::on(area)
             .margin_left(10)
             .margin_right(25)
             .margin_top(8)
             .margin_bottom(4)
             .x_label_area_size(42)
-            .y_label_area_size(95)
-            .build_cartesian_2d(time_range.clone(), value_range)
+            .y_label_area_size(y_label_width)
+            .build_cartesian_2d(time_range.clone(), value_range.clone())
             .map_err(draw_error)?;
         let y_desc = names.iter().map(|n| label(n, units)).collect::<Vec<_>>().join(", ");
         chart
             .configure_mesh()
             .x_desc("time [s]")
             .y_desc(y_desc)
+            .x_label_formatter(&x_format)
+            .y_label_formatter(&y_format)
+            .x_max_light_lines(4)
+            .y_max_light_lines(4)
             .label_style((FAMILY, 15))
             .axis_desc_style((FAMILY, 17))
             .light_line_style(RGBColor(235, 235, 235))
