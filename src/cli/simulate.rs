@@ -240,9 +240,6 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     }
     csv.flush()?;
     progress.finish();
-    if let Some(png) = &args.plot {
-        super::plot::plot_file(&args.output, &[], Some(&args.model), png)?;
-    }
     let wall = clock.elapsed().as_secs_f64();
     let st = sim.statistics();
     if !args.quiet {
@@ -273,6 +270,9 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         });
         std::fs::write(path, serde_json::to_string_pretty(&json)? + "\n")
             .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(png) = &args.plot {
+        super::plot::plot_file(&args.output, &[], Some(&args.model), png)?;
     }
     Ok(())
 }
