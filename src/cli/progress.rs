@@ -43,10 +43,10 @@ impl Progress {
             bar.set_draw_target(ProgressDrawTarget::stderr());
             self.shown = true;
         }
-        bar.set_position(done);
         if self.shown {
             bar.set_message(message());
         }
+        bar.set_position(done);
     }
 
     /// Remove the bar from the terminal.
