@@ -127,14 +127,22 @@ pub fn render(
     let root = root.titled(title, (FAMILY, 22)).map_err(draw_error)?;
     let areas = root.split_evenly((groups.len(), 1));
     let time_range = range(time.iter().copied(), false);
-    for (area, group) in areas.iter().zip(&groups) {
+    let value_ranges: Vec<_> = groups
+        .iter()
+        .map(|group| {
+            let columns = series[group.clone()].iter().map(|n| table.column(n).expect("checked by the caller"));
+            range(columns.flat_map(|c| c.iter().copied()), true)
+        })
+        .collect();
+    // The same room in every panel, so that their time axes line up: the longest tick label
+    // (about 9 px per character at 15 px) and the axis title.
+    let longest =
+        value_ranges.iter().flat_map(|r| [r.start, r.end].map(|v| tick_format(r)(&v).len())).max().unwrap_or(4);
+    let y_label_width = (9 * longest as u32 + 45).max(80);
+    for ((area, group), value_range) in areas.iter().zip(&groups).zip(value_ranges) {
         let names = &series[group.clone()];
         let columns: Vec<&[f64]> = names.iter().map(|n| table.column(n).expect("checked by the caller")).collect();
-        let value_range = range(columns.iter().flat_map(|c| c.iter().copied()), true);
         let (x_format, y_format) = (tick_format(&time_range), tick_format(&value_range));
-        // Room for the longest tick label (about 9 px per character at 15 px) and the axis title.
-        let longest = [value_range.start, value_range.end].iter().map(|v| y_format(v).len()).max().unwrap_or(4);
-        let y_label_width = (9 * longest as u32 + 45).max(80);
         let mut chart = ChartBuilder::on(area)
             .margin_left(10)
             .margin_right(25)
