@@ -34,6 +34,10 @@ enum Command {
     Modes(cli::modes::ModesArgs),
     /// Run a model with every integrator at several steps: error against a tight reference vs cost.
     Compare(cli::compare::CompareArgs),
+    /// Plot outputs of a results CSV against time as a PNG.
+    Plot(cli::plot::PlotArgs),
+    /// Run a model over a grid of parameter values in parallel and tabulate metrics of the outputs.
+    Sweep(cli::sweep::SweepArgs),
 }
 
 fn main() -> ExitCode {
@@ -45,6 +49,8 @@ fn main() -> ExitCode {
         Command::Modes(args) => cli::modes::run(args),
         Command::Info(args) => cli::info::run(args),
         Command::Compare(args) => cli::compare::run(args),
+        Command::Plot(args) => cli::plot::run(args),
+        Command::Sweep(args) => cli::sweep::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

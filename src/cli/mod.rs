@@ -1,5 +1,13 @@
 pub mod build;
 pub mod compare;
+pub mod csv_table;
 pub mod info;
+pub mod metric;
+pub mod model_outputs;
 pub mod modes;
+pub mod plot;
+pub mod plot_font;
+pub mod progress;
 pub mod simulate;
+pub mod sweep;
+pub mod sweep_grid;

@@ -1,6 +1,6 @@
 //! `flexfmu simulate`: the solver without FMI, writing a CSV of the outputs.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -9,6 +9,8 @@ use anyhow::{Context, Result, bail};
 use flexfmu::integrators::{ConstraintTreatment, Method, NewtonStrategy};
 use flexfmu::model::{Model, ParameterKind};
 use flexfmu::simulation::{Experiment, Simulation, SolverSettings};
+
+use super::progress::Progress;
 
 #[derive(Debug, clap::Args)]
 pub struct SimulateArgs {
@@ -62,9 +64,15 @@ pub struct SimulateArgs {
     /// Write solver statistics as JSON.
     #[arg(long)]
     pub stats_json: Option<PathBuf>,
+    /// Also plot every output against time into this PNG (as `flexfmu plot`, units from the model).
+    #[arg(long, value_name = "PLOT.png")]
+    pub plot: Option<PathBuf>,
     /// Output CSV file.
     #[arg(short = 'o', long)]
     pub output: PathBuf,
+    /// No progress bar and no summary line (set by `flexfmu sweep` for its runs).
+    #[arg(skip)]
+    pub quiet: bool,
 }
 
 /// Apply `--set NAME=VALUE` overrides to the model's default parameter values.
@@ -208,14 +216,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
 
     let start = experiment.start_time;
     let count = ((stop - start) / interval * (1.0 - 1e-12)).ceil().max(0.0) as u64;
-    let progress = (std::io::stderr().is_terminal() && count > 0).then(|| {
-        let bar = indicatif::ProgressBar::new(count);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template("{bar:40} {percent}% t = {msg} s, eta {eta}")
-                .expect("static template"),
-        );
-        bar
-    });
+    let mut progress = if args.quiet { Progress::hidden() } else { Progress::new(count, "t = {msg} s") };
     let clock = Instant::now();
     let write_row = |sim: &mut Simulation, csv: &mut std::io::BufWriter<std::fs::File>| -> Result<()> {
         let t = sim.time();
@@ -235,28 +236,25 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             sim.set_input(*i, s.at(t)).map_err(anyhow::Error::msg)?;
         }
         write_row(&mut sim, &mut csv)?;
-        if let Some(bar) = &progress {
-            bar.set_position(k);
-            bar.set_message(format!("{t:.4}"));
-        }
+        progress.update(k, || format!("{t:.4}"));
     }
     csv.flush()?;
-    if let Some(bar) = progress {
-        bar.finish_and_clear();
-    }
+    progress.finish();
     let wall = clock.elapsed().as_secs_f64();
     let st = sim.statistics();
-    println!(
-        "{}: {} to t = {stop} s with {}: {} steps ({} rejected), {} Newton iterations, {} Jacobian evaluations, {} factorizations, {wall:.3} s wall",
-        model.name(),
-        args.output.display(),
-        sim.settings().method,
-        st.steps,
-        st.rejected_steps,
-        st.newton_iterations,
-        st.jacobian_evaluations,
-        st.factorizations,
-    );
+    if !args.quiet {
+        println!(
+            "{}: {} to t = {stop} s with {}: {} steps ({} rejected), {} Newton iterations, {} Jacobian evaluations, {} factorizations, {wall:.3} s wall",
+            model.name(),
+            args.output.display(),
+            sim.settings().method,
+            st.steps,
+            st.rejected_steps,
+            st.newton_iterations,
+            st.jacobian_evaluations,
+            st.factorizations,
+        );
+    }
     if let Some(path) = &args.stats_json {
         let json = serde_json::json!({
             "steps": st.steps,
@@ -272,6 +270,9 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         });
         std::fs::write(path, serde_json::to_string_pretty(&json)? + "\n")
             .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(png) = &args.plot {
+        super::plot::plot_file(&args.output, &[], Some(&args.model), png)?;
     }
     Ok(())
 }

@@ -1,0 +1,51 @@
+//! A CSV written by `flexfmu simulate` read back: the header's column names and the rows of
+//! numbers, with errors located by file and line.
+
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+
+/// The columns of a results file: `time` first, then one per output.
+pub struct CsvTable {
+    /// Column names from the header, `time` included.
+    pub names: Vec<String>,
+    /// One vector per column, all of the same length.
+    pub columns: Vec<Vec<f64>>,
+}
+
+impl CsvTable {
+    /// Read `path`; every cell after the header must be a number.
+    pub fn read(path: &Path) -> Result<CsvTable> {
+        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let mut lines = text.lines();
+        let header = lines.next().with_context(|| format!("{}: empty file, expected a header", path.display()))?;
+        let names: Vec<String> = header.split(',').map(|c| c.trim().to_string()).collect();
+        let mut columns = vec![Vec::new(); names.len()];
+        for (i, line) in lines.enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let cells: Vec<&str> = line.split(',').collect();
+            if cells.len() != names.len() {
+                bail!("{}:{}: {} cells, the header has {}", path.display(), i + 2, cells.len(), names.len());
+            }
+            for (column, (cell, name)) in columns.iter_mut().zip(cells.iter().zip(&names)) {
+                let value = cell.trim().parse::<f64>().with_context(|| {
+                    format!("{}:{}: column '{name}': '{}' is not a number", path.display(), i + 2, cell.trim())
+                })?;
+                column.push(value);
+            }
+        }
+        Ok(CsvTable { names, columns })
+    }
+
+    /// The column called `name`.
+    pub fn column(&self, name: &str) -> Option<&[f64]> {
+        self.names.iter().position(|n| n == name).map(|i| self.columns[i].as_slice())
+    }
+
+    /// Number of rows.
+    pub fn rows(&self) -> usize {
+        self.columns.first().map_or(0, Vec::len)
+    }
+}

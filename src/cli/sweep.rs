@@ -1,0 +1,176 @@
+//! `flexfmu sweep`: run a model over the cartesian product of parameter values, in parallel,
+//! each run exactly as `flexfmu simulate` would, and tabulate chosen metrics of the outputs.
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use anyhow::{Context, Result, bail};
+use clap::Parser;
+use rayon::prelude::*;
+
+use flexfmu::model::Model;
+
+use super::csv_table::CsvTable;
+use super::metric::Metric;
+use super::model_outputs::output_columns;
+use super::progress::Progress;
+use super::simulate::{self, SimulateArgs};
+use super::sweep_grid::{self, Axis};
+
+#[derive(Debug, clap::Args)]
+pub struct SweepArgs {
+    /// Model file (TOML).
+    pub model: PathBuf,
+    /// A swept parameter (repeatable): NAME=v1,v2,... or NAME=first:last:count (count values
+    /// linearly spaced, both ends included) or NAME=value (fixed).
+    #[arg(long = "set", value_name = "NAME=VALUES")]
+    pub set: Vec<String>,
+    /// End time (s) of every run; default: the model's stop_time.
+    #[arg(long)]
+    pub stop_time: Option<f64>,
+    /// Interval between the rows of each run's CSV (s); default as for simulate.
+    #[arg(long)]
+    pub output_interval: Option<f64>,
+    /// A column of the table (repeatable): NAME=end|max|min|mean of output NAME; default: the
+    /// end value of every output.
+    #[arg(long = "metric", value_name = "NAME=STAT")]
+    pub metrics: Vec<String>,
+    /// Runs at a time; default: the number of cores.
+    #[arg(long, short = 'j')]
+    pub jobs: Option<usize>,
+    /// Output directory: sweep.csv and run_0001.csv, run_0002.csv, ...
+    #[arg(short = 'o', long)]
+    pub output: PathBuf,
+}
+
+/// `flexfmu simulate`'s own argument parser, so that a sweep's run is the command line's run.
+#[derive(Parser)]
+#[command(name = "simulate")]
+struct SimulateCommand {
+    #[command(flatten)]
+    args: SimulateArgs,
+}
+
+/// The arguments of `flexfmu simulate` for one run.
+fn simulate_args(args: &SweepArgs, run: &[String], csv: &Path) -> Result<SimulateArgs> {
+    let mut argv: Vec<OsString> = vec!["simulate".into(), args.model.clone().into()];
+    for set in run {
+        argv.extend(["--set".into(), set.into()]);
+    }
+    if let Some(t) = args.stop_time {
+        argv.extend(["--stop-time".into(), t.to_string().into()]);
+    }
+    if let Some(dt) = args.output_interval {
+        argv.extend(["--output-interval".into(), dt.to_string().into()]);
+    }
+    argv.extend(["-o".into(), csv.into()]);
+    let mut parsed = SimulateCommand::try_parse_from(argv).context("building the simulate arguments")?.args;
+    parsed.quiet = true;
+    Ok(parsed)
+}
+
+/// Simulate one run into `csv` and evaluate the metrics on what it wrote.
+fn run_one(args: &SweepArgs, run: &[String], csv: &Path, metrics: &[Metric]) -> Result<Vec<f64>> {
+    simulate::run(simulate_args(args, run, csv)?)?;
+    let table = CsvTable::read(csv)?;
+    let time = table.column("time").context("the run's CSV has no time column")?;
+    metrics
+        .iter()
+        .map(|m| {
+            let values = table.column(&m.output).with_context(|| format!("no output '{}' in the run", m.output))?;
+            Ok(m.evaluate(time, values))
+        })
+        .collect()
+}
+
+pub fn run(args: SweepArgs) -> Result<()> {
+    let model = Model::load(&args.model)?;
+    let axes = args.set.iter().map(|s| Axis::parse(s)).collect::<Result<Vec<_>>>()?;
+    for (i, axis) in axes.iter().enumerate() {
+        if axes[..i].iter().any(|a| a.parameter == axis.parameter) {
+            bail!("--set {}: the parameter is given twice", axis.parameter);
+        }
+    }
+    let runs = sweep_grid::runs(&axes);
+    for (i, run) in runs.iter().enumerate() {
+        simulate::parameter_values(&model, run).with_context(|| format!("run {} ({})", i + 1, run.join(", ")))?;
+    }
+    let outputs: Vec<String> = output_columns(&model)?.into_iter().map(|o| o.name).collect();
+    let metrics = if args.metrics.is_empty() {
+        outputs.iter().map(|o| Metric::end(o)).collect()
+    } else {
+        args.metrics.iter().map(|m| Metric::parse(m)).collect::<Result<Vec<_>>>()?
+    };
+    for m in &metrics {
+        if !outputs.contains(&m.output) {
+            bail!(
+                "--metric {}: unknown output '{}' (the model declares: {})",
+                m.header(),
+                m.output,
+                outputs.join(", ")
+            );
+        }
+    }
+    std::fs::create_dir_all(&args.output).with_context(|| format!("cannot create {}", args.output.display()))?;
+    let width = runs.len().to_string().len().max(4);
+    let csv_path = |i: usize| args.output.join(format!("run_{:0width$}.csv", i + 1));
+
+    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build().context("starting the worker threads")?;
+    let progress = Mutex::new((Progress::new(runs.len() as u64, "{msg} runs"), 0u64));
+    let total = runs.len();
+    let results: Vec<Result<Vec<f64>>> = pool.install(|| {
+        runs.par_iter()
+            .enumerate()
+            .map(|(i, run)| {
+                let result = run_one(&args, run, &csv_path(i), &metrics);
+                let mut guard = progress.lock().expect("progress lock");
+                let (bar, done) = &mut *guard;
+                *done += 1;
+                let d = *done;
+                bar.update(d, || format!("{d}/{total}"));
+                result
+            })
+            .collect()
+    });
+    progress.into_inner().expect("progress lock").0.finish();
+
+    let table_path = args.output.join("sweep.csv");
+    let file = std::fs::File::create(&table_path).with_context(|| format!("cannot write {}", table_path.display()))?;
+    let mut table = std::io::BufWriter::new(file);
+    let mut header = vec!["run".to_string()];
+    header.extend(axes.iter().map(|a| a.parameter.clone()));
+    header.extend(metrics.iter().map(Metric::header));
+    writeln!(table, "{}", header.join(","))?;
+    let mut failures = Vec::new();
+    for (i, (run, result)) in runs.iter().zip(&results).enumerate() {
+        let mut row = vec![(i + 1).to_string()];
+        row.extend(run.iter().map(|s| s.split_once('=').map_or("", |(_, v)| v).to_string()));
+        match result {
+            Ok(values) => row.extend(values.iter().map(|v| format!("{v:.17e}"))),
+            Err(e) => {
+                row.extend(metrics.iter().map(|_| String::new()));
+                failures.push(format!("run {} ({}): {e:#}", i + 1, run.join(", ")));
+            }
+        }
+        writeln!(table, "{}", row.join(","))?;
+    }
+    table.flush()?;
+    println!(
+        "{}: {} runs ({} at a time) in {}, table {}",
+        model.name(),
+        runs.len(),
+        jobs,
+        args.output.display(),
+        table_path.display()
+    );
+    if !failures.is_empty() {
+        for f in &failures {
+            eprintln!("{f}");
+        }
+        bail!("{} of {} runs failed (their table cells are empty)", failures.len(), runs.len());
+    }
+    Ok(())
+}

@@ -1,0 +1,71 @@
+//! The parameter grid of a sweep: each `--set NAME=VALUES` is an axis, the runs are the
+//! cartesian product of the axes.
+
+use anyhow::{Context, Result, bail};
+
+/// One swept parameter and the values it takes, as they are passed to `simulate --set`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Axis {
+    pub parameter: String,
+    pub values: Vec<String>,
+}
+
+impl Axis {
+    /// Parse `NAME=v1,v2,...` (a list; a string parameter's choices too), `NAME=a:b:n` (n values
+    /// linearly spaced from a to b, both included) or `NAME=v` (one value).
+    pub fn parse(spec: &str) -> Result<Axis> {
+        let (name, values) = spec
+            .split_once('=')
+            .with_context(|| format!("--set expects NAME=v1,v2,... or NAME=first:last:count, got '{spec}'"))?;
+        let parameter = name.trim().to_string();
+        let values = values.trim();
+        let values =
+            if let [first, last, count] = values.split(':').collect::<Vec<_>>()[..] {
+                let number = |text: &str| -> Result<f64> {
+                    text.trim().parse().with_context(|| format!("--set {spec}: '{}' is not a number", text.trim()))
+                };
+                let (first, last) = (number(first)?, number(last)?);
+                let count: usize =
+                    count.trim().parse().ok().filter(|&n| n >= 1).with_context(|| {
+                        format!("--set {spec}: the count '{}' is not a positive integer", count.trim())
+                    })?;
+                linspace(first, last, count).iter().map(|v| v.to_string()).collect()
+            } else {
+                values.split(',').map(|v| v.trim().to_string()).collect::<Vec<_>>()
+            };
+        if values.iter().any(String::is_empty) {
+            bail!("--set {spec}: empty value");
+        }
+        Ok(Axis { parameter, values })
+    }
+}
+
+/// `count` values from `first` to `last`, both included (exactly); `first` alone if `count` is 1.
+pub fn linspace(first: f64, last: f64, count: usize) -> Vec<f64> {
+    (0..count)
+        .map(|i| match i {
+            0 => first,
+            i if i + 1 == count => last,
+            i => first + (last - first) * (i as f64) / ((count - 1) as f64),
+        })
+        .collect()
+}
+
+/// The runs of the grid in order, the first axis varying slowest: each run is one value per
+/// axis, as `NAME=VALUE` overrides.
+pub fn runs(axes: &[Axis]) -> Vec<Vec<String>> {
+    let mut runs = vec![Vec::new()];
+    for axis in axes {
+        runs = runs
+            .into_iter()
+            .flat_map(|run| {
+                axis.values.iter().map(move |v| {
+                    let mut next = run.clone();
+                    next.push(format!("{}={v}", axis.parameter));
+                    next
+                })
+            })
+            .collect();
+    }
+    runs
+}

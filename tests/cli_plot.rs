@@ -1,0 +1,138 @@
+//! `flexfmu plot` on a CSV from `flexfmu simulate models/mass_spring.toml`: the PNG decodes, has
+//! the documented size (1200 wide, 40 + 260 per panel high), is not blank, and shows x = x0 cos(2 pi t)
+//! going from the top of its panel to the bottom and back; unknown outputs are refused by name.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const EXE: &str = env!("CARGO_BIN_EXE_flexfmu");
+/// The first series colour (matplotlib's tab:blue), used by every single-output panel.
+const CURVE: [u8; 3] = [31, 119, 180];
+
+fn model() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mass_spring.toml")
+}
+
+fn flexfmu(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(EXE).args(args).output().unwrap()
+}
+
+/// Simulate mass_spring over one period (t = 0..1 s) into `dir/out.csv`.
+fn simulated_csv(dir: &Path) -> PathBuf {
+    let csv = dir.join("out.csv");
+    let o = flexfmu(&[
+        "simulate".as_ref(),
+        model().as_os_str(),
+        "--stop-time".as_ref(),
+        "1".as_ref(),
+        "-o".as_ref(),
+        csv.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    csv
+}
+
+/// Decoded RGB(A) image: (width, height, bytes per pixel, pixels).
+fn decode(path: &Path) -> (u32, u32, usize, Vec<u8>) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    buf.truncate(info.buffer_size());
+    assert_eq!(info.bit_depth, png::BitDepth::Eight);
+    let channels = match info.color_type {
+        png::ColorType::Rgb => 3,
+        png::ColorType::Rgba => 4,
+        other => panic!("unexpected colour type {other:?}"),
+    };
+    (info.width, info.height, channels, buf)
+}
+
+#[test]
+fn plot_of_mass_spring_shows_one_period_of_x() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = simulated_csv(dir.path());
+    let png_path = dir.path().join("plot.png");
+    let o = flexfmu(&[
+        "plot".as_ref(),
+        csv.as_os_str(),
+        "--model".as_ref(),
+        model().as_os_str(),
+        "-o".as_ref(),
+        png_path.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    let (width, height, channels, pixels) = decode(&png_path);
+    // Four outputs (x, v, a, energy_total): four panels under the title.
+    assert_eq!((width, height), (1200, 40 + 4 * 260));
+    let at = |x: u32, y: u32| -> [u8; 3] {
+        let i = (y as usize * width as usize + x as usize) * channels;
+        [pixels[i], pixels[i + 1], pixels[i + 2]]
+    };
+    let mut colours = std::collections::HashSet::new();
+    for y in 0..height {
+        for x in 0..width {
+            colours.insert(at(x, y));
+        }
+    }
+    // White background, grid greys, the curve and anti-aliased text: many distinct colours.
+    assert!(colours.len() > 30, "only {} distinct colours: blank plot?", colours.len());
+
+    // The first panel (rows 40..300) holds x(t) = 0.1 cos(2 pi t): its curve pixels start at the
+    // top of the panel, reach the bottom at mid-period and return to the top at t = 1 s.
+    let (top, bottom) = (40, 40 + 260);
+    let curve_rows = |x: u32| -> Vec<u32> { (top..bottom).filter(|&y| at(x, y) == CURVE).collect() };
+    let columns: Vec<u32> = (0..width).filter(|&x| !curve_rows(x).is_empty()).collect();
+    assert!(columns.len() > 900, "the curve spans only {} columns of the first panel", columns.len());
+    let (first, last) = (columns[0], *columns.last().unwrap());
+    let mean_row = |x: u32| {
+        let rows = curve_rows(x);
+        rows.iter().sum::<u32>() as f64 / rows.len() as f64
+    };
+    let mid = (first + last) / 2;
+    let (start, middle, end) = (mean_row(first), mean_row(mid), mean_row(last));
+    assert!(middle - start > 150.0, "x(0) at row {start}, x(0.5) at row {middle}: not top to bottom");
+    assert!(middle - end > 150.0, "x(1) at row {end}, x(0.5) at row {middle}: not back to the top");
+}
+
+#[test]
+fn chosen_outputs_get_one_panel_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = simulated_csv(dir.path());
+    let png_path = dir.path().join("xv.png");
+    let o = flexfmu(&[
+        "plot".as_ref(),
+        csv.as_os_str(),
+        "-y".as_ref(),
+        "x,v".as_ref(),
+        "-o".as_ref(),
+        png_path.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (width, height, _, _) = decode(&png_path);
+    assert_eq!((width, height), (1200, 40 + 2 * 260));
+}
+
+#[test]
+fn unknown_output_is_refused_with_the_known_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = simulated_csv(dir.path());
+    let png_path = dir.path().join("none.png");
+    let o = flexfmu(&[
+        "plot".as_ref(),
+        csv.as_os_str(),
+        "-y".as_ref(),
+        "x".as_ref(),
+        "-y".as_ref(),
+        "displacement".as_ref(),
+        "-o".as_ref(),
+        png_path.as_os_str(),
+    ]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("-y displacement"), "{stderr}");
+    assert!(stderr.contains(&csv.display().to_string()), "{stderr}");
+    assert!(stderr.contains("x, v, a, energy_total"), "{stderr}");
+    assert!(!png_path.exists(), "no plot is written for a refused request");
+}

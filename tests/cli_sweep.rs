@@ -1,0 +1,149 @@
+//! `flexfmu sweep` on models/mass_spring.toml: a 2 x 3 grid equals six separate
+//! `flexfmu simulate` runs bit for bit (run CSVs byte for byte, table cells = their last rows),
+//! its metrics are what they say (max/min/mean of x = x0 cos(2 pi t) over a period), and
+//! unknown parameters or outputs are refused by name.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const EXE: &str = env!("CARGO_BIN_EXE_flexfmu");
+
+fn model() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mass_spring.toml")
+}
+
+fn flexfmu(args: &[&str]) -> Output {
+    Command::new(EXE).args(args).output().unwrap()
+}
+
+/// sweep.csv as its header and rows of cells.
+fn table(dir: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let text = std::fs::read_to_string(dir.join("sweep.csv")).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap().split(',').map(String::from).collect();
+    (header, lines.map(|l| l.split(',').map(String::from).collect()).collect())
+}
+
+#[test]
+fn sweep_equals_separate_simulate_runs_bit_for_bit() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sweep");
+    let m = model();
+    let o = flexfmu(&[
+        "sweep",
+        m.to_str().unwrap(),
+        "--set",
+        "k=20,40",
+        "--set",
+        "x0=0.05:0.15:3",
+        "--stop-time",
+        "0.5",
+        "-j",
+        "2",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    println!("{}", String::from_utf8_lossy(&o.stdout));
+
+    let (header, rows) = table(&out);
+    assert_eq!(header, ["run", "k", "x0", "end(x)", "end(v)", "end(a)", "end(energy_total)"]);
+    assert_eq!(rows.len(), 6);
+    // First axis slowest; a:b:n gives n values from a to b inclusive.
+    let expected = [(20.0, 0.05), (20.0, 0.1), (20.0, 0.15), (40.0, 0.05), (40.0, 0.1), (40.0, 0.15)];
+    for (i, (row, (k, x0))) in rows.iter().zip(expected).enumerate() {
+        assert_eq!(row[0], (i + 1).to_string());
+        assert_eq!(row[1].parse::<f64>().unwrap(), k);
+        assert!((row[2].parse::<f64>().unwrap() - x0).abs() < 1e-15, "x0 = {}", row[2]);
+    }
+    assert!(!out.join("run_0007.csv").exists());
+
+    for (i, row) in rows.iter().enumerate() {
+        let single = dir.path().join(format!("single_{i}.csv"));
+        let o = flexfmu(&[
+            "simulate",
+            m.to_str().unwrap(),
+            "--set",
+            &format!("k={}", row[1]),
+            "--set",
+            &format!("x0={}", row[2]),
+            "--stop-time",
+            "0.5",
+            "-o",
+            single.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let separate = std::fs::read(&single).unwrap();
+        let swept = std::fs::read(out.join(format!("run_{:04}.csv", i + 1))).unwrap();
+        assert!(separate == swept, "run {} differs from the separate simulate run", i + 1);
+        // The table's end values are the last row of the run, cell for cell.
+        let text = String::from_utf8(separate).unwrap();
+        let last: Vec<&str> = text.lines().last().unwrap().split(',').collect();
+        assert_eq!(row[3..], last[1..], "run {}", i + 1);
+    }
+    // The runs differ: the sweep did set the parameters.
+    let ends: std::collections::HashSet<&str> = rows.iter().map(|r| r[3].as_str()).collect();
+    assert_eq!(ends.len(), 6);
+}
+
+#[test]
+fn metrics_over_one_period_of_the_oscillator() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sweep");
+    let m = model();
+    let o = flexfmu(&[
+        "sweep",
+        m.to_str().unwrap(),
+        "--set",
+        "x0=0.1,0.2",
+        "--stop-time",
+        "1",
+        "--metric",
+        "x=max",
+        "--metric",
+        "x=min",
+        "--metric",
+        "x=mean",
+        "--metric",
+        "energy_total=end",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (header, rows) = table(&out);
+    assert_eq!(header, ["run", "x0", "max(x)", "min(x)", "mean(x)", "end(energy_total)"]);
+    for row in &rows {
+        let v: Vec<f64> = row[1..].iter().map(|c| c.parse().unwrap()).collect();
+        let (x0, max, min, mean, energy) = (v[0], v[1], v[2], v[3], v[4]);
+        // x = x0 cos(2 pi t), period 1 s: the maximum is the start value, the minimum -x0 at
+        // t = 0.5 (a sample), the time mean over the period 0; energy k x0^2 / 2.
+        assert_eq!(max, x0);
+        assert!((min + x0).abs() < 1e-3 * x0, "min {min} for x0 {x0}");
+        assert!(mean.abs() < 1e-3 * x0, "mean {mean} for x0 {x0}");
+        let k = 4.0 * std::f64::consts::PI.powi(2);
+        assert!((energy - 0.5 * k * x0 * x0).abs() < 1e-3 * energy, "energy {energy} for x0 {x0}");
+    }
+}
+
+#[test]
+fn unknown_parameter_and_output_are_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sweep");
+    let m = model();
+    let o = flexfmu(&["sweep", m.to_str().unwrap(), "--set", "stiffness=1,2", "-o", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("unknown parameter 'stiffness'") && stderr.contains("m, k, x0"), "{stderr}");
+
+    let o =
+        flexfmu(&["sweep", m.to_str().unwrap(), "--set", "k=1,2", "--metric", "y=max", "-o", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("unknown output 'y'") && stderr.contains("x, v, a, energy_total"), "{stderr}");
+
+    let o = flexfmu(&["sweep", m.to_str().unwrap(), "--set", "k=1:2:0", "-o", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("--set k=1:2:0") && stderr.contains("positive integer"), "{stderr}");
+    assert!(!out.join("sweep.csv").exists(), "nothing is run for a refused grid");
+}
