@@ -76,6 +76,7 @@ fn every_relative_link_in_readme_and_docs_resolves_inside_the_repository() {
 
 #[test]
 fn the_link_parser_finds_links_and_skips_code() {
-    let text = "see [a](docs/a.md) and ![img](img/x.png#frag)\n`[no](skip.md)`\n```\n[no](skip2.md)\n```\n[u](https://x.y)";
+    let text =
+        "see [a](docs/a.md) and ![img](img/x.png#frag)\n`[no](skip.md)`\n```\n[no](skip2.md)\n```\n[u](https://x.y)";
     assert_eq!(link_targets(text), ["docs/a.md", "img/x.png#frag", "https://x.y"]);
 }

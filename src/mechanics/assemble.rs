@@ -751,7 +751,9 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
                 sys.loads.push(Load::torque(b.anchor(&l.body, None)?, magnitude));
             }
             other => {
-                return Err(model.error(l.kind.span(), format!("unknown load type '{other}', expected force or torque")));
+                return Err(
+                    model.error(l.kind.span(), format!("unknown load type '{other}', expected force or torque"))
+                );
             }
         }
     }

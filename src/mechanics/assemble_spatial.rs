@@ -305,7 +305,9 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
                 unit3(b.scope.vec3(ax)?).ok_or_else(|| model.error(ax.span(), "axis must not be zero".into()))?
             }
             (None, true) => {
-                return Err(model.error(j.name.span(), format!("a {} joint needs `axis = [x, y, z]`", j.kind.get_ref())));
+                return Err(
+                    model.error(j.name.span(), format!("a {} joint needs `axis = [x, y, z]`", j.kind.get_ref()))
+                );
             }
             (Some(ax), false) => {
                 return Err(model.error(ax.span(), "`axis` only applies to revolute and prismatic joints".into()));
