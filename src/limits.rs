@@ -25,6 +25,11 @@ pub const MAX_STEPS_PER_INTERVAL: u64 = 500_000;
 /// (ANCF beam) while the model starts.
 pub const MAX_COORDINATES: usize = 250_000;
 
+/// Most constraint rows in one group of joints connected through shared bodies (a planar
+/// revolute joint has 2 rows, a spatial body 1 for its Euler parameters): the initial state
+/// is made consistent with dense matrices per group, in time ~ rows^2 x coordinates.
+pub const MAX_CONSTRAINT_GROUP_ROWS: usize = 1000;
+
 /// Err(message) if a model with `n` coordinates cannot take `added` more.
 pub fn coordinates_fit(n: usize, added: usize, what: &str) -> Result<(), String> {
     match n.checked_add(added) {
