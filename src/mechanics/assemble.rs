@@ -1165,10 +1165,8 @@ pub(super) fn consistent_initial_state(
             }
             for g in groups.iter().filter(|g| !g.coordinates.is_empty()) {
                 let rhs = DVector::from_iterator(g.rows.len(), g.rows.iter().map(|&r| phi[r]));
-                let dq = jacobian(g, &q)
-                    .svd(true, true)
-                    .solve(&rhs, 1e-12)
-                    .map_err(|e| model.error(0..0, e.to_string()))?;
+                let dq =
+                    jacobian(g, &q).svd(true, true).solve(&rhs, 1e-12).map_err(|e| model.error(0..0, e.to_string()))?;
                 for (c, &i) in g.coordinates.iter().enumerate() {
                     q[i] -= dq[c];
                 }
@@ -1229,7 +1227,9 @@ pub(super) fn consistent_initial_state(
         if let Some((r, by)) = violated {
             return Err(model.error(
                 span_of_row(r),
-                format!("the given initial velocities violate this joint (by {by:.3e}); omit some so they can be computed"),
+                format!(
+                    "the given initial velocities violate this joint (by {by:.3e}); omit some so they can be computed"
+                ),
             ));
         }
     }
