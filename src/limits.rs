@@ -15,14 +15,20 @@ pub const MAX_MODEL_NAME_LENGTH: usize = 255 - ".dylib".len();
 /// Most internal steps (accepted and rejected) one `Simulation::step_to` may take: one
 /// communication interval of the FMU, one output interval of `flexfmu simulate`. An interval
 /// that needs more is refused (the FMU returns fmi2Discard); the state stays at the last
-/// successful step.
-pub const MAX_STEPS_PER_INTERVAL: u64 = 100_000;
+/// successful step. (A 1e-5 s step takes 0.1 to 0.25 ms in the example models: at most about
+/// two minutes per interval; the largest interval of the test suite takes exactly 500,000.)
+pub const MAX_STEPS_PER_INTERVAL: u64 = 500_000;
 
 /// Most generalized coordinates a model may have (a point mass has 2, a planar rigid body 3,
 /// a spatial one 7, a corotational beam node 3, an ANCF beam node 4). Checked before anything
 /// of that size is allocated; 250,000 coordinates take 0.3 GB (corotational beam) to 0.8 GB
 /// (ANCF beam) while the model starts.
 pub const MAX_COORDINATES: usize = 250_000;
+
+/// Most constraint rows in one group of joints connected through shared bodies (a planar
+/// revolute joint has 2 rows, a spatial body 1 for its Euler parameters): the initial state
+/// is made consistent with dense matrices per group, in time ~ rows^2 x coordinates.
+pub const MAX_CONSTRAINT_GROUP_ROWS: usize = 1000;
 
 /// Err(message) if a model with `n` coordinates cannot take `added` more.
 pub fn coordinates_fit(n: usize, added: usize, what: &str) -> Result<(), String> {

@@ -1,6 +1,7 @@
 //! From a model definition (with parameter values) to a [`System`], its initial state and
 //! its outputs. Every user error is reported at the offending place in the model file.
 
+use super::constraint_groups::{ConstraintGroup, constraint_groups};
 use super::contact_gap::{ContactGap, GroundShape};
 use super::elements::{
     AncfBeam2d, BeamProperties, CorotationalBeam2d, FloatingFrameBeam2d, FloatingFramePoint, PointMass, RigidBody2d,
@@ -11,7 +12,7 @@ use super::kinematics::{Anchor, Measure, MeasureKind};
 use super::outputs::{Output, OutputKind};
 use super::{BodyInfo, System};
 use crate::integrators::{Dynamics, State};
-use crate::limits::coordinates_fit;
+use crate::limits::{MAX_CONSTRAINT_GROUP_ROWS, coordinates_fit};
 use crate::model::schema::{Name, Vec2};
 use crate::model::{Model, ModelError, Scope};
 use nalgebra::{DMatrix, DVector};
@@ -1130,17 +1131,30 @@ pub(super) fn consistent_initial_state(
     let mut state = State::zeros(n, sys.constraints());
     let span_of_row =
         |r: usize| sys.joints.iter().position(|j| j.rows.contains(&r)).map_or(0..0, |j| joint_spans[j].clone());
-    if m > 0 {
-        let jacobian = |q: &[f64]| {
-            let mut jm = DMatrix::zeros(m, n);
-            for (r, c) in sys.constraints.iter().enumerate() {
-                let d = c.measure.derivatives(q);
-                for (k, &i) in c.measure.dofs().iter().enumerate() {
-                    jm[(r, i)] += d.gradient[k];
-                }
+    // Rows that share no coordinate are independent: every matrix below is dense per group.
+    let groups = constraint_groups(m, n, |r| sys.constraints[r].measure.dofs());
+    if let Some(g) = groups.iter().find(|g| g.rows.len() > MAX_CONSTRAINT_GROUP_ROWS) {
+        return Err(model.error(
+            span_of_row(g.rows[MAX_CONSTRAINT_GROUP_ROWS]),
+            format!(
+                "this joint joins a group of {} constraint rows connected through shared bodies, more than the \
+                 {MAX_CONSTRAINT_GROUP_ROWS} allowed",
+                g.rows.len()
+            ),
+        ));
+    }
+    let jacobian = |g: &ConstraintGroup, q: &[f64]| {
+        let mut jm = DMatrix::zeros(g.rows.len(), g.coordinates.len());
+        for (r, &row) in g.rows.iter().enumerate() {
+            let measure = &sys.constraints[row].measure;
+            let d = measure.derivatives(q);
+            for (k, &i) in measure.dofs().iter().enumerate() {
+                jm[(r, g.column(i).expect("a coordinate of the group"))] += d.gradient[k];
             }
-            jm
-        };
+        }
+        jm
+    };
+    if m > 0 {
         let scale = 1.0 + q.iter().fold(0.0f64, |a, x| a.max(x.abs()));
         let mut phi = vec![0.0; sys.constraints()];
         let mut converged = false;
@@ -1151,12 +1165,13 @@ pub(super) fn consistent_initial_state(
                 converged = true;
                 break;
             }
-            let dq = jacobian(&q)
-                .svd(true, true)
-                .solve(&DVector::from_column_slice(&phi), 1e-12)
-                .map_err(|e| model.error(0..0, e.to_string()))?;
-            for i in 0..n {
-                q[i] -= dq[i];
+            for g in groups.iter().filter(|g| !g.coordinates.is_empty()) {
+                let rhs = DVector::from_iterator(g.rows.len(), g.rows.iter().map(|&r| phi[r]));
+                let dq =
+                    jacobian(g, &q).svd(true, true).solve(&rhs, 1e-12).map_err(|e| model.error(0..0, e.to_string()))?;
+                for (c, &i) in g.coordinates.iter().enumerate() {
+                    q[i] -= dq[c];
+                }
             }
         }
         if !converged {
@@ -1169,34 +1184,53 @@ pub(super) fn consistent_initial_state(
                 ),
             ));
         }
-        let jm = jacobian(&q);
-        let sv = jm.clone().svd(false, false).singular_values;
-        let smax = sv.max();
-        if sv.iter().any(|&s| s <= 1e-10 * smax) || m > n {
-            let redundant = redundant_row(&jm);
-            return Err(model.error(span_of_row(redundant), "over-constrained: this joint repeats constraints that other joints already impose (redundant constraints are not supported)".into()));
-        }
-        // Unspecified velocities: Phi_q,U v_U = -Phi_q,S v_S.
-        let free: Vec<usize> = (0..n).filter(|&i| !specified[i]).collect();
-        let mut rhs = DVector::zeros(m);
-        for r in 0..m {
-            rhs[r] = -(0..n).filter(|&i| specified[i]).map(|i| jm[(r, i)] * v[i]).sum::<f64>();
-        }
-        if !free.is_empty() {
-            let ju = DMatrix::from_fn(m, free.len(), |r, c| jm[(r, free[c])]);
-            let vu = ju.svd(true, true).solve(&rhs, 1e-12).map_err(|e| model.error(0..0, e.to_string()))?;
-            for (c, &i) in free.iter().enumerate() {
-                v[i] = vu[c];
+        // The first redundant row over all groups, and the first row whose velocity
+        // constraint the given velocities violate (by how much).
+        let mut redundant: Option<usize> = None;
+        let mut violated: Option<(usize, f64)> = None;
+        let vscale = 1.0 + v.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        for g in &groups {
+            if g.coordinates.is_empty() {
+                // Rows on no coordinate (ground to ground): nothing they could constrain.
+                redundant = Some(redundant.map_or(g.rows[0], |x| x.min(g.rows[0])));
+                continue;
+            }
+            let jm = jacobian(g, &q);
+            let sv = jm.clone().svd(false, false).singular_values;
+            let smax = sv.max();
+            if sv.iter().any(|&s| s <= 1e-10 * smax) || g.rows.len() > g.coordinates.len() {
+                let r = g.rows[redundant_row(&jm)];
+                redundant = Some(redundant.map_or(r, |x| x.min(r)));
+                continue;
+            }
+            // Unspecified velocities: Phi_q,U v_U = -Phi_q,S v_S.
+            let cols = &g.coordinates;
+            let free: Vec<usize> = (0..cols.len()).filter(|&c| !specified[cols[c]]).collect();
+            let rhs = DVector::from_fn(g.rows.len(), |r, _| {
+                -(0..cols.len()).filter(|&c| specified[cols[c]]).map(|c| jm[(r, c)] * v[cols[c]]).sum::<f64>()
+            });
+            if !free.is_empty() {
+                let ju = DMatrix::from_fn(g.rows.len(), free.len(), |r, c| jm[(r, free[c])]);
+                let vu = ju.svd(true, true).solve(&rhs, 1e-12).map_err(|e| model.error(0..0, e.to_string()))?;
+                for (k, &c) in free.iter().enumerate() {
+                    v[cols[c]] = vu[k];
+                }
+            }
+            let residual = &jm * DVector::from_iterator(cols.len(), cols.iter().map(|&i| v[i]));
+            if let Some(r) = (0..g.rows.len()).find(|&r| residual[r].abs() > 1e-9 * vscale) {
+                if violated.is_none_or(|(x, _)| g.rows[r] < x) {
+                    violated = Some((g.rows[r], residual[r]));
+                }
             }
         }
-        let residual = &jm * DVector::from_column_slice(&v);
-        let vscale = 1.0 + v.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-        if let Some(r) = (0..m).find(|&r| residual[r].abs() > 1e-9 * vscale) {
+        if let Some(r) = redundant {
+            return Err(model.error(span_of_row(r), "over-constrained: this joint repeats constraints that other joints already impose (redundant constraints are not supported)".into()));
+        }
+        if let Some((r, by)) = violated {
             return Err(model.error(
                 span_of_row(r),
                 format!(
-                    "the given initial velocities violate this joint (by {:.3e}); omit some so they can be computed",
-                    residual[r]
+                    "the given initial velocities violate this joint (by {by:.3e}); omit some so they can be computed"
                 ),
             ));
         }

@@ -2,6 +2,7 @@
 
 pub mod assemble;
 pub mod assemble_spatial;
+pub mod constraint_groups;
 pub mod contact_gap;
 pub mod discrete_plate;
 pub mod elements;
