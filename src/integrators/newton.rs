@@ -63,7 +63,7 @@ impl std::str::FromStr for NewtonStrategy {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct NewtonSettings {
     /// Relative tolerance on position and velocity increments and on the constraints, in the
-    /// scales of src/integrators/convergence.rs (floored at 100 ulps).
+    /// scales of src/integrators/convergence.rs (floored at 16 ulps).
     pub tolerance: f64,
     pub max_iterations: usize,
     pub strategy: NewtonStrategy,
@@ -569,7 +569,8 @@ fn iterate(
         ws.residual.clear();
         ws.residual.extend_from_slice(&ws.rhs);
         ws.newton_step(broyden, stats)?;
-        increment = scale.increment(&ws.rhs[..n], q, v);
+        let mut measured = scale.increment(&ws.rhs[..n], q, v);
+        increment = measured.size;
         let mut theta = increment / previous_increment;
         if !fresh && increment > tol && !(theta < 1.0) {
             // The kept matrix does not contract here: refresh it at this iterate.
@@ -578,10 +579,13 @@ fn iterate(
             ws.broyden.reset();
             fresh = true;
             ws.newton_step(broyden, stats)?;
-            increment = scale.increment(&ws.rhs[..n], q, v);
+            measured = scale.increment(&ws.rhs[..n], q, v);
+            increment = measured.size;
             theta = increment / previous_increment;
         }
-        if fresh && increment > tol && !(theta < 1.0) && can_retreat && damping > MIN_DAMPING {
+        // Below the tolerance in the attainable measure, a step is round-off: no retreat.
+        let mut attainable = measured.attainable;
+        if fresh && attainable > tol && !(theta < 1.0) && can_retreat && damping > MIN_DAMPING {
             // Even the exact Newton step is not shorter: the last step overshot.
             damping *= 0.5;
             ws.retreat(stage, damping, a, lambda, q, v);
@@ -619,7 +623,9 @@ fn iterate(
             for (p, dp) in ws.shift.iter_mut().zip(&ws.rhs[..n]) {
                 *p += dp;
             }
-            increment = increment.max(scale.position_increment(&ws.rhs[..n], q));
+            let dp = scale.position_increment(&ws.rhs[..n], q);
+            increment = increment.max(dp);
+            attainable = attainable.max(dp);
             stage.kinematics(a, &ws.shift, q, v);
         }
         if !increment.is_finite() {
@@ -627,7 +633,10 @@ fn iterate(
             return Err(NewtonError::Diverged { iterations: iteration + 1 });
         }
         rate = (iteration > 0 && previous_increment.is_finite()).then(|| increment / previous_increment);
-        if phi_max <= phi_tolerance && converged(increment, rate, tol) {
+        // Converged, or at the attainable accuracy: an exact Newton step that no longer
+        // contracts and is round-off in size (src/integrators/convergence.rs).
+        let stagnated = fresh && attainable <= tol && rate.is_some_and(|r| r >= 0.5);
+        if phi_max <= phi_tolerance && (converged(increment, rate, tol) || stagnated) {
             return Ok(());
         }
         // A kept factorization that contracts slowly is refreshed at the next iterate.
