@@ -155,15 +155,10 @@ pub struct Workspace {
     history: StepHistory,
     /// Absolute floor of the position scale of the convergence test (the model's size).
     length: f64,
-    /// The residual of the current iterate (kept for a re-solve with a refreshed matrix).
-    residual: Vec<f64>,
     /// A stage's starting values (for the full-Newton restart).
     start_a: Vec<f64>,
     start_lambda: Vec<f64>,
-    /// The iterate before the last step, the step itself and the GGL shift before it (to
-    /// retreat along the step).
-    previous_a: Vec<f64>,
-    previous_lambda: Vec<f64>,
+    /// The last step and (GGL) the shift before it, to retreat along the step.
     previous_shift: Vec<f64>,
     step: Vec<f64>,
 }
@@ -268,13 +263,10 @@ impl Workspace {
             broyden: BroydenUpdates::default(),
             history: StepHistory::default(),
             length: 1.0,
-            residual: Vec::with_capacity(n + m),
             start_a: Vec::with_capacity(n),
             start_lambda: Vec::with_capacity(m),
-            previous_a: Vec::with_capacity(n),
-            previous_lambda: Vec::with_capacity(m),
-            previous_shift: Vec::with_capacity(n),
-            step: Vec::with_capacity(n + m),
+            previous_shift: Vec::new(),
+            step: vec![0.0; n + m],
         }
     }
 
@@ -534,6 +526,7 @@ fn iterate(
     let tol = scale.tolerance;
     ws.broyden.reset();
     ws.shift.fill(0.0);
+    ws.previous_shift.clear();
     stage.kinematics(a, &ws.shift, q, v);
     // Scaled size of the last step taken (in full), the contraction rate, the damping of the
     // last step and whether there is a last step to retreat along.
@@ -546,8 +539,8 @@ fn iterate(
         let (r1_max, force_scale, phi_max) = residual(sys, stage, a, lambda, q, v, ws, settings);
         if !(r1_max.is_finite() && phi_max.is_finite()) {
             if can_retreat && damping > MIN_DAMPING {
+                ws.retreat(stage, damping, 0.5 * damping, a, lambda, q, v);
                 damping *= 0.5;
-                ws.retreat(stage, damping, a, lambda, q, v);
                 continue;
             }
             ws.factorized = None;
@@ -566,15 +559,14 @@ fn iterate(
             ws.refactorize(sys, (q, v, a, lambda), stage.t, coefficients, stats)?;
             ws.broyden.reset();
         }
-        ws.residual.clear();
-        ws.residual.extend_from_slice(&ws.rhs);
         ws.newton_step(broyden, stats)?;
         let mut measured = scale.increment(&ws.rhs[..n], q, v);
         increment = measured.size;
         let mut theta = increment / previous_increment;
         if !fresh && increment > tol && !(theta < 1.0) {
-            // The kept matrix does not contract here: refresh it at this iterate.
-            ws.rhs.copy_from_slice(&ws.residual);
+            // The kept matrix does not contract here: refresh it at this iterate (the residual
+            // is evaluated again rather than copied on every iteration).
+            residual(sys, stage, a, lambda, q, v, ws, settings);
             ws.refactorize(sys, (q, v, a, lambda), stage.t, coefficients, stats)?;
             ws.broyden.reset();
             fresh = true;
@@ -587,20 +579,18 @@ fn iterate(
         let mut attainable = measured.attainable;
         if fresh && attainable > tol && !(theta < 1.0) && can_retreat && damping > MIN_DAMPING {
             // Even the exact Newton step is not shorter: the last step overshot.
+            ws.retreat(stage, damping, 0.5 * damping, a, lambda, q, v);
             damping *= 0.5;
-            ws.retreat(stage, damping, a, lambda, q, v);
             continue;
         }
         if !increment.is_finite() {
             ws.factorized = None;
             return Err(NewtonError::Diverged { iterations: iteration + 1 });
         }
-        ws.previous_a.clear();
-        ws.previous_a.extend_from_slice(a);
-        ws.previous_lambda.clear();
-        ws.previous_lambda.extend_from_slice(lambda);
-        ws.previous_shift.clone_from(&ws.shift);
-        ws.step.clone_from(&ws.rhs);
+        let ggl = settings.constraints == ConstraintTreatment::Ggl && !ws.phi.is_empty();
+        if ggl {
+            ws.previous_shift.clone_from(&ws.shift);
+        }
         can_retreat = true;
         damping = 1.0;
         for (x, d) in a.iter_mut().zip(&ws.rhs[..n]) {
@@ -609,8 +599,10 @@ fn iterate(
         for (l, dl) in lambda.iter_mut().zip(&ws.rhs[n..]) {
             *l += dl;
         }
+        // The step is kept for a retreat along it; `rhs` is rewritten before its next use.
+        std::mem::swap(&mut ws.step, &mut ws.rhs);
         stage.kinematics(a, &ws.shift, q, v);
-        if settings.constraints == ConstraintTreatment::Ggl && !ws.phi.is_empty() {
+        if ggl {
             // GGL position shift: [S, w Phi_q^T; Phi_q, 0] [dp; nu] = [0; -Phi(q)] with the kept
             // factorization, so Phi_q dp = -Phi (a Newton step onto Phi = 0 along S^-1 Phi_q^T).
             sys.constraint_residual(q, stage.t, &mut ws.phi);
@@ -743,24 +735,31 @@ impl Workspace {
         Ok(())
     }
 
-    /// Go back to the iterate before the last step plus `damping` times that step.
+    /// Move from the iterate `from` times along the last step to `to` times along it (the
+    /// iterate before the step plus `to` times the step); GGL's shift goes back to its value
+    /// before the step.
+    #[allow(clippy::too_many_arguments)]
     fn retreat(
         &mut self,
         stage: &Stage,
-        damping: f64,
+        from: f64,
+        to: f64,
         a: &mut [f64],
         lambda: &mut [f64],
         q: &mut [f64],
         v: &mut [f64],
     ) {
         let n = a.len();
-        for ((x, x0), d) in a.iter_mut().zip(&self.previous_a).zip(&self.step[..n]) {
-            *x = damping.mul_add(*d, *x0);
+        let c = to - from;
+        for (x, d) in a.iter_mut().zip(&self.step[..n]) {
+            *x = c.mul_add(*d, *x);
         }
-        for ((x, x0), d) in lambda.iter_mut().zip(&self.previous_lambda).zip(&self.step[n..]) {
-            *x = damping.mul_add(*d, *x0);
+        for (x, d) in lambda.iter_mut().zip(&self.step[n..]) {
+            *x = c.mul_add(*d, *x);
         }
-        self.shift.clone_from(&self.previous_shift);
+        if self.previous_shift.len() == self.shift.len() {
+            self.shift.clone_from(&self.previous_shift);
+        }
         self.broyden.reset();
         stage.kinematics(a, &self.shift, q, v);
     }
