@@ -363,6 +363,7 @@ impl Simulation {
         let asm = assemble(model, params)?;
         let mut stepper = Stepper::new(&asm.system, integrator, settings.newton());
         let mut state = asm.initial;
+        stepper.workspace.set_model_length(crate::integrators::convergence::model_length(&state.q));
         state.t = start_time;
         let (mut a, mut lambda) = (vec![0.0; state.a.len()], vec![0.0; state.lambda.len()]);
         let mut stats = Statistics::default();

@@ -223,19 +223,37 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         let values = sim.output_values().map_err(|e| anyhow::anyhow!("t = {t}: {e}"))?;
         let row: Vec<String> = values.iter().map(|v| format!("{v:.17e}")).collect();
         writeln!(csv, "{t:.17e},{}", row.join(","))?;
+        // Every row reaches the file as it is computed: a run that stops keeps its results.
+        csv.flush()?;
         Ok(())
     };
     for (i, s) in &signals {
         sim.set_input(*i, s.at(start)).map_err(anyhow::Error::msg)?;
     }
     write_row(&mut sim, &mut csv)?;
+    let mut last_row = start;
     for k in 1..=count {
         let t = if k == count { stop } else { start + (k as f64) * interval };
-        sim.step_to(t).map_err(|e| anyhow::anyhow!("simulation stopped at t = {}: {e}", sim.time()))?;
+        if let Err(e) = sim.step_to(t) {
+            if let Some(bar) = &progress {
+                bar.abandon();
+            }
+            // The state is that of the last successful internal step: write it as the last row.
+            // (If even its outputs fail, the rows so far stay and the step's error is reported.)
+            let stopped = sim.time();
+            if stopped > last_row {
+                let _ = write_row(&mut sim, &mut csv);
+            }
+            bail!(
+                "simulation stopped at t = {stopped}: {e}\n{} holds the results up to t = {stopped}",
+                args.output.display()
+            );
+        }
         for (i, s) in &signals {
             sim.set_input(*i, s.at(t)).map_err(anyhow::Error::msg)?;
         }
         write_row(&mut sim, &mut csv)?;
+        last_row = t;
         progress.update(k, || format!("{t:.4}"));
     }
     csv.flush()?;

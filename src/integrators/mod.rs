@@ -2,6 +2,7 @@
 
 pub mod bathe;
 pub mod constraints;
+pub mod convergence;
 pub mod dynamics;
 pub mod error_control;
 pub mod generalized_alpha;

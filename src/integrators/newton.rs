@@ -11,6 +11,7 @@
 //! and Phi_q in the last (paper 000 eqs. 36, 40).
 
 use super::constraints::{BaumgarteConstants, ConstraintTreatment};
+use super::convergence::{IncrementScale, can_converge, converged};
 use super::dynamics::{Dynamics, TangentCoefficients};
 use crate::linalg::{FactorizationError, SparseLu, SparseMatrix};
 
@@ -61,7 +62,8 @@ impl std::str::FromStr for NewtonStrategy {
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct NewtonSettings {
-    /// Relative tolerance on position and velocity increments and on the force balance.
+    /// Relative tolerance on position and velocity increments and on the constraints, in the
+    /// scales of src/integrators/convergence.rs (floored at 16 ulps).
     pub tolerance: f64,
     pub max_iterations: usize,
     pub strategy: NewtonStrategy,
@@ -92,18 +94,39 @@ pub struct Statistics {
     pub factorizations: u64,
 }
 
+/// Why a stage's Newton iteration failed; the message says what happened and what to try
+/// (the CLI prints it, the FMU logs it with fmi2Discard).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum NewtonError {
-    #[error("Newton iteration did not converge in {0} iterations")]
-    NotConverged(usize),
-    #[error("Newton iteration diverged (non-finite values)")]
-    Diverged,
+    #[error(
+        "Newton iteration did not converge in {iterations} iterations (last increment {increment:.1e} times the \
+         tolerance, contraction rate {rate:.2}); try a smaller step, error_control = true, or more max_iterations"
+    )]
+    NotConverged { iterations: usize, increment: f64, rate: f64 },
+    #[error(
+        "Newton iteration diverged after {iterations} iterations (the increments grew even along damped steps); \
+         the motion is too fast for the step: try a smaller step or error_control = true"
+    )]
+    Diverged { iterations: usize },
+    #[error(
+        "a {part} evaluated to NaN or infinity at t = {t} at the start of the iteration; check the model's values \
+         (SI units?) and inputs, or a smaller step"
+    )]
+    NonFinite { t: f64, part: &'static str },
     /// The error-controlled step's local error estimate, in units of the tolerance, stayed
     /// above 1 (src/integrators/error_control.rs).
     #[error("local error estimate {0:.3e} times the tolerance")]
     LocalErrorTest(f64),
-    #[error(transparent)]
+    #[error("{0}")]
     Factorization(#[from] FactorizationError),
+}
+
+impl NewtonError {
+    /// A failure of the iteration itself (not of the model's functions at the start, nor the
+    /// error test): full Newton from the same start may still succeed.
+    pub fn is_iteration_failure(&self) -> bool {
+        matches!(self, NewtonError::NotConverged { .. } | NewtonError::Diverged { .. } | NewtonError::Factorization(_))
+    }
 }
 
 /// Buffers and the factorization kept between stages and steps.
@@ -130,6 +153,14 @@ pub struct Workspace {
     rhs: Vec<f64>,
     broyden: BroydenUpdates,
     history: StepHistory,
+    /// Absolute floor of the position scale of the convergence test (the model's size).
+    length: f64,
+    /// A stage's starting values (for the full-Newton restart).
+    start_a: Vec<f64>,
+    start_lambda: Vec<f64>,
+    /// The last step and (GGL) the shift before it, to retreat along the step.
+    previous_shift: Vec<f64>,
+    step: Vec<f64>,
 }
 
 /// Acceleration and multipliers at the start of the previous step, for the Newton predictor
@@ -231,6 +262,19 @@ impl Workspace {
             rhs: vec![0.0; n + m],
             broyden: BroydenUpdates::default(),
             history: StepHistory::default(),
+            length: 1.0,
+            start_a: Vec::with_capacity(n),
+            start_lambda: Vec::with_capacity(m),
+            previous_shift: Vec::new(),
+            step: vec![0.0; n + m],
+        }
+    }
+
+    /// Set the absolute floor of the position scale of the convergence test, normally
+    /// `convergence::model_length` of the initial configuration (default 1).
+    pub fn set_model_length(&mut self, length: f64) {
+        if length.is_finite() && length > 0.0 {
+            self.length = length;
         }
     }
 
@@ -411,7 +455,9 @@ impl Stage<'_> {
 }
 
 /// Solve a stage for (a, lambda), starting from their values on entry; on success `q`, `v`
-/// hold the stage's position and velocity.
+/// hold the stage's position and velocity. A kept-matrix iteration (modified Newton, Broyden)
+/// that fails is restarted from the same starting values as full Newton before the failure is
+/// reported, so that the step is only shortened when Newton's method itself fails.
 #[allow(clippy::too_many_arguments)]
 pub fn solve_stage(
     sys: &dyn Dynamics,
@@ -424,113 +470,139 @@ pub fn solve_stage(
     settings: &NewtonSettings,
     stats: &mut Statistics,
 ) -> Result<(), NewtonError> {
+    ws.start_a.clear();
+    ws.start_a.extend_from_slice(a);
+    ws.start_lambda.clear();
+    ws.start_lambda.extend_from_slice(lambda);
+    match iterate(sys, stage, a, lambda, q, v, ws, settings, settings.strategy, stats) {
+        Err(e) if settings.strategy != NewtonStrategy::Full && e.is_iteration_failure() => {
+            a.copy_from_slice(&ws.start_a);
+            lambda.copy_from_slice(&ws.start_lambda);
+            iterate(sys, stage, a, lambda, q, v, ws, settings, NewtonStrategy::Full, stats)
+        }
+        result => result,
+    }
+}
+
+/// Damped steps are halved down to this fraction of the Newton step.
+const MIN_DAMPING: f64 = 1.0 / 16.0;
+
+/// The Newton iteration of one stage with one strategy.
+///
+/// Each iteration computes the Newton step da = S^-1 r with the kept or a fresh matrix S and
+/// measures it in the scales of src/integrators/convergence.rs; theta = |da_k| / |da_{k-1}| is
+/// the contraction rate. Following the natural monotonicity test (Deuflhard, "Newton methods
+/// for nonlinear problems", Springer 2004, sec. 3.3), a step that is not shorter than the last
+/// one is not taken: with a kept matrix the matrix is refreshed at the current iterate and the
+/// step recomputed; if even the exact Newton step is not shorter, the last step overshot and
+/// the iterate retreats along it (damping 1/2, 1/4, ... down to MIN_DAMPING). A kept matrix is
+/// also refreshed for the next iteration when it contracts slowly (theta > 0.25) or too slowly
+/// to converge in the iterations left (Hairer & Wanner, Solving ODEs II, sec. IV.8).
+#[allow(clippy::too_many_arguments)]
+fn iterate(
+    sys: &dyn Dynamics,
+    stage: &Stage,
+    a: &mut [f64],
+    lambda: &mut [f64],
+    q: &mut [f64],
+    v: &mut [f64],
+    ws: &mut Workspace,
+    settings: &NewtonSettings,
+    strategy: NewtonStrategy,
+    stats: &mut Statistics,
+) -> Result<(), NewtonError> {
     let n = sys.coordinates();
     let w = stage.force_weight;
     let coefficients =
         TangentCoefficients { mass: 1.0, damping: w * stage.gamma, stiffness: w * stage.beta, lambda: w };
-    if settings.strategy == NewtonStrategy::Full {
+    let full = strategy == NewtonStrategy::Full;
+    if full {
         ws.factorized = None;
     } else {
         ws.select(&coefficients);
     }
-    let tol = settings.tolerance;
-    let mut previous_increment = f64::INFINITY;
-    let broyden = settings.strategy == NewtonStrategy::Broyden;
+    let broyden = strategy == NewtonStrategy::Broyden;
+    let scale = IncrementScale::new(ws.length, settings.tolerance, stage.beta, stage.gamma);
+    let tol = scale.tolerance;
     ws.broyden.reset();
-    let treatment = settings.constraints;
     ws.shift.fill(0.0);
+    ws.previous_shift.clear();
     stage.kinematics(a, &ws.shift, q, v);
+    // Scaled size of the last step taken (in full), the contraction rate, the damping of the
+    // last step and whether there is a last step to retreat along.
+    let mut previous_increment = f64::INFINITY;
+    let mut increment = f64::INFINITY;
+    let mut rate: Option<f64> = None;
+    let mut damping = 1.0;
+    let mut can_retreat = false;
     for iteration in 0..settings.max_iterations {
-        // Residual, and the scale of the terms it balances.
-        sys.forces(q, v, a, stage.t, &mut ws.inertial, &mut ws.forces);
-        let (r1, r2) = ws.rhs.split_at_mut(n);
-        r1.fill(0.0);
-        sys.add_constraint_forces(q, lambda, r1);
-        let mut force_scale = f64::MIN_POSITIVE;
-        for i in 0..n {
-            let e = stage.extra.map_or(0.0, |e| e[i]);
-            force_scale = force_scale.max(ws.inertial[i].abs() + w * (ws.forces[i].abs() + r1[i].abs()) + e.abs());
-            r1[i] = -(ws.inertial[i] + w * (ws.forces[i] + r1[i]) + e);
-        }
-        let q_scale = 1.0 + q.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-        // Constraint rows, and their error in position units (phi_max) for the tests below.
-        sys.constraint_residual(q, stage.t, &mut ws.phi);
-        let mut phi_max = ws.phi.iter().fold(0.0f64, |m, p| m.max(p.abs()));
-        match treatment {
-            ConstraintTreatment::Index3 => {
-                for (r, p) in r2.iter_mut().zip(&ws.phi) {
-                    *r = -p / stage.beta;
-                }
-            }
-            ConstraintTreatment::Ggl => {
-                // Velocity-level row Phi_q v / gamma' (paper 004 eqs. 19, 21); the position row is
-                // the shift below.
-                sys.constraint_velocity(q, v, stage.t, &mut ws.phi_dot);
-                for (r, p) in r2.iter_mut().zip(&ws.phi_dot) {
-                    *r = -p / stage.gamma;
-                    phi_max = phi_max.max((stage.beta * *r).abs());
-                }
-            }
-            ConstraintTreatment::Baumgarte => {
-                let BaumgarteConstants { alpha, beta } = settings.baumgarte;
-                // Phi'' + 2 alpha Phi' + beta^2 Phi (paper 004 eqs. 12-13), scaled to a Phi_q row.
-                sys.constraint_velocity(q, v, stage.t, &mut ws.phi_dot);
-                let c = match stage.constraint_acceleration {
-                    Some((c, d)) => {
-                        for ((t, x), y) in ws.shift.iter_mut().zip(a.iter()).zip(d) {
-                            *t = c.mul_add(*x, *y);
-                        }
-                        sys.constraint_velocity(q, &ws.shift, stage.t, &mut ws.phi_q_a);
-                        ws.shift.fill(0.0);
-                        c
-                    }
-                    None => {
-                        sys.constraint_velocity(q, a, stage.t, &mut ws.phi_q_a);
-                        1.0
-                    }
-                };
-                sys.constraint_acceleration_rhs(q, v, stage.t, &mut ws.acceleration_rhs);
-                let scale = c + 2.0 * alpha * stage.gamma + beta * beta * stage.beta;
-                phi_max = 0.0;
-                for (k, r) in r2.iter_mut().enumerate() {
-                    let g =
-                        ws.phi_q_a[k] - ws.acceleration_rhs[k] + 2.0 * alpha * ws.phi_dot[k] + beta * beta * ws.phi[k];
-                    *r = -g / scale;
-                    phi_max = phi_max.max((stage.beta * *r).abs());
-                }
-            }
-        }
-        let r1_max = r1.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let (r1_max, force_scale, phi_max) = residual(sys, stage, a, lambda, q, v, ws, settings);
         if !(r1_max.is_finite() && phi_max.is_finite()) {
+            if can_retreat && damping > MIN_DAMPING {
+                ws.retreat(stage, damping, 0.5 * damping, a, lambda, q, v);
+                damping *= 0.5;
+                continue;
+            }
             ws.factorized = None;
-            return Err(NewtonError::Diverged);
+            return Err(if iteration == 0 {
+                NewtonError::NonFinite { t: stage.t, part: if r1_max.is_finite() { "constraint" } else { "force" } }
+            } else {
+                NewtonError::Diverged { iterations: iteration }
+            });
         }
-        if iteration > 0 && r1_max <= 1e-3 * tol * force_scale && phi_max <= 1e-2 * tol * q_scale {
+        let phi_tolerance = scale.constraint_tolerance(q);
+        if iteration > 0 && r1_max <= 1e-3 * tol * force_scale && phi_max <= 1e-2 * phi_tolerance {
             return Ok(());
         }
-        if settings.strategy == NewtonStrategy::Full || ws.factorized.is_none() {
+        let mut fresh = full || ws.factorized.is_none();
+        if fresh {
             ws.refactorize(sys, (q, v, a, lambda), stage.t, coefficients, stats)?;
             ws.broyden.reset();
         }
-        stats.newton_iterations += 1;
-        ws.lu.solve(&mut ws.rhs)?;
-        if broyden {
-            ws.broyden.apply_updates(&mut ws.rhs);
-            ws.broyden.update_and_step(&mut ws.rhs);
+        ws.newton_step(broyden, stats)?;
+        let mut measured = scale.increment(&ws.rhs[..n], q, v);
+        increment = measured.size;
+        let mut theta = increment / previous_increment;
+        if !fresh && increment > tol && !(theta < 1.0) {
+            // The kept matrix does not contract here: refresh it at this iterate (the residual
+            // is evaluated again rather than copied on every iteration).
+            residual(sys, stage, a, lambda, q, v, ws, settings);
+            ws.refactorize(sys, (q, v, a, lambda), stage.t, coefficients, stats)?;
+            ws.broyden.reset();
+            fresh = true;
+            ws.newton_step(broyden, stats)?;
+            measured = scale.increment(&ws.rhs[..n], q, v);
+            increment = measured.size;
+            theta = increment / previous_increment;
         }
-        let mut increment = 0.0f64;
-        for i in 0..n {
-            let da = ws.rhs[i];
-            a[i] += da;
-            increment = increment
-                .max((stage.beta * da).abs() / (1.0 + q[i].abs()))
-                .max((stage.gamma * da).abs() / (1.0 + v[i].abs()));
+        // Below the tolerance in the attainable measure, a step is round-off: no retreat.
+        let mut attainable = measured.attainable;
+        if fresh && attainable > tol && !(theta < 1.0) && can_retreat && damping > MIN_DAMPING {
+            // Even the exact Newton step is not shorter: the last step overshot.
+            ws.retreat(stage, damping, 0.5 * damping, a, lambda, q, v);
+            damping *= 0.5;
+            continue;
+        }
+        if !increment.is_finite() {
+            ws.factorized = None;
+            return Err(NewtonError::Diverged { iterations: iteration + 1 });
+        }
+        let ggl = settings.constraints == ConstraintTreatment::Ggl && !ws.phi.is_empty();
+        if ggl {
+            ws.previous_shift.clone_from(&ws.shift);
+        }
+        can_retreat = true;
+        damping = 1.0;
+        for (x, d) in a.iter_mut().zip(&ws.rhs[..n]) {
+            *x += d;
         }
         for (l, dl) in lambda.iter_mut().zip(&ws.rhs[n..]) {
             *l += dl;
         }
+        // The step is kept for a retreat along it; `rhs` is rewritten before its next use.
+        std::mem::swap(&mut ws.step, &mut ws.rhs);
         stage.kinematics(a, &ws.shift, q, v);
-        if treatment == ConstraintTreatment::Ggl && !ws.phi.is_empty() {
+        if ggl {
             // GGL position shift: [S, w Phi_q^T; Phi_q, 0] [dp; nu] = [0; -Phi(q)] with the kept
             // factorization, so Phi_q dp = -Phi (a Newton step onto Phi = 0 along S^-1 Phi_q^T).
             sys.constraint_residual(q, stage.t, &mut ws.phi);
@@ -540,37 +612,155 @@ pub fn solve_stage(
                 *r = -p;
             }
             ws.lu.solve(&mut ws.rhs)?;
-            for ((p, dp), qi) in ws.shift.iter_mut().zip(&ws.rhs[..n]).zip(q.iter()) {
+            for (p, dp) in ws.shift.iter_mut().zip(&ws.rhs[..n]) {
                 *p += dp;
-                increment = increment.max(dp.abs() / (1.0 + qi.abs()));
             }
+            let dp = scale.position_increment(&ws.rhs[..n], q);
+            increment = increment.max(dp);
+            attainable = attainable.max(dp);
             stage.kinematics(a, &ws.shift, q, v);
         }
         if !increment.is_finite() {
             ws.factorized = None;
-            return Err(NewtonError::Diverged);
+            return Err(NewtonError::Diverged { iterations: iteration + 1 });
         }
-        // Converged when the increment is below the tolerance, or when the remaining error
-        // estimated from the observed contraction rate theta is well below it:
-        // theta/(1 - theta) |delta| <= kappa tol (Hairer & Wanner, Solving ODEs II, sec. IV.8,
-        // eq. 8.10). A stale (modified-Newton) matrix contracts linearly, so without the estimate
-        // it iterates until the increment itself is below tol. kappa = 0.1 keeps the solution as
-        // accurate as before (with kappa = 1 the leftover Newton error, ~tol per stage, showed in
-        // the crank-slider energy balance at h = 1e-4 and tolerance 1e-12: 1.8e-8 J instead of
-        // 2.8e-8 J, order 2.58 instead of 2.00); crank-slider, h = 1e-3, default tolerance:
-        // TTBIF 10.97 -> 9.29 iterations per step, HHT 4.04 -> 3.53.
-        let rate = increment / previous_increment;
-        if phi_max <= tol * q_scale
-            && (increment <= tol || (iteration > 0 && rate < 1.0 && rate / (1.0 - rate) * increment <= 0.1 * tol))
-        {
+        rate = (iteration > 0 && previous_increment.is_finite()).then(|| increment / previous_increment);
+        // Converged, or at the attainable accuracy: an exact Newton step that no longer
+        // contracts and is round-off in size (src/integrators/convergence.rs).
+        let stagnated = fresh && attainable <= tol && rate.is_some_and(|r| r >= 0.5);
+        if phi_max <= phi_tolerance && (converged(increment, rate, tol) || stagnated) {
             return Ok(());
         }
-        // A reused factorization that contracts slowly is refreshed at the current iterate.
-        if settings.strategy != NewtonStrategy::Full && iteration > 0 && increment > 0.25 * previous_increment {
+        // A kept factorization that contracts slowly is refreshed at the next iterate.
+        let left = settings.max_iterations - iteration - 1;
+        if !full && rate.is_some_and(|r| r > 0.25 || !can_converge(increment, r, left, tol)) {
             ws.factorized = None;
         }
         previous_increment = increment;
     }
     ws.factorized = None;
-    Err(NewtonError::NotConverged(settings.max_iterations))
+    Err(NewtonError::NotConverged {
+        iterations: settings.max_iterations,
+        increment: increment / tol,
+        rate: rate.unwrap_or(f64::NAN),
+    })
+}
+
+/// The stage residual into `ws.rhs` (force rows R1, constraint rows R2 per the treatment) at
+/// the iterate (a, lambda) with position q and velocity v. Returns max |R1|, the scale of the
+/// forces R1 balances, and the constraint error in position units.
+#[allow(clippy::too_many_arguments)]
+fn residual(
+    sys: &dyn Dynamics,
+    stage: &Stage,
+    a: &[f64],
+    lambda: &[f64],
+    q: &[f64],
+    v: &[f64],
+    ws: &mut Workspace,
+    settings: &NewtonSettings,
+) -> (f64, f64, f64) {
+    let n = sys.coordinates();
+    let w = stage.force_weight;
+    sys.forces(q, v, a, stage.t, &mut ws.inertial, &mut ws.forces);
+    let (r1, r2) = ws.rhs.split_at_mut(n);
+    r1.fill(0.0);
+    sys.add_constraint_forces(q, lambda, r1);
+    let mut force_scale = f64::MIN_POSITIVE;
+    for i in 0..n {
+        let e = stage.extra.map_or(0.0, |e| e[i]);
+        force_scale = force_scale.max(ws.inertial[i].abs() + w * (ws.forces[i].abs() + r1[i].abs()) + e.abs());
+        r1[i] = -(ws.inertial[i] + w * (ws.forces[i] + r1[i]) + e);
+    }
+    // Constraint rows, and their error in position units (phi_max).
+    sys.constraint_residual(q, stage.t, &mut ws.phi);
+    let mut phi_max = ws.phi.iter().fold(0.0f64, |m, p| m.max(p.abs()));
+    match settings.constraints {
+        ConstraintTreatment::Index3 => {
+            for (r, p) in r2.iter_mut().zip(&ws.phi) {
+                *r = -p / stage.beta;
+            }
+        }
+        ConstraintTreatment::Ggl => {
+            // Velocity-level row Phi_q v / gamma' (paper 004 eqs. 19, 21); the position row is
+            // the shift of `iterate`.
+            sys.constraint_velocity(q, v, stage.t, &mut ws.phi_dot);
+            for (r, p) in r2.iter_mut().zip(&ws.phi_dot) {
+                *r = -p / stage.gamma;
+                phi_max = phi_max.max((stage.beta * *r).abs());
+            }
+        }
+        ConstraintTreatment::Baumgarte => {
+            let BaumgarteConstants { alpha, beta } = settings.baumgarte;
+            // Phi'' + 2 alpha Phi' + beta^2 Phi (paper 004 eqs. 12-13), scaled to a Phi_q row.
+            sys.constraint_velocity(q, v, stage.t, &mut ws.phi_dot);
+            let c = match stage.constraint_acceleration {
+                Some((c, d)) => {
+                    for ((t, x), y) in ws.shift.iter_mut().zip(a.iter()).zip(d) {
+                        *t = c.mul_add(*x, *y);
+                    }
+                    sys.constraint_velocity(q, &ws.shift, stage.t, &mut ws.phi_q_a);
+                    ws.shift.fill(0.0);
+                    c
+                }
+                None => {
+                    sys.constraint_velocity(q, a, stage.t, &mut ws.phi_q_a);
+                    1.0
+                }
+            };
+            sys.constraint_acceleration_rhs(q, v, stage.t, &mut ws.acceleration_rhs);
+            let scale = c + 2.0 * alpha * stage.gamma + beta * beta * stage.beta;
+            phi_max = 0.0;
+            for (k, r) in r2.iter_mut().enumerate() {
+                let g = ws.phi_q_a[k] - ws.acceleration_rhs[k] + 2.0 * alpha * ws.phi_dot[k] + beta * beta * ws.phi[k];
+                *r = -g / scale;
+                phi_max = phi_max.max((stage.beta * *r).abs());
+            }
+        }
+    }
+    let r1_max = r1.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    (r1_max, force_scale, phi_max)
+}
+
+impl Workspace {
+    /// The Newton step: `rhs` (the residual) <- S^-1 rhs with the current factorization,
+    /// corrected by Broyden's updates if they are used.
+    fn newton_step(&mut self, broyden: bool, stats: &mut Statistics) -> Result<(), NewtonError> {
+        stats.newton_iterations += 1;
+        self.lu.solve(&mut self.rhs)?;
+        if broyden {
+            self.broyden.apply_updates(&mut self.rhs);
+            self.broyden.update_and_step(&mut self.rhs);
+        }
+        Ok(())
+    }
+
+    /// Move from the iterate `from` times along the last step to `to` times along it (the
+    /// iterate before the step plus `to` times the step); GGL's shift goes back to its value
+    /// before the step.
+    #[allow(clippy::too_many_arguments)]
+    fn retreat(
+        &mut self,
+        stage: &Stage,
+        from: f64,
+        to: f64,
+        a: &mut [f64],
+        lambda: &mut [f64],
+        q: &mut [f64],
+        v: &mut [f64],
+    ) {
+        let n = a.len();
+        let c = to - from;
+        for (x, d) in a.iter_mut().zip(&self.step[..n]) {
+            *x = c.mul_add(*d, *x);
+        }
+        for (x, d) in lambda.iter_mut().zip(&self.step[n..]) {
+            *x = c.mul_add(*d, *x);
+        }
+        if self.previous_shift.len() == self.shift.len() {
+            self.shift.clone_from(&self.previous_shift);
+        }
+        self.broyden.reset();
+        stage.kinematics(a, &self.shift, q, v);
+    }
 }

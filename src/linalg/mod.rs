@@ -113,9 +113,15 @@ impl SparseMatrix {
 
 #[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
 pub enum FactorizationError {
-    #[error("the Newton matrix is singular (redundant constraints or a body without mass?)")]
+    #[error(
+        "the Newton matrix is singular (redundant constraints, a body without mass, or a mechanism at a \
+         singular position?); check the joints and masses"
+    )]
     Singular,
-    #[error("the Newton matrix contains NaN or infinite entries")]
+    #[error(
+        "the Newton matrix contains NaN or infinite entries (a force or its derivative overflowed); check the \
+         model's values (SI units?)"
+    )]
     NotFinite,
 }
 

@@ -1,0 +1,46 @@
+//! A run that fails keeps its results (issue 17): `flexfmu simulate` writes each CSV row as it
+//! is computed, and on failure adds the state of the last successful internal step, exits
+//! with 1 and says what happened and what to try.
+//!
+//! The failing model: the rigid pendulum (models/rigid_pendulum.toml) under a torque
+//! 1 / sqrt(0.5 - t), which is infinite at t = 0.5 s and NaN after it. Every step that ends
+//! before 0.5 s is solvable; no step can pass it.
+
+use std::process::Command;
+
+const EXE: &str = env!("CARGO_BIN_EXE_flexfmu");
+
+#[test]
+fn a_failed_run_keeps_every_row_up_to_the_failure() {
+    let dir = std::env::temp_dir().join(format!("flexfmu_failed_run_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let base = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/models/rigid_pendulum.toml")).unwrap();
+    let model = dir.join("pendulum_blowup.toml");
+    let text = base.replace("name = \"rigid_pendulum\"", "name = \"pendulum_blowup\"")
+        + "\n[[loads]]\nname = \"blowup\"\ntype = \"torque\"\nbody = \"rod\"\nvalue = \"1/sqrt(0.5 - t)\"\n";
+    std::fs::write(&model, text).unwrap();
+    let csv = dir.join("out.csv");
+    let out = Command::new(EXE).arg("simulate").arg(&model).arg("-o").arg(&csv).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprintln!("{stderr}");
+    assert_eq!(out.status.code(), Some(1), "exit code");
+    assert!(stderr.contains("simulation stopped at t = "), "{stderr}");
+    assert!(stderr.contains("NaN or infinity"), "the diagnosis names the non-finite force: {stderr}");
+    assert!(stderr.contains("holds the results up to"), "{stderr}");
+
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let rows: Vec<Vec<f64>> =
+        text.lines().skip(1).map(|l| l.split(',').map(|c| c.parse::<f64>().unwrap()).collect()).collect();
+    let times: Vec<f64> = rows.iter().map(|r| r[0]).collect();
+    // Every output sample (interval 0.01 s) before the singularity, then the last state.
+    let interval = 0.01;
+    let samples = times.iter().filter(|&&t| ((t / interval).round() * interval - t).abs() < 1e-9).count();
+    assert_eq!(samples, 50, "rows at 0, 0.01, ..., 0.49 s: {times:?}");
+    for (k, t) in times.iter().take(50).enumerate() {
+        assert!((t - k as f64 * interval).abs() < 1e-9, "row {k} at t = {t}");
+    }
+    let last = *times.last().unwrap();
+    assert!(times.len() == 51 && last > 0.49 && last < 0.5, "last row at the failure, just before 0.5 s: {last}");
+    assert!(rows.iter().flatten().all(|x| x.is_finite()));
+    std::fs::remove_dir_all(&dir).ok();
+}
