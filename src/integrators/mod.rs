@@ -97,7 +97,7 @@ impl Integrator {
 
 /// Everything that evolves in time. `aux` is a method's extra vector (generalized-alpha's
 /// pseudo-acceleration; equal to `a` for the other methods).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct State {
     pub t: f64,
     pub q: Vec<f64>,
@@ -110,6 +110,18 @@ pub struct State {
 }
 
 impl State {
+    /// Whether every number is finite: a state that is not is never accepted.
+    pub fn is_finite(&self) -> bool {
+        let finite = |x: &[f64]| x.iter().all(|x| x.is_finite());
+        self.t.is_finite()
+            && self.dissipated.is_finite()
+            && finite(&self.q)
+            && finite(&self.v)
+            && finite(&self.a)
+            && finite(&self.lambda)
+            && finite(&self.aux)
+    }
+
     pub fn zeros(n: usize, m: usize) -> Self {
         State {
             t: 0.0,
@@ -213,14 +225,17 @@ impl Stepper {
     /// the step is shortened to end just after the earliest change (located by the Illinois
     /// variant of regula falsi on the step size, each trial a full step from `state`).
     /// On failure `state` is untouched.
-    fn try_step(&mut self, sys: &dyn Dynamics, state: &mut State, h: f64) -> Result<(), NewtonError> {
+    fn try_step(&mut self, sys: &mut dyn Dynamics, state: &mut State, h: f64) -> Result<(), NewtonError> {
         self.integrate(sys, state, h)?;
+        if !self.trial.is_finite() {
+            return Err(NewtonError::Diverged);
+        }
         self.accept_trial(sys, state, h)
     }
 
     /// Accept the step of size h in `self.trial` (shortened first if an event lies inside it)
     /// into `state`.
-    fn accept_trial(&mut self, sys: &dyn Dynamics, state: &mut State, h: f64) -> Result<(), NewtonError> {
+    fn accept_trial(&mut self, sys: &mut dyn Dynamics, state: &mut State, h: f64) -> Result<(), NewtonError> {
         let events = sys.event_count();
         let mut located = false;
         if events > 0 {
@@ -254,7 +269,7 @@ impl Stepper {
     /// velocity jumps through the impulse system [M Phi_q^T; Phi_q 0] and a clean restart from
     /// consistent accelerations and multipliers (the index-1 solve of the initial state).
     /// Returns whether anything changed.
-    pub fn settle_events(&mut self, sys: &dyn Dynamics, state: &mut State) -> Result<bool, NewtonError> {
+    pub fn settle_events(&mut self, sys: &mut dyn Dynamics, state: &mut State) -> Result<bool, NewtonError> {
         let (n, m) = (sys.coordinates(), sys.constraints());
         let mut jump = vec![0.0; m];
         let mut changed = false;
@@ -355,7 +370,7 @@ impl Stepper {
 
     /// Advance by h; a failing step is rejected and retried as two half steps, recursively.
     /// On failure `state` is unchanged.
-    pub fn step(&mut self, sys: &dyn Dynamics, state: &mut State, h: f64) -> Result<(), StepFailure> {
+    pub fn step(&mut self, sys: &mut dyn Dynamics, state: &mut State, h: f64) -> Result<(), StepFailure> {
         let start = state.clone();
         let result = self.step_halving(sys, state, h, 0);
         if result.is_err() {
@@ -364,7 +379,13 @@ impl Stepper {
         result
     }
 
-    fn step_halving(&mut self, sys: &dyn Dynamics, state: &mut State, h: f64, depth: u32) -> Result<(), StepFailure> {
+    fn step_halving(
+        &mut self,
+        sys: &mut dyn Dynamics,
+        state: &mut State,
+        h: f64,
+        depth: u32,
+    ) -> Result<(), StepFailure> {
         let t_end = state.t + h;
         // A step may end early at an event; the rest of h follows.
         while t_end - state.t > EVENT_TOLERANCE * h {
@@ -398,7 +419,7 @@ impl Stepper {
     /// update that failed once its step was accepted.
     pub fn error_controlled_step(
         &mut self,
-        sys: &dyn Dynamics,
+        sys: &mut dyn Dynamics,
         state: &mut State,
         h: f64,
         control: &ErrorControl,
@@ -452,7 +473,11 @@ impl Stepper {
         let half = std::mem::take(&mut self.half);
         let result = self.integrate(sys, &half, state.t + h - half.t);
         self.half = half;
-        result
+        result?;
+        if !(self.single.is_finite() && self.trial.is_finite()) {
+            return Err(NewtonError::Diverged);
+        }
+        Ok(())
     }
 }
 
