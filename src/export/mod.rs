@@ -1,5 +1,6 @@
-//! Export: the variable table, modelDescription.xml and the .fmu archive.
+//! Export: modelDescription.xml and the .fmu archive (the variable table is the FMU core's,
+//! `crate::fmu::variables`, re-exported here).
 
 pub mod model_description;
 pub mod package;
-pub mod variables;
+pub use crate::fmu::variables;

@@ -8,7 +8,7 @@ use zip::CompressionMethod;
 use zip::write::SimpleFileOptions;
 
 use super::model_description::{model_description, real};
-use super::variables::{Role, VarType, Variables};
+use crate::fmu::variables::{Role, VarType, Variables};
 use crate::model::Model;
 
 /// The platform directory and library suffix of this build.

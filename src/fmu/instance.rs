@@ -1,143 +1,28 @@
-//! One FMU instance: safe Rust over `Simulation` and `Model`. Entry points in `api` call
-//! exactly one method here after the call-sequence check.
+//! One FMU instance in safe Rust, independent of the FMI version: the variable table, the
+//! instance's parameters, inputs and solver settings, the lifecycle state and the
+//! simulation. It knows only the simulation facade (src/simulation.rs); the FMI layer
+//! (src/fmi2/api.rs) checks pointers and the call sequence and calls exactly one method here.
+//! Messages go to the `Logger` the FMI layer supplies, prefixed with the FMI function name
+//! the layer passes in.
 
-use std::ffi::{CString, c_int};
-use std::path::PathBuf;
+use std::path::Path;
 
-use super::state::State;
-use super::types::{CallbackFunctions, Status};
-use crate::export::model_description::LOG_CATEGORIES;
-use crate::export::variables::{Role, SolverField, VarType, Variables, guid, method_from_code};
-use crate::integrators::Method;
-use crate::model::Model;
-use crate::simulation::{Simulation, Snapshot, SolverSettings};
-
-pub const LOG_EVENTS: usize = 0;
-pub const LOG_STATUS_WARNING: usize = 1;
-pub const LOG_STATUS_DISCARD: usize = 2;
-pub const LOG_STATUS_ERROR: usize = 3;
-pub const LOG_STATUS_FATAL: usize = 4;
-pub const LOG_ALL: usize = 5;
-pub const LOG_SOLVER: usize = 6;
+use super::lifecycle::State;
+use super::log::{Category, Enabled, Logger};
+use super::settings;
+use super::state::FmuState;
+use super::status::Status;
+use super::variables::{Role, VarType, Variables, guid};
+use crate::simulation::blob;
+use crate::simulation::{Experiment, Model, Simulation, SolverSettings};
 
 /// Relative tolerance for comparing communication points with the FMU time.
 const TIME_TOLERANCE: f64 = 1e-9;
 
-/// Parse `fmuResourceLocation`: `file:///abs`, `file:/abs`, `file://localhost/abs`, with or
-/// without a trailing slash, percent-encoded.
-pub fn resource_path(uri: &str) -> Result<PathBuf, String> {
-    let bad = || format!("unsupported resource location '{uri}' (expected a file: URI with an absolute path)");
-    if uri.len() < 5 || !uri[..5].eq_ignore_ascii_case("file:") {
-        return Err(bad());
-    }
-    let rest = &uri[5..];
-    let path = if let Some(after) = rest.strip_prefix("//") {
-        let slash = after.find('/').ok_or_else(bad)?;
-        let authority = &after[..slash];
-        if !(authority.is_empty() || authority.eq_ignore_ascii_case("localhost")) {
-            return Err(format!("resource location '{uri}' names a remote host '{authority}'"));
-        }
-        &after[slash..]
-    } else {
-        rest
-    };
-    if !path.starts_with('/') {
-        return Err(bad());
-    }
-    let decoded = percent_encoding::percent_decode_str(path).decode_utf8().map_err(|_| bad())?;
-    Ok(PathBuf::from(decoded.into_owned()))
-}
-
-const STATE_MAGIC: &[u8; 8] = b"flexfmuS";
-
-/// Everything an FMU state holds, as bytes: GUID, then instance data, then the snapshot.
-fn encode_state(guid: &str, inst: &Instance) -> Vec<u8> {
-    let mut b = Vec::new();
-    b.extend_from_slice(guid.as_bytes());
-    b.extend_from_slice(STATE_MAGIC);
-    let tag: u64 = match inst.state {
-        State::Instantiated => 0,
-        State::InitializationMode => 1,
-        State::StepComplete => 2,
-        State::StepFailed => 3,
-        State::Terminated => 4,
-        State::Error | State::Fatal => 5,
-    };
-    let words = [tag, u64::from(inst.stop_time.is_some()), inst.params.len() as u64, inst.inputs.len() as u64];
-    for w in words {
-        b.extend_from_slice(&w.to_le_bytes());
-    }
-    inst.settings.encode(&mut b);
-    for x in [inst.start_time, inst.stop_time.unwrap_or(0.0), inst.last_successful_time] {
-        b.extend_from_slice(&x.to_le_bytes());
-    }
-    for x in inst.params.iter().chain(inst.inputs.iter()) {
-        b.extend_from_slice(&x.to_le_bytes());
-    }
-    if let Some(sim) = &inst.sim {
-        b.extend_from_slice(&sim.snapshot().to_bytes());
-    }
-    b
-}
-
-struct Decoded {
-    state: State,
-    start_time: f64,
-    stop_time: Option<f64>,
-    last_successful_time: f64,
-    settings: SolverSettings,
-    params: Vec<f64>,
-    inputs: Vec<f64>,
-    snapshot: Option<Snapshot>,
-}
-
-fn decode_state(guid: &str, bytes: &[u8], n_params: usize, n_inputs: usize) -> Result<Decoded, String> {
-    let rest = bytes.strip_prefix(guid.as_bytes()).ok_or("the FMU state belongs to another FMU (GUID mismatch)")?;
-    let bad = || "the FMU state is corrupt or of another flexfmu version".to_string();
-    let rest = rest.strip_prefix(STATE_MAGIC.as_slice()).ok_or_else(bad)?;
-    let fixed = 8 * (4 + SolverSettings::ENCODED_WORDS + 3 + n_params + n_inputs);
-    if rest.len() < fixed {
-        return Err(bad());
-    }
-    let (head, tail) = rest.split_at(fixed);
-    let mut words = head.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")));
-    let mut u = || words.next().ok_or_else(bad);
-    let state = match u()? {
-        0 => State::Instantiated,
-        1 => State::InitializationMode,
-        2 => State::StepComplete,
-        3 => State::StepFailed,
-        4 => State::Terminated,
-        5 => State::Error,
-        _ => return Err(bad()),
-    };
-    let stop_defined = u()? == 1;
-    if u()? as usize != n_params || u()? as usize != n_inputs {
-        return Err(bad());
-    }
-    let settings = SolverSettings::decode(&mut words).ok_or_else(bad)?;
-    let mut f = || words.next().map(f64::from_bits).ok_or_else(bad);
-    let (start_time, stop, last_successful_time) = (f()?, f()?, f()?);
-    let params = (0..n_params).map(|_| f()).collect::<Result<Vec<_>, _>>()?;
-    let inputs = (0..n_inputs).map(|_| f()).collect::<Result<Vec<_>, _>>()?;
-    let snapshot = if tail.is_empty() { None } else { Some(Snapshot::from_bytes(tail)?) };
-    Ok(Decoded {
-        state,
-        start_time,
-        stop_time: stop_defined.then_some(stop),
-        last_successful_time,
-        settings,
-        params,
-        inputs,
-        snapshot,
-    })
-}
-
 pub struct Instance {
-    pub state: State,
-    name: CString,
-    callbacks: CallbackFunctions,
-    enabled: [bool; LOG_CATEGORIES.len()],
+    state: State,
+    logger: Logger,
+    enabled: Enabled,
     model: Model,
     guid: String,
     vars: Variables,
@@ -147,128 +32,98 @@ pub struct Instance {
     start_time: f64,
     stop_time: Option<f64>,
     last_successful_time: f64,
+    /// Built at instantiation with the default parameters (the one assembly of the model),
+    /// rebuilt only when parameters, start time or settings change before the first step.
     sim: Option<Simulation>,
-    /// The choices of every string parameter as C strings (empty for other parameters):
-    /// `fmi2GetString` hands out pointers into these, valid as long as the instance.
-    choice_texts: Vec<Vec<CString>>,
-}
-
-fn c_text(s: &str) -> CString {
-    CString::new(s.replace('\0', " ")).unwrap_or_default()
 }
 
 impl Instance {
-    /// Log through the importer's logger if `category` is enabled.
-    pub fn log(&self, status: Status, category: usize, message: &str) {
-        if !(self.enabled[category] || self.enabled[LOG_ALL]) {
-            return;
-        }
-        log_with(&self.callbacks, &self.name, status, category, message);
-    }
-
-    pub fn error(&self, message: &str) -> Status {
-        self.log(Status::Error, LOG_STATUS_ERROR, message);
-        Status::Error
-    }
-
-    /// fmi2Instantiate after the NULL checks. Errors are already logged.
-    pub fn new(
-        name: &str,
-        fmu_type: c_int,
-        fmu_guid: &str,
-        resources: Option<&str>,
-        callbacks: CallbackFunctions,
-        logging_on: bool,
-    ) -> Option<Instance> {
-        let cname = c_text(name);
-        let fail = |msg: String| {
-            log_with(&callbacks, &cname, Status::Error, LOG_STATUS_ERROR, &format!("fmi2Instantiate: {msg}"));
-            None
-        };
-        if name.trim().is_empty() {
-            return fail("instanceName must not be empty".into());
-        }
-        match fmu_type {
-            super::types::FMI2_CO_SIMULATION => {}
-            super::types::FMI2_MODEL_EXCHANGE => {
-                return fail("this FMU supports Co-Simulation only, not Model Exchange".into());
-            }
-            other => return fail(format!("unknown fmuType {other}")),
-        }
-        let Some(uri) = resources.filter(|s| !s.is_empty()) else {
-            return fail("fmuResourceLocation is missing; the model is read from resources/model.toml".into());
-        };
-        let dir = match resource_path(uri) {
-            Ok(d) => d,
-            Err(e) => return fail(e),
-        };
-        let file = dir.join("model.toml");
-        let model = match Model::load(&file) {
-            Ok(m) => m,
-            Err(e) => return fail(e.to_string()),
-        };
+    /// Load `resources/model.toml`, check it against the importer's GUID and build the
+    /// simulation once (its outputs complete the variable table). The error is the reason,
+    /// for the FMI layer to log.
+    pub fn instantiate(resources: &Path, fmu_guid: &str, logger: Logger, logging_on: bool) -> Result<Instance, String> {
+        let file = resources.join("model.toml");
+        let model = Model::load(&file).map_err(|e| e.to_string())?;
         let guid = guid(&model.source);
         if guid != fmu_guid {
-            return fail(format!(
+            return Err(format!(
                 "GUID mismatch: the importer expects {fmu_guid} but {} has {guid} (resources do not match modelDescription.xml)",
                 file.display()
             ));
         }
-        let vars = match Variables::new(&model) {
-            Ok(v) => v,
-            Err(e) => return fail(e),
-        };
-        let mut enabled = [false; LOG_CATEGORIES.len()];
-        enabled[LOG_STATUS_ERROR] = true;
-        enabled[LOG_STATUS_FATAL] = true;
-        if logging_on {
-            enabled = [true; LOG_CATEGORIES.len()];
-        }
-        let mut inst = Instance {
+        let params = model.default_parameters();
+        let settings = SolverSettings::from_model(&model, &params).map_err(|e| e.to_string())?;
+        let experiment = Experiment::from_model(&model, &params).map_err(|e| e.to_string())?;
+        let sim = Simulation::new(&model, &params, settings, experiment.start_time).map_err(|e| e.to_string())?;
+        let vars = Variables::with_outputs(&model, settings, experiment, sim.outputs())?;
+        let inst = Instance {
             state: State::Instantiated,
-            name: cname,
-            callbacks,
-            enabled,
-            params: Vec::new(),
-            inputs: Vec::new(),
-            settings: vars.settings,
-            start_time: vars.experiment.start_time,
+            logger,
+            enabled: Enabled::new(logging_on),
+            inputs: model.definition.inputs.iter().map(|i| i.start).collect(),
+            params,
+            settings,
+            start_time: experiment.start_time,
             stop_time: None,
-            last_successful_time: vars.experiment.start_time,
-            sim: None,
+            last_successful_time: experiment.start_time,
+            sim: Some(sim),
             model,
             guid,
-            choice_texts: Vec::new(),
             vars,
         };
-        inst.choice_texts =
-            inst.model.parameters.iter().map(|p| p.choices.iter().map(|c| c_text(c)).collect()).collect();
-        inst.reset();
-        inst.log(Status::Ok, LOG_EVENTS, &format!("instantiated {} from {}", inst.model.name(), file.display()));
-        Some(inst)
+        inst.log(Status::Ok, Category::Events, &format!("instantiated {} from {}", inst.model.name(), file.display()));
+        Ok(inst)
     }
 
-    pub fn set_debug_logging(&mut self, on: bool, categories: &[Option<String>]) -> Status {
+    pub fn state(&self) -> State {
+        self.state
+    }
+
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    /// Log through the importer's logger if `category` is enabled.
+    pub fn log(&self, status: Status, category: Category, message: &str) {
+        if self.enabled.logs(category) {
+            (self.logger)(status, category, message);
+        }
+    }
+
+    pub fn error(&self, message: &str) -> Status {
+        self.log(Status::Error, Category::StatusError, message);
+        Status::Error
+    }
+
+    /// The instance is unusable (a panic was caught): every further call but freeing it
+    /// is refused.
+    pub fn fatal(&mut self, message: &str) -> Status {
+        self.state = State::Fatal;
+        self.log(Status::Fatal, Category::StatusFatal, message);
+        Status::Fatal
+    }
+
+    pub fn set_debug_logging(&mut self, function: &str, on: bool, categories: &[Option<String>]) -> Status {
         if categories.is_empty() {
-            self.enabled = [on; LOG_CATEGORIES.len()];
+            self.enabled.set_all(on);
             return Status::Ok;
         }
-        let mut idx = Vec::new();
+        let mut chosen = Vec::new();
         for c in categories {
-            match c.as_deref().and_then(|c| LOG_CATEGORIES.iter().position(|(n, _)| *n == c)) {
-                Some(i) => idx.push(i),
+            match c.as_deref().and_then(Category::from_name) {
+                Some(category) => chosen.push(category),
                 None => {
-                    let names: Vec<&str> = LOG_CATEGORIES.iter().map(|(n, _)| *n).collect();
+                    let names: Vec<&str> = Category::ALL.iter().map(|c| c.name()).collect();
                     return self.error(&format!(
-                        "fmi2SetDebugLogging: unknown log category {:?} (expected one of {})",
+                        "{function}: unknown log category {:?} (expected one of {})",
                         c.as_deref().unwrap_or("NULL"),
                         names.join(", ")
                     ));
                 }
             }
         }
-        for i in idx {
-            self.enabled[i] = on;
+        for category in chosen {
+            self.enabled.set(category, on);
         }
         Status::Ok
     }
@@ -285,27 +140,38 @@ impl Instance {
         Status::Ok
     }
 
-    pub fn setup_experiment(&mut self, tolerance: Option<f64>, start: f64, stop: Option<f64>) -> Status {
+    pub fn setup_experiment(
+        &mut self,
+        function: &str,
+        tolerance: Option<f64>,
+        start: f64,
+        stop: Option<f64>,
+    ) -> Status {
         if !start.is_finite() {
-            return self.error(&format!("fmi2SetupExperiment: startTime {start} is not finite"));
+            return self.error(&format!("{function}: startTime {start} is not finite"));
         }
         if let Some(stop) = stop {
             if stop.is_nan() || stop < start {
-                return self.error(&format!("fmi2SetupExperiment: stopTime {stop} is before startTime {start}"));
+                return self.error(&format!("{function}: stopTime {stop} is before startTime {start}"));
             }
         }
         if let Some(t) = tolerance {
             // The tolerance of FMI 2.0 sec. 2.1.6 is the relative tolerance of the
             // error-controlled step (active when solver_error_control = 1).
             if !(t > 0.0 && t < 1.0) {
-                return self.error(&format!("fmi2SetupExperiment: tolerance {t} must be in (0, 1)"));
+                return self.error(&format!("{function}: tolerance {t} must be in (0, 1)"));
             }
-            self.settings.error_control.rtol = t;
+            let mut settings = self.settings;
+            settings.error_control.rtol = t;
+            self.change_settings(settings);
             self.log(
                 Status::Ok,
-                LOG_EVENTS,
-                &format!("fmi2SetupExperiment: tolerance {t} sets solver_rtol (used when solver_error_control = 1)"),
+                Category::Events,
+                &format!("{function}: tolerance {t} sets solver_rtol (used when solver_error_control = 1)"),
             );
+        }
+        if self.sim.as_ref().is_some_and(|sim| sim.time() != start) {
+            self.sim = None;
         }
         self.start_time = start;
         self.stop_time = stop;
@@ -318,6 +184,16 @@ impl Instance {
         Status::Ok
     }
 
+    /// New solver settings. Before the first step a simulation built with other settings is
+    /// rebuilt (as if they had been the model's); afterwards they apply at the next step.
+    fn change_settings(&mut self, settings: SolverSettings) {
+        let before_first_step = matches!(self.state, State::Instantiated | State::InitializationMode);
+        if before_first_step && self.sim.as_ref().is_some_and(|sim| *sim.settings() != settings) {
+            self.sim = None;
+        }
+        self.settings = settings;
+    }
+
     /// Build the simulation with the current parameters if it does not exist.
     fn ensure_simulation(&mut self) -> Result<&mut Simulation, String> {
         if self.sim.is_none() {
@@ -327,15 +203,15 @@ impl Instance {
             for (i, v) in self.inputs.iter().enumerate() {
                 sim.set_input(i, *v)?;
             }
-            self.log(Status::Ok, LOG_EVENTS, &format!("initialized at t = {}", self.start_time));
+            self.log(Status::Ok, Category::Events, &format!("initialized at t = {}", self.start_time));
             self.sim = Some(sim);
         }
         Ok(self.sim.as_mut().expect("just built"))
     }
 
-    pub fn exit_initialization_mode(&mut self) -> Status {
+    pub fn exit_initialization_mode(&mut self, function: &str) -> Status {
         if let Err(e) = self.ensure_simulation() {
-            return self.error(&format!("fmi2ExitInitializationMode: {e}"));
+            return self.error(&format!("{function}: {e}"));
         }
         self.last_successful_time = self.start_time;
         self.state = State::StepComplete;
@@ -344,7 +220,7 @@ impl Instance {
 
     pub fn terminate(&mut self) -> Status {
         self.state = State::Terminated;
-        self.log(Status::Ok, LOG_EVENTS, "terminated");
+        self.log(Status::Ok, Category::Events, "terminated");
         Status::Ok
     }
 
@@ -360,18 +236,7 @@ impl Instance {
         Ok(match role {
             Role::Parameter(i) => self.params[i],
             Role::Input(i) => self.inputs[i],
-            Role::Solver(SolverField::Integrator) => {
-                Method::ALL.iter().position(|m| *m == self.settings.method).unwrap_or(0) as f64
-            }
-            Role::Solver(SolverField::RhoInf) => self.settings.rho_inf,
-            Role::Solver(SolverField::Step) => self.settings.step,
-            Role::Solver(SolverField::Tolerance) => self.settings.tolerance,
-            Role::Solver(SolverField::Constraints) => self.settings.constraints.code() as f64,
-            Role::Solver(SolverField::BaumgarteAlpha) => self.settings.baumgarte.alpha,
-            Role::Solver(SolverField::BaumgarteBeta) => self.settings.baumgarte.beta,
-            Role::Solver(SolverField::ErrorControl) => f64::from(u8::from(self.settings.error_control.enabled)),
-            Role::Solver(SolverField::Rtol) => self.settings.error_control.rtol,
-            Role::Solver(SolverField::Atol) => self.settings.error_control.atol,
+            Role::Solver(field) => settings::value(&self.settings, field),
             Role::Output(i) => {
                 let values = match self.ensure_simulation() {
                     Ok(sim) => sim.output_values().map(|v| v.get(i).copied()),
@@ -386,6 +251,7 @@ impl Instance {
         })
     }
 
+    /// Values of `vrs` (all of type `ty`), handed to `out` with their position.
     pub fn get(&mut self, function: &str, ty: VarType, vrs: &[u32], out: &mut dyn FnMut(usize, f64)) -> Status {
         for (k, vr) in vrs.iter().enumerate() {
             let (role, _) = match self.variable(function, *vr, ty) {
@@ -446,75 +312,29 @@ impl Instance {
                 self.inputs[i] = x;
                 Status::Ok
             }
-            Role::Solver(field) => {
-                let mut s = self.settings;
-                match field {
-                    SolverField::Integrator => {
-                        let Some(m) = method_from_code(x as i32) else {
-                            return self.error(&format!(
-                                "{function}: {name} = {x} is not a method code ({})",
-                                crate::export::variables::integrator_description()
-                            ));
-                        };
-                        if m == Method::Newmark {
-                            s.rho_inf = 1.0;
-                        }
-                        s.method = m;
-                    }
-                    SolverField::RhoInf => s.rho_inf = x,
-                    SolverField::Step => s.step = x,
-                    SolverField::Tolerance => s.tolerance = x,
-                    SolverField::Constraints => {
-                        let Some(c) = crate::integrators::ConstraintTreatment::from_code(x as i64) else {
-                            return self.error(&format!(
-                                "{function}: {name} = {x} is not a constraint treatment code ({})",
-                                crate::export::variables::constraints_description()
-                            ));
-                        };
-                        s.constraints = c;
-                    }
-                    SolverField::BaumgarteAlpha => s.baumgarte.alpha = x,
-                    SolverField::BaumgarteBeta => s.baumgarte.beta = x,
-                    SolverField::ErrorControl => {
-                        if x != 0.0 && x != 1.0 {
-                            return self.error(&format!(
-                                "{function}: {name} = {x} must be 0 (fixed steps) or 1 (error-controlled steps)"
-                            ));
-                        }
-                        s.error_control.enabled = x == 1.0;
-                    }
-                    SolverField::Rtol => s.error_control.rtol = x,
-                    SolverField::Atol => s.error_control.atol = x,
+            Role::Solver(field) => match settings::with(self.settings, field, name, x) {
+                Ok(s) => {
+                    self.change_settings(s);
+                    Status::Ok
                 }
-                // Combinations (method vs rho_inf) are checked when the settings are applied.
-                self.settings = s;
-                Status::Ok
-            }
+                Err(e) => self.error(&format!("{function}: {e}")),
+            },
         }
     }
 
-    /// fmi2GetString: pointers to the instance's copies of the current choices.
-    pub fn get_strings(&mut self, function: &str, vrs: &[u32], out: &mut [*const std::ffi::c_char]) -> Status {
-        for (k, vr) in vrs.iter().enumerate() {
-            let (role, name) = match self.variable(function, *vr, VarType::String) {
-                Ok(r) => r,
-                Err(s) => return s,
-            };
-            let Role::Parameter(i) = role else {
-                return self.error(&format!("{function}: {name} is not a string parameter"));
-            };
-            let Some(text) = self.model.parameters[i]
-                .choice(self.params[i])
-                .and_then(|_| self.choice_texts[i].get(self.params[i] as usize))
-            else {
-                return self.error(&format!("{function}: {name} has no valid value (internal error)"));
-            };
-            out[k] = text.as_ptr();
+    /// The current choice of the string parameter `vr`: (parameter index, choice index).
+    pub fn string_choice(&self, function: &str, vr: u32) -> Result<(usize, usize), Status> {
+        let (role, name) = self.variable(function, vr, VarType::String)?;
+        let Role::Parameter(i) = role else {
+            return Err(self.error(&format!("{function}: {name} is not a string parameter")));
+        };
+        match self.model.parameters[i].choice(self.params[i]) {
+            Some(_) => Ok((i, self.params[i] as usize)),
+            None => Err(self.error(&format!("{function}: {name} has no valid value (internal error)"))),
         }
-        Status::Ok
     }
 
-    /// fmi2SetString: the texts are copied (compared with the choices) before returning.
+    /// Set string parameters by their texts (compared with the choices).
     pub fn set_strings(&mut self, function: &str, vrs: &[u32], values: &[Option<String>]) -> Status {
         for (vr, text) in vrs.iter().zip(values) {
             let (role, name) = match self.variable(function, *vr, VarType::String) {
@@ -543,34 +363,36 @@ impl Instance {
         Status::Ok
     }
 
-    pub fn do_step(&mut self, tc: f64, h: f64) -> Status {
+    /// Advance from communication point `tc` by `h`. A failed step leaves the simulation at
+    /// its last successful internal step (finite, with finite outputs) and returns Discard.
+    pub fn do_step(&mut self, function: &str, tc: f64, h: f64) -> Status {
         let Some(sim) = self.sim.as_ref() else {
-            return self.error("fmi2DoStep: no simulation (internal error)");
+            return self.error(&format!("{function}: no simulation (internal error)"));
         };
         let t = sim.time();
         if !tc.is_finite() || !h.is_finite() {
             return self.error(&format!(
-                "fmi2DoStep: currentCommunicationPoint {tc} and communicationStepSize {h} must be finite"
+                "{function}: currentCommunicationPoint {tc} and communicationStepSize {h} must be finite"
             ));
         }
         if h < 0.0 {
-            return self.error(&format!("fmi2DoStep: communicationStepSize {h} is negative"));
+            return self.error(&format!("{function}: communicationStepSize {h} is negative"));
         }
         if (tc - t).abs() > TIME_TOLERANCE * t.abs().max(tc.abs()).max(1.0) {
-            return self.error(&format!("fmi2DoStep: currentCommunicationPoint {tc} does not match the FMU time {t}"));
+            return self.error(&format!("{function}: currentCommunicationPoint {tc} does not match the FMU time {t}"));
         }
         let target = tc + h;
         if let Some(stop) = self.stop_time {
             if target > stop + TIME_TOLERANCE * stop.abs().max(1.0) {
-                return self.error(&format!("fmi2DoStep: the step to {target} goes past stopTime {stop}"));
+                return self.error(&format!("{function}: the step to {target} goes past stopTime {stop}"));
             }
         }
         let settings = self.settings;
-        let sim = self.sim.as_mut().expect("checked");
+        let Some(sim) = self.sim.as_mut() else { return Status::Error };
         if *sim.settings() != settings {
             if let Err(e) = sim.set_settings(settings) {
                 self.settings = *sim.settings();
-                return self.error(&format!("fmi2DoStep: solver settings refused: {e}; kept the previous ones"));
+                return self.error(&format!("{function}: solver settings refused: {e}; kept the previous ones"));
             }
         }
         match sim.step_to(target) {
@@ -582,9 +404,9 @@ impl Instance {
                 let t = sim.time();
                 self.last_successful_time = t;
                 self.state = State::StepFailed;
-                let msg = format!("fmi2DoStep: step from {tc} to {target} failed at t = {t}: {e}");
-                self.log(Status::Discard, LOG_STATUS_DISCARD, &msg);
-                self.log(Status::Discard, LOG_SOLVER, &msg);
+                let msg = format!("{function}: step from {tc} to {target} failed at t = {t}: {e}");
+                self.log(Status::Discard, Category::StatusDiscard, &msg);
+                self.log(Status::Discard, Category::Solver, &msg);
                 Status::Discard
             }
         }
@@ -594,39 +416,58 @@ impl Instance {
         self.last_successful_time
     }
 
-    pub fn get_fmu_state(&self) -> Vec<u8> {
-        encode_state(&self.guid, self)
+    /// The instance's FMU state as a blob.
+    pub fn fmu_state(&self) -> Vec<u8> {
+        blob::encode(&FmuState {
+            guid: self.guid.clone(),
+            lifecycle: self.state,
+            params: self.params.clone(),
+            inputs: self.inputs.clone(),
+            settings: self.settings,
+            start_time: self.start_time,
+            stop_time: self.stop_time,
+            last_successful_time: self.last_successful_time,
+            simulation: self.sim.as_ref().map(Simulation::snapshot),
+        })
     }
 
-    /// Check that `bytes` is a state of this FMU.
-    pub fn check_fmu_state(&self, bytes: &[u8]) -> Result<(), String> {
-        decode_state(&self.guid, bytes, self.params.len(), self.inputs.len()).map(|_| ())
+    /// Read and check a blob of `fmu_state` (everything but the fit of the snapshot to the
+    /// simulation, which `set_fmu_state` checks).
+    pub fn check_fmu_state(&self, bytes: &[u8]) -> Result<FmuState, String> {
+        let state: FmuState = blob::decode(bytes)?;
+        state.validate(&self.guid, &self.model)?;
+        Ok(state)
     }
 
-    pub fn set_fmu_state(&mut self, bytes: &[u8]) -> Status {
-        let d = match decode_state(&self.guid, bytes, self.params.len(), self.inputs.len()) {
+    /// Restore a blob of `fmu_state`; a blob that does not fit is refused and nothing changes.
+    pub fn set_fmu_state(&mut self, function: &str, bytes: &[u8]) -> Status {
+        let d = match self.check_fmu_state(bytes) {
             Ok(d) => d,
-            Err(e) => return self.error(&format!("fmi2SetFMUstate: {e}")),
+            Err(e) => return self.error(&format!("{function}: {e}")),
         };
-        let sim = match &d.snapshot {
+        let sim = match &d.simulation {
             None => None,
             Some(snap) => {
-                let reuse = self.sim.is_some() && self.params == d.params && self.start_time == d.start_time;
+                let reuse = self.params == d.params && self.start_time == d.start_time;
                 let mut sim = match self.sim.take().filter(|_| reuse) {
                     Some(sim) => sim,
-                    None => match Simulation::new(&self.model, &d.params, d.settings, d.start_time) {
+                    None => match Simulation::new(&self.model, &d.params, snap.settings(), d.start_time) {
                         Ok(s) => s,
-                        Err(e) => return self.error(&format!("fmi2SetFMUstate: {e}")),
+                        Err(e) => return self.error(&format!("{function}: {e}")),
                     },
                 };
                 if let Err(e) = sim.restore(snap) {
-                    return self.error(&format!("fmi2SetFMUstate: {e}"));
+                    // A reused simulation is unchanged by the refused restore.
+                    if reuse {
+                        self.sim = Some(sim);
+                    }
+                    return self.error(&format!("{function}: {e}"));
                 }
                 Some(sim)
             }
         };
         self.sim = sim;
-        self.state = d.state;
+        self.state = d.lifecycle;
         self.start_time = d.start_time;
         self.stop_time = d.stop_time;
         self.last_successful_time = d.last_successful_time;
@@ -634,43 +475,5 @@ impl Instance {
         self.params = d.params;
         self.inputs = d.inputs;
         Status::Ok
-    }
-}
-
-/// Call the logger with "%s" and the text ('#' escaped as "##"; it marks variable references).
-pub fn log_with(callbacks: &CallbackFunctions, name: &CString, status: Status, category: usize, message: &str) {
-    let Some(logger) = callbacks.logger else { return };
-    let text = c_text(&message.replace('#', "##"));
-    let cat = c_text(LOG_CATEGORIES[category].0);
-    // SAFETY: the importer's logger, called with valid NUL-terminated strings and a "%s"
-    // format consuming exactly one string argument.
-    unsafe {
-        logger(
-            callbacks.component_environment,
-            name.as_ptr(),
-            status as c_int,
-            cat.as_ptr(),
-            c"%s".as_ptr(),
-            text.as_ptr(),
-        );
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn resource_uris() {
-        let p = |s: &str| resource_path(s).map(|p| p.display().to_string());
-        assert_eq!(p("file:///tmp/a b/resources").unwrap(), "/tmp/a b/resources");
-        assert_eq!(p("file:///tmp/a%20b/resources/").unwrap(), "/tmp/a b/resources/");
-        assert_eq!(p("file:/tmp/x").unwrap(), "/tmp/x");
-        assert_eq!(p("file://localhost/tmp/x").unwrap(), "/tmp/x");
-        assert_eq!(p("FILE:///tmp/x").unwrap(), "/tmp/x");
-        assert!(p("file://host/tmp/x").is_err());
-        assert!(p("http://x/y").is_err());
-        assert!(p("file:relative").is_err());
-        assert!(p("").is_err());
     }
 }
