@@ -53,6 +53,11 @@ pub trait Dynamics {
     );
     /// Power dissipated by dampers (W, >= 0) at (q, v, t).
     fn dissipation_power(&self, q: &[f64], v: &[f64], t: f64) -> f64;
+    /// The stepper is about to evaluate the system at these times (the start and stages of
+    /// one step, possibly repeated): a system may precompute what depends only on time and
+    /// its history (the fractional dampers' series). Evaluations at other times must give
+    /// the same results, only slower.
+    fn prepare(&mut self, _times: &[f64]) {}
     /// A step was accepted at time t with coordinates q and velocities v (elements with
     /// memory record it: the only place besides `event_update` where a system changes).
     fn step_accepted(&mut self, _q: &[f64], _v: &[f64], _t: f64) {}

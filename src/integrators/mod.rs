@@ -79,6 +79,19 @@ pub enum Integrator {
 }
 
 impl Integrator {
+    /// The times at which a step of size h from t evaluates the system (with the same
+    /// floating-point expressions as the methods' stages).
+    fn evaluation_times(&self, t: f64, h: f64) -> [f64; 4] {
+        match self {
+            Integrator::Ttbif(p) => {
+                let gh = p.gamma * h;
+                [t, t + gh, t + 2.0 * gh, t + h]
+            }
+            Integrator::Bathe(p) => [t, t + p.gamma * h, t + h, t + h],
+            Integrator::Hht(_) | Integrator::GeneralizedAlpha(_) => [t, t + h, t + h, t + h],
+        }
+    }
+
     pub fn new(method: Method, rho_inf: f64) -> Result<Self, String> {
         let (lo, hi) = method.rho_inf_range();
         if !(lo..=hi).contains(&rho_inf) {
@@ -210,7 +223,9 @@ impl Stepper {
     }
 
     /// One integrator step of size h from `state` into `self.trial`.
-    fn integrate(&mut self, sys: &dyn Dynamics, state: &State, h: f64) -> Result<(), NewtonError> {
+    fn integrate(&mut self, sys: &mut dyn Dynamics, state: &State, h: f64) -> Result<(), NewtonError> {
+        sys.prepare(&self.integrator.evaluation_times(state.t, h));
+        let sys: &dyn Dynamics = sys;
         let (b, ws, nw, st) = (&mut self.buffers, &mut self.workspace, &self.newton, &mut self.stats);
         let out = &mut self.trial;
         match &self.integrator {
@@ -321,7 +336,7 @@ impl Stepper {
     /// `EVENT_TOLERANCE * h` after the first sign change; leaves that step in `self.trial`.
     fn locate_event(
         &mut self,
-        sys: &dyn Dynamics,
+        sys: &mut dyn Dynamics,
         state: &State,
         h: f64,
         g0: &[f64],
@@ -465,7 +480,7 @@ impl Stepper {
     }
 
     /// The single step of size h into `self.single` and two half steps into `self.trial`.
-    fn single_and_halves(&mut self, sys: &dyn Dynamics, state: &State, h: f64) -> Result<(), NewtonError> {
+    fn single_and_halves(&mut self, sys: &mut dyn Dynamics, state: &State, h: f64) -> Result<(), NewtonError> {
         self.integrate(sys, state, h)?;
         std::mem::swap(&mut self.trial, &mut self.single);
         self.integrate(sys, state, 0.5 * h)?;

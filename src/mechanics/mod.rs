@@ -443,6 +443,12 @@ impl Dynamics for System {
             + self.contacts.dissipation_power(&x)
     }
 
+    fn prepare(&mut self, times: &[f64]) {
+        for f in &mut self.fractional.elements {
+            f.prepare(times);
+        }
+    }
+
     fn step_accepted(&mut self, q: &[f64], v: &[f64], t: f64) {
         self.record_history(q, v, t);
     }

@@ -7,7 +7,10 @@
 //! step (`record`, through `&mut` only). At an evaluation time tau (a step point or an inner
 //! stage of TTBIF, Bathe, ...) the series uses the spacing d = tau - t_last from the last
 //! sample, with the past values q(tau - j d), j >= 1, interpolated linearly between samples,
-//! so every stage sees a consistent Grünwald approximation whatever the step pattern.
+//! so every stage sees a consistent Grünwald approximation whatever the step pattern. The
+//! history part of the series is computed once per evaluation time of a step
+//! (`Dynamics::prepare`, through `&mut` before the step; Newton iterations at one stage
+//! reuse it) and directly at any other time.
 //! At a sample time itself (outputs, initial accelerations) the spacing of the last step is
 //! used. Before the start time q is zero (Riemann-Liouville convention of the definition).
 //!
@@ -71,6 +74,9 @@ pub struct FractionalSpringDamper {
     /// History older than this (s) is dropped from the series; None: the whole run.
     pub memory: Option<f64>,
     history: FractionalHistory,
+    /// (tau, (d, history part)) at the evaluation times of the step being taken: derived
+    /// from the history by `prepare`, emptied whenever the history changes.
+    series_at: Vec<(f64, (f64, f64))>,
 }
 
 impl FractionalSpringDamper {
@@ -90,6 +96,7 @@ impl FractionalSpringDamper {
             free_value,
             memory,
             history: FractionalHistory::default(),
+            series_at: Vec::new(),
         }
     }
 
@@ -97,8 +104,30 @@ impl FractionalSpringDamper {
         self.measure.value(q) - self.free_value
     }
 
-    /// Spacing d and history part sum_{j>=1} A_{j+1} q(tau - j d) of the series at time `tau`.
+    /// Precompute the series at the evaluation times of the next step.
+    pub fn prepare(&mut self, times: &[f64]) {
+        self.series_at.clear();
+        if self.order == 0.0 {
+            return;
+        }
+        for &tau in times {
+            if !self.series_at.iter().any(|(t, _)| t.to_bits() == tau.to_bits()) {
+                let value = self.compute_series(tau);
+                self.series_at.push((tau, value));
+            }
+        }
+    }
+
+    /// Spacing d and history part of the series at time `tau`.
     fn series(&self, tau: f64) -> (f64, f64) {
+        match self.series_at.iter().find(|(t, _)| t.to_bits() == tau.to_bits()) {
+            Some(&(_, value)) => value,
+            None => self.compute_series(tau),
+        }
+    }
+
+    /// Spacing d and history part sum_{j>=1} A_{j+1} q(tau - j d) of the series at time `tau`.
+    fn compute_series(&self, tau: f64) -> (f64, f64) {
         let h = &self.history;
         let n = h.t.len();
         let (mut d, mut sum) = (0.0, 0.0);
@@ -154,6 +183,7 @@ impl FractionalSpringDamper {
         }
         h.t.push(t);
         h.q.push(value);
+        self.series_at.clear();
         if let Some(span) = self.memory {
             // Keep one sample older than the span, for interpolation.
             let cut = h.t.partition_point(|&s| s < t - span);
@@ -170,6 +200,7 @@ impl FractionalSpringDamper {
 
     pub fn set_history(&mut self, history: FractionalHistory) {
         self.history = history;
+        self.series_at.clear();
     }
 
     /// Force along the measure at time t: (F, fractional term c D^alpha q, dF/ds).
