@@ -364,7 +364,9 @@ impl Instance {
     }
 
     /// Advance from communication point `tc` by `h`. A failed step leaves the simulation at
-    /// its last successful internal step (finite, with finite outputs) and returns Discard.
+    /// its last successful internal step and returns Discard. A step that reaches a state
+    /// whose outputs are not finite (an energy that overflows at a finite state) is a failed
+    /// step too: the simulation goes back to `tc`, whose outputs stay readable.
     pub fn do_step(&mut self, function: &str, tc: f64, h: f64) -> Status {
         let Some(sim) = self.sim.as_ref() else {
             return self.error(&format!("{function}: no simulation (internal error)"));
@@ -395,7 +397,14 @@ impl Instance {
                 return self.error(&format!("{function}: solver settings refused: {e}; kept the previous ones"));
             }
         }
-        match sim.step_to(target) {
+        let before = sim.snapshot();
+        let stepped = sim.step_to(target).map_err(|e| e.to_string());
+        let outputs = stepped.and_then(|()| sim.output_values().map(|_| ()));
+        if outputs.is_err() && sim.output_values().is_err() {
+            // The snapshot is this simulation's own, so it fits.
+            let _ = sim.restore(&before);
+        }
+        match outputs {
             Ok(()) => {
                 self.last_successful_time = sim.time();
                 Status::Ok

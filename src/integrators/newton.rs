@@ -104,10 +104,6 @@ pub enum NewtonError {
     LocalErrorTest(f64),
     #[error(transparent)]
     Factorization(#[from] FactorizationError),
-    /// A converged step whose state has a non-finite output (an energy that overflows): the
-    /// step is rejected like a failed one.
-    #[error("{0}")]
-    NonFiniteOutput(String),
 }
 
 /// Buffers and the factorization kept between stages and steps.
