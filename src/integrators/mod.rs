@@ -384,7 +384,8 @@ impl Stepper {
     }
 
     /// Advance by h; a failing step is rejected and retried as two half steps, recursively.
-    /// On failure `state` is unchanged.
+    /// On failure `state` is unchanged; what the system recorded for the sub-steps it had
+    /// accepted is the caller's to discard (`Simulation::step_to` puts its history back).
     pub fn step(&mut self, sys: &mut dyn Dynamics, state: &mut State, h: f64) -> Result<(), StepFailure> {
         let start = state.clone();
         let result = self.step_halving(sys, state, h, 0);
