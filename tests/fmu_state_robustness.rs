@@ -199,6 +199,20 @@ fn cut_corrupted_and_non_finite_states_are_refused() {
         let mut s = state.clone();
         s.guid = "{another}".into();
         assert_eq!(restore(c, &blob::encode(&s)), ERROR, "another GUID");
+        // Snapshot fields that do not fit the model, or are not finite.
+        let mut s = state.clone();
+        s.simulation.as_mut().unwrap().state_mut().q.push(0.0);
+        messages.lock().unwrap().clear();
+        assert_eq!(restore(c, &blob::encode(&s)), ERROR, "an extra coordinate");
+        assert!(messages.lock().unwrap().iter().any(|(_, _, t)| t.contains("different model")));
+        for x in [f64::NAN, f64::INFINITY] {
+            let mut s = state.clone();
+            s.simulation.as_mut().unwrap().state_mut().v[0] = x;
+            assert_eq!(restore(c, &blob::encode(&s)), ERROR, "v[0] = {x}");
+            let mut s = state.clone();
+            s.simulation.as_mut().unwrap().state_mut().t = x;
+            assert_eq!(restore(c, &blob::encode(&s)), ERROR, "snapshot time {x}");
+        }
         let mut s = state.clone();
         s.simulation = None;
         assert_eq!(restore(c, &blob::encode(&s)), ERROR, "a stepping state without its simulation");

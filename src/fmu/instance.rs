@@ -445,6 +445,12 @@ impl Instance {
     pub fn check_fmu_state(&self, bytes: &[u8]) -> Result<FmuState, String> {
         let state: FmuState = blob::decode(bytes)?;
         state.validate(&self.guid, &self.model)?;
+        // The sizes of the snapshot, if this instance's simulation has its parameters.
+        if let (Some(sim), Some(snap)) = (&self.sim, &state.simulation) {
+            if self.params == state.params {
+                snap.validate(sim.dimensions())?;
+            }
+        }
         Ok(state)
     }
 
