@@ -2,11 +2,13 @@
 //!
 //! Data flow (see DESIGN.md): `model` (file → definition) → `mechanics` (system, the
 //! `Dynamics` contract) → `integrators` (TTBIF, HHT-alpha, generalized-alpha, Newmark) →
-//! `simulation` (the facade) → `fmi2` (C API) and `export` (modelDescription.xml, .fmu).
+//! `simulation` (the facade) → `fmu` (version-neutral FMU core) → `fmi2` (C API), and `export`
+//! (modelDescription.xml, .fmu).
 
 pub mod analysis;
 pub mod export;
 pub mod fmi2;
+pub mod fmu;
 pub mod integrators;
 pub mod limits;
 pub mod linalg;

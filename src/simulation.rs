@@ -1,22 +1,32 @@
 //! The facade the CLI and the FMI layer use: time, state, inputs, outputs, `step_to`,
 //! snapshots. Nothing outside this module touches the system or the integrators directly.
 
+pub mod blob;
+mod snapshot;
+
+pub use snapshot::{Dimensions, Snapshot};
+
+// The vocabulary of the facade's users (the CLI, the FMU core): models, outputs and the
+// solver choices the settings name.
+pub use crate::integrators::{ConstraintTreatment, Method};
+pub use crate::mechanics::outputs::Output;
+pub use crate::model::{Model, ParameterKind};
+
 use crate::integrators::error_control::{MAX_STEP_RATIO, MIN_STEP_RATIO};
 use crate::integrators::{
-    BaumgarteConstants, ConstraintTreatment, Dynamics, ErrorControl, Integrator, Method, NewtonSettings,
-    NewtonStrategy, State, Statistics, Stepper,
+    BaumgarteConstants, Dynamics, ErrorControl, Integrator, NewtonSettings, NewtonStrategy, State, Statistics, Stepper,
 };
 use crate::limits::MAX_STEPS_PER_INTERVAL;
-use crate::mechanics::System;
 use crate::mechanics::assemble::assemble;
-use crate::mechanics::outputs::{Output, OutputState};
-use crate::model::{Model, ModelError};
+use crate::mechanics::outputs::OutputState;
+use crate::mechanics::{History, System};
+use crate::model::ModelError;
 use crate::step_error::StepBudget;
 pub use crate::step_error::StepError;
 
 /// Solver settings: from the model's `[solver]` section, overridable from the CLI and as
 /// tunable FMU parameters.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SolverSettings {
     pub method: Method,
     pub rho_inf: f64,
@@ -151,60 +161,6 @@ impl SolverSettings {
         self.baumgarte.validate()
     }
 
-    /// Append the settings as little-endian words (read back by `decode`).
-    pub fn encode(&self, b: &mut Vec<u8>) {
-        let method = Method::ALL.iter().position(|m| *m == self.method).unwrap_or(0) as u64;
-        let strategy: u64 = match self.strategy {
-            NewtonStrategy::Modified => 0,
-            NewtonStrategy::Full => 1,
-            NewtonStrategy::Broyden => 2,
-        };
-        for x in [
-            method,
-            strategy,
-            self.max_iterations as u64,
-            self.constraints.code() as u64,
-            u64::from(self.error_control.enabled),
-        ] {
-            b.extend_from_slice(&x.to_le_bytes());
-        }
-        let ec = &self.error_control;
-        for x in [self.rho_inf, self.step, self.tolerance, self.baumgarte.alpha, self.baumgarte.beta, ec.rtol, ec.atol]
-        {
-            b.extend_from_slice(&x.to_le_bytes());
-        }
-    }
-
-    /// Number of words `encode` writes.
-    pub const ENCODED_WORDS: usize = 12;
-
-    /// Read the words `encode` wrote; None if they are not valid settings codes.
-    pub fn decode(words: &mut impl Iterator<Item = u64>) -> Option<SolverSettings> {
-        let method = *Method::ALL.get(words.next()? as usize)?;
-        let strategy = match words.next()? {
-            0 => NewtonStrategy::Modified,
-            1 => NewtonStrategy::Full,
-            2 => NewtonStrategy::Broyden,
-            _ => return None,
-        };
-        let max_iterations = words.next()? as usize;
-        let constraints = ConstraintTreatment::from_code(words.next()? as i64)?;
-        let enabled = words.next()? == 1;
-        let mut f = || words.next().map(f64::from_bits);
-        let (rho_inf, step, tolerance, alpha, beta, rtol, atol) = (f()?, f()?, f()?, f()?, f()?, f()?, f()?);
-        Some(SolverSettings {
-            method,
-            rho_inf,
-            step,
-            tolerance,
-            max_iterations,
-            strategy,
-            constraints,
-            baumgarte: BaumgarteConstants { alpha, beta },
-            error_control: ErrorControl { enabled, rtol, atol },
-        })
-    }
-
     fn newton(&self) -> NewtonSettings {
         NewtonSettings {
             tolerance: self.tolerance,
@@ -236,90 +192,6 @@ impl Experiment {
         }
         let output_interval = s.output_interval.as_ref().map(|h| scope.positive(h, "output_interval")).transpose()?;
         Ok(Experiment { start_time, stop_time, output_interval })
-    }
-}
-
-/// A restorable copy of everything that evolves.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Snapshot {
-    state: State,
-    inputs: Vec<f64>,
-    settings: SolverSettings,
-    stats: Statistics,
-    /// Histories of elements with memory (fractional dampers).
-    memory: Vec<f64>,
-    /// The error-controlled step's proposal for the next step.
-    next_step: f64,
-}
-
-const SNAPSHOT_MAGIC: &[u8; 8] = b"flexfmu4";
-
-impl Snapshot {
-    /// The stored state, to start a run from a chosen state (tests of the integrators'
-    /// amplification matrices set x, v, a of a restored model this way).
-    pub fn state_mut(&mut self) -> &mut State {
-        &mut self.state
-    }
-
-    /// A self-describing little-endian byte image; `from_bytes` restores it bit for bit.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut b = Vec::new();
-        b.extend_from_slice(SNAPSHOT_MAGIC);
-        let s = &self.state;
-        for len in [s.q.len(), s.lambda.len(), self.inputs.len(), self.memory.len()] {
-            b.extend_from_slice(&(len as u64).to_le_bytes());
-        }
-        let st = &self.stats;
-        for x in [st.steps, st.rejected_steps, st.newton_iterations, st.jacobian_evaluations, st.factorizations] {
-            b.extend_from_slice(&x.to_le_bytes());
-        }
-        self.settings.encode(&mut b);
-        for x in [self.next_step, s.t, s.dissipated] {
-            b.extend_from_slice(&x.to_le_bytes());
-        }
-        for v in [&s.q, &s.v, &s.a, &s.aux, &s.lambda, &self.inputs, &self.memory] {
-            for x in v.iter() {
-                b.extend_from_slice(&x.to_le_bytes());
-            }
-        }
-        b
-    }
-
-    pub fn from_bytes(bytes: &[u8]) -> Result<Snapshot, String> {
-        let bad = || "not a flexfmu state of this model (wrong size or version)".to_string();
-        let rest = bytes.strip_prefix(SNAPSHOT_MAGIC.as_slice()).ok_or_else(bad)?;
-        let mut words = rest.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("chunks of 8")));
-        if rest.len() % 8 != 0 {
-            return Err(bad());
-        }
-        let mut u = || words.next().ok_or_else(bad);
-        let (n, m, k, l) = (u()? as usize, u()? as usize, u()? as usize, u()? as usize);
-        if rest.len() / 8 < 4 * n + m + k + l {
-            return Err(bad());
-        }
-        let stats = Statistics {
-            steps: u()?,
-            rejected_steps: u()?,
-            newton_iterations: u()?,
-            jacobian_evaluations: u()?,
-            factorizations: u()?,
-        };
-        let settings = SolverSettings::decode(&mut words).ok_or_else(bad)?;
-        let mut f = || words.next().map(f64::from_bits).ok_or_else(bad);
-        let (next_step, t, dissipated) = (f()?, f()?, f()?);
-        let mut vec = |len: usize| (0..len).map(|_| f()).collect::<Result<Vec<f64>, String>>();
-        let (q, v, a, aux, lambda, inputs, memory) = (vec(n)?, vec(n)?, vec(n)?, vec(n)?, vec(m)?, vec(k)?, vec(l)?);
-        if words.next().is_some() {
-            return Err(bad());
-        }
-        Ok(Snapshot {
-            state: State { t, q, v, a, lambda, aux, dissipated },
-            inputs,
-            settings,
-            stats,
-            memory,
-            next_step,
-        })
     }
 }
 
@@ -361,7 +233,8 @@ impl Simulation {
     ) -> Result<Simulation, SimulationError> {
         let integrator = settings.validate().map_err(SimulationError::Settings)?;
         let asm = assemble(model, params)?;
-        let mut stepper = Stepper::new(&asm.system, integrator, settings.newton());
+        let mut system = asm.system;
+        let mut stepper = Stepper::new(&system, integrator, settings.newton());
         let mut state = asm.initial;
         stepper.workspace.set_model_length(crate::integrators::convergence::model_length(&state.q));
         state.t = start_time;
@@ -369,19 +242,19 @@ impl Simulation {
         let mut stats = Statistics::default();
         stepper
             .workspace
-            .consistent_accelerations(&asm.system, &state.q, &state.v, start_time, &mut a, &mut lambda, &mut stats)
+            .consistent_accelerations(&system, &state.q, &state.v, start_time, &mut a, &mut lambda, &mut stats)
             .map_err(|e| SimulationError::Initialization(e.to_string()))?;
         state.aux.copy_from_slice(&a);
         state.a = a;
         state.lambda = lambda;
         // Contact constraints touching at the start switch on (src/mechanics/joints/contact_constraint.rs).
-        stepper.settle_events(&asm.system, &mut state).map_err(|e| SimulationError::Initialization(e.to_string()))?;
+        stepper.settle_events(&mut system, &mut state).map_err(|e| SimulationError::Initialization(e.to_string()))?;
         stepper.stats = Statistics::default();
-        asm.system.record_history(&state.q, &state.v, start_time);
+        system.record_history(&state.q, &state.v, start_time);
         let needs_accelerations = asm.outputs.iter().any(|o| o.kind.needs_accelerations());
         let (n, m) = (state.q.len(), state.lambda.len());
         Ok(Simulation {
-            system: asm.system,
+            system,
             outputs: asm.outputs,
             input_names: asm.input_names,
             state,
@@ -499,10 +372,11 @@ impl Simulation {
 
     /// Advance to `t_end` in equal internal steps no larger than the configured step, or with
     /// error-controlled steps if enabled. On failure the state stays at the last successful
-    /// internal step, whose time `time()` reports. At most `MAX_STEPS_PER_INTERVAL` internal
-    /// steps (accepted and rejected) are taken: an interval that needs more is refused before
-    /// the first step (fixed steps, or more than that many of the largest error-controlled
-    /// step) or when the budget runs out.
+    /// internal step, whose time `time()` reports. A state with a non-finite number is
+    /// never reached (the stepper rejects the step that produces it). At most
+    /// `MAX_STEPS_PER_INTERVAL` internal steps (accepted and rejected) are taken: an interval
+    /// that needs more is refused before the first step (fixed steps, or more than that many
+    /// of the largest error-controlled step) or when the budget runs out.
     pub fn step_to(&mut self, t_end: f64) -> Result<(), StepError> {
         if !(self.state.t.is_finite() && t_end.is_finite()) {
             return Err(StepError::NonFiniteTime { t: self.state.t, t_end });
@@ -541,9 +415,9 @@ impl Simulation {
         for k in 1..=count {
             let target = if k == count { t_end } else { t0 + span * (k as f64) / (count as f64) };
             let h = target - self.state.t;
-            let mark = self.system.memory_mark();
-            if let Err(e) = self.stepper.step(&self.system, &mut self.state, h) {
-                self.system.rollback_memory(&mark);
+            let accepted = self.system.history();
+            if let Err(e) = self.stepper.step(&mut self.system, &mut self.state, h) {
+                self.discard_step(accepted);
                 return Err(e.into());
             }
             self.state.t = target;
@@ -570,16 +444,21 @@ impl Simulation {
             } else {
                 proposed
             };
-            let mark = self.system.memory_mark();
+            let accepted = self.system.history();
             let rejected = self.stepper.stats.rejected_steps;
-            let (taken, next) =
-                match self.stepper.error_controlled_step(&self.system, &mut self.state, h, &control, h_min.min(rest)) {
-                    Ok(x) => x,
-                    Err(e) => {
-                        self.system.rollback_memory(&mark);
-                        return Err(e.into());
-                    }
-                };
+            let (taken, next) = match self.stepper.error_controlled_step(
+                &mut self.system,
+                &mut self.state,
+                h,
+                &control,
+                h_min.min(rest),
+            ) {
+                Ok(x) => x,
+                Err(e) => {
+                    self.discard_step(accepted);
+                    return Err(e.into());
+                }
+            };
             if taken >= rest * (1.0 - 1e-12) {
                 self.state.t = t_end;
             }
@@ -590,6 +469,14 @@ impl Simulation {
             self.next_step = next.clamp(h_min, h_max);
         }
         Ok(())
+    }
+
+    /// A failed internal step: the stepper put the state back to its start; the history
+    /// the step's accepted sub-steps recorded is not committed either.
+    fn discard_step(&mut self, accepted: History) {
+        // `accepted` came from this system, so it fits.
+        let _ = self.system.set_history(accepted);
+        self.output_values = None;
     }
 
     /// Natural frequencies (Hz, ascending) linearised about the current configuration at
@@ -612,19 +499,25 @@ impl Simulation {
             inputs: self.system.inputs.clone(),
             settings: self.settings,
             stats: self.stepper.stats,
-            memory: self.system.memory(),
+            history: self.system.history(),
             next_step: self.next_step,
         }
     }
 
-    /// Restore a snapshot of this model; refuses one of a different size.
-    pub fn restore(&mut self, s: &Snapshot) -> Result<(), String> {
-        let n = self.system.coordinates();
-        let m = self.system.constraints();
-        if s.state.q.len() != n || s.state.lambda.len() != m || s.inputs.len() != self.system.inputs.len() {
-            return Err("the state belongs to a different model".into());
+    /// The sizes a snapshot of this simulation has.
+    pub fn dimensions(&self) -> Dimensions {
+        Dimensions {
+            coordinates: self.system.coordinates(),
+            constraints: self.system.constraints(),
+            inputs: self.system.inputs.len(),
         }
-        self.system.set_memory(&s.memory)?;
+    }
+
+    /// Restore a snapshot of this model. Every field is checked first (`Snapshot::validate`,
+    /// `System::set_history`); a snapshot that does not fit is refused and nothing changes.
+    pub fn restore(&mut self, s: &Snapshot) -> Result<(), String> {
+        s.validate(self.dimensions())?;
+        self.system.set_history(s.history.clone())?;
         self.set_settings(s.settings)?;
         self.state = s.state.clone();
         self.system.inputs.clone_from(&s.inputs);

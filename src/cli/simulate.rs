@@ -235,9 +235,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     for k in 1..=count {
         let t = if k == count { stop } else { start + (k as f64) * interval };
         if let Err(e) = sim.step_to(t) {
-            if let Some(bar) = &progress {
-                bar.abandon();
-            }
+            progress.finish();
             // The state is that of the last successful internal step: write it as the last row.
             // (If even its outputs fail, the rows so far stay and the step's error is reported.)
             let stopped = sim.time();

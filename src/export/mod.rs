@@ -1,9 +1,9 @@
-//! Export: the variable table, modelDescription.xml and the .fmu archive.
+//! Export: modelDescription.xml and the .fmu archive (the variable table is the FMU core's,
+//! `crate::fmu::variables`, re-exported here).
 
 pub mod model_description;
 pub mod package;
-pub mod variables;
-
+pub use crate::fmu::variables;
 use crate::simulation::SimulationError;
 
 /// Why an FMU or its modelDescription.xml could not be written.

@@ -6,19 +6,9 @@ use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, Event};
 
 use super::ExportError;
-use super::variables::{Role, VarType, Variables, guid};
+use crate::fmu::log::Category;
+use crate::fmu::variables::{Role, VarType, Variables, guid};
 use crate::model::Model;
-
-/// Log categories, in declaration order; the C API uses the same list.
-pub const LOG_CATEGORIES: [(&str, &str); 7] = [
-    ("logEvents", "Log events (initialization, termination, state changes)"),
-    ("logStatusWarning", "Log messages with status fmi2Warning"),
-    ("logStatusDiscard", "Log messages with status fmi2Discard"),
-    ("logStatusError", "Log messages with status fmi2Error"),
-    ("logStatusFatal", "Log messages with status fmi2Fatal"),
-    ("logAll", "Log everything"),
-    ("logSolver", "Log solver statistics and failures"),
-];
 
 /// `xs:double` text that reads back to the same value.
 pub fn real(x: f64) -> String {
@@ -85,8 +75,8 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
     }
 
     w.write_event(Event::Start(BytesStart::new("LogCategories")))?;
-    for (n, d) in LOG_CATEGORIES {
-        w.write_event(Event::Empty(elem("Category", &[("name", n), ("description", d)])))?;
+    for c in Category::ALL {
+        w.write_event(Event::Empty(elem("Category", &[("name", c.name()), ("description", c.description())])))?;
     }
     w.write_event(Event::End(BytesEnd::new("LogCategories")))?;
 

@@ -9,7 +9,7 @@ use zip::write::SimpleFileOptions;
 
 use super::ExportError;
 use super::model_description::{model_description_of, real};
-use super::variables::{Role, VarType, Variables};
+use crate::fmu::variables::{Role, VarType, Variables};
 use crate::model::Model;
 
 /// The platform directory and library suffix of this build.

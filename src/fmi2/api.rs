@@ -1,15 +1,17 @@
 //! The 34 exported FMI 2.0 functions (25 common + 9 Co-Simulation). Each one: NULL checks,
-//! the call-sequence check, `catch_unwind`, one call into `Instance`.
+//! the call-sequence check (`fmu::lifecycle::allowed`), the panic barrier
+//! (`fmu::panic::barrier`), one call into the core instance (`fmu::Instance`).
 
 #![allow(non_snake_case, clippy::missing_safety_doc, clippy::too_many_arguments)]
 
 use std::ffi::{CStr, c_int};
-use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use super::instance::{Instance, LOG_STATUS_FATAL, log_with};
-use super::state::{Call, State, allowed};
+use super::component::{Component, c_text, log_with};
 use super::types::*;
-use crate::export::variables::VarType;
+use crate::fmu::lifecycle::{Call, State, allowed};
+use crate::fmu::log::Category;
+use crate::fmu::panic::barrier;
+use crate::fmu::variables::VarType;
 
 const OK: c_int = Status::Ok as c_int;
 const DISCARD: c_int = Status::Discard as c_int;
@@ -42,38 +44,27 @@ unsafe fn slice_mut<'a, T>(p: *mut T, n: usize) -> Option<&'a mut [T]> {
 }
 
 /// The common frame: NULL instance, call-sequence check, panic barrier.
-unsafe fn guarded(c: Fmi2Component, call: Call, function: &str, f: impl FnOnce(&mut Instance) -> Status) -> c_int {
+unsafe fn guarded(c: Fmi2Component, call: Call, function: &str, f: impl FnOnce(&mut Component) -> Status) -> c_int {
     if c.is_null() {
         return ERROR;
     }
-    let p = c as *mut Instance;
+    let p = c as *mut Component;
     // SAFETY: `c` came from fmi2Instantiate and has not been freed (importer contract).
     let inst = unsafe { &mut *p };
-    if !allowed(inst.state, call) {
-        return inst.error(&format!("{function}: Illegal call sequence")) as c_int;
+    if !allowed(inst.core.state(), call) {
+        return inst.core.error(&format!("{function}: Illegal call sequence")) as c_int;
     }
-    match catch_unwind(AssertUnwindSafe(|| f(unsafe { &mut *p }))) {
+    match barrier(|| f(unsafe { &mut *p })) {
         Ok(status) => status as c_int,
-        Err(panic) => {
+        Err(what) => {
             let inst = unsafe { &mut *p };
-            inst.state = State::Fatal;
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            inst.log(
-                Status::Fatal,
-                LOG_STATUS_FATAL,
-                &format!("{function}: internal error (panic: {what}); the instance is unusable"),
-            );
-            FATAL
+            inst.core.fatal(&format!("{function}: internal error (panic: {what}); the instance is unusable")) as c_int
         }
     }
 }
 
-fn null_argument(inst: &Instance, function: &str) -> Status {
-    inst.error(&format!("{function}: NULL argument"))
+fn null_argument(inst: &Component, function: &str) -> Status {
+    inst.core.error(&format!("{function}: NULL argument"))
 }
 
 // ---------------------------------------------------------------- inquiry, logging, lifecycle
@@ -99,7 +90,7 @@ pub unsafe extern "C" fn fmi2SetDebugLogging(
         guarded(c, Call::SetDebugLogging, "fmi2SetDebugLogging", |inst| {
             let Some(cats) = slice(categories, nCategories) else { return null_argument(inst, "fmi2SetDebugLogging") };
             let names: Vec<Option<String>> = cats.iter().map(|p| text(*p)).collect();
-            inst.set_debug_logging(loggingOn != FMI2_FALSE, &names)
+            inst.core.set_debug_logging("fmi2SetDebugLogging", loggingOn != FMI2_FALSE, &names)
         })
     }
 }
@@ -119,23 +110,22 @@ pub unsafe extern "C" fn fmi2Instantiate(
     }
     // Copy the struct: the pointer is only valid during this call.
     let callbacks = unsafe { *functions };
-    let result = catch_unwind(AssertUnwindSafe(|| {
-        let name = unsafe { text(instanceName) };
+    let name = unsafe { text(instanceName) };
+    let fail = |msg: &str| {
+        log_with(&callbacks, &c_text(name.as_deref().unwrap_or("")), Status::Error, Category::StatusError, msg);
+        std::ptr::null_mut()
+    };
+    let result = barrier(|| {
         let guid = unsafe { text(fmuGUID) };
         let resources = unsafe { text(fmuResourceLocation) };
-        let fail = |msg: &str| {
-            let cname = std::ffi::CString::new(name.clone().unwrap_or_default().replace('\0', " ")).unwrap_or_default();
-            log_with(&callbacks, &cname, Status::Error, super::instance::LOG_STATUS_ERROR, msg);
-            std::ptr::null_mut()
-        };
-        let Some(name) = name.clone() else { return fail("fmi2Instantiate: instanceName is NULL") };
+        let Some(name) = name.as_deref() else { return fail("fmi2Instantiate: instanceName is NULL") };
         let Some(guid) = guid else { return fail("fmi2Instantiate: fmuGUID is NULL") };
-        match Instance::new(&name, fmuType, &guid, resources.as_deref(), callbacks, loggingOn != FMI2_FALSE) {
+        match Component::instantiate(name, fmuType, &guid, resources.as_deref(), callbacks, loggingOn != FMI2_FALSE) {
             Some(inst) => Box::into_raw(Box::new(inst)) as Fmi2Component,
             None => std::ptr::null_mut(),
         }
-    }));
-    result.unwrap_or(std::ptr::null_mut())
+    });
+    result.unwrap_or_else(|what| fail(&format!("fmi2Instantiate: internal error (panic: {what})")))
 }
 
 #[unsafe(no_mangle)]
@@ -143,15 +133,15 @@ pub unsafe extern "C" fn fmi2FreeInstance(c: Fmi2Component) {
     if c.is_null() {
         return;
     }
-    let p = c as *mut Instance;
+    let p = c as *mut Component;
     // Free even after an illegal call or a fatal error: nothing else could reclaim it.
-    let _ = catch_unwind(AssertUnwindSafe(|| {
+    let _ = barrier(|| {
         let inst = unsafe { &*p };
-        if !allowed(inst.state, Call::FreeInstance) {
-            inst.error("fmi2FreeInstance: Illegal call sequence");
+        if !allowed(inst.core.state(), Call::FreeInstance) {
+            inst.core.error("fmi2FreeInstance: Illegal call sequence");
         }
         drop(unsafe { Box::from_raw(p) });
-    }));
+    });
 }
 
 #[unsafe(no_mangle)]
@@ -165,7 +155,8 @@ pub unsafe extern "C" fn fmi2SetupExperiment(
 ) -> c_int {
     unsafe {
         guarded(c, Call::SetupExperiment, "fmi2SetupExperiment", |inst| {
-            inst.setup_experiment(
+            inst.core.setup_experiment(
+                "fmi2SetupExperiment",
                 (toleranceDefined != FMI2_FALSE).then_some(tolerance),
                 startTime,
                 (stopTimeDefined != FMI2_FALSE).then_some(stopTime),
@@ -178,7 +169,7 @@ pub unsafe extern "C" fn fmi2SetupExperiment(
 pub unsafe extern "C" fn fmi2EnterInitializationMode(c: Fmi2Component) -> c_int {
     unsafe {
         guarded(c, Call::EnterInitializationMode, "fmi2EnterInitializationMode", |inst| {
-            inst.enter_initialization_mode()
+            inst.core.enter_initialization_mode()
         })
     }
 }
@@ -186,18 +177,20 @@ pub unsafe extern "C" fn fmi2EnterInitializationMode(c: Fmi2Component) -> c_int 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2ExitInitializationMode(c: Fmi2Component) -> c_int {
     unsafe {
-        guarded(c, Call::ExitInitializationMode, "fmi2ExitInitializationMode", |inst| inst.exit_initialization_mode())
+        guarded(c, Call::ExitInitializationMode, "fmi2ExitInitializationMode", |inst| {
+            inst.core.exit_initialization_mode("fmi2ExitInitializationMode")
+        })
     }
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2Terminate(c: Fmi2Component) -> c_int {
-    unsafe { guarded(c, Call::Terminate, "fmi2Terminate", |inst| inst.terminate()) }
+    unsafe { guarded(c, Call::Terminate, "fmi2Terminate", |inst| inst.core.terminate()) }
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2Reset(c: Fmi2Component) -> c_int {
-    unsafe { guarded(c, Call::Reset, "fmi2Reset", |inst| inst.reset()) }
+    unsafe { guarded(c, Call::Reset, "fmi2Reset", |inst| inst.core.reset()) }
 }
 
 // ---------------------------------------------------------------- get / set
@@ -216,7 +209,7 @@ unsafe fn get_values<T: Copy>(
             let (Some(vrs), Some(out)) = (slice(vr, nvr), slice_mut(value, nvr)) else {
                 return null_argument(inst, function);
             };
-            inst.get(function, ty, vrs, &mut |k, x| out[k] = conv(x))
+            inst.core.get(function, ty, vrs, &mut |k, x| out[k] = conv(x))
         })
     }
 }
@@ -236,7 +229,7 @@ unsafe fn set_values<T: Copy>(
                 return null_argument(inst, function);
             };
             let vals: Vec<f64> = vals.iter().map(|v| conv(*v)).collect();
-            inst.set(function, ty, vrs, &vals)
+            inst.core.set(function, ty, vrs, &vals)
         })
     }
 }
@@ -334,7 +327,7 @@ pub unsafe extern "C" fn fmi2SetString(
                 return null_argument(inst, "fmi2SetString");
             };
             let texts: Vec<Option<String>> = vals.iter().map(|p| text(*p)).collect();
-            inst.set_strings("fmi2SetString", vrs, &texts)
+            inst.core.set_strings("fmi2SetString", vrs, &texts)
         })
     }
 }
@@ -353,7 +346,7 @@ unsafe fn no_variables(
             match vrs.first() {
                 None => Status::Ok,
                 Some(_) if !value_ok => null_argument(inst, function),
-                Some(v) => inst.error(&format!(
+                Some(v) => inst.core.error(&format!(
                     "{function}: unknown value reference {v} (this FMU has no variables of this type)"
                 )),
             }
@@ -372,7 +365,7 @@ pub unsafe extern "C" fn fmi2GetFMUstate(c: Fmi2Component, FMUstate: *mut Fmi2Fm
             if FMUstate.is_null() {
                 return null_argument(inst, "fmi2GetFMUstate");
             }
-            let bytes = inst.get_fmu_state();
+            let bytes = inst.core.fmu_state();
             if (*FMUstate).is_null() {
                 *FMUstate = Box::into_raw(Box::new(bytes)) as Fmi2FmuState;
             } else {
@@ -392,7 +385,7 @@ pub unsafe extern "C" fn fmi2SetFMUstate(c: Fmi2Component, FMUstate: Fmi2FmuStat
                 return null_argument(inst, "fmi2SetFMUstate");
             }
             let bytes = &*(FMUstate as *const StateBytes);
-            inst.set_fmu_state(bytes)
+            inst.core.set_fmu_state("fmi2SetFMUstate", bytes)
         })
     }
 }
@@ -441,7 +434,7 @@ pub unsafe extern "C" fn fmi2SerializeFMUstate(
             }
             let bytes = &*(FMUstate as *const StateBytes);
             if size < bytes.len() {
-                return inst.error(&format!(
+                return inst.core.error(&format!(
                     "fmi2SerializeFMUstate: buffer of {size} bytes is too small, need {}",
                     bytes.len()
                 ));
@@ -464,8 +457,8 @@ pub unsafe extern "C" fn fmi2DeSerializeFMUstate(
             let (Some(bytes), false) = (slice(serializedState as *const u8, size), FMUstate.is_null()) else {
                 return null_argument(inst, "fmi2DeSerializeFMUstate");
             };
-            if let Err(e) = inst.check_fmu_state(bytes) {
-                return inst.error(&format!("fmi2DeSerializeFMUstate: {e}"));
+            if let Err(e) = inst.core.check_fmu_state(bytes) {
+                return inst.core.error(&format!("fmi2DeSerializeFMUstate: {e}"));
             }
             if (*FMUstate).is_null() {
                 *FMUstate = Box::into_raw(Box::new(bytes.to_vec())) as Fmi2FmuState;
@@ -491,7 +484,7 @@ pub unsafe extern "C" fn fmi2GetDirectionalDerivative(
 ) -> c_int {
     unsafe {
         guarded(c, Call::GetDirectionalDerivative, "fmi2GetDirectionalDerivative", |inst| {
-            inst.error("fmi2GetDirectionalDerivative: not supported (providesDirectionalDerivative=false)")
+            inst.core.error("fmi2GetDirectionalDerivative: not supported (providesDirectionalDerivative=false)")
         })
     }
 }
@@ -506,7 +499,7 @@ pub unsafe extern "C" fn fmi2SetRealInputDerivatives(
 ) -> c_int {
     unsafe {
         guarded(c, Call::SetRealInputDerivatives, "fmi2SetRealInputDerivatives", |inst| {
-            inst.error("fmi2SetRealInputDerivatives: not supported (canInterpolateInputs=false)")
+            inst.core.error("fmi2SetRealInputDerivatives: not supported (canInterpolateInputs=false)")
         })
     }
 }
@@ -521,7 +514,7 @@ pub unsafe extern "C" fn fmi2GetRealOutputDerivatives(
 ) -> c_int {
     unsafe {
         guarded(c, Call::GetRealOutputDerivatives, "fmi2GetRealOutputDerivatives", |inst| {
-            inst.error("fmi2GetRealOutputDerivatives: not supported (maxOutputDerivativeOrder=0)")
+            inst.core.error("fmi2GetRealOutputDerivatives: not supported (maxOutputDerivativeOrder=0)")
         })
     }
 }
@@ -529,7 +522,7 @@ pub unsafe extern "C" fn fmi2GetRealOutputDerivatives(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2CancelStep(c: Fmi2Component) -> c_int {
     // Never legal: DoStep does not return fmi2Pending (canRunAsynchronuously=false).
-    unsafe { guarded(c, Call::CancelStep, "fmi2CancelStep", |inst| inst.error("fmi2CancelStep: not supported")) }
+    unsafe { guarded(c, Call::CancelStep, "fmi2CancelStep", |inst| inst.core.error("fmi2CancelStep: not supported")) }
 }
 
 // ---------------------------------------------------------------- stepping and status
@@ -542,14 +535,16 @@ pub unsafe extern "C" fn fmi2DoStep(
     _noSetFMUStatePriorToCurrentPoint: Fmi2Boolean,
 ) -> c_int {
     unsafe {
-        guarded(c, Call::DoStep, "fmi2DoStep", |inst| inst.do_step(currentCommunicationPoint, communicationStepSize))
+        guarded(c, Call::DoStep, "fmi2DoStep", |inst| {
+            inst.core.do_step("fmi2DoStep", currentCommunicationPoint, communicationStepSize)
+        })
     }
 }
 
-fn status_kind(inst: &Instance, function: &str, kind: c_int) -> Result<c_int, Status> {
+fn status_kind(inst: &Component, function: &str, kind: c_int) -> Result<c_int, Status> {
     match kind {
         FMI2_DO_STEP_STATUS | FMI2_PENDING_STATUS | FMI2_LAST_SUCCESSFUL_TIME | FMI2_TERMINATED => Ok(kind),
-        other => Err(inst.error(&format!("{function}: unknown fmi2StatusKind {other}"))),
+        other => Err(inst.core.error(&format!("{function}: unknown fmi2StatusKind {other}"))),
     }
 }
 
@@ -558,7 +553,7 @@ unsafe fn status_query<T>(
     function: &str,
     kind: c_int,
     value: *mut T,
-    answer: impl FnOnce(&Instance, c_int) -> Option<T>,
+    answer: impl FnOnce(&Component, c_int) -> Option<T>,
 ) -> c_int {
     unsafe {
         let r = guarded(c, Call::GetStatus, function, |inst| {
@@ -592,7 +587,7 @@ pub unsafe extern "C" fn fmi2GetStatus(c: Fmi2Component, s: c_int, value: *mut c
 pub unsafe extern "C" fn fmi2GetRealStatus(c: Fmi2Component, s: c_int, value: *mut Fmi2Real) -> c_int {
     unsafe {
         status_query(c, "fmi2GetRealStatus", s, value, |inst, k| {
-            (k == FMI2_LAST_SUCCESSFUL_TIME).then(|| inst.last_successful_time())
+            (k == FMI2_LAST_SUCCESSFUL_TIME).then(|| inst.core.last_successful_time())
         })
     }
 }
@@ -606,7 +601,11 @@ pub unsafe extern "C" fn fmi2GetIntegerStatus(c: Fmi2Component, s: c_int, value:
 pub unsafe extern "C" fn fmi2GetBooleanStatus(c: Fmi2Component, s: c_int, value: *mut Fmi2Boolean) -> c_int {
     unsafe {
         status_query(c, "fmi2GetBooleanStatus", s, value, |inst, k| {
-            (k == FMI2_TERMINATED).then_some(if inst.state == State::Terminated { FMI2_TRUE } else { FMI2_FALSE })
+            (k == FMI2_TERMINATED).then_some(if inst.core.state() == State::Terminated {
+                FMI2_TRUE
+            } else {
+                FMI2_FALSE
+            })
         })
     }
 }

@@ -14,16 +14,8 @@ pub type Fmi2Byte = c_char;
 pub const FMI2_TRUE: Fmi2Boolean = 1;
 pub const FMI2_FALSE: Fmi2Boolean = 0;
 
-/// fmi2Status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-#[repr(i32)]
-pub enum Status {
-    Ok = 0,
-    Warning = 1,
-    Discard = 2,
-    Error = 3,
-    Fatal = 4,
-}
+/// fmi2Status: the core's status (same values).
+pub use crate::fmu::Status;
 
 /// fmi2Type values.
 pub const FMI2_MODEL_EXCHANGE: c_int = 0;

@@ -34,7 +34,7 @@ pub enum ConstraintTreatment {
 
 /// Baumgarte's constants alpha (velocity feedback, 2 alpha Phi') and beta (position feedback,
 /// beta^2 Phi), 1/s.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BaumgarteConstants {
     pub alpha: f64,
     pub beta: f64,

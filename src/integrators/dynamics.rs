@@ -53,9 +53,14 @@ pub trait Dynamics {
     );
     /// Power dissipated by dampers (W, >= 0) at (q, v, t).
     fn dissipation_power(&self, q: &[f64], v: &[f64], t: f64) -> f64;
+    /// The stepper is about to evaluate the system at these times (the start and stages of
+    /// one step, possibly repeated): a system may precompute what depends only on time and
+    /// its history (the fractional dampers' series). Evaluations at other times must give
+    /// the same results, only slower.
+    fn prepare(&mut self, _times: &[f64]) {}
     /// A step was accepted at time t with coordinates q and velocities v (elements with
-    /// memory record it).
-    fn step_accepted(&self, _q: &[f64], _v: &[f64], _t: f64) {}
+    /// memory record it: the only place besides `event_update` where a system changes).
+    fn step_accepted(&mut self, _q: &[f64], _v: &[f64], _t: f64) {}
     /// Number of event functions: scalar functions of the state whose sign changes (from
     /// `< 0` to `>= 0` or back) the stepper locates inside a step, so that a step ends just
     /// after each change (contact onset, separation).
@@ -67,7 +72,7 @@ pub trait Dynamics {
     /// Discrete state changes at an event (hybrid systems, e.g. unilateral constraints that
     /// switch on and off). The stepper calls this after every step that ended at a located
     /// event (and once at the start), repeatedly until it returns `EventAction::None`:
-    /// - `Switch`: the system changed which equations its rows enforce (interior mutability);
+    /// - `Switch`: the system changed which equations its rows enforce;
     ///   the stepper recomputes consistent accelerations and multipliers and restarts.
     /// - `Jump`: as `Switch`, and the velocities jump by the impulse that changes the
     ///   constraint velocities Phi_q v by `jump` (length m): the stepper solves
@@ -75,7 +80,7 @@ pub trait Dynamics {
     ///   dissipated energy.
     ///
     /// The stepper never learns what the rows mean.
-    fn event_update(&self, _q: &[f64], _v: &[f64], _lambda: &[f64], _t: f64, _jump: &mut [f64]) -> EventAction {
+    fn event_update(&mut self, _q: &[f64], _v: &[f64], _lambda: &[f64], _t: f64, _jump: &mut [f64]) -> EventAction {
         EventAction::None
     }
 }

@@ -35,7 +35,7 @@
 /// Settings of the error-controlled step (`[solver] error_control = true`, `rtol`, `atol`).
 /// The model's `step` is the first step; steps stay within
 /// [`MIN_STEP_RATIO`, `MAX_STEP_RATIO`] times it.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ErrorControl {
     pub enabled: bool,
     pub rtol: f64,

@@ -80,6 +80,19 @@ pub enum Integrator {
 }
 
 impl Integrator {
+    /// The times at which a step of size h from t evaluates the system (with the same
+    /// floating-point expressions as the methods' stages).
+    fn evaluation_times(&self, t: f64, h: f64) -> [f64; 4] {
+        match self {
+            Integrator::Ttbif(p) => {
+                let gh = p.gamma * h;
+                [t, t + gh, t + 2.0 * gh, t + h]
+            }
+            Integrator::Bathe(p) => [t, t + p.gamma * h, t + h, t + h],
+            Integrator::Hht(_) | Integrator::GeneralizedAlpha(_) => [t, t + h, t + h, t + h],
+        }
+    }
+
     pub fn new(method: Method, rho_inf: f64) -> Result<Self, String> {
         let (lo, hi) = method.rho_inf_range();
         if !(lo..=hi).contains(&rho_inf) {
@@ -98,7 +111,7 @@ impl Integrator {
 
 /// Everything that evolves in time. `aux` is a method's extra vector (generalized-alpha's
 /// pseudo-acceleration; equal to `a` for the other methods).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct State {
     pub t: f64,
     pub q: Vec<f64>,
@@ -111,6 +124,18 @@ pub struct State {
 }
 
 impl State {
+    /// Whether every number is finite: a state that is not is never accepted.
+    pub fn is_finite(&self) -> bool {
+        let finite = |x: &[f64]| x.iter().all(|x| x.is_finite());
+        self.t.is_finite()
+            && self.dissipated.is_finite()
+            && finite(&self.q)
+            && finite(&self.v)
+            && finite(&self.a)
+            && finite(&self.lambda)
+            && finite(&self.aux)
+    }
+
     pub fn zeros(n: usize, m: usize) -> Self {
         State {
             t: 0.0,
@@ -199,7 +224,9 @@ impl Stepper {
     }
 
     /// One integrator step of size h from `state` into `self.trial`.
-    fn integrate(&mut self, sys: &dyn Dynamics, state: &State, h: f64) -> Result<(), NewtonError> {
+    fn integrate(&mut self, sys: &mut dyn Dynamics, state: &State, h: f64) -> Result<(), NewtonError> {
+        sys.prepare(&self.integrator.evaluation_times(state.t, h));
+        let sys: &dyn Dynamics = sys;
         let (b, ws, nw, st) = (&mut self.buffers, &mut self.workspace, &self.newton, &mut self.stats);
         let out = &mut self.trial;
         match &self.integrator {
@@ -214,14 +241,17 @@ impl Stepper {
     /// the step is shortened to end just after the earliest change (located by the Illinois
     /// variant of regula falsi on the step size, each trial a full step from `state`).
     /// On failure `state` is untouched.
-    fn try_step(&mut self, sys: &dyn Dynamics, state: &mut State, h: f64) -> Result<(), NewtonError> {
+    fn try_step(&mut self, sys: &mut dyn Dynamics, state: &mut State, h: f64) -> Result<(), NewtonError> {
         self.integrate(sys, state, h)?;
+        if !self.trial.is_finite() {
+            return Err(NewtonError::NonFiniteResult { t: state.t + h });
+        }
         self.accept_trial(sys, state, h)
     }
 
     /// Accept the step of size h in `self.trial` (shortened first if an event lies inside it)
     /// into `state`.
-    fn accept_trial(&mut self, sys: &dyn Dynamics, state: &mut State, h: f64) -> Result<(), NewtonError> {
+    fn accept_trial(&mut self, sys: &mut dyn Dynamics, state: &mut State, h: f64) -> Result<(), NewtonError> {
         let events = sys.event_count();
         let mut located = false;
         if events > 0 {
@@ -255,7 +285,7 @@ impl Stepper {
     /// velocity jumps through the impulse system [M Phi_q^T; Phi_q 0] and a clean restart from
     /// consistent accelerations and multipliers (the index-1 solve of the initial state).
     /// Returns whether anything changed.
-    pub fn settle_events(&mut self, sys: &dyn Dynamics, state: &mut State) -> Result<bool, NewtonError> {
+    pub fn settle_events(&mut self, sys: &mut dyn Dynamics, state: &mut State) -> Result<bool, NewtonError> {
         let (n, m) = (sys.coordinates(), sys.constraints());
         let mut jump = vec![0.0; m];
         let mut changed = false;
@@ -307,7 +337,7 @@ impl Stepper {
     /// `EVENT_TOLERANCE * h` after the first sign change; leaves that step in `self.trial`.
     fn locate_event(
         &mut self,
-        sys: &dyn Dynamics,
+        sys: &mut dyn Dynamics,
         state: &State,
         h: f64,
         g0: &[f64],
@@ -355,8 +385,9 @@ impl Stepper {
     }
 
     /// Advance by h; a failing step is rejected and retried as two half steps, recursively.
-    /// On failure `state` is unchanged.
-    pub fn step(&mut self, sys: &dyn Dynamics, state: &mut State, h: f64) -> Result<(), StepFailure> {
+    /// On failure `state` is unchanged; what the system recorded for the sub-steps it had
+    /// accepted is the caller's to discard (`Simulation::step_to` puts its history back).
+    pub fn step(&mut self, sys: &mut dyn Dynamics, state: &mut State, h: f64) -> Result<(), StepFailure> {
         let start = state.clone();
         let result = self.step_halving(sys, state, h, 0);
         if result.is_err() {
@@ -365,7 +396,13 @@ impl Stepper {
         result
     }
 
-    fn step_halving(&mut self, sys: &dyn Dynamics, state: &mut State, h: f64, depth: u32) -> Result<(), StepFailure> {
+    fn step_halving(
+        &mut self,
+        sys: &mut dyn Dynamics,
+        state: &mut State,
+        h: f64,
+        depth: u32,
+    ) -> Result<(), StepFailure> {
         let t_end = state.t + h;
         // A step may end early at an event; the rest of h follows.
         while t_end - state.t > EVENT_TOLERANCE * h {
@@ -399,7 +436,7 @@ impl Stepper {
     /// update that failed once its step was accepted.
     pub fn error_controlled_step(
         &mut self,
-        sys: &dyn Dynamics,
+        sys: &mut dyn Dynamics,
         state: &mut State,
         h: f64,
         control: &ErrorControl,
@@ -445,7 +482,7 @@ impl Stepper {
     }
 
     /// The single step of size h into `self.single` and two half steps into `self.trial`.
-    fn single_and_halves(&mut self, sys: &dyn Dynamics, state: &State, h: f64) -> Result<(), NewtonError> {
+    fn single_and_halves(&mut self, sys: &mut dyn Dynamics, state: &State, h: f64) -> Result<(), NewtonError> {
         self.integrate(sys, state, h)?;
         std::mem::swap(&mut self.trial, &mut self.single);
         self.integrate(sys, state, 0.5 * h)?;
@@ -453,7 +490,11 @@ impl Stepper {
         let half = std::mem::take(&mut self.half);
         let result = self.integrate(sys, &half, state.t + h - half.t);
         self.half = half;
-        result
+        result?;
+        if !(self.single.is_finite() && self.trial.is_finite()) {
+            return Err(NewtonError::NonFiniteResult { t: state.t + h });
+        }
+        Ok(())
     }
 }
 

@@ -113,6 +113,11 @@ pub enum NewtonError {
          (SI units?) and inputs, or a smaller step"
     )]
     NonFinite { t: f64, part: &'static str },
+    #[error(
+        "the step to t = {t} ended at NaN or infinity although its iteration converged (a force or the motion blew \
+         up); check the model's values and inputs, or try a smaller step"
+    )]
+    NonFiniteResult { t: f64 },
     /// The error-controlled step's local error estimate, in units of the tolerance, stayed
     /// above 1 (src/integrators/error_control.rs).
     #[error("local error estimate {0:.3e} times the tolerance")]

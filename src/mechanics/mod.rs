@@ -8,6 +8,7 @@ pub mod discrete_plate;
 pub mod elements;
 pub mod euler_parameters;
 pub mod forces;
+pub mod history;
 pub mod joints;
 pub mod kinematics;
 pub mod outputs;
@@ -16,8 +17,9 @@ pub mod spatial_kinematics;
 use elements::{
     AncfBeam2d, CorotationalBeam2d, Element, Energy, FloatingFrameBeam2d, Kin, PointMass, RigidBody2d, RigidBody3d,
 };
-use forces::{Contact, ContactMemory, FractionalSpringDamper, Load, MultiPointForce, SpringDamper};
-use joints::{ConstraintRow, ContactConstraint, ContactConstraintMemory};
+use forces::{Contact, FractionalSpringDamper, Load, MultiPointForce, SpringDamper};
+pub use history::History;
+use joints::{ConstraintRow, ContactConstraint};
 use kinematics::quadratic_form;
 
 use crate::integrators::{Dynamics, EventAction, TangentCoefficients};
@@ -79,14 +81,6 @@ impl<E: Element> ElementSet<E> {
     fn dissipation_power(&self, x: &Kin) -> f64 {
         self.elements.iter().map(|e| e.dissipation_power(x)).sum()
     }
-}
-
-/// A checkpoint of the element histories (see `System::memory_mark`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct MemoryMark {
-    fractional: Vec<usize>,
-    contacts: Vec<ContactMemory>,
-    contact_constraints: Vec<ContactConstraintMemory>,
 }
 
 /// Slots of a constraint row: (row, dofs), (dofs, row) and the dofs x dofs Hessian block.
@@ -258,71 +252,48 @@ impl System {
 
     /// Record an accepted state in the history of elements with memory (fractional
     /// dampers sample q; contacts track approach rates and impact speeds).
-    pub fn record_history(&self, q: &[f64], v: &[f64], t: f64) {
-        for f in &self.fractional.elements {
+    pub fn record_history(&mut self, q: &[f64], v: &[f64], t: f64) {
+        for f in &mut self.fractional.elements {
             f.record(q, t);
         }
-        for c in &self.contacts.elements {
+        for c in &mut self.contacts.elements {
             c.record(q, v, t);
         }
     }
 
-    /// The histories of elements with memory, as flat numbers (part of snapshots).
-    pub fn memory(&self) -> Vec<f64> {
-        let mut out = Vec::new();
-        for f in &self.fractional.elements {
-            f.save(&mut out);
-        }
-        for c in &self.contacts.elements {
-            let m = c.memory();
-            out.extend([m.approach, m.impact, m.onset]);
-        }
-        for c in &self.contact_constraints {
-            out.extend(c.memory().to_numbers());
-        }
-        out
-    }
-
-    pub fn set_memory(&self, data: &[f64]) -> Result<(), String> {
-        let mut at = 0;
-        for f in &self.fractional.elements {
-            at += f.load(&data[at..])?;
-        }
-        let contacts = &self.contacts.elements;
-        let kc = ContactConstraintMemory::NUMBERS;
-        if data.len() != at + 3 * contacts.len() + kc * self.contact_constraints.len() {
-            return Err("element history has the wrong size".into());
-        }
-        let modes = self.contact_constraints.iter().zip(data[at + 3 * contacts.len()..].chunks_exact(kc));
-        let modes = modes.map(|(_, m)| ContactConstraintMemory::from_numbers(m)).collect::<Result<Vec<_>, String>>()?;
-        for (c, m) in contacts.iter().zip(data[at..].chunks_exact(3)) {
-            c.set_memory(ContactMemory { approach: m[0], impact: m[1], onset: m[2] });
-        }
-        for (c, m) in self.contact_constraints.iter().zip(modes) {
-            c.set_memory(m);
-        }
-        Ok(())
-    }
-
-    /// A cheap checkpoint of the histories to roll back a failed step.
-    pub fn memory_mark(&self) -> MemoryMark {
-        MemoryMark {
-            fractional: self.fractional.elements.iter().map(|f| f.samples()).collect(),
+    /// The histories of the elements with memory (part of snapshots).
+    pub fn history(&self) -> History {
+        History {
+            fractional: self.fractional.elements.iter().map(|f| f.history().clone()).collect(),
             contacts: self.contacts.elements.iter().map(|c| c.memory()).collect(),
             contact_constraints: self.contact_constraints.iter().map(|c| c.memory()).collect(),
         }
     }
 
-    pub fn rollback_memory(&self, mark: &MemoryMark) {
-        for (f, &n) in self.fractional.elements.iter().zip(&mark.fractional) {
-            f.truncate(n);
+    /// Continue from `history`; refused (and nothing changed) unless it has one valid entry
+    /// per element with memory.
+    pub fn set_history(&mut self, history: History) -> Result<(), String> {
+        let counts = [
+            ("fractional dampers", history.fractional.len(), self.fractional.elements.len()),
+            ("contact forces", history.contacts.len(), self.contacts.elements.len()),
+            ("contact constraints", history.contact_constraints.len(), self.contact_constraints.len()),
+        ];
+        for (what, got, expected) in counts {
+            if got != expected {
+                return Err(format!("the history has {got} {what}, the model {expected}"));
+            }
         }
-        for (c, &m) in self.contacts.elements.iter().zip(&mark.contacts) {
+        history.validate()?;
+        for (f, h) in self.fractional.elements.iter_mut().zip(history.fractional) {
+            f.set_history(h);
+        }
+        for (c, m) in self.contacts.elements.iter_mut().zip(history.contacts) {
             c.set_memory(m);
         }
-        for (c, &m) in self.contact_constraints.iter().zip(&mark.contact_constraints) {
+        for (c, m) in self.contact_constraints.iter_mut().zip(history.contact_constraints) {
             c.set_memory(m);
         }
+        Ok(())
     }
 
     pub fn body(&self, name: &str) -> Option<&BodyInfo> {
@@ -473,7 +444,13 @@ impl Dynamics for System {
             + self.contacts.dissipation_power(&x)
     }
 
-    fn step_accepted(&self, q: &[f64], v: &[f64], t: f64) {
+    fn prepare(&mut self, times: &[f64]) {
+        for f in &mut self.fractional.elements {
+            f.prepare(times);
+        }
+    }
+
+    fn step_accepted(&mut self, q: &[f64], v: &[f64], t: f64) {
         self.record_history(q, v, t);
     }
 
@@ -497,10 +474,10 @@ impl Dynamics for System {
 
     /// Contact constraints switch on (impact with Newton's restitution law) and off
     /// (tensile multiplier); see src/mechanics/joints/contact_constraint.rs.
-    fn event_update(&self, q: &[f64], v: &[f64], lambda: &[f64], t: f64, jump: &mut [f64]) -> EventAction {
+    fn event_update(&mut self, q: &[f64], v: &[f64], lambda: &[f64], t: f64, jump: &mut [f64]) -> EventAction {
         let rows = self.constraints.len();
         let mut action = EventAction::None;
-        for (k, c) in self.contact_constraints.iter().enumerate() {
+        for (k, c) in self.contact_constraints.iter_mut().enumerate() {
             match c.update(q, v, lambda[rows + k], t) {
                 Ok(j) => {
                     jump[rows + k] = j;

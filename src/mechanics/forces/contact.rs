@@ -29,8 +29,6 @@
 //! The generalized force is G_delta^T F; tangents as for the spring-damper:
 //!   K = G (F_delta G + F_rate (H_delta v))^T + F H_delta,   C = F_rate G G^T.
 
-use std::cell::Cell;
-
 use crate::integrators::TangentCoefficients;
 use crate::mechanics::contact_gap::{ContactGap, GapDerivatives};
 use crate::mechanics::elements::{Element, Energy, Kin};
@@ -98,12 +96,27 @@ pub fn restitution_of_damping_factor(c: f64) -> f64 {
 
 /// The history of one contact: the approach rate at the last accepted separated state, the
 /// impact speed v0 recorded at onset (NaN while separated) and the time of the latest onset
-/// (the first accepted state in contact; -1 before any).
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// (the first accepted state in contact; -1 before any). Part of the system's
+/// [`History`](crate::mechanics::History): changed only by `Contact::record` at an accepted step.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ContactMemory {
     pub approach: f64,
     pub impact: f64,
     pub onset: f64,
+}
+
+impl ContactMemory {
+    /// Before any contact.
+    pub const NONE: ContactMemory = ContactMemory { approach: 0.0, impact: f64::NAN, onset: -1.0 };
+
+    /// Whether the numbers can be a contact's history (finite; the impact speed NaN while
+    /// separated).
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.approach.is_finite() && (self.impact.is_finite() || self.impact.is_nan()) && self.onset.is_finite()) {
+            return Err(format!("contact history {self:?} is not finite"));
+        }
+        Ok(())
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -122,7 +135,7 @@ pub struct Contact {
     pub damping_factor: f64,
     /// v0 is never taken below this (m/s): resting contact stays finite.
     pub min_impact_speed: f64,
-    memory: Cell<ContactMemory>,
+    memory: ContactMemory,
 }
 
 /// Force state at one evaluation: penetration, rate, force, dF/d delta, dF/d delta'.
@@ -154,7 +167,7 @@ impl Contact {
             model,
             damping_factor: model.factor(restitution),
             min_impact_speed,
-            memory: Cell::new(ContactMemory { approach: 0.0, impact: f64::NAN, onset: -1.0 }),
+            memory: ContactMemory::NONE,
         }
     }
 
@@ -165,7 +178,7 @@ impl Contact {
 
     /// The damping factor C (s/m) of the current impact.
     fn damping(&self) -> f64 {
-        let m = self.memory.get();
+        let m = self.memory;
         let v0 = if m.impact.is_nan() { m.approach } else { m.impact };
         self.damping_factor / v0.max(self.min_impact_speed)
     }
@@ -214,18 +227,18 @@ impl Contact {
     }
 
     pub fn memory(&self) -> ContactMemory {
-        self.memory.get()
+        self.memory
     }
 
-    pub fn set_memory(&self, m: ContactMemory) {
-        self.memory.set(m);
+    pub fn set_memory(&mut self, m: ContactMemory) {
+        self.memory = m;
     }
 
     /// An accepted state: while separated track the approach rate; at the first accepted
     /// state in contact record the impact speed v0 (eq. 10); after separation forget it.
-    pub fn record(&self, q: &[f64], v: &[f64], t: f64) {
+    pub fn record(&mut self, q: &[f64], v: &[f64], t: f64) {
         let (delta, rate, _) = self.geometry(q, v);
-        let mut m = self.memory.get();
+        let m = &mut self.memory;
         if delta < 0.0 {
             m.impact = f64::NAN;
             m.approach = rate;
@@ -233,7 +246,6 @@ impl Contact {
             m.impact = rate;
             m.onset = t;
         }
-        self.memory.set(m);
     }
 }
 
@@ -322,7 +334,7 @@ mod tests {
             Anchor::Rigid { x: 0, s: [0.1, 0.05] },
             MeasureKind::Projection { u: [0.6, 0.8], rotating: false },
         );
-        let c = Contact::new(ContactGap::Measure(m), 0.25, 1e6, 0.5, DampingModel::Exact, 1e-3);
+        let mut c = Contact::new(ContactGap::Measure(m), 0.25, 1e6, 0.5, DampingModel::Exact, 1e-3);
         c.set_memory(ContactMemory { approach: 2.0, impact: 2.0, onset: 0.0 });
         let q = [0.05, 0.08, 0.3];
         let v = [0.4, -1.2, 2.0];

@@ -4,11 +4,13 @@
 //!   D^alpha q(t) = h^-alpha sum_{j>=0} A_{j+1} q(t - j h),  A_1 = 1,  A_{j+1} = (j - alpha - 1)/j A_j.
 //!
 //! The history is part of the simulation state: q is sampled at every accepted internal
-//! step. At an evaluation time tau (a step point or an inner stage of TTBIF, Bathe, ...)
-//! the series uses the spacing d = tau - t_last from the last sample, with the past values
-//! q(tau - j d), j >= 1, interpolated linearly between samples, so every stage sees a
-//! consistent Grünwald approximation whatever the step pattern. The history part is
-//! computed once per evaluation time and cached (Newton iterations at one stage reuse it).
+//! step (`record`, through `&mut` only). At an evaluation time tau (a step point or an inner
+//! stage of TTBIF, Bathe, ...) the series uses the spacing d = tau - t_last from the last
+//! sample, with the past values q(tau - j d), j >= 1, interpolated linearly between samples,
+//! so every stage sees a consistent Grünwald approximation whatever the step pattern. The
+//! history part of the series is computed once per evaluation time of a step
+//! (`Dynamics::prepare`, through `&mut` before the step; Newton iterations at one stage
+//! reuse it) and directly at any other time.
 //! At a sample time itself (outputs, initial accelerations) the spacing of the last step is
 //! used. Before the start time q is zero (Riemann-Liouville convention of the definition).
 //!
@@ -17,35 +19,21 @@
 //! (the energy a viscoelastic element stores is not uniquely defined), so
 //! energy_total + energy_dissipated is conserved by construction.
 
-use std::cell::RefCell;
-
 use crate::integrators::TangentCoefficients;
 use crate::mechanics::elements::{Element, Energy, Kin};
 use crate::mechanics::kinematics::{Derivatives, MAX_DOFS, Measure};
 
-#[derive(Debug, Clone, Default, PartialEq)]
-struct History {
-    /// Accepted sample times and values of q, oldest first.
-    t: Vec<f64>,
-    q: Vec<f64>,
-    /// Cache: evaluation time, spacing d and history part sum_{j>=1} A_{j+1} q(tau - j d).
-    at: f64,
-    d: f64,
-    sum: f64,
-    /// Grünwald coefficients A_1, A_2, ... (grown on demand).
-    weights: Vec<f64>,
+/// The accepted samples of one fractional damper, oldest first: its part of the system's
+/// [`History`](crate::mechanics::History).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct FractionalHistory {
+    /// Sample times (strictly increasing).
+    pub t: Vec<f64>,
+    /// q = s - s0 at those times.
+    pub q: Vec<f64>,
 }
 
-impl History {
-    fn weight(&mut self, j: usize, order: f64) -> f64 {
-        while self.weights.len() <= j {
-            let n = self.weights.len();
-            let next = self.weights[n - 1] * (n as f64 - order - 1.0) / n as f64;
-            self.weights.push(next);
-        }
-        self.weights[j]
-    }
-
+impl FractionalHistory {
     /// q at time s by linear interpolation, searching backwards from sample index `k`.
     fn value(&self, s: f64, k: &mut usize) -> f64 {
         while *k > 0 && self.t[*k] > s {
@@ -57,6 +45,21 @@ impl History {
         } else {
             self.q[*k]
         }
+    }
+
+    /// Whether the samples can be a history: as many times as values, all finite, times
+    /// strictly increasing.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.t.len() != self.q.len() {
+            return Err(format!("fractional damper history has {} times but {} values", self.t.len(), self.q.len()));
+        }
+        if !self.t.iter().chain(&self.q).all(|x| x.is_finite()) {
+            return Err("fractional damper history holds a non-finite number".into());
+        }
+        if self.t.windows(2).any(|w| w[0] >= w[1]) {
+            return Err("fractional damper history times are not increasing".into());
+        }
+        Ok(())
     }
 }
 
@@ -70,7 +73,10 @@ pub struct FractionalSpringDamper {
     pub free_value: f64,
     /// History older than this (s) is dropped from the series; None: the whole run.
     pub memory: Option<f64>,
-    history: RefCell<History>,
+    history: FractionalHistory,
+    /// (tau, (d, history part)) at the evaluation times of the step being taken: derived
+    /// from the history by `prepare`, emptied whenever the history changes.
+    series_at: Vec<(f64, (f64, f64))>,
 }
 
 impl FractionalSpringDamper {
@@ -82,7 +88,6 @@ impl FractionalSpringDamper {
         free_value: f64,
         memory: Option<f64>,
     ) -> Self {
-        let history = History { at: f64::NAN, weights: vec![1.0], ..History::default() };
         FractionalSpringDamper {
             measure,
             stiffness,
@@ -90,7 +95,8 @@ impl FractionalSpringDamper {
             order,
             free_value,
             memory,
-            history: RefCell::new(history),
+            history: FractionalHistory::default(),
+            series_at: Vec::new(),
         }
     }
 
@@ -98,13 +104,31 @@ impl FractionalSpringDamper {
         self.measure.value(q) - self.free_value
     }
 
-    /// Spacing d and history part of the series at time `tau` (cached per time).
-    fn series(&self, tau: f64) -> (f64, f64) {
-        let mut guard = self.history.borrow_mut();
-        let h = &mut *guard;
-        if h.at.to_bits() == tau.to_bits() {
-            return (h.d, h.sum);
+    /// Precompute the series at the evaluation times of the next step.
+    pub fn prepare(&mut self, times: &[f64]) {
+        self.series_at.clear();
+        if self.order == 0.0 {
+            return;
         }
+        for &tau in times {
+            if !self.series_at.iter().any(|(t, _)| t.to_bits() == tau.to_bits()) {
+                let value = self.compute_series(tau);
+                self.series_at.push((tau, value));
+            }
+        }
+    }
+
+    /// Spacing d and history part of the series at time `tau`.
+    fn series(&self, tau: f64) -> (f64, f64) {
+        match self.series_at.iter().find(|(t, _)| t.to_bits() == tau.to_bits()) {
+            Some(&(_, value)) => value,
+            None => self.compute_series(tau),
+        }
+    }
+
+    /// Spacing d and history part sum_{j>=1} A_{j+1} q(tau - j d) of the series at time `tau`.
+    fn compute_series(&self, tau: f64) -> (f64, f64) {
+        let h = &self.history;
         let n = h.t.len();
         let (mut d, mut sum) = (0.0, 0.0);
         if n > 0 {
@@ -119,20 +143,19 @@ impl FractionalSpringDamper {
                 let oldest = self.memory.map_or(h.t[0], |m| (tau - m).max(h.t[0]));
                 let mut k = n - 1;
                 let mut j = 1usize;
+                // Grünwald coefficient A_{j+1} by its recurrence (A_1 = 1).
+                let mut w = 1.0;
                 loop {
                     let s = tau - j as f64 * d;
                     if s < oldest - 1e-9 * d {
                         break;
                     }
-                    let w = h.weight(j, self.order);
+                    w = w * (j as f64 - self.order - 1.0) / j as f64;
                     sum += w * h.value(s, &mut k);
                     j += 1;
                 }
             }
         }
-        h.at = tau;
-        h.d = d;
-        h.sum = sum;
         (d, sum)
     }
 
@@ -150,9 +173,9 @@ impl FractionalSpringDamper {
     }
 
     /// Record q at an accepted time.
-    pub fn record(&self, q: &[f64], t: f64) {
+    pub fn record(&mut self, q: &[f64], t: f64) {
         let value = self.displacement(q);
-        let mut h = self.history.borrow_mut();
+        let h = &mut self.history;
         // A repeated or earlier time (restart at the same point) replaces samples.
         while h.t.last().is_some_and(|&last| t <= last) {
             h.t.pop();
@@ -160,7 +183,7 @@ impl FractionalSpringDamper {
         }
         h.t.push(t);
         h.q.push(value);
-        h.at = f64::NAN;
+        self.series_at.clear();
         if let Some(span) = self.memory {
             // Keep one sample older than the span, for interpolation.
             let cut = h.t.partition_point(|&s| s < t - span);
@@ -171,43 +194,13 @@ impl FractionalSpringDamper {
         }
     }
 
-    /// The history as flat numbers (for snapshots): [n, t..., q..., h, sum].
-    pub fn save(&self, out: &mut Vec<f64>) {
-        let h = self.history.borrow();
-        out.push(h.t.len() as f64);
-        out.extend_from_slice(&h.t);
-        out.extend_from_slice(&h.q);
+    pub fn history(&self) -> &FractionalHistory {
+        &self.history
     }
 
-    /// Restore from `save`'s layout; returns the numbers consumed.
-    pub fn load(&self, data: &[f64]) -> Result<usize, String> {
-        let bad = || "fractional damper history is malformed".to_string();
-        let n = *data.first().ok_or_else(bad)?;
-        if !(n >= 0.0 && n.fract() == 0.0) {
-            return Err(bad());
-        }
-        let n = n as usize;
-        let used = 1 + 2 * n;
-        if data.len() < used {
-            return Err(bad());
-        }
-        let mut h = self.history.borrow_mut();
-        h.t = data[1..1 + n].to_vec();
-        h.q = data[1 + n..1 + 2 * n].to_vec();
-        h.at = f64::NAN;
-        Ok(used)
-    }
-
-    /// Number of recorded samples (a checkpoint for rolling back failed steps).
-    pub fn samples(&self) -> usize {
-        self.history.borrow().t.len()
-    }
-
-    pub fn truncate(&self, samples: usize) {
-        let mut h = self.history.borrow_mut();
-        h.t.truncate(samples);
-        h.q.truncate(samples);
-        h.at = f64::NAN;
+    pub fn set_history(&mut self, history: FractionalHistory) {
+        self.history = history;
+        self.series_at.clear();
     }
 
     /// Force along the measure at time t: (F, fractional term c D^alpha q, dF/ds).
@@ -276,7 +269,7 @@ mod tests {
     #[test]
     fn grunwald_series_of_a_ramp_matches_the_closed_form() {
         // D^alpha t = t^(1-alpha) / Gamma(2 - alpha); for alpha = 1/2, Gamma(3/2) = sqrt(pi)/2.
-        let e = element(0.5);
+        let mut e = element(0.5);
         let h = 1e-4;
         for k in 0..=10000 {
             let t = k as f64 * h;
@@ -295,26 +288,25 @@ mod tests {
 
     #[test]
     fn order_one_is_the_backward_difference_and_zero_the_identity() {
-        let e = element(1.0);
+        let mut e = element(1.0);
         e.record(&[0.3, 0.0], 0.0);
         assert!((e.derivative(0.5, 0.1).0 - (0.5 - 0.3) / 0.1).abs() < 1e-12);
         assert!((e.derivative(0.5, 0.05).0 - (0.5 - 0.3) / 0.05).abs() < 1e-12);
-        let e = element(0.0);
+        let mut e = element(0.0);
         e.record(&[0.3, 0.0], 0.0);
         assert_eq!(e.derivative(0.5, 0.1).0, 0.5);
     }
 
     #[test]
     fn history_round_trips_through_save_and_load() {
-        let e = element(0.7);
+        let mut e = element(0.7);
         for k in 0..5 {
             e.record(&[k as f64 * 0.1, 0.0], k as f64 * 0.01);
         }
-        let mut saved = Vec::new();
-        e.save(&mut saved);
-        let f = element(0.7);
-        assert_eq!(f.load(&saved).unwrap(), saved.len());
-        assert_eq!(e.history.borrow().t, f.history.borrow().t);
+        let saved = e.history().clone();
+        let mut f = element(0.7);
+        f.set_history(saved);
+        assert_eq!(e.history.t, f.history.t);
         assert_eq!(e.derivative(0.5, 0.05).0.to_bits(), f.derivative(0.5, 0.05).0.to_bits());
     }
 }

@@ -9,8 +9,9 @@
 //! - Each contact constraint owns one row of the system's fixed sparse pattern (after the
 //!   joint rows): C = delta = reach - s(q), the penetration (same geometry as the contact
 //!   force), so C_q = -G_s and a compressive contact force is lambda > 0.
-//! - An *active set* (the `ContactMode` of each row, interior mutability like the contact
-//!   force's impact-speed memory) decides what the row enforces. Active: delta = 0 (index-3,
+//! - An *active set* (the `ContactMode` of each row, part of the system's explicit
+//!   [`History`](crate::mechanics::History) like the contact force's impact-speed memory)
+//!   decides what the row enforces. Active: delta = 0 (index-3,
 //!   scaled by the integrator like every joint row; GGL and Baumgarte see its velocity and
 //!   acceleration forms). Separated: the trivial row [0 | 1] d_lambda = 0 with zero residual
 //!   and no force, and lambda = 0 (the multiplier is reset whenever the stepper restarts from
@@ -34,13 +35,11 @@
 //!   delta - offset with offset = max(delta_release, 0) + `REARM`, so a separating body does
 //!   not trigger a spurious event right after release; the next onset is recognised at a
 //!   penetration below offset (~1e-12 m).
-//! - The modes and offsets are part of the element histories (snapshots, FMU state) and are
-//!   rolled back with rejected steps.
+//! - The modes and offsets are part of the element histories (snapshots, FMU state); they
+//!   change only through `&mut` at accepted steps, so a rejected step never commits them.
 //!
 //! Paper 004 solves the active phase with HHT-alpha and GGL (eqs. 15-22); any integrator and
 //! constraint treatment of this crate can be used.
-
-use std::cell::Cell;
 
 use crate::mechanics::contact_gap::{ContactGap, GapDerivatives};
 
@@ -48,7 +47,7 @@ use crate::mechanics::contact_gap::{ContactGap, GapDerivatives};
 pub const REARM: f64 = 1e-12;
 
 /// What a contact constraint row enforces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ContactMode {
     /// lambda = 0; onset event delta - offset.
     Separated,
@@ -58,22 +57,8 @@ pub enum ContactMode {
     Active,
 }
 
-impl ContactMode {
-    fn code(self) -> f64 {
-        match self {
-            ContactMode::Separated => 0.0,
-            ContactMode::Impact => 1.0,
-            ContactMode::Active => 2.0,
-        }
-    }
-
-    fn from_code(x: f64) -> Option<Self> {
-        [ContactMode::Separated, ContactMode::Impact, ContactMode::Active].into_iter().find(|m| m.code() == x)
-    }
-}
-
 /// The discrete state of one contact constraint.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ContactConstraintMemory {
     pub mode: ContactMode,
     /// The onset event is delta - offset.
@@ -83,15 +68,16 @@ pub struct ContactConstraintMemory {
 }
 
 impl ContactConstraintMemory {
-    pub const NUMBERS: usize = 3;
+    /// Separated, before any impact.
+    pub const NONE: ContactConstraintMemory =
+        ContactConstraintMemory { mode: ContactMode::Separated, offset: 0.0, onset: -1.0 };
 
-    pub fn to_numbers(self) -> [f64; 3] {
-        [self.mode.code(), self.offset, self.onset]
-    }
-
-    pub fn from_numbers(x: &[f64]) -> Result<Self, String> {
-        let mode = ContactMode::from_code(x[0]).ok_or_else(|| format!("bad contact constraint mode {}", x[0]))?;
-        Ok(ContactConstraintMemory { mode, offset: x[1], onset: x[2] })
+    /// Whether the numbers can be a contact constraint's history.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.offset.is_finite() && self.onset.is_finite()) {
+            return Err(format!("contact constraint history {self:?} is not finite"));
+        }
+        Ok(())
     }
 }
 
@@ -105,31 +91,25 @@ pub struct ContactConstraint {
     pub restitution: f64,
     /// Impacts slower than this (m/s) end in resting contact (e taken as 0).
     pub min_impact_speed: f64,
-    memory: Cell<ContactConstraintMemory>,
+    memory: ContactConstraintMemory,
 }
 
 impl ContactConstraint {
     pub fn new(gap: ContactGap, reach: f64, restitution: f64, min_impact_speed: f64) -> Self {
-        ContactConstraint {
-            gap,
-            reach,
-            restitution,
-            min_impact_speed,
-            memory: Cell::new(ContactConstraintMemory { mode: ContactMode::Separated, offset: 0.0, onset: -1.0 }),
-        }
+        ContactConstraint { gap, reach, restitution, min_impact_speed, memory: ContactConstraintMemory::NONE }
     }
 
     pub fn memory(&self) -> ContactConstraintMemory {
-        self.memory.get()
+        self.memory
     }
 
-    pub fn set_memory(&self, m: ContactConstraintMemory) {
-        self.memory.set(m);
+    pub fn set_memory(&mut self, m: ContactConstraintMemory) {
+        self.memory = m;
     }
 
     /// Whether the row enforces delta = 0.
     pub fn is_active(&self) -> bool {
-        self.memory.get().mode != ContactMode::Separated
+        self.memory.mode != ContactMode::Separated
     }
 
     /// The penetration delta = C(q) (negative: the gap).
@@ -163,23 +143,23 @@ impl ContactConstraint {
 
     /// The event function: onset (separated) or tensile multiplier (active).
     pub fn event_function(&self, q: &[f64], lambda: f64) -> f64 {
-        let m = self.memory.get();
+        let m = self.memory;
         match m.mode {
             ContactMode::Separated => self.penetration(q) - m.offset,
             ContactMode::Impact | ContactMode::Active => lambda,
         }
     }
 
-    fn release(&self, q: &[f64]) {
+    fn release(&mut self, q: &[f64]) {
         let offset = self.penetration(q).max(0.0) + REARM;
-        self.memory.set(ContactConstraintMemory { mode: ContactMode::Separated, offset, ..self.memory.get() });
+        self.memory = ContactConstraintMemory { mode: ContactMode::Separated, offset, ..self.memory };
     }
 
     /// One round of the event update at a step boundary (see the module documentation):
     /// returns the constraint-velocity jump this row asks for (Some: an impact starts) or
     /// whether it switched (Err(true)) or not (Err(false)).
-    pub fn update(&self, q: &[f64], v: &[f64], lambda: f64, t: f64) -> Result<f64, bool> {
-        let m = self.memory.get();
+    pub fn update(&mut self, q: &[f64], v: &[f64], lambda: f64, t: f64) -> Result<f64, bool> {
+        let m = self.memory;
         match m.mode {
             ContactMode::Separated => {
                 if self.event_function(q, lambda) < 0.0 {
@@ -187,7 +167,7 @@ impl ContactConstraint {
                 }
                 let rate = self.approach_rate(q, v);
                 let e = if rate > self.min_impact_speed { self.restitution } else { 0.0 };
-                self.memory.set(ContactConstraintMemory { mode: ContactMode::Impact, offset: m.offset, onset: t });
+                self.memory = ContactConstraintMemory { mode: ContactMode::Impact, offset: m.offset, onset: t };
                 // Newton's law: delta'+ = -e delta'- (only an approach is reversed; a row found
                 // separating is brought to rest and released below if tensile).
                 Ok(-rate - e * rate.max(0.0))
@@ -198,7 +178,7 @@ impl ContactConstraint {
                 if leaving {
                     self.release(q);
                 } else {
-                    self.memory.set(ContactConstraintMemory { mode: ContactMode::Active, ..m });
+                    self.memory = ContactConstraintMemory { mode: ContactMode::Active, ..m };
                 }
                 Err(true)
             }

@@ -1,9 +1,9 @@
 //! The FMU's variable table: one list, shared by modelDescription.xml and the C API, so
 //! value references and names cannot drift apart.
 
-use crate::integrators::{ConstraintTreatment, Method};
-use crate::model::{Model, ParameterKind};
-use crate::simulation::{Experiment, Simulation, SimulationError, SolverSettings};
+use crate::simulation::{
+    ConstraintTreatment, Experiment, Method, Model, Output, ParameterKind, Simulation, SimulationError, SolverSettings,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VarType {
@@ -103,13 +103,43 @@ pub struct Variables {
 }
 
 impl Variables {
-    /// Build the table; assembles the model once with its default parameters to learn the
-    /// outputs (names, units) and to check that it starts.
+    /// The table for export (modelDescription.xml, `flexfmu info`): assembles the model with
+    /// its default parameters to learn the outputs and checks that it starts with every
+    /// choice of every string parameter (the FMU's parameter may be set to any of them).
+    /// A problem of the model file stays a located `SimulationError::Model` (exit code 2).
     pub fn new(model: &Model) -> Result<Variables, SimulationError> {
         let params = model.default_parameters();
         let settings = SolverSettings::from_model(model, &params)?;
         let experiment = Experiment::from_model(model, &params)?;
         let sim = Simulation::new(model, &params, settings, experiment.start_time)?;
+        let vars = Variables::with_outputs(model, settings, experiment, sim.outputs())?;
+        for (i, p) in model.parameters.iter().enumerate().filter(|(_, p)| p.kind == ParameterKind::String) {
+            for k in 0..p.choices.len() {
+                if k as f64 == params[i] {
+                    continue;
+                }
+                let mut other = params.clone();
+                other[i] = k as f64;
+                Simulation::new(model, &other, settings, experiment.start_time).map_err(|e| match e {
+                    SimulationError::Model(mut e) => {
+                        e.message = format!("with {} = \"{}\": {}", p.name, p.choices[k], e.message);
+                        SimulationError::Model(e)
+                    }
+                    e => SimulationError::Settings(format!("with {} = \"{}\": {e}", p.name, p.choices[k])),
+                })?;
+            }
+        }
+        Ok(vars)
+    }
+
+    /// The table of `model` with the outputs of its simulation (an FMU instance builds that
+    /// simulation once and keeps it).
+    pub fn with_outputs(
+        model: &Model,
+        settings: SolverSettings,
+        experiment: Experiment,
+        outputs: &[Output],
+    ) -> Result<Variables, SimulationError> {
         let mut list = Vec::new();
         let mut push = |name: String,
                         ty: VarType,
@@ -263,29 +293,11 @@ impl Variables {
                 None,
             );
         }
-        for (i, o) in sim.outputs().iter().enumerate() {
+        for (i, o) in outputs.iter().enumerate() {
             push(o.name.clone(), VarType::Real, Role::Output(i), &o.unit, &o.description, None, None, None);
         }
         for (v, p) in list.iter_mut().zip(&model.parameters) {
             v.choices = p.choices.clone();
-        }
-        // Every choice of every string parameter must give a model that starts (the FMU's
-        // parameter may be set to any of them).
-        for (i, p) in model.parameters.iter().enumerate().filter(|(_, p)| p.kind == ParameterKind::String) {
-            for k in 0..p.choices.len() {
-                if k as f64 == params[i] {
-                    continue;
-                }
-                let mut other = params.clone();
-                other[i] = k as f64;
-                Simulation::new(model, &other, settings, experiment.start_time).map_err(|e| match e {
-                    SimulationError::Model(mut e) => {
-                        e.message = format!("with {} = \"{}\": {}", p.name, p.choices[k], e.message);
-                        SimulationError::Model(e)
-                    }
-                    e => SimulationError::Settings(format!("with {} = \"{}\": {e}", p.name, p.choices[k])),
-                })?;
-            }
         }
         let mut seen = std::collections::HashSet::new();
         for v in &list {

@@ -1,9 +1,10 @@
-//! The Co-Simulation calling sequence (FMI 2.0.5 section 4.2.4): one table, checked at the
-//! top of every entry point, after Reference-FMUs' fmi2Functions.c.
+//! The Co-Simulation calling sequence (FMI 2.0.5 section 4.2.4): one table, `allowed`,
+//! checked by the FMI layer at the top of every entry point, after Reference-FMUs'
+//! fmi2Functions.c. The states and calls are those FMI 2 and FMI 3 Co-Simulation share.
 
 /// Instance states (start/end is "no instance"; stepInProgress/stepCanceled need
-/// asynchronous stepping, which this FMU does not offer).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// asynchronous stepping, which this FMU does not offer). Part of an FMU state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum State {
     Instantiated,
     InitializationMode,

@@ -1,0 +1,494 @@
+//! One FMU instance in safe Rust, independent of the FMI version: the variable table, the
+//! instance's parameters, inputs and solver settings, the lifecycle state and the
+//! simulation. It knows only the simulation facade (src/simulation.rs); the FMI layer
+//! (src/fmi2/api.rs) checks pointers and the call sequence and calls exactly one method here.
+//! Messages go to the `Logger` the FMI layer supplies, prefixed with the FMI function name
+//! the layer passes in.
+
+use std::path::Path;
+
+use super::lifecycle::State;
+use super::log::{Category, Enabled, Logger};
+use super::settings;
+use super::state::FmuState;
+use super::status::Status;
+use super::variables::{Role, VarType, Variables, guid};
+use crate::simulation::blob;
+use crate::simulation::{Experiment, Model, Simulation, SolverSettings};
+
+/// Relative tolerance for comparing communication points with the FMU time.
+const TIME_TOLERANCE: f64 = 1e-9;
+
+pub struct Instance {
+    state: State,
+    logger: Logger,
+    enabled: Enabled,
+    model: Model,
+    guid: String,
+    vars: Variables,
+    params: Vec<f64>,
+    inputs: Vec<f64>,
+    settings: SolverSettings,
+    start_time: f64,
+    stop_time: Option<f64>,
+    last_successful_time: f64,
+    /// Built at instantiation with the default parameters (the one assembly of the model),
+    /// rebuilt only when parameters, start time or settings change before the first step.
+    sim: Option<Simulation>,
+}
+
+impl Instance {
+    /// Load `resources/model.toml`, check it against the importer's GUID and build the
+    /// simulation once (its outputs complete the variable table). The error is the reason,
+    /// for the FMI layer to log.
+    pub fn instantiate(resources: &Path, fmu_guid: &str, logger: Logger, logging_on: bool) -> Result<Instance, String> {
+        let file = resources.join("model.toml");
+        let model = Model::load(&file).map_err(|e| e.to_string())?;
+        let guid = guid(&model.source);
+        if guid != fmu_guid {
+            return Err(format!(
+                "GUID mismatch: the importer expects {fmu_guid} but {} has {guid} (resources do not match modelDescription.xml)",
+                file.display()
+            ));
+        }
+        let params = model.default_parameters();
+        let settings = SolverSettings::from_model(&model, &params).map_err(|e| e.to_string())?;
+        let experiment = Experiment::from_model(&model, &params).map_err(|e| e.to_string())?;
+        let sim = Simulation::new(&model, &params, settings, experiment.start_time).map_err(|e| e.to_string())?;
+        let vars = Variables::with_outputs(&model, settings, experiment, sim.outputs()).map_err(|e| e.to_string())?;
+        let inst = Instance {
+            state: State::Instantiated,
+            logger,
+            enabled: Enabled::new(logging_on),
+            inputs: model.definition.inputs.iter().map(|i| i.start).collect(),
+            params,
+            settings,
+            start_time: experiment.start_time,
+            stop_time: None,
+            last_successful_time: experiment.start_time,
+            sim: Some(sim),
+            model,
+            guid,
+            vars,
+        };
+        inst.log(Status::Ok, Category::Events, &format!("instantiated {} from {}", inst.model.name(), file.display()));
+        Ok(inst)
+    }
+
+    pub fn state(&self) -> State {
+        self.state
+    }
+
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    /// Log through the importer's logger if `category` is enabled.
+    pub fn log(&self, status: Status, category: Category, message: &str) {
+        if self.enabled.logs(category) {
+            (self.logger)(status, category, message);
+        }
+    }
+
+    pub fn error(&self, message: &str) -> Status {
+        self.log(Status::Error, Category::StatusError, message);
+        Status::Error
+    }
+
+    /// The instance is unusable (a panic was caught): every further call but freeing it
+    /// is refused.
+    pub fn fatal(&mut self, message: &str) -> Status {
+        self.state = State::Fatal;
+        self.log(Status::Fatal, Category::StatusFatal, message);
+        Status::Fatal
+    }
+
+    pub fn set_debug_logging(&mut self, function: &str, on: bool, categories: &[Option<String>]) -> Status {
+        if categories.is_empty() {
+            self.enabled.set_all(on);
+            return Status::Ok;
+        }
+        let mut chosen = Vec::new();
+        for c in categories {
+            match c.as_deref().and_then(Category::from_name) {
+                Some(category) => chosen.push(category),
+                None => {
+                    let names: Vec<&str> = Category::ALL.iter().map(|c| c.name()).collect();
+                    return self.error(&format!(
+                        "{function}: unknown log category {:?} (expected one of {})",
+                        c.as_deref().unwrap_or("NULL"),
+                        names.join(", ")
+                    ));
+                }
+            }
+        }
+        for category in chosen {
+            self.enabled.set(category, on);
+        }
+        Status::Ok
+    }
+
+    pub fn reset(&mut self) -> Status {
+        self.state = State::Instantiated;
+        self.params = self.model.default_parameters();
+        self.inputs = self.model.definition.inputs.iter().map(|i| i.start).collect();
+        self.settings = self.vars.settings;
+        self.start_time = self.vars.experiment.start_time;
+        self.stop_time = None;
+        self.last_successful_time = self.start_time;
+        self.sim = None;
+        Status::Ok
+    }
+
+    pub fn setup_experiment(
+        &mut self,
+        function: &str,
+        tolerance: Option<f64>,
+        start: f64,
+        stop: Option<f64>,
+    ) -> Status {
+        if !start.is_finite() {
+            return self.error(&format!("{function}: startTime {start} is not finite"));
+        }
+        if let Some(stop) = stop {
+            if stop.is_nan() || stop < start {
+                return self.error(&format!("{function}: stopTime {stop} is before startTime {start}"));
+            }
+        }
+        if let Some(t) = tolerance {
+            // The tolerance of FMI 2.0 sec. 2.1.6 is the relative tolerance of the
+            // error-controlled step (active when solver_error_control = 1).
+            if !(t > 0.0 && t < 1.0) {
+                return self.error(&format!("{function}: tolerance {t} must be in (0, 1)"));
+            }
+            let mut settings = self.settings;
+            settings.error_control.rtol = t;
+            self.change_settings(settings);
+            self.log(
+                Status::Ok,
+                Category::Events,
+                &format!("{function}: tolerance {t} sets solver_rtol (used when solver_error_control = 1)"),
+            );
+        }
+        if self.sim.as_ref().is_some_and(|sim| sim.time() != start) {
+            self.sim = None;
+        }
+        self.start_time = start;
+        self.stop_time = stop;
+        self.last_successful_time = start;
+        Status::Ok
+    }
+
+    pub fn enter_initialization_mode(&mut self) -> Status {
+        self.state = State::InitializationMode;
+        Status::Ok
+    }
+
+    /// New solver settings. Before the first step a simulation built with other settings is
+    /// rebuilt (as if they had been the model's); afterwards they apply at the next step.
+    fn change_settings(&mut self, settings: SolverSettings) {
+        let before_first_step = matches!(self.state, State::Instantiated | State::InitializationMode);
+        if before_first_step && self.sim.as_ref().is_some_and(|sim| *sim.settings() != settings) {
+            self.sim = None;
+        }
+        self.settings = settings;
+    }
+
+    /// Build the simulation with the current parameters if it does not exist.
+    fn ensure_simulation(&mut self) -> Result<&mut Simulation, String> {
+        if self.sim.is_none() {
+            self.model.check_parameters(&self.params).map_err(|e| e.message)?;
+            let mut sim = Simulation::new(&self.model, &self.params, self.settings, self.start_time)
+                .map_err(|e| e.to_string())?;
+            for (i, v) in self.inputs.iter().enumerate() {
+                sim.set_input(i, *v)?;
+            }
+            self.log(Status::Ok, Category::Events, &format!("initialized at t = {}", self.start_time));
+            self.sim = Some(sim);
+        }
+        Ok(self.sim.as_mut().expect("just built"))
+    }
+
+    pub fn exit_initialization_mode(&mut self, function: &str) -> Status {
+        if let Err(e) = self.ensure_simulation() {
+            return self.error(&format!("{function}: {e}"));
+        }
+        self.last_successful_time = self.start_time;
+        self.state = State::StepComplete;
+        Status::Ok
+    }
+
+    pub fn terminate(&mut self) -> Status {
+        self.state = State::Terminated;
+        self.log(Status::Ok, Category::Events, "terminated");
+        Status::Ok
+    }
+
+    fn variable(&self, function: &str, vr: u32, ty: VarType) -> Result<(Role, String), Status> {
+        match self.vars.get(vr) {
+            Some(v) if v.ty == ty => Ok((v.role, v.name.clone())),
+            Some(v) => Err(self.error(&format!("{function}: value reference {vr} ({}) is not of type {ty:?}", v.name))),
+            None => Err(self.error(&format!("{function}: unknown value reference {vr}"))),
+        }
+    }
+
+    fn value(&mut self, function: &str, role: Role) -> Result<f64, Status> {
+        Ok(match role {
+            Role::Parameter(i) => self.params[i],
+            Role::Input(i) => self.inputs[i],
+            Role::Solver(field) => settings::value(&self.settings, field),
+            Role::Output(i) => {
+                let values = match self.ensure_simulation() {
+                    Ok(sim) => sim.output_values().map(|v| v.get(i).copied()),
+                    Err(e) => Err(e),
+                };
+                match values {
+                    Ok(Some(x)) => x,
+                    Ok(None) => return Err(self.error(&format!("{function}: output {i} out of range"))),
+                    Err(e) => return Err(self.error(&format!("{function}: {e}"))),
+                }
+            }
+        })
+    }
+
+    /// Values of `vrs` (all of type `ty`), handed to `out` with their position.
+    pub fn get(&mut self, function: &str, ty: VarType, vrs: &[u32], out: &mut dyn FnMut(usize, f64)) -> Status {
+        for (k, vr) in vrs.iter().enumerate() {
+            let (role, _) = match self.variable(function, *vr, ty) {
+                Ok(r) => r,
+                Err(s) => return s,
+            };
+            match self.value(function, role) {
+                Ok(x) => out(k, x),
+                Err(s) => return s,
+            }
+        }
+        Status::Ok
+    }
+
+    pub fn set(&mut self, function: &str, ty: VarType, vrs: &[u32], values: &[f64]) -> Status {
+        for (vr, x) in vrs.iter().zip(values) {
+            let (role, name) = match self.variable(function, *vr, ty) {
+                Ok(r) => r,
+                Err(s) => return s,
+            };
+            let status = self.set_one(function, role, &name, *x);
+            if status != Status::Ok {
+                return status;
+            }
+        }
+        Status::Ok
+    }
+
+    fn set_one(&mut self, function: &str, role: Role, name: &str, x: f64) -> Status {
+        if !x.is_finite() {
+            return self.error(&format!("{function}: {name} must be finite, got {x}"));
+        }
+        let running = self.state == State::StepComplete;
+        match role {
+            Role::Output(_) => self.error(&format!("{function}: {name} is an output and cannot be set")),
+            Role::Parameter(i) => {
+                if running {
+                    return self.error(&format!(
+                        "{function}: parameter {name} is fixed; set it before fmi2ExitInitializationMode"
+                    ));
+                }
+                let mut params = self.params.clone();
+                params[i] = x;
+                if let Err(e) = self.model.check_parameters(&params) {
+                    return self.error(&format!("{function}: {}", e.message));
+                }
+                self.params = params;
+                // Rebuilt with the new value when next needed.
+                self.sim = None;
+                Status::Ok
+            }
+            Role::Input(i) => {
+                if let Some(sim) = &mut self.sim {
+                    if let Err(e) = sim.set_input(i, x) {
+                        return self.error(&format!("{function}: {e}"));
+                    }
+                }
+                self.inputs[i] = x;
+                Status::Ok
+            }
+            Role::Solver(field) => match settings::with(self.settings, field, name, x) {
+                Ok(s) => {
+                    self.change_settings(s);
+                    Status::Ok
+                }
+                Err(e) => self.error(&format!("{function}: {e}")),
+            },
+        }
+    }
+
+    /// The current choice of the string parameter `vr`: (parameter index, choice index).
+    pub fn string_choice(&self, function: &str, vr: u32) -> Result<(usize, usize), Status> {
+        let (role, name) = self.variable(function, vr, VarType::String)?;
+        let Role::Parameter(i) = role else {
+            return Err(self.error(&format!("{function}: {name} is not a string parameter")));
+        };
+        match self.model.parameters[i].choice(self.params[i]) {
+            Some(_) => Ok((i, self.params[i] as usize)),
+            None => Err(self.error(&format!("{function}: {name} has no valid value (internal error)"))),
+        }
+    }
+
+    /// Set string parameters by their texts (compared with the choices).
+    pub fn set_strings(&mut self, function: &str, vrs: &[u32], values: &[Option<String>]) -> Status {
+        for (vr, text) in vrs.iter().zip(values) {
+            let (role, name) = match self.variable(function, *vr, VarType::String) {
+                Ok(r) => r,
+                Err(s) => return s,
+            };
+            let Role::Parameter(i) = role else {
+                return self.error(&format!("{function}: {name} is not a string parameter"));
+            };
+            if self.state == State::StepComplete {
+                return self.error(&format!(
+                    "{function}: parameter {name} is fixed; set it before fmi2ExitInitializationMode"
+                ));
+            }
+            let Some(text) = text else { return self.error(&format!("{function}: NULL string for {name}")) };
+            let p = &self.model.parameters[i];
+            let Some(index) = p.choice_index(text) else {
+                return self.error(&format!("{function}: {name} = \"{text}\" is not one of: {}", p.choices.join(", ")));
+            };
+            if self.params[i] != index {
+                self.params[i] = index;
+                // Rebuilt with the new value when next needed.
+                self.sim = None;
+            }
+        }
+        Status::Ok
+    }
+
+    /// Advance from communication point `tc` by `h`. A failed step leaves the simulation at
+    /// its last successful internal step and returns Discard. A step that reaches a state
+    /// whose outputs are not finite (an energy that overflows at a finite state) is a failed
+    /// step too: the simulation goes back to `tc`, whose outputs stay readable.
+    pub fn do_step(&mut self, function: &str, tc: f64, h: f64) -> Status {
+        let Some(sim) = self.sim.as_ref() else {
+            return self.error(&format!("{function}: no simulation (internal error)"));
+        };
+        let t = sim.time();
+        if !tc.is_finite() || !h.is_finite() {
+            return self.error(&format!(
+                "{function}: currentCommunicationPoint {tc} and communicationStepSize {h} must be finite"
+            ));
+        }
+        if h < 0.0 {
+            return self.error(&format!("{function}: communicationStepSize {h} is negative"));
+        }
+        if (tc - t).abs() > TIME_TOLERANCE * t.abs().max(tc.abs()).max(1.0) {
+            return self.error(&format!("{function}: currentCommunicationPoint {tc} does not match the FMU time {t}"));
+        }
+        let target = tc + h;
+        if let Some(stop) = self.stop_time {
+            if target > stop + TIME_TOLERANCE * stop.abs().max(1.0) {
+                return self.error(&format!("{function}: the step to {target} goes past stopTime {stop}"));
+            }
+        }
+        let settings = self.settings;
+        let Some(sim) = self.sim.as_mut() else { return Status::Error };
+        if *sim.settings() != settings {
+            if let Err(e) = sim.set_settings(settings) {
+                self.settings = *sim.settings();
+                return self.error(&format!("{function}: solver settings refused: {e}; kept the previous ones"));
+            }
+        }
+        let before = sim.snapshot();
+        let stepped = sim.step_to(target).map_err(|e| e.to_string());
+        let outputs = stepped.and_then(|()| sim.output_values().map(|_| ()));
+        if outputs.is_err() && sim.output_values().is_err() {
+            // The snapshot is this simulation's own, so it fits.
+            let _ = sim.restore(&before);
+        }
+        match outputs {
+            Ok(()) => {
+                self.last_successful_time = sim.time();
+                Status::Ok
+            }
+            Err(e) => {
+                let t = sim.time();
+                self.last_successful_time = t;
+                self.state = State::StepFailed;
+                let msg = format!("{function}: step from {tc} to {target} failed at t = {t}: {e}");
+                self.log(Status::Discard, Category::StatusDiscard, &msg);
+                self.log(Status::Discard, Category::Solver, &msg);
+                Status::Discard
+            }
+        }
+    }
+
+    pub fn last_successful_time(&self) -> f64 {
+        self.last_successful_time
+    }
+
+    /// The instance's FMU state as a blob.
+    pub fn fmu_state(&self) -> Vec<u8> {
+        blob::encode(&FmuState {
+            guid: self.guid.clone(),
+            lifecycle: self.state,
+            params: self.params.clone(),
+            inputs: self.inputs.clone(),
+            settings: self.settings,
+            start_time: self.start_time,
+            stop_time: self.stop_time,
+            last_successful_time: self.last_successful_time,
+            simulation: self.sim.as_ref().map(Simulation::snapshot),
+        })
+    }
+
+    /// Read and check a blob of `fmu_state` (everything but the fit of the snapshot to the
+    /// simulation, which `set_fmu_state` checks).
+    pub fn check_fmu_state(&self, bytes: &[u8]) -> Result<FmuState, String> {
+        let state: FmuState = blob::decode(bytes)?;
+        state.validate(&self.guid, &self.model)?;
+        // The sizes of the snapshot, if this instance's simulation has its parameters.
+        if let (Some(sim), Some(snap)) = (&self.sim, &state.simulation) {
+            if self.params == state.params {
+                snap.validate(sim.dimensions())?;
+            }
+        }
+        Ok(state)
+    }
+
+    /// Restore a blob of `fmu_state`; a blob that does not fit is refused and nothing changes.
+    pub fn set_fmu_state(&mut self, function: &str, bytes: &[u8]) -> Status {
+        let d = match self.check_fmu_state(bytes) {
+            Ok(d) => d,
+            Err(e) => return self.error(&format!("{function}: {e}")),
+        };
+        let sim = match &d.simulation {
+            None => None,
+            Some(snap) => {
+                let reuse = self.params == d.params && self.start_time == d.start_time;
+                let mut sim = match self.sim.take().filter(|_| reuse) {
+                    Some(sim) => sim,
+                    None => match Simulation::new(&self.model, &d.params, snap.settings(), d.start_time) {
+                        Ok(s) => s,
+                        Err(e) => return self.error(&format!("{function}: {e}")),
+                    },
+                };
+                if let Err(e) = sim.restore(snap) {
+                    // A reused simulation is unchanged by the refused restore.
+                    if reuse {
+                        self.sim = Some(sim);
+                    }
+                    return self.error(&format!("{function}: {e}"));
+                }
+                Some(sim)
+            }
+        };
+        self.sim = sim;
+        self.state = d.lifecycle;
+        self.start_time = d.start_time;
+        self.stop_time = d.stop_time;
+        self.last_successful_time = d.last_successful_time;
+        self.settings = d.settings;
+        self.params = d.params;
+        self.inputs = d.inputs;
+        Status::Ok
+    }
+}

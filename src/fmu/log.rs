@@ -1,0 +1,90 @@
+//! Log categories, defined once: modelDescription.xml declares them in this order and
+//! instances filter their messages by them (`fmi2SetDebugLogging` names them).
+
+use super::Status;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Category {
+    Events,
+    StatusWarning,
+    StatusDiscard,
+    StatusError,
+    StatusFatal,
+    All,
+    Solver,
+}
+
+impl Category {
+    /// Declaration order in modelDescription.xml.
+    pub const ALL: [Category; 7] = [
+        Category::Events,
+        Category::StatusWarning,
+        Category::StatusDiscard,
+        Category::StatusError,
+        Category::StatusFatal,
+        Category::All,
+        Category::Solver,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Category::Events => "logEvents",
+            Category::StatusWarning => "logStatusWarning",
+            Category::StatusDiscard => "logStatusDiscard",
+            Category::StatusError => "logStatusError",
+            Category::StatusFatal => "logStatusFatal",
+            Category::All => "logAll",
+            Category::Solver => "logSolver",
+        }
+    }
+
+    pub fn description(self) -> &'static str {
+        match self {
+            Category::Events => "Log events (initialization, termination, state changes)",
+            Category::StatusWarning => "Log messages with status fmi2Warning",
+            Category::StatusDiscard => "Log messages with status fmi2Discard",
+            Category::StatusError => "Log messages with status fmi2Error",
+            Category::StatusFatal => "Log messages with status fmi2Fatal",
+            Category::All => "Log everything",
+            Category::Solver => "Log solver statistics and failures",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Category> {
+        Category::ALL.into_iter().find(|c| c.name() == name)
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Where an instance's messages go: the FMI layer's logger callback (status, category,
+/// message text).
+pub type Logger = Box<dyn Fn(Status, Category, &str)>;
+
+/// The categories an instance logs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Enabled([bool; Category::ALL.len()]);
+
+impl Enabled {
+    /// Errors and fatal errors only, or everything.
+    pub fn new(logging_on: bool) -> Enabled {
+        let mut on = [logging_on; Category::ALL.len()];
+        on[Category::StatusError.index()] = true;
+        on[Category::StatusFatal.index()] = true;
+        Enabled(on)
+    }
+
+    pub fn set(&mut self, category: Category, on: bool) {
+        self.0[category.index()] = on;
+    }
+
+    pub fn set_all(&mut self, on: bool) {
+        self.0 = [on; Category::ALL.len()];
+    }
+
+    pub fn logs(&self, category: Category) -> bool {
+        self.0[category.index()] || self.0[Category::All.index()]
+    }
+}
