@@ -56,6 +56,8 @@ struct Builder<'a> {
     /// The first entry of `bodies` with each name (body names are looked up for every joint,
     /// spring, load, contact and output: a map keeps assembly linear in the model's size).
     body_index: HashMap<String, usize>,
+    /// The index of each joint in `System::joints`, once they are all laid out.
+    joint_index: HashMap<String, usize>,
 }
 
 impl Builder<'_> {
@@ -192,6 +194,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
         floating_tips: Vec::new(),
         floating_names: Vec::new(),
         body_index: HashMap::new(),
+        joint_index: HashMap::new(),
     };
 
     let mut names: HashMap<String, std::ops::Range<usize>> = HashMap::new();
@@ -613,6 +616,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
         });
         joint_spans.push(j.name.span());
     }
+    b.joint_index = sys.joints.iter().enumerate().map(|(i, j)| (j.name.clone(), i)).collect();
 
     // Spring-dampers.
     for s in &def.springs {
@@ -638,7 +642,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
                 let Some(jn) = &s.joint else {
                     return Err(model.error(s.name.span(), format!("a {kind} spring needs `joint = \"name\"`")));
                 };
-                let Some(ji) = sys.joints.iter().find(|j| j.name == *jn.get_ref()) else {
+                let Some(ji) = b.joint_index.get(jn.get_ref()).map(|&i| &sys.joints[i]) else {
                     return Err(model.error(jn.span(), format!("unknown joint '{}'", jn.get_ref())));
                 };
                 let expected = if kind == "prismatic" { JointKind::Prismatic } else { JointKind::Revolute };
@@ -986,9 +990,9 @@ impl OutputKind {
                 .joint
                 .as_ref()
                 .ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `joint`")))?;
-            sys.joints
-                .iter()
-                .position(|j| j.name == *name.get_ref())
+            b.joint_index
+                .get(name.get_ref())
+                .copied()
                 .ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))
         };
         let need_contact = || -> Result<usize, ModelError> {
