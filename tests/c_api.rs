@@ -4,47 +4,18 @@
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::path::Path;
 use std::ptr::{null, null_mut};
-use std::sync::Mutex;
 
 use flexfmu::export::variables::{Variables, guid};
 use flexfmu::fmi2::api::*;
-use flexfmu::fmi2::types::{CallbackFunctions, Logger};
+use flexfmu::fmi2::types::CallbackFunctions;
 use flexfmu::model::Model;
+
+mod common;
+use common::c_logger::{Messages, callbacks};
 
 const OK: c_int = 0;
 const DISCARD: c_int = 2;
 const ERROR: c_int = 3;
-
-type Messages = Mutex<Vec<(c_int, String, String)>>;
-
-/// Reads the one "%s" argument the FMU passes. Declared non-variadic (defining C-variadic
-/// functions is unstable); on x86_64/aarch64 Linux the variadic call passes the same registers.
-unsafe extern "C" fn logger(
-    env: *mut c_void,
-    _name: *const c_char,
-    status: c_int,
-    category: *const c_char,
-    format: *const c_char,
-    arg: *const c_char,
-) {
-    let messages = unsafe { &*(env as *const Messages) };
-    let format = unsafe { CStr::from_ptr(format) }.to_string_lossy().into_owned();
-    assert_eq!(format, "%s", "the FMU must pass its text as an argument, not as the format");
-    let category = unsafe { CStr::from_ptr(category) }.to_string_lossy().into_owned();
-    let text = unsafe { CStr::from_ptr(arg) }.to_string_lossy().into_owned();
-    messages.lock().unwrap().push((status, category, text));
-}
-
-fn callbacks(messages: &Messages) -> CallbackFunctions {
-    let logger: Logger = unsafe { std::mem::transmute(logger as unsafe extern "C" fn(_, _, _, _, _, _)) };
-    CallbackFunctions {
-        logger: Some(logger),
-        allocate_memory: None,
-        free_memory: None,
-        step_finished: None,
-        component_environment: messages as *const Messages as *mut c_void,
-    }
-}
 
 struct Setup {
     _dir: tempfile::TempDir,

@@ -2,51 +2,25 @@
 //! non-ASCII resource URI, damaged FMU states (cut, corrupted, non-finite, of another
 //! layout, a bounded fuzz loop) and outputs after a step that overflows.
 
-use std::ffi::{CStr, CString, c_char, c_int, c_void};
+use std::ffi::{CString, c_char, c_int, c_void};
 use std::path::Path;
 use std::ptr::null_mut;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use flexfmu::export::variables::{Variables, guid};
 use flexfmu::fmi2::api::*;
-use flexfmu::fmi2::types::{CallbackFunctions, Logger};
+use flexfmu::fmi2::types::CallbackFunctions;
 use flexfmu::fmu::state::FmuState;
 use flexfmu::model::Model;
 use flexfmu::simulation::blob;
+
+mod common;
+use common::c_logger::{Messages, callbacks};
 
 const OK: c_int = 0;
 const DISCARD: c_int = 2;
 const ERROR: c_int = 3;
 const FATAL: c_int = 4;
-
-type Messages = Mutex<Vec<(c_int, String, String)>>;
-
-/// Reads the one "%s" argument the FMU passes (see tests/c_api.rs).
-unsafe extern "C" fn logger(
-    env: *mut c_void,
-    _name: *const c_char,
-    status: c_int,
-    category: *const c_char,
-    _format: *const c_char,
-    arg: *const c_char,
-) {
-    let messages = unsafe { &*(env as *const Messages) };
-    let category = unsafe { CStr::from_ptr(category) }.to_string_lossy().into_owned();
-    let text = unsafe { CStr::from_ptr(arg) }.to_string_lossy().into_owned();
-    messages.lock().unwrap().push((status, category, text));
-}
-
-fn callbacks(messages: &Messages) -> CallbackFunctions {
-    let logger: Logger = unsafe { std::mem::transmute(logger as unsafe extern "C" fn(_, _, _, _, _, _)) };
-    CallbackFunctions {
-        logger: Some(logger),
-        allocate_memory: None,
-        free_memory: None,
-        step_finished: None,
-        component_environment: messages as *const Messages as *mut c_void,
-    }
-}
 
 struct Fixture {
     _dir: tempfile::TempDir,

@@ -2,6 +2,7 @@
 
 #![allow(dead_code)] // each test file uses part of it
 
+pub mod c_logger;
 pub mod fmu;
 
 /// A clamped beam along x with a constant tip force P along global +y, with outputs
