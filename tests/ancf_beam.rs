@@ -12,7 +12,6 @@ use flexfmu::mechanics::elements::{AncfBeam2d, BeamProperties};
 use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
 use nalgebra::{DMatrix, DVector};
-use std::path::Path;
 use std::time::Instant;
 
 fn properties(e: f64, nu: f64, rho: f64, b: f64, h: f64) -> BeamProperties {
@@ -205,27 +204,14 @@ fn first_bending_frequency_of_clamped_beam() {
     }
 }
 
-fn model(name: &str) -> Model {
-    Model::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(name)).unwrap()
-}
-
-/// Run to `t_end` and return (tip_x, tip_y), the largest |energy_total - initial| and steps/s.
+/// Run to `t_end`: (tip_x, tip_y) and the largest |energy_total - initial|.
 fn run(model: &Model, params: &[f64], settings: SolverSettings, t_end: f64, interval: f64) -> ([f64; 2], f64) {
-    let mut sim = Simulation::new(model, params, settings, 0.0).unwrap();
-    let e0 = sim.output_values().unwrap()[2];
-    let mut drift = 0.0f64;
-    let steps = (t_end / interval).round() as usize;
-    for k in 1..=steps {
-        sim.step_to(k as f64 * interval).unwrap();
-        drift = drift.max((sim.output_values().unwrap()[2] - e0).abs());
-    }
-    let o = sim.output_values().unwrap();
-    ([o[0], o[1]], drift)
+    common::sim::tip_and_energy_drift(Simulation::new(model, params, settings, 0.0).unwrap(), t_end, interval)
 }
 
 #[test]
 fn pendulum_ancf_conserves_energy_with_its_default_integrator() {
-    let m = model("pendulum_ancf.toml");
+    let m = common::sim::example("pendulum_ancf.toml");
     let params = m.default_parameters();
     let settings = SolverSettings::from_model(&m, &params).unwrap();
     assert_eq!((settings.method, settings.rho_inf, settings.step), (Method::GeneralizedAlpha, 0.0, 1e-4));
@@ -247,7 +233,7 @@ fn pendulum_ancf_conserves_energy_with_its_default_integrator() {
 fn corotational_and_ancf_pendulums_agree_under_refinement() {
     // Both with the tip section angle as a fourth output.
     let with_angle = |name: &str| {
-        let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(name)).unwrap();
+        let text = std::fs::read_to_string(common::sim::model_path(name)).unwrap();
         Model::parse(&(text + "\n[[outputs]]\nname = \"tip_angle\"\nquantity = \"angle\"\nbody = \"arm.end\"\n"), name)
             .unwrap()
     };
@@ -348,8 +334,7 @@ fn ancf_errors_are_located() {
 /// (The angle itself is checked against the corotational beam's in the refinement test.)
 #[test]
 fn node_outputs_are_consistent() {
-    let text =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("models/pendulum_ancf.toml")).unwrap();
+    let text = std::fs::read_to_string(common::sim::model_path("pendulum_ancf")).unwrap();
     let mut text = text;
     for (name, q) in [("vx", "vx"), ("vy", "vy"), ("angle", "angle"), ("w", "angular_velocity")] {
         let body = "arm.end";

@@ -12,7 +12,6 @@ use flexfmu::mechanics::assemble::assemble;
 use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
 use std::f64::consts::PI;
-use std::path::Path;
 use std::sync::OnceLock;
 
 /// Inextensible, shear-rigid elastica of a cantilever with a tip force of fixed direction +y:
@@ -261,7 +260,7 @@ const T_END: f64 = 0.3;
 const INTERVAL: f64 = 3e-3;
 
 fn cantilever_model() -> Model {
-    Model::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models/cantilever_corotational.toml"))).unwrap()
+    common::sim::example("cantilever_corotational")
 }
 
 /// Tip (x, y) every INTERVAL up to T_END.
@@ -359,8 +358,7 @@ fn ttbif_3e4_at_least_as_accurate_as_generalized_alpha_1e4() {
 
 /// Tip (x, y) of pendulum_corotational at t = 0.6 s (past the lowest point, large bending).
 fn pendulum_tip(elements: usize, step: f64) -> [f64; 2] {
-    let model =
-        Model::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models/pendulum_corotational.toml"))).unwrap();
+    let model = common::sim::example("pendulum_corotational");
     let mut params = model.default_parameters();
     params[model.parameter_index("elements").unwrap()] = elements as f64;
     let settings = SolverSettings { method: Method::Ttbif, rho_inf: 0.0, step, ..SolverSettings::default() };

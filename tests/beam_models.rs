@@ -10,7 +10,6 @@ use flexfmu::mechanics::assemble::assemble;
 use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
 use nalgebra::DMatrix;
-use std::path::Path;
 use std::time::Instant;
 
 /// Dense Newton matrix c.mass*M + c.damping*C + c.stiffness*K (+ constraint rows/columns).
@@ -82,21 +81,13 @@ fn first_bending_frequency_of_clamped_beam() {
 }
 
 fn pendulum() -> Model {
-    Model::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models/pendulum_corotational.toml"))).unwrap()
+    common::sim::example("pendulum_corotational")
 }
 
-/// Run to `t_end` and return (tip_x, tip_y) and the largest |energy_total - initial|.
+/// Run to `t_end`: (tip_x, tip_y) and the largest |energy_total - initial|.
 fn run(model: &Model, settings: SolverSettings, t_end: f64, interval: f64) -> ([f64; 2], f64) {
-    let mut sim = Simulation::new(model, &model.default_parameters(), settings, 0.0).unwrap();
-    let e0 = sim.output_values().unwrap()[2];
-    let mut drift = 0.0f64;
-    let steps = (t_end / interval).round() as usize;
-    for k in 1..=steps {
-        sim.step_to(k as f64 * interval).unwrap();
-        drift = drift.max((sim.output_values().unwrap()[2] - e0).abs());
-    }
-    let o = sim.output_values().unwrap();
-    ([o[0], o[1]], drift)
+    let sim = Simulation::new(model, &model.default_parameters(), settings, 0.0).unwrap();
+    common::sim::tip_and_energy_drift(sim, t_end, interval)
 }
 
 fn ttbif(step: f64) -> SolverSettings {
@@ -139,8 +130,7 @@ fn pendulum_converges_under_step_refinement() {
 
 #[test]
 fn cantilever_model_runs() {
-    let model =
-        Model::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models/cantilever_corotational.toml"))).unwrap();
+    let model = common::sim::example("cantilever_corotational");
     let mut sim = Simulation::new(
         &model,
         &model.default_parameters(),

@@ -9,8 +9,10 @@ use flexfmu::integrators::{BaumgarteConstants, ConstraintTreatment, Dynamics, Me
 use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
 
+mod common;
+
 fn model(name: &str) -> Model {
-    Model::load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(name)).expect("model parses")
+    common::sim::example(name)
 }
 
 struct Run {

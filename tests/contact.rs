@@ -10,34 +10,23 @@
 //! (measured -0.8 % at e = 0.3, less at higher e), which the 2 % tolerance covers; without gravity the ratio is
 //! checked to 2e-3.
 
-use std::path::{Path, PathBuf};
-
 use flexfmu::mechanics::forces::contact::{DampingModel, restitution_of_damping_factor};
 use flexfmu::model::Model;
-use flexfmu::simulation::{Simulation, SolverSettings};
+use flexfmu::simulation::Simulation;
 
 mod common;
+use common::ball_drop::{FreeFlight, G, impact_times_at, worst_difference};
+use common::sim::{example, model_path, output, refused, simulation_with};
 
-const G: f64 = 9.81;
-
-fn model_path() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("models/ball_drop.toml")
-}
+/// Between impacts the contact force is off.
+const FREE: FreeFlight = FreeFlight { output: "contact_state", holds: |state| state < 0.5 };
 
 fn ball_drop() -> Model {
-    Model::load(&model_path()).unwrap()
+    example("ball_drop")
 }
 
 fn simulation(model: &Model, e: f64) -> Simulation {
-    let mut params = model.default_parameters();
-    params[model.parameter_index("e").unwrap()] = e;
-    let settings = SolverSettings::from_model(model, &params).unwrap();
-    Simulation::new(model, &params, settings, 0.0).unwrap()
-}
-
-fn output(sim: &mut Simulation, name: &str) -> f64 {
-    let i = sim.outputs().iter().position(|o| o.name == name).unwrap_or_else(|| panic!("no output {name}"));
-    sim.output_values().unwrap()[i]
+    simulation_with(model, &[("e", e)], |_| {})
 }
 
 /// Kinetic energy the ball would have at the contact height (y = r) in free flight.
@@ -81,7 +70,7 @@ fn rebound_ratio_equals_the_restitution_coefficient() {
 /// predicts for its factor, visibly above e.
 #[test]
 fn without_gravity_the_exact_factor_gives_e_and_eq10_its_predicted_ratio() {
-    let text = std::fs::read_to_string(model_path())
+    let text = std::fs::read_to_string(model_path("ball_drop"))
         .unwrap()
         .replace("gravity = [0.0, -9.81]", "")
         .replace("position = [0.0, \"r + h0\"]", "position = [0.0, \"r + h0\"]\nvelocity = [0.0, -3.0]");
@@ -115,10 +104,7 @@ fn without_gravity_the_exact_factor_gives_e_and_eq10_its_predicted_ratio() {
 /// Largest rise of energy_total + energy_dissipated above its running minimum (J), the
 /// initial energy, the final dissipated energy and the net drift of the balance.
 fn energy_balance(model: &Model, e: f64, step: f64) -> (f64, f64, f64, f64) {
-    let mut params = model.default_parameters();
-    params[model.parameter_index("e").unwrap()] = e;
-    let settings = SolverSettings { step, ..SolverSettings::from_model(model, &params).unwrap() };
-    let mut sim = Simulation::new(model, &params, settings, 0.0).unwrap();
+    let mut sim = simulation_with(model, &[("e", e)], |s| s.step = step);
     let e0 = output(&mut sim, "energy_total");
     let (mut lowest, mut worst_rise, mut t) = (e0, 0.0f64, 0.0);
     while t < 1.2 - 1e-9 {
@@ -153,39 +139,16 @@ fn energy_total_plus_dissipated_never_increases() {
     }
 }
 
-/// From a free-flight sample (t, y, vy): the previous separation time and the next impact time
-/// (ballistic flight between y = r crossings).
-fn flight_times(t: f64, y: f64, vy: f64) -> (f64, f64) {
-    let r = 0.05;
-    let vs = (vy * vy + 2.0 * G * (y - r)).sqrt();
-    (t - (vs - vy) / G, t + (vy + vs) / G)
-}
-
-fn impact_times_at(sim: &mut Simulation, dt: f64, samples: &[f64]) -> Vec<(f64, f64)> {
-    let mut out = Vec::new();
-    let mut t = 0.0;
-    for &ts in samples {
-        while t < ts - 1e-12 {
-            t = (t + dt).min(ts);
-            sim.step_to(t).unwrap();
-        }
-        assert!(output(sim, "contact_state") < 0.5, "sample time {ts} must be in free flight");
-        out.push(flight_times(ts, output(sim, "y"), output(sim, "vy")));
-    }
-    out
-}
-
 #[test]
 fn impacts_do_not_depend_on_the_communication_interval() {
     let model = ball_drop();
     // Free flight at these times for e = 0.6 (impacts near 0.32, 0.71, 0.94, 1.07 s).
     let samples = [0.5, 0.8, 1.0];
-    let reference = impact_times_at(&mut simulation(&model, 0.6), 1e-4, &samples);
+    let reference = impact_times_at(&mut simulation(&model, 0.6), 1e-4, &samples, &FREE);
     println!("reference (dt 1e-4): {reference:?}");
     for dt in [3e-4, 1e-3, 7e-3, 0.01, 0.03, 0.1] {
-        let got = impact_times_at(&mut simulation(&model, 0.6), dt, &samples);
-        let worst =
-            got.iter().zip(&reference).map(|(a, b)| (a.0 - b.0).abs().max((a.1 - b.1).abs())).fold(0.0, f64::max);
+        let got = impact_times_at(&mut simulation(&model, 0.6), dt, &samples, &FREE);
+        let worst = worst_difference(&got, &reference);
         println!("communication interval {dt}: worst impact/separation time difference {worst:.2e} s");
         assert!(worst < 1e-3);
     }
@@ -211,7 +174,7 @@ fn snapshot_inside_an_impact_restores_the_impact_speed() {
 
 #[test]
 fn bad_contacts_are_located_errors() {
-    let text = std::fs::read_to_string(model_path()).unwrap();
+    let text = std::fs::read_to_string(model_path("ball_drop")).unwrap();
     let cases = [
         ("body2 = \"ball\"", "body2 = \"bal\"", "unknown body 'bal'"),
         ("stiffness = \"K\"", "stiffness = -1.0", "stiffness"),
@@ -223,12 +186,7 @@ fn bad_contacts_are_located_errors() {
         ("contact = \"floor\"", "contact = \"flor\"", "unknown contact 'flor'"),
     ];
     for (from, to, message) in cases {
-        let bad = text.replacen(from, to, 1);
-        let line = bad[..bad.find(to).unwrap()].lines().count() + 1;
-        let err = Model::parse(&bad, "ball_drop.toml")
-            .and_then(|m| flexfmu::mechanics::assemble::assemble(&m, &m.default_parameters()).map(|_| ()))
-            .expect_err(to);
-        println!("{err}");
+        let (err, line) = refused(&text, "ball_drop.toml", from, to);
         assert!(err.to_string().contains(message), "{err}");
         assert_eq!(err.line, line, "{err}");
     }
@@ -238,39 +196,12 @@ fn bad_contacts_are_located_errors() {
 /// the same impact and separation times (within 1 ms; measured ~1e-10 s), equal to the facade's.
 #[test]
 fn fmu_impact_times_do_not_depend_on_the_communication_step() {
-    use fmi::fmi2::instance::CoSimulation;
-    use fmi::traits::FmiInstance;
-
     let model = ball_drop();
-    let fmu = common::fmu::Fmu::build(&model);
-    let vrs = [fmu.vr("y"), fmu.vr("vy"), fmu.vr("contact_state")];
     let samples = [0.5, 0.8, 1.0];
-    let run = |dt: f64| {
-        let mut inst = fmu.start("ball", None, |_| {});
-        let steps = (1.0 / dt).round() as usize;
-        let mut times = Vec::new();
-        for k in 0..steps {
-            let (t0, t1) = (k as f64 * dt, (k + 1) as f64 * dt);
-            inst.do_step(t0, t1 - t0, true).unwrap();
-            if let Some(&ts) = samples.iter().find(|&&s| (s - t1).abs() < 1e-9) {
-                let v = common::fmu::read(&mut inst, &vrs);
-                assert!(v[2] < 0.5, "free flight at {ts}");
-                times.push(flight_times(ts, v[0], v[1]));
-            }
-        }
-        FmiInstance::terminate(&mut inst).unwrap();
-        times
-    };
-    let fine = run(1e-4);
-    let coarse = run(0.1);
-    let direct = impact_times_at(&mut simulation(&model, 0.6), 0.01, &samples);
-    println!("FMU dt 1e-4: {fine:?}\nFMU dt 0.1:  {coarse:?}\nfacade:      {direct:?}");
-    for ((a, b), c) in fine.iter().zip(&coarse).zip(&direct) {
-        for (x, y, z) in [(a.0, b.0, c.0), (a.1, b.1, c.1)] {
-            assert!((x - y).abs() < 1e-3 && (x - z).abs() < 1e-3, "{x} {y} {z}");
-        }
-    }
-    let worst = fine.iter().zip(&coarse).map(|(a, b)| (a.0 - b.0).abs().max((a.1 - b.1).abs())).fold(0.0, f64::max);
+    let direct = impact_times_at(&mut simulation(&model, 0.6), 0.01, &samples, &FREE);
+    let worst = common::ball_drop::assert_fmu_impact_times_independent_of_the_communication_step(
+        &model, &FREE, &samples, &direct,
+    );
     println!("largest impact/separation time difference between communication steps 1e-4 and 0.1: {worst:.2e} s");
 }
 

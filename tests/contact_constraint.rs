@@ -8,68 +8,38 @@
 //! location and Newton tolerances; the impulse conserves energy + dissipation exactly
 //! (T- - T+ = P v- (1 - e) / 2 is what the stepper books).
 
-use std::path::{Path, PathBuf};
-
 use flexfmu::integrators::Method;
 use flexfmu::model::Model;
-use flexfmu::simulation::{Simulation, SolverSettings};
+use flexfmu::simulation::Simulation;
 
 mod common;
+use common::ball_drop::{FreeFlight, G, R, flight_times, impact_times_at, worst_difference};
+use common::sim::{example, model_path, output, refused};
 
-const G: f64 = 9.81;
 const M: f64 = 1.0;
-const R: f64 = 0.05;
 const H0: f64 = 0.5;
 
-fn model_path(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(name)
-}
+/// Between impacts the ball is above the floor.
+const FREE: FreeFlight = FreeFlight { output: "penetration", holds: |penetration| penetration < 0.0 };
 
 fn model() -> Model {
-    Model::load(&model_path("ball_drop_constraint.toml")).unwrap()
+    example("ball_drop_constraint")
 }
 
+/// The model with the parameters `set`, integrated by `method` (with rho_inf 0.5 where the
+/// method is not the model's own).
 fn simulation_with(model: &Model, set: &[(&str, f64)], method: Method) -> Simulation {
-    let mut params = model.default_parameters();
-    for (name, value) in set {
-        params[model.parameter_index(name).unwrap_or_else(|| panic!("no parameter {name}"))] = *value;
-    }
-    let mut settings = SolverSettings::from_model(model, &params).unwrap();
-    if method != settings.method {
-        settings.method = method;
-        settings.rho_inf = 0.5;
-    }
-    Simulation::new(model, &params, settings, 0.0).unwrap()
-}
-
-fn output(sim: &mut Simulation, name: &str) -> f64 {
-    let i = sim.outputs().iter().position(|o| o.name == name).unwrap_or_else(|| panic!("no output {name}"));
-    sim.output_values().unwrap()[i]
+    common::sim::simulation_with(model, set, |settings| {
+        if method != settings.method {
+            settings.method = method;
+            settings.rho_inf = 0.5;
+        }
+    })
 }
 
 /// Kinetic energy the ball would have at the contact height y = r in free flight.
 fn flight_energy(sim: &mut Simulation) -> f64 {
     output(sim, "energy_total") - M * G * R
-}
-
-/// (previous impact time, next impact time) of the free-flight parabola through (t, y, vy).
-fn flight_times(t: f64, y: f64, vy: f64) -> (f64, f64) {
-    let vs = (vy * vy + 2.0 * G * (y - R)).sqrt();
-    (t - (vs - vy) / G, t + (vy + vs) / G)
-}
-
-fn impact_times_at(sim: &mut Simulation, dt: f64, samples: &[f64]) -> Vec<(f64, f64)> {
-    let mut out = Vec::new();
-    let mut t = sim.time();
-    for &ts in samples {
-        while t < ts - 1e-12 {
-            t = (t + dt).min(ts);
-            sim.step_to(t).unwrap();
-        }
-        assert!(output(sim, "penetration") < 0.0, "sample time {ts} must be in free flight");
-        out.push(flight_times(ts, output(sim, "y"), output(sim, "vy")));
-    }
-    out
 }
 
 #[test]
@@ -136,14 +106,13 @@ fn impact_times_do_not_depend_on_the_communication_interval() {
     // Free flight at these times for e = 0.6 (impacts near 0.319, 0.702, 0.932, 1.070 s).
     let samples = [0.5, 0.8, 1.0];
     let mut reference = simulation_with(&model, &[], Method::Hht);
-    let reference = impact_times_at(&mut reference, 1e-4, &samples);
+    let reference = impact_times_at(&mut reference, 1e-4, &samples, &FREE);
     println!("reference (interval 1e-4 s): {reference:?}");
     let t1 = (2.0 * H0 / G).sqrt();
     assert!((reference[0].0 - t1).abs() < 1e-6 && (reference[1].0 - t1 * (1.0 + 2.0 * 0.6)).abs() < 1e-6);
     for dt in [3e-4, 1e-3, 7e-3, 0.01, 0.03, 0.1] {
-        let got = impact_times_at(&mut simulation_with(&model, &[], Method::Hht), dt, &samples);
-        let worst =
-            got.iter().zip(&reference).map(|(a, b)| (a.0 - b.0).abs().max((a.1 - b.1).abs())).fold(0.0, f64::max);
+        let got = impact_times_at(&mut simulation_with(&model, &[], Method::Hht), dt, &samples, &FREE);
+        let worst = worst_difference(&got, &reference);
         println!("communication interval {dt}: worst impact time difference {worst:.2e} s");
         assert!(worst < 1e-3);
     }
@@ -227,17 +196,11 @@ fn contact_releases_when_the_multiplier_turns_tensile() {
 #[test]
 fn force_and_constraint_methods_give_the_same_impact_times() {
     let samples = [0.5, 0.8];
-    let force_model = Model::load(&model_path("ball_drop.toml")).unwrap();
-    let mut params = force_model.default_parameters();
-    params[force_model.parameter_index("K").unwrap()] = 1e10;
-    let mut settings = SolverSettings::from_model(&force_model, &params).unwrap();
-    settings.step = 1e-5;
-    let mut force = Simulation::new(&force_model, &params, settings, 0.0).unwrap();
-    let force = impact_times_at(&mut force, 0.01, &samples);
-    let constraint = impact_times_at(&mut simulation_with(&model(), &[], Method::Hht), 0.01, &samples);
+    let mut force = common::sim::simulation_with(&example("ball_drop"), &[("K", 1e10)], |s| s.step = 1e-5);
+    let force = impact_times_at(&mut force, 0.01, &samples, &FREE);
+    let constraint = impact_times_at(&mut simulation_with(&model(), &[], Method::Hht), 0.01, &samples, &FREE);
     println!("force:      {force:?}\nconstraint: {constraint:?}");
-    let worst =
-        force.iter().zip(&constraint).map(|(a, b)| (a.0 - b.0).abs().max((a.1 - b.1).abs())).fold(0.0, f64::max);
+    let worst = worst_difference(&force, &constraint);
     println!("largest impact time difference force vs constraint: {worst:.2e} s");
     assert!(worst < 1e-3);
 }
@@ -265,7 +228,7 @@ fn snapshot_restores_the_active_set() {
 
 #[test]
 fn bad_contact_constraints_are_located_errors() {
-    let text = std::fs::read_to_string(model_path("ball_drop_constraint.toml")).unwrap();
+    let text = std::fs::read_to_string(model_path("ball_drop_constraint")).unwrap();
     let cases = [
         // (replace, by, message, line of models/ball_drop_constraint.toml)
         ("method = \"constraint\"", "method = \"penalty\"", "unknown contact method 'penalty'", 43),
@@ -276,11 +239,7 @@ fn bad_contact_constraints_are_located_errors() {
         ("position = [0.0, \"r + h0\"]", "position = [0.0, 0.04]", "overlap by 1.000e-2 m", 42),
     ];
     for (from, to, message, line) in cases {
-        let bad = text.replacen(from, to, 1);
-        let err = Model::parse(&bad, "ball_drop_constraint.toml")
-            .and_then(|m| flexfmu::mechanics::assemble::assemble(&m, &m.default_parameters()).map(|_| ()))
-            .expect_err(to);
-        println!("{err}");
+        let (err, _) = refused(&text, "ball_drop_constraint.toml", from, to);
         assert!(err.to_string().contains(message), "{err}");
         assert_eq!(err.line, line, "{err}");
     }
@@ -290,39 +249,12 @@ fn bad_contact_constraints_are_located_errors() {
 /// the same impact times (within 1 ms), equal to the facade's.
 #[test]
 fn fmu_impact_times_do_not_depend_on_the_communication_step() {
-    use fmi::fmi2::instance::CoSimulation;
-    use fmi::traits::FmiInstance;
-
     let model = model();
-    let fmu = common::fmu::Fmu::build(&model);
-    let vrs = [fmu.vr("y"), fmu.vr("vy"), fmu.vr("penetration")];
     let samples = [0.5, 0.8, 1.0];
-    let run = |dt: f64| {
-        let mut inst = fmu.start("ball", None, |_| {});
-        let steps = (1.0 / dt).round() as usize;
-        let mut times = Vec::new();
-        for k in 0..steps {
-            let (t0, t1) = (k as f64 * dt, (k + 1) as f64 * dt);
-            inst.do_step(t0, t1 - t0, true).unwrap();
-            if let Some(&ts) = samples.iter().find(|&&s| (s - t1).abs() < 1e-9) {
-                let v = common::fmu::read(&mut inst, &vrs);
-                assert!(v[2] < 0.0, "free flight at {ts}");
-                times.push(flight_times(ts, v[0], v[1]));
-            }
-        }
-        FmiInstance::terminate(&mut inst).unwrap();
-        times
-    };
-    let fine = run(1e-4);
-    let coarse = run(0.1);
-    let direct = impact_times_at(&mut simulation_with(&model, &[], Method::Hht), 0.01, &samples);
-    println!("FMU dt 1e-4: {fine:?}\nFMU dt 0.1:  {coarse:?}\nfacade:      {direct:?}");
-    for ((a, b), c) in fine.iter().zip(&coarse).zip(&direct) {
-        for (x, y, z) in [(a.0, b.0, c.0), (a.1, b.1, c.1)] {
-            assert!((x - y).abs() < 1e-3 && (x - z).abs() < 1e-3, "{x} {y} {z}");
-        }
-    }
-    let worst = fine.iter().zip(&coarse).map(|(a, b)| (a.0 - b.0).abs().max((a.1 - b.1).abs())).fold(0.0, f64::max);
+    let direct = impact_times_at(&mut simulation_with(&model, &[], Method::Hht), 0.01, &samples, &FREE);
+    let worst = common::ball_drop::assert_fmu_impact_times_independent_of_the_communication_step(
+        &model, &FREE, &samples, &direct,
+    );
     println!("largest impact time difference between communication steps 1e-4 and 0.1: {worst:.2e} s");
 }
 
@@ -431,11 +363,7 @@ fn ggl_and_baumgarte_treatments_give_the_same_contacts() {
     let model = model();
     for treatment in [ConstraintTreatment::Ggl, ConstraintTreatment::Baumgarte] {
         for e in [0.0, 0.6] {
-            let mut params = model.default_parameters();
-            params[model.parameter_index("e").unwrap()] = e;
-            let mut settings = SolverSettings::from_model(&model, &params).unwrap();
-            settings.constraints = treatment;
-            let mut sim = Simulation::new(&model, &params, settings, 0.0).unwrap();
+            let mut sim = common::sim::simulation_with(&model, &[("e", e)], |s| s.constraints = treatment);
             sim.step_to(0.2).unwrap();
             let before = flight_energy(&mut sim);
             sim.step_to(0.6).unwrap();

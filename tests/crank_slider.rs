@@ -5,9 +5,10 @@ use flexfmu::integrators::Method;
 use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
 
+mod common;
+
 fn model() -> Model {
-    Model::load(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models/crank_slider.toml")))
-        .expect("crank_slider.toml parses")
+    common::sim::example("crank_slider")
 }
 
 fn simulation(method: Method, rho_inf: f64, h: f64, tolerance: f64) -> (Simulation, Vec<String>) {

@@ -5,20 +5,17 @@
 //! Bathe and TTBIF agreeing on the impacts (the paper compares Bathe with Adams), and the
 //! impacts independent of the communication interval.
 
-use std::path::Path;
+mod common;
 
 use flexfmu::integrators::Method;
 use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
 
 fn model() -> Model {
-    Model::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("models/crank_slider_contact.toml")).unwrap()
+    common::sim::example("crank_slider_contact")
 }
 
-fn output(sim: &mut Simulation, name: &str) -> f64 {
-    let i = sim.outputs().iter().position(|o| o.name == name).unwrap_or_else(|| panic!("no output {name}"));
-    sim.output_values().unwrap()[i]
-}
+use common::sim::output;
 
 fn param(model: &Model, params: &[f64], name: &str) -> f64 {
     params[model.parameter_index(name).unwrap()]

@@ -3,7 +3,7 @@
 //! free flight, short in contact), and the FMU honours the setting inside fmi2DoStep with
 //! results equal to `Simulation` and a bit-identical state round trip.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use flexfmu::integrators::Method;
 use flexfmu::model::Model;
@@ -17,14 +17,11 @@ use common::fmu::{Fmu, step_bits};
 const G: f64 = 9.81;
 
 fn model(name: &str) -> Model {
-    let path: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(name);
+    let path: PathBuf = common::sim::model_path(name);
     Model::load(&path).unwrap()
 }
 
-fn output(sim: &mut Simulation, name: &str) -> f64 {
-    let i = sim.outputs().iter().position(|o| o.name == name).unwrap_or_else(|| panic!("no output {name}"));
-    sim.output_values().unwrap()[i]
-}
+use common::sim::output;
 
 fn with_error_control(mut s: SolverSettings, tol: f64) -> SolverSettings {
     s.error_control.enabled = true;

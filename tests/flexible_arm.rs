@@ -13,11 +13,12 @@ use flexfmu::integrators::Method;
 use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
 
+mod common;
+
 const SAMPLE: f64 = 1e-3;
 
 fn model() -> Model {
-    Model::load(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models/flexible_arm_torque.toml")))
-        .expect("flexible_arm_torque.toml parses")
+    common::sim::example("flexible_arm_torque")
 }
 
 /// The model's own solver settings with `method` (as `simulate --integrator` sets it).

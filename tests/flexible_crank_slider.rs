@@ -8,10 +8,11 @@
 use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
 use std::f64::consts::PI;
-use std::path::Path;
+
+mod common;
 
 fn model() -> Model {
-    Model::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("models/flexible_crank_slider.toml")).unwrap()
+    common::sim::example("flexible_crank_slider")
 }
 
 /// Sampled outputs of a run: time and one column per output name.
@@ -122,9 +123,7 @@ fn slider_position_converges_at_second_order() {
     let m = model();
     let stop = 0.5;
     let steps = [4e-4, 2e-4, 1e-4, 5e-5];
-    let source =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("models/flexible_crank_slider.toml"))
-            .unwrap();
+    let source = std::fs::read_to_string(common::sim::model_path("flexible_crank_slider")).unwrap();
     assert!(source.contains("value = \"T\""));
     let ramped =
         Model::parse(&source.replace("value = \"T\"", "value = \"T*(1 - cos(pi*min(t, 0.1)/0.1))/2\""), "ramped.toml")

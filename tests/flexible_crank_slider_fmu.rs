@@ -16,7 +16,7 @@ const INTERVAL: f64 = 2e-3;
 const STOP: f64 = 0.4;
 
 fn model_path() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("models/flexible_crank_slider.toml")
+    common::sim::model_path("flexible_crank_slider")
 }
 
 /// `flexfmu simulate` rows (time first, then the outputs in file order).

@@ -6,8 +6,10 @@ use flexfmu::simulation::{Simulation, SolverSettings};
 use nalgebra::Complex;
 use std::f64::consts::PI;
 
+mod common;
+
 fn model() -> Model {
-    Model::load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/oscillator_fractional.toml")).unwrap()
+    Model::load(&common::sim::model_path("oscillator_fractional")).unwrap()
 }
 
 fn simulation(model: &Model, alpha: f64, method: Method, rho_inf: f64, step: f64) -> Simulation {

@@ -5,6 +5,8 @@
 use std::path::Path;
 use std::process::Command;
 
+mod common;
+
 use flexfmu::integrators::Dynamics;
 use flexfmu::limits::{MAX_CONSTRAINT_GROUP_ROWS, MAX_COORDINATES, MAX_MODEL_NAME_LENGTH};
 use flexfmu::mechanics::assemble::assemble;
@@ -14,7 +16,7 @@ use flexfmu::simulation::{Simulation, SolverSettings, StepError};
 const EXE: &str = env!("CARGO_BIN_EXE_flexfmu");
 
 fn mass_spring() -> String {
-    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mass_spring.toml")).unwrap()
+    std::fs::read_to_string(common::sim::model_path("mass_spring")).unwrap()
 }
 
 /// `text` with `line` appended; the 1-based number of that line.

@@ -13,7 +13,7 @@
 //! - paper 004 Fig. 2(e, f): the constraint method (CCM) and the contact force method (CCFM)
 //!   agree.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use flexfmu::integrators::ErrorControl;
 use flexfmu::model::{Model, ParameterKind};
@@ -22,7 +22,7 @@ use flexfmu::simulation::{Simulation, SolverSettings};
 mod common;
 
 fn model_path(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(name)
+    common::sim::model_path(name)
 }
 
 /// Sampled outputs of one run.

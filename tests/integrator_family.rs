@@ -15,11 +15,13 @@ use flexfmu::simulation::{Simulation, Snapshot, SolverSettings};
 use nalgebra::{Complex, DMatrix};
 use std::f64::consts::PI;
 
+mod common;
+
 const W: f64 = 2.0 * PI;
 const W2: f64 = 4.0 * PI * PI;
 
 fn load(name: &str) -> Model {
-    Model::load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(name)).expect("model parses")
+    common::sim::example(name)
 }
 
 fn sci(x: &[f64]) -> String {

@@ -15,12 +15,13 @@ use flexfmu::simulation::{Simulation, Snapshot, SolverSettings};
 use nalgebra::{Complex, DMatrix};
 use std::f64::consts::PI;
 
+mod common;
+
 const W: f64 = 2.0 * PI;
 const W2: f64 = 4.0 * PI * PI;
 
 fn mass_spring() -> Model {
-    Model::load(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models/mass_spring.toml")))
-        .expect("mass_spring.toml parses")
+    common::sim::example("mass_spring")
 }
 
 fn settings(method: Method, rho_inf: f64, step: f64) -> SolverSettings {

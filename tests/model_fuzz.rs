@@ -13,6 +13,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+mod common;
+
 use flexfmu::integrators::Dynamics;
 use flexfmu::mechanics::assemble::assemble;
 use flexfmu::model::expr::{Expr, Symbol};
@@ -157,14 +159,7 @@ struct Outcomes {
 /// Parse `text`, assemble it with its default parameters (every expression compiled and the
 /// constant ones evaluated) and, if small, start it (time functions evaluated at t = 0).
 fn exercise(text: &str, file: &str, outcomes: &mut Outcomes) -> Result<(), String> {
-    let lines = text.lines().count();
-    let located = |e: &ModelError| {
-        if e.file == file && (1..=lines + 1).contains(&e.line) && e.column >= 1 {
-            Ok(())
-        } else {
-            Err(format!("error not located in the file: {e}"))
-        }
-    };
+    let located = |e: &ModelError| common::sim::located_in(e, file, text);
     let model = match Model::parse(text, file) {
         Ok(m) => m,
         Err(e) => {

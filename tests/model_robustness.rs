@@ -7,6 +7,8 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
+mod common;
+
 use flexfmu::model::{Model, ModelError};
 use flexfmu::simulation::{Simulation, SimulationError, SolverSettings};
 
@@ -21,15 +23,7 @@ struct Outcomes {
 /// Parse, assemble and take a few steps; Err(description) on a panic or silent garbage.
 fn exercise(text: &str, file: &str, outcomes: &mut Outcomes) -> Result<(), String> {
     let result = catch_unwind(AssertUnwindSafe(|| -> Result<(), String> {
-        let lines = text.lines().count();
-        // A model-file error must point into the file.
-        let located = |e: &ModelError| {
-            if e.file == file && (1..=lines + 1).contains(&e.line) {
-                Ok(())
-            } else {
-                Err(format!("error not located in the file: {e}"))
-            }
-        };
+        let located = |e: &ModelError| common::sim::located_in(e, file, text);
         let model = match Model::parse(text, file) {
             Ok(m) => m,
             Err(e) => {

@@ -6,9 +6,10 @@ use flexfmu::integrators::{Method, NewtonStrategy};
 use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
 
+mod common;
+
 fn crank_slider() -> Model {
-    Model::load(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models/crank_slider.toml")))
-        .expect("crank_slider.toml parses")
+    common::sim::example("crank_slider")
 }
 
 #[test]

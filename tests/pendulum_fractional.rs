@@ -3,8 +3,6 @@
 //! alpha = 0 conserves energy, alpha = 1 is the viscous torsional damper, the Grünwald history
 //! is FMU state, and the rigid pivot section (paper 003 eq. 23) holds.
 
-use std::path::Path;
-
 use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
 use fmi::traits::FmiStatus;
@@ -13,7 +11,7 @@ mod common;
 use common::fmu::{Fmu, step_bits};
 
 fn text() -> String {
-    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("models/pendulum_fractional.toml")).unwrap()
+    std::fs::read_to_string(common::sim::model_path("pendulum_fractional")).unwrap()
 }
 
 /// Parameters with `alpha` set.

@@ -8,15 +8,13 @@
 
 mod common;
 
-use std::path::Path;
-
 use flexfmu::mechanics::discrete_plate::{PlateSpec, discrete_plate};
 use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
 use flexfmu::structural::{EdgeSupport, PlateMaterial, RectangularPlate, natural_frequencies_hz};
 
 fn model() -> Model {
-    Model::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models/plate_discrete.toml"))).unwrap()
+    common::sim::example("plate_discrete")
 }
 
 fn params(model: &Model, set: &[(&str, f64)]) -> Vec<f64> {

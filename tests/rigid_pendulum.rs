@@ -6,14 +6,15 @@ use flexfmu::integrators::Method;
 use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
 
+mod common;
+
 const G: f64 = 9.81;
 const L: f64 = 1.0;
 const M: f64 = 1.0;
 const T_END: f64 = 1.0;
 
 fn model() -> Model {
-    Model::load(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models/rigid_pendulum.toml")))
-        .expect("rigid_pendulum.toml parses")
+    common::sim::example("rigid_pendulum")
 }
 
 /// (theta, omega) at t by RK4 with step 1e-5 from (0, 0) (global error ~1e-17 here: far

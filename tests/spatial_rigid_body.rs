@@ -135,8 +135,7 @@ fn steady_spin(theta0: f64, omega: f64) -> f64 {
 
 #[test]
 fn model_file_is_the_steady_precession_of_the_analytic_condition() {
-    let model =
-        Model::load(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models/heavy_top.toml"))).unwrap();
+    let model = common::sim::example("heavy_top");
     let sim = Simulation::new(&model, &model.default_parameters(), SolverSettings::default(), 0.0).unwrap();
     let theta0 = 30f64.to_radians();
     let psi = steady_spin(theta0, 1.0);

@@ -1,9 +1,12 @@
-//! Shared by the test files: model text for beams, and FMUs through the `fmi` importer.
+//! Shared by the test files: example models and simulations through the facade (`sim`), the
+//! ball-drop impact harness, model text for beams, and FMUs through the `fmi` importer.
 
 #![allow(dead_code)] // each test file uses part of it
 
+pub mod ball_drop;
 pub mod c_logger;
 pub mod fmu;
+pub mod sim;
 
 /// A clamped beam along x with a constant tip force P along global +y, with outputs
 /// `tip_y` and `tip_angle`; `formulation` as in `[[beams]]`.
