@@ -9,6 +9,7 @@ use flexfmu::analysis::statics::static_equilibrium;
 use flexfmu::integrators::{Dynamics, TangentCoefficients};
 use flexfmu::mechanics::assemble::assemble;
 use flexfmu::mechanics::elements::{Element, Kin};
+use flexfmu::mechanics::forces::Load;
 use flexfmu::model::Model;
 use std::f64::consts::PI;
 
@@ -64,7 +65,7 @@ fn ancf_node_torque_is_the_virtual_work_of_the_slope_angle() {
     let model = Model::parse(&cantilever_with_end_moment(2, "ancf", 1.0, torque), "end_moment.toml").unwrap();
     let asm = assemble(&model, &model.default_parameters()).unwrap();
     let sys = &asm.system;
-    let load = &sys.loads.elements[0];
+    let load = &sys.elements::<Load>()[0];
     let x = sys.body("beam.end").unwrap().x;
     assert_eq!(load.dofs(), &[x, x + 1, x + 2, x + 3]);
     // A deformed, stretched, rotated slope: |d| != 1, theta away from 0.

@@ -3,6 +3,7 @@
 //! the corotational beam.
 
 use flexfmu::integrators::Method;
+use flexfmu::mechanics::elements::FloatingFrameBeam2d;
 use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
 use std::f64::consts::PI;
@@ -282,7 +283,7 @@ fn tip_and_midspan_forces_bend_the_clamped_beam_as_cantilever_theory() {
         let mut q = sim.state().q.clone();
         let mut lambda = vec![0.0; sys.constraints()];
         let iterations = static_equilibrium(sys, &mut q, &mut lambda, 0.0, 1e-13).unwrap();
-        let beam = &sys.floating_frame_beams.elements[0];
+        let beam = &sys.elements::<FloatingFrameBeam2d>()[0];
         let (tip, rotation) = beam.tip_pose(&q);
         println!(
             "force at the {at}: tip deflection {:.6e} m (theory {want_tip:.6e}, {:+.2e}), tip rotation {rotation:.6e} rad (theory {want_rot:.6e}, {:+.2e}), {iterations} Newton iterations",

@@ -9,6 +9,7 @@
 mod common;
 
 use flexfmu::mechanics::discrete_plate::{PlateSpec, discrete_plate};
+use flexfmu::mechanics::forces::MultiPointForce;
 use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
 use flexfmu::structural::{EdgeSupport, PlateMaterial, RectangularPlate, natural_frequencies_hz};
@@ -230,7 +231,7 @@ fn static_deflection_under_gravity_matches_the_full_plate() {
         100.0 * (tip_discrete - tip_fe) / tip_fe
     );
     // Eq. 13: the element's force on its reference (the clamp) carries the whole weight.
-    let support = sys.multi_point.elements[0].reference_force(&q, &vec![0.0; q.len()]);
+    let support = sys.elements::<MultiPointForce>()[0].reference_force(&q, &vec![0.0; q.len()]);
     let weight = mat.rho * 0.02 * 1.8 * 1.5 * 9.81;
     println!("support force {support:?} N, plate weight {weight:.6} N");
     assert!(

@@ -2,16 +2,17 @@
 //! revolute, prismatic and fixed joints, point-to-point spring-dampers, gravity, outputs.
 //! Planar-only entries (point masses, beams, loads, contacts) are reported as errors.
 
-use super::assemble::{Assembly, consistent_initial_state};
+use super::assembly::Assembly;
 use super::discrete_plate::{PlateSpec, discrete_plate};
 use super::elements::RigidBody3d;
 use super::euler_parameters::{Mat3, e_matrix, from_axis_angle, mat_t_vec, rotation};
 use super::forces::{Member, MultiPointForce, SpringDamper};
+use super::initial_state::consistent_initial_state;
 use super::joints::spatial::{SpatialJointKind, normalisation_row, spatial_joint_rows};
 use super::joints::{JointInfo, JointKind};
-use super::kinematics::Measure;
 use super::outputs::{Output, OutputKind};
-use super::spatial_kinematics::{Anchor3, SpatialKind, SpatialMeasure};
+use super::spatial_kinematics::Anchor3;
+use super::springs::SpatialSite;
 use super::{BodyInfo, System};
 use crate::limits::coordinates_fit;
 use crate::model::schema::{Name, OutputDecl, PlateDecl, RigidBodyDecl, Tensor, Vec2};
@@ -35,6 +36,30 @@ struct Builder<'a> {
     /// linear in the model's size).
     names: HashMap<String, Range<usize>>,
     body_index: HashMap<String, usize>,
+}
+
+/// What the spring types (src/mechanics/springs/) see of the spatial assembly.
+struct SpringSite<'a, 'b> {
+    b: &'a Builder<'b>,
+    q0: &'a [f64],
+}
+
+impl SpatialSite for SpringSite<'_, '_> {
+    fn model(&self) -> &Model {
+        self.b.model
+    }
+
+    fn scope(&self) -> &Scope<'_> {
+        &self.b.scope
+    }
+
+    fn q0(&self) -> &[f64] {
+        self.q0
+    }
+
+    fn anchor(&self, body: &Name, point: Option<&Vec2>) -> Result<Anchor3, ModelError> {
+        self.b.anchor(body, point)
+    }
 }
 
 fn unit3(v: [f64; 3]) -> Option<[f64; 3]> {
@@ -254,7 +279,7 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
         b.bodies.iter().map(|e| BodyInfo { name: e.name.clone(), x: e.x, rotates: true, director: false }).collect();
     sys.inputs = def.inputs.iter().map(|i| i.start).collect();
     for e in elements {
-        sys.spatial_bodies.push(e);
+        sys.push(e);
     }
     for body in &b.bodies {
         sys.constraints.push(normalisation_row(body.x));
@@ -262,7 +287,7 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
     for (members, reference, plate, name) in plates {
         sys.multi_point_names.push(name);
         let (k, c) = (plate.stiffness.transpose().as_slice().to_vec(), plate.damping.transpose().as_slice().to_vec());
-        sys.multi_point.push(MultiPointForce::new(members, reference, k, c, &q0));
+        sys.push(MultiPointForce::new(members, reference, k, c, &q0));
     }
 
     let mut joint_spans = Vec::new();
@@ -331,38 +356,20 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
 
     for s in &def.springs {
         b.check_name(&s.name, "spring")?;
-        if let Some(k) = s.kind.as_ref().filter(|k| k.get_ref() != "point_to_point") {
-            return Err(model.error(
-                k.span(),
-                format!("unknown spring type '{}' in a spatial model, expected point_to_point", k.get_ref()),
-            ));
-        }
+        let build = super::springs::spatial(s, model)?;
         for (opt, what) in [(s.fractional_order.as_ref(), "fractional_order"), (s.memory.as_ref(), "memory")] {
             if let Some(o) = opt {
                 return Err(model.error(o.span(), format!("`{what}` is not available in spatial models")));
             }
         }
-        let (Some(n1), Some(n2)) = (&s.body1, &s.body2) else {
-            return Err(model.error(s.name.span(), "a point_to_point spring needs body1 and body2".into()));
-        };
-        let m = Measure::spatial(SpatialMeasure::new(
-            b.anchor(n1, s.point1.as_ref())?,
-            b.anchor(n2, s.point2.as_ref())?,
-            SpatialKind::Distance,
-        ));
-        if m.value(&q0) <= 0.0 {
-            return Err(model.error(
-                s.name.span(),
-                "the spring's end points coincide initially; its direction is undefined".into(),
-            ));
-        }
+        let m = build(s, &SpringSite { b: &b, q0: &q0 })?;
         let stiffness = s.stiffness.as_ref().map(|k| b.scope.non_negative(k, "stiffness")).transpose()?.unwrap_or(0.0);
         let damping = s.damping.as_ref().map(|c| b.scope.non_negative(c, "damping")).transpose()?.unwrap_or(0.0);
         let free_value = match &s.free_length {
             Some(l) => b.scope.number(l)?,
             None => m.value(&q0),
         };
-        sys.springs.push(SpringDamper { measure: m, stiffness, damping, free_value });
+        sys.push(SpringDamper { measure: m, stiffness, damping, free_value });
     }
 
     let mut outputs = Vec::new();

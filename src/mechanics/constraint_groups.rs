@@ -1,6 +1,6 @@
 //! Constraint rows grouped by the coordinates they share: two rows are in one group when a
 //! chain of rows, each sharing a coordinate with the next, joins them. The initial-state
-//! projection (`assemble::consistent_initial_state`) works on dense matrices per group, so
+//! projection (`initial_state::consistent_initial_state`) works on dense matrices per group, so
 //! a model of many independent joints (a point mass on a slider each, spatial bodies with
 //! their Euler-parameter rows) costs time linear in its size, not cubic.
 

@@ -4,12 +4,11 @@
 //! active set). It is explicit state: elements change it only through `&mut` when a step is
 //! accepted (`Dynamics::step_accepted`, `Dynamics::event_update`), so a rejected step never
 //! commits a history, and it is part of every snapshot and FMU state.
+//!
+//! The memory types of the element kinds live here (the elements re-export them), so the
+//! history depends on no element and every element can name its `Memory`.
 
 use serde::{Deserialize, Serialize};
-
-use super::forces::ContactMemory;
-use super::forces::fractional_damper::FractionalHistory;
-use super::joints::ContactConstraintMemory;
 
 /// One entry per element with memory, in the order of the system's element lists.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -30,6 +29,191 @@ impl History {
         }
         for m in &self.contact_constraints {
             m.validate()?;
+        }
+        Ok(())
+    }
+}
+
+/// Which list of a [`History`] an element kind's memory goes to. A new kind with memory adds
+/// a variant here, a list to `History` and a layout version bump in src/simulation/blob.rs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryKind {
+    Fractional,
+    Contact,
+}
+
+impl MemoryKind {
+    const ALL: [MemoryKind; 2] = [MemoryKind::Fractional, MemoryKind::Contact];
+
+    /// What the entries are, for error messages.
+    pub fn what(self) -> &'static str {
+        match self {
+            MemoryKind::Fractional => "fractional dampers",
+            MemoryKind::Contact => "contact forces",
+        }
+    }
+}
+
+/// The memory of one element.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Memory {
+    Fractional(FractionalHistory),
+    Contact(ContactMemory),
+}
+
+impl History {
+    /// Append one element's memory to its list.
+    pub fn push(&mut self, m: Memory) {
+        match m {
+            Memory::Fractional(h) => self.fractional.push(h),
+            Memory::Contact(c) => self.contacts.push(c),
+        }
+    }
+
+    /// How many entries the list of `kind` holds.
+    pub fn count(&self, kind: MemoryKind) -> usize {
+        match kind {
+            MemoryKind::Fractional => self.fractional.len(),
+            MemoryKind::Contact => self.contacts.len(),
+        }
+    }
+
+    /// Reads the lists in order, one entry at a time.
+    pub fn reader(self) -> HistoryReader {
+        HistoryReader { fractional: self.fractional.into_iter(), contacts: self.contacts.into_iter() }
+    }
+}
+
+/// How many entries of each kind of memory a system expects.
+#[derive(Debug, Clone, Default)]
+pub struct MemoryCounts([usize; MemoryKind::ALL.len()]);
+
+impl MemoryCounts {
+    pub fn add(&mut self, kind: MemoryKind, n: usize) {
+        self.0[kind as usize] += n;
+    }
+
+    /// The first list of `h` whose length differs from the expected one.
+    pub fn mismatch(&self, h: &History) -> Option<(&'static str, usize, usize)> {
+        MemoryKind::ALL.iter().find_map(|&k| {
+            let (got, expected) = (h.count(k), self.0[k as usize]);
+            (got != expected).then_some((k.what(), got, expected))
+        })
+    }
+}
+
+/// The element lists of a `History`, consumed in order by the element groups.
+#[derive(Debug)]
+pub struct HistoryReader {
+    fractional: std::vec::IntoIter<FractionalHistory>,
+    contacts: std::vec::IntoIter<ContactMemory>,
+}
+
+impl HistoryReader {
+    /// The next entry of the list of `kind`.
+    pub fn next(&mut self, kind: MemoryKind) -> Option<Memory> {
+        match kind {
+            MemoryKind::Fractional => self.fractional.next().map(Memory::Fractional),
+            MemoryKind::Contact => self.contacts.next().map(Memory::Contact),
+        }
+    }
+}
+
+/// The accepted samples of one fractional damper, oldest first: its part of the system's
+/// [`History`](crate::mechanics::History).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct FractionalHistory {
+    /// Sample times (strictly increasing).
+    pub t: Vec<f64>,
+    /// q = s - s0 at those times.
+    pub q: Vec<f64>,
+}
+
+impl FractionalHistory {
+    /// q at time s by linear interpolation, searching backwards from sample index `k`.
+    pub(crate) fn value(&self, s: f64, k: &mut usize) -> f64 {
+        while *k > 0 && self.t[*k] > s {
+            *k -= 1;
+        }
+        if *k + 1 < self.t.len() && self.t[*k] < s {
+            let (t0, t1) = (self.t[*k], self.t[*k + 1]);
+            self.q[*k] + (self.q[*k + 1] - self.q[*k]) * (s - t0) / (t1 - t0)
+        } else {
+            self.q[*k]
+        }
+    }
+
+    /// Whether the samples can be a history: as many times as values, all finite, times
+    /// strictly increasing.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.t.len() != self.q.len() {
+            return Err(format!("fractional damper history has {} times but {} values", self.t.len(), self.q.len()));
+        }
+        if !self.t.iter().chain(&self.q).all(|x| x.is_finite()) {
+            return Err("fractional damper history holds a non-finite number".into());
+        }
+        if self.t.windows(2).any(|w| w[0] >= w[1]) {
+            return Err("fractional damper history times are not increasing".into());
+        }
+        Ok(())
+    }
+}
+
+/// The history of one contact: the approach rate at the last accepted separated state, the
+/// impact speed v0 recorded at onset (NaN while separated) and the time of the latest onset
+/// (the first accepted state in contact; -1 before any). Part of the system's
+/// [`History`](crate::mechanics::History): changed only by `Contact::record` at an accepted step.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ContactMemory {
+    pub approach: f64,
+    pub impact: f64,
+    pub onset: f64,
+}
+
+impl ContactMemory {
+    /// Before any contact.
+    pub const NONE: ContactMemory = ContactMemory { approach: 0.0, impact: f64::NAN, onset: -1.0 };
+
+    /// Whether the numbers can be a contact's history (finite; the impact speed NaN while
+    /// separated).
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.approach.is_finite() && (self.impact.is_finite() || self.impact.is_nan()) && self.onset.is_finite()) {
+            return Err(format!("contact history {self:?} is not finite"));
+        }
+        Ok(())
+    }
+}
+
+/// What a contact constraint row enforces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum ContactMode {
+    /// lambda = 0; onset event delta - offset.
+    Separated,
+    /// delta = 0 during the velocity jump of an impact.
+    Impact,
+    /// delta = 0 until lambda < 0.
+    Active,
+}
+
+/// The discrete state of one contact constraint.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ContactConstraintMemory {
+    pub mode: ContactMode,
+    /// The onset event is delta - offset.
+    pub offset: f64,
+    /// Time of the latest impact (onset of contact); -1 before any.
+    pub onset: f64,
+}
+
+impl ContactConstraintMemory {
+    /// Separated, before any impact.
+    pub const NONE: ContactConstraintMemory =
+        ContactConstraintMemory { mode: ContactMode::Separated, offset: 0.0, onset: -1.0 };
+
+    /// Whether the numbers can be a contact constraint's history.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.offset.is_finite() && self.onset.is_finite()) {
+            return Err(format!("contact constraint history {self:?} is not finite"));
         }
         Ok(())
     }

@@ -8,8 +8,7 @@
 //! so constraint Jacobians, the acceleration right-hand side gamma = -v^T H v, the
 //! geometric stiffness lambda H and spring tangents all come from the same two functions.
 
-/// Maximum coordinates one measure couples (two spatial rigid bodies, 7 each).
-pub const MAX_DOFS: usize = 14;
+pub use super::derivatives::{Derivatives, MAX_DOFS, quadratic_form};
 
 /// A point fixed to ground, to a point mass (x, y), to a rigid body (x, y, theta) at the
 /// body-frame offset `s`, or an ANCF beam node (x, y, d1, d2): its position, with the section
@@ -151,14 +150,6 @@ pub struct Measure {
     dofs: Vec<usize>,
     /// Where each anchor's coordinates start in `dofs`.
     off2: usize,
-}
-
-/// Value, gradient and Hessian over `Measure::dofs()` (row-major, dofs x dofs).
-#[derive(Debug, Clone, Copy)]
-pub struct Derivatives {
-    pub value: f64,
-    pub gradient: [f64; MAX_DOFS],
-    pub hessian: [f64; MAX_DOFS * MAX_DOFS],
 }
 
 impl Measure {
@@ -364,18 +355,6 @@ impl Measure {
         }
         d
     }
-}
-
-/// v^T H v over `dofs`, with H row-major dofs x dofs (the velocity-squared part of s'').
-pub fn quadratic_form(dofs: &[usize], hessian: &[f64], v: &[f64]) -> f64 {
-    let n = dofs.len();
-    let mut s = 0.0;
-    for (a, &i) in dofs.iter().enumerate() {
-        for (b, &j) in dofs.iter().enumerate() {
-            s += hessian[a * n + b] * v[i] * v[j];
-        }
-    }
-    s
 }
 
 #[cfg(test)]

@@ -2,86 +2,35 @@
 
 pub mod assemble;
 pub mod assemble_spatial;
+pub mod assembly;
 pub mod constraint_groups;
 pub mod contact_gap;
+pub mod derivatives;
 pub mod discrete_plate;
+pub mod element_group;
 pub mod elements;
 pub mod euler_parameters;
 pub mod forces;
 pub mod history;
+pub mod initial_state;
 pub mod joints;
 pub mod kinematics;
 pub mod outputs;
 pub mod spatial_kinematics;
+pub mod springs;
 
+pub use element_group::{ElementGroup, ElementSet};
 use elements::{
     AncfBeam2d, CorotationalBeam2d, Element, Energy, FloatingFrameBeam2d, Kin, PointMass, RigidBody2d, RigidBody3d,
 };
 use forces::{Contact, FractionalSpringDamper, Load, MultiPointForce, SpringDamper};
 pub use history::History;
+use history::MemoryCounts;
 use joints::{ConstraintRow, ContactConstraint};
 use kinematics::quadratic_form;
 
 use crate::integrators::{Dynamics, EventAction, TangentCoefficients};
 use crate::linalg::{PatternBuilder, SparseMatrix};
-
-/// Elements of one kind, with the matrix slots of their tangent blocks.
-#[derive(Debug, Clone)]
-pub struct ElementSet<E> {
-    pub elements: Vec<E>,
-    slots: Vec<Vec<usize>>,
-}
-
-impl<E> Default for ElementSet<E> {
-    fn default() -> Self {
-        ElementSet { elements: Vec::new(), slots: Vec::new() }
-    }
-}
-
-impl<E: Element> ElementSet<E> {
-    pub fn push(&mut self, e: E) {
-        self.elements.push(e);
-    }
-
-    fn add_pattern(&self, b: &mut PatternBuilder) {
-        for e in &self.elements {
-            b.block(e.dofs(), e.dofs());
-        }
-    }
-
-    fn compute_slots(&mut self, m: &SparseMatrix) {
-        self.slots = self.elements.iter().map(|e| m.block_slots(e.dofs(), e.dofs())).collect();
-    }
-
-    fn add_forces(&self, x: &Kin, inertial: &mut [f64], forces: &mut [f64]) {
-        for e in &self.elements {
-            e.add_forces(x, inertial, forces);
-        }
-    }
-
-    fn assemble_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut Vec<f64>, m: &mut SparseMatrix) {
-        for (e, slots) in self.elements.iter().zip(&self.slots) {
-            block.clear();
-            block.resize(slots.len(), 0.0);
-            e.add_tangent(x, c, block);
-            for (&s, &v) in slots.iter().zip(block.iter()) {
-                m.values[s] += v;
-            }
-        }
-    }
-
-    fn energy(&self, x: &Kin) -> Energy {
-        let mut e = Energy::default();
-        for el in &self.elements {
-            e += el.energy(x);
-        }
-        e
-    }
-
-    fn dissipation_power(&self, x: &Kin) -> f64 {
-        self.elements.iter().map(|e| e.dissipation_power(x)).sum()
-    }
-}
 
 /// Slots of a constraint row: (row, dofs), (dofs, row) and the dofs x dofs Hessian block.
 type RowSlots = (Vec<usize>, Vec<usize>, Vec<usize>);
@@ -101,21 +50,13 @@ pub struct BodyInfo {
 #[derive(Debug, Clone)]
 pub struct System {
     n: usize,
-    pub point_masses: ElementSet<PointMass>,
-    pub rigid_bodies: ElementSet<RigidBody2d>,
-    pub spatial_bodies: ElementSet<RigidBody3d>,
-    pub beams: ElementSet<CorotationalBeam2d>,
-    pub ancf_beams: ElementSet<AncfBeam2d>,
-    pub floating_frame_beams: ElementSet<FloatingFrameBeam2d>,
-    pub springs: ElementSet<SpringDamper>,
-    pub fractional: ElementSet<FractionalSpringDamper>,
-    /// Multi-point stiffness/damping elements (paper 001 eqs. 12-13).
-    pub multi_point: ElementSet<MultiPointForce>,
-    /// Names of the plates the multi-point elements belong to, in the order of `multi_point`.
+    /// One group per element kind, in registration order (`System::new`); forces, tangents,
+    /// energies and dissipated powers are summed in this order.
+    groups: Vec<Box<dyn ElementGroup>>,
+    /// Names of the plates the multi-point elements belong to, in the order of the
+    /// `MultiPointForce` elements.
     pub multi_point_names: Vec<String>,
-    pub loads: ElementSet<Load>,
-    pub contacts: ElementSet<Contact>,
-    /// Contact names, in the order of `contacts`.
+    /// Contact names, in the order of the `Contact` elements.
     pub contact_names: Vec<String>,
     /// Joint rows (the first rows of the multiplier vector).
     pub constraints: Vec<ConstraintRow>,
@@ -124,6 +65,8 @@ pub struct System {
     /// Their names, in the same order.
     pub contact_constraint_names: Vec<String>,
     pub bodies: Vec<BodyInfo>,
+    /// The first entry of `bodies` with each name (built by `finish`).
+    body_index: std::collections::HashMap<String, usize>,
     pub joints: Vec<joints::JointInfo>,
     /// Current values of the model's inputs (set between steps).
     pub inputs: Vec<f64>,
@@ -139,29 +82,78 @@ impl System {
     pub fn new(n: usize) -> Self {
         System {
             n,
-            point_masses: Default::default(),
-            rigid_bodies: Default::default(),
-            spatial_bodies: Default::default(),
-            beams: Default::default(),
-            ancf_beams: Default::default(),
-            floating_frame_beams: Default::default(),
-            springs: Default::default(),
-            fractional: Default::default(),
-            multi_point: Default::default(),
+            groups: Vec::new(),
             multi_point_names: Vec::new(),
-            loads: Default::default(),
-            contacts: Default::default(),
             contact_names: Vec::new(),
             constraints: Vec::new(),
             contact_constraints: Vec::new(),
             contact_constraint_names: Vec::new(),
             bodies: Vec::new(),
+            body_index: Default::default(),
             joints: Vec::new(),
             inputs: Vec::new(),
             pattern: PatternBuilder::new(0).build(),
             constraint_slots: Vec::new(),
             contact_slots: Vec::new(),
         }
+        .with_kinds()
+    }
+
+    /// The registered element kinds. Their order is the summation order of forces, tangents
+    /// and energies; append new kinds at the end (results of existing models stay bit-for-bit
+    /// the same).
+    fn with_kinds(mut self) -> Self {
+        self.register::<PointMass>();
+        self.register::<RigidBody2d>();
+        self.register::<RigidBody3d>();
+        self.register::<CorotationalBeam2d>();
+        self.register::<AncfBeam2d>();
+        self.register::<FloatingFrameBeam2d>();
+        self.register::<SpringDamper>();
+        self.register::<FractionalSpringDamper>();
+        self.register::<MultiPointForce>();
+        self.register::<Load>();
+        self.register::<Contact>();
+        self
+    }
+
+    /// Add a group for the kind `E` (no effect if it has one).
+    pub fn register<E: Element + std::fmt::Debug + Clone + Send + Sync + 'static>(&mut self) {
+        if self.set::<E>().is_none() {
+            self.groups.push(Box::new(ElementSet::<E>::default()));
+        }
+    }
+
+    fn set<E: 'static>(&self) -> Option<&ElementSet<E>> {
+        self.groups.iter().find_map(|g| g.as_any().downcast_ref::<ElementSet<E>>())
+    }
+
+    fn set_mut<E: 'static>(&mut self) -> Option<&mut ElementSet<E>> {
+        self.groups.iter_mut().find_map(|g| g.as_any_mut().downcast_mut::<ElementSet<E>>())
+    }
+
+    /// Add an element (its kind is registered at the end if it is not yet).
+    pub fn push<E: Element + std::fmt::Debug + Clone + Send + Sync + 'static>(&mut self, e: E) {
+        self.register::<E>();
+        if let Some(set) = self.set_mut::<E>() {
+            set.push(e);
+        }
+    }
+
+    /// The elements of kind `E`, in the order they were added.
+    pub fn elements<E: 'static>(&self) -> &[E] {
+        self.set::<E>().map_or(&[], |s| &s.elements)
+    }
+
+    /// The element groups, in registration order.
+    pub fn groups(&self) -> &[Box<dyn ElementGroup>] {
+        &self.groups
+    }
+
+    /// Set the number of coordinates (assemblers lay the bodies out before they know it);
+    /// call before `finish`.
+    pub fn set_coordinates(&mut self, n: usize) {
+        self.n = n;
     }
 
     /// The multiplier row of contact constraint k.
@@ -173,17 +165,9 @@ impl System {
     pub fn finish(&mut self) {
         let (n, m) = (self.n, self.constraints.len() + self.contact_constraints.len());
         let mut b = PatternBuilder::new(n + m);
-        self.point_masses.add_pattern(&mut b);
-        self.rigid_bodies.add_pattern(&mut b);
-        self.spatial_bodies.add_pattern(&mut b);
-        self.beams.add_pattern(&mut b);
-        self.ancf_beams.add_pattern(&mut b);
-        self.floating_frame_beams.add_pattern(&mut b);
-        self.springs.add_pattern(&mut b);
-        self.fractional.add_pattern(&mut b);
-        self.multi_point.add_pattern(&mut b);
-        self.loads.add_pattern(&mut b);
-        self.contacts.add_pattern(&mut b);
+        for g in &self.groups {
+            g.add_pattern(&mut b);
+        }
         for (r, c) in self.constraints.iter().enumerate() {
             let d = c.measure.dofs();
             b.block(&[n + r], d);
@@ -198,18 +182,14 @@ impl System {
             b.block(d, d);
         }
         self.pattern = b.build();
+        self.body_index.clear();
+        for (i, body) in self.bodies.iter().enumerate() {
+            self.body_index.entry(body.name.clone()).or_insert(i);
+        }
         let p = &self.pattern;
-        self.point_masses.compute_slots(p);
-        self.rigid_bodies.compute_slots(p);
-        self.spatial_bodies.compute_slots(p);
-        self.beams.compute_slots(p);
-        self.ancf_beams.compute_slots(p);
-        self.floating_frame_beams.compute_slots(p);
-        self.springs.compute_slots(p);
-        self.fractional.compute_slots(p);
-        self.multi_point.compute_slots(p);
-        self.loads.compute_slots(p);
-        self.contacts.compute_slots(p);
+        for g in &mut self.groups {
+            g.compute_slots(p);
+        }
         self.constraint_slots = self
             .constraints
             .iter()
@@ -237,67 +217,61 @@ impl System {
     /// Kinetic and potential (gravity + springs + strain) energy.
     pub fn energy(&self, q: &[f64], v: &[f64], t: f64) -> Energy {
         let x = self.kin(q, v, v, t);
-        let mut e = self.point_masses.energy(&x);
-        e += self.rigid_bodies.energy(&x);
-        e += self.spatial_bodies.energy(&x);
-        e += self.beams.energy(&x);
-        e += self.ancf_beams.energy(&x);
-        e += self.floating_frame_beams.energy(&x);
-        e += self.springs.energy(&x);
-        e += self.fractional.energy(&x);
-        e += self.multi_point.energy(&x);
-        e += self.contacts.energy(&x);
+        let mut e = Energy::default();
+        for g in &self.groups {
+            e += g.energy(&x);
+        }
         e
     }
 
     /// Record an accepted state in the history of elements with memory (fractional
     /// dampers sample q; contacts track approach rates and impact speeds).
     pub fn record_history(&mut self, q: &[f64], v: &[f64], t: f64) {
-        for f in &mut self.fractional.elements {
-            f.record(q, t);
-        }
-        for c in &mut self.contacts.elements {
-            c.record(q, v, t);
+        for g in &mut self.groups {
+            g.record(q, v, t);
         }
     }
 
     /// The histories of the elements with memory (part of snapshots).
     pub fn history(&self) -> History {
-        History {
-            fractional: self.fractional.elements.iter().map(|f| f.history().clone()).collect(),
-            contacts: self.contacts.elements.iter().map(|c| c.memory()).collect(),
-            contact_constraints: self.contact_constraints.iter().map(|c| c.memory()).collect(),
+        let mut h = History::default();
+        for g in &self.groups {
+            g.save_history(&mut h);
         }
+        h.contact_constraints = self.contact_constraints.iter().map(|c| c.memory()).collect();
+        h
     }
 
     /// Continue from `history`; refused (and nothing changed) unless it has one valid entry
     /// per element with memory.
     pub fn set_history(&mut self, history: History) -> Result<(), String> {
-        let counts = [
-            ("fractional dampers", history.fractional.len(), self.fractional.elements.len()),
-            ("contact forces", history.contacts.len(), self.contacts.elements.len()),
-            ("contact constraints", history.contact_constraints.len(), self.contact_constraints.len()),
-        ];
-        for (what, got, expected) in counts {
-            if got != expected {
-                return Err(format!("the history has {got} {what}, the model {expected}"));
-            }
+        let mut counts = MemoryCounts::default();
+        for g in &self.groups {
+            g.history_count(&mut counts);
+        }
+        let constraints = ("contact constraints", history.contact_constraints.len(), self.contact_constraints.len());
+        let mismatch = counts.mismatch(&history).or((constraints.1 != constraints.2).then_some(constraints));
+        if let Some((what, got, expected)) = mismatch {
+            return Err(format!("the history has {got} {what}, the model {expected}"));
         }
         history.validate()?;
-        for (f, h) in self.fractional.elements.iter_mut().zip(history.fractional) {
-            f.set_history(h);
-        }
-        for (c, m) in self.contacts.elements.iter_mut().zip(history.contacts) {
+        let mut history = history;
+        for (c, m) in self.contact_constraints.iter_mut().zip(std::mem::take(&mut history.contact_constraints)) {
             c.set_memory(m);
         }
-        for (c, m) in self.contact_constraints.iter_mut().zip(history.contact_constraints) {
-            c.set_memory(m);
+        let mut reader = history.reader();
+        for g in &mut self.groups {
+            g.load_history(&mut reader);
         }
         Ok(())
     }
 
     pub fn body(&self, name: &str) -> Option<&BodyInfo> {
-        self.bodies.iter().find(|b| b.name == name)
+        // The index is built by `finish`; bodies added after it are found by a scan.
+        match self.body_index.get(name).and_then(|&i| self.bodies.get(i)) {
+            Some(b) if b.name == name => Some(b),
+            _ => self.bodies.iter().find(|b| b.name == name),
+        }
     }
 }
 
@@ -314,17 +288,9 @@ impl Dynamics for System {
         inertial.fill(0.0);
         forces.fill(0.0);
         let x = self.kin(q, v, a, t);
-        self.point_masses.add_forces(&x, inertial, forces);
-        self.rigid_bodies.add_forces(&x, inertial, forces);
-        self.spatial_bodies.add_forces(&x, inertial, forces);
-        self.beams.add_forces(&x, inertial, forces);
-        self.ancf_beams.add_forces(&x, inertial, forces);
-        self.floating_frame_beams.add_forces(&x, inertial, forces);
-        self.springs.add_forces(&x, inertial, forces);
-        self.fractional.add_forces(&x, inertial, forces);
-        self.multi_point.add_forces(&x, inertial, forces);
-        self.loads.add_forces(&x, inertial, forces);
-        self.contacts.add_forces(&x, inertial, forces);
+        for g in &self.groups {
+            g.add_forces(&x, inertial, forces);
+        }
     }
 
     fn constraint_residual(&self, q: &[f64], _t: f64, phi: &mut [f64]) {
@@ -394,17 +360,9 @@ impl Dynamics for System {
         m.clear();
         let x = self.kin(q, v, a, t);
         let mut block = Vec::with_capacity(64);
-        self.point_masses.assemble_tangent(&x, &c, &mut block, m);
-        self.rigid_bodies.assemble_tangent(&x, &c, &mut block, m);
-        self.spatial_bodies.assemble_tangent(&x, &c, &mut block, m);
-        self.beams.assemble_tangent(&x, &c, &mut block, m);
-        self.ancf_beams.assemble_tangent(&x, &c, &mut block, m);
-        self.floating_frame_beams.assemble_tangent(&x, &c, &mut block, m);
-        self.springs.assemble_tangent(&x, &c, &mut block, m);
-        self.fractional.assemble_tangent(&x, &c, &mut block, m);
-        self.multi_point.assemble_tangent(&x, &c, &mut block, m);
-        self.loads.assemble_tangent(&x, &c, &mut block, m);
-        self.contacts.assemble_tangent(&x, &c, &mut block, m);
+        for g in &self.groups {
+            g.assemble_tangent(&x, &c, &mut block, m);
+        }
         for ((con, (row, col, hess)), &l) in self.constraints.iter().zip(&self.constraint_slots).zip(lambda) {
             con.measure.with_derivatives(q, |_, gradient, hessian| {
                 for (k, g) in gradient.iter().enumerate() {
@@ -438,15 +396,13 @@ impl Dynamics for System {
 
     fn dissipation_power(&self, q: &[f64], v: &[f64], t: f64) -> f64 {
         let x = self.kin(q, v, v, t);
-        self.springs.dissipation_power(&x)
-            + self.fractional.dissipation_power(&x)
-            + self.multi_point.dissipation_power(&x)
-            + self.contacts.dissipation_power(&x)
+        // Summed in registration order over the kinds that can dissipate.
+        self.groups.iter().filter_map(|g| g.dissipation_power(&x)).reduce(|a, b| a + b).unwrap_or(0.0)
     }
 
     fn prepare(&mut self, times: &[f64]) {
-        for f in &mut self.fractional.elements {
-            f.prepare(times);
+        for g in &mut self.groups {
+            g.prepare(times);
         }
     }
 
@@ -454,16 +410,20 @@ impl Dynamics for System {
         self.record_history(q, v, t);
     }
 
-    /// One event per contact force: its penetration (contact onset and separation are its
-    /// zeros); one per contact constraint: onset while separated, its multiplier while active.
+    /// The elements' events (one per contact force: its penetration, whose zeros are contact
+    /// onset and separation), then one per contact constraint: onset while separated, its
+    /// multiplier while active.
     fn event_count(&self) -> usize {
-        self.contacts.elements.len() + self.contact_constraints.len()
+        self.groups.iter().map(|g| g.event_count()).sum::<usize>() + self.contact_constraints.len()
     }
 
     fn event_functions(&self, q: &[f64], _v: &[f64], lambda: &[f64], _t: f64, out: &mut [f64]) {
-        let (forces, constraints) = out.split_at_mut(self.contacts.elements.len());
-        for (o, c) in forces.iter_mut().zip(&self.contacts.elements) {
-            *o = c.penetration(q);
+        let elements = self.groups.iter().map(|g| g.event_count()).sum::<usize>();
+        let (mut forces, constraints) = out.split_at_mut(elements);
+        for g in &self.groups {
+            let (here, rest) = forces.split_at_mut(g.event_count());
+            g.event_functions(q, here);
+            forces = rest;
         }
         for (o, (c, &l)) in
             constraints.iter_mut().zip(self.contact_constraints.iter().zip(&lambda[self.constraints.len()..]))

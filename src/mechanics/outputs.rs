@@ -1,6 +1,8 @@
 //! Output variables: kinematics of body points, joint reactions and coordinates, energies.
 
 use super::System;
+use super::elements::FloatingFrameBeam2d;
+use super::forces::{Contact, MultiPointForce};
 use super::kinematics::Anchor;
 use super::spatial_kinematics::Anchor3;
 
@@ -201,7 +203,7 @@ impl Output {
                 if *order == 0 { m.value(s.q) } else { m.rate(s.q, s.v) }
             }
             OutputKind::Contact { contact, quantity } => {
-                let c = &sys.contacts.elements[*contact];
+                let c = &sys.elements::<Contact>()[*contact];
                 let f = c.evaluate(s.q, s.v);
                 match quantity {
                     0 => f.force,
@@ -233,7 +235,7 @@ impl Output {
                 }
             }
             OutputKind::FloatingFrameTip { beam, quantity } => {
-                let (p, angle) = sys.floating_frame_beams.elements[*beam].tip_pose(s.q);
+                let (p, angle) = sys.elements::<FloatingFrameBeam2d>()[*beam].tip_pose(s.q);
                 [p[0], p[1], angle][*quantity]
             }
             OutputKind::TransverseDeflection { point, chord } => {
@@ -244,7 +246,7 @@ impl Output {
                 if n > 0.0 { (u[0] * (p[1] - a[1]) - u[1] * (p[0] - a[0])) / n } else { 0.0 }
             }
             OutputKind::SupportForce { element, component } => {
-                sys.multi_point.elements[*element].reference_force(s.q, s.v)[*component]
+                sys.elements::<MultiPointForce>()[*element].reference_force(s.q, s.v)[*component]
             }
             OutputKind::EnergyTotal => {
                 let e = sys.energy(s.q, s.v, s.t);

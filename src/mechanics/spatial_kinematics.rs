@@ -8,8 +8,8 @@
 //! projection on a body-fixed direction d1.(P2 - P1), a distance |P2 - P1|, and the
 //! Euler-parameter norm p.p.
 
+use super::derivatives::{Derivatives, MAX_DOFS};
 use super::euler_parameters::{mat_vec, rotated_vector_hessians, rotation};
-use super::kinematics::{Derivatives, MAX_DOFS};
 
 /// A point fixed to ground, or to a spatial rigid body (first coordinate `x`) at the
 /// body-frame offset `s` from its centre of mass.

@@ -239,7 +239,8 @@ pub struct JointDecl {
 #[serde(deny_unknown_fields)]
 pub struct SpringDecl {
     pub name: Name,
-    /// "point_to_point" (default), "prismatic" (along a prismatic joint), "torsional" (across a revolute joint).
+    /// "point_to_point" (default), "prismatic" (along a prismatic joint), "torsional" (across a
+    /// revolute joint), "rotational" (relative rotation of two bodies); see src/mechanics/springs/.
     #[serde(rename = "type")]
     pub kind: Option<Name>,
     pub body1: Option<Name>,
@@ -247,6 +248,8 @@ pub struct SpringDecl {
     pub body2: Option<Name>,
     pub point2: Option<Vec2>,
     pub joint: Option<Name>,
+    /// Rotational springs in spatial models: the global axis of the relative rotation.
+    pub axis: Option<Vec2>,
     #[serde(default)]
     pub stiffness: Option<Num>,
     #[serde(default)]

@@ -14,6 +14,7 @@ pub use point_mass::PointMass;
 pub use rigid_body_2d::RigidBody2d;
 pub use rigid_body_3d::RigidBody3d;
 
+use super::history::{Memory, MemoryKind};
 use crate::integrators::TangentCoefficients;
 
 /// The state an element is evaluated at (global vectors).
@@ -49,8 +50,28 @@ pub trait Element {
     /// Add c.mass*M + c.damping*C + c.stiffness*K into `block` (row-major over `dofs()`).
     fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]);
     fn energy(&self, x: &Kin) -> Energy;
+    /// Whether the kind can dissipate energy (its `dissipation_power` counts in the balance).
+    const DISSIPATIVE: bool = false;
     /// Power dissipated (W).
     fn dissipation_power(&self, _x: &Kin) -> f64 {
         0.0
     }
+    /// The list of `History` the kind's memory goes to; `None` for kinds without memory.
+    const MEMORY: Option<MemoryKind> = None;
+    /// Prepare a run whose outputs are at `times` (kinds with memory).
+    fn prepare(&mut self, _times: &[f64]) {}
+    /// Record an accepted state (kinds with memory).
+    fn record(&mut self, _q: &[f64], _v: &[f64], _t: f64) {}
+    /// The element's memory (kinds with memory).
+    fn memory(&self) -> Option<Memory> {
+        None
+    }
+    /// Continue from `m` (an entry of the kind's `MEMORY` list).
+    fn set_memory(&mut self, _m: Memory) {}
+    /// Number of event functions (zeros are switching times, e.g. contact onset).
+    fn event_count(&self) -> usize {
+        0
+    }
+    /// The `event_count()` event functions into `out`.
+    fn event_functions(&self, _q: &[f64], _out: &mut [f64]) {}
 }

@@ -32,6 +32,7 @@
 use crate::integrators::TangentCoefficients;
 use crate::mechanics::contact_gap::{ContactGap, GapDerivatives};
 use crate::mechanics::elements::{Element, Energy, Kin};
+use crate::mechanics::history::{Memory, MemoryKind};
 
 /// How the damping factor follows from the restitution coefficient.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,30 +95,7 @@ pub fn restitution_of_damping_factor(c: f64) -> f64 {
     0.5 * (lo + hi)
 }
 
-/// The history of one contact: the approach rate at the last accepted separated state, the
-/// impact speed v0 recorded at onset (NaN while separated) and the time of the latest onset
-/// (the first accepted state in contact; -1 before any). Part of the system's
-/// [`History`](crate::mechanics::History): changed only by `Contact::record` at an accepted step.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct ContactMemory {
-    pub approach: f64,
-    pub impact: f64,
-    pub onset: f64,
-}
-
-impl ContactMemory {
-    /// Before any contact.
-    pub const NONE: ContactMemory = ContactMemory { approach: 0.0, impact: f64::NAN, onset: -1.0 };
-
-    /// Whether the numbers can be a contact's history (finite; the impact speed NaN while
-    /// separated).
-    pub fn validate(&self) -> Result<(), String> {
-        if !(self.approach.is_finite() && (self.impact.is_finite() || self.impact.is_nan()) && self.onset.is_finite()) {
-            return Err(format!("contact history {self:?} is not finite"));
-        }
-        Ok(())
-    }
-}
+pub use crate::mechanics::history::ContactMemory;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Contact {
@@ -300,6 +278,32 @@ impl Element for Contact {
     fn dissipation_power(&self, x: &Kin) -> f64 {
         let law = self.evaluate(x.q, x.v);
         (law.force - law.elastic) * law.rate
+    }
+
+    const DISSIPATIVE: bool = true;
+    const MEMORY: Option<MemoryKind> = Some(MemoryKind::Contact);
+
+    fn record(&mut self, q: &[f64], v: &[f64], t: f64) {
+        Contact::record(self, q, v, t);
+    }
+
+    fn memory(&self) -> Option<Memory> {
+        Some(Memory::Contact(self.memory))
+    }
+
+    fn set_memory(&mut self, m: Memory) {
+        if let Memory::Contact(c) = m {
+            self.memory = c;
+        }
+    }
+
+    /// One event: the penetration (contact onset and separation are its zeros).
+    fn event_count(&self) -> usize {
+        1
+    }
+
+    fn event_functions(&self, q: &[f64], out: &mut [f64]) {
+        out[0] = self.penetration(q);
     }
 }
 

@@ -21,47 +21,10 @@
 
 use crate::integrators::TangentCoefficients;
 use crate::mechanics::elements::{Element, Energy, Kin};
+use crate::mechanics::history::{Memory, MemoryKind};
 use crate::mechanics::kinematics::{Derivatives, MAX_DOFS, Measure};
 
-/// The accepted samples of one fractional damper, oldest first: its part of the system's
-/// [`History`](crate::mechanics::History).
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct FractionalHistory {
-    /// Sample times (strictly increasing).
-    pub t: Vec<f64>,
-    /// q = s - s0 at those times.
-    pub q: Vec<f64>,
-}
-
-impl FractionalHistory {
-    /// q at time s by linear interpolation, searching backwards from sample index `k`.
-    fn value(&self, s: f64, k: &mut usize) -> f64 {
-        while *k > 0 && self.t[*k] > s {
-            *k -= 1;
-        }
-        if *k + 1 < self.t.len() && self.t[*k] < s {
-            let (t0, t1) = (self.t[*k], self.t[*k + 1]);
-            self.q[*k] + (self.q[*k + 1] - self.q[*k]) * (s - t0) / (t1 - t0)
-        } else {
-            self.q[*k]
-        }
-    }
-
-    /// Whether the samples can be a history: as many times as values, all finite, times
-    /// strictly increasing.
-    pub fn validate(&self) -> Result<(), String> {
-        if self.t.len() != self.q.len() {
-            return Err(format!("fractional damper history has {} times but {} values", self.t.len(), self.q.len()));
-        }
-        if !self.t.iter().chain(&self.q).all(|x| x.is_finite()) {
-            return Err("fractional damper history holds a non-finite number".into());
-        }
-        if self.t.windows(2).any(|w| w[0] >= w[1]) {
-            return Err("fractional damper history times are not increasing".into());
-        }
-        Ok(())
-    }
-}
+pub use crate::mechanics::history::FractionalHistory;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct FractionalSpringDamper {
@@ -241,6 +204,27 @@ impl Element for FractionalSpringDamper {
         let q = self.displacement(x.q);
         let k = if self.order == 0.0 { self.stiffness + self.damping } else { self.stiffness };
         Energy { kinetic: 0.0, potential: 0.5 * k * q * q }
+    }
+
+    const DISSIPATIVE: bool = true;
+    const MEMORY: Option<MemoryKind> = Some(MemoryKind::Fractional);
+
+    fn prepare(&mut self, times: &[f64]) {
+        FractionalSpringDamper::prepare(self, times);
+    }
+
+    fn record(&mut self, q: &[f64], _v: &[f64], t: f64) {
+        FractionalSpringDamper::record(self, q, t);
+    }
+
+    fn memory(&self) -> Option<Memory> {
+        Some(Memory::Fractional(self.history.clone()))
+    }
+
+    fn set_memory(&mut self, m: Memory) {
+        if let Memory::Fractional(h) = m {
+            self.set_history(h);
+        }
     }
 
     fn dissipation_power(&self, x: &Kin) -> f64 {

@@ -405,6 +405,8 @@ impl Element for MultiPointForce {
         Energy { kinetic: 0.0, potential: u }
     }
 
+    const DISSIPATIVE: bool = true;
+
     fn dissipation_power(&self, x: &Kin) -> f64 {
         let (_, rate) = self.deformation(x.q, x.v);
         let n = rate.len();

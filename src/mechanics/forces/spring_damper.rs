@@ -68,6 +68,8 @@ impl Element for SpringDamper {
         Energy { kinetic: 0.0, potential: 0.5 * self.stiffness * (s - self.free_value).powi(2) }
     }
 
+    const DISSIPATIVE: bool = true;
+
     fn dissipation_power(&self, x: &Kin) -> f64 {
         let rate = self.measure.rate(x.q, x.v);
         self.damping * rate * rate

@@ -46,40 +46,7 @@ use crate::mechanics::contact_gap::{ContactGap, GapDerivatives};
 /// Added to the release penetration in the re-armed onset event (m).
 pub const REARM: f64 = 1e-12;
 
-/// What a contact constraint row enforces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum ContactMode {
-    /// lambda = 0; onset event delta - offset.
-    Separated,
-    /// delta = 0 during the velocity jump of an impact.
-    Impact,
-    /// delta = 0 until lambda < 0.
-    Active,
-}
-
-/// The discrete state of one contact constraint.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct ContactConstraintMemory {
-    pub mode: ContactMode,
-    /// The onset event is delta - offset.
-    pub offset: f64,
-    /// Time of the latest impact (onset of contact); -1 before any.
-    pub onset: f64,
-}
-
-impl ContactConstraintMemory {
-    /// Separated, before any impact.
-    pub const NONE: ContactConstraintMemory =
-        ContactConstraintMemory { mode: ContactMode::Separated, offset: 0.0, onset: -1.0 };
-
-    /// Whether the numbers can be a contact constraint's history.
-    pub fn validate(&self) -> Result<(), String> {
-        if !(self.offset.is_finite() && self.onset.is_finite()) {
-            return Err(format!("contact constraint history {self:?} is not finite"));
-        }
-        Ok(())
-    }
-}
+pub use crate::mechanics::history::{ContactConstraintMemory, ContactMode};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ContactConstraint {

@@ -39,7 +39,7 @@ pub fn normalisation_row(x: usize) -> ConstraintRow {
 }
 
 /// A global direction expressed in the frame of the anchor's body (global for ground).
-fn body_frame(a: &Anchor3, u: [f64; 3], q0: &[f64]) -> [f64; 3] {
+pub fn body_frame(a: &Anchor3, u: [f64; 3], q0: &[f64]) -> [f64; 3] {
     match *a {
         Anchor3::Ground { .. } => u,
         Anchor3::Body { x, .. } => mat_t_vec(&rotation(&q0[x + 3..x + 7]), u),

@@ -1,31 +1,23 @@
 //! From a model definition (with parameter values) to a [`System`], its initial state and
 //! its outputs. Every user error is reported at the offending place in the model file.
 
-use super::constraint_groups::{ConstraintGroup, constraint_groups};
+mod beam;
+mod point_mass;
+mod rigid_body;
+
+pub use super::assembly::Assembly;
 use super::contact_gap::{ContactGap, GroundShape};
-use super::elements::{
-    AncfBeam2d, BeamProperties, CorotationalBeam2d, FloatingFrameBeam2d, FloatingFramePoint, PointMass, RigidBody2d,
-};
+use super::elements::{FloatingFrameBeam2d, FloatingFramePoint};
 use super::forces::{Contact, DampingModel, FractionalSpringDamper, Load, SpringDamper, TimeFunction};
+use super::initial_state::consistent_initial_state;
 use super::joints::{ConstraintRow, ContactConstraint, JointInfo, JointKind, joint_coordinate, joint_rows};
 use super::kinematics::{Anchor, Measure, MeasureKind};
 use super::outputs::{Output, OutputKind};
+use super::springs::PlanarSite;
 use super::{BodyInfo, System};
-use crate::integrators::{Dynamics, State};
-use crate::limits::{MAX_CONSTRAINT_GROUP_ROWS, coordinates_fit};
-use crate::model::schema::{Name, Vec2};
+use crate::model::schema::{Definition, Name, Vec2};
 use crate::model::{Model, ModelError, Scope};
-use nalgebra::{DMatrix, DVector};
 use std::collections::HashMap;
-
-/// What the model file makes: the system, its consistent initial state, its outputs.
-#[derive(Debug, Clone)]
-pub struct Assembly {
-    pub system: System,
-    pub initial: State,
-    pub outputs: Vec<Output>,
-    pub input_names: Vec<String>,
-}
 
 struct BodyEntry {
     info: BodyInfo,
@@ -49,10 +41,14 @@ struct Builder<'a> {
     bodies: Vec<BodyEntry>,
     /// "arm.start, arm.end, arm.node[0..=4]" per beam, for error messages.
     beam_nodes: Vec<String>,
-    /// "<beam>.end" of each floating_frame beam, in the order of `System::floating_frame_beams`.
-    floating_tips: Vec<String>,
-    /// "<beam>" of each floating_frame beam (contacts at a material point given by `point2`).
-    floating_names: Vec<String>,
+    /// "<beam>.end" of each floating_frame beam → its index among the `FloatingFrameBeam2d`
+    /// elements (maps: a lookup per joint, load, contact and output keeps assembly linear).
+    floating_tips: HashMap<String, usize>,
+    /// "<beam>" of each floating_frame beam → its index (contacts, joints and loads at a
+    /// material point given by `point`/`point2`).
+    floating_names: HashMap<String, usize>,
+    /// Contact force names → their index among the `Contact` elements.
+    contact_index: HashMap<String, usize>,
     /// The first entry of `bodies` with each name (body names are looked up for every joint,
     /// spring, load, contact and output: a map keeps assembly linear in the model's size).
     body_index: HashMap<String, usize>,
@@ -82,13 +78,13 @@ impl Builder<'_> {
         q0: &[f64],
     ) -> Result<Option<FloatingFramePoint>, ModelError> {
         let name = body.get_ref();
-        if let Some(beam) = self.floating_tips.iter().position(|t| t == name) {
+        if let Some(&beam) = self.floating_tips.get(name) {
             if let Some(p) = point {
                 return Err(self.err(p.span(), format!("`{key}` is not supported on a floating_frame beam tip; the point is the tip itself (for another point use the beam's name)")));
             }
             return Ok(Some(floating[beam].tip_point()));
         }
-        let Some(beam) = self.floating_names.iter().position(|t| t == name) else { return Ok(None) };
+        let Some(&beam) = self.floating_names.get(name) else { return Ok(None) };
         let Some(p2) = point else {
             return Err(self.err(body.span(), format!("a point of floating_frame beam '{name}' needs `{key}`, a point of its axis (or use '{name}.end' for the tip)")));
         };
@@ -157,6 +153,78 @@ impl Builder<'_> {
     }
 }
 
+/// What the spring types (src/mechanics/springs/) see of the planar assembly.
+struct SpringSite<'a, 'b> {
+    b: &'a Builder<'b>,
+    joints: &'a [JointInfo],
+    q0: &'a [f64],
+}
+
+impl PlanarSite for SpringSite<'_, '_> {
+    fn model(&self) -> &Model {
+        self.b.model
+    }
+
+    fn scope(&self) -> &Scope<'_> {
+        &self.b.scope
+    }
+
+    fn q0(&self) -> &[f64] {
+        self.q0
+    }
+
+    fn anchor(&self, body: &Name, point: Option<&Vec2>) -> Result<Anchor, ModelError> {
+        self.b.anchor(body, point)
+    }
+
+    fn has_angle(&self, body: &Name) -> Result<Option<bool>, ModelError> {
+        Ok(self.b.body(body)?.map(|e| e.info.rotates || e.info.director))
+    }
+
+    fn joint(&self, name: &str) -> Option<&JointInfo> {
+        self.b.joint_index.get(name).map(|&i| &self.joints[i])
+    }
+}
+
+/// Declared names and where (one namespace: bodies, joints, springs, contacts, inputs, outputs).
+type Names = HashMap<String, std::ops::Range<usize>>;
+
+/// Refuse an empty, reserved or already used name (reported at the later of the two
+/// declarations, naming the earlier one); record it otherwise.
+fn check_name(model: &Model, name: &Name, what: &str, names: &mut Names) -> Result<(), ModelError> {
+    let n = name.get_ref();
+    if n == "ground" || n.is_empty() {
+        return Err(model.error(name.span(), format!("{what} name '{n}' is empty or reserved")));
+    }
+    if let Some(first) = names.get(n) {
+        let (earlier, later) =
+            if first.start < name.span().start { (first.clone(), name.span()) } else { (name.span(), first.clone()) };
+        let (line, _) = crate::model::line_column(&model.source, earlier.start);
+        return Err(model.error(later, format!("name '{n}' is already used on line {line}")));
+    }
+    names.insert(n.clone(), name.span());
+    Ok(())
+}
+
+/// The coordinates laid out so far, with their initial values, the named bodies and the
+/// system collecting the bodies' elements.
+struct Layout {
+    n: usize,
+    q0: Vec<f64>,
+    v0: Vec<f64>,
+    /// Whether each initial velocity is given (the others are solved for).
+    specified: Vec<bool>,
+    bodies: Vec<BodyInfo>,
+    gravity: [f64; 2],
+    sys: System,
+}
+
+/// The body kinds of planar models, in the order their coordinates are laid out: each is a
+/// file of this folder building its section into coordinates, named bodies and elements.
+/// A new body kind is its file plus one line here.
+const BODY_KINDS: &[fn(&Definition, &mut Builder, &mut Names, &mut Layout) -> Result<(), ModelError>] =
+    &[point_mass::build, rigid_body::build, beam::build];
+
 fn unit(v: [f64; 2]) -> Option<[f64; 2]> {
     let n = (v[0] * v[0] + v[1] * v[1]).sqrt();
     (n > 0.0).then(|| [v[0] / n, v[1] / n])
@@ -191,294 +259,47 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
         scope,
         bodies: Vec::new(),
         beam_nodes: Vec::new(),
-        floating_tips: Vec::new(),
-        floating_names: Vec::new(),
+        floating_tips: HashMap::new(),
+        floating_names: HashMap::new(),
+        contact_index: HashMap::new(),
         body_index: HashMap::new(),
         joint_index: HashMap::new(),
     };
 
-    let mut names: HashMap<String, std::ops::Range<usize>> = HashMap::new();
-    let check_name =
-        |name: &Name, what: &str, names: &mut HashMap<String, std::ops::Range<usize>>| -> Result<(), ModelError> {
-            let n = name.get_ref();
-            if n == "ground" || n.is_empty() {
-                return Err(model.error(name.span(), format!("{what} name '{n}' is empty or reserved")));
-            }
-            if let Some(first) = names.get(n) {
-                // Report at the later of the two declarations, naming the earlier one.
-                let (earlier, later) = if first.start < name.span().start {
-                    (first.clone(), name.span())
-                } else {
-                    (name.span(), first.clone())
-                };
-                let (line, _) = crate::model::line_column(&model.source, earlier.start);
-                return Err(model.error(later, format!("name '{n}' is already used on line {line}")));
-            }
-            names.insert(n.clone(), name.span());
-            Ok(())
-        };
+    let mut names = Names::new();
     for (i, inp) in def.inputs.iter().enumerate() {
-        check_name(&inp.name, "input", &mut names)?;
+        check_name(model, &inp.name, "input", &mut names)?;
         if !inp.start.is_finite() {
             return Err(model.error(inp.name.span(), format!("input {i} start value must be finite")));
         }
     }
 
-    // Coordinates: bodies in file order, point masses first.
-    let mut n = 0;
-    let mut q0 = Vec::new();
-    let mut v0 = Vec::new();
-    let mut specified = Vec::new();
-    let mut system_bodies = Vec::new();
-    let mut point_masses = Vec::new();
-    let mut rigid_bodies = Vec::new();
-    for pm in &def.point_masses {
-        check_name(&pm.name, "body", &mut names)?;
-        coordinates_fit(n, 2, "this point mass").map_err(|e| model.error(pm.name.span(), e))?;
-        let mass = b.scope.positive(&pm.mass, "mass")?;
-        let p = b.scope.vec2(&pm.position)?;
-        let v = pm.velocity.as_ref().map(|v| b.scope.vec2(v)).transpose()?;
-        q0.extend(p);
-        v0.extend(v.unwrap_or([0.0; 2]));
-        specified.extend([v.is_some(); 2]);
-        point_masses.push(PointMass::new(n, mass, gravity));
-        let info = BodyInfo { name: pm.name.get_ref().clone(), x: n, rotates: false, director: false };
-        b.add_body(BodyEntry { info: info.clone(), position: p, angle: 0.0, listed: true, section: None });
-        system_bodies.push(info);
-        n += 2;
+    // Coordinates: bodies in file order, kind by kind in the order of `BODY_KINDS`.
+    let mut l = Layout {
+        n: 0,
+        q0: Vec::new(),
+        v0: Vec::new(),
+        specified: Vec::new(),
+        bodies: Vec::new(),
+        gravity,
+        sys: System::new(0),
+    };
+    for build in BODY_KINDS {
+        build(def, &mut b, &mut names, &mut l)?;
     }
-    for rb in &def.rigid_bodies {
-        check_name(&rb.name, "body", &mut names)?;
-        coordinates_fit(n, 3, "this rigid body").map_err(|e| model.error(rb.name.span(), e))?;
-        let mass = b.scope.positive(&rb.mass, "mass")?;
-        let inertia = b.scope.scalar(&rb.inertia, "moment of inertia")?;
-        if inertia <= 0.0 {
-            return Err(model.error(rb.inertia.span(), format!("moment of inertia must be positive, got {inertia}")));
-        }
-        let p = b.scope.vec2(&rb.position)?;
-        let angle = rb.angle.as_ref().map(|a| b.scope.number(a)).transpose()?.unwrap_or(0.0);
-        let v = rb.velocity.as_ref().map(|v| b.scope.vec2(v)).transpose()?;
-        let w = rb.angular_velocity.as_ref().map(|w| b.scope.scalar(w, "angular_velocity")).transpose()?;
-        q0.extend([p[0], p[1], angle]);
-        v0.extend([v.map_or(0.0, |v| v[0]), v.map_or(0.0, |v| v[1]), w.unwrap_or(0.0)]);
-        specified.extend([v.is_some(), v.is_some(), w.is_some()]);
-        rigid_bodies.push(RigidBody2d::new(n, mass, inertia, gravity));
-        let info = BodyInfo { name: rb.name.get_ref().clone(), x: n, rotates: true, director: false };
-        b.add_body(BodyEntry { info: info.clone(), position: p, angle, listed: true, section: None });
-        system_bodies.push(info);
-        n += 3;
-    }
-    let mut beams = Vec::new();
-    let mut ancf_beams = Vec::new();
-    let mut floating_beams = Vec::new();
-    for bd in &def.beams {
-        check_name(&bd.name, "beam", &mut names)?;
-        let name = bd.name.get_ref();
-        let p0 = b.scope.vec2(&bd.start)?;
-        let p1 = b.scope.vec2(&bd.end)?;
-        let length = ((p1[0] - p0[0]).powi(2) + (p1[1] - p0[1]).powi(2)).sqrt();
-        if length <= 0.0 {
-            return Err(model.error(bd.end.span(), "the beam's end coincides with its start".into()));
-        }
-        let mat = bd.material.get_ref();
-        let young = b.scope.positive(&mat.young, "E")?;
-        let rho = b.scope.positive(&mat.rho, "rho")?;
-        let nu = b.scope.number(&mat.nu)?;
-        if !(nu > -1.0 && nu < 0.5) {
-            return Err(model.error(mat.nu.span(), format!("nu must be in (-1, 0.5), got {nu}")));
-        }
-        let sec = bd.section.get_ref();
-        let (area, inertia) = match (&sec.width, &sec.height, &sec.area, &sec.inertia) {
-            (Some(w), Some(h), None, None) => {
-                let (w, h) = (b.scope.positive(w, "width")?, b.scope.positive(h, "height")?);
-                (w * h, w * h * h * h / 12.0)
-            }
-            (None, None, Some(a), Some(i)) => (b.scope.positive(a, "area")?, b.scope.positive(i, "inertia")?),
-            _ => {
-                return Err(model
-                    .error(bd.section.span(), "section needs either { width, height } or { area, inertia }".into()));
-            }
-        };
-        let shear_factor = match &sec.shear_factor {
-            Some(k) => b.scope.positive(k, "shear_factor")?,
-            None => BeamProperties::rectangle_shear_factor(nu),
-        };
-        let formulation = bd.formulation.as_ref().map(|f| b.scope.text(f)).transpose()?;
-        let (timoshenko, ancf, floating) = match formulation.as_ref().map(|f| (f.get_ref().as_str(), f.span())) {
-            None | Some(("timoshenko", _)) => (true, false, false),
-            Some(("euler_bernoulli", _)) => (false, false, false),
-            Some(("ancf", _)) => (true, true, false),
-            Some(("floating_frame", _)) => (false, false, true),
-            Some((other, span)) => return Err(model.error(
-                span,
-                format!(
-                    "unknown beam formulation '{other}', expected timoshenko, euler_bernoulli, ancf or floating_frame"
-                ),
-            )),
-        };
-        let angle = (p1[1] - p0[1]).atan2(p1[0] - p0[0]);
-        let first = n;
-        if floating {
-            // Floating frame with assumed modes (paper 004 section 2): coordinates (x0, y0,
-            // theta) of the frame at the clamped end, then N axial and N transverse modal
-            // coordinates. `<name>.start` is the frame (a rigid section at the frame origin).
-            if let Some(e) = &bd.elements {
-                return Err(model.error(
-                    e.span(),
-                    "a floating_frame beam has no elements; give its number of modes with `modes = N`".into(),
-                ));
-            }
-            let Some(modes) = &bd.modes else {
-                return Err(model.error(
-                    bd.name.span(),
-                    "a floating_frame beam needs `modes = N` (modes per direction, 1..=20)".into(),
-                ));
-            };
-            let count = b.scope.number(modes)?;
-            if !(1.0..=20.0).contains(&count) || count.fract() != 0.0 {
-                return Err(model.error(modes.span(), format!("modes must be an integer in 1..=20, got {count}")));
-            }
-            let count = count as usize;
-            coordinates_fit(n, 3 + 2 * count, "this beam").map_err(|e| model.error(modes.span(), e))?;
-            q0.extend([p0[0], p0[1], angle]);
-            q0.extend(std::iter::repeat_n(0.0, 2 * count));
-            v0.extend(std::iter::repeat_n(0.0, 3 + 2 * count));
-            specified.extend(std::iter::repeat_n(false, 3 + 2 * count));
-            let info = BodyInfo { name: format!("{name}.start"), x: n, rotates: true, director: false };
-            b.add_body(BodyEntry { info: info.clone(), position: p0, angle, listed: false, section: None });
-            system_bodies.push(info);
-            b.beam_nodes.push(format!("{name}.start ({name}.end: outputs x, y, angle, revolute joints (as body2), contacts with ground and forces; {name} with a point on its axis: revolute joints, contacts with ground and forces)"));
-            b.floating_tips.push(format!("{name}.end"));
-            b.floating_names.push(name.clone());
-            floating_beams.push(FloatingFrameBeam2d::new(
-                first,
-                length,
-                count,
-                &BeamProperties {
-                    young,
-                    shear: young / (2.0 * (1.0 + nu)),
-                    area,
-                    inertia,
-                    shear_factor: None,
-                    density: rho,
-                },
-                gravity,
-            ));
-            n += 3 + 2 * count;
-            continue;
-        }
-        if let Some(m) = &bd.modes {
-            return Err(model.error(m.span(), "`modes` applies to formulation = \"floating_frame\" only".into()));
-        }
-        let Some(elements) = &bd.elements else {
-            return Err(model.error(bd.name.span(), "the beam needs `elements = N`".into()));
-        };
-        let count = b.scope.number(elements)?;
-        if count < 1.0 || count.fract() != 0.0 || count > 1e6 {
-            return Err(model.error(elements.span(), format!("elements must be an integer >= 1, got {count}")));
-        }
-        let count = count as usize;
-        let added = if ancf { 4 * (2 * count + 1) } else { 3 * (count + 1) };
-        coordinates_fit(n, added, "this beam").map_err(|e| model.error(elements.span(), e))?;
-        let props = BeamProperties {
-            young,
-            shear: young / (2.0 * (1.0 + nu)),
-            area,
-            inertia,
-            shear_factor: timoshenko.then_some(shear_factor),
-            density: rho,
-        };
-        let l_el = length / count as f64;
-        if ancf {
-            // Nodes (r, d) at every element end and middle (paper 003 eq. 3), d = dr/dy the
-            // unit normal to the axis; element ends are node[k], middles mid[k].
-            let (sa, ca) = angle.sin_cos();
-            let last = first + 8 * count;
-            let ends = [
-                (first, ([first + 4, first + 8], [-3.0 / l_el, 4.0 / l_el, -1.0 / l_el])),
-                (last, ([last - 4, last - 8], [3.0 / l_el, -4.0 / l_el, 1.0 / l_el])),
-            ];
-            for k in 0..=2 * count {
-                let f = k as f64 / (2 * count) as f64;
-                let section = ends.iter().find(|(x, _)| *x == n).map(|(_, s)| *s);
-                let p = [p0[0] + f * (p1[0] - p0[0]), p0[1] + f * (p1[1] - p0[1])];
-                q0.extend([p[0], p[1], -sa, ca]);
-                v0.extend([0.0; 4]);
-                specified.extend([false; 4]);
-                let mut aliases =
-                    vec![if k % 2 == 0 { format!("{name}.node[{}]", k / 2) } else { format!("{name}.mid[{}]", k / 2) }];
-                if k == 0 {
-                    aliases.push(format!("{name}.start"));
-                }
-                if k == 2 * count {
-                    aliases.push(format!("{name}.end"));
-                }
-                for alias in aliases {
-                    let info = BodyInfo { name: alias, x: n, rotates: false, director: true };
-                    b.add_body(BodyEntry { info: info.clone(), position: p, angle, listed: false, section });
-                    system_bodies.push(info);
-                }
-                n += 4;
-            }
-            b.beam_nodes.push(format!("{name}.start, {name}.end, {name}.node[0..={count}], {name}.mid[0..{count}]"));
-            for k in 0..count {
-                let at = |j: usize| first + 4 * (2 * k + j);
-                ancf_beams.push(AncfBeam2d::new([at(0), at(1), at(2)], l_el, &props, gravity));
-            }
-            continue;
-        }
-        for k in 0..=count {
-            let f = k as f64 / count as f64;
-            let p = [p0[0] + f * (p1[0] - p0[0]), p0[1] + f * (p1[1] - p0[1])];
-            q0.extend([p[0], p[1], angle]);
-            v0.extend([0.0; 3]);
-            specified.extend([false; 3]);
-            let mut aliases = vec![format!("{name}.node[{k}]")];
-            if k == 0 {
-                aliases.push(format!("{name}.start"));
-            }
-            if k == count {
-                aliases.push(format!("{name}.end"));
-            }
-            for alias in aliases {
-                let info = BodyInfo { name: alias, x: n, rotates: true, director: false };
-                b.add_body(BodyEntry { info: info.clone(), position: p, angle, listed: false, section: None });
-                system_bodies.push(info);
-            }
-            n += 3;
-        }
-        b.beam_nodes.push(format!("{name}.start, {name}.end, {name}.node[0..={count}]"));
-        for k in 0..count {
-            beams.push(CorotationalBeam2d::new(first + 3 * k, first + 3 * (k + 1), l_el, &props, gravity));
-        }
-    }
+    let Layout { n, q0, v0, specified, bodies: system_bodies, mut sys, .. } = l;
     if n == 0 {
         return Err(model.error(def.model.name.span(), "the model has no bodies".into()));
     }
 
-    let mut sys = System::new(n);
+    sys.set_coordinates(n);
     sys.bodies = system_bodies;
     sys.inputs = def.inputs.iter().map(|i| i.start).collect();
-    for pm in point_masses {
-        sys.point_masses.push(pm);
-    }
-    for rb in rigid_bodies {
-        sys.rigid_bodies.push(rb);
-    }
-    for beam in beams {
-        sys.beams.push(beam);
-    }
-    for beam in ancf_beams {
-        sys.ancf_beams.push(beam);
-    }
-    for beam in floating_beams {
-        sys.floating_frame_beams.push(beam);
-    }
 
     // Joints.
     let mut joint_spans = Vec::new();
     for j in &def.joints {
-        check_name(&j.name, "joint", &mut names)?;
+        check_name(model, &j.name, "joint", &mut names)?;
         let kind = match j.kind.get_ref().as_str() {
             "revolute" => JointKind::Revolute,
             "prismatic" => JointKind::Prismatic,
@@ -495,14 +316,14 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
         if body1.get_ref() == j.body2.get_ref() {
             return Err(model.error(j.body2.span(), "a joint needs two different bodies".into()));
         }
-        if b.floating_tips.contains(body1.get_ref()) || b.floating_names.contains(body1.get_ref()) {
+        if b.floating_tips.contains_key(body1.get_ref()) || b.floating_names.contains_key(body1.get_ref()) {
             return Err(model.error(
                 body1.span(),
                 "put the floating_frame beam point in body2 (body1 is ground or another body)".into(),
             ));
         }
         if let Some(p) =
-            b.floating_point(&j.body2, j.point.as_ref(), "point", &sys.floating_frame_beams.elements, &q0)?
+            b.floating_point(&j.body2, j.point.as_ref(), "point", sys.elements::<FloatingFrameBeam2d>(), &q0)?
         {
             // A revolute joint at a material point P of a floating-frame beam (paper 004
             // eq. 1): the rows x . (r_P - r_A) and y . (r_P - r_A) hold their initial values.
@@ -620,51 +441,8 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
 
     // Spring-dampers.
     for s in &def.springs {
-        check_name(&s.name, "spring", &mut names)?;
-        let kind = s.kind.as_ref().map_or("point_to_point", |k| k.get_ref().as_str());
-        let measure = match kind {
-            "point_to_point" => {
-                let (Some(b1), Some(b2)) = (&s.body1, &s.body2) else {
-                    return Err(model.error(s.name.span(), "a point_to_point spring needs body1 and body2".into()));
-                };
-                let a1 = b.anchor(b1, s.point1.as_ref())?;
-                let a2 = b.anchor(b2, s.point2.as_ref())?;
-                let m = Measure::new(a1, a2, MeasureKind::Distance);
-                if m.value(&q0) <= 0.0 {
-                    return Err(model.error(
-                        s.name.span(),
-                        "the spring's end points coincide initially; its direction is undefined".into(),
-                    ));
-                }
-                m
-            }
-            "prismatic" | "torsional" => {
-                let Some(jn) = &s.joint else {
-                    return Err(model.error(s.name.span(), format!("a {kind} spring needs `joint = \"name\"`")));
-                };
-                let Some(ji) = b.joint_index.get(jn.get_ref()).map(|&i| &sys.joints[i]) else {
-                    return Err(model.error(jn.span(), format!("unknown joint '{}'", jn.get_ref())));
-                };
-                let expected = if kind == "prismatic" { JointKind::Prismatic } else { JointKind::Revolute };
-                if ji.kind != expected {
-                    return Err(model.error(
-                        jn.span(),
-                        format!(
-                            "a {kind} spring needs a {} joint",
-                            if kind == "prismatic" { "prismatic" } else { "revolute" }
-                        ),
-                    ));
-                }
-                ji.coordinate.clone().ok_or_else(|| model.error(jn.span(), format!("joint '{}' is at a floating_frame beam point: it has no joint coordinate for a {kind} spring", ji.name)))?
-            }
-            other => {
-                let span = s.kind.as_ref().map_or(s.name.span(), |k| k.span());
-                return Err(model.error(
-                    span,
-                    format!("unknown spring type '{other}', expected point_to_point, prismatic or torsional"),
-                ));
-            }
-        };
+        check_name(model, &s.name, "spring", &mut names)?;
+        let measure = super::springs::planar(s, model)?(s, &SpringSite { b: &b, joints: &sys.joints, q0: &q0 })?;
         let stiffness = s.stiffness.as_ref().map(|k| b.scope.non_negative(k, "stiffness")).transpose()?.unwrap_or(0.0);
         let damping = s.damping.as_ref().map(|c| b.scope.non_negative(c, "damping")).transpose()?.unwrap_or(0.0);
         let free_value = match &s.free_length {
@@ -680,8 +458,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
                     );
                 }
                 let memory = s.memory.as_ref().map(|m| b.scope.positive(m, "memory")).transpose()?;
-                sys.fractional
-                    .push(FractionalSpringDamper::new(measure, stiffness, damping, order, free_value, memory));
+                sys.push(FractionalSpringDamper::new(measure, stiffness, damping, order, free_value, memory));
             }
             None => {
                 if let Some(m) = &s.memory {
@@ -690,7 +467,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
                         "`memory` applies only to fractional dampers (give `fractional_order`)".into(),
                     ));
                 }
-                sys.springs.push(SpringDamper { measure, stiffness, damping, free_value });
+                sys.push(SpringDamper { measure, stiffness, damping, free_value });
             }
         }
     }
@@ -716,7 +493,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             _ => return Err(model.error(l.kind.span(), "a load needs exactly one of `value` or `table`".into())),
         };
         if let Some(point) =
-            b.floating_point(&l.body, l.point.as_ref(), "point", &sys.floating_frame_beams.elements, &q0)?
+            b.floating_point(&l.body, l.point.as_ref(), "point", sys.elements::<FloatingFrameBeam2d>(), &q0)?
         {
             // A force at a material point of a floating-frame beam (004 eq. 1): J^T F.
             if l.kind.get_ref() != "force" {
@@ -727,7 +504,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             };
             let u =
                 unit(b.scope.vec2(dir)?).ok_or_else(|| model.error(dir.span(), "direction must not be zero".into()))?;
-            sys.loads.push(Load::floating_force(point, u, magnitude));
+            sys.push(Load::floating_force(point, u, magnitude));
             continue;
         }
         let body =
@@ -740,7 +517,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
                 let u = unit(b.scope.vec2(dir)?)
                     .ok_or_else(|| model.error(dir.span(), "direction must not be zero".into()))?;
                 let anchor = b.anchor(&l.body, l.point.as_ref())?;
-                sys.loads.push(Load::force(anchor, u, magnitude));
+                sys.push(Load::force(anchor, u, magnitude));
             }
             "torque" => {
                 if !body.info.rotates && !body.info.director {
@@ -753,7 +530,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
                     return Err(model.error(d.span(), "a torque has no direction; remove `direction`".into()));
                 }
                 // Rigid anchor: theta; ANCF node: the slope angle (003 eqs. 4, 24).
-                sys.loads.push(Load::torque(b.anchor(&l.body, None)?, magnitude));
+                sys.push(Load::torque(b.anchor(&l.body, None)?, magnitude));
             }
             other => {
                 return Err(
@@ -765,10 +542,11 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
 
     // Contacts.
     for c in &def.contacts {
-        check_name(&c.name, "contact", &mut names)?;
-        match contact(c, &b, &q0, &sys.floating_frame_beams.elements)? {
+        check_name(model, &c.name, "contact", &mut names)?;
+        match contact(c, &b, &q0, sys.elements::<FloatingFrameBeam2d>())? {
             ContactKind::Force(f) => {
-                sys.contacts.push(f);
+                b.contact_index.entry(c.name.get_ref().clone()).or_insert(sys.contact_names.len());
+                sys.push(f);
                 sys.contact_names.push(c.name.get_ref().clone());
             }
             ContactKind::Constraint(k) => {
@@ -781,7 +559,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
     // Outputs.
     let mut outputs = Vec::new();
     for o in &def.outputs {
-        check_name(&o.name, "output", &mut names)?;
+        check_name(model, &o.name, "output", &mut names)?;
         let kind = OutputKind::parse(o, &b, &sys)?;
         outputs.push(Output {
             name: o.name.get_ref().clone(),
@@ -816,7 +594,7 @@ fn contact(
     }
     // Either body may be ground (a fixed plane or a fixed circle), not both (checked above);
     // a floating-frame beam tip only as body2 against ground.
-    if b.floating_tips.iter().chain(&b.floating_names).any(|t| t == body1.get_ref()) {
+    if b.floating_tips.contains_key(body1.get_ref()) || b.floating_names.contains_key(body1.get_ref()) {
         return Err(model.error(
             body1.span(),
             "a point of a floating_frame beam must be body2 of a contact (body1 = \"ground\")".into(),
@@ -962,7 +740,7 @@ impl OutputKind {
         let model = b.model;
         let q = o.quantity.get_ref().as_str();
         if let Some(name) = &o.body
-            && let Some(beam) = b.floating_tips.iter().position(|t| t == name.get_ref())
+            && let Some(&beam) = b.floating_tips.get(name.get_ref())
         {
             // The tip of a floating-frame beam: position and section rotation from the frame
             // and the modes (paper 004 eq. 1 at x = L).
@@ -1000,7 +778,7 @@ impl OutputKind {
                 .contact
                 .as_ref()
                 .ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `contact`")))?;
-            sys.contact_names.iter().position(|c| c == name.get_ref()).ok_or_else(|| {
+            b.contact_index.get(name.get_ref()).copied().ok_or_else(|| {
                 model.error(
                     name.span(),
                     format!(
@@ -1116,143 +894,4 @@ impl OutputKind {
             }
         })
     }
-}
-
-/// Project the initial coordinates onto Phi = 0 (Gauss-Newton, minimum-norm corrections),
-/// then solve the unspecified initial velocities from Phi_q v = 0 (minimum norm), keeping
-/// the specified ones. Redundant or contradictory constraints are errors.
-pub(super) fn consistent_initial_state(
-    model: &Model,
-    sys: &System,
-    mut q: Vec<f64>,
-    mut v: Vec<f64>,
-    specified: &[bool],
-    joint_spans: &[std::ops::Range<usize>],
-) -> Result<State, ModelError> {
-    let n = sys.coordinates();
-    // Joint rows; the contact constraint rows start separated (lambda = 0).
-    let m = sys.constraints.len();
-    let mut state = State::zeros(n, sys.constraints());
-    let span_of_row =
-        |r: usize| sys.joints.iter().position(|j| j.rows.contains(&r)).map_or(0..0, |j| joint_spans[j].clone());
-    // Rows that share no coordinate are independent: every matrix below is dense per group.
-    let groups = constraint_groups(m, n, |r| sys.constraints[r].measure.dofs());
-    if let Some(g) = groups.iter().find(|g| g.rows.len() > MAX_CONSTRAINT_GROUP_ROWS) {
-        return Err(model.error(
-            span_of_row(g.rows[MAX_CONSTRAINT_GROUP_ROWS]),
-            format!(
-                "this joint joins a group of {} constraint rows connected through shared bodies, more than the \
-                 {MAX_CONSTRAINT_GROUP_ROWS} allowed",
-                g.rows.len()
-            ),
-        ));
-    }
-    let jacobian = |g: &ConstraintGroup, q: &[f64]| {
-        let mut jm = DMatrix::zeros(g.rows.len(), g.coordinates.len());
-        for (r, &row) in g.rows.iter().enumerate() {
-            let measure = &sys.constraints[row].measure;
-            let d = measure.derivatives(q);
-            for (k, &i) in measure.dofs().iter().enumerate() {
-                jm[(r, g.column(i).expect("a coordinate of the group"))] += d.gradient[k];
-            }
-        }
-        jm
-    };
-    if m > 0 {
-        let scale = 1.0 + q.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-        let mut phi = vec![0.0; sys.constraints()];
-        let mut converged = false;
-        for _ in 0..50 {
-            sys.constraint_residual(&q, 0.0, &mut phi);
-            phi.truncate(m);
-            if phi.iter().all(|p| p.abs() <= 1e-13 * scale) {
-                converged = true;
-                break;
-            }
-            for g in groups.iter().filter(|g| !g.coordinates.is_empty()) {
-                let rhs = DVector::from_iterator(g.rows.len(), g.rows.iter().map(|&r| phi[r]));
-                let dq =
-                    jacobian(g, &q).svd(true, true).solve(&rhs, 1e-12).map_err(|e| model.error(0..0, e.to_string()))?;
-                for (c, &i) in g.coordinates.iter().enumerate() {
-                    q[i] -= dq[c];
-                }
-            }
-        }
-        if !converged {
-            let worst = (0..m).max_by(|&a, &b| phi[a].abs().total_cmp(&phi[b].abs())).unwrap_or(0);
-            return Err(model.error(
-                span_of_row(worst),
-                format!(
-                    "the joints cannot all be satisfied in the initial configuration (violation {:.3e})",
-                    phi[worst]
-                ),
-            ));
-        }
-        // The first redundant row over all groups, and the first row whose velocity
-        // constraint the given velocities violate (by how much).
-        let mut redundant: Option<usize> = None;
-        let mut violated: Option<(usize, f64)> = None;
-        let vscale = 1.0 + v.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-        for g in &groups {
-            if g.coordinates.is_empty() {
-                // Rows on no coordinate (ground to ground): nothing they could constrain.
-                redundant = Some(redundant.map_or(g.rows[0], |x| x.min(g.rows[0])));
-                continue;
-            }
-            let jm = jacobian(g, &q);
-            let sv = jm.clone().svd(false, false).singular_values;
-            let smax = sv.max();
-            if sv.iter().any(|&s| s <= 1e-10 * smax) || g.rows.len() > g.coordinates.len() {
-                let r = g.rows[redundant_row(&jm)];
-                redundant = Some(redundant.map_or(r, |x| x.min(r)));
-                continue;
-            }
-            // Unspecified velocities: Phi_q,U v_U = -Phi_q,S v_S.
-            let cols = &g.coordinates;
-            let free: Vec<usize> = (0..cols.len()).filter(|&c| !specified[cols[c]]).collect();
-            let rhs = DVector::from_fn(g.rows.len(), |r, _| {
-                -(0..cols.len()).filter(|&c| specified[cols[c]]).map(|c| jm[(r, c)] * v[cols[c]]).sum::<f64>()
-            });
-            if !free.is_empty() {
-                let ju = DMatrix::from_fn(g.rows.len(), free.len(), |r, c| jm[(r, free[c])]);
-                let vu = ju.svd(true, true).solve(&rhs, 1e-12).map_err(|e| model.error(0..0, e.to_string()))?;
-                for (k, &c) in free.iter().enumerate() {
-                    v[cols[c]] = vu[k];
-                }
-            }
-            let residual = &jm * DVector::from_iterator(cols.len(), cols.iter().map(|&i| v[i]));
-            if let Some(r) = (0..g.rows.len()).find(|&r| residual[r].abs() > 1e-9 * vscale) {
-                if violated.is_none_or(|(x, _)| g.rows[r] < x) {
-                    violated = Some((g.rows[r], residual[r]));
-                }
-            }
-        }
-        if let Some(r) = redundant {
-            return Err(model.error(span_of_row(r), "over-constrained: this joint repeats constraints that other joints already impose (redundant constraints are not supported)".into()));
-        }
-        if let Some((r, by)) = violated {
-            return Err(model.error(
-                span_of_row(r),
-                format!(
-                    "the given initial velocities violate this joint (by {by:.3e}); omit some so they can be computed"
-                ),
-            ));
-        }
-    }
-    state.q = q;
-    state.v = v;
-    Ok(state)
-}
-
-/// The first constraint row that is a linear combination of the rows before it.
-fn redundant_row(jm: &DMatrix<f64>) -> usize {
-    for r in 1..=jm.nrows() {
-        let sub = jm.rows(0, r).into_owned();
-        let sv = sub.svd(false, false).singular_values;
-        let smax = sv.max();
-        if sv.iter().any(|&s| s <= 1e-10 * smax) {
-            return r - 1;
-        }
-    }
-    jm.nrows() - 1
 }

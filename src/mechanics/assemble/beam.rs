@@ -1,0 +1,197 @@
+//! `[[beams]]` of planar models: corotational (Timoshenko or Euler-Bernoulli) elements
+//! between nodes (x, y, theta), ANCF elements with nodes (r, d) (paper 003), or one
+//! floating-frame beam with assumed modes (paper 004); its nodes and ends are named bodies.
+
+use super::{BodyEntry, Builder, Layout, Names, check_name};
+use crate::limits::coordinates_fit;
+use crate::mechanics::BodyInfo;
+use crate::mechanics::elements::{AncfBeam2d, BeamProperties, CorotationalBeam2d, FloatingFrameBeam2d};
+use crate::model::ModelError;
+use crate::model::schema::Definition;
+
+/// Lay out the section's bodies after those of the kinds before it in `BODY_KINDS`.
+pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mut Layout) -> Result<(), ModelError> {
+    let model = b.model;
+    for bd in &def.beams {
+        check_name(model, &bd.name, "beam", names)?;
+        let name = bd.name.get_ref();
+        let p0 = b.scope.vec2(&bd.start)?;
+        let p1 = b.scope.vec2(&bd.end)?;
+        let length = ((p1[0] - p0[0]).powi(2) + (p1[1] - p0[1]).powi(2)).sqrt();
+        if length <= 0.0 {
+            return Err(model.error(bd.end.span(), "the beam's end coincides with its start".into()));
+        }
+        let mat = bd.material.get_ref();
+        let young = b.scope.positive(&mat.young, "E")?;
+        let rho = b.scope.positive(&mat.rho, "rho")?;
+        let nu = b.scope.number(&mat.nu)?;
+        if !(nu > -1.0 && nu < 0.5) {
+            return Err(model.error(mat.nu.span(), format!("nu must be in (-1, 0.5), got {nu}")));
+        }
+        let sec = bd.section.get_ref();
+        let (area, inertia) = match (&sec.width, &sec.height, &sec.area, &sec.inertia) {
+            (Some(w), Some(h), None, None) => {
+                let (w, h) = (b.scope.positive(w, "width")?, b.scope.positive(h, "height")?);
+                (w * h, w * h * h * h / 12.0)
+            }
+            (None, None, Some(a), Some(i)) => (b.scope.positive(a, "area")?, b.scope.positive(i, "inertia")?),
+            _ => {
+                return Err(model
+                    .error(bd.section.span(), "section needs either { width, height } or { area, inertia }".into()));
+            }
+        };
+        let shear_factor = match &sec.shear_factor {
+            Some(k) => b.scope.positive(k, "shear_factor")?,
+            None => BeamProperties::rectangle_shear_factor(nu),
+        };
+        let formulation = bd.formulation.as_ref().map(|f| b.scope.text(f)).transpose()?;
+        let (timoshenko, ancf, floating) = match formulation.as_ref().map(|f| (f.get_ref().as_str(), f.span())) {
+            None | Some(("timoshenko", _)) => (true, false, false),
+            Some(("euler_bernoulli", _)) => (false, false, false),
+            Some(("ancf", _)) => (true, true, false),
+            Some(("floating_frame", _)) => (false, false, true),
+            Some((other, span)) => return Err(model.error(
+                span,
+                format!(
+                    "unknown beam formulation '{other}', expected timoshenko, euler_bernoulli, ancf or floating_frame"
+                ),
+            )),
+        };
+        let angle = (p1[1] - p0[1]).atan2(p1[0] - p0[0]);
+        let first = l.n;
+        if floating {
+            // Floating frame with assumed modes (paper 004 section 2): coordinates (x0, y0,
+            // theta) of the frame at the clamped end, then N axial and N transverse modal
+            // coordinates. `<name>.start` is the frame (a rigid section at the frame origin).
+            if let Some(e) = &bd.elements {
+                return Err(model.error(
+                    e.span(),
+                    "a floating_frame beam has no elements; give its number of modes with `modes = N`".into(),
+                ));
+            }
+            let Some(modes) = &bd.modes else {
+                return Err(model.error(
+                    bd.name.span(),
+                    "a floating_frame beam needs `modes = N` (modes per direction, 1..=20)".into(),
+                ));
+            };
+            let count = b.scope.number(modes)?;
+            if !(1.0..=20.0).contains(&count) || count.fract() != 0.0 {
+                return Err(model.error(modes.span(), format!("modes must be an integer in 1..=20, got {count}")));
+            }
+            let count = count as usize;
+            coordinates_fit(l.n, 3 + 2 * count, "this beam").map_err(|e| model.error(modes.span(), e))?;
+            l.q0.extend([p0[0], p0[1], angle]);
+            l.q0.extend(std::iter::repeat_n(0.0, 2 * count));
+            l.v0.extend(std::iter::repeat_n(0.0, 3 + 2 * count));
+            l.specified.extend(std::iter::repeat_n(false, 3 + 2 * count));
+            let info = BodyInfo { name: format!("{name}.start"), x: l.n, rotates: true, director: false };
+            b.add_body(BodyEntry { info: info.clone(), position: p0, angle, listed: false, section: None });
+            l.bodies.push(info);
+            b.beam_nodes.push(format!("{name}.start ({name}.end: outputs x, y, angle, revolute joints (as body2), contacts with ground and forces; {name} with a point on its axis: revolute joints, contacts with ground and forces)"));
+            b.floating_tips.insert(format!("{name}.end"), l.sys.elements::<FloatingFrameBeam2d>().len());
+            b.floating_names.insert(name.clone(), l.sys.elements::<FloatingFrameBeam2d>().len());
+            l.sys.push(FloatingFrameBeam2d::new(
+                first,
+                length,
+                count,
+                &BeamProperties {
+                    young,
+                    shear: young / (2.0 * (1.0 + nu)),
+                    area,
+                    inertia,
+                    shear_factor: None,
+                    density: rho,
+                },
+                l.gravity,
+            ));
+            l.n += 3 + 2 * count;
+            continue;
+        }
+        if let Some(m) = &bd.modes {
+            return Err(model.error(m.span(), "`modes` applies to formulation = \"floating_frame\" only".into()));
+        }
+        let Some(elements) = &bd.elements else {
+            return Err(model.error(bd.name.span(), "the beam needs `elements = N`".into()));
+        };
+        let count = b.scope.number(elements)?;
+        if count < 1.0 || count.fract() != 0.0 || count > 1e6 {
+            return Err(model.error(elements.span(), format!("elements must be an integer >= 1, got {count}")));
+        }
+        let count = count as usize;
+        let added = if ancf { 4 * (2 * count + 1) } else { 3 * (count + 1) };
+        coordinates_fit(l.n, added, "this beam").map_err(|e| model.error(elements.span(), e))?;
+        let props = BeamProperties {
+            young,
+            shear: young / (2.0 * (1.0 + nu)),
+            area,
+            inertia,
+            shear_factor: timoshenko.then_some(shear_factor),
+            density: rho,
+        };
+        let l_el = length / count as f64;
+        if ancf {
+            // Nodes (r, d) at every element end and middle (paper 003 eq. 3), d = dr/dy the
+            // unit normal to the axis; element ends are node[k], middles mid[k].
+            let (sa, ca) = angle.sin_cos();
+            let last = first + 8 * count;
+            let ends = [
+                (first, ([first + 4, first + 8], [-3.0 / l_el, 4.0 / l_el, -1.0 / l_el])),
+                (last, ([last - 4, last - 8], [3.0 / l_el, -4.0 / l_el, 1.0 / l_el])),
+            ];
+            for k in 0..=2 * count {
+                let f = k as f64 / (2 * count) as f64;
+                let section = ends.iter().find(|(x, _)| *x == l.n).map(|(_, s)| *s);
+                let p = [p0[0] + f * (p1[0] - p0[0]), p0[1] + f * (p1[1] - p0[1])];
+                l.q0.extend([p[0], p[1], -sa, ca]);
+                l.v0.extend([0.0; 4]);
+                l.specified.extend([false; 4]);
+                let mut aliases =
+                    vec![if k % 2 == 0 { format!("{name}.node[{}]", k / 2) } else { format!("{name}.mid[{}]", k / 2) }];
+                if k == 0 {
+                    aliases.push(format!("{name}.start"));
+                }
+                if k == 2 * count {
+                    aliases.push(format!("{name}.end"));
+                }
+                for alias in aliases {
+                    let info = BodyInfo { name: alias, x: l.n, rotates: false, director: true };
+                    b.add_body(BodyEntry { info: info.clone(), position: p, angle, listed: false, section });
+                    l.bodies.push(info);
+                }
+                l.n += 4;
+            }
+            b.beam_nodes.push(format!("{name}.start, {name}.end, {name}.node[0..={count}], {name}.mid[0..{count}]"));
+            for k in 0..count {
+                let at = |j: usize| first + 4 * (2 * k + j);
+                l.sys.push(AncfBeam2d::new([at(0), at(1), at(2)], l_el, &props, l.gravity));
+            }
+            continue;
+        }
+        for k in 0..=count {
+            let f = k as f64 / count as f64;
+            let p = [p0[0] + f * (p1[0] - p0[0]), p0[1] + f * (p1[1] - p0[1])];
+            l.q0.extend([p[0], p[1], angle]);
+            l.v0.extend([0.0; 3]);
+            l.specified.extend([false; 3]);
+            let mut aliases = vec![format!("{name}.node[{k}]")];
+            if k == 0 {
+                aliases.push(format!("{name}.start"));
+            }
+            if k == count {
+                aliases.push(format!("{name}.end"));
+            }
+            for alias in aliases {
+                let info = BodyInfo { name: alias, x: l.n, rotates: true, director: false };
+                b.add_body(BodyEntry { info: info.clone(), position: p, angle, listed: false, section: None });
+                l.bodies.push(info);
+            }
+            l.n += 3;
+        }
+        b.beam_nodes.push(format!("{name}.start, {name}.end, {name}.node[0..={count}]"));
+        for k in 0..count {
+            l.sys.push(CorotationalBeam2d::new(first + 3 * k, first + 3 * (k + 1), l_el, &props, l.gravity));
+        }
+    }
+    Ok(())
+}

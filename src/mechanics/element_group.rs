@@ -1,0 +1,180 @@
+//! Element kinds as the system sees them: one object-safe [`ElementGroup`] per registered
+//! kind, implemented once for every [`ElementSet<E>`] of an [`Element`] type. The system
+//! iterates over its groups in registration order for the sparsity pattern, the matrix slots,
+//! forces, tangents, energy, dissipated power, history and event functions; it never names a
+//! kind.
+
+use std::any::Any;
+use std::fmt::Debug;
+
+use super::elements::{Element, Energy, Kin};
+use super::history::{History, HistoryReader};
+use crate::integrators::TangentCoefficients;
+use crate::linalg::{PatternBuilder, SparseMatrix};
+
+/// Elements of one kind, with the matrix slots of their tangent blocks.
+#[derive(Debug, Clone)]
+pub struct ElementSet<E> {
+    pub elements: Vec<E>,
+    slots: Vec<Vec<usize>>,
+}
+
+impl<E> Default for ElementSet<E> {
+    fn default() -> Self {
+        ElementSet { elements: Vec::new(), slots: Vec::new() }
+    }
+}
+
+impl<E: Element> ElementSet<E> {
+    pub fn push(&mut self, e: E) {
+        self.elements.push(e);
+    }
+}
+
+/// What the system does with the elements of one kind, without knowing the kind.
+pub trait ElementGroup: Debug + Send + Sync {
+    /// How many elements the group holds.
+    fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Register every element's dense block in the sparsity pattern.
+    fn add_pattern(&self, b: &mut PatternBuilder);
+    /// Store every element's matrix slots in the frozen pattern `m`.
+    fn compute_slots(&mut self, m: &SparseMatrix);
+    fn add_forces(&self, x: &Kin, inertial: &mut [f64], forces: &mut [f64]);
+    /// Add every element's weighted tangent block into `m` (`block` is scratch space).
+    fn assemble_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut Vec<f64>, m: &mut SparseMatrix);
+    fn energy(&self, x: &Kin) -> Energy;
+    /// The power the group dissipates, `None` if its kind never dissipates.
+    fn dissipation_power(&self, x: &Kin) -> Option<f64>;
+    /// Prepare a run over the output `times` (kinds with memory).
+    fn prepare(&mut self, times: &[f64]);
+    /// Record an accepted state in the elements' memory (kinds with memory).
+    fn record(&mut self, q: &[f64], v: &[f64], t: f64);
+    /// Append the elements' memories to `h`.
+    fn save_history(&self, h: &mut History);
+    /// How many entries of each kind of memory the group expects from a `History`.
+    fn history_count(&self, counts: &mut super::history::MemoryCounts);
+    /// Take the elements' memories from `h`, in order.
+    fn load_history(&mut self, h: &mut HistoryReader);
+    /// Number of event functions (switching surfaces) of the group.
+    fn event_count(&self) -> usize;
+    /// The event functions into `out` (`event_count()` values).
+    fn event_functions(&self, q: &[f64], out: &mut [f64]);
+    fn as_any(&self) -> &dyn Any;
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+    fn clone_box(&self) -> Box<dyn ElementGroup>;
+}
+
+impl Clone for Box<dyn ElementGroup> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
+impl<E: Element + Debug + Clone + Send + Sync + 'static> ElementGroup for ElementSet<E> {
+    fn len(&self) -> usize {
+        self.elements.len()
+    }
+
+    fn add_pattern(&self, b: &mut PatternBuilder) {
+        for e in &self.elements {
+            b.block(e.dofs(), e.dofs());
+        }
+    }
+
+    fn compute_slots(&mut self, m: &SparseMatrix) {
+        self.slots = self.elements.iter().map(|e| m.block_slots(e.dofs(), e.dofs())).collect();
+    }
+
+    fn add_forces(&self, x: &Kin, inertial: &mut [f64], forces: &mut [f64]) {
+        for e in &self.elements {
+            e.add_forces(x, inertial, forces);
+        }
+    }
+
+    fn assemble_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut Vec<f64>, m: &mut SparseMatrix) {
+        for (e, slots) in self.elements.iter().zip(&self.slots) {
+            block.clear();
+            block.resize(slots.len(), 0.0);
+            e.add_tangent(x, c, block);
+            for (&s, &v) in slots.iter().zip(block.iter()) {
+                m.values[s] += v;
+            }
+        }
+    }
+
+    fn energy(&self, x: &Kin) -> Energy {
+        let mut e = Energy::default();
+        for el in &self.elements {
+            e += el.energy(x);
+        }
+        e
+    }
+
+    fn dissipation_power(&self, x: &Kin) -> Option<f64> {
+        E::DISSIPATIVE.then(|| self.elements.iter().map(|e| e.dissipation_power(x)).sum())
+    }
+
+    fn prepare(&mut self, times: &[f64]) {
+        for e in &mut self.elements {
+            e.prepare(times);
+        }
+    }
+
+    fn record(&mut self, q: &[f64], v: &[f64], t: f64) {
+        for e in &mut self.elements {
+            e.record(q, v, t);
+        }
+    }
+
+    fn save_history(&self, h: &mut History) {
+        for e in &self.elements {
+            if let Some(m) = e.memory() {
+                h.push(m);
+            }
+        }
+    }
+
+    fn history_count(&self, counts: &mut super::history::MemoryCounts) {
+        if let Some(kind) = E::MEMORY {
+            counts.add(kind, self.elements.len());
+        }
+    }
+
+    fn load_history(&mut self, h: &mut HistoryReader) {
+        if let Some(kind) = E::MEMORY {
+            for e in &mut self.elements {
+                if let Some(m) = h.next(kind) {
+                    e.set_memory(m);
+                }
+            }
+        }
+    }
+
+    fn event_count(&self) -> usize {
+        self.elements.iter().map(|e| e.event_count()).sum()
+    }
+
+    fn event_functions(&self, q: &[f64], out: &mut [f64]) {
+        let mut at = 0;
+        for e in &self.elements {
+            let k = e.event_count();
+            e.event_functions(q, &mut out[at..at + k]);
+            at += k;
+        }
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+
+    fn clone_box(&self) -> Box<dyn ElementGroup> {
+        Box::new(self.clone())
+    }
+}

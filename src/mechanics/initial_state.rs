@@ -1,0 +1,148 @@
+//! The consistent initial state of an assembled system: coordinates projected onto the
+//! joint constraints, velocities compatible with them, per independent group of rows.
+
+use super::System;
+use super::constraint_groups::{ConstraintGroup, constraint_groups};
+use crate::integrators::{Dynamics, State};
+use crate::limits::MAX_CONSTRAINT_GROUP_ROWS;
+use crate::model::{Model, ModelError};
+use nalgebra::{DMatrix, DVector};
+
+/// Project the initial coordinates onto Phi = 0 (Gauss-Newton, minimum-norm corrections),
+/// then solve the unspecified initial velocities from Phi_q v = 0 (minimum norm), keeping
+/// the specified ones. Redundant or contradictory constraints are errors.
+pub fn consistent_initial_state(
+    model: &Model,
+    sys: &System,
+    mut q: Vec<f64>,
+    mut v: Vec<f64>,
+    specified: &[bool],
+    joint_spans: &[std::ops::Range<usize>],
+) -> Result<State, ModelError> {
+    let n = sys.coordinates();
+    // Joint rows; the contact constraint rows start separated (lambda = 0).
+    let m = sys.constraints.len();
+    let mut state = State::zeros(n, sys.constraints());
+    let span_of_row =
+        |r: usize| sys.joints.iter().position(|j| j.rows.contains(&r)).map_or(0..0, |j| joint_spans[j].clone());
+    // Rows that share no coordinate are independent: every matrix below is dense per group.
+    let groups = constraint_groups(m, n, |r| sys.constraints[r].measure.dofs());
+    if let Some(g) = groups.iter().find(|g| g.rows.len() > MAX_CONSTRAINT_GROUP_ROWS) {
+        return Err(model.error(
+            span_of_row(g.rows[MAX_CONSTRAINT_GROUP_ROWS]),
+            format!(
+                "this joint joins a group of {} constraint rows connected through shared bodies, more than the \
+                 {MAX_CONSTRAINT_GROUP_ROWS} allowed",
+                g.rows.len()
+            ),
+        ));
+    }
+    let jacobian = |g: &ConstraintGroup, q: &[f64]| {
+        let mut jm = DMatrix::zeros(g.rows.len(), g.coordinates.len());
+        for (r, &row) in g.rows.iter().enumerate() {
+            let measure = &sys.constraints[row].measure;
+            let d = measure.derivatives(q);
+            for (k, &i) in measure.dofs().iter().enumerate() {
+                jm[(r, g.column(i).expect("a coordinate of the group"))] += d.gradient[k];
+            }
+        }
+        jm
+    };
+    if m > 0 {
+        let scale = 1.0 + q.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        let mut phi = vec![0.0; sys.constraints()];
+        let mut converged = false;
+        for _ in 0..50 {
+            sys.constraint_residual(&q, 0.0, &mut phi);
+            phi.truncate(m);
+            if phi.iter().all(|p| p.abs() <= 1e-13 * scale) {
+                converged = true;
+                break;
+            }
+            for g in groups.iter().filter(|g| !g.coordinates.is_empty()) {
+                let rhs = DVector::from_iterator(g.rows.len(), g.rows.iter().map(|&r| phi[r]));
+                let dq =
+                    jacobian(g, &q).svd(true, true).solve(&rhs, 1e-12).map_err(|e| model.error(0..0, e.to_string()))?;
+                for (c, &i) in g.coordinates.iter().enumerate() {
+                    q[i] -= dq[c];
+                }
+            }
+        }
+        if !converged {
+            let worst = (0..m).max_by(|&a, &b| phi[a].abs().total_cmp(&phi[b].abs())).unwrap_or(0);
+            return Err(model.error(
+                span_of_row(worst),
+                format!(
+                    "the joints cannot all be satisfied in the initial configuration (violation {:.3e})",
+                    phi[worst]
+                ),
+            ));
+        }
+        // The first redundant row over all groups, and the first row whose velocity
+        // constraint the given velocities violate (by how much).
+        let mut redundant: Option<usize> = None;
+        let mut violated: Option<(usize, f64)> = None;
+        let vscale = 1.0 + v.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        for g in &groups {
+            if g.coordinates.is_empty() {
+                // Rows on no coordinate (ground to ground): nothing they could constrain.
+                redundant = Some(redundant.map_or(g.rows[0], |x| x.min(g.rows[0])));
+                continue;
+            }
+            let jm = jacobian(g, &q);
+            let sv = jm.clone().svd(false, false).singular_values;
+            let smax = sv.max();
+            if sv.iter().any(|&s| s <= 1e-10 * smax) || g.rows.len() > g.coordinates.len() {
+                let r = g.rows[redundant_row(&jm)];
+                redundant = Some(redundant.map_or(r, |x| x.min(r)));
+                continue;
+            }
+            // Unspecified velocities: Phi_q,U v_U = -Phi_q,S v_S.
+            let cols = &g.coordinates;
+            let free: Vec<usize> = (0..cols.len()).filter(|&c| !specified[cols[c]]).collect();
+            let rhs = DVector::from_fn(g.rows.len(), |r, _| {
+                -(0..cols.len()).filter(|&c| specified[cols[c]]).map(|c| jm[(r, c)] * v[cols[c]]).sum::<f64>()
+            });
+            if !free.is_empty() {
+                let ju = DMatrix::from_fn(g.rows.len(), free.len(), |r, c| jm[(r, free[c])]);
+                let vu = ju.svd(true, true).solve(&rhs, 1e-12).map_err(|e| model.error(0..0, e.to_string()))?;
+                for (k, &c) in free.iter().enumerate() {
+                    v[cols[c]] = vu[k];
+                }
+            }
+            let residual = &jm * DVector::from_iterator(cols.len(), cols.iter().map(|&i| v[i]));
+            if let Some(r) = (0..g.rows.len()).find(|&r| residual[r].abs() > 1e-9 * vscale) {
+                if violated.is_none_or(|(x, _)| g.rows[r] < x) {
+                    violated = Some((g.rows[r], residual[r]));
+                }
+            }
+        }
+        if let Some(r) = redundant {
+            return Err(model.error(span_of_row(r), "over-constrained: this joint repeats constraints that other joints already impose (redundant constraints are not supported)".into()));
+        }
+        if let Some((r, by)) = violated {
+            return Err(model.error(
+                span_of_row(r),
+                format!(
+                    "the given initial velocities violate this joint (by {by:.3e}); omit some so they can be computed"
+                ),
+            ));
+        }
+    }
+    state.q = q;
+    state.v = v;
+    Ok(state)
+}
+
+/// The first constraint row that is a linear combination of the rows before it.
+fn redundant_row(jm: &DMatrix<f64>) -> usize {
+    for r in 1..=jm.nrows() {
+        let sub = jm.rows(0, r).into_owned();
+        let sv = sub.svd(false, false).singular_values;
+        let smax = sv.max();
+        if sv.iter().any(|&s| s <= 1e-10 * smax) {
+            return r - 1;
+        }
+    }
+    jm.nrows() - 1
+}
