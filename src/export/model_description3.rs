@@ -2,7 +2,7 @@
 //! quick-xml from the same variable table as the FMI 2.0 one (`model_description`), with the
 //! same value references. What differs from FMI 2: `instantiationToken` instead of `guid`,
 //! the FMI 3 capability flags, typed variable elements (`<Float64>`, `<Int32>`, `<String>`
-//! with a `<Start>` child), the independent variable `time` (value reference: after the
+//! with a `<Start>` child), units through `<TypeDefinitions>`, the independent variable `time` (value reference: after the
 //! table, `fmi3::time_value_reference`) and `<ModelStructure>` elements naming value
 //! references (`<Output>`, `<InitialUnknown>`).
 
@@ -71,10 +71,18 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
     let mut units: BTreeSet<&str> = vars.list.iter().map(|v| v.unit.as_str()).filter(|u| !u.is_empty()).collect();
     units.insert("s");
     w.write_event(Event::Start(BytesStart::new("UnitDefinitions")))?;
-    for u in units {
+    for u in &units {
         w.write_event(Event::Empty(elem("Unit", &[("name", u)])))?;
     }
     w.write_event(Event::End(BytesEnd::new("UnitDefinitions")))?;
+    // A Float64 variable names its unit through a type named after it (declaredType), as the
+    // Reference FMUs do, rather than a `unit` attribute on the variable: both are FMI 3.0,
+    // and importers with incomplete schemas (the `fmi` crate 0.8) read only the first.
+    w.write_event(Event::Start(BytesStart::new("TypeDefinitions")))?;
+    for u in &units {
+        w.write_event(Event::Empty(elem("Float64Type", &[("name", u), ("unit", u)])))?;
+    }
+    w.write_event(Event::End(BytesEnd::new("TypeDefinitions")))?;
 
     w.write_event(Event::Start(BytesStart::new("LogCategories")))?;
     for c in Category::ALL {
@@ -102,7 +110,7 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
             ("description", "simulation time"),
             ("causality", "independent"),
             ("variability", "continuous"),
-            ("unit", "s"),
+            ("declaredType", "s"),
         ],
     )))?;
     for v in &vars.list {
@@ -134,7 +142,7 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
         let fmt = |x: f64| if v.ty == VarType::Integer { integer(x) } else { real(x) };
         let (start, min, max) = (v.start.map(fmt), v.min.map(fmt), v.max.map(fmt));
         if v.ty == VarType::Real && !v.unit.is_empty() {
-            attrs.push(("unit", v.unit.as_str()));
+            attrs.push(("declaredType", v.unit.as_str()));
         }
         if let Some(m) = &min {
             attrs.push(("min", m.as_str()));
