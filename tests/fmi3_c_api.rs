@@ -150,7 +150,7 @@ fn illegal_call_sequences_are_errors_with_a_reason() {
         // A fixed parameter is fixed after initialization.
         let k = s.vr("k");
         assert_eq!(fmi3SetFloat64(i, &k, 1, &60.0, 1), ERROR);
-        s.expect_error("fixed");
+        s.expect_error("fixed; set it before fmi3ExitInitializationMode");
         // Stepping works after all those errors; past stopTime (1.0) it does not.
         let (st, flags, last) = do_step(i, 0.0, 0.5);
         assert_eq!((st, flags, last), (OK, [0, 0, 0], 0.5));
@@ -325,5 +325,31 @@ fn serialized_fmu_state_round_trip_continues_bit_for_bit() {
         assert_eq!(fmi3FreeFMUState(a, &mut restored), OK);
         fmi3FreeInstance(a);
         fmi3FreeInstance(b);
+    }
+}
+
+#[test]
+fn a_discarded_step_reports_its_last_successful_time_and_ends_stepping() {
+    let s = Setup::new("mass_spring");
+    let i = s.instantiate();
+    let t = time_value_reference(&s.vars);
+    unsafe {
+        assert_eq!(initialize(i, 0.0), OK);
+        assert_eq!(do_step(i, 0.0, 0.25).0, OK);
+        // 0.5 s at an internal step of 1e-7 s is 5e6 internal steps, above the budget of one
+        // communication step (500,000): refused before any work, a Discard at t = 0.25.
+        let step = s.vr("solver_step");
+        assert_eq!(fmi3SetFloat64(i, &step, 1, &1e-7, 1), OK);
+        let (status, [event, terminate, early], last) = do_step(i, 0.25, 0.5);
+        assert_eq!((status, event, terminate, early, last), (2, 0, 1, 0, 0.25));
+        // Step Discarded: values at the last successful time readable, no more steps or
+        // sets, terminate allowed.
+        assert_eq!(get(i, &[t]), vec![0.25]);
+        assert_eq!(do_step(i, 0.25, 0.01).0, ERROR);
+        s.expect_error("fmi3DoStep: Illegal call sequence");
+        assert_eq!(fmi3SetFloat64(i, &step, 1, &1e-3, 1), ERROR);
+        s.expect_error("fmi3SetFloat64: Illegal call sequence");
+        assert_eq!(fmi3Terminate(i), OK);
+        fmi3FreeInstance(i);
     }
 }

@@ -64,8 +64,11 @@ impl Fmi3Component {
         logging_on: bool,
     ) -> Result<Fmi3Component, String> {
         let dir = resource_dir(resources)?;
-        // The core says "GUID"; in FMI 3 it is the instantiationToken.
-        let logger: Logger = Box::new(move |status, category, message: &str| callback.log(status, category, message));
+        // The core's few FMI 2 words, in FMI 3's: the step that fixes parameters is
+        // fmi3ExitInitializationMode; the "GUID" is the instantiationToken.
+        let logger: Logger = Box::new(move |status, category, message: &str| {
+            callback.log(status, category, &message.replace("fmi2ExitInitializationMode", "fmi3ExitInitializationMode"))
+        });
         let core = Instance::instantiate(&dir, token, logger, logging_on)
             .map_err(|e| e.replace("GUID mismatch", "instantiationToken mismatch"))?;
         let choice_texts =
