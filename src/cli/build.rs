@@ -108,6 +108,10 @@ pub fn check(args: CheckArgs) -> Result<()> {
             args.path.display()
         );
     }
-    println!("{}: ok ({}, guid {})", args.path.display(), model.name(), guid(&model.source));
+    let (path, name, token) = (args.path.display(), model.name(), guid(&model.source));
+    match version {
+        FmiVersion::V2 => println!("{path}: ok ({name}, guid {token})"),
+        FmiVersion::V3 => println!("{path}: ok ({name}, FMI 3.0, instantiationToken {token})"),
+    }
     Ok(())
 }
