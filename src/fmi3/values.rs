@@ -4,7 +4,7 @@
 //! no variables, so any value reference given to its getter or setter is unknown. nValues must
 //! equal nValueReferences (no arrays).
 
-#![allow(non_snake_case, clippy::missing_safety_doc)]
+#![allow(non_snake_case, clippy::missing_safety_doc, clippy::too_many_arguments)]
 
 use std::ffi::c_int;
 
@@ -147,7 +147,7 @@ pub unsafe extern "C" fn fmi3SetInt32(
             nValueReferences,
             values,
             nValues,
-            |x| f64::from(x),
+            f64::from,
         )
     }
 }
