@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Build every models/*.toml into an FMU, check it with `fmpy validate` (must print
-# "No problems found"), simulate it with FMPy as Co-Simulation and compare the result with
-# `flexfmu simulate` at the same output interval.
+# Build every models/*.toml into an FMI 2.0 and an FMI 3.0 FMU, check each with `fmpy validate`
+# (must print "No problems found"), simulate it with FMPy as Co-Simulation and compare the
+# result with `flexfmu simulate` at the same output interval.
 #
 # Usage: scripts/validate_fmu.sh [OUTDIR]
 #   FMPY    command that runs FMPy (default: "$PYTHON -m fmpy", e.g. FMPY="/tmp/fmpyvenv/bin/python -m fmpy")
@@ -47,29 +47,43 @@ PY
 }
 
 status=0
-# The generic binary exports the 34 FMI 2.0 common + co-simulation functions and nothing else.
+# The generic binary exports the 34 FMI 2.0 common + co-simulation functions, the 75 functions
+# of fmi3Functions.h, and nothing else.
 exports="$(nm -D --defined-only "$root/target/release/libflexfmu.so" | awk '$2 == "T" {print $3}' | sort)"
-if [[ "$(grep -c '^fmi2' <<<"$exports")" -ne 34 || -n "$(grep -v '^fmi2' <<<"$exports")" ]]; then
-  echo "exported symbols are not exactly the 34 FMI functions:"; echo "$exports"; status=1
+if [[ "$(grep -c '^fmi2' <<<"$exports")" -ne 34 || "$(grep -c '^fmi3' <<<"$exports")" -ne 75 \
+  || -n "$(grep -v '^fmi[23]' <<<"$exports")" ]]; then
+  echo "exported symbols are not exactly the 34 FMI 2.0 and 75 FMI 3.0 functions:"; echo "$exports"; status=1
 else
-  echo "== libflexfmu.so exports exactly the 34 FMI 2.0 CS functions"
+  echo "== libflexfmu.so exports exactly the 34 FMI 2.0 CS functions and the 75 FMI 3.0 functions"
 fi
 for model in "$root"/models/*.toml; do
   name="$(basename "$model" .toml)"
-  fmu="$out/$name.fmu"
-  echo "== $name"
-  "$flexfmu" build "$model" -o "$fmu"
-  "$flexfmu" check "$fmu"
-  report="$($FMPY validate "$fmu" 2>&1 || true)"
-  echo "  fmpy validate: $report"
-  if ! grep -q "No problems found" <<<"$report"; then status=1; continue; fi
-  # Both at the FMU's DefaultExperiment stepSize (= the model's output_interval), given to FMPy
-  # explicitly: by default it doubles the interval while the run would exceed 1000 steps.
-  interval="$("$PYTHON" -c 'import sys, zipfile, xml.etree.ElementTree as ET
-print(ET.fromstring(zipfile.ZipFile(sys.argv[1]).read("modelDescription.xml")).find("DefaultExperiment").get("stepSize"))' "$fmu")"
-  $FMPY simulate "$fmu" --interface-type CoSimulation --output-interval "$interval" --output-file "$out/${name}_fmpy.csv"
   "$flexfmu" simulate "$model" -o "$out/${name}_flexfmu.csv" >/dev/null
-  if ! compare "$out/${name}_fmpy.csv" "$out/${name}_flexfmu.csv"; then status=1; fi
+  for version in 2 3; do
+    # FMI 2.0: NAME.fmu and NAME_fmpy.csv (scripts/test reads target/validate/NAME.fmu);
+    # FMI 3.0: NAME_fmi3.fmu and NAME_fmi3_fmpy.csv.
+    if [[ $version -eq 3 ]]; then suffix="_fmi3"; else suffix=""; fi
+    fmu="$out/${name}${suffix}.fmu"
+    echo "== $name (FMI $version)"
+    "$flexfmu" build --fmi-version "$version" "$model" -o "$fmu"
+    "$flexfmu" check "$fmu"
+    report="$($FMPY validate "$fmu" 2>&1 || true)"
+    echo "  fmpy validate: $report"
+    if ! grep -q "No problems found" <<<"$report"; then status=1; continue; fi
+    # Both at the FMU's DefaultExperiment stepSize (= the model's output_interval), given to FMPy
+    # explicitly: by default it doubles the interval while the run would exceed 1000 steps.
+    interval="$("$PYTHON" -c 'import sys, zipfile, xml.etree.ElementTree as ET
+print(ET.fromstring(zipfile.ZipFile(sys.argv[1]).read("modelDescription.xml")).find("DefaultExperiment").get("stepSize"))' "$fmu")"
+    $FMPY simulate "$fmu" --interface-type CoSimulation --output-interval "$interval" \
+      --output-file "$out/${name}${suffix}_fmpy.csv"
+    if ! compare "$out/${name}${suffix}_fmpy.csv" "$out/${name}_flexfmu.csv"; then status=1; fi
+  done
+  # The same core behind both APIs: FMPy's results of the two FMUs are the same bytes.
+  if cmp -s "$out/${name}_fmpy.csv" "$out/${name}_fmi3_fmpy.csv"; then
+    echo "  FMI 3 result = FMI 2 result, bit for bit"
+  else
+    echo "  FMI 3 result differs from the FMI 2 result"; status=1
+  fi
 done
 if [[ $status -eq 0 ]]; then echo "all FMUs valid and consistent"; else echo "FAILED"; fi
 exit $status

@@ -2,12 +2,13 @@
 //!
 //! Data flow (see DESIGN.md): `model` (file → definition) → `mechanics` (system, the
 //! `Dynamics` contract) → `integrators` (TTBIF, HHT-alpha, generalized-alpha, Newmark) →
-//! `simulation` (the facade) → `fmu` (version-neutral FMU core) → `fmi2` (C API), and `export`
+//! `simulation` (the facade) → `fmu` (version-neutral FMU core) → `fmi2` / `fmi3` (C APIs), and `export`
 //! (modelDescription.xml, .fmu).
 
 pub mod analysis;
 pub mod export;
 pub mod fmi2;
+pub mod fmi3;
 pub mod fmu;
 pub mod integrators;
 pub mod limits;

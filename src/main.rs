@@ -24,7 +24,7 @@ fn is_model_file_problem(e: &anyhow::Error) -> bool {
 enum Command {
     /// Run a model with the built-in solver and write its outputs as CSV.
     Simulate(cli::simulate::SimulateArgs),
-    /// Build an FMI 2.0 Co-Simulation FMU from a model.
+    /// Build an FMI 2.0 (default) or FMI 3.0 Co-Simulation FMU from a model.
     Build(cli::build::BuildArgs),
     /// Check a model file or an FMU built by flexfmu.
     Check(cli::build::CheckArgs),

@@ -5,8 +5,10 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, anyhow, bail};
 
+use flexfmu::export::FmiVersion;
 use flexfmu::export::model_description::model_description;
-use flexfmu::export::package::{build_fmu, find_binary, platform};
+use flexfmu::export::model_description3::model_description3;
+use flexfmu::export::package::{build_fmu_version, find_binary, platform_of};
 use flexfmu::export::variables::{Variables, guid};
 use flexfmu::model::Model;
 
@@ -21,6 +23,17 @@ pub struct BuildArgs {
     /// executable, else libflexfmu.so next to it).
     #[arg(long)]
     pub binary: Option<PathBuf>,
+    /// FMI version of the FMU: 2 (FMI 2.0) or 3 (FMI 3.0). The binary is the same.
+    #[arg(long, default_value = "2", value_parser = parse_fmi_version)]
+    pub fmi_version: FmiVersion,
+}
+
+fn parse_fmi_version(s: &str) -> Result<FmiVersion, String> {
+    match s {
+        "2" | "2.0" => Ok(FmiVersion::V2),
+        "3" | "3.0" => Ok(FmiVersion::V3),
+        other => Err(format!("unknown FMI version '{other}' (expected 2 or 3)")),
+    }
 }
 
 /// The generic FMU binary built into this executable by build.rs (empty in contributors'
@@ -44,8 +57,12 @@ fn fmu_binary(explicit: Option<&PathBuf>) -> Result<std::borrow::Cow<'static, [u
 pub fn build(args: BuildArgs) -> Result<()> {
     let model = Model::load(&args.model)?;
     let binary = fmu_binary(args.binary.as_ref())?;
-    build_fmu(&model, &binary, &args.output)?;
-    println!("{}: wrote {} (guid {})", model.name(), args.output.display(), guid(&model.source));
+    build_fmu_version(&model, &binary, &args.output, args.fmi_version)?;
+    let (name, out, token) = (model.name(), args.output.display(), guid(&model.source));
+    match args.fmi_version {
+        FmiVersion::V2 => println!("{name}: wrote {out} (guid {token})"),
+        FmiVersion::V3 => println!("{name}: wrote {out} (FMI 3.0, instantiationToken {token})"),
+    }
     Ok(())
 }
 
@@ -75,18 +92,26 @@ pub fn check(args: CheckArgs) -> Result<()> {
     let xml = String::from_utf8(read("modelDescription.xml")?).context("modelDescription.xml is not UTF-8")?;
     let source = String::from_utf8(read("resources/model.toml")?).context("resources/model.toml is not UTF-8")?;
     let model = Model::parse(&source, "resources/model.toml")?;
-    let (dir, ext) = platform();
+    let version = if xml.contains(r#"fmiVersion="3.0""#) { FmiVersion::V3 } else { FmiVersion::V2 };
+    let (dir, ext) = platform_of(version);
     let binary = read(&format!("binaries/{dir}/{}.{ext}", model.name()))?;
     if binary.is_empty() {
         bail!("{}: the binary is empty", args.path.display());
     }
-    let expected = model_description(&model)?;
+    let expected = match version {
+        FmiVersion::V2 => model_description(&model)?,
+        FmiVersion::V3 => model_description3(&model)?,
+    };
     if xml != expected {
         bail!(
             "{}: modelDescription.xml does not match resources/model.toml (built by another flexfmu version, or edited)",
             args.path.display()
         );
     }
-    println!("{}: ok ({}, guid {})", args.path.display(), model.name(), guid(&model.source));
+    let (path, name, token) = (args.path.display(), model.name(), guid(&model.source));
+    match version {
+        FmiVersion::V2 => println!("{path}: ok ({name}, guid {token})"),
+        FmiVersion::V3 => println!("{path}: ok ({name}, FMI 3.0, instantiationToken {token})"),
+    }
     Ok(())
 }

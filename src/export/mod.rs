@@ -1,7 +1,8 @@
-//! Export: modelDescription.xml and the .fmu archive (the variable table is the FMU core's,
+//! Export: modelDescription.xml (FMI 2.0 or 3.0) and the .fmu archive (the variable table is the FMU core's,
 //! `crate::fmu::variables`, re-exported here).
 
 pub mod model_description;
+pub mod model_description3;
 pub mod package;
 pub use crate::fmu::variables;
 use crate::simulation::SimulationError;
@@ -15,4 +16,12 @@ pub enum ExportError {
     /// Reading the binary or writing the archive.
     #[error("{0}")]
     Io(String),
+}
+
+/// The FMI version of an exported FMU. The binary is the same (it exports the fmi2 and the
+/// fmi3 functions); modelDescription.xml and the binaries/ directory differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FmiVersion {
+    V2,
+    V3,
 }

@@ -15,11 +15,11 @@ pub fn real(x: f64) -> String {
     format!("{x:?}")
 }
 
-fn integer(x: f64) -> String {
+pub(super) fn integer(x: f64) -> String {
     format!("{}", x as i64)
 }
 
-fn elem<'a>(name: &'a str, attrs: &[(&'a str, &'a str)]) -> BytesStart<'a> {
+pub(super) fn elem<'a>(name: &'a str, attrs: &[(&'a str, &'a str)]) -> BytesStart<'a> {
     let mut e = BytesStart::new(name);
     for (k, v) in attrs {
         e.push_attribute((*k, *v));

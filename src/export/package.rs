@@ -1,5 +1,5 @@
-//! The .fmu archive: modelDescription.xml, the generic binary renamed to the model
-//! identifier, the model text as resources/model.toml, and an HTML variable table.
+//! The .fmu archive: modelDescription.xml (FMI 2.0 or 3.0), the generic binary renamed to the
+//! model identifier, the model text as resources/model.toml, and an HTML variable table.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -7,12 +7,38 @@ use std::path::{Path, PathBuf};
 use zip::CompressionMethod;
 use zip::write::SimpleFileOptions;
 
-use super::ExportError;
 use super::model_description::{model_description_of, real};
+use super::model_description3::model_description3_of;
+use super::{ExportError, FmiVersion};
 use crate::fmu::variables::{Role, VarType, Variables};
 use crate::model::Model;
 
-/// The platform directory and library suffix of this build.
+/// The FMI 3.0 platform tuple (FMI 3.0.1 section 2.5.1.1: `<arch>-<sys>`) and library
+/// suffix of this build.
+pub fn platform3() -> (&'static str, &'static str) {
+    let (_, ext) = platform();
+    let arm = cfg!(target_arch = "aarch64");
+    let tuple = if cfg!(target_os = "windows") {
+        if arm { "aarch64-windows" } else { "x86_64-windows" }
+    } else if cfg!(target_os = "macos") {
+        if arm { "aarch64-darwin" } else { "x86_64-darwin" }
+    } else if arm {
+        "aarch64-linux"
+    } else {
+        "x86_64-linux"
+    };
+    (tuple, ext)
+}
+
+/// The binaries/ subdirectory and library suffix of this build for FMI `version`.
+pub fn platform_of(version: FmiVersion) -> (&'static str, &'static str) {
+    match version {
+        FmiVersion::V2 => platform(),
+        FmiVersion::V3 => platform3(),
+    }
+}
+
+/// The FMI 2.0 platform directory and library suffix of this build.
 pub fn platform() -> (&'static str, &'static str) {
     if cfg!(target_os = "windows") {
         ("win64", "dll")
@@ -85,12 +111,22 @@ pub fn documentation(model: &Model, vars: &Variables) -> String {
         .replace("{{rows}}", &rows)
 }
 
-/// Write `model` as an FMU to `out`, with `lib` (the generic FMU binary) as its shared library.
+/// Write `model` as an FMI 2.0 FMU to `out`, with `lib` (the generic FMU binary) as its shared
+/// library.
 pub fn build_fmu(model: &Model, lib: &[u8], out: &Path) -> Result<(), ExportError> {
+    build_fmu_version(model, lib, out, FmiVersion::V2)
+}
+
+/// Write `model` as an FMI `version` FMU to `out`, with `lib` (the generic FMU binary, which
+/// exports the functions of both versions) as its shared library.
+pub fn build_fmu_version(model: &Model, lib: &[u8], out: &Path, version: FmiVersion) -> Result<(), ExportError> {
     let vars = Variables::new(model)?;
-    let xml = model_description_of(model, &vars)?;
+    let xml = match version {
+        FmiVersion::V2 => model_description_of(model, &vars)?,
+        FmiVersion::V3 => model_description3_of(model, &vars)?,
+    };
     let doc = documentation(model, &vars);
-    let (platform, ext) = platform();
+    let (platform, ext) = platform_of(version);
     let file =
         std::fs::File::create(out).map_err(|e| ExportError::Io(format!("cannot create {}: {e}", out.display())))?;
     let mut zip = zip::ZipWriter::new(file);

@@ -83,6 +83,11 @@ impl Instance {
         &self.model
     }
 
+    /// The variable table (value references, types, roles).
+    pub fn variables(&self) -> &Variables {
+        &self.vars
+    }
+
     /// Log through the importer's logger if `category` is enabled.
     pub fn log(&self, status: Status, category: Category, message: &str) {
         if self.enabled.logs(category) {

@@ -1,0 +1,221 @@
+//! modelDescription.xml for FMI 3.0 Co-Simulation (FMI 3.0.1 section 2.4), written with
+//! quick-xml from the same variable table as the FMI 2.0 one (`model_description`), with the
+//! same value references. What differs from FMI 2: `instantiationToken` instead of `guid`,
+//! the FMI 3 capability flags, typed variable elements (`<Float64>`, `<Int32>`, `<String>`
+//! with a `<Start>` child), units through `<TypeDefinitions>`, the independent variable `time` (value reference: after the
+//! table, `fmi3::time_value_reference`) and `<ModelStructure>` elements naming value
+//! references (`<Output>`, `<InitialUnknown>`).
+
+use std::collections::BTreeSet;
+
+use quick_xml::Writer;
+use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, Event};
+
+use super::ExportError;
+use super::model_description::{elem, integer, real};
+use crate::fmi3::time_value_reference;
+use crate::fmu::log::Category;
+use crate::fmu::variables::{Role, VarType, Variables, guid};
+use crate::model::Model;
+
+/// Generate the FMI 3.0 modelDescription.xml for `model`.
+pub fn model_description3(model: &Model) -> Result<String, ExportError> {
+    model_description3_of(model, &Variables::new(model)?)
+}
+
+/// The FMI 3.0 modelDescription.xml for `model` with its variable table `vars` already built.
+pub fn model_description3_of(model: &Model, vars: &Variables) -> Result<String, ExportError> {
+    write(model, vars).map_err(|e| ExportError::Io(format!("writing modelDescription.xml: {e}")))
+}
+
+/// Texts shared with FMI 2 that name FMI 2 functions, in FMI 3 words.
+fn fmi3_words(text: &str) -> String {
+    text.replace("fmi2SetupExperiment", "fmi3EnterInitializationMode").replace("fmi2", "fmi3")
+}
+
+fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
+    let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
+    w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
+    let name = model.name();
+    let token = guid(&model.source);
+    let tool = format!("flexfmu {}", env!("CARGO_PKG_VERSION"));
+    let description = model.definition.model.description.as_str();
+    let mut root = vec![("fmiVersion", "3.0"), ("modelName", name), ("instantiationToken", token.as_str())];
+    if !description.is_empty() {
+        root.push(("description", description));
+    }
+    root.extend([("generationTool", tool.as_str()), ("variableNamingConvention", "flat")]);
+    w.write_event(Event::Start(elem("fmiModelDescription", &root)))?;
+
+    // Only what src/fmi3 implements: no Event Mode, no early return, no intermediate
+    // update, no derivatives or per-element dependencies.
+    w.write_event(Event::Empty(elem(
+        "CoSimulation",
+        &[
+            ("modelIdentifier", name),
+            ("canGetAndSetFMUState", "true"),
+            ("canSerializeFMUState", "true"),
+            ("providesDirectionalDerivatives", "false"),
+            ("providesAdjointDerivatives", "false"),
+            ("providesPerElementDependencies", "false"),
+            ("canHandleVariableCommunicationStepSize", "true"),
+            ("maxOutputDerivativeOrder", "0"),
+            ("providesIntermediateUpdate", "false"),
+            ("mightReturnEarlyFromDoStep", "false"),
+            ("canReturnEarlyAfterIntermediateUpdate", "false"),
+            ("hasEventMode", "false"),
+            ("providesEvaluateDiscreteStates", "false"),
+        ],
+    )))?;
+
+    let mut units: BTreeSet<&str> = vars.list.iter().map(|v| v.unit.as_str()).filter(|u| !u.is_empty()).collect();
+    units.insert("s");
+    w.write_event(Event::Start(BytesStart::new("UnitDefinitions")))?;
+    for u in &units {
+        w.write_event(Event::Empty(elem("Unit", &[("name", u)])))?;
+    }
+    w.write_event(Event::End(BytesEnd::new("UnitDefinitions")))?;
+    // A Float64 variable names its unit through a type named after it (declaredType), as the
+    // Reference FMUs do, rather than a `unit` attribute on the variable: both are FMI 3.0,
+    // and importers with incomplete schemas (the `fmi` crate 0.8) read only the first.
+    w.write_event(Event::Start(BytesStart::new("TypeDefinitions")))?;
+    for u in &units {
+        w.write_event(Event::Empty(elem("Float64Type", &[("name", u), ("unit", u)])))?;
+    }
+    w.write_event(Event::End(BytesEnd::new("TypeDefinitions")))?;
+
+    w.write_event(Event::Start(BytesStart::new("LogCategories")))?;
+    for c in Category::ALL {
+        let description = fmi3_words(c.description());
+        w.write_event(Event::Empty(elem("Category", &[("name", c.name()), ("description", description.as_str())])))?;
+    }
+    w.write_event(Event::End(BytesEnd::new("LogCategories")))?;
+
+    let ex = &vars.experiment;
+    let (start, stop) = (real(ex.start_time), real(ex.stop_time));
+    let step = ex.output_interval.map(real);
+    let mut de = vec![("startTime", start.as_str()), ("stopTime", stop.as_str())];
+    if let Some(s) = &step {
+        de.push(("stepSize", s.as_str()));
+    }
+    w.write_event(Event::Empty(elem("DefaultExperiment", &de)))?;
+
+    w.write_event(Event::Start(BytesStart::new("ModelVariables")))?;
+    let time_vr = time_value_reference(vars).to_string();
+    w.write_event(Event::Empty(elem(
+        "Float64",
+        &[
+            ("name", "time"),
+            ("valueReference", time_vr.as_str()),
+            ("description", "simulation time"),
+            ("causality", "independent"),
+            ("variability", "continuous"),
+            ("declaredType", "s"),
+        ],
+    )))?;
+    for v in &vars.list {
+        let vr = v.vr.to_string();
+        let description = fmi3_words(&v.description);
+        let mut attrs = vec![("name", v.name.as_str()), ("valueReference", vr.as_str())];
+        if !description.is_empty() {
+            attrs.push(("description", description.as_str()));
+        }
+        match v.role {
+            Role::Parameter(_) => {
+                attrs.extend([("causality", "parameter"), ("variability", "fixed"), ("initial", "exact")])
+            }
+            Role::Solver(_) => {
+                attrs.extend([("causality", "parameter"), ("variability", "tunable"), ("initial", "exact")])
+            }
+            Role::Input(_) => attrs.extend([("causality", "input"), ("variability", "continuous")]),
+            Role::Output(_) => {
+                attrs.extend([("causality", "output"), ("variability", "continuous"), ("initial", "calculated")])
+            }
+        }
+        if v.ty == VarType::String {
+            w.write_event(Event::Start(elem("String", &attrs)))?;
+            let start = v.start_text().unwrap_or_default();
+            w.write_event(Event::Empty(elem("Start", &[("value", start)])))?;
+            w.write_event(Event::End(BytesEnd::new("String")))?;
+            continue;
+        }
+        let fmt = |x: f64| if v.ty == VarType::Integer { integer(x) } else { real(x) };
+        let (start, min, max) = (v.start.map(fmt), v.min.map(fmt), v.max.map(fmt));
+        if v.ty == VarType::Real && !v.unit.is_empty() {
+            attrs.push(("declaredType", v.unit.as_str()));
+        }
+        if let Some(m) = &min {
+            attrs.push(("min", m.as_str()));
+        }
+        if let Some(m) = &max {
+            attrs.push(("max", m.as_str()));
+        }
+        if let Some(s) = &start {
+            attrs.push(("start", s.as_str()));
+        }
+        let tag = if v.ty == VarType::Integer { "Int32" } else { "Float64" };
+        w.write_event(Event::Empty(elem(tag, &attrs)))?;
+    }
+    w.write_event(Event::End(BytesEnd::new("ModelVariables")))?;
+
+    w.write_event(Event::Start(BytesStart::new("ModelStructure")))?;
+    // No `dependencies` attribute: each output may depend on every input and parameter.
+    let outputs: Vec<String> = vars.outputs().map(|v| v.vr.to_string()).collect();
+    for section in ["Output", "InitialUnknown"] {
+        for vr in &outputs {
+            w.write_event(Event::Empty(elem(section, &[("valueReference", vr.as_str())])))?;
+        }
+    }
+    w.write_event(Event::End(BytesEnd::new("ModelStructure")))?;
+    w.write_event(Event::End(BytesEnd::new("fmiModelDescription")))?;
+    let mut text = String::from_utf8(w.into_inner()).map_err(std::io::Error::other)?;
+    text.push('\n');
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// The generated FMI 3 XML of every model in models/ equals its snapshot in
+    /// modelDescription3/. Regenerate with `FLEXFMU_BLESS=1 cargo test`.
+    #[test]
+    fn model_descriptions_match_snapshots() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut count = 0;
+        for entry in std::fs::read_dir(root.join("models")).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "toml") {
+                continue;
+            }
+            let model = Model::load(&path).unwrap();
+            let xml = model_description3(&model).unwrap();
+            let snap =
+                root.join("modelDescription3").join(format!("{}.xml", path.file_stem().unwrap().to_str().unwrap()));
+            if std::env::var_os("FLEXFMU_BLESS").is_some() {
+                std::fs::create_dir_all(snap.parent().unwrap()).unwrap();
+                std::fs::write(&snap, &xml).unwrap();
+            }
+            let expected = std::fs::read_to_string(&snap).unwrap_or_else(|e| panic!("{}: {e}", snap.display()));
+            assert_eq!(xml, expected, "{} differs from {}", path.display(), snap.display());
+            count += 1;
+        }
+        assert!(count > 0);
+    }
+
+    #[test]
+    fn time_is_the_independent_variable_after_the_table() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let model = Model::load(&root.join("models/mass_spring.toml")).unwrap();
+        let vars = Variables::new(&model).unwrap();
+        let xml = model_description3_of(&model, &vars).unwrap();
+        let time = format!(r#"<Float64 name="time" valueReference="{}""#, vars.list.len());
+        assert!(xml.contains(&time), "{xml}");
+        assert!(xml.contains(r#"causality="independent""#));
+        assert!(
+            xml.contains(r#"fmiVersion="3.0""#)
+                && xml.contains(&format!(r#"instantiationToken="{}""#, guid(&model.source)))
+        );
+    }
+}
