@@ -580,6 +580,20 @@ fn iterate(
             increment = measured.size;
             theta = increment / previous_increment;
         }
+        // At a singular configuration (the constraint Jacobian loses rank, e.g. a four-bar
+        // chain passing its flat position) the exact Newton step stops contracting in the
+        // directions the rank loss frees (the steps flip back and forth, theta = 1) while the
+        // residual is already within the tolerance: the iterate solves the stage equations as
+        // well as floating point allows there (the residual form of the stagnation test,
+        // Deuflhard 2004, sec. 2.1.5); keep it, without the step.
+        if fresh
+            && theta >= 0.5
+            && r1_max <= tol * force_scale
+            && phi_max <= phi_tolerance
+            && previous_increment.is_finite()
+        {
+            return Ok(());
+        }
         // Below the tolerance in the attainable measure, a step is round-off: no retreat.
         let mut attainable = measured.attainable;
         if fresh && attainable > tol && !(theta < 1.0) && can_retreat && damping > MIN_DAMPING {
