@@ -23,7 +23,7 @@ fn main() {
     let embed = env::var("FLEXFMU_EMBED").ok();
     let bytes = if let Some(path) = env::var_os("FLEXFMU_EMBED_BINARY") {
         println!("cargo:rerun-if-changed={}", Path::new(&path).display());
-        std::fs::read(&path).unwrap_or_else(|e| panic!("FLEXFMU_EMBED_BINARY={}: {e}", path.display()))
+        std::fs::read(&path).unwrap_or_else(|e| panic!("FLEXFMU_EMBED_BINARY={path:?}: {e}"))
     } else if embed.as_deref() == Some("0") || (embed.is_none() && env::var("PROFILE").as_deref() != Ok("release")) {
         Vec::new()
     } else {

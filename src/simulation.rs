@@ -388,7 +388,7 @@ impl Simulation {
         let largest =
             if self.settings.error_control.enabled { MAX_STEP_RATIO * self.settings.step } else { self.settings.step };
         let needed = (span / largest * (1.0 - 1e-12)).ceil().max(1.0);
-        if !(needed <= MAX_STEPS_PER_INTERVAL as f64) {
+        if needed.is_nan() || needed > MAX_STEPS_PER_INTERVAL as f64 {
             return Err(StepError::TooManySteps { t: self.state.t, t_end, step: largest, needed });
         }
         self.output_values = None;

@@ -101,7 +101,7 @@ fn range(values: impl Iterator<Item = f64>, pad: bool) -> std::ops::Range<f64> {
 fn tick_format(range: &std::ops::Range<f64>) -> impl Fn(&f64) -> String + use<> {
     let step = (range.end - range.start) / 8.0;
     let magnitude = range.start.abs().max(range.end.abs());
-    let scientific = magnitude >= 1e5 || magnitude < 1e-3;
+    let scientific = !(1e-3..1e5).contains(&magnitude);
     let decimals = (-step.log10().floor()).clamp(0.0, 12.0) as usize;
     let significant = (magnitude / step).log10().ceil().clamp(1.0, 12.0) as usize;
     move |v: &f64| {

@@ -222,8 +222,10 @@ struct Layout {
 /// The body kinds of planar models, in the order their coordinates are laid out: each is a
 /// file of this folder building its section into coordinates, named bodies and elements.
 /// A new body kind is its file plus one line here.
-const BODY_KINDS: &[fn(&Definition, &mut Builder, &mut Names, &mut Layout) -> Result<(), ModelError>] =
-    &[point_mass::build, rigid_body::build, beam::build];
+const BODY_KINDS: &[BodyKind] = &[point_mass::build, rigid_body::build, beam::build];
+
+/// A body kind's builder: its section of the model into coordinates, names and elements.
+type BodyKind = fn(&Definition, &mut Builder, &mut Names, &mut Layout) -> Result<(), ModelError>;
 
 fn unit(v: [f64; 2]) -> Option<[f64; 2]> {
     let n = (v[0] * v[0] + v[1] * v[1]).sqrt();
