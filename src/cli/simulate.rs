@@ -11,6 +11,7 @@ use flexfmu::model::{Model, ParameterKind};
 use flexfmu::simulation::{Experiment, Simulation, SolverSettings};
 
 use super::progress::Progress;
+use super::states::StatesRecorder;
 
 #[derive(Debug, clap::Args)]
 pub struct SimulateArgs {
@@ -67,6 +68,10 @@ pub struct SimulateArgs {
     /// Also plot every output against time into this PNG (as `flexfmu plot`, units from the model).
     #[arg(long, value_name = "PLOT.png")]
     pub plot: Option<PathBuf>,
+    /// Also write every body's and beam node's coordinates and the contact states at the output
+    /// times as JSON (docs/cli.md, "States file"; the input of `flexfmu animate`).
+    #[arg(long, value_name = "STATES.json")]
+    pub states: Option<PathBuf>,
     /// Output CSV file.
     #[arg(short = 'o', long)]
     pub output: PathBuf,
@@ -208,6 +213,10 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         signals.push((i, InputSignal::parse(value.trim())?));
     }
 
+    let mut states = match &args.states {
+        Some(path) => Some(StatesRecorder::new(path, model.name(), sim.scene(&model, &params)?)?),
+        None => None,
+    };
     let file =
         std::fs::File::create(&args.output).with_context(|| format!("cannot write {}", args.output.display()))?;
     let mut csv = std::io::BufWriter::new(file);
@@ -231,6 +240,9 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         sim.set_input(*i, s.at(start)).map_err(anyhow::Error::msg)?;
     }
     write_row(&mut sim, &mut csv)?;
+    if let Some(s) = &mut states {
+        s.record(&sim);
+    }
     let mut last_row = start;
     for k in 1..=count {
         let t = if k == count { stop } else { start + (k as f64) * interval };
@@ -242,6 +254,10 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             if stopped > last_row {
                 let _ = write_row(&mut sim, &mut csv);
             }
+            if let Some(s) = &mut states {
+                s.record(&sim);
+                s.write()?;
+            }
             bail!(
                 "simulation stopped at t = {stopped}: {e}\n{} holds the results up to t = {stopped}",
                 args.output.display()
@@ -251,10 +267,16 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             sim.set_input(*i, s.at(t)).map_err(anyhow::Error::msg)?;
         }
         write_row(&mut sim, &mut csv)?;
+        if let Some(s) = &mut states {
+            s.record(&sim);
+        }
         last_row = t;
         progress.update(k, || format!("{t:.4}"));
     }
     csv.flush()?;
+    if let Some(s) = &states {
+        s.write()?;
+    }
     progress.finish();
     let wall = clock.elapsed().as_secs_f64();
     let st = sim.statistics();
