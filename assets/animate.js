@@ -1,7 +1,7 @@
 // Player of a `flexfmu simulate --states` file, inlined by `flexfmu animate` (src/cli/animate.rs).
 // Planar models are drawn to scale in the x-y plane; spatial ones with a perspective camera that
 // orbits the scene (drag: turn, wheel: zoom). URL parameters: ?t=TIME shows the frame nearest
-// TIME, ?play=1 starts playing. The element #status reads "ok" once a frame is drawn, or the
+// TIME, ?play=1 starts playing, ?width=W&height=H fixes the canvas size (pixels). The element #status reads "ok" once a frame is drawn, or the
 // errors the page met; its data-points attribute holds the drawn screen positions of every body
 // and beam end of the shown frame (for tests).
 "use strict";
@@ -190,6 +190,7 @@ function drawContacts(f) {
   });
 }
 
+const params = new URLSearchParams(window.location.search);
 let current = 0;
 function draw(k) {
   current = k;
@@ -215,9 +216,11 @@ function draw(k) {
   report();
 }
 
+// The canvas fills the window above the controls, or has the size ?width=W&height=H asks for
+// (fixed sizes make screenshots comparable whatever window the browser has).
 function resize() {
-  canvas.width = window.innerWidth;
-  canvas.height = window.innerHeight - document.getElementById("controls").offsetHeight;
+  canvas.width = Number(params.get("width")) || window.innerWidth;
+  canvas.height = Number(params.get("height")) || window.innerHeight - document.getElementById("controls").offsetHeight;
   draw(current);
 }
 
@@ -265,7 +268,6 @@ if (spatial) {
   }, { passive: false });
 }
 
-const params = new URLSearchParams(window.location.search);
 document.title = data.model + " - flexfmu animate";
 current = params.has("t") ? nearest(Number(params.get("t"))) : 0;
 resize();
