@@ -13,13 +13,9 @@ use flexfmu::simulation::{Experiment, Simulation, SolverSettings};
 use super::progress::Progress;
 use super::states::StatesRecorder;
 
-#[derive(Debug, clap::Args)]
-pub struct SimulateArgs {
-    /// Model file (TOML).
-    pub model: PathBuf,
-    /// End time (s); default: the model's stop_time.
-    #[arg(long)]
-    pub stop_time: Option<f64>,
+/// The solver options of `simulate`, also taken (and passed on) by `flexfmu sweep`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct SolverArgs {
     /// Internal step (s).
     #[arg(long)]
     pub step: Option<f64>,
@@ -53,6 +49,42 @@ pub struct SimulateArgs {
     /// Absolute tolerance of the error-controlled step.
     #[arg(long)]
     pub atol: Option<f64>,
+}
+
+impl SolverArgs {
+    /// The options as `flexfmu simulate` arguments (those given only).
+    pub fn to_argv(&self) -> Vec<std::ffi::OsString> {
+        let mut argv: Vec<std::ffi::OsString> = Vec::new();
+        let mut push = |name: &str, value: Option<String>| {
+            if let Some(v) = value {
+                argv.extend([format!("--{name}").into(), v.into()]);
+            }
+        };
+        push("step", self.step.map(|x| x.to_string()));
+        push("integrator", self.integrator.map(|m| m.name().to_string()));
+        push("rho-inf", self.rho_inf.map(|x| x.to_string()));
+        push("tolerance", self.tolerance.map(|x| x.to_string()));
+        push("newton", self.newton.map(|x| x.name().to_string()));
+        push("constraints", self.constraints.map(|x| x.name().to_string()));
+        push("baumgarte-alpha", self.baumgarte_alpha.map(|x| x.to_string()));
+        push("baumgarte-beta", self.baumgarte_beta.map(|x| x.to_string()));
+        push("error-control", self.error_control.map(|x| x.to_string()));
+        push("rtol", self.rtol.map(|x| x.to_string()));
+        push("atol", self.atol.map(|x| x.to_string()));
+        argv
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub struct SimulateArgs {
+    /// Model file (TOML).
+    pub model: PathBuf,
+    /// End time (s); default: the model's stop_time.
+    #[arg(long)]
+    pub stop_time: Option<f64>,
+    /// Solver options (override the model's [solver] section).
+    #[command(flatten)]
+    pub solver: SolverArgs,
     /// Interval between CSV rows (s); default: the model's output_interval, else the step.
     #[arg(long)]
     pub output_interval: Option<f64>,
@@ -151,43 +183,43 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let model = Model::load(&args.model)?;
     let params = parameter_values(&model, &args.set)?;
     let mut settings = SolverSettings::from_model(&model, &params)?;
-    if let Some(m) = args.integrator {
+    if let Some(m) = args.solver.integrator {
         settings.method = m;
         if m == Method::Newmark {
             settings.rho_inf = 1.0;
         }
     }
-    if let Some(r) = args.rho_inf {
+    if let Some(r) = args.solver.rho_inf {
         settings.rho_inf = r;
     }
-    if let Some(h) = args.step {
+    if let Some(h) = args.solver.step {
         settings.step = h;
     }
-    if let Some(tol) = args.tolerance {
+    if let Some(tol) = args.solver.tolerance {
         settings.tolerance = tol;
     }
-    if let Some(strategy) = args.newton {
+    if let Some(strategy) = args.solver.newton {
         settings.strategy = strategy;
     }
-    if let Some(c) = args.constraints {
+    if let Some(c) = args.solver.constraints {
         settings.constraints = c;
     }
-    if let Some(x) = args.baumgarte_alpha {
+    if let Some(x) = args.solver.baumgarte_alpha {
         settings.baumgarte.alpha = x;
     }
-    if let Some(x) = args.baumgarte_beta {
+    if let Some(x) = args.solver.baumgarte_beta {
         settings.baumgarte.beta = x;
     }
-    if let Some(on) = args.error_control {
+    if let Some(on) = args.solver.error_control {
         settings.error_control.enabled = on;
     }
-    if let Some(x) = args.rtol {
+    if let Some(x) = args.solver.rtol {
         settings.error_control.rtol = x;
     }
-    if let Some(x) = args.atol {
+    if let Some(x) = args.solver.atol {
         settings.error_control.atol = x;
     }
-    if (args.baumgarte_alpha.is_some() || args.baumgarte_beta.is_some())
+    if (args.solver.baumgarte_alpha.is_some() || args.solver.baumgarte_beta.is_some())
         && settings.constraints != ConstraintTreatment::Baumgarte
     {
         bail!("--baumgarte-alpha/--baumgarte-beta apply only with --constraints baumgarte");
