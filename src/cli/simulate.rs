@@ -258,6 +258,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let start = experiment.start_time;
     let count = ((stop - start) / interval * (1.0 - 1e-12)).ceil().max(0.0) as u64;
     let mut progress = if args.quiet { Progress::hidden() } else { Progress::new(count, "t = {msg} s") };
+    progress.update(0, || format!("{start:.4}"));
     let clock = Instant::now();
     let write_row = |sim: &mut Simulation, csv: &mut std::io::BufWriter<std::fs::File>| -> Result<()> {
         let t = sim.time();
