@@ -253,11 +253,15 @@ impl Simulation {
         stepper.settle_events(&mut system, &mut state).map_err(|e| SimulationError::Initialization(e.to_string()))?;
         stepper.stats = Statistics::default();
         system.record_history(&state.q, &state.v, start_time);
-        let needs_accelerations = asm.outputs.iter().any(|o| o.kind.needs_accelerations());
+        let mut outputs = asm.outputs;
+        if model.definition.visualization.as_ref().and_then(|v| v.outputs.as_ref()).is_some_and(|on| *on.get_ref()) {
+            outputs.extend(Scene::new(model, params, &system)?.visualization_outputs(&state.q));
+        }
+        let needs_accelerations = outputs.iter().any(|o| o.kind.needs_accelerations());
         let (n, m) = (state.q.len(), state.lambda.len());
         Ok(Simulation {
             system,
-            outputs: asm.outputs,
+            outputs,
             input_names: asm.input_names,
             state,
             settings,

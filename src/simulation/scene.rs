@@ -6,6 +6,9 @@ use serde::Serialize;
 
 use crate::mechanics::System;
 use crate::mechanics::elements::FloatingFramePoint;
+use crate::mechanics::kinematics::Anchor;
+use crate::mechanics::outputs::{Output, OutputKind};
+use crate::mechanics::spatial_kinematics::Anchor3;
 use crate::model::{Model, ModelError};
 
 /// Points sampled along a floating-frame beam's axis for its drawn curve.
@@ -52,6 +55,9 @@ pub struct SceneBeam {
     pub elements: Vec<[usize; 2]>,
     #[serde(skip)]
     node_coordinates: Vec<(usize, usize)>,
+    /// Index among the system's floating-frame beams, for a floating-frame beam.
+    #[serde(skip)]
+    floating: Option<usize>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -151,13 +157,22 @@ impl Scene {
                 }
                 let elements = (1..nodes.len()).map(|k| [k - 1, k]).collect();
                 let formulation = if ancf { "ancf" } else { "corotational" };
-                beams.push(SceneBeam { name: name.clone(), formulation, nodes, elements, node_coordinates });
+                beams.push(SceneBeam {
+                    name: name.clone(),
+                    formulation,
+                    nodes,
+                    elements,
+                    node_coordinates,
+                    floating: None,
+                });
                 floating_points.push(Vec::new());
             } else if let Some(start) = system.body(&format!("{name}.start")) {
-                let Some(beam) = system.floating_frame_beams.elements.iter().find(|b| b.tip_point().first == start.x)
+                let Some(index) =
+                    system.floating_frame_beams.elements.iter().position(|b| b.tip_point().first == start.x)
                 else {
                     continue;
                 };
+                let beam = &system.floating_frame_beams.elements[index];
                 let points = (0..=FLOATING_FRAME_SAMPLES)
                     .map(|k| {
                         let x = beam.length * k as f64 / FLOATING_FRAME_SAMPLES as f64;
@@ -170,6 +185,7 @@ impl Scene {
                     nodes: vec![format!("{name}.start")],
                     elements: Vec::new(),
                     node_coordinates: vec![(start.x, 3 + 2 * beam.modes)],
+                    floating: Some(index),
                 });
                 floating_points.push(points);
             }
@@ -211,6 +227,72 @@ impl Scene {
             }
         }
         Ok(Scene { dimension: if spatial { 3 } else { 2 }, bodies, beams, contacts, ground_planes, floating_points })
+    }
+
+    /// The visualization outputs (`[visualization] outputs = true`): position and orientation
+    /// of every body and beam node, named `<body>.x`, `.y` (`.z`), `.angle` (planar) or `.e0`..
+    /// `.e3` (spatial, Euler parameters); a floating-frame beam gives its frame `<beam>.start`
+    /// and its tip `<beam>.end`. `q0` is the initial state (the reference of ANCF section angles).
+    pub(crate) fn visualization_outputs(&self, q0: &[f64]) -> Vec<Output> {
+        let mut out = Vec::new();
+        let mut push = |name: &str, quantity: &str, kind: OutputKind| {
+            out.push(Output {
+                name: format!("{name}.{quantity}"),
+                unit: kind.unit().to_string(),
+                description: format!("visualization: {quantity} of {name}"),
+                kind,
+            });
+        };
+        let planar = |push: &mut dyn FnMut(&str, &str, OutputKind), name: &str, anchor: Anchor| {
+            for (component, q) in ["x", "y"].iter().enumerate() {
+                push(name, q, OutputKind::Point { anchor: anchor.clone(), component, order: 0 });
+            }
+        };
+        for b in &self.bodies {
+            let x = b.first;
+            match b.kind {
+                "point_mass" => planar(&mut push, &b.name, Anchor::Point { x }),
+                "rigid_body" => {
+                    planar(&mut push, &b.name, Anchor::Rigid { x, s: [0.0; 2] });
+                    push(&b.name, "angle", OutputKind::Rotation { theta: x + 2, order: 0 });
+                }
+                _ => {
+                    for (component, q) in ["x", "y", "z"].iter().enumerate() {
+                        let anchor = Anchor3::Body { x, s: [0.0; 3] };
+                        push(&b.name, q, OutputKind::SpatialPoint { anchor, component, order: 0 });
+                    }
+                    for k in 0..4 {
+                        push(&b.name, &format!("e{k}"), OutputKind::EulerParameter { index: x + 3 + k });
+                    }
+                }
+            }
+        }
+        for beam in &self.beams {
+            for (name, &(x, _)) in beam.nodes.iter().zip(&beam.node_coordinates) {
+                match beam.formulation {
+                    "ancf" => {
+                        planar(&mut push, name, Anchor::Point { x });
+                        // The reference section normal is the initial director, as for an
+                        // `angle` output of the node (src/mechanics/assemble.rs).
+                        let norm = q0[x + 2].hypot(q0[x + 3]);
+                        let reference = [q0[x + 2] / norm, q0[x + 3] / norm];
+                        let anchor = Anchor::Director { x, reference };
+                        push(name, "angle", OutputKind::SectionAngle { anchor, order: 0 });
+                    }
+                    _ => {
+                        planar(&mut push, name, Anchor::Rigid { x, s: [0.0; 2] });
+                        push(name, "angle", OutputKind::Rotation { theta: x + 2, order: 0 });
+                    }
+                }
+            }
+            if let Some(index) = beam.floating {
+                let tip = format!("{}.end", beam.name);
+                for (quantity, q) in ["x", "y", "angle"].iter().enumerate() {
+                    push(&tip, q, OutputKind::FloatingFrameTip { beam: index, quantity });
+                }
+            }
+        }
+        out
     }
 
     /// The frame of the system at (q, v, t).
