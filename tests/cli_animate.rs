@@ -173,3 +173,39 @@ fn a_page_error_is_caught() {
     assert!(dom.contains("data-errors=\"1\"") && dom.contains("<title>ERROR: "), "{dom}");
     assert!(log.lines().any(|l| l.contains("CONSOLE") && l.contains("Uncaught")), "{log}");
 }
+
+/// A model is simulated on the spot (its frames are the output times: 0.3 s at the model's
+/// 0.01 s gives 31); a states file given with a model must be that model's.
+#[test]
+fn a_model_is_simulated_and_states_must_match_their_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("v.html");
+    let m = model("pendulum_corotational");
+    let o = Command::new(EXE)
+        .args(["animate".as_ref(), m.as_os_str(), "--stop-time".as_ref(), "0.3".as_ref(), "-o".as_ref()])
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("31 frames"), "{}", String::from_utf8_lossy(&o.stdout));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<script id=\"states\" type=\"application/json\">{\"model\":\"pendulum_corotational\""));
+
+    let (csv, json) = (dir.path().join("o.csv"), dir.path().join("s.json"));
+    let o = Command::new(EXE)
+        .args(["simulate".as_ref(), model("pendulum").as_os_str(), "--stop-time".as_ref(), "0.05".as_ref()])
+        .args(["--states".as_ref(), json.as_os_str(), "-o".as_ref(), csv.as_os_str()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = Command::new(EXE)
+        .args(["animate".as_ref(), m.as_os_str(), json.as_os_str(), "-o".as_ref(), html.as_os_str()])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("holds states of model 'pendulum'"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
