@@ -171,17 +171,22 @@ function drawBeams(f) {
   });
 }
 
-// Contacts flash while closed: a ring around the touching body, pulsing with time.
-function drawContacts(f) {
+// Contacts flash while closed: a red ring around the touching body. Impacts can last a
+// millisecond, shorter than a drawn frame while playing, so a contact closed in any frame
+// passed since the last drawing flashes too and fades over FLASH_MS of wall time.
+const FLASH_MS = 400;
+const flashedAt = scene.contacts.map(() => -Infinity);
+function drawContacts(f, now) {
   scene.contacts.forEach((c, i) => {
-    if (!f.contacts[i]) return;
+    const fade = f.contacts[i] ? 1 : 1 - (now - flashedAt[i]) / FLASH_MS;
+    if (fade <= 0) return;
     const p = positionOf(c.body2, f) || positionOf(c.body1, f);
     if (!p) return;
     const body = scene.bodies.find((b) => b.name === c.body2);
     const s = project(p);
     const r = Math.max(10, (body && body.radius ? body.radius * s[2] : 0) + 6);
     ctx.strokeStyle = COLORS.contact;
-    ctx.globalAlpha = 0.55 + 0.45 * Math.abs(Math.sin(f.t * 40));
+    ctx.globalAlpha = fade;
     ctx.lineWidth = 4;
     ctx.beginPath();
     ctx.arc(s[0], s[1], r, 0, 2 * Math.PI);
@@ -192,7 +197,11 @@ function drawContacts(f) {
 
 const params = new URLSearchParams(window.location.search);
 let current = 0;
-function draw(k) {
+// Draw frame k; `passed` are the frames played through since the last drawing (their
+// contacts flash).
+function draw(k, passed = []) {
+  const now = performance.now();
+  passed.forEach((j) => frames[j].contacts.forEach((closed, i) => { if (closed) flashedAt[i] = now; }));
   current = k;
   const f = frames[k];
   ctx.fillStyle = "#fff";
@@ -200,7 +209,7 @@ function draw(k) {
   drawGround();
   drawBeams(f);
   drawBodies(f);
-  drawContacts(f);
+  drawContacts(f, now);
   slider.value = String(k);
   timeLabel.textContent = "t = " + f.t.toFixed(4) + " s";
   const points = {};
@@ -237,7 +246,12 @@ function tick(now) {
   const t = playFrom + (now - playStart) / 1000;
   const tEnd = frames[frames.length - 1].t;
   if (t > tEnd) { playFrom = frames[0].t; playStart = now; draw(0); }
-  else draw(nearest(t));
+  else {
+    const k = nearest(t);
+    const passed = [];
+    for (let j = current + 1; j <= k; j++) passed.push(j);
+    draw(k, passed);
+  }
   requestAnimationFrame(tick);
 }
 function setPlaying(on) {

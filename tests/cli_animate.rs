@@ -93,10 +93,22 @@ fn drawn_near(v: &View, p: [f64; 2]) -> bool {
 
 /// Simulate `name` for 0.5 s with --states, animate it and compare the views at 0 and 0.5 s.
 fn check(name: &str, element: &str) -> (View, View) {
-    require_chromium();
     let dir = tempfile::tempdir().unwrap();
-    let (csv, json, html) =
-        (dir.path().join("out.csv"), dir.path().join("s.json"), dir.path().join(format!("{name}.html")));
+    let html = animated(dir.path(), name);
+    let (start, end) = (view(dir.path(), &html, "0", element), view(dir.path(), &html, "0.5", element));
+    let moved = (end.point[0] - start.point[0]).hypot(end.point[1] - start.point[1]);
+    assert!(moved > 20.0, "{element} moved {moved} px on screen");
+    assert!(drawn_near(&start, start.point), "{element} drawn at t = 0 at {:?}", start.point);
+    assert!(drawn_near(&end, end.point), "{element} drawn at t = 0.5 at {:?}", end.point);
+    assert!(!drawn_near(&start, end.point), "at t = 0 nothing is where {element} is at t = 0.5");
+    assert!(!drawn_near(&end, start.point), "at t = 0.5 nothing is where {element} was at t = 0");
+    (start, end)
+}
+
+/// `name` simulated for 0.5 s with --states and animated into `dir/<name>.html`.
+fn animated(dir: &Path, name: &str) -> PathBuf {
+    require_chromium();
+    let (csv, json, html) = (dir.join("out.csv"), dir.join("s.json"), dir.join(format!("{name}.html")));
     let o = Command::new(EXE)
         .args(["simulate".as_ref(), model(name).as_os_str(), "--stop-time".as_ref(), "0.5".as_ref()])
         .args(["--states".as_ref(), json.as_os_str(), "-o".as_ref(), csv.as_os_str()])
@@ -110,15 +122,30 @@ fn check(name: &str, element: &str) -> (View, View) {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(!page.contains("http://") && !page.contains("https://"), "the page loads nothing from the network");
+    html
+}
 
-    let (start, end) = (view(dir.path(), &html, "0", element), view(dir.path(), &html, "0.5", element));
-    let moved = (end.point[0] - start.point[0]).hypot(end.point[1] - start.point[1]);
-    assert!(moved > 20.0, "{element} moved {moved} px on screen");
-    assert!(drawn_near(&start, start.point), "{element} drawn at t = 0 at {:?}", start.point);
-    assert!(drawn_near(&end, end.point), "{element} drawn at t = 0.5 at {:?}", end.point);
-    assert!(!drawn_near(&start, end.point), "at t = 0 nothing is where {element} is at t = 0.5");
-    assert!(!drawn_near(&end, start.point), "at t = 0.5 nothing is where {element} was at t = 0");
-    (start, end)
+/// The dropped ball touches the floor at 0.3193 s (free fall from 0.5 m above contact) and
+/// bounces off within 2 ms: the contact ring (red, #e03020) is drawn at t = 0.32 s, around the
+/// ball, and not at t = 0.25 s in free fall.
+#[test]
+fn contact_flashes() {
+    let dir = tempfile::tempdir().unwrap();
+    let html = animated(dir.path(), "ball_drop");
+    let red = |v: &View| -> Vec<usize> {
+        (0..v.pixels.len()).filter(|&i| matches!(v.pixels[i], [r, g, b] if r > 190 && g < 110 && b < 100)).collect()
+    };
+    let falling = view(dir.path(), &html, "0.25", "ball");
+    assert!(red(&falling).is_empty(), "no contact ring in free fall");
+    let touching = view(dir.path(), &html, "0.32", "ball");
+    let ring = red(&touching);
+    assert!(ring.len() > 50, "contact ring drawn: {} red pixels", ring.len());
+    let w = WIDTH as usize;
+    for i in ring {
+        let (x, y) = ((i % w) as f64, (i / w) as f64);
+        let d = (x - touching.point[0]).hypot(y - touching.point[1]);
+        assert!(d < 80.0, "red pixel ({x}, {y}) {d} px from the ball at {:?}", touching.point);
+    }
 }
 
 /// The pendulum falls from horizontal: at 0.5 s its tip is below the pin (screen y grows down).
