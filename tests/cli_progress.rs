@@ -12,11 +12,11 @@ fn model(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(format!("{name}.toml"))
 }
 
-/// The corotational pendulum at a tiny step: about 170 000 steps, seconds of wall time, in
+/// The corotational pendulum at a tiny step: 300 000 steps, seconds of wall time, in
 /// one output interval.
 fn long_run(csv: &Path) -> Vec<String> {
     let m = model("pendulum_corotational");
-    ["simulate", m.to_str().unwrap(), "--step", "3e-6", "--stop-time", "0.5", "--output-interval", "0.5", "-o"]
+    ["simulate", m.to_str().unwrap(), "--step", "1e-6", "--stop-time", "0.3", "--output-interval", "0.3", "-o"]
         .iter()
         .map(|s| s.to_string())
         .chain([csv.display().to_string()])

@@ -245,7 +245,7 @@ impl Scene {
         };
         let planar = |push: &mut dyn FnMut(&str, &str, OutputKind), name: &str, anchor: Anchor| {
             for (component, q) in ["x", "y"].iter().enumerate() {
-                push(name, q, OutputKind::Point { anchor: anchor.clone(), component, order: 0 });
+                push(name, q, OutputKind::Point { anchor, component, order: 0 });
             }
         };
         for b in &self.bodies {
