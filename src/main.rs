@@ -38,6 +38,8 @@ enum Command {
     Plot(cli::plot::PlotArgs),
     /// Run a model over a grid of parameter values in parallel and tabulate metrics of the outputs.
     Sweep(cli::sweep::SweepArgs),
+    /// Write a self-contained HTML page that plays a model's motion (from `simulate --states`).
+    Animate(cli::animate::AnimateArgs),
 }
 
 fn main() -> ExitCode {
@@ -51,6 +53,7 @@ fn main() -> ExitCode {
         Command::Compare(args) => cli::compare::run(args),
         Command::Plot(args) => cli::plot::run(args),
         Command::Sweep(args) => cli::sweep::run(args),
+        Command::Animate(args) => cli::animate::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -2,8 +2,10 @@
 //! snapshots. Nothing outside this module touches the system or the integrators directly.
 
 pub mod blob;
+mod scene;
 mod snapshot;
 
+pub use scene::{BeamFrame, GroundPlane, Scene, SceneBeam, SceneBody, SceneContact, SceneFrame};
 pub use snapshot::{Dimensions, Snapshot};
 
 // The vocabulary of the facade's users (the CLI, the FMU core): models, outputs and the
@@ -251,11 +253,15 @@ impl Simulation {
         stepper.settle_events(&mut system, &mut state).map_err(|e| SimulationError::Initialization(e.to_string()))?;
         stepper.stats = Statistics::default();
         system.record_history(&state.q, &state.v, start_time);
-        let needs_accelerations = asm.outputs.iter().any(|o| o.kind.needs_accelerations());
+        let mut outputs = asm.outputs;
+        if model.definition.visualization.as_ref().and_then(|v| v.outputs.as_ref()).is_some_and(|on| *on.get_ref()) {
+            outputs.extend(Scene::new(model, params, &system)?.visualization_outputs(&state.q));
+        }
+        let needs_accelerations = outputs.iter().any(|o| o.kind.needs_accelerations());
         let (n, m) = (state.q.len(), state.lambda.len());
         Ok(Simulation {
             system,
-            outputs: asm.outputs,
+            outputs,
             input_names: asm.input_names,
             state,
             settings,
@@ -491,6 +497,17 @@ impl Simulation {
             .map_err(|e| e.to_string())?;
         crate::analysis::modes::natural_frequencies(&self.system, &s.q, &rest, &a, &lambda, s.t)
             .map_err(|e| e.to_string())
+    }
+
+    /// What an animation shows of this simulation (bodies, beams, contacts); `model` and
+    /// `params` must be those it was created with.
+    pub fn scene(&self, model: &Model, params: &[f64]) -> Result<Scene, ModelError> {
+        Scene::new(model, params, &self.system)
+    }
+
+    /// The coordinates of `scene`'s bodies, beam nodes and contact states now.
+    pub fn scene_frame(&self, scene: &Scene) -> SceneFrame {
+        scene.frame(&self.system, &self.state.q, &self.state.v, self.state.t)
     }
 
     pub fn snapshot(&self) -> Snapshot {

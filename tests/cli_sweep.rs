@@ -147,3 +147,50 @@ fn unknown_parameter_and_output_are_refused_by_name() {
     assert!(stderr.contains("--set k=1:2:0") && stderr.contains("positive integer"), "{stderr}");
     assert!(!out.join("sweep.csv").exists(), "nothing is run for a refused grid");
 }
+
+/// Every solver option and the inputs reach the runs: a sweep with a non-default integrator,
+/// step, rho_inf, Newton strategy, tolerance and error control gives the CSV of `simulate` with
+/// the same options byte for byte, and not the CSV of the model's own settings.
+#[test]
+fn sweep_passes_the_solver_options_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sweep");
+    let m = model();
+    let options = [
+        "--integrator",
+        "hht",
+        "--rho-inf",
+        "0.8",
+        "--step",
+        "0.004",
+        "--newton",
+        "full",
+        "--tolerance",
+        "1e-9",
+        "--error-control",
+        "true",
+        "--rtol",
+        "1e-5",
+        "--atol",
+        "1e-7",
+    ];
+    let mut args = vec!["sweep", m.to_str().unwrap(), "--set", "k=20,40", "--stop-time", "0.5"];
+    args.extend(options);
+    args.extend(["-o", out.to_str().unwrap()]);
+    let o = flexfmu(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for (i, k) in ["20", "40"].iter().enumerate() {
+        let swept = std::fs::read(out.join(format!("run_{:04}.csv", i + 1))).unwrap();
+        let (with, without) = (dir.path().join("with.csv"), dir.path().join("without.csv"));
+        let set = format!("k={k}");
+        let mut single = vec!["simulate", m.to_str().unwrap(), "--set", &set, "--stop-time", "0.5"];
+        single.extend(options);
+        single.extend(["-o", with.to_str().unwrap()]);
+        assert!(flexfmu(&single).status.success());
+        let plain =
+            ["simulate", m.to_str().unwrap(), "--set", &set, "--stop-time", "0.5", "-o", without.to_str().unwrap()];
+        assert!(flexfmu(&plain).status.success());
+        assert!(swept == std::fs::read(&with).unwrap(), "run {} is simulate with the options", i + 1);
+        assert!(swept != std::fs::read(&without).unwrap(), "run {} used the options", i + 1);
+    }
+}

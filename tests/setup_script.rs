@@ -58,3 +58,31 @@ fn a_link_to_the_library_counts_and_later_directories_are_searched() {
     let found = probe(&[empty.path(), Path::new("/nonexistent"), d.path()]).unwrap();
     assert!(found.starts_with(&d.path().display().to_string()), "{found}");
 }
+
+/// Run `scripts/setup --probe-chromium` with `dir` first on PATH: its output if it succeeds.
+fn probe_chromium(dir: &Path) -> Option<String> {
+    let setup = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/setup");
+    let path = format!("{}:{}", dir.display(), std::env::var("PATH").unwrap_or_default());
+    let out = Command::new("bash").arg(setup).arg("--probe-chromium").env("PATH", path).output().unwrap();
+    out.status.success().then(|| String::from_utf8(out.stdout).unwrap().trim().to_string())
+}
+
+fn fake_chromium(dir: &Path, body: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let p = dir.join("chromium");
+    std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// The chromium step installs unless the exact thing the tests run works: `chromium
+/// --version` from PATH. A chromium that fails to start (missing libraries) does not count,
+/// even if another one is later on PATH: the first is what the tests would run.
+#[test]
+fn chromium_counts_only_if_it_runs() {
+    let d = tempfile::tempdir().unwrap();
+    fake_chromium(d.path(), "echo 'Chromium 1.2.3'");
+    assert_eq!(probe_chromium(d.path()).as_deref(), Some("Chromium 1.2.3"));
+    let d = tempfile::tempdir().unwrap();
+    fake_chromium(d.path(), "echo 'error while loading shared libraries' >&2; exit 127");
+    assert_eq!(probe_chromium(d.path()), None);
+}

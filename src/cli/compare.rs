@@ -19,6 +19,8 @@ use flexfmu::integrators::{ErrorControl, Method, NewtonStrategy};
 use flexfmu::model::Model;
 use flexfmu::simulation::{Experiment, Simulation, SolverSettings};
 
+use super::progress::Progress;
+
 #[derive(Debug, clap::Args)]
 pub struct CompareArgs {
     /// Model file (TOML).
@@ -198,12 +200,16 @@ pub fn run(args: CompareArgs) -> Result<()> {
     let ref_tolerance = base.tolerance.min(1e-12);
     let ref_settings =
         |h| SolverSettings { tolerance: ref_tolerance, ..settings_for(&base, args.reference_integrator, rho_inf, h) };
+    let total = 2 + methods.len() * steps.len();
+    let mut progress = Progress::new(total as u64, "{msg}");
+    progress.update(0, || format!("run 1/{total}: reference"));
     let reference = simulate(&model, &params, ref_settings(reference_step), start, &times, &columns).map_err(|e| {
         anyhow::anyhow!("reference run ({} at step {reference_step:e}) failed: {e}", args.reference_integrator)
     })?;
     let scale: Vec<f64> = (0..columns.len())
         .map(|i| reference.samples.iter().fold(0.0f64, |m, s| m.max(s[i].abs())).max(f64::MIN_POSITIVE))
         .collect();
+    progress.update(1, || format!("run 2/{total}: reference at twice the step"));
     let coarse = simulate(&model, &params, ref_settings(2.0 * reference_step), start, &times, &columns)
         .map_err(|e| anyhow::anyhow!("reference run at twice the step failed: {e}"))?;
     let (_, reference_error) = errors(&coarse, &reference, &scale);
@@ -215,6 +221,8 @@ pub fn run(args: CompareArgs) -> Result<()> {
         for &h in &steps {
             let s = settings_for(&base, method, rho_inf, h);
             s.validate().map_err(anyhow::Error::msg)?;
+            let done = 2 + rows.len();
+            progress.update(done as u64, || format!("run {}/{total}: {method} at step {h:e}", done + 1));
             let result = simulate(&model, &params, s, start, &times, &columns);
             let (end_errors, end_error, max_error, order) = match &result {
                 Ok(run) => {
@@ -234,6 +242,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
         }
     }
 
+    progress.finish();
     println!(
         "{}: t = {start} .. {stop} s, outputs {}; reference {} rho_inf {} step {reference_step:e} (estimated error {reference_error:.1e})",
         model.name(),

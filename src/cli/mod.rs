@@ -1,3 +1,4 @@
+pub mod animate;
 pub mod build;
 pub mod compare;
 pub mod csv_table;
@@ -9,5 +10,6 @@ pub mod plot;
 pub mod plot_font;
 pub mod progress;
 pub mod simulate;
+pub mod states;
 pub mod sweep;
 pub mod sweep_grid;

@@ -11,14 +11,11 @@ use flexfmu::model::{Model, ParameterKind};
 use flexfmu::simulation::{Experiment, Simulation, SolverSettings};
 
 use super::progress::Progress;
+use super::states::StatesRecorder;
 
-#[derive(Debug, clap::Args)]
-pub struct SimulateArgs {
-    /// Model file (TOML).
-    pub model: PathBuf,
-    /// End time (s); default: the model's stop_time.
-    #[arg(long)]
-    pub stop_time: Option<f64>,
+/// The solver options of `simulate`, also taken (and passed on) by `flexfmu sweep`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct SolverArgs {
     /// Internal step (s).
     #[arg(long)]
     pub step: Option<f64>,
@@ -52,6 +49,42 @@ pub struct SimulateArgs {
     /// Absolute tolerance of the error-controlled step.
     #[arg(long)]
     pub atol: Option<f64>,
+}
+
+impl SolverArgs {
+    /// The options as `flexfmu simulate` arguments (those given only).
+    pub fn to_argv(&self) -> Vec<std::ffi::OsString> {
+        let mut argv: Vec<std::ffi::OsString> = Vec::new();
+        let mut push = |name: &str, value: Option<String>| {
+            if let Some(v) = value {
+                argv.extend([format!("--{name}").into(), v.into()]);
+            }
+        };
+        push("step", self.step.map(|x| x.to_string()));
+        push("integrator", self.integrator.map(|m| m.name().to_string()));
+        push("rho-inf", self.rho_inf.map(|x| x.to_string()));
+        push("tolerance", self.tolerance.map(|x| x.to_string()));
+        push("newton", self.newton.map(|x| x.name().to_string()));
+        push("constraints", self.constraints.map(|x| x.name().to_string()));
+        push("baumgarte-alpha", self.baumgarte_alpha.map(|x| x.to_string()));
+        push("baumgarte-beta", self.baumgarte_beta.map(|x| x.to_string()));
+        push("error-control", self.error_control.map(|x| x.to_string()));
+        push("rtol", self.rtol.map(|x| x.to_string()));
+        push("atol", self.atol.map(|x| x.to_string()));
+        argv
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub struct SimulateArgs {
+    /// Model file (TOML).
+    pub model: PathBuf,
+    /// End time (s); default: the model's stop_time.
+    #[arg(long)]
+    pub stop_time: Option<f64>,
+    /// Solver options (override the model's [solver] section).
+    #[command(flatten)]
+    pub solver: SolverArgs,
     /// Interval between CSV rows (s); default: the model's output_interval, else the step.
     #[arg(long)]
     pub output_interval: Option<f64>,
@@ -67,6 +100,10 @@ pub struct SimulateArgs {
     /// Also plot every output against time into this PNG (as `flexfmu plot`, units from the model).
     #[arg(long, value_name = "PLOT.png")]
     pub plot: Option<PathBuf>,
+    /// Also write every body's and beam node's coordinates and the contact states at the output
+    /// times as JSON (docs/cli.md, "States file"; the input of `flexfmu animate`).
+    #[arg(long, value_name = "STATES.json")]
+    pub states: Option<PathBuf>,
     /// Output CSV file.
     #[arg(short = 'o', long)]
     pub output: PathBuf,
@@ -146,43 +183,43 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let model = Model::load(&args.model)?;
     let params = parameter_values(&model, &args.set)?;
     let mut settings = SolverSettings::from_model(&model, &params)?;
-    if let Some(m) = args.integrator {
+    if let Some(m) = args.solver.integrator {
         settings.method = m;
         if m == Method::Newmark {
             settings.rho_inf = 1.0;
         }
     }
-    if let Some(r) = args.rho_inf {
+    if let Some(r) = args.solver.rho_inf {
         settings.rho_inf = r;
     }
-    if let Some(h) = args.step {
+    if let Some(h) = args.solver.step {
         settings.step = h;
     }
-    if let Some(tol) = args.tolerance {
+    if let Some(tol) = args.solver.tolerance {
         settings.tolerance = tol;
     }
-    if let Some(strategy) = args.newton {
+    if let Some(strategy) = args.solver.newton {
         settings.strategy = strategy;
     }
-    if let Some(c) = args.constraints {
+    if let Some(c) = args.solver.constraints {
         settings.constraints = c;
     }
-    if let Some(x) = args.baumgarte_alpha {
+    if let Some(x) = args.solver.baumgarte_alpha {
         settings.baumgarte.alpha = x;
     }
-    if let Some(x) = args.baumgarte_beta {
+    if let Some(x) = args.solver.baumgarte_beta {
         settings.baumgarte.beta = x;
     }
-    if let Some(on) = args.error_control {
+    if let Some(on) = args.solver.error_control {
         settings.error_control.enabled = on;
     }
-    if let Some(x) = args.rtol {
+    if let Some(x) = args.solver.rtol {
         settings.error_control.rtol = x;
     }
-    if let Some(x) = args.atol {
+    if let Some(x) = args.solver.atol {
         settings.error_control.atol = x;
     }
-    if (args.baumgarte_alpha.is_some() || args.baumgarte_beta.is_some())
+    if (args.solver.baumgarte_alpha.is_some() || args.solver.baumgarte_beta.is_some())
         && settings.constraints != ConstraintTreatment::Baumgarte
     {
         bail!("--baumgarte-alpha/--baumgarte-beta apply only with --constraints baumgarte");
@@ -208,6 +245,10 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         signals.push((i, InputSignal::parse(value.trim())?));
     }
 
+    let mut states = match &args.states {
+        Some(path) => Some(StatesRecorder::new(path, model.name(), sim.scene(&model, &params)?)?),
+        None => None,
+    };
     let file =
         std::fs::File::create(&args.output).with_context(|| format!("cannot write {}", args.output.display()))?;
     let mut csv = std::io::BufWriter::new(file);
@@ -217,6 +258,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let start = experiment.start_time;
     let count = ((stop - start) / interval * (1.0 - 1e-12)).ceil().max(0.0) as u64;
     let mut progress = if args.quiet { Progress::hidden() } else { Progress::new(count, "t = {msg} s") };
+    progress.update(0, || format!("{start:.4}"));
     let clock = Instant::now();
     let write_row = |sim: &mut Simulation, csv: &mut std::io::BufWriter<std::fs::File>| -> Result<()> {
         let t = sim.time();
@@ -231,6 +273,9 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         sim.set_input(*i, s.at(start)).map_err(anyhow::Error::msg)?;
     }
     write_row(&mut sim, &mut csv)?;
+    if let Some(s) = &mut states {
+        s.record(&sim);
+    }
     let mut last_row = start;
     for k in 1..=count {
         let t = if k == count { stop } else { start + (k as f64) * interval };
@@ -242,6 +287,10 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             if stopped > last_row {
                 let _ = write_row(&mut sim, &mut csv);
             }
+            if let Some(s) = &mut states {
+                s.record(&sim);
+                s.write()?;
+            }
             bail!(
                 "simulation stopped at t = {stopped}: {e}\n{} holds the results up to t = {stopped}",
                 args.output.display()
@@ -251,10 +300,16 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             sim.set_input(*i, s.at(t)).map_err(anyhow::Error::msg)?;
         }
         write_row(&mut sim, &mut csv)?;
+        if let Some(s) = &mut states {
+            s.record(&sim);
+        }
         last_row = t;
         progress.update(k, || format!("{t:.4}"));
     }
     csv.flush()?;
+    if let Some(s) = &states {
+        s.write()?;
+    }
     progress.finish();
     let wall = clock.elapsed().as_secs_f64();
     let st = sim.statistics();

@@ -16,7 +16,7 @@ use super::csv_table::CsvTable;
 use super::metric::Metric;
 use super::model_outputs::output_columns;
 use super::progress::Progress;
-use super::simulate::{self, SimulateArgs};
+use super::simulate::{self, SimulateArgs, SolverArgs};
 use super::sweep_grid::{self, Axis};
 
 #[derive(Debug, clap::Args)]
@@ -33,6 +33,12 @@ pub struct SweepArgs {
     /// Interval between the rows of each run's CSV (s); default as for simulate.
     #[arg(long)]
     pub output_interval: Option<f64>,
+    /// Solver options of every run, as for simulate.
+    #[command(flatten)]
+    pub solver: SolverArgs,
+    /// Input values of every run, as for simulate: NAME=VALUE or NAME=FILE.csv.
+    #[arg(long = "input", value_name = "NAME=VALUE|CSV")]
+    pub inputs: Vec<String>,
     /// A column of the table (repeatable): NAME=end|max|min|mean of output NAME; default: the
     /// end value of every output.
     #[arg(long = "metric", value_name = "NAME=STAT")]
@@ -64,6 +70,10 @@ fn simulate_args(args: &SweepArgs, run: &[String], csv: &Path) -> Result<Simulat
     }
     if let Some(dt) = args.output_interval {
         argv.extend(["--output-interval".into(), dt.to_string().into()]);
+    }
+    argv.extend(args.solver.to_argv());
+    for input in &args.inputs {
+        argv.extend(["--input".into(), input.into()]);
     }
     argv.extend(["-o".into(), csv.into()]);
     let mut parsed = SimulateCommand::try_parse_from(argv).context("building the simulate arguments")?.args;

@@ -57,6 +57,17 @@ pub struct Definition {
     pub contacts: Vec<ContactDecl>,
     #[serde(default)]
     pub outputs: Vec<OutputDecl>,
+    /// `[visualization]`: optional outputs for viewers of the FMU.
+    #[serde(default)]
+    pub visualization: Option<VisualizationDecl>,
+}
+
+/// `[visualization] outputs = true` adds every body's and beam node's position and
+/// orientation to the outputs (docs/model-file.md, "Visualization outputs"); off by default.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VisualizationDecl {
+    pub outputs: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
