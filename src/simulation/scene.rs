@@ -5,7 +5,8 @@
 use serde::Serialize;
 
 use crate::mechanics::System;
-use crate::mechanics::elements::FloatingFramePoint;
+use crate::mechanics::elements::{FloatingFrameBeam2d, FloatingFramePoint};
+use crate::mechanics::forces::Contact;
 use crate::mechanics::kinematics::Anchor;
 use crate::mechanics::outputs::{Output, OutputKind};
 use crate::mechanics::spatial_kinematics::Anchor3;
@@ -168,11 +169,11 @@ impl Scene {
                 floating_points.push(Vec::new());
             } else if let Some(start) = system.body(&format!("{name}.start")) {
                 let Some(index) =
-                    system.floating_frame_beams.elements.iter().position(|b| b.tip_point().first == start.x)
+                    system.elements::<FloatingFrameBeam2d>().iter().position(|b| b.tip_point().first == start.x)
                 else {
                     continue;
                 };
-                let beam = &system.floating_frame_beams.elements[index];
+                let beam = &system.elements::<FloatingFrameBeam2d>()[index];
                 let points = (0..=FLOATING_FRAME_SAMPLES)
                     .map(|k| {
                         let x = beam.length * k as f64 / FLOATING_FRAME_SAMPLES as f64;
@@ -313,7 +314,7 @@ impl Scene {
             })
             .collect();
         let mut contacts: Vec<bool> =
-            system.contacts.elements.iter().map(|c| c.evaluate(q, v).penetration > 0.0).collect();
+            system.elements::<Contact>().iter().map(|c| c.evaluate(q, v).penetration > 0.0).collect();
         contacts.extend(system.contact_constraints.iter().map(|c| c.is_active()));
         SceneFrame { t, bodies, beams, contacts }
     }
