@@ -2,6 +2,7 @@
 //! snapshots. Nothing outside this module touches the system or the integrators directly.
 
 pub mod blob;
+mod dependencies;
 mod snapshot;
 
 pub use snapshot::{Dimensions, Snapshot};
@@ -205,6 +206,14 @@ pub enum SimulationError {
     Settings(String),
 }
 
+/// The unit of a joint coordinate output (its kind alone cannot tell a slider's displacement
+/// from a relative angle): m and m/s for a prismatic joint, rad and rad/s otherwise.
+fn joint_coordinate_unit(kind: &crate::mechanics::outputs::OutputKind, system: &System) -> Option<&'static str> {
+    let crate::mechanics::outputs::OutputKind::JointCoordinate { joint, order } = kind else { return None };
+    let prismatic = matches!(system.joints.get(*joint)?.kind, crate::mechanics::joints::JointKind::Prismatic);
+    Some(if prismatic { ["m", "m/s"] } else { ["rad", "rad/s"] }[(*order).min(1)])
+}
+
 /// A running simulation of one model.
 pub struct Simulation {
     system: System,
@@ -251,11 +260,17 @@ impl Simulation {
         stepper.settle_events(&mut system, &mut state).map_err(|e| SimulationError::Initialization(e.to_string()))?;
         stepper.stats = Statistics::default();
         system.record_history(&state.q, &state.v, start_time);
-        let needs_accelerations = asm.outputs.iter().any(|o| o.kind.needs_accelerations());
+        let mut outputs = asm.outputs;
+        for o in &mut outputs {
+            if let Some(unit) = joint_coordinate_unit(&o.kind, &system) {
+                o.unit = unit.to_string();
+            }
+        }
+        let needs_accelerations = outputs.iter().any(|o| o.kind.needs_accelerations());
         let (n, m) = (state.q.len(), state.lambda.len());
         Ok(Simulation {
             system,
-            outputs: asm.outputs,
+            outputs,
             input_names: asm.input_names,
             state,
             settings,

@@ -55,7 +55,7 @@ impl Instance {
         let settings = SolverSettings::from_model(&model, &params).map_err(|e| e.to_string())?;
         let experiment = Experiment::from_model(&model, &params).map_err(|e| e.to_string())?;
         let sim = Simulation::new(&model, &params, settings, experiment.start_time).map_err(|e| e.to_string())?;
-        let vars = Variables::with_outputs(&model, settings, experiment, sim.outputs()).map_err(|e| e.to_string())?;
+        let vars = Variables::with_outputs(&model, settings, experiment, &sim).map_err(|e| e.to_string())?;
         let inst = Instance {
             state: State::Instantiated,
             logger,
