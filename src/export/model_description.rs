@@ -56,12 +56,12 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
         &[
             ("modelIdentifier", name),
             ("canHandleVariableCommunicationStepSize", "true"),
-            ("canInterpolateInputs", "false"),
-            ("maxOutputDerivativeOrder", "0"),
+            ("canInterpolateInputs", "true"),
+            ("maxOutputDerivativeOrder", "2"),
             ("canNotUseMemoryManagementFunctions", "true"),
             ("canGetAndSetFMUstate", "true"),
             ("canSerializeFMUstate", "true"),
-            ("providesDirectionalDerivative", "false"),
+            ("providesDirectionalDerivative", "true"),
         ],
     )))?;
 
