@@ -5,6 +5,7 @@ pub mod blob;
 mod dependencies;
 mod derivatives;
 mod snapshot;
+mod tuning;
 
 pub use snapshot::{Dimensions, Snapshot};
 

@@ -97,9 +97,11 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
             attrs.push(("description", v.description.as_str()));
         }
         match v.role {
-            Role::Parameter(_) => {
-                attrs.extend([("causality", "parameter"), ("variability", "fixed"), ("initial", "exact")])
-            }
+            Role::Parameter(_) => attrs.extend([
+                ("causality", "parameter"),
+                ("variability", if v.tunable { "tunable" } else { "fixed" }),
+                ("initial", "exact"),
+            ]),
             Role::Solver(_) => {
                 attrs.extend([("causality", "parameter"), ("variability", "tunable"), ("initial", "exact")])
             }

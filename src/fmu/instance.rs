@@ -293,15 +293,29 @@ impl Instance {
         match role {
             Role::Output(_) => self.error(&format!("{function}: {name} is an output and cannot be set")),
             Role::Parameter(i) => {
-                if running {
+                let tunable = self.vars.list.iter().any(|v| v.role == role && v.tunable);
+                if running && !tunable {
                     return self.error(&format!(
-                        "{function}: parameter {name} is fixed; set it before fmi2ExitInitializationMode"
+                        "{function}: parameter {name} is fixed (it changes the model's structure or initial \
+                         state); set it before fmi2ExitInitializationMode"
                     ));
                 }
                 let mut params = self.params.clone();
                 params[i] = x;
                 if let Err(e) = self.model.check_parameters(&params) {
                     return self.error(&format!("{function}: {}", e.message));
+                }
+                if running {
+                    // Tunable: the running simulation takes the new coefficients for its next step.
+                    let retuned = match self.sim.as_mut() {
+                        Some(sim) => sim.retune(&self.model, &params),
+                        None => Err("no simulation (internal error)".into()),
+                    };
+                    if let Err(e) = retuned {
+                        return self.error(&format!("{function}: {name} = {x} refused: {e}"));
+                    }
+                    self.params = params;
+                    return Status::Ok;
                 }
                 self.params = params;
                 // Rebuilt with the new value when next needed.

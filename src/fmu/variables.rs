@@ -57,6 +57,9 @@ pub struct Variable {
     /// An output: the indices of the inputs it depends on directly (ascending,
     /// `Simulation::direct_dependencies`); empty for the other variables.
     pub input_dependencies: Vec<usize>,
+    /// A model parameter that may change between steps (`Simulation::tunable_parameters`);
+    /// the solver settings are always tunable, other variables never.
+    pub tunable: bool,
 }
 
 impl Variable {
@@ -172,6 +175,7 @@ impl Variables {
                 max,
                 choices: Vec::new(),
                 input_dependencies: Vec::new(),
+                tunable: matches!(role, Role::Solver(_)),
             });
         };
         for (i, p) in model.parameters.iter().enumerate() {
@@ -311,9 +315,12 @@ impl Variables {
         for (v, p) in list.iter_mut().zip(&model.parameters) {
             v.choices = p.choices.clone();
         }
+        let tunable = Simulation::tunable_parameters(model, &model.default_parameters());
         for v in &mut list {
-            if let Role::Output(i) = v.role {
-                v.input_dependencies = std::mem::take(&mut dependencies[i]);
+            match v.role {
+                Role::Output(i) => v.input_dependencies = std::mem::take(&mut dependencies[i]),
+                Role::Parameter(i) => v.tunable = tunable[i],
+                _ => {}
             }
         }
         let mut seen = std::collections::HashSet::new();
