@@ -615,6 +615,8 @@ impl Instance {
         self.settings = d.settings;
         self.params = d.params;
         self.inputs = d.inputs;
+        // Input derivatives refer to the step from the time they were set at.
+        self.input_derivatives.iter_mut().for_each(|d| *d = [0.0; 2]);
         Status::Ok
     }
 }

@@ -140,9 +140,9 @@ impl Simulation {
             lu.solve(&mut rhs).map_err(|e| e.to_string())?;
             let (da, dlambda) = rhs.split_at(n);
             let os = OutputState { q: &s.q, v: &zeros, a: da, lambda: dlambda, t: s.t, dissipated: 0.0 };
-            for (o, (output, deps)) in self.outputs.iter().zip(&dependencies).enumerate() {
+            for (row, (output, deps)) in jacobian.iter_mut().zip(self.outputs.iter().zip(&dependencies)) {
                 if deps.contains(&i) {
-                    jacobian[o][i] = output.eval(sys, &os);
+                    row[i] = output.eval(sys, &os);
                 }
             }
         }
