@@ -2,8 +2,11 @@
 //! snapshots. Nothing outside this module touches the system or the integrators directly.
 
 pub mod blob;
+mod dependencies;
+mod derivatives;
 mod scene;
 mod snapshot;
+mod tuning;
 
 pub use scene::{BeamFrame, GroundPlane, Scene, SceneBeam, SceneBody, SceneContact, SceneFrame};
 pub use snapshot::{Dimensions, Snapshot};
@@ -207,6 +210,14 @@ pub enum SimulationError {
     Settings(String),
 }
 
+/// The unit of a joint coordinate output (its kind alone cannot tell a slider's displacement
+/// from a relative angle): m and m/s for a prismatic joint, rad and rad/s otherwise.
+fn joint_coordinate_unit(kind: &crate::mechanics::outputs::OutputKind, system: &System) -> Option<&'static str> {
+    let crate::mechanics::outputs::OutputKind::JointCoordinate { joint, order } = kind else { return None };
+    let prismatic = matches!(system.joints.get(*joint)?.kind, crate::mechanics::joints::JointKind::Prismatic);
+    Some(if prismatic { ["m", "m/s"] } else { ["rad", "rad/s"] }[(*order).min(1)])
+}
+
 /// A running simulation of one model.
 pub struct Simulation {
     system: System,
@@ -222,6 +233,9 @@ pub struct Simulation {
     scratch_lambda: Vec<f64>,
     /// The next internal step when error control is on.
     next_step: f64,
+    /// Per input, its first and second time derivative over the next `step_to` (FMI's
+    /// fmi2SetRealInputDerivatives); cleared by every `step_to`.
+    input_derivatives: Vec<[f64; 2]>,
 }
 
 impl Simulation {
@@ -254,11 +268,17 @@ impl Simulation {
         stepper.stats = Statistics::default();
         system.record_history(&state.q, &state.v, start_time);
         let mut outputs = asm.outputs;
+        for o in &mut outputs {
+            if let Some(unit) = joint_coordinate_unit(&o.kind, &system) {
+                o.unit = unit.to_string();
+            }
+        }
         if model.definition.visualization.as_ref().and_then(|v| v.outputs.as_ref()).is_some_and(|on| *on.get_ref()) {
             outputs.extend(Scene::new(model, params, &system)?.visualization_outputs(&state.q));
         }
         let needs_accelerations = outputs.iter().any(|o| o.kind.needs_accelerations());
         let (n, m) = (state.q.len(), state.lambda.len());
+        let system_inputs = system.inputs.len();
         Ok(Simulation {
             system,
             outputs,
@@ -271,6 +291,7 @@ impl Simulation {
             scratch_a: vec![0.0; n],
             scratch_lambda: vec![0.0; m],
             next_step: settings.step,
+            input_derivatives: vec![[0.0; 2]; system_inputs],
         })
     }
 
@@ -308,6 +329,33 @@ impl Simulation {
             self.output_values = None;
         }
         Ok(())
+    }
+
+    /// Set the `order`-th time derivative (1 or 2) of input `index` for the next `step_to`:
+    /// inside it the input is u + u' (t - t0) + u'' (t - t0)^2 / 2 (t0 its start), evaluated
+    /// at the start of each internal step and held over it, as a communication step of that
+    /// length would hold it. Afterwards the input is u again and the derivatives are 0.
+    pub fn set_input_derivative(&mut self, index: usize, order: usize, value: f64) -> Result<(), String> {
+        let name = self.input_names.get(index).map_or("?", |s| s);
+        if !value.is_finite() {
+            return Err(format!("derivative of order {order} of input '{name}' must be finite, got {value}"));
+        }
+        if !(1..=2).contains(&order) {
+            return Err(format!(
+                "input '{name}': derivative order {order} is not 1 or 2 (the orders flexfmu interpolates with)"
+            ));
+        }
+        let slot = self.input_derivatives.get_mut(index).ok_or_else(|| format!("no input with index {index}"))?;
+        slot[order - 1] = value;
+        Ok(())
+    }
+
+    /// The inputs at time t of an interval that started at t0 (`set_input_derivative`).
+    fn interpolate_inputs(&mut self, base: &[f64], t0: f64) {
+        let dt = self.state.t - t0;
+        for ((u, b), [d1, d2]) in self.system.inputs.iter_mut().zip(base).zip(&self.input_derivatives) {
+            *u = b + d1 * dt + 0.5 * d2 * dt * dt;
+        }
     }
 
     pub fn outputs(&self) -> &[Output] {
@@ -384,6 +432,19 @@ impl Simulation {
     /// that needs more is refused before the first step (fixed steps, or more than that many
     /// of the largest error-controlled step) or when the budget runs out.
     pub fn step_to(&mut self, t_end: f64) -> Result<(), StepError> {
+        if self.input_derivatives.iter().all(|d| *d == [0.0; 2]) {
+            return self.step_with_inputs_held(t_end);
+        }
+        let base = self.system.inputs.clone();
+        let result = self.step_with_inputs_held(t_end);
+        self.system.inputs = base;
+        self.input_derivatives.iter_mut().for_each(|d| *d = [0.0; 2]);
+        self.output_values = None;
+        result
+    }
+
+    /// `step_to`, with the inputs interpolated at each internal step if derivatives are set.
+    fn step_with_inputs_held(&mut self, t_end: f64) -> Result<(), StepError> {
         if !(self.state.t.is_finite() && t_end.is_finite()) {
             return Err(StepError::NonFiniteTime { t: self.state.t, t_end });
         }
@@ -418,7 +479,12 @@ impl Simulation {
         }
         let count = needed as u64;
         let t0 = self.state.t;
+        let base = self.system.inputs.clone();
+        let interpolate = self.input_derivatives.iter().any(|d| *d != [0.0; 2]);
         for k in 1..=count {
+            if interpolate {
+                self.interpolate_inputs(&base, t0);
+            }
             let target = if k == count { t_end } else { t0 + span * (k as f64) / (count as f64) };
             let h = target - self.state.t;
             let accepted = self.system.history();
@@ -439,7 +505,12 @@ impl Simulation {
         let control = self.settings.error_control;
         let (h_min, h_max) = (MIN_STEP_RATIO * self.settings.step, MAX_STEP_RATIO * self.settings.step);
         let tolerance = 1e-12 * t_end.abs().max(self.settings.step);
+        let (base, t0) = (self.system.inputs.clone(), self.state.t);
+        let interpolate = self.input_derivatives.iter().any(|d| *d != [0.0; 2]);
         while t_end - self.state.t > tolerance {
+            if interpolate {
+                self.interpolate_inputs(&base, t0);
+            }
             budget.check(&self.stepper.stats, self.state.t, t_end)?;
             let rest = t_end - self.state.t;
             let proposed = self.next_step;
@@ -542,6 +613,7 @@ impl Simulation {
         self.stepper.workspace.invalidate();
         self.output_values = None;
         self.next_step = s.next_step;
+        self.input_derivatives.iter_mut().for_each(|d| *d = [0.0; 2]);
         Ok(())
     }
 }

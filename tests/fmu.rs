@@ -118,7 +118,8 @@ fn nan_input_and_wrong_communication_point_are_errors() {
     assert!(inst.do_step(0.0, -H, true).is_err(), "negative step");
     assert!(inst.do_step(f64::NAN, H, true).is_err());
     assert!(inst.set_real(&[out[0]], &[1.0]).is_err(), "outputs are not settable");
-    assert!(inst.set_real(&[f.fmu.vr("k")], &[1.0]).is_err(), "fixed parameter after initialization");
+    // k became tunable (fmidepth branch, tests/fmu_tunable.rs); x0 is an initial value, still fixed.
+    assert!(inst.set_real(&[f.fmu.vr("x0")], &[1.0]).is_err(), "fixed parameter after initialization");
     assert!(inst.set_real(&[9999], &[1.0]).is_err(), "unknown value reference");
     // The instance is still usable and the NaN was not taken.
     inst.do_step(0.0, H, true).unwrap();

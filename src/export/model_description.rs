@@ -56,12 +56,12 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
         &[
             ("modelIdentifier", name),
             ("canHandleVariableCommunicationStepSize", "true"),
-            ("canInterpolateInputs", "false"),
-            ("maxOutputDerivativeOrder", "0"),
+            ("canInterpolateInputs", "true"),
+            ("maxOutputDerivativeOrder", "2"),
             ("canNotUseMemoryManagementFunctions", "true"),
             ("canGetAndSetFMUstate", "true"),
             ("canSerializeFMUstate", "true"),
-            ("providesDirectionalDerivative", "false"),
+            ("providesDirectionalDerivative", "true"),
         ],
     )))?;
 
@@ -97,9 +97,11 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
             attrs.push(("description", v.description.as_str()));
         }
         match v.role {
-            Role::Parameter(_) => {
-                attrs.extend([("causality", "parameter"), ("variability", "fixed"), ("initial", "exact")])
-            }
+            Role::Parameter(_) => attrs.extend([
+                ("causality", "parameter"),
+                ("variability", if v.tunable { "tunable" } else { "fixed" }),
+                ("initial", "exact"),
+            ]),
             Role::Solver(_) => {
                 attrs.extend([("causality", "parameter"), ("variability", "tunable"), ("initial", "exact")])
             }
@@ -137,14 +139,43 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
     w.write_event(Event::End(BytesEnd::new("ModelVariables")))?;
 
     w.write_event(Event::Start(BytesStart::new("ModelStructure")))?;
-    let outputs: Vec<String> = vars.outputs().map(|v| v.index().to_string()).collect();
+    // FMI 2.0 sec. 2.2.8: `dependencies` lists the knowns an unknown depends on. At a
+    // communication point the knowns are the inputs: the direct dependencies of
+    // `Simulation::direct_dependencies` (only accelerations and reactions respond to
+    // inputs). In Initialization Mode the parameters (initial = "exact") are knowns too; the
+    // initial state is assembled from them, so every output is declared to depend on every
+    // parameter (a parameter is never connected to another FMU's output, so this creates no
+    // algebraic loop). Every known enters through the solver: dependenciesKind "dependent".
+    let input_index: Vec<usize> =
+        vars.list.iter().filter(|v| matches!(v.role, Role::Input(_))).map(|v| v.index()).collect();
+    let parameters: Vec<usize> = vars
+        .list
+        .iter()
+        .filter(|v| matches!(v.role, Role::Parameter(_) | Role::Solver(_)))
+        .map(|v| v.index())
+        .collect();
     for section in ["Outputs", "InitialUnknowns"] {
-        if outputs.is_empty() {
+        if vars.outputs().next().is_none() {
             continue;
         }
         w.write_event(Event::Start(BytesStart::new(section)))?;
-        for i in &outputs {
-            w.write_event(Event::Empty(elem("Unknown", &[("index", i.as_str())])))?;
+        for v in vars.outputs() {
+            let mut known: Vec<usize> = v.input_dependencies.iter().map(|&i| input_index[i]).collect();
+            if section == "InitialUnknowns" {
+                known.extend(&parameters);
+                known.sort_unstable();
+            }
+            let index = v.index().to_string();
+            let dependencies = known.iter().map(usize::to_string).collect::<Vec<_>>().join(" ");
+            let kinds = vec!["dependent"; known.len()].join(" ");
+            w.write_event(Event::Empty(elem(
+                "Unknown",
+                &[
+                    ("index", index.as_str()),
+                    ("dependencies", dependencies.as_str()),
+                    ("dependenciesKind", kinds.as_str()),
+                ],
+            )))?;
         }
         w.write_event(Event::End(BytesEnd::new(section)))?;
     }

@@ -470,21 +470,30 @@ pub unsafe extern "C" fn fmi2DeSerializeFMUstate(
     }
 }
 
-// ---------------------------------------------------------------- not supported (not claimed)
+// ---------------------------------------------------------------- derivatives
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2GetDirectionalDerivative(
     c: Fmi2Component,
-    _vUnknown_ref: *const Fmi2ValueReference,
-    _nUnknown: usize,
-    _vKnown_ref: *const Fmi2ValueReference,
-    _nKnown: usize,
-    _dvKnown: *const Fmi2Real,
-    _dvUnknown: *mut Fmi2Real,
+    vUnknown_ref: *const Fmi2ValueReference,
+    nUnknown: usize,
+    vKnown_ref: *const Fmi2ValueReference,
+    nKnown: usize,
+    dvKnown: *const Fmi2Real,
+    dvUnknown: *mut Fmi2Real,
 ) -> c_int {
+    const F: &str = "fmi2GetDirectionalDerivative";
     unsafe {
-        guarded(c, Call::GetDirectionalDerivative, "fmi2GetDirectionalDerivative", |inst| {
-            inst.core.error("fmi2GetDirectionalDerivative: not supported (providesDirectionalDerivative=false)")
+        guarded(c, Call::GetDirectionalDerivative, F, |inst| {
+            let (Some(unknowns), Some(knowns), Some(dv), Some(out)) = (
+                slice(vUnknown_ref, nUnknown),
+                slice(vKnown_ref, nKnown),
+                slice(dvKnown, nKnown),
+                slice_mut(dvUnknown, nUnknown),
+            ) else {
+                return null_argument(inst, F);
+            };
+            inst.core.directional_derivative(F, unknowns, knowns, dv, &mut |k, x| out[k] = x)
         })
     }
 }
@@ -492,14 +501,18 @@ pub unsafe extern "C" fn fmi2GetDirectionalDerivative(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2SetRealInputDerivatives(
     c: Fmi2Component,
-    _vr: *const Fmi2ValueReference,
-    _nvr: usize,
-    _order: *const Fmi2Integer,
-    _value: *const Fmi2Real,
+    vr: *const Fmi2ValueReference,
+    nvr: usize,
+    order: *const Fmi2Integer,
+    value: *const Fmi2Real,
 ) -> c_int {
+    const F: &str = "fmi2SetRealInputDerivatives";
     unsafe {
-        guarded(c, Call::SetRealInputDerivatives, "fmi2SetRealInputDerivatives", |inst| {
-            inst.core.error("fmi2SetRealInputDerivatives: not supported (canInterpolateInputs=false)")
+        guarded(c, Call::SetRealInputDerivatives, F, |inst| {
+            let (Some(vrs), Some(orders), Some(values)) = (slice(vr, nvr), slice(order, nvr), slice(value, nvr)) else {
+                return null_argument(inst, F);
+            };
+            inst.core.set_input_derivatives(F, vrs, orders, values)
         })
     }
 }
@@ -507,17 +520,24 @@ pub unsafe extern "C" fn fmi2SetRealInputDerivatives(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2GetRealOutputDerivatives(
     c: Fmi2Component,
-    _vr: *const Fmi2ValueReference,
-    _nvr: usize,
-    _order: *const Fmi2Integer,
-    _value: *mut Fmi2Real,
+    vr: *const Fmi2ValueReference,
+    nvr: usize,
+    order: *const Fmi2Integer,
+    value: *mut Fmi2Real,
 ) -> c_int {
+    const F: &str = "fmi2GetRealOutputDerivatives";
     unsafe {
-        guarded(c, Call::GetRealOutputDerivatives, "fmi2GetRealOutputDerivatives", |inst| {
-            inst.core.error("fmi2GetRealOutputDerivatives: not supported (maxOutputDerivativeOrder=0)")
+        guarded(c, Call::GetRealOutputDerivatives, F, |inst| {
+            let (Some(vrs), Some(orders), Some(out)) = (slice(vr, nvr), slice(order, nvr), slice_mut(value, nvr))
+            else {
+                return null_argument(inst, F);
+            };
+            inst.core.output_derivatives(F, vrs, orders, &mut |k, x| out[k] = x)
         })
     }
 }
+
+// ---------------------------------------------------------------- not supported (not claimed)
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2CancelStep(c: Fmi2Component) -> c_int {

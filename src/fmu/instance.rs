@@ -32,6 +32,9 @@ pub struct Instance {
     start_time: f64,
     stop_time: Option<f64>,
     last_successful_time: f64,
+    /// Per input, the first and second derivative set for the next step
+    /// (fmi2SetRealInputDerivatives); cleared by every step.
+    input_derivatives: Vec<[f64; 2]>,
     /// Built at instantiation with the default parameters (the one assembly of the model),
     /// rebuilt only when parameters, start time or settings change before the first step.
     sim: Option<Simulation>,
@@ -55,7 +58,7 @@ impl Instance {
         let settings = SolverSettings::from_model(&model, &params).map_err(|e| e.to_string())?;
         let experiment = Experiment::from_model(&model, &params).map_err(|e| e.to_string())?;
         let sim = Simulation::new(&model, &params, settings, experiment.start_time).map_err(|e| e.to_string())?;
-        let vars = Variables::with_outputs(&model, settings, experiment, sim.outputs()).map_err(|e| e.to_string())?;
+        let vars = Variables::with_outputs(&model, settings, experiment, &sim).map_err(|e| e.to_string())?;
         let inst = Instance {
             state: State::Instantiated,
             logger,
@@ -66,6 +69,7 @@ impl Instance {
             start_time: experiment.start_time,
             stop_time: None,
             last_successful_time: experiment.start_time,
+            input_derivatives: vec![[0.0; 2]; model.definition.inputs.len()],
             sim: Some(sim),
             model,
             guid,
@@ -141,6 +145,7 @@ impl Instance {
         self.start_time = self.vars.experiment.start_time;
         self.stop_time = None;
         self.last_successful_time = self.start_time;
+        self.input_derivatives.iter_mut().for_each(|d| *d = [0.0; 2]);
         self.sim = None;
         Status::Ok
     }
@@ -293,15 +298,29 @@ impl Instance {
         match role {
             Role::Output(_) => self.error(&format!("{function}: {name} is an output and cannot be set")),
             Role::Parameter(i) => {
-                if running {
+                let tunable = self.vars.list.iter().any(|v| v.role == role && v.tunable);
+                if running && !tunable {
                     return self.error(&format!(
-                        "{function}: parameter {name} is fixed; set it before fmi2ExitInitializationMode"
+                        "{function}: parameter {name} is fixed (it changes the model's structure or initial \
+                         state); set it before fmi2ExitInitializationMode"
                     ));
                 }
                 let mut params = self.params.clone();
                 params[i] = x;
                 if let Err(e) = self.model.check_parameters(&params) {
                     return self.error(&format!("{function}: {}", e.message));
+                }
+                if running {
+                    // Tunable: the running simulation takes the new coefficients for its next step.
+                    let retuned = match self.sim.as_mut() {
+                        Some(sim) => sim.retune(&self.model, &params),
+                        None => Err("no simulation (internal error)".into()),
+                    };
+                    if let Err(e) = retuned {
+                        return self.error(&format!("{function}: {name} = {x} refused: {e}"));
+                    }
+                    self.params = params;
+                    return Status::Ok;
                 }
                 self.params = params;
                 // Rebuilt with the new value when next needed.
@@ -403,6 +422,13 @@ impl Instance {
             }
         }
         let before = sim.snapshot();
+        let derivatives = std::mem::replace(&mut self.input_derivatives, vec![[0.0; 2]; self.inputs.len()]);
+        for (i, d) in derivatives.iter().enumerate() {
+            for (k, x) in d.iter().enumerate().filter(|(_, x)| **x != 0.0) {
+                // Checked when set (finite, order 1 or 2, an input).
+                let _ = sim.set_input_derivative(i, k + 1, *x);
+            }
+        }
         let stepped = sim.step_to(target).map_err(|e| e.to_string());
         let outputs = stepped.and_then(|()| sim.output_values().map(|_| ()));
         if outputs.is_err() && sim.output_values().is_err() {
@@ -424,6 +450,106 @@ impl Instance {
                 Status::Discard
             }
         }
+    }
+
+    /// The `orders[k]`-th time derivative of output `vrs[k]` at the current communication
+    /// point (fmi2GetRealOutputDerivatives), handed to `out` with its position.
+    pub fn output_derivatives(
+        &mut self,
+        function: &str,
+        vrs: &[u32],
+        orders: &[i32],
+        out: &mut dyn FnMut(usize, f64),
+    ) -> Status {
+        for (k, (vr, order)) in vrs.iter().zip(orders).enumerate() {
+            let (role, name) = match self.variable(function, *vr, VarType::Real) {
+                Ok(r) => r,
+                Err(s) => return s,
+            };
+            let Role::Output(i) = role else {
+                return self.error(&format!("{function}: {name} is not an output"));
+            };
+            let Ok(order) = usize::try_from(*order) else {
+                return self.error(&format!("{function}: order {order} of {name} must be 1 or 2"));
+            };
+            let value = match self.ensure_simulation() {
+                Ok(sim) => sim.output_derivative(i, order),
+                Err(e) => Err(e),
+            };
+            match value {
+                Ok(x) => out(k, x),
+                Err(e) => return self.error(&format!("{function}: {e}")),
+            }
+        }
+        Status::Ok
+    }
+
+    /// Derivatives of inputs `vrs` for the next step (fmi2SetRealInputDerivatives): inside it
+    /// an input is u + u' (t - tc) + u'' (t - tc)^2 / 2 at each internal step.
+    pub fn set_input_derivatives(&mut self, function: &str, vrs: &[u32], orders: &[i32], values: &[f64]) -> Status {
+        let mut pending = self.input_derivatives.clone();
+        for ((vr, order), x) in vrs.iter().zip(orders).zip(values) {
+            let (role, name) = match self.variable(function, *vr, VarType::Real) {
+                Ok(r) => r,
+                Err(s) => return s,
+            };
+            let Role::Input(i) = role else {
+                return self.error(&format!("{function}: {name} is not an input"));
+            };
+            if !(1..=2).contains(order) {
+                return self.error(&format!("{function}: order {order} of {name} must be 1 or 2"));
+            }
+            if !x.is_finite() {
+                return self
+                    .error(&format!("{function}: derivative of order {order} of {name} must be finite, got {x}"));
+            }
+            pending[i][*order as usize - 1] = *x;
+        }
+        self.input_derivatives = pending;
+        Status::Ok
+    }
+
+    /// dv_unknown = (d unknowns / d knowns) dv_known at the current point
+    /// (fmi2GetDirectionalDerivative): unknowns are outputs, knowns inputs.
+    pub fn directional_derivative(
+        &mut self,
+        function: &str,
+        unknowns: &[u32],
+        knowns: &[u32],
+        dv_known: &[f64],
+        out: &mut dyn FnMut(usize, f64),
+    ) -> Status {
+        let mut outputs = Vec::with_capacity(unknowns.len());
+        for vr in unknowns {
+            match self.variable(function, *vr, VarType::Real) {
+                Ok((Role::Output(i), _)) => outputs.push(i),
+                Ok((_, name)) => return self.error(&format!("{function}: unknown {name} is not an output")),
+                Err(s) => return s,
+            }
+        }
+        let mut inputs = Vec::with_capacity(knowns.len());
+        for (vr, dv) in knowns.iter().zip(dv_known) {
+            match self.variable(function, *vr, VarType::Real) {
+                Ok((Role::Input(i), _)) if dv.is_finite() => inputs.push((i, *dv)),
+                Ok((Role::Input(_), name)) => {
+                    return self.error(&format!("{function}: seed of {name} must be finite, got {dv}"));
+                }
+                Ok((_, name)) => return self.error(&format!("{function}: known {name} is not an input")),
+                Err(s) => return s,
+            }
+        }
+        let jacobian = match self.ensure_simulation() {
+            Ok(sim) => sim.input_jacobian(),
+            Err(e) => Err(e),
+        };
+        let jacobian = match jacobian {
+            Ok(j) => j,
+            Err(e) => return self.error(&format!("{function}: {e}")),
+        };
+        for (k, o) in outputs.iter().enumerate() {
+            out(k, inputs.iter().map(|(i, dv)| jacobian[*o][*i] * dv).sum());
+        }
+        Status::Ok
     }
 
     pub fn last_successful_time(&self) -> f64 {
@@ -494,6 +620,8 @@ impl Instance {
         self.settings = d.settings;
         self.params = d.params;
         self.inputs = d.inputs;
+        // Input derivatives refer to the step from the time they were set at.
+        self.input_derivatives.iter_mut().for_each(|d| *d = [0.0; 2]);
         Status::Ok
     }
 }

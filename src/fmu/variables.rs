@@ -2,7 +2,7 @@
 //! value references and names cannot drift apart.
 
 use crate::simulation::{
-    ConstraintTreatment, Experiment, Method, Model, Output, ParameterKind, Simulation, SimulationError, SolverSettings,
+    ConstraintTreatment, Experiment, Method, Model, ParameterKind, Simulation, SimulationError, SolverSettings,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +54,12 @@ pub struct Variable {
     pub max: Option<f64>,
     /// The allowed values of a String variable (its `start` indexes them).
     pub choices: Vec<String>,
+    /// An output: the indices of the inputs it depends on directly (ascending,
+    /// `Simulation::direct_dependencies`); empty for the other variables.
+    pub input_dependencies: Vec<usize>,
+    /// A model parameter that may change between steps (`Simulation::tunable_parameters`);
+    /// the solver settings are always tunable, other variables never.
+    pub tunable: bool,
 }
 
 impl Variable {
@@ -67,6 +73,11 @@ impl Variable {
         self.vr as usize + 1
     }
 }
+
+/// The unit of a dimensionless Real (FMI 2.0 sec. 2.2.2: the unit "1", all exponents 0):
+/// the solver's ratios and tolerances, Euler parameters, a contact's on/off state. Model
+/// parameters keep the unit their model file declares.
+pub const DIMENSIONLESS: &str = "1";
 
 /// Integer code of an integrator in `solver_integrator` (position in `Method::ALL`).
 pub fn method_code(m: Method) -> i32 {
@@ -112,7 +123,7 @@ impl Variables {
         let settings = SolverSettings::from_model(model, &params)?;
         let experiment = Experiment::from_model(model, &params)?;
         let sim = Simulation::new(model, &params, settings, experiment.start_time)?;
-        let vars = Variables::with_outputs(model, settings, experiment, sim.outputs())?;
+        let vars = Variables::with_outputs(model, settings, experiment, &sim)?;
         for (i, p) in model.parameters.iter().enumerate().filter(|(_, p)| p.kind == ParameterKind::String) {
             for k in 0..p.choices.len() {
                 if k as f64 == params[i] {
@@ -132,14 +143,16 @@ impl Variables {
         Ok(vars)
     }
 
-    /// The table of `model` with the outputs of its simulation (an FMU instance builds that
-    /// simulation once and keeps it).
+    /// The table of `model` with the outputs of its simulation `sim` and their direct
+    /// dependencies on the inputs (an FMU instance builds that simulation once and keeps it).
     pub fn with_outputs(
         model: &Model,
         settings: SolverSettings,
         experiment: Experiment,
-        outputs: &[Output],
+        sim: &Simulation,
     ) -> Result<Variables, SimulationError> {
+        let outputs = sim.outputs();
+        let mut dependencies = sim.direct_dependencies();
         let mut list = Vec::new();
         let mut push = |name: String,
                         ty: VarType,
@@ -161,6 +174,8 @@ impl Variables {
                 min,
                 max,
                 choices: Vec::new(),
+                input_dependencies: Vec::new(),
+                tunable: matches!(role, Role::Solver(_)),
             });
         };
         for (i, p) in model.parameters.iter().enumerate() {
@@ -192,7 +207,7 @@ impl Variables {
             "solver_rho_inf".into(),
             VarType::Real,
             Role::Solver(SolverField::RhoInf),
-            "",
+            DIMENSIONLESS,
             "spectral radius at infinity of the integrator",
             Some(settings.rho_inf),
             Some(0.0),
@@ -212,7 +227,7 @@ impl Variables {
             "solver_tolerance".into(),
             VarType::Real,
             Role::Solver(SolverField::Tolerance),
-            "",
+            DIMENSIONLESS,
             "relative Newton tolerance",
             Some(settings.tolerance),
             None,
@@ -265,7 +280,7 @@ impl Variables {
             "solver_rtol".into(),
             VarType::Real,
             Role::Solver(SolverField::Rtol),
-            "",
+            DIMENSIONLESS,
             "relative tolerance of the error-controlled step (also set by fmi2SetupExperiment's tolerance)",
             Some(ec.rtol),
             Some(0.0),
@@ -275,7 +290,7 @@ impl Variables {
             "solver_atol".into(),
             VarType::Real,
             Role::Solver(SolverField::Atol),
-            "",
+            DIMENSIONLESS,
             "absolute tolerance of the error-controlled step",
             Some(ec.atol),
             Some(0.0),
@@ -294,10 +309,19 @@ impl Variables {
             );
         }
         for (i, o) in outputs.iter().enumerate() {
-            push(o.name.clone(), VarType::Real, Role::Output(i), &o.unit, &o.description, None, None, None);
+            let unit = if o.unit.is_empty() { DIMENSIONLESS } else { &o.unit };
+            push(o.name.clone(), VarType::Real, Role::Output(i), unit, &o.description, None, None, None);
         }
         for (v, p) in list.iter_mut().zip(&model.parameters) {
             v.choices = p.choices.clone();
+        }
+        let tunable = Simulation::tunable_parameters(model, &model.default_parameters());
+        for v in &mut list {
+            match v.role {
+                Role::Output(i) => v.input_dependencies = std::mem::take(&mut dependencies[i]),
+                Role::Parameter(i) => v.tunable = tunable[i],
+                _ => {}
+            }
         }
         let mut seen = std::collections::HashSet::new();
         for v in &list {

@@ -95,6 +95,13 @@ impl SparseMatrix {
         }
     }
 
+    /// Every stored entry as (row, column, value), column by column.
+    pub fn entries(&self) -> impl Iterator<Item = (usize, usize, f64)> + '_ {
+        (0..self.n).flat_map(move |j| {
+            (self.col_ptr[j]..self.col_ptr[j + 1]).map(move |k| (self.row_idx[k], j, self.values[k]))
+        })
+    }
+
     /// Dense copy (row-major), for tests and small eigenproblems.
     pub fn to_dense(&self) -> Vec<f64> {
         let mut d = vec![0.0; self.n * self.n];

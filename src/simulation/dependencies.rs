@@ -1,0 +1,136 @@
+//! Which outputs depend directly on which inputs at a communication point (FMI 2.0 sec.
+//! 3.3.4 `<Outputs>` `dependencies`): an output depends directly on an input if setting the
+//! input changes the output without a step.
+//!
+//! Inputs enter only through the magnitudes of loads (src/mechanics/forces/load.rs), i.e.
+//! the applied forces f(q, v, t, u). At a communication point q and v are fixed, so only
+//! what is solved from the forces at that instant responds: the accelerations a and
+//! multipliers lambda of the index-1 system
+//!   [ M(q)   Phi_q^T ] [ a      ]   [ -g(q, v, t, u) ]
+//!   [ Phi_q  0       ] [ lambda ] = [ gamma(q, v)    ]
+//! (`Simulation::output_values`). Positions, velocities, energies and the element states
+//! never read the current inputs. An acceleration or multiplier responds to the forces on
+//! the coordinates of its connected block of the matrix above: the inverse of an
+//! irreducible matrix is structurally full (Duff, Erisman & Reid 2017, sec. 6.7), and
+//! coordinates of another block cannot respond. So an output depends on input i exactly when
+//! an acceleration or multiplier it reads lies in a block that contains a coordinate of a
+//! load reading i. The blocks come from the matrix's nonzeros at the current configuration
+//! and at a perturbed one (a coefficient like s sin(theta) vanishing at one configuration is
+//! still structural), with every contact constraint treated as active (it may close later).
+
+use super::Simulation;
+use crate::integrators::{Dynamics, TangentCoefficients};
+use crate::mechanics::System;
+use crate::mechanics::elements::Element;
+use crate::mechanics::forces::Load;
+use crate::mechanics::kinematics::Anchor;
+use crate::mechanics::outputs::OutputKind;
+
+/// Union-find over the n + m unknowns of the index-1 system.
+struct Blocks {
+    parent: Vec<usize>,
+}
+
+impl Blocks {
+    fn new(size: usize) -> Self {
+        Blocks { parent: (0..size).collect() }
+    }
+
+    fn root(&mut self, mut i: usize) -> usize {
+        while self.parent[i] != i {
+            self.parent[i] = self.parent[self.parent[i]];
+            i = self.parent[i];
+        }
+        i
+    }
+
+    fn join(&mut self, i: usize, j: usize) {
+        let (a, b) = (self.root(i), self.root(j));
+        if a != b {
+            self.parent[a] = b;
+        }
+    }
+}
+
+/// What an output reads that the current inputs can change: accelerations (coordinate
+/// indices) and multipliers (row indices). `None`: the output reads neither.
+fn solved_unknowns(kind: &OutputKind, sys: &System) -> Option<(Vec<usize>, Vec<usize>)> {
+    if !kind.needs_accelerations() {
+        return None;
+    }
+    let n = sys.coordinates();
+    Some(match kind {
+        OutputKind::Point { anchor, component, .. } => match *anchor {
+            Anchor::Ground { .. } => (vec![], vec![]),
+            Anchor::Point { x } | Anchor::Director { x, .. } => (vec![x + component], vec![]),
+            Anchor::Rigid { x, .. } => (vec![x + component, x + 2], vec![]),
+        },
+        OutputKind::Rotation { theta, .. } => (vec![*theta], vec![]),
+        OutputKind::SectionAngle { anchor, .. } => (anchor.dofs(), vec![]),
+        OutputKind::Reaction { joint, .. } | OutputKind::SpatialReaction { joint, .. } => {
+            (vec![], sys.joints[*joint].rows.clone().collect())
+        }
+        // Any other kind that re-solves accelerations: every unknown (conservative).
+        _ => ((0..n).collect(), (0..sys.constraints()).collect()),
+    })
+}
+
+impl Simulation {
+    /// For each output, the indices of the inputs it depends on directly (ascending). The
+    /// answer depends only on the model's structure: it is the same at every communication
+    /// point.
+    pub fn direct_dependencies(&self) -> Vec<Vec<usize>> {
+        let sys = &self.system;
+        let inputs = sys.inputs.len();
+        let reads: Vec<_> = self.outputs.iter().map(|o| solved_unknowns(&o.kind, sys)).collect();
+        if inputs == 0 || reads.iter().all(Option::is_none) {
+            return vec![Vec::new(); self.outputs.len()];
+        }
+        let (n, m) = (sys.coordinates(), sys.constraints());
+        let mut blocks = Blocks::new(n + m);
+        let q = &self.state.q;
+        // A deterministic perturbation of about 1 % (never zero) for the second configuration.
+        let perturbed: Vec<f64> = q
+            .iter()
+            .enumerate()
+            .map(|(i, x)| x + 0.01 * (1.0 + x.abs()) * (0.3 + (i as f64 * 0.618).fract()))
+            .collect();
+        let c = TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 1.0 };
+        let mut matrix = sys.newton_pattern();
+        let zeros = vec![0.0; n];
+        for q in [q.as_slice(), &perturbed] {
+            sys.newton_matrix(q, &zeros, &zeros, &vec![0.0; m], self.state.t, c, &mut matrix);
+            for (i, j, x) in matrix.entries() {
+                if i != j && x != 0.0 {
+                    blocks.join(i, j);
+                }
+            }
+        }
+        for (k, contact) in sys.contact_constraints.iter().enumerate() {
+            for &d in contact.gap.dofs() {
+                blocks.join(n + sys.contact_constraint_row(k), d);
+            }
+        }
+        let driven: Vec<Vec<usize>> = (0..inputs)
+            .map(|i| {
+                let mut roots: Vec<usize> = sys.elements::<Load>().iter()
+                    .filter(|l| l.magnitude.reads_input(i))
+                    .flat_map(|l| l.dofs().to_vec())
+                    .map(|d| blocks.root(d))
+                    .collect();
+                roots.sort_unstable();
+                roots.dedup();
+                roots
+            })
+            .collect();
+        reads
+            .into_iter()
+            .map(|r| {
+                let Some((a, lambda)) = r else { return Vec::new() };
+                let unknowns = a.into_iter().chain(lambda.into_iter().map(|r| n + r));
+                let roots: Vec<usize> = unknowns.map(|u| blocks.root(u)).collect();
+                (0..inputs).filter(|&i| driven[i].iter().any(|d| roots.contains(d))).collect()
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,152 @@
+//! Derivatives at the current communication point, from the solver's own quantities, for
+//! the FMI layers: time derivatives of the outputs (positions give velocities and
+//! accelerations, velocities give accelerations) and the Jacobian of the outputs with
+//! respect to the inputs.
+//!
+//! Accelerations and multipliers are those of the index-1 system at (q, v, t, u)
+//!   [ M(q)   Phi_q^T ] [ a      ]   [ -g(q, v, t, u) ]
+//!   [ Phi_q  0       ] [ lambda ] = [ gamma(q, v)    ]
+//! (as `output_values` uses). Since q and v do not respond to u at a communication point,
+//! d(a, lambda)/du_i = A^-1 [-dg/du_i; 0] with the same matrix A (the solver's Newton
+//! matrix with the mass and constraint blocks only). The applied forces are linear in each
+//! load's magnitude: dg/du_i is the sum over the loads reading u_i of the magnitude's
+//! derivative (forward-mode, `Expr::eval_with_input_derivative`) times the load's force at
+//! unit magnitude, exact. The outputs that respond
+//! (accelerations, reactions) are linear in (a, lambda) once q and v are fixed, so their
+//! derivative is the output evaluated at (q, v = 0, da, dlambda).
+
+use super::Simulation;
+use crate::integrators::{Dynamics, TangentCoefficients};
+use crate::linalg::SparseLu;
+use crate::mechanics::elements::{Element, Kin};
+use crate::mechanics::forces::Load;
+use crate::mechanics::forces::load::TimeFunction;
+use crate::mechanics::outputs::{OutputKind, OutputState};
+use crate::model::expr::Expr;
+
+/// The output whose value is the `k`-th time derivative of `kind`, if the solver state has it.
+fn derived(kind: &OutputKind, k: usize) -> Option<OutputKind> {
+    let up = |order: usize, max: usize| (order + k <= max).then_some(order + k);
+    Some(match kind {
+        OutputKind::Point { anchor, component, order } => {
+            OutputKind::Point { anchor: *anchor, component: *component, order: up(*order, 2)? }
+        }
+        OutputKind::Rotation { theta, order } => OutputKind::Rotation { theta: *theta, order: up(*order, 2)? },
+        OutputKind::SectionAngle { anchor, order } => {
+            OutputKind::SectionAngle { anchor: *anchor, order: up(*order, 2)? }
+        }
+        OutputKind::SpatialPoint { anchor, component, order } => {
+            OutputKind::SpatialPoint { anchor: *anchor, component: *component, order: up(*order, 1)? }
+        }
+        // A coordinate: its rate and acceleration.
+        OutputKind::EulerParameter { index } => OutputKind::Rotation { theta: *index, order: up(0, 2)? },
+        OutputKind::JointCoordinate { joint, order } => {
+            OutputKind::JointCoordinate { joint: *joint, order: up(*order, 1)? }
+        }
+        _ => return None,
+    })
+}
+
+impl Simulation {
+    /// The highest order of time derivative `output_derivative` gives for output `index`
+    /// (0: none).
+    pub fn output_derivative_order(&self, index: usize) -> usize {
+        let Some(o) = self.outputs.get(index) else { return 0 };
+        (1..=2).take_while(|&k| derived(&o.kind, k).is_some()).last().unwrap_or(0)
+    }
+
+    /// The `order`-th time derivative (1 or 2) of output `index` at the current time, from the
+    /// solver state: velocities, and the accelerations of the index-1 system.
+    pub fn output_derivative(&mut self, index: usize, order: usize) -> Result<f64, String> {
+        let o = self.outputs.get(index).ok_or_else(|| format!("no output with index {index}"))?;
+        let max = self.output_derivative_order(index);
+        let Some(kind) = (order >= 1).then(|| derived(&o.kind, order)).flatten() else {
+            return Err(format!(
+                "output '{}' has no derivative of order {order} (the solver state has {}: {})",
+                o.name,
+                if max == 0 { "none".to_string() } else { format!("orders 1 to {max}") },
+                "positions give velocities and accelerations, velocities give accelerations"
+            ));
+        };
+        let s = &self.state;
+        if kind.needs_accelerations() {
+            let mut stats = crate::integrators::Statistics::default();
+            self.stepper
+                .workspace
+                .consistent_accelerations(
+                    &self.system,
+                    &s.q,
+                    &s.v,
+                    s.t,
+                    &mut self.scratch_a,
+                    &mut self.scratch_lambda,
+                    &mut stats,
+                )
+                .map_err(|e| e.to_string())?;
+        }
+        let os = OutputState {
+            q: &s.q,
+            v: &s.v,
+            a: &self.scratch_a,
+            lambda: &self.scratch_lambda,
+            t: s.t,
+            dissipated: s.dissipated,
+        };
+        let out = crate::mechanics::outputs::Output { kind, ..o.clone() };
+        let x = out.eval(&self.system, &os);
+        if !x.is_finite() {
+            return Err(format!("derivative of order {order} of output '{}' is {x} at t = {}", o.name, s.t));
+        }
+        Ok(x)
+    }
+
+    /// d outputs / d inputs at the current point: `jacobian[o][i]`. Outputs that do not depend
+    /// directly on input i (`direct_dependencies`) have 0.
+    pub fn input_jacobian(&mut self) -> Result<Vec<Vec<f64>>, String> {
+        let dependencies = self.direct_dependencies();
+        let inputs = self.system.inputs.len();
+        let mut jacobian = vec![vec![0.0; inputs]; self.outputs.len()];
+        if dependencies.iter().all(Vec::is_empty) {
+            return Ok(jacobian);
+        }
+        let sys = &self.system;
+        let (n, m) = (sys.coordinates(), sys.constraints());
+        let s = &self.state;
+        let c = TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 1.0 };
+        let mut matrix = sys.newton_pattern();
+        sys.newton_matrix(&s.q, &s.v, &vec![0.0; n], &vec![0.0; m], s.t, c, &mut matrix);
+        let mut lu = SparseLu::new(&matrix);
+        lu.factorize(&matrix).map_err(|e| e.to_string())?;
+        let zeros = vec![0.0; n];
+        let kin = Kin { q: &s.q, v: &s.v, a: &zeros, t: s.t, inputs: &sys.inputs };
+        let mut inertial = vec![0.0; n];
+        for i in 0..inputs {
+            if !dependencies.iter().any(|d| d.contains(&i)) {
+                continue;
+            }
+            // -dg/du_i = -sum over the loads reading u_i of (d magnitude / du_i) times the
+            // load's generalized force at unit magnitude (g is linear in each magnitude).
+            let mut rhs = vec![0.0; n + m];
+            for load in sys.elements::<Load>().iter().filter(|l| l.magnitude.reads_input(i)) {
+                let TimeFunction::Expr(e) = &load.magnitude else { continue };
+                let (_, slope) = e.eval_with_input_derivative(s.t, &sys.inputs, i);
+                let mut unit = load.clone();
+                unit.magnitude = TimeFunction::Expr(Expr::Num(1.0));
+                let mut g = vec![0.0; n];
+                unit.add_forces(&kin, &mut inertial, &mut g);
+                for (r, gk) in rhs.iter_mut().zip(&g) {
+                    *r -= slope * gk;
+                }
+            }
+            lu.solve(&mut rhs).map_err(|e| e.to_string())?;
+            let (da, dlambda) = rhs.split_at(n);
+            let os = OutputState { q: &s.q, v: &zeros, a: da, lambda: dlambda, t: s.t, dissipated: 0.0 };
+            for (row, (output, deps)) in jacobian.iter_mut().zip(self.outputs.iter().zip(&dependencies)) {
+                if deps.contains(&i) {
+                    row[i] = output.eval(sys, &os);
+                }
+            }
+        }
+        Ok(jacobian)
+    }
+}

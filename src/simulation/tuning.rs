@@ -1,0 +1,127 @@
+//! Tunable parameters: those a running simulation can take a new value of at a
+//! communication point without changing the model's structure (FMI 2.0
+//! `variability="tunable"`): stiffnesses, damping, masses, load magnitudes, restitution.
+//!
+//! A parameter is tunable when assembling the model with another value of it changes only
+//! element coefficients: the same coordinates, constraint rows, sparsity pattern, outputs,
+//! initial state, geometry (kinematic outputs and contact penetrations at the initial state)
+//! and solver settings. A parameter that moves the initial configuration (a
+//! length, an angle, an initial velocity), sets a count or a choice, or enters the solver
+//! settings is structural: changing it in a run would not describe the same mechanism.
+
+use super::{Experiment, Model, ParameterKind, Simulation, SolverSettings};
+use crate::integrators::{Dynamics, Statistics};
+use crate::mechanics::System;
+use crate::mechanics::assemble::{Assembly, assemble};
+use crate::mechanics::forces::Contact;
+use crate::mechanics::outputs::{OutputKind, OutputState};
+
+/// Geometry at the initial state: the kinematic outputs (positions, angles and their rates)
+/// and every contact's penetration. A parameter that changes one of them (a length, an
+/// obstacle's position) reshapes the mechanism, even if the coordinates do not move.
+fn geometry(a: &Assembly) -> Vec<f64> {
+    let (q, v) = (&a.initial.q, &a.initial.v);
+    let zeros = (vec![0.0; q.len()], vec![0.0; a.initial.lambda.len()]);
+    let state = OutputState { q, v, a: &zeros.0, lambda: &zeros.1, t: a.initial.t, dissipated: 0.0 };
+    let kinematic = |k: &OutputKind| match k {
+        OutputKind::Point { order, .. }
+        | OutputKind::Rotation { order, .. }
+        | OutputKind::SectionAngle { order, .. }
+        | OutputKind::SpatialPoint { order, .. } => *order < 2,
+        OutputKind::JointCoordinate { .. }
+        | OutputKind::EulerParameter { .. }
+        | OutputKind::SpatialAngularVelocity { .. }
+        | OutputKind::FloatingFrameTip { .. }
+        | OutputKind::TransverseDeflection { .. } => true,
+        _ => false,
+    };
+    let sys = &a.system;
+    a.outputs
+        .iter()
+        .filter(|o| kinematic(&o.kind))
+        .map(|o| o.eval(sys, &state))
+        .chain(sys.elements::<Contact>().iter().map(|c| c.evaluate(q, v).penetration))
+        .chain(sys.contact_constraints.iter().map(|c| c.penetration(q)))
+        .collect()
+}
+
+/// The parts of an assembly a tunable parameter must leave unchanged.
+fn same_structure(a: &Assembly, b: &Assembly) -> bool {
+    let pattern = |s: &System| s.newton_pattern().entries().map(|(i, j, _)| (i, j)).collect::<Vec<_>>();
+    a.system.coordinates() == b.system.coordinates()
+        && a.system.constraints() == b.system.constraints()
+        && a.initial.q == b.initial.q
+        && a.initial.v == b.initial.v
+        && a.outputs == b.outputs
+        && a.input_names == b.input_names
+        && pattern(&a.system) == pattern(&b.system)
+        && geometry(a) == geometry(b)
+}
+
+/// Another valid value of parameter `i` near `params[i]` (relative 1e-3), if there is one.
+fn nearby(model: &Model, params: &[f64], i: usize) -> Option<Vec<f64>> {
+    let x = params[i];
+    let step = 1e-3 * x.abs().max(1e-3);
+    [x + step, x - step].into_iter().find_map(|y| {
+        let mut p = params.to_vec();
+        p[i] = y;
+        model.check_parameters(&p).is_ok().then_some(p)
+    })
+}
+
+impl Simulation {
+    /// For each model parameter, whether it is tunable (module doc), judged at `params`.
+    pub fn tunable_parameters(model: &Model, params: &[f64]) -> Vec<bool> {
+        let Ok(base) = assemble(model, params) else { return vec![false; params.len()] };
+        let settings = SolverSettings::from_model(model, params).ok();
+        let experiment = Experiment::from_model(model, params).ok();
+        (0..params.len())
+            .map(|i| {
+                if model.parameters[i].kind != ParameterKind::Real {
+                    return false;
+                }
+                let Some(other) = nearby(model, params, i) else { return false };
+                SolverSettings::from_model(model, &other).ok() == settings
+                    && Experiment::from_model(model, &other).ok() == experiment
+                    && assemble(model, &other).is_ok_and(|a| same_structure(&base, &a))
+            })
+            .collect()
+    }
+
+    /// Continue with the element coefficients of `params` (all tunable changes from the
+    /// parameters this simulation was built with): positions, velocities, histories, inputs
+    /// and solver settings are kept, accelerations and multipliers become consistent with
+    /// the new coefficients; the next step uses them. Refused, with nothing
+    /// changed, if the structure would change.
+    pub fn retune(&mut self, model: &Model, params: &[f64]) -> Result<(), String> {
+        let asm = assemble(model, params).map_err(|e| e.to_string())?;
+        let mut system = asm.system;
+        let pattern = |s: &System| s.newton_pattern().entries().map(|(i, j, _)| (i, j)).collect::<Vec<_>>();
+        let outputs: Vec<_> = self.outputs.iter().map(|o| &o.kind).collect();
+        if system.coordinates() != self.system.coordinates()
+            || system.constraints() != self.system.constraints()
+            || asm.outputs.iter().map(|o| &o.kind).collect::<Vec<_>>() != outputs
+            || pattern(&system) != pattern(&self.system)
+        {
+            return Err("these parameter values change the model's structure".into());
+        }
+        system.set_history(self.system.history())?;
+        system.inputs.clone_from(&self.system.inputs);
+        // The force law changed: the methods restart from accelerations and multipliers
+        // consistent with it (as at the start), otherwise the stale ones cost an O(h) error.
+        let s = &self.state;
+        let (mut a, mut lambda) = (vec![0.0; s.a.len()], vec![0.0; s.lambda.len()]);
+        self.stepper.workspace.invalidate();
+        self.stepper
+            .workspace
+            .consistent_accelerations(&system, &s.q, &s.v, s.t, &mut a, &mut lambda, &mut Statistics::default())
+            .map_err(|e| format!("accelerations with the new values: {e}"))?;
+        self.system = system;
+        self.state.aux.copy_from_slice(&a);
+        self.state.a = a;
+        self.state.lambda = lambda;
+        self.stepper.workspace.invalidate();
+        self.output_values = None;
+        Ok(())
+    }
+}
