@@ -20,7 +20,7 @@ pub use error_control::ErrorControl;
 pub use integrator::{Integrator, TimeIntegrator};
 pub use method::Method;
 pub use newton::{NewtonError, NewtonSettings, NewtonStrategy, Statistics, StepContext, Workspace};
-pub use stages::StepBuffers;
+pub use stages::{StageMemory, StepBuffers};
 
 /// Everything that evolves in time. `aux` is a method's extra vector (generalized-alpha's
 /// pseudo-acceleration; equal to `a` for the other methods).
@@ -78,6 +78,9 @@ pub struct Stepper {
     pub workspace: Workspace,
     buffers: StepBuffers,
     trial: State,
+    /// What the method kept of the step in `trial` (and in `single`) for its predictor.
+    trial_memory: StageMemory,
+    single_memory: StageMemory,
     /// An event update that failed after its step was accepted (not retried with halves).
     event_failure: Option<NewtonError>,
     /// The single step and the half-step state of an error-controlled step.
@@ -98,6 +101,8 @@ impl Stepper {
             workspace: Workspace::new(sys),
             buffers: StepBuffers::new(n, m),
             trial: State::zeros(n, m),
+            trial_memory: StageMemory::new(n, m),
+            single_memory: StageMemory::new(n, m),
             event_failure: None,
             single: State::zeros(n, m),
             half: State::zeros(n, m),
@@ -109,7 +114,10 @@ impl Stepper {
         sys.prepare(&self.integrator.evaluation_times(state.t, h));
         let mut cx =
             StepContext { sys: &*sys, workspace: &mut self.workspace, settings: &self.newton, stats: &mut self.stats };
-        self.integrator.step(&mut cx, &mut self.buffers, state, h, &mut self.trial)
+        self.buffers.memory.clear();
+        self.integrator.step(&mut cx, &mut self.buffers, state, h, &mut self.trial)?;
+        std::mem::swap(&mut self.buffers.memory, &mut self.trial_memory);
+        Ok(())
     }
 
     /// One attempt at a step of at most h. If an event function changes sign over the step,
@@ -138,7 +146,7 @@ impl Stepper {
                 located = true;
             }
         }
-        self.workspace.record_step_start(self.trial.t - state.t, &state.a, &state.lambda);
+        self.workspace.record_step(self.trial.t - state.t, &state.a, &state.lambda, &self.trial_memory);
         if located {
             // The extrapolating predictor would span steps of very different sizes.
             self.workspace.invalidate();
@@ -326,6 +334,7 @@ impl Stepper {
                     );
                     if err <= 1.0 {
                         std::mem::swap(&mut self.trial, &mut self.single);
+                        std::mem::swap(&mut self.trial_memory, &mut self.single_memory);
                         let t0 = state.t;
                         match self.accept_trial(sys, state, h) {
                             Ok(()) => return Ok((state.t - t0, h * ErrorControl::step_factor(err))),
@@ -355,6 +364,7 @@ impl Stepper {
     fn single_and_halves(&mut self, sys: &mut dyn Dynamics, state: &State, h: f64) -> Result<(), NewtonError> {
         self.integrate(sys, state, h)?;
         std::mem::swap(&mut self.trial, &mut self.single);
+        std::mem::swap(&mut self.trial_memory, &mut self.single_memory);
         self.integrate(sys, state, 0.5 * h)?;
         std::mem::swap(&mut self.trial, &mut self.half);
         let half = std::mem::take(&mut self.half);

@@ -13,6 +13,7 @@
 use super::constraints::{BaumgarteConstants, ConstraintTreatment};
 use super::convergence::{IncrementScale, can_converge, converged};
 use super::dynamics::{Dynamics, TangentCoefficients};
+use super::stages::{Known, StageMemory, extrapolate_through};
 use crate::linalg::{FactorizationError, SparseLu, SparseMatrix};
 
 /// How the Newton matrix is refreshed.
@@ -158,6 +159,14 @@ pub struct Workspace {
     rhs: Vec<f64>,
     broyden: BroydenUpdates,
     history: StepHistory,
+    /// What the method kept of the last accepted step (of size `memory_h`) for its predictor.
+    memory: StageMemory,
+    memory_h: f64,
+    memory_valid: bool,
+    /// A cautious start for the next stage solve (`StepContext::set_fallback`).
+    fallback_a: Vec<f64>,
+    fallback_lambda: Vec<f64>,
+    fallback_set: bool,
     /// Absolute floor of the position scale of the convergence test (the model's size).
     length: f64,
     /// A stage's starting values (for the full-Newton restart).
@@ -267,6 +276,12 @@ impl Workspace {
             rhs: vec![0.0; n + m],
             broyden: BroydenUpdates::default(),
             history: StepHistory::default(),
+            memory: StageMemory::new(n, m),
+            memory_h: 0.0,
+            memory_valid: false,
+            fallback_a: Vec::with_capacity(n),
+            fallback_lambda: Vec::with_capacity(m),
+            fallback_set: false,
             length: 1.0,
             start_a: Vec::with_capacity(n),
             start_lambda: Vec::with_capacity(m),
@@ -288,10 +303,19 @@ impl Workspace {
         self.factorized = None;
         self.spare = None;
         self.history.valid = false;
+        self.memory_valid = false;
     }
 
-    /// Remember (a, lambda) at the start of a step of size h that succeeded.
-    pub(crate) fn record_step_start(&mut self, h: f64, a: &[f64], lambda: &[f64]) {
+    /// Remember (a, lambda) at the start of a step of size h that succeeded, and what its
+    /// method kept of it for the next step's predictor.
+    pub(crate) fn record_step(&mut self, h: f64, a: &[f64], lambda: &[f64], memory: &StageMemory) {
+        self.memory.copy_from(memory);
+        self.memory_h = h;
+        self.memory_valid = h > 0.0 && h.is_finite();
+        self.record_step_start(h, a, lambda);
+    }
+
+    fn record_step_start(&mut self, h: f64, a: &[f64], lambda: &[f64]) {
         self.history.a.clear();
         self.history.a.extend_from_slice(a);
         self.history.lambda.clear();
@@ -493,7 +517,16 @@ impl StepContext<'_> {
         ws.start_lambda.clear();
         ws.start_lambda.extend_from_slice(x.lambda);
         let strategy = self.settings.strategy;
-        match iterate(self, stage, &mut x, strategy) {
+        let fallback = std::mem::take(&mut ws.fallback_set);
+        let mut result = iterate(self, stage, &mut x, strategy);
+        if fallback && matches!(&result, Err(e) if e.is_iteration_failure()) {
+            // The extrapolated start failed: once more from the cautious one.
+            let ws = &mut *self.workspace;
+            x.a.copy_from_slice(&ws.fallback_a);
+            x.lambda.copy_from_slice(&ws.fallback_lambda);
+            result = iterate(self, stage, &mut x, strategy);
+        }
+        match result {
             Err(e) if strategy != NewtonStrategy::Full && e.is_iteration_failure() => {
                 x.a.copy_from_slice(&self.workspace.start_a);
                 x.lambda.copy_from_slice(&self.workspace.start_lambda);
@@ -503,10 +536,106 @@ impl StepContext<'_> {
         }
     }
 
+    /// A cautious start (a, lambda) for the next `solve`, tried if the iteration fails from
+    /// the given one (`predict_stage`'s line through the two latest stage values).
+    pub fn set_fallback(&mut self, a: &[f64], lambda: &[f64]) {
+        let ws = &mut *self.workspace;
+        ws.fallback_a.clear();
+        ws.fallback_a.extend_from_slice(a);
+        ws.fallback_lambda.clear();
+        ws.fallback_lambda.extend_from_slice(lambda);
+        ws.fallback_set = true;
+    }
+
     /// Newton's starting values at time t_n + dt from (a, lambda) at t_n
     /// (`Workspace::predict`).
     pub fn predict(&self, (a, lambda): (&[f64], &[f64]), dt: f64, (a_out, lambda_out): (&mut [f64], &mut [f64])) {
         self.workspace.predict(a, lambda, dt, a_out, lambda_out);
+    }
+
+    /// Newton's starting values (a, lambda) for stage k of a step, at time `tau` after the
+    /// step's start, from `known`, this step's earlier stage values in time order, and what
+    /// the method kept of the last step (`StageMemory`):
+    /// - a by the cubic through the four latest stage values, lambda by the line through the
+    ///   two latest (index-3 multipliers carry O(h) errors that a higher degree amplifies);
+    /// - plus the error this prediction made at stage k of the last step. The stage values of
+    ///   a composite method deviate from a smooth curve in a pattern that repeats from step to
+    ///   step (each sub-step has its own local error): the extrapolation misses it by nearly
+    ///   the same amount at the same stage of consecutive steps (the idea of a predictor
+    ///   corrected by its last error, as in Adams predictor-corrector pairs; Hairer, Norsett &
+    ///   Wanner, Solving ODEs I, sec. III.1).
+    ///
+    /// Where the stage values are not smooth (rho_inf = 1 keeps the method's high-frequency
+    /// components, e.g. the heavy top) the extrapolation amplifies them: each stage then starts
+    /// from whichever of the corrected extrapolation and the line through the two latest
+    /// values came closer at the same stage of the last step (the line, uncorrected, for both
+    /// a and lambda). Records the predictions in `memory` for `StageMemory::finish_error`.
+    pub fn predict_stage<'a>(
+        &'a self,
+        k: usize,
+        tau: f64,
+        known: &[Known<'a>],
+        (a, lambda): (&mut [f64], &mut [f64]),
+        memory: &mut StageMemory,
+    ) {
+        const A_POINTS: usize = 4;
+        const LAMBDA_POINTS: usize = 2;
+        let (n, m) = (a.len(), lambda.len());
+        let ws = &*self.workspace;
+        let previous = ws.memory_valid.then_some(&ws.memory);
+        let h = ws.memory_h;
+        let mut points: [Known<'a>; 6] = [(0.0, &[], &[]); 6];
+        let mut count = 0;
+        let older = previous.into_iter().flat_map(|p| p.values().map(move |(t, x, l)| (t - h, x, l)));
+        for p in older.chain(known.iter().copied()).filter(|p| p.1.len() == n && p.2.len() == m) {
+            if count == points.len() {
+                points.copy_within(1.., 0);
+                count -= 1;
+            }
+            points[count] = p;
+            count += 1;
+        }
+        let points = &points[..count];
+        let mut pick: [(f64, &'a [f64]); A_POINTS] = [(0.0, &[]); A_POINTS];
+        let mut extrapolate = |last: usize, multipliers: bool, out: &mut [f64]| {
+            let from = points.len().saturating_sub(last);
+            for (slot, p) in pick.iter_mut().zip(&points[from..]) {
+                *slot = (p.0, if multipliers { p.2 } else { p.1 });
+            }
+            extrapolate_through(tau, &pick[..points.len() - from], out);
+        };
+        extrapolate(A_POINTS, false, a);
+        extrapolate(LAMBDA_POINTS, true, lambda);
+        let error = previous.and_then(|p| p.error(k)).filter(|(ea, el)| ea.len() == n && el.len() == m);
+        let corrected = previous.is_none_or(|p| p.prefers_corrected(k));
+        if let Some(((ra, rl), ca, la)) = memory.prediction_slots(k)
+            && ra.len() == n
+            && rl.len() == m
+            && ca.len() == n
+            && la.len() == n
+        {
+            ra.copy_from_slice(a);
+            rl.copy_from_slice(lambda);
+            extrapolate(2, false, la);
+            ca.copy_from_slice(a);
+            if let Some((ea, _)) = error {
+                for (x, e) in ca.iter_mut().zip(ea) {
+                    *x += e;
+                }
+            }
+            if !corrected {
+                a.copy_from_slice(la);
+                return;
+            }
+        }
+        if let Some((ea, el)) = error {
+            for (x, e) in a.iter_mut().zip(ea) {
+                *x += e;
+            }
+            for (x, e) in lambda.iter_mut().zip(el) {
+                *x += e;
+            }
+        }
     }
 
     /// Power dissipated by the system's dampers at (q, v, t).
