@@ -80,8 +80,8 @@ impl TimeIntegrator for HhtParameters {
         let tilde = cx.settings.constraints == ConstraintTreatment::Baumgarte && alpha != 0.0;
         let shifted = &mut b.s2.a;
         if tilde {
-            for i in 0..n {
-                shifted[i] = alpha / (1.0 + alpha) * s.aux[i];
+            for (x, aux) in shifted.iter_mut().zip(&s.aux) {
+                *x = alpha / (1.0 + alpha) * aux;
             }
         }
         let stage = Stage {
@@ -101,8 +101,8 @@ impl TimeIntegrator for HhtParameters {
         out.dissipated = s.dissipated + trapezoidal_dissipation(h, power0, power1);
         out.t = s.t + h;
         if tilde {
-            for i in 0..n {
-                out.aux[i] = out.a[i] / (1.0 + alpha) + shifted[i];
+            for ((aux, a), x) in out.aux.iter_mut().zip(&out.a).zip(shifted.iter()) {
+                *aux = a / (1.0 + alpha) + x;
             }
         } else {
             out.aux.copy_from_slice(&out.a);

@@ -81,6 +81,9 @@ pub fn trapezoidal_substep(
     cx.solve(&Stage::new(t, q_base, v_base, 0.25 * dt * dt, 0.5 * dt), x)
 }
 
+/// A point's (v, a).
+pub type VelocityAcceleration<'a> = (&'a [f64], &'a [f64]);
+
 /// A multi-point backward formula over the whole step h (TTBIF's sub-step 3, Ji et al. 2025
 /// eq. 23; the rho_inf-Bathe sub-step 2, Noh & Bathe 2019 eqs. 6-7):
 ///   v_end = v_0 + h (w_0 a_0 + ... + w_{K-1} a_{K-1} + last a_end),
@@ -100,7 +103,7 @@ impl<const K: usize> BackwardFormula<K> {
         &self,
         cx: &mut StepContext,
         (t, h): (f64, f64),
-        (q0, points): (&[f64], [(&[f64], &[f64]); K]),
+        (q0, points): (&[f64], [VelocityAcceleration; K]),
         (q_base, v_base): (&mut [f64], &mut [f64]),
         x: Iterate,
     ) -> Result<(), NewtonError> {
@@ -123,8 +126,8 @@ impl<const K: usize> BackwardFormula<K> {
     /// (its weights on the points and the end; second order).
     pub fn dissipated(&self, h: f64, powers: [f64; K], end: f64) -> f64 {
         let mut sum = self.weights[0] * powers[0];
-        for k in 1..K {
-            sum += self.weights[k] * powers[k];
+        for (w, p) in self.weights.iter().zip(&powers).skip(1) {
+            sum += w * p;
         }
         h * (sum + self.last * end)
     }
@@ -245,7 +248,8 @@ impl StageMemory {
                 *e = x - *e;
             }
             let miss = |p: &[f64]| p.iter().zip(a).fold(0.0f64, |m, (p, x)| m.max((x - p).abs()));
-            self.prefer_corrected[k] = !(miss(&self.corrected[k]) > miss(&self.linear[k]));
+            let (corrected, linear) = (miss(&self.corrected[k]), miss(&self.linear[k]));
+            self.prefer_corrected[k] = corrected <= linear || corrected.is_nan() || linear.is_nan();
             self.errors = k + 1;
         }
     }
@@ -269,7 +273,7 @@ impl StageMemory {
 
 /// Polynomial extrapolation to time `tau` through the points (t_i, x_i) (Lagrange's form,
 /// degree = number of points - 1, at most 3): out = sum_i l_i(tau) x_i.
-pub fn extrapolate_through<'a>(tau: f64, points: &[(f64, &'a [f64])], out: &mut [f64]) {
+pub fn extrapolate_through(tau: f64, points: &[(f64, &[f64])], out: &mut [f64]) {
     let k = points.len().min(4);
     let mut w = [0.0; 4];
     for i in 0..k {
