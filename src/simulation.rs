@@ -72,14 +72,11 @@ impl SolverSettings {
         if let Some(m) = &s.integrator {
             out.method = m.get_ref().parse().map_err(|e| model.error(m.span(), e))?;
         }
-        if out.method == Method::Newmark {
-            out.rho_inf = 1.0;
-        }
         if let Some(r) = &s.rho_inf {
             out.rho_inf = scope.number(r)?;
             Integrator::new(out.method, out.rho_inf).map_err(|e| model.error(r.span(), e))?;
-        } else if out.method == Method::Hht {
-            out.rho_inf = out.rho_inf.max(0.5);
+        } else {
+            out.rho_inf = out.method.default_rho_inf(out.rho_inf);
         }
         if let Some(h) = &s.step {
             out.step = scope.positive(h, "step")?;
@@ -258,7 +255,7 @@ impl Simulation {
         let mut stats = Statistics::default();
         stepper
             .workspace
-            .consistent_accelerations(&system, &state.q, &state.v, start_time, &mut a, &mut lambda, &mut stats)
+            .consistent_accelerations(&system, (&state.q, &state.v, start_time), &mut a, &mut lambda, &mut stats)
             .map_err(|e| SimulationError::Initialization(e.to_string()))?;
         state.aux.copy_from_slice(&a);
         state.a = a;
@@ -374,9 +371,7 @@ impl Simulation {
                     .workspace
                     .consistent_accelerations(
                         &self.system,
-                        &s.q,
-                        &s.v,
-                        s.t,
+                        (&s.q, &s.v, s.t),
                         &mut self.scratch_a,
                         &mut self.scratch_lambda,
                         &mut stats,
@@ -564,7 +559,7 @@ impl Simulation {
         let rest = vec![0.0; s.v.len()];
         let (mut a, mut lambda) = (vec![0.0; s.a.len()], vec![0.0; s.lambda.len()]);
         crate::integrators::Workspace::new(&self.system)
-            .consistent_accelerations(&self.system, &s.q, &rest, s.t, &mut a, &mut lambda, &mut Statistics::default())
+            .consistent_accelerations(&self.system, (&s.q, &rest, s.t), &mut a, &mut lambda, &mut Statistics::default())
             .map_err(|e| e.to_string())?;
         crate::analysis::modes::natural_frequencies(&self.system, &s.q, &rest, &a, &lambda, s.t)
             .map_err(|e| e.to_string())

@@ -185,9 +185,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let mut settings = SolverSettings::from_model(&model, &params)?;
     if let Some(m) = args.solver.integrator {
         settings.method = m;
-        if m == Method::Newmark {
-            settings.rho_inf = 1.0;
-        }
+        settings.rho_inf = m.selected_rho_inf(settings.rho_inf);
     }
     if let Some(r) = args.solver.rho_inf {
         settings.rho_inf = r;

@@ -3,7 +3,7 @@
 //! when the settings are applied to the simulation.
 
 use super::variables::{SolverField, constraints_description, integrator_description, method_code, method_from_code};
-use crate::simulation::{ConstraintTreatment, Method, SolverSettings};
+use crate::simulation::{ConstraintTreatment, SolverSettings};
 
 /// The value of `field` as the FMU reports it.
 pub fn value(settings: &SolverSettings, field: SolverField) -> f64 {
@@ -30,9 +30,7 @@ pub fn with(settings: SolverSettings, field: SolverField, name: &str, x: f64) ->
             let Some(m) = method_from_code(x as i32) else {
                 return Err(format!("{name} = {x} is not a method code ({})", integrator_description()));
             };
-            if m == Method::Newmark {
-                s.rho_inf = 1.0;
-            }
+            s.rho_inf = m.selected_rho_inf(s.rho_inf);
             s.method = m;
         }
         SolverField::RhoInf => s.rho_inf = x,

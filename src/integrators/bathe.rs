@@ -16,8 +16,10 @@
 //!   c3 = (2-gamma)/((1-gamma) dt)   (paper 002 eqs. 25-26; tests/integrator_family.rs checks it).
 //! Both sub-steps solve equilibrium at their end point, so a is consistent after each.
 
-use super::newton::{NewtonError, NewtonSettings, Stage, Statistics, Workspace, solve_stage};
-use super::{Dynamics, State, StepBuffers};
+use super::integrator::TimeIntegrator;
+use super::newton::{Iterate, NewtonError, StepContext};
+use super::stages::{BackwardFormula, StepBuffers, extrapolate, trapezoidal_substep};
+use super::{Method, State};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BatheParameters {
@@ -49,73 +51,61 @@ impl BatheParameters {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-pub(super) fn step(
-    p: &BatheParameters,
-    sys: &dyn Dynamics,
-    s: &State,
-    h: f64,
-    out: &mut State,
-    b: &mut StepBuffers,
-    ws: &mut Workspace,
-    newton: &NewtonSettings,
-    stats: &mut Statistics,
-) -> Result<(), NewtonError> {
-    let n = s.q.len();
-    let gh = p.gamma * h;
-    let [q0, q1, q2] = p.q;
-    let power0 = sys.dissipation_power(&s.q, &s.v, s.t);
+impl TimeIntegrator for BatheParameters {
+    fn name() -> &'static str {
+        "bathe"
+    }
 
-    // Sub-step 1: trapezoidal rule over gamma*h.
-    for i in 0..n {
-        b.v_base[i] = s.v[i] + 0.5 * gh * s.a[i];
-        b.q_base[i] = s.q[i] + gh * s.v[i] + 0.25 * gh * gh * s.a[i];
+    fn rho_inf_range() -> (f64, f64) {
+        (0.0, 1.0)
     }
-    ws.predict(&s.a, &s.lambda, gh, &mut b.a1, &mut b.l1);
-    let stage = Stage {
-        t: s.t + gh,
-        q_base: &b.q_base,
-        v_base: &b.v_base,
-        beta: 0.25 * gh * gh,
-        gamma: 0.5 * gh,
-        force_weight: 1.0,
-        extra: None,
-        constraint_acceleration: None,
-    };
-    solve_stage(sys, &stage, &mut b.a1, &mut b.l1, &mut b.q1, &mut b.v1, ws, newton, stats)?;
-    let power1 = sys.dissipation_power(&b.q1, &b.v1, s.t + gh);
 
-    // Sub-step 2: the rho_inf-Bathe three-point formula over h. With v_1 = v_base + q2 h a_1,
-    // q_1 = q_0 + h (q0 v_0 + q1 v_g) + q2 h v_1: dv/da = q2 h, dq/da = (q2 h)^2.
-    for i in 0..n {
-        b.v_base[i] = s.v[i] + h * (q0 * s.a[i] + q1 * b.a1[i]);
-        b.q_base[i] = s.q[i] + h * (q0 * s.v[i] + q1 * b.v1[i]) + q2 * h * b.v_base[i];
+    fn from_rho_inf(rho_inf: f64) -> Self {
+        Self::new(rho_inf)
     }
-    // Newton starts from the linear extrapolation through the values at 0 and gamma h.
-    let c = (1.0 - p.gamma) / p.gamma;
-    for i in 0..n {
-        out.a[i] = c.mul_add(b.a1[i] - s.a[i], b.a1[i]);
+
+    fn method(&self) -> Method {
+        Method::Bathe
     }
-    for (l, (l1, l0)) in out.lambda.iter_mut().zip(b.l1.iter().zip(&s.lambda)) {
-        *l = c.mul_add(l1 - l0, *l1);
+
+    fn evaluation_times(&self, t: f64, h: f64) -> [f64; 4] {
+        [t, t + self.gamma * h, t + h, t + h]
     }
-    let th = q2 * h;
-    let stage = Stage {
-        t: s.t + h,
-        q_base: &b.q_base,
-        v_base: &b.v_base,
-        beta: th * th,
-        gamma: th,
-        force_weight: 1.0,
-        extra: None,
-        constraint_acceleration: None,
-    };
-    solve_stage(sys, &stage, &mut out.a, &mut out.lambda, &mut out.q, &mut out.v, ws, newton, stats)?;
-    let power2 = sys.dissipation_power(&out.q, &out.v, s.t + h);
-    // Dissipated energy with the method's own quadrature: the weights q0, q1, q2 of sub-step 2
-    // on the nodes (0, gamma, 1) (exact for linear power, second order).
-    out.dissipated = s.dissipated + h * (q0 * power0 + q1 * power1 + q2 * power2);
-    out.t = s.t + h;
-    out.aux.copy_from_slice(&out.a);
-    Ok(())
+
+    fn step(
+        &self,
+        cx: &mut StepContext,
+        b: &mut StepBuffers,
+        s: &State,
+        h: f64,
+        out: &mut State,
+    ) -> Result<(), NewtonError> {
+        let gh = self.gamma * h;
+        let [q0, q1, q2] = self.q;
+        let power0 = cx.dissipation_power(&s.q, &s.v, s.t);
+
+        // Sub-step 1: trapezoidal rule over gamma*h.
+        cx.predict((&s.a, &s.lambda), gh, (&mut b.s1.a, &mut b.s1.lambda));
+        let bases = (&mut b.q_base[..], &mut b.v_base[..]);
+        trapezoidal_substep(cx, (&s.q, &s.v, &s.a), (s.t + gh, gh), bases, b.s1.iterate())?;
+        let power1 = cx.dissipation_power(&b.s1.q, &b.s1.v, s.t + gh);
+
+        // Sub-step 2: the rho_inf-Bathe three-point formula over h. With v_1 = v_base + q2 h a_1,
+        // q_1 = q_0 + h (q0 v_0 + q1 v_g) + q2 h v_1: dv/da = q2 h, dq/da = (q2 h)^2.
+        // Newton starts from the linear extrapolation through the values at 0 and gamma h.
+        let c = (1.0 - self.gamma) / self.gamma;
+        extrapolate(c, &s.a, &b.s1.a, &mut out.a);
+        extrapolate(c, &s.lambda, &b.s1.lambda, &mut out.lambda);
+        let formula = BackwardFormula { weights: [q0, q1], last: q2 };
+        let points = [(&s.v[..], &s.a[..]), (&b.s1.v[..], &b.s1.a[..])];
+        let bases = (&mut b.q_base[..], &mut b.v_base[..]);
+        formula.substep(cx, (s.t + h, h), (&s.q, points), bases, Iterate::of_state(out))?;
+        let power2 = cx.dissipation_power(&out.q, &out.v, s.t + h);
+        // Dissipated energy with the method's own quadrature: the weights q0, q1, q2 of sub-step 2
+        // on the nodes (0, gamma, 1) (exact for linear power, second order).
+        out.dissipated = s.dissipated + formula.dissipated(h, [power0, power1], power2);
+        out.t = s.t + h;
+        out.aux.copy_from_slice(&out.a);
+        Ok(())
+    }
 }

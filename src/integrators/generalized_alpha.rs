@@ -5,8 +5,10 @@
 //!   q_{n+1} = q_n + h v_n + h^2 (1/2 - beta) p_n + h^2 beta p_{n+1},
 //!   v_{n+1} = v_n + h (1 - gamma) p_n + h gamma p_{n+1}.
 
-use super::newton::{NewtonError, NewtonSettings, Stage, Statistics, Workspace, solve_stage};
-use super::{Dynamics, State, StepBuffers};
+use super::integrator::TimeIntegrator;
+use super::newton::{Iterate, NewtonError, Stage, StepContext};
+use super::stages::{StepBuffers, trapezoidal_dissipation};
+use super::{Method, State};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GeneralizedAlphaParameters {
@@ -26,45 +28,54 @@ impl GeneralizedAlphaParameters {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-pub(super) fn step(
-    p: &GeneralizedAlphaParameters,
-    sys: &dyn Dynamics,
-    s: &State,
-    h: f64,
-    out: &mut State,
-    b: &mut StepBuffers,
-    ws: &mut Workspace,
-    newton: &NewtonSettings,
-    stats: &mut Statistics,
-) -> Result<(), NewtonError> {
-    let n = s.q.len();
-    let GeneralizedAlphaParameters { alpha_m, alpha_f, beta, gamma } = *p;
-    // p_{n+1} = c a_{n+1} + d with c = (1-alpha_f)/(1-alpha_m).
-    let c = (1.0 - alpha_f) / (1.0 - alpha_m);
-    for i in 0..n {
-        let d = (alpha_f * s.a[i] - alpha_m * s.aux[i]) / (1.0 - alpha_m);
-        b.q_base[i] = s.q[i] + h * s.v[i] + h * h * ((0.5 - beta) * s.aux[i] + beta * d);
-        b.v_base[i] = s.v[i] + h * ((1.0 - gamma) * s.aux[i] + gamma * d);
+impl TimeIntegrator for GeneralizedAlphaParameters {
+    fn name() -> &'static str {
+        "generalized-alpha"
     }
-    ws.predict(&s.a, &s.lambda, h, &mut out.a, &mut out.lambda);
-    let stage = Stage {
-        t: s.t + h,
-        q_base: &b.q_base,
-        v_base: &b.v_base,
-        beta: beta * h * h * c,
-        gamma: gamma * h * c,
-        force_weight: 1.0,
-        extra: None,
-        constraint_acceleration: None,
-    };
-    let power0 = sys.dissipation_power(&s.q, &s.v, s.t);
-    solve_stage(sys, &stage, &mut out.a, &mut out.lambda, &mut out.q, &mut out.v, ws, newton, stats)?;
-    let power1 = sys.dissipation_power(&out.q, &out.v, s.t + h);
-    for i in 0..n {
-        out.aux[i] = c * out.a[i] + (alpha_f * s.a[i] - alpha_m * s.aux[i]) / (1.0 - alpha_m);
+
+    fn rho_inf_range() -> (f64, f64) {
+        (0.0, 1.0)
     }
-    out.dissipated = s.dissipated + 0.5 * h * (power0 + power1);
-    out.t = s.t + h;
-    Ok(())
+
+    fn from_rho_inf(rho_inf: f64) -> Self {
+        Self::new(rho_inf)
+    }
+
+    fn method(&self) -> Method {
+        Method::GeneralizedAlpha
+    }
+
+    fn evaluation_times(&self, t: f64, h: f64) -> [f64; 4] {
+        [t, t + h, t + h, t + h]
+    }
+
+    fn step(
+        &self,
+        cx: &mut StepContext,
+        b: &mut StepBuffers,
+        s: &State,
+        h: f64,
+        out: &mut State,
+    ) -> Result<(), NewtonError> {
+        let n = s.q.len();
+        let GeneralizedAlphaParameters { alpha_m, alpha_f, beta, gamma } = *self;
+        // p_{n+1} = c a_{n+1} + d with c = (1-alpha_f)/(1-alpha_m).
+        let c = (1.0 - alpha_f) / (1.0 - alpha_m);
+        for i in 0..n {
+            let d = (alpha_f * s.a[i] - alpha_m * s.aux[i]) / (1.0 - alpha_m);
+            b.q_base[i] = s.q[i] + h * s.v[i] + h * h * ((0.5 - beta) * s.aux[i] + beta * d);
+            b.v_base[i] = s.v[i] + h * ((1.0 - gamma) * s.aux[i] + gamma * d);
+        }
+        cx.predict((&s.a, &s.lambda), h, (&mut out.a, &mut out.lambda));
+        let stage = Stage::new(s.t + h, &b.q_base, &b.v_base, beta * h * h * c, gamma * h * c);
+        let power0 = cx.dissipation_power(&s.q, &s.v, s.t);
+        cx.solve(&stage, Iterate::of_state(out))?;
+        let power1 = cx.dissipation_power(&out.q, &out.v, s.t + h);
+        for i in 0..n {
+            out.aux[i] = c * out.a[i] + (alpha_f * s.a[i] - alpha_m * s.aux[i]) / (1.0 - alpha_m);
+        }
+        out.dissipated = s.dissipated + trapezoidal_dissipation(h, power0, power1);
+        out.t = s.t + h;
+        Ok(())
+    }
 }

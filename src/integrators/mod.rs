@@ -7,107 +7,20 @@ pub mod dynamics;
 pub mod error_control;
 pub mod generalized_alpha;
 pub mod hht;
+pub mod integrator;
+pub mod method;
+pub mod newmark;
 pub mod newton;
+pub mod stages;
 pub mod ttbif;
 
 pub use constraints::{BaumgarteConstants, ConstraintTreatment};
 pub use dynamics::{Dynamics, EventAction, TangentCoefficients};
 pub use error_control::ErrorControl;
-pub use newton::{NewtonError, NewtonSettings, NewtonStrategy, Statistics, Workspace};
-
-use std::fmt;
-use std::str::FromStr;
-
-/// The integration methods.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Method {
-    Ttbif,
-    Hht,
-    GeneralizedAlpha,
-    Newmark,
-    /// rho_inf-Bathe composite method (paper 002; Noh & Bathe 2019).
-    Bathe,
-}
-
-impl Method {
-    /// Appended only: a method's position is its FMU `solver_integrator` code.
-    pub const ALL: [Method; 5] = [Method::Ttbif, Method::Hht, Method::GeneralizedAlpha, Method::Newmark, Method::Bathe];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Method::Ttbif => "ttbif",
-            Method::Hht => "hht",
-            Method::GeneralizedAlpha => "generalized-alpha",
-            Method::Newmark => "newmark",
-            Method::Bathe => "bathe",
-        }
-    }
-
-    /// The range of rho_inf the method can realise.
-    pub fn rho_inf_range(self) -> (f64, f64) {
-        match self {
-            Method::Hht => (0.5, 1.0),
-            Method::Newmark => (1.0, 1.0),
-            Method::Ttbif | Method::GeneralizedAlpha | Method::Bathe => (0.0, 1.0),
-        }
-    }
-}
-
-impl fmt::Display for Method {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Method {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        Method::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| {
-            let names: Vec<_> = Method::ALL.iter().map(|m| m.name()).collect();
-            format!("unknown integrator '{s}', expected one of: {}", names.join(", "))
-        })
-    }
-}
-
-/// A method with its parameters derived from rho_inf.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Integrator {
-    Ttbif(ttbif::TtbifParameters),
-    Hht(hht::HhtParameters),
-    GeneralizedAlpha(generalized_alpha::GeneralizedAlphaParameters),
-    Bathe(bathe::BatheParameters),
-}
-
-impl Integrator {
-    /// The times at which a step of size h from t evaluates the system (with the same
-    /// floating-point expressions as the methods' stages).
-    fn evaluation_times(&self, t: f64, h: f64) -> [f64; 4] {
-        match self {
-            Integrator::Ttbif(p) => {
-                let gh = p.gamma * h;
-                [t, t + gh, t + 2.0 * gh, t + h]
-            }
-            Integrator::Bathe(p) => [t, t + p.gamma * h, t + h, t + h],
-            Integrator::Hht(_) | Integrator::GeneralizedAlpha(_) => [t, t + h, t + h, t + h],
-        }
-    }
-
-    pub fn new(method: Method, rho_inf: f64) -> Result<Self, String> {
-        let (lo, hi) = method.rho_inf_range();
-        if !(lo..=hi).contains(&rho_inf) {
-            return Err(format!("rho_inf = {rho_inf} is outside [{lo}, {hi}] for {method}"));
-        }
-        Ok(match method {
-            Method::Ttbif => Integrator::Ttbif(ttbif::TtbifParameters::new(rho_inf)),
-            Method::Hht | Method::Newmark => Integrator::Hht(hht::HhtParameters::new(rho_inf)),
-            Method::GeneralizedAlpha => {
-                Integrator::GeneralizedAlpha(generalized_alpha::GeneralizedAlphaParameters::new(rho_inf))
-            }
-            Method::Bathe => Integrator::Bathe(bathe::BatheParameters::new(rho_inf)),
-        })
-    }
-}
+pub use integrator::{Integrator, TimeIntegrator};
+pub use method::Method;
+pub use newton::{NewtonError, NewtonSettings, NewtonStrategy, Statistics, StepContext, Workspace};
+pub use stages::{StageMemory, StepBuffers};
 
 /// Everything that evolves in time. `aux` is a method's extra vector (generalized-alpha's
 /// pseudo-acceleration; equal to `a` for the other methods).
@@ -149,38 +62,6 @@ impl State {
     }
 }
 
-/// Scratch vectors of one step (allocated once).
-pub(crate) struct StepBuffers {
-    q_base: Vec<f64>,
-    v_base: Vec<f64>,
-    q1: Vec<f64>,
-    v1: Vec<f64>,
-    a1: Vec<f64>,
-    l1: Vec<f64>,
-    q2: Vec<f64>,
-    v2: Vec<f64>,
-    a2: Vec<f64>,
-    l2: Vec<f64>,
-}
-
-impl StepBuffers {
-    fn new(n: usize, m: usize) -> Self {
-        let z = |k| vec![0.0; k];
-        StepBuffers {
-            q_base: z(n),
-            v_base: z(n),
-            q1: z(n),
-            v1: z(n),
-            a1: z(n),
-            l1: z(m),
-            q2: z(n),
-            v2: z(n),
-            a2: z(n),
-            l2: z(m),
-        }
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("step from t = {t} failed even at the smallest step {h_min:e} s: {cause}")]
 pub struct StepFailure {
@@ -197,6 +78,9 @@ pub struct Stepper {
     pub workspace: Workspace,
     buffers: StepBuffers,
     trial: State,
+    /// What the method kept of the step in `trial` (and in `single`) for its predictor.
+    trial_memory: StageMemory,
+    single_memory: StageMemory,
     /// An event update that failed after its step was accepted (not retried with halves).
     event_failure: Option<NewtonError>,
     /// The single step and the half-step state of an error-controlled step.
@@ -217,6 +101,8 @@ impl Stepper {
             workspace: Workspace::new(sys),
             buffers: StepBuffers::new(n, m),
             trial: State::zeros(n, m),
+            trial_memory: StageMemory::new(n, m),
+            single_memory: StageMemory::new(n, m),
             event_failure: None,
             single: State::zeros(n, m),
             half: State::zeros(n, m),
@@ -226,15 +112,12 @@ impl Stepper {
     /// One integrator step of size h from `state` into `self.trial`.
     fn integrate(&mut self, sys: &mut dyn Dynamics, state: &State, h: f64) -> Result<(), NewtonError> {
         sys.prepare(&self.integrator.evaluation_times(state.t, h));
-        let sys: &dyn Dynamics = sys;
-        let (b, ws, nw, st) = (&mut self.buffers, &mut self.workspace, &self.newton, &mut self.stats);
-        let out = &mut self.trial;
-        match &self.integrator {
-            Integrator::Ttbif(p) => ttbif::step(p, sys, state, h, out, b, ws, nw, st),
-            Integrator::Hht(p) => hht::step(p, sys, state, h, out, b, ws, nw, st),
-            Integrator::GeneralizedAlpha(p) => generalized_alpha::step(p, sys, state, h, out, b, ws, nw, st),
-            Integrator::Bathe(p) => bathe::step(p, sys, state, h, out, b, ws, nw, st),
-        }
+        let mut cx =
+            StepContext { sys: &*sys, workspace: &mut self.workspace, settings: &self.newton, stats: &mut self.stats };
+        self.buffers.memory.clear();
+        self.integrator.step(&mut cx, &mut self.buffers, state, h, &mut self.trial)?;
+        std::mem::swap(&mut self.buffers.memory, &mut self.trial_memory);
+        Ok(())
     }
 
     /// One attempt at a step of at most h. If an event function changes sign over the step,
@@ -263,7 +146,7 @@ impl Stepper {
                 located = true;
             }
         }
-        self.workspace.record_step_start(self.trial.t - state.t, &state.a, &state.lambda);
+        self.workspace.record_step(self.trial.t - state.t, &state.a, &state.lambda, &self.trial_memory);
         if located {
             // The extrapolating predictor would span steps of very different sizes.
             self.workspace.invalidate();
@@ -300,12 +183,9 @@ impl Stepper {
                     sys.constraint_velocity(&state.q, &state.v, state.t, &mut w);
                     self.workspace.velocity_jump(
                         sys,
-                        &state.q,
-                        &state.v,
-                        state.t,
+                        (&state.q, &state.v, state.t),
                         &jump,
-                        &mut dv,
-                        &mut impulse,
+                        (&mut dv, &mut impulse),
                         &mut self.stats,
                     )?;
                     for (x, d) in state.v.iter_mut().zip(&dv) {
@@ -318,9 +198,7 @@ impl Stepper {
             }
             self.workspace.consistent_accelerations(
                 sys,
-                &state.q,
-                &state.v,
-                state.t,
+                (&state.q, &state.v, state.t),
                 &mut state.a,
                 &mut state.lambda,
                 &mut self.stats,
@@ -456,6 +334,7 @@ impl Stepper {
                     );
                     if err <= 1.0 {
                         std::mem::swap(&mut self.trial, &mut self.single);
+                        std::mem::swap(&mut self.trial_memory, &mut self.single_memory);
                         let t0 = state.t;
                         match self.accept_trial(sys, state, h) {
                             Ok(()) => return Ok((state.t - t0, h * ErrorControl::step_factor(err))),
@@ -485,6 +364,7 @@ impl Stepper {
     fn single_and_halves(&mut self, sys: &mut dyn Dynamics, state: &State, h: f64) -> Result<(), NewtonError> {
         self.integrate(sys, state, h)?;
         std::mem::swap(&mut self.trial, &mut self.single);
+        std::mem::swap(&mut self.trial_memory, &mut self.single_memory);
         self.integrate(sys, state, 0.5 * h)?;
         std::mem::swap(&mut self.trial, &mut self.half);
         let half = std::mem::take(&mut self.half);

@@ -13,6 +13,7 @@
 use super::constraints::{BaumgarteConstants, ConstraintTreatment};
 use super::convergence::{IncrementScale, can_converge, converged};
 use super::dynamics::{Dynamics, TangentCoefficients};
+use super::stages::{Known, StageMemory, extrapolate_through};
 use crate::linalg::{FactorizationError, SparseLu, SparseMatrix};
 
 /// How the Newton matrix is refreshed.
@@ -158,6 +159,14 @@ pub struct Workspace {
     rhs: Vec<f64>,
     broyden: BroydenUpdates,
     history: StepHistory,
+    /// What the method kept of the last accepted step (of size `memory_h`) for its predictor.
+    memory: StageMemory,
+    memory_h: f64,
+    memory_valid: bool,
+    /// A cautious start for the next stage solve (`StepContext::set_fallback`).
+    fallback_a: Vec<f64>,
+    fallback_lambda: Vec<f64>,
+    fallback_set: bool,
     /// Absolute floor of the position scale of the convergence test (the model's size).
     length: f64,
     /// A stage's starting values (for the full-Newton restart).
@@ -267,6 +276,12 @@ impl Workspace {
             rhs: vec![0.0; n + m],
             broyden: BroydenUpdates::default(),
             history: StepHistory::default(),
+            memory: StageMemory::new(n, m),
+            memory_h: 0.0,
+            memory_valid: false,
+            fallback_a: Vec::with_capacity(n),
+            fallback_lambda: Vec::with_capacity(m),
+            fallback_set: false,
             length: 1.0,
             start_a: Vec::with_capacity(n),
             start_lambda: Vec::with_capacity(m),
@@ -288,10 +303,19 @@ impl Workspace {
         self.factorized = None;
         self.spare = None;
         self.history.valid = false;
+        self.memory_valid = false;
     }
 
-    /// Remember (a, lambda) at the start of a step of size h that succeeded.
-    pub(crate) fn record_step_start(&mut self, h: f64, a: &[f64], lambda: &[f64]) {
+    /// Remember (a, lambda) at the start of a step of size h that succeeded, and what its
+    /// method kept of it for the next step's predictor.
+    pub(crate) fn record_step(&mut self, h: f64, a: &[f64], lambda: &[f64], memory: &StageMemory) {
+        self.memory.copy_from(memory);
+        self.memory_h = h;
+        self.memory_valid = h > 0.0 && h.is_finite();
+        self.record_step_start(h, a, lambda);
+    }
+
+    fn record_step_start(&mut self, h: f64, a: &[f64], lambda: &[f64]) {
         self.history.a.clear();
         self.history.a.extend_from_slice(a);
         self.history.lambda.clear();
@@ -359,13 +383,10 @@ impl Workspace {
 
     /// Solve the saddle-point system [[M, Phi_q^T], [Phi_q, 0]] [a; lambda] = [-g; gamma]
     /// at (q, v, t): consistent accelerations and multipliers (index-1 form).
-    #[allow(clippy::too_many_arguments)]
     pub fn consistent_accelerations(
         &mut self,
         sys: &dyn Dynamics,
-        q: &[f64],
-        v: &[f64],
-        t: f64,
+        (q, v, t): (&[f64], &[f64], f64),
         a: &mut [f64],
         lambda: &mut [f64],
         stats: &mut Statistics,
@@ -392,21 +413,17 @@ impl Workspace {
     /// The velocity jump of an impact: solve [[M, Phi_q^T], [Phi_q, 0]] [dv; impulse] = [0; jump]
     /// at q (the matrix of `consistent_accelerations`), so that Phi_q (v + dv) = Phi_q v + jump
     /// and M dv = -Phi_q^T impulse.
-    #[allow(clippy::too_many_arguments)]
     pub fn velocity_jump(
         &mut self,
         sys: &dyn Dynamics,
-        q: &[f64],
-        v: &[f64],
-        t: f64,
+        (q, v, t): (&[f64], &[f64], f64),
         jump: &[f64],
-        dv: &mut [f64],
-        impulse: &mut [f64],
+        (dv, impulse): (&mut [f64], &mut [f64]),
         stats: &mut Statistics,
     ) -> Result<(), NewtonError> {
         let n = sys.coordinates();
         let c = TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 1.0 };
-        self.refactorize(sys, (q, v, v, impulse), t, c, stats)?;
+        self.refactorize(sys, (q, v, v, &*impulse), t, c, stats)?;
         self.factorized = None;
         let (r1, r2) = self.rhs.split_at_mut(n);
         r1.fill(0.0);
@@ -449,7 +466,13 @@ pub struct Stage<'a> {
     pub constraint_acceleration: Option<(f64, &'a [f64])>,
 }
 
-impl Stage<'_> {
+impl<'a> Stage<'a> {
+    /// The plain stage at time t: equilibrium M a + g + Phi_q^T lambda = 0 with
+    /// q = q_base + beta' a, v = v_base + gamma' a.
+    pub fn new(t: f64, q_base: &'a [f64], v_base: &'a [f64], beta: f64, gamma: f64) -> Self {
+        Stage { t, q_base, v_base, beta, gamma, force_weight: 1.0, extra: None, constraint_acceleration: None }
+    }
+
     /// q = q_base + beta' a + shift, v = v_base + gamma' a.
     fn kinematics(&self, a: &[f64], shift: &[f64], q: &mut [f64], v: &mut [f64]) {
         for i in 0..a.len() {
@@ -459,33 +482,165 @@ impl Stage<'_> {
     }
 }
 
-/// Solve a stage for (a, lambda), starting from their values on entry; on success `q`, `v`
-/// hold the stage's position and velocity. A kept-matrix iteration (modified Newton, Broyden)
-/// that fails is restarted from the same starting values as full Newton before the failure is
-/// reported, so that the step is only shortened when Newton's method itself fails.
-#[allow(clippy::too_many_arguments)]
-pub fn solve_stage(
-    sys: &dyn Dynamics,
-    stage: &Stage,
-    a: &mut [f64],
-    lambda: &mut [f64],
-    q: &mut [f64],
-    v: &mut [f64],
-    ws: &mut Workspace,
-    settings: &NewtonSettings,
-    stats: &mut Statistics,
-) -> Result<(), NewtonError> {
-    ws.start_a.clear();
-    ws.start_a.extend_from_slice(a);
-    ws.start_lambda.clear();
-    ws.start_lambda.extend_from_slice(lambda);
-    match iterate(sys, stage, a, lambda, q, v, ws, settings, settings.strategy, stats) {
-        Err(e) if settings.strategy != NewtonStrategy::Full && e.is_iteration_failure() => {
-            a.copy_from_slice(&ws.start_a);
-            lambda.copy_from_slice(&ws.start_lambda);
-            iterate(sys, stage, a, lambda, q, v, ws, settings, NewtonStrategy::Full, stats)
+/// The unknowns of a stage, (a, lambda), with the position and velocity they determine.
+pub struct Iterate<'a> {
+    pub a: &'a mut [f64],
+    pub lambda: &'a mut [f64],
+    pub q: &'a mut [f64],
+    pub v: &'a mut [f64],
+}
+
+impl Iterate<'_> {
+    fn kinematics(&mut self, stage: &Stage, shift: &[f64]) {
+        stage.kinematics(self.a, shift, self.q, self.v);
+    }
+}
+
+/// What a method's step works with: the system, the Newton workspace (factorizations,
+/// predictor history), the Newton settings and the statistics it counts into.
+pub struct StepContext<'a> {
+    pub sys: &'a dyn Dynamics,
+    pub workspace: &'a mut Workspace,
+    pub settings: &'a NewtonSettings,
+    pub stats: &'a mut Statistics,
+}
+
+impl StepContext<'_> {
+    /// Solve a stage for (a, lambda), starting from their values on entry; on success `x.q`,
+    /// `x.v` hold the stage's position and velocity. A kept-matrix iteration (modified Newton,
+    /// Broyden) that fails is restarted from the same starting values as full Newton before the
+    /// failure is reported, so that the step is only shortened when Newton's method itself fails.
+    pub fn solve(&mut self, stage: &Stage, mut x: Iterate) -> Result<(), NewtonError> {
+        let ws = &mut *self.workspace;
+        ws.start_a.clear();
+        ws.start_a.extend_from_slice(x.a);
+        ws.start_lambda.clear();
+        ws.start_lambda.extend_from_slice(x.lambda);
+        let strategy = self.settings.strategy;
+        let fallback = std::mem::take(&mut ws.fallback_set);
+        let mut result = iterate(self, stage, &mut x, strategy);
+        if fallback && matches!(&result, Err(e) if e.is_iteration_failure()) {
+            // The extrapolated start failed: once more from the cautious one.
+            let ws = &mut *self.workspace;
+            x.a.copy_from_slice(&ws.fallback_a);
+            x.lambda.copy_from_slice(&ws.fallback_lambda);
+            result = iterate(self, stage, &mut x, strategy);
         }
-        result => result,
+        match result {
+            Err(e) if strategy != NewtonStrategy::Full && e.is_iteration_failure() => {
+                x.a.copy_from_slice(&self.workspace.start_a);
+                x.lambda.copy_from_slice(&self.workspace.start_lambda);
+                iterate(self, stage, &mut x, NewtonStrategy::Full)
+            }
+            result => result,
+        }
+    }
+
+    /// A cautious start (a, lambda) for the next `solve`, tried if the iteration fails from
+    /// the given one (`predict_stage`'s line through the two latest stage values).
+    pub fn set_fallback(&mut self, a: &[f64], lambda: &[f64]) {
+        let ws = &mut *self.workspace;
+        ws.fallback_a.clear();
+        ws.fallback_a.extend_from_slice(a);
+        ws.fallback_lambda.clear();
+        ws.fallback_lambda.extend_from_slice(lambda);
+        ws.fallback_set = true;
+    }
+
+    /// Newton's starting values at time t_n + dt from (a, lambda) at t_n
+    /// (`Workspace::predict`).
+    pub fn predict(&self, (a, lambda): (&[f64], &[f64]), dt: f64, (a_out, lambda_out): (&mut [f64], &mut [f64])) {
+        self.workspace.predict(a, lambda, dt, a_out, lambda_out);
+    }
+
+    /// Newton's starting values (a, lambda) for stage k of a step, at time `tau` after the
+    /// step's start, from `known`, this step's earlier stage values in time order, and what
+    /// the method kept of the last step (`StageMemory`):
+    /// - a by the cubic through the four latest stage values, lambda by the line through the
+    ///   two latest (index-3 multipliers carry O(h) errors that a higher degree amplifies);
+    /// - plus the error this prediction made at stage k of the last step. The stage values of
+    ///   a composite method deviate from a smooth curve in a pattern that repeats from step to
+    ///   step (each sub-step has its own local error): the extrapolation misses it by nearly
+    ///   the same amount at the same stage of consecutive steps (the idea of a predictor
+    ///   corrected by its last error, as in Adams predictor-corrector pairs; Hairer, Norsett &
+    ///   Wanner, Solving ODEs I, sec. III.1).
+    ///
+    /// Where the stage values are not smooth (rho_inf = 1 keeps the method's high-frequency
+    /// components, e.g. the heavy top) the extrapolation amplifies them: each stage then starts
+    /// from whichever of the corrected extrapolation and the line through the two latest
+    /// values came closer at the same stage of the last step (the line, uncorrected, for both
+    /// a and lambda). Records the predictions in `memory` for `StageMemory::finish_error`.
+    pub fn predict_stage<'a>(
+        &'a self,
+        k: usize,
+        tau: f64,
+        known: &[Known<'a>],
+        (a, lambda): (&mut [f64], &mut [f64]),
+        memory: &mut StageMemory,
+    ) {
+        const A_POINTS: usize = 4;
+        const LAMBDA_POINTS: usize = 2;
+        let (n, m) = (a.len(), lambda.len());
+        let ws = &*self.workspace;
+        let previous = ws.memory_valid.then_some(&ws.memory);
+        let h = ws.memory_h;
+        let mut points: [Known<'a>; 6] = [(0.0, &[], &[]); 6];
+        let mut count = 0;
+        let older = previous.into_iter().flat_map(|p| p.values().map(move |(t, x, l)| (t - h, x, l)));
+        for p in older.chain(known.iter().copied()).filter(|p| p.1.len() == n && p.2.len() == m) {
+            if count == points.len() {
+                points.copy_within(1.., 0);
+                count -= 1;
+            }
+            points[count] = p;
+            count += 1;
+        }
+        let points = &points[..count];
+        let mut pick: [(f64, &'a [f64]); A_POINTS] = [(0.0, &[]); A_POINTS];
+        let mut extrapolate = |last: usize, multipliers: bool, out: &mut [f64]| {
+            let from = points.len().saturating_sub(last);
+            for (slot, p) in pick.iter_mut().zip(&points[from..]) {
+                *slot = (p.0, if multipliers { p.2 } else { p.1 });
+            }
+            extrapolate_through(tau, &pick[..points.len() - from], out);
+        };
+        extrapolate(A_POINTS, false, a);
+        extrapolate(LAMBDA_POINTS, true, lambda);
+        let error = previous.and_then(|p| p.error(k)).filter(|(ea, el)| ea.len() == n && el.len() == m);
+        let corrected = previous.is_none_or(|p| p.prefers_corrected(k));
+        if let Some(((ra, rl), ca, la)) = memory.prediction_slots(k)
+            && ra.len() == n
+            && rl.len() == m
+            && ca.len() == n
+            && la.len() == n
+        {
+            ra.copy_from_slice(a);
+            rl.copy_from_slice(lambda);
+            extrapolate(2, false, la);
+            ca.copy_from_slice(a);
+            if let Some((ea, _)) = error {
+                for (x, e) in ca.iter_mut().zip(ea) {
+                    *x += e;
+                }
+            }
+            if !corrected {
+                a.copy_from_slice(la);
+                return;
+            }
+        }
+        if let Some((ea, el)) = error {
+            for (x, e) in a.iter_mut().zip(ea) {
+                *x += e;
+            }
+            for (x, e) in lambda.iter_mut().zip(el) {
+                *x += e;
+            }
+        }
+    }
+
+    /// Power dissipated by the system's dampers at (q, v, t).
+    pub fn dissipation_power(&self, q: &[f64], v: &[f64], t: f64) -> f64 {
+        self.sys.dissipation_power(q, v, t)
     }
 }
 
@@ -503,19 +658,9 @@ const MIN_DAMPING: f64 = 1.0 / 16.0;
 /// the iterate retreats along it (damping 1/2, 1/4, ... down to MIN_DAMPING). A kept matrix is
 /// also refreshed for the next iteration when it contracts slowly (theta > 0.25) or too slowly
 /// to converge in the iterations left (Hairer & Wanner, Solving ODEs II, sec. IV.8).
-#[allow(clippy::too_many_arguments)]
-fn iterate(
-    sys: &dyn Dynamics,
-    stage: &Stage,
-    a: &mut [f64],
-    lambda: &mut [f64],
-    q: &mut [f64],
-    v: &mut [f64],
-    ws: &mut Workspace,
-    settings: &NewtonSettings,
-    strategy: NewtonStrategy,
-    stats: &mut Statistics,
-) -> Result<(), NewtonError> {
+fn iterate(cx: &mut StepContext, stage: &Stage, x: &mut Iterate, strategy: NewtonStrategy) -> Result<(), NewtonError> {
+    let (sys, settings) = (cx.sys, cx.settings);
+    let (ws, stats) = (&mut *cx.workspace, &mut *cx.stats);
     let n = sys.coordinates();
     let w = stage.force_weight;
     let coefficients =
@@ -532,7 +677,7 @@ fn iterate(
     ws.broyden.reset();
     ws.shift.fill(0.0);
     ws.previous_shift.clear();
-    stage.kinematics(a, &ws.shift, q, v);
+    x.kinematics(stage, &ws.shift);
     // Scaled size of the last step taken (in full), the contraction rate, the damping of the
     // last step and whether there is a last step to retreat along.
     let mut previous_increment = f64::INFINITY;
@@ -541,10 +686,10 @@ fn iterate(
     let mut damping = 1.0;
     let mut can_retreat = false;
     for iteration in 0..settings.max_iterations {
-        let (r1_max, force_scale, phi_max) = residual(sys, stage, a, lambda, q, v, ws, settings);
+        let (r1_max, force_scale, phi_max) = residual(sys, stage, x, ws, settings);
         if !(r1_max.is_finite() && phi_max.is_finite()) {
             if can_retreat && damping > MIN_DAMPING {
-                ws.retreat(stage, damping, 0.5 * damping, a, lambda, q, v);
+                ws.retreat(stage, damping, 0.5 * damping, x);
                 damping *= 0.5;
                 continue;
             }
@@ -555,28 +700,28 @@ fn iterate(
                 NewtonError::Diverged { iterations: iteration }
             });
         }
-        let phi_tolerance = scale.constraint_tolerance(q);
+        let phi_tolerance = scale.constraint_tolerance(x.q);
         if iteration > 0 && r1_max <= 1e-3 * tol * force_scale && phi_max <= 1e-2 * phi_tolerance {
             return Ok(());
         }
         let mut fresh = full || ws.factorized.is_none();
         if fresh {
-            ws.refactorize(sys, (q, v, a, lambda), stage.t, coefficients, stats)?;
+            ws.refactorize(sys, (x.q, x.v, x.a, x.lambda), stage.t, coefficients, stats)?;
             ws.broyden.reset();
         }
         ws.newton_step(broyden, stats)?;
-        let mut measured = scale.increment(&ws.rhs[..n], q, v);
+        let mut measured = scale.increment(&ws.rhs[..n], x.q, x.v);
         increment = measured.size;
         let mut theta = increment / previous_increment;
         if !fresh && increment > tol && !(theta < 1.0) {
             // The kept matrix does not contract here: refresh it at this iterate (the residual
             // is evaluated again rather than copied on every iteration).
-            residual(sys, stage, a, lambda, q, v, ws, settings);
-            ws.refactorize(sys, (q, v, a, lambda), stage.t, coefficients, stats)?;
+            residual(sys, stage, x, ws, settings);
+            ws.refactorize(sys, (x.q, x.v, x.a, x.lambda), stage.t, coefficients, stats)?;
             ws.broyden.reset();
             fresh = true;
             ws.newton_step(broyden, stats)?;
-            measured = scale.increment(&ws.rhs[..n], q, v);
+            measured = scale.increment(&ws.rhs[..n], x.q, x.v);
             increment = measured.size;
             theta = increment / previous_increment;
         }
@@ -598,7 +743,7 @@ fn iterate(
         let mut attainable = measured.attainable;
         if fresh && attainable > tol && !(theta < 1.0) && can_retreat && damping > MIN_DAMPING {
             // Even the exact Newton step is not shorter: the last step overshot.
-            ws.retreat(stage, damping, 0.5 * damping, a, lambda, q, v);
+            ws.retreat(stage, damping, 0.5 * damping, x);
             damping *= 0.5;
             continue;
         }
@@ -612,19 +757,19 @@ fn iterate(
         }
         can_retreat = true;
         damping = 1.0;
-        for (x, d) in a.iter_mut().zip(&ws.rhs[..n]) {
-            *x += d;
+        for (ai, d) in x.a.iter_mut().zip(&ws.rhs[..n]) {
+            *ai += d;
         }
-        for (l, dl) in lambda.iter_mut().zip(&ws.rhs[n..]) {
+        for (l, dl) in x.lambda.iter_mut().zip(&ws.rhs[n..]) {
             *l += dl;
         }
         // The step is kept for a retreat along it; `rhs` is rewritten before its next use.
         std::mem::swap(&mut ws.step, &mut ws.rhs);
-        stage.kinematics(a, &ws.shift, q, v);
+        x.kinematics(stage, &ws.shift);
         if ggl {
             // GGL position shift: [S, w Phi_q^T; Phi_q, 0] [dp; nu] = [0; -Phi(q)] with the kept
             // factorization, so Phi_q dp = -Phi (a Newton step onto Phi = 0 along S^-1 Phi_q^T).
-            sys.constraint_residual(q, stage.t, &mut ws.phi);
+            sys.constraint_residual(x.q, stage.t, &mut ws.phi);
             let (r1, r2) = ws.rhs.split_at_mut(n);
             r1.fill(0.0);
             for (r, p) in r2.iter_mut().zip(&ws.phi) {
@@ -634,10 +779,10 @@ fn iterate(
             for (p, dp) in ws.shift.iter_mut().zip(&ws.rhs[..n]) {
                 *p += dp;
             }
-            let dp = scale.position_increment(&ws.rhs[..n], q);
+            let dp = scale.position_increment(&ws.rhs[..n], x.q);
             increment = increment.max(dp);
             attainable = attainable.max(dp);
-            stage.kinematics(a, &ws.shift, q, v);
+            x.kinematics(stage, &ws.shift);
         }
         if !increment.is_finite() {
             ws.factorized = None;
@@ -668,17 +813,14 @@ fn iterate(
 /// The stage residual into `ws.rhs` (force rows R1, constraint rows R2 per the treatment) at
 /// the iterate (a, lambda) with position q and velocity v. Returns max |R1|, the scale of the
 /// forces R1 balances, and the constraint error in position units.
-#[allow(clippy::too_many_arguments)]
 fn residual(
     sys: &dyn Dynamics,
     stage: &Stage,
-    a: &[f64],
-    lambda: &[f64],
-    q: &[f64],
-    v: &[f64],
+    x: &Iterate,
     ws: &mut Workspace,
     settings: &NewtonSettings,
 ) -> (f64, f64, f64) {
+    let (a, lambda, q, v): (&[f64], &[f64], &[f64], &[f64]) = (x.a, x.lambda, x.q, x.v);
     let n = sys.coordinates();
     let w = stage.force_weight;
     sys.forces(q, v, a, stage.t, &mut ws.inertial, &mut ws.forces);
@@ -757,29 +899,19 @@ impl Workspace {
     /// Move from the iterate `from` times along the last step to `to` times along it (the
     /// iterate before the step plus `to` times the step); GGL's shift goes back to its value
     /// before the step.
-    #[allow(clippy::too_many_arguments)]
-    fn retreat(
-        &mut self,
-        stage: &Stage,
-        from: f64,
-        to: f64,
-        a: &mut [f64],
-        lambda: &mut [f64],
-        q: &mut [f64],
-        v: &mut [f64],
-    ) {
-        let n = a.len();
+    fn retreat(&mut self, stage: &Stage, from: f64, to: f64, x: &mut Iterate) {
+        let n = x.a.len();
         let c = to - from;
-        for (x, d) in a.iter_mut().zip(&self.step[..n]) {
-            *x = c.mul_add(*d, *x);
+        for (y, d) in x.a.iter_mut().zip(&self.step[..n]) {
+            *y = c.mul_add(*d, *y);
         }
-        for (x, d) in lambda.iter_mut().zip(&self.step[n..]) {
-            *x = c.mul_add(*d, *x);
+        for (y, d) in x.lambda.iter_mut().zip(&self.step[n..]) {
+            *y = c.mul_add(*d, *y);
         }
         if self.previous_shift.len() == self.shift.len() {
             self.shift.clone_from(&self.previous_shift);
         }
         self.broyden.reset();
-        stage.kinematics(a, &self.shift, q, v);
+        x.kinematics(stage, &self.shift);
     }
 }

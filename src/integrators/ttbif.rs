@@ -6,8 +6,10 @@
 //! of which the printed polynomial eq. 31 is a fit. With gamma* all three sub-steps have
 //! the same Newton-matrix coefficients, so one factorization serves the whole step.
 
-use super::newton::{NewtonError, NewtonSettings, Stage, Statistics, Workspace, solve_stage};
-use super::{Dynamics, State, StepBuffers};
+use super::integrator::TimeIntegrator;
+use super::newton::{Iterate, NewtonError, StepContext};
+use super::stages::{BackwardFormula, Known, StepBuffers, trapezoidal_substep};
+use super::{Method, State};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TtbifParameters {
@@ -67,97 +69,82 @@ pub fn optimal_gamma(rho_inf: f64) -> f64 {
     0.5 * (lo + hi)
 }
 
-#[allow(clippy::too_many_arguments)]
-pub(super) fn step(
-    p: &TtbifParameters,
-    sys: &dyn Dynamics,
-    s: &State,
-    h: f64,
-    out: &mut State,
-    b: &mut StepBuffers,
-    ws: &mut Workspace,
-    newton: &NewtonSettings,
-    stats: &mut Statistics,
-) -> Result<(), NewtonError> {
-    let n = s.q.len();
-    let gh = p.gamma * h;
-    let [t0, t1, t2, t3] = p.theta;
-    let power0 = sys.dissipation_power(&s.q, &s.v, s.t);
+impl TimeIntegrator for TtbifParameters {
+    fn name() -> &'static str {
+        "ttbif"
+    }
 
-    // Sub-steps 1 and 2: trapezoidal rule over gamma*h (eqs. 21, 22).
-    let trapezoidal = |from: (&[f64], &[f64], &[f64]), qb: &mut Vec<f64>, vb: &mut Vec<f64>| {
-        let (q, v, a) = from;
-        for i in 0..n {
-            vb[i] = v[i] + 0.5 * gh * a[i];
-            qb[i] = q[i] + gh * v[i] + 0.25 * gh * gh * a[i];
+    fn rho_inf_range() -> (f64, f64) {
+        (0.0, 1.0)
+    }
+
+    fn from_rho_inf(rho_inf: f64) -> Self {
+        Self::new(rho_inf)
+    }
+
+    fn method(&self) -> Method {
+        Method::Ttbif
+    }
+
+    fn evaluation_times(&self, t: f64, h: f64) -> [f64; 4] {
+        let gh = self.gamma * h;
+        [t, t + gh, t + 2.0 * gh, t + h]
+    }
+
+    fn step(
+        &self,
+        cx: &mut StepContext,
+        b: &mut StepBuffers,
+        s: &State,
+        h: f64,
+        out: &mut State,
+    ) -> Result<(), NewtonError> {
+        let gh = self.gamma * h;
+        let [t0, t1, t2, t3] = self.theta;
+        let power0 = cx.dissipation_power(&s.q, &s.v, s.t);
+
+        // Sub-steps 1 and 2: trapezoidal rule over gamma*h (eqs. 21, 22). Newton starts each
+        // sub-step from the extrapolation of the latest stage values corrected by the last
+        // step's error at the same sub-step (`StepContext::predict_stage`).
+        let start: Known = (0.0, &s.a, &s.lambda);
+        cx.predict_stage(0, gh, &[start], (&mut b.s1.a, &mut b.s1.lambda), &mut b.memory);
+        if let Some((a, lambda)) = b.memory.line(0) {
+            cx.set_fallback(a, lambda);
         }
-    };
-    trapezoidal((&s.q, &s.v, &s.a), &mut b.q_base, &mut b.v_base);
-    ws.predict(&s.a, &s.lambda, gh, &mut b.a1, &mut b.l1);
-    let stage = Stage {
-        t: s.t + gh,
-        q_base: &b.q_base,
-        v_base: &b.v_base,
-        beta: 0.25 * gh * gh,
-        gamma: 0.5 * gh,
-        force_weight: 1.0,
-        extra: None,
-        constraint_acceleration: None,
-    };
-    solve_stage(sys, &stage, &mut b.a1, &mut b.l1, &mut b.q1, &mut b.v1, ws, newton, stats)?;
-    let power1 = sys.dissipation_power(&b.q1, &b.v1, s.t + gh);
+        let bases = (&mut b.q_base[..], &mut b.v_base[..]);
+        trapezoidal_substep(cx, (&s.q, &s.v, &s.a), (s.t + gh, gh), bases, b.s1.iterate())?;
+        b.memory.finish_error(0, &b.s1.a, &b.s1.lambda);
+        let power1 = cx.dissipation_power(&b.s1.q, &b.s1.v, s.t + gh);
 
-    trapezoidal((&b.q1, &b.v1, &b.a1), &mut b.q_base, &mut b.v_base);
-    // Newton starts from the linear extrapolation through the two previous stage values
-    // (stage times 0, gamma h, 2 gamma h, h): an O(h^2) guess instead of O(h) (crank-slider,
-    // h = 1e-3: 9.29 -> 7.99 iterations per step; extrapolating a only: 9.39).
-    for i in 0..n {
-        b.a2[i] = 2.0 * b.a1[i] - s.a[i];
-    }
-    for (l2, (l1, l0)) in b.l2.iter_mut().zip(b.l1.iter().zip(&s.lambda)) {
-        *l2 = 2.0 * l1 - l0;
-    }
-    let stage = Stage {
-        t: s.t + 2.0 * gh,
-        q_base: &b.q_base,
-        v_base: &b.v_base,
-        beta: 0.25 * gh * gh,
-        gamma: 0.5 * gh,
-        force_weight: 1.0,
-        extra: None,
-        constraint_acceleration: None,
-    };
-    solve_stage(sys, &stage, &mut b.a2, &mut b.l2, &mut b.q2, &mut b.v2, ws, newton, stats)?;
-    let power2 = sys.dissipation_power(&b.q2, &b.v2, s.t + 2.0 * gh);
+        let known = [start, (gh, &b.s1.a[..], &b.s1.lambda[..])];
+        cx.predict_stage(1, 2.0 * gh, &known, (&mut b.s2.a, &mut b.s2.lambda), &mut b.memory);
+        if let Some((a, lambda)) = b.memory.line(1) {
+            cx.set_fallback(a, lambda);
+        }
+        let bases = (&mut b.q_base[..], &mut b.v_base[..]);
+        trapezoidal_substep(cx, b.s1.kinematics(), (s.t + 2.0 * gh, gh), bases, b.s2.iterate())?;
+        b.memory.finish_error(1, &b.s2.a, &b.s2.lambda);
+        let power2 = cx.dissipation_power(&b.s2.q, &b.s2.v, s.t + 2.0 * gh);
 
-    // Sub-step 3: four-point backward formula over h (eq. 23).
-    for i in 0..n {
-        b.v_base[i] = s.v[i] + h * (t0 * s.a[i] + t1 * b.a1[i] + t2 * b.a2[i]);
-        b.q_base[i] = s.q[i] + h * (t0 * s.v[i] + t1 * b.v1[i] + t2 * b.v2[i]) + t3 * h * b.v_base[i];
+        // Sub-step 3: four-point backward formula over h (eq. 23).
+        let known = [start, (gh, &b.s1.a[..], &b.s1.lambda[..]), (2.0 * gh, &b.s2.a[..], &b.s2.lambda[..])];
+        cx.predict_stage(2, h, &known, (&mut out.a, &mut out.lambda), &mut b.memory);
+        if let Some((a, lambda)) = b.memory.line(2) {
+            cx.set_fallback(a, lambda);
+        }
+        let formula = BackwardFormula { weights: [t0, t1, t2], last: t3 };
+        let points = [(&s.v[..], &s.a[..]), (&b.s1.v[..], &b.s1.a[..]), (&b.s2.v[..], &b.s2.a[..])];
+        let bases = (&mut b.q_base[..], &mut b.v_base[..]);
+        formula.substep(cx, (s.t + h, h), (&s.q, points), bases, Iterate::of_state(out))?;
+        b.memory.finish_error(2, &out.a, &out.lambda);
+        let power3 = cx.dissipation_power(&out.q, &out.v, s.t + h);
+        // Dissipated energy integrated with the method's own quadrature (the weights of eq. 23).
+        out.dissipated = s.dissipated + formula.dissipated(h, [power0, power1, power2], power3);
+        out.t = s.t + h;
+        out.aux.copy_from_slice(&out.a);
+        b.memory.push_value(0.0, &s.a, &s.lambda);
+        b.memory.push_value(gh, &b.s1.a, &b.s1.lambda);
+        b.memory.push_value(2.0 * gh, &b.s2.a, &b.s2.lambda);
+        Ok(())
     }
-    let c = (1.0 - 2.0 * p.gamma) / p.gamma;
-    for i in 0..n {
-        out.a[i] = c.mul_add(b.a2[i] - b.a1[i], b.a2[i]);
-    }
-    for (l3, (l2, l1)) in out.lambda.iter_mut().zip(b.l2.iter().zip(&b.l1)) {
-        *l3 = c.mul_add(l2 - l1, *l2);
-    }
-    let th = t3 * h;
-    let stage = Stage {
-        t: s.t + h,
-        q_base: &b.q_base,
-        v_base: &b.v_base,
-        beta: th * th,
-        gamma: th,
-        force_weight: 1.0,
-        extra: None,
-        constraint_acceleration: None,
-    };
-    solve_stage(sys, &stage, &mut out.a, &mut out.lambda, &mut out.q, &mut out.v, ws, newton, stats)?;
-    let power3 = sys.dissipation_power(&out.q, &out.v, s.t + h);
-    // Dissipated energy integrated with the method's own quadrature (the weights of eq. 23).
-    out.dissipated = s.dissipated + h * (t0 * power0 + t1 * power1 + t2 * power2 + t3 * power3);
-    out.t = s.t + h;
-    out.aux.copy_from_slice(&out.a);
-    Ok(())
 }

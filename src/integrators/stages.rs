@@ -1,0 +1,285 @@
+//! Stage code shared by the methods: the step's scratch vectors, the trapezoidal sub-step of
+//! the composite methods (TTBIF, Bathe), their multi-point backward sub-step, the linear
+//! extrapolation that starts Newton, and the dissipated energy by a method's own quadrature.
+//!
+//! Every implicit stage has the shape the Newton solver expects (src/integrators/newton.rs):
+//! v = v_base + gamma' a, q = q_base + beta' a.
+
+use super::State;
+use super::newton::{Iterate, NewtonError, Stage, StepContext};
+
+/// Position, velocity, acceleration and multipliers at the end of an intermediate sub-step.
+pub struct StagePoint {
+    pub q: Vec<f64>,
+    pub v: Vec<f64>,
+    pub a: Vec<f64>,
+    pub lambda: Vec<f64>,
+}
+
+impl StagePoint {
+    fn zeros(n: usize, m: usize) -> Self {
+        StagePoint { q: vec![0.0; n], v: vec![0.0; n], a: vec![0.0; n], lambda: vec![0.0; m] }
+    }
+
+    /// The point as the unknowns of a stage solve.
+    pub fn iterate(&mut self) -> Iterate<'_> {
+        Iterate { a: &mut self.a, lambda: &mut self.lambda, q: &mut self.q, v: &mut self.v }
+    }
+
+    /// (q, v, a), the start of a following sub-step.
+    pub fn kinematics(&self) -> (&[f64], &[f64], &[f64]) {
+        (&self.q, &self.v, &self.a)
+    }
+}
+
+impl<'a> Iterate<'a> {
+    /// The state's (a, lambda, q, v) as the unknowns of a stage solve.
+    pub fn of_state(s: &'a mut State) -> Self {
+        Iterate { a: &mut s.a, lambda: &mut s.lambda, q: &mut s.q, v: &mut s.v }
+    }
+}
+
+/// Scratch vectors of one step (allocated once): the bases of the current stage and the
+/// points of up to two intermediate sub-steps.
+pub struct StepBuffers {
+    pub q_base: Vec<f64>,
+    pub v_base: Vec<f64>,
+    pub s1: StagePoint,
+    pub s2: StagePoint,
+    /// What the method keeps of this step for the next step's predictor.
+    pub memory: StageMemory,
+}
+
+impl StepBuffers {
+    pub fn new(n: usize, m: usize) -> Self {
+        StepBuffers {
+            q_base: vec![0.0; n],
+            v_base: vec![0.0; n],
+            s1: StagePoint::zeros(n, m),
+            s2: StagePoint::zeros(n, m),
+            memory: StageMemory::new(n, m),
+        }
+    }
+}
+
+/// The trapezoidal rule over dt from (q, v, a) to the stage end at time t (the first sub-step
+/// of the composite methods: Ji et al. 2025 eqs. 21-22; Bathe & Baig 2005):
+///   v_1 = v + dt/2 (a + a_1),   q_1 = q + dt v + dt^2/4 (a + a_1),
+/// i.e. v_base = v + dt/2 a, q_base = q + dt v + dt^2/4 a, gamma' = dt/2, beta' = dt^2/4.
+/// `x` holds Newton's starting values on entry and the sub-step's end on success.
+pub fn trapezoidal_substep(
+    cx: &mut StepContext,
+    (q, v, a): (&[f64], &[f64], &[f64]),
+    (t, dt): (f64, f64),
+    (q_base, v_base): (&mut [f64], &mut [f64]),
+    x: Iterate,
+) -> Result<(), NewtonError> {
+    for i in 0..q.len() {
+        v_base[i] = v[i] + 0.5 * dt * a[i];
+        q_base[i] = q[i] + dt * v[i] + 0.25 * dt * dt * a[i];
+    }
+    cx.solve(&Stage::new(t, q_base, v_base, 0.25 * dt * dt, 0.5 * dt), x)
+}
+
+/// A point's (v, a).
+pub type VelocityAcceleration<'a> = (&'a [f64], &'a [f64]);
+
+/// A multi-point backward formula over the whole step h (TTBIF's sub-step 3, Ji et al. 2025
+/// eq. 23; the rho_inf-Bathe sub-step 2, Noh & Bathe 2019 eqs. 6-7):
+///   v_end = v_0 + h (w_0 a_0 + ... + w_{K-1} a_{K-1} + last a_end),
+///   q_end = q_0 + h (w_0 v_0 + ... + w_{K-1} v_{K-1} + last v_end),
+/// with the start (k = 0) and the earlier sub-steps' ends as the points k.
+/// So v_base = v_0 + h sum w_k a_k, q_base = q_0 + h sum w_k v_k + last h v_base and
+/// gamma' = last h, beta' = (last h)^2.
+pub struct BackwardFormula<const K: usize> {
+    pub weights: [f64; K],
+    pub last: f64,
+}
+
+impl<const K: usize> BackwardFormula<K> {
+    /// Solve the backward sub-step to time t from `start` = q_0 and the points (v_k, a_k);
+    /// `x` holds Newton's starting values on entry and the step's end on success.
+    pub fn substep(
+        &self,
+        cx: &mut StepContext,
+        (t, h): (f64, f64),
+        (q0, points): (&[f64], [VelocityAcceleration; K]),
+        (q_base, v_base): (&mut [f64], &mut [f64]),
+        x: Iterate,
+    ) -> Result<(), NewtonError> {
+        let w = &self.weights;
+        let v0 = points[0].0;
+        for i in 0..q0.len() {
+            let (mut sv, mut sa) = (w[0] * points[0].0[i], w[0] * points[0].1[i]);
+            for k in 1..K {
+                sv += w[k] * points[k].0[i];
+                sa += w[k] * points[k].1[i];
+            }
+            v_base[i] = v0[i] + h * sa;
+            q_base[i] = q0[i] + h * sv + self.last * h * v_base[i];
+        }
+        let th = self.last * h;
+        cx.solve(&Stage::new(t, q_base, v_base, th * th, th), x)
+    }
+
+    /// The energy dissipated over the step by the formula's own quadrature of the power
+    /// (its weights on the points and the end; second order).
+    pub fn dissipated(&self, h: f64, powers: [f64; K], end: f64) -> f64 {
+        let mut sum = self.weights[0] * powers[0];
+        for (w, p) in self.weights.iter().zip(&powers).skip(1) {
+            sum += w * p;
+        }
+        h * (sum + self.last * end)
+    }
+}
+
+/// Newton's starting values by linear extrapolation through two earlier values x_0, x_1:
+/// out = x_1 + c (x_1 - x_0) (c = the ratio of the time spans).
+pub fn extrapolate(c: f64, x0: &[f64], x1: &[f64], out: &mut [f64]) {
+    for ((o, p), x) in out.iter_mut().zip(x0).zip(x1) {
+        *o = c.mul_add(x - p, *x);
+    }
+}
+
+/// The energy dissipated over a one-stage step by the trapezoidal rule on the power at its
+/// ends (second order).
+pub fn trapezoidal_dissipation(h: f64, power0: f64, power1: f64) -> f64 {
+    0.5 * h * (power0 + power1)
+}
+
+/// A known (time, a, lambda) for a predictor.
+pub type Known<'a> = (f64, &'a [f64], &'a [f64]);
+
+/// What a method keeps of a step for the next step's Newton predictor (allocated once): the
+/// accelerations and multipliers of up to three stages with their times relative to the
+/// step's start, the extrapolation's error at each stage, and which of the two predictions
+/// (`StepContext::predict_stage`), the corrected extrapolation or the line, came closer.
+pub struct StageMemory {
+    /// Number of stage values and of predictor errors recorded.
+    values: usize,
+    errors: usize,
+    value: [(f64, Vec<f64>, Vec<f64>); 3],
+    error: [(Vec<f64>, Vec<f64>); 3],
+    /// Per stage: the corrected extrapolation and the linear one of a, and whether the
+    /// corrected one was at least as close to the solution.
+    corrected: [Vec<f64>; 3],
+    linear: [Vec<f64>; 3],
+    prefer_corrected: [bool; 3],
+}
+
+impl StageMemory {
+    pub fn new(n: usize, m: usize) -> Self {
+        let v = || (0.0, vec![0.0; n], vec![0.0; m]);
+        let e = || (vec![0.0; n], vec![0.0; m]);
+        let z = || vec![0.0; n];
+        StageMemory {
+            values: 0,
+            errors: 0,
+            value: [v(), v(), v()],
+            error: [e(), e(), e()],
+            corrected: [z(), z(), z()],
+            linear: [z(), z(), z()],
+            prefer_corrected: [true; 3],
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.values = 0;
+        self.errors = 0;
+    }
+
+    /// Record the stage value (a, lambda) at time t (relative to the step's start), in time
+    /// order; ignored beyond three or for other sizes.
+    pub fn push_value(&mut self, t: f64, a: &[f64], lambda: &[f64]) {
+        if let Some(slot) = self.value.get_mut(self.values)
+            && slot.1.len() == a.len()
+            && slot.2.len() == lambda.len()
+        {
+            slot.0 = t;
+            slot.1.copy_from_slice(a);
+            slot.2.copy_from_slice(lambda);
+            self.values += 1;
+        }
+    }
+
+    /// The recorded stage values.
+    pub fn values(&self) -> impl Iterator<Item = Known<'_>> {
+        self.value[..self.values].iter().map(|(t, a, l)| (*t, &a[..], &l[..]))
+    }
+
+    /// The predictor's error at stage k (a - a_predicted, lambda - lambda_predicted).
+    pub fn error(&self, k: usize) -> Option<(&[f64], &[f64])> {
+        (k < self.errors).then(|| (&self.error[k].0[..], &self.error[k].1[..]))
+    }
+
+    /// The line through the two latest stage values at stage k (a, lambda), as predicted.
+    pub fn line(&self, k: usize) -> Option<(&[f64], &[f64])> {
+        Some((self.linear.get(k)?, &self.error.get(k)?.1))
+    }
+
+    /// Whether the corrected extrapolation came at least as close as the line at stage k
+    /// (true if unknown).
+    pub fn prefers_corrected(&self, k: usize) -> bool {
+        k >= self.errors || self.prefer_corrected[k]
+    }
+
+    /// Stage k's slots for the uncorrected, corrected and linear predictions of a (and the
+    /// prediction of lambda), kept until `finish_error(k, ..)`.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn prediction_slots(
+        &mut self,
+        k: usize,
+    ) -> Option<((&mut Vec<f64>, &mut Vec<f64>), &mut Vec<f64>, &mut Vec<f64>)> {
+        self.errors = self.errors.min(k);
+        let (a, l) = self.error.get_mut(k)?;
+        Some(((a, l), self.corrected.get_mut(k)?, self.linear.get_mut(k)?))
+    }
+
+    /// Turn stage k's stored prediction into its error, given the stage's solution.
+    pub fn finish_error(&mut self, k: usize, a: &[f64], lambda: &[f64]) {
+        if let Some((ea, el)) = self.error.get_mut(k)
+            && ea.len() == a.len()
+            && el.len() == lambda.len()
+        {
+            for (e, x) in ea.iter_mut().zip(a) {
+                *e = x - *e;
+            }
+            for (e, x) in el.iter_mut().zip(lambda) {
+                *e = x - *e;
+            }
+            let miss = |p: &[f64]| p.iter().zip(a).fold(0.0f64, |m, (p, x)| m.max((x - p).abs()));
+            let (corrected, linear) = (miss(&self.corrected[k]), miss(&self.linear[k]));
+            self.prefer_corrected[k] = corrected <= linear || corrected.is_nan() || linear.is_nan();
+            self.errors = k + 1;
+        }
+    }
+
+    /// Overwrite with `other` (reusing the allocations).
+    pub fn copy_from(&mut self, other: &StageMemory) {
+        for (mine, theirs) in self.value.iter_mut().zip(&other.value[..other.values]) {
+            mine.0 = theirs.0;
+            mine.1.clone_from(&theirs.1);
+            mine.2.clone_from(&theirs.2);
+        }
+        for (mine, theirs) in self.error.iter_mut().zip(&other.error[..other.errors]) {
+            mine.0.clone_from(&theirs.0);
+            mine.1.clone_from(&theirs.1);
+        }
+        self.prefer_corrected = other.prefer_corrected;
+        self.values = other.values;
+        self.errors = other.errors;
+    }
+}
+
+/// Polynomial extrapolation to time `tau` through the points (t_i, x_i) (Lagrange's form,
+/// degree = number of points - 1, at most 3): out = sum_i l_i(tau) x_i.
+pub fn extrapolate_through(tau: f64, points: &[(f64, &[f64])], out: &mut [f64]) {
+    let k = points.len().min(4);
+    let mut w = [0.0; 4];
+    for i in 0..k {
+        w[i] = (0..k).filter(|&j| j != i).fold(1.0, |l, j| l * (tau - points[j].0) / (points[i].0 - points[j].0));
+    }
+    for (r, o) in out.iter_mut().enumerate() {
+        *o = points[..k].iter().zip(&w).fold(0.0, |x, (p, w)| w.mul_add(p.1[r], x));
+    }
+}
