@@ -75,9 +75,7 @@ impl Simulation {
                 .workspace
                 .consistent_accelerations(
                     &self.system,
-                    &s.q,
-                    &s.v,
-                    s.t,
+                    (&s.q, &s.v, s.t),
                     &mut self.scratch_a,
                     &mut self.scratch_lambda,
                     &mut stats,

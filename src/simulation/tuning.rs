@@ -114,7 +114,7 @@ impl Simulation {
         self.stepper.workspace.invalidate();
         self.stepper
             .workspace
-            .consistent_accelerations(&system, &s.q, &s.v, s.t, &mut a, &mut lambda, &mut Statistics::default())
+            .consistent_accelerations(&system, (&s.q, &s.v, s.t), &mut a, &mut lambda, &mut Statistics::default())
             .map_err(|e| format!("accelerations with the new values: {e}"))?;
         self.system = system;
         self.state.aux.copy_from_slice(&a);
