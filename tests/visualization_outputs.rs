@@ -115,7 +115,7 @@ fn fmu_reports_the_visualization_outputs_as_simulate() {
         if k > 0 {
             // Step to exactly k h, the time `simulate` writes (t_k - t_(k-1) is exact).
             let next = k as f64 * h;
-            fmi::fmi2::instance::CoSimulation::do_step(&mut inst, t, next - t, true).unwrap();
+            fmi::fmi2::instance::CoSimulation::do_step(&inst, t, next - t, true).unwrap();
             t = next;
         }
         let values = read(&mut inst, &out);

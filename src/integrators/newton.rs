@@ -713,7 +713,7 @@ fn iterate(cx: &mut StepContext, stage: &Stage, x: &mut Iterate, strategy: Newto
         let mut measured = scale.increment(&ws.rhs[..n], x.q, x.v);
         increment = measured.size;
         let mut theta = increment / previous_increment;
-        if !fresh && increment > tol && !(theta < 1.0) {
+        if !fresh && increment > tol && (theta.is_nan() || theta >= 1.0) {
             // The kept matrix does not contract here: refresh it at this iterate (the residual
             // is evaluated again rather than copied on every iteration).
             residual(sys, stage, x, ws, settings);
@@ -741,7 +741,7 @@ fn iterate(cx: &mut StepContext, stage: &Stage, x: &mut Iterate, strategy: Newto
         }
         // Below the tolerance in the attainable measure, a step is round-off: no retreat.
         let mut attainable = measured.attainable;
-        if fresh && attainable > tol && !(theta < 1.0) && can_retreat && damping > MIN_DAMPING {
+        if fresh && attainable > tol && (theta.is_nan() || theta >= 1.0) && can_retreat && damping > MIN_DAMPING {
             // Even the exact Newton step is not shorter: the last step overshot.
             ws.retreat(stage, damping, 0.5 * damping, x);
             damping *= 0.5;
