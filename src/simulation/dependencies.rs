@@ -113,7 +113,9 @@ impl Simulation {
         }
         let driven: Vec<Vec<usize>> = (0..inputs)
             .map(|i| {
-                let mut roots: Vec<usize> = sys.elements::<Load>().iter()
+                let mut roots: Vec<usize> = sys
+                    .elements::<Load>()
+                    .iter()
                     .filter(|l| l.magnitude.reads_input(i))
                     .flat_map(|l| l.dofs().to_vec())
                     .map(|d| blocks.root(d))
