@@ -26,7 +26,7 @@ pub enum Call {
     GetDirectionalDerivative,
     GetOutputDerivatives,
     /// A function of a capability this FMU does not claim (Model Exchange, Scheduled
-    /// Execution, Event Mode, clocks, derivatives, ...): legal to call in any state but
+    /// Execution, Event Mode, clocks, adjoint derivatives, ...): legal to call in any state but
     /// Fatal, always answered with fmi3Error and the reason.
     NotClaimed,
 }
