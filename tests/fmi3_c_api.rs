@@ -147,12 +147,12 @@ fn illegal_call_sequences_are_errors_with_a_reason() {
         s.expect_error("fmi3EnterEventMode: not supported");
         assert_eq!(fmi3EnterInitializationMode(i, 0, 0.0, 0.0, 0, 0.0), ERROR);
         s.expect_error("Illegal call sequence");
-        // A fixed parameter is fixed after initialization (k is tunable since the FMU core
-        // tunes coefficients; x0, an initial value, is not).
+        // A fixed parameter is fixed after initialization (x0: k is tunable since the FMI
+        // depth features, as in tests/fmu.rs).
         let x0 = s.vr("x0");
         assert_eq!(fmi3SetFloat64(i, &x0, 1, &0.2, 1), ERROR);
         s.expect_error(
-            "is fixed (it changes the model's structure or initial state); set it before fmi3ExitInitializationMode",
+            "x0 is fixed (it changes the model's structure or initial state); set it before fmi3ExitInitializationMode",
         );
         // Stepping works after all those errors; past stopTime (1.0) it does not.
         let (st, flags, last) = do_step(i, 0.0, 0.5);
@@ -208,10 +208,10 @@ fn capabilities_not_claimed_are_errors_with_a_reason() {
         assert_eq!(initialize(i, 0.0), OK);
         let x = s.vr("x");
         let mut out = [0.0];
-        assert_eq!(fmi3GetOutputDerivatives(i, &x, 1, &1, out.as_mut_ptr(), 1), ERROR);
-        s.expect_error("maxOutputDerivativeOrder=0");
-        assert_eq!(fmi3GetDirectionalDerivative(i, &x, 1, &x, 1, &1.0, 1, out.as_mut_ptr(), 1), ERROR);
-        s.expect_error("providesDirectionalDerivative=false");
+        // Output and directional derivatives are claimed now (tests/fmi3_depth.rs); adjoint
+        // derivatives are not.
+        assert_eq!(fmi3GetAdjointDerivative(i, &x, 1, &x, 1, &1.0, 1, out.as_mut_ptr(), 1), ERROR);
+        s.expect_error("providesAdjointDerivatives=false");
         let mut n = 0usize;
         assert_eq!(fmi3GetNumberOfContinuousStates(i, &mut n), ERROR);
         s.expect_error("not Model Exchange");

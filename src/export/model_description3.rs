@@ -4,7 +4,7 @@
 //! the FMI 3 capability flags, typed variable elements (`<Float64>`, `<Int32>`, `<String>`
 //! with a `<Start>` child), units through `<TypeDefinitions>`, the independent variable `time` (value reference: after the
 //! table, `fmi3::time_value_reference`) and `<ModelStructure>` elements naming value
-//! references (`<Output>`, `<InitialUnknown>`).
+//! references (`<Output>`, `<InitialUnknown>`) in `dependencies`, where FMI 2 names indices.
 
 use std::collections::BTreeSet;
 
@@ -47,19 +47,20 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
     root.extend([("generationTool", tool.as_str()), ("variableNamingConvention", "flat")]);
     w.write_event(Event::Start(elem("fmiModelDescription", &root)))?;
 
-    // Only what src/fmi3 implements: no Event Mode, no early return, no intermediate
-    // update, no derivatives or per-element dependencies.
+    // Only what src/fmi3 implements: output derivatives up to order 2 and directional
+    // derivatives (src/fmi3/derivatives.rs); no Event Mode, no early return, no intermediate
+    // update, no adjoint derivatives or per-element dependencies.
     w.write_event(Event::Empty(elem(
         "CoSimulation",
         &[
             ("modelIdentifier", name),
             ("canGetAndSetFMUState", "true"),
             ("canSerializeFMUState", "true"),
-            ("providesDirectionalDerivatives", "false"),
+            ("providesDirectionalDerivatives", "true"),
             ("providesAdjointDerivatives", "false"),
             ("providesPerElementDependencies", "false"),
             ("canHandleVariableCommunicationStepSize", "true"),
-            ("maxOutputDerivativeOrder", "0"),
+            ("maxOutputDerivativeOrder", "2"),
             ("providesIntermediateUpdate", "false"),
             ("mightReturnEarlyFromDoStep", "false"),
             ("canReturnEarlyAfterIntermediateUpdate", "false"),
@@ -121,9 +122,13 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
             attrs.push(("description", description.as_str()));
         }
         match v.role {
-            Role::Parameter(_) => {
-                attrs.extend([("causality", "parameter"), ("variability", "fixed"), ("initial", "exact")])
-            }
+            // A tunable parameter may change at communication points, as this FMU has no
+            // Event Mode (FMI 3.0.1 section 2.4.7.4, variability = tunable).
+            Role::Parameter(_) => attrs.extend([
+                ("causality", "parameter"),
+                ("variability", if v.tunable { "tunable" } else { "fixed" }),
+                ("initial", "exact"),
+            ]),
             Role::Solver(_) => {
                 attrs.extend([("causality", "parameter"), ("variability", "tunable"), ("initial", "exact")])
             }
@@ -159,11 +164,33 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
     w.write_event(Event::End(BytesEnd::new("ModelVariables")))?;
 
     w.write_event(Event::Start(BytesStart::new("ModelStructure")))?;
-    // No `dependencies` attribute: each output may depend on every input and parameter.
-    let outputs: Vec<String> = vars.outputs().map(|v| v.vr.to_string()).collect();
+    // FMI 3.0.1 section 2.4.8: the same sets as FMI 2's `<Outputs>`/`<InitialUnknowns>`
+    // (`model_description`), named by value reference. In Step Mode the knowns are the inputs
+    // the output depends on directly (`Simulation::direct_dependencies`); in Initialization
+    // Mode the parameters (initial = "exact") are knowns too, and the initial state is
+    // assembled from every one of them. Every known enters through the solver:
+    // dependenciesKind "dependent".
+    let input_vr: Vec<u32> = vars.list.iter().filter(|v| matches!(v.role, Role::Input(_))).map(|v| v.vr).collect();
+    let parameters: Vec<u32> =
+        vars.list.iter().filter(|v| matches!(v.role, Role::Parameter(_) | Role::Solver(_))).map(|v| v.vr).collect();
     for section in ["Output", "InitialUnknown"] {
-        for vr in &outputs {
-            w.write_event(Event::Empty(elem(section, &[("valueReference", vr.as_str())])))?;
+        for v in vars.outputs() {
+            let mut known: Vec<u32> = v.input_dependencies.iter().map(|&i| input_vr[i]).collect();
+            if section == "InitialUnknown" {
+                known.extend(&parameters);
+                known.sort_unstable();
+            }
+            let vr = v.vr.to_string();
+            let dependencies = known.iter().map(u32::to_string).collect::<Vec<_>>().join(" ");
+            let kinds = vec!["dependent"; known.len()].join(" ");
+            w.write_event(Event::Empty(elem(
+                section,
+                &[
+                    ("valueReference", vr.as_str()),
+                    ("dependencies", dependencies.as_str()),
+                    ("dependenciesKind", kinds.as_str()),
+                ],
+            )))?;
         }
     }
     w.write_event(Event::End(BytesEnd::new("ModelStructure")))?;

@@ -23,8 +23,10 @@ pub enum Call {
     /// fmi3GetFMUState ... fmi3DeserializeFMUState.
     FmuState,
     DoStep,
+    GetDirectionalDerivative,
+    GetOutputDerivatives,
     /// A function of a capability this FMU does not claim (Model Exchange, Scheduled
-    /// Execution, Event Mode, clocks, derivatives, ...): legal to call in any state but
+    /// Execution, Event Mode, clocks, adjoint derivatives, ...): legal to call in any state but
     /// Fatal, always answered with fmi3Error and the reason.
     NotClaimed,
 }
@@ -46,6 +48,11 @@ pub fn allowed(state: State, call: Call) -> bool {
         Get => matches!(state, Instantiated | InitializationMode | StepComplete | StepFailed | Terminated | Error),
         Set => matches!(state, Instantiated | InitializationMode | StepComplete),
         DoStep => state == StepComplete,
+        // The Reference FMUs' masks: Initialization Mode, Step Mode, Terminated (and the
+        // values of the last successful time after a discarded step, as for Get).
+        GetDirectionalDerivative => matches!(state, InitializationMode | StepComplete | StepFailed | Terminated),
+        // Derivatives at the end of the last step: after fmi3ExitInitializationMode.
+        GetOutputDerivatives => matches!(state, StepComplete | StepFailed | Terminated),
     }
 }
 
@@ -70,5 +77,9 @@ mod tests {
         assert!(allowed(State::Instantiated, Call::Get));
         assert!(!allowed(State::Fatal, Call::Get));
         assert!(!allowed(State::Fatal, Call::Reset));
+        assert!(allowed(State::InitializationMode, Call::GetDirectionalDerivative));
+        assert!(!allowed(State::Instantiated, Call::GetDirectionalDerivative));
+        assert!(!allowed(State::InitializationMode, Call::GetOutputDerivatives));
+        assert!(allowed(State::StepComplete, Call::GetOutputDerivatives));
     }
 }

@@ -1,8 +1,7 @@
 //! The fmi3Functions.h functions of capabilities modelDescription.xml does not claim: Model
 //! Exchange, Scheduled Execution, Event Mode (hasEventMode=false), Configuration Mode (no
-//! structural parameters), clocks, per-element dependencies, directional and adjoint
-//! derivatives (providesDirectionalDerivative / providesAdjointDerivatives = false), output
-//! derivatives (maxOutputDerivativeOrder=0). They exist because an FMI 3.0 binary exports all
+//! structural parameters), clocks, per-element dependencies, adjoint derivatives
+//! (providesAdjointDerivatives = false). They exist because an FMI 3.0 binary exports all
 //! of them; each returns fmi3Error (or NULL) with the reason logged.
 
 #![allow(non_snake_case, clippy::missing_safety_doc, clippy::too_many_arguments)]
@@ -103,21 +102,6 @@ pub unsafe extern "C" fn fmi3GetVariableDependencies(
 }
 
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi3GetDirectionalDerivative(
-    instance: Fmi3Instance,
-    _unknowns: *const Fmi3ValueReference,
-    _nUnknowns: usize,
-    _knowns: *const Fmi3ValueReference,
-    _nKnowns: usize,
-    _seed: *const Fmi3Float64,
-    _nSeed: usize,
-    _sensitivity: *mut Fmi3Float64,
-    _nSensitivity: usize,
-) -> c_int {
-    unsafe { not_claimed(instance, "fmi3GetDirectionalDerivative", "providesDirectionalDerivative=false") }
-}
-
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi3GetAdjointDerivative(
     instance: Fmi3Instance,
     _unknowns: *const Fmi3ValueReference,
@@ -130,18 +114,6 @@ pub unsafe extern "C" fn fmi3GetAdjointDerivative(
     _nSensitivity: usize,
 ) -> c_int {
     unsafe { not_claimed(instance, "fmi3GetAdjointDerivative", "providesAdjointDerivatives=false") }
-}
-
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi3GetOutputDerivatives(
-    instance: Fmi3Instance,
-    _valueReferences: *const Fmi3ValueReference,
-    _nValueReferences: usize,
-    _orders: *const Fmi3Int32,
-    _values: *mut Fmi3Float64,
-    _nValues: usize,
-) -> c_int {
-    unsafe { not_claimed(instance, "fmi3GetOutputDerivatives", "maxOutputDerivativeOrder=0") }
 }
 
 #[unsafe(no_mangle)]
