@@ -308,6 +308,9 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
         if let Some(rs) = &j.rigid_section {
             return Err(model.error(rs.span(), "rigid_section applies to planar ANCF beams only".into()));
         }
+        if let Some(d) = &j.drive {
+            return Err(model.error(d.span(), "`drive` is not yet available in spatial models (dimension = 3)".into()));
+        }
         let ground = Name::new(0..0, "ground".to_string());
         let body1 = j.body1.as_ref().unwrap_or(&ground);
         if body1.get_ref() == j.body2.get_ref() {

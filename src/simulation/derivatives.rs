@@ -138,6 +138,19 @@ impl Simulation {
                     *r -= slope * gk;
                 }
             }
+            // A drive reading u_i: its row's rhs gamma = ... + f''(t, u) changes by df''/du_i
+            // (central difference in u_i, relative step 1e-6: error O(h^2)).
+            for (r, c) in sys.constraints.iter().enumerate() {
+                if c.drive.as_ref().is_some_and(|f| f.reads_input(i)) {
+                    let h = 1e-6 * (1.0 + sys.inputs[i].abs());
+                    let mut u = sys.inputs.clone();
+                    u[i] += h;
+                    let plus = c.prescribed(s.t, &u)[2];
+                    u[i] -= 2.0 * h;
+                    let minus = c.prescribed(s.t, &u)[2];
+                    rhs[n + r] += (plus - minus) / (2.0 * h);
+                }
+            }
             lu.solve(&mut rhs).map_err(|e| e.to_string())?;
             let (da, dlambda) = rhs.split_at(n);
             let os = OutputState { q: &s.q, v: &zeros, a: da, lambda: dlambda, t: s.t, dissipated: 0.0 };

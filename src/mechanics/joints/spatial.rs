@@ -35,7 +35,11 @@ fn row(m: SpatialMeasure, q0: &[f64]) -> ConstraintRow {
 
 /// p.p = 1 for the body whose first coordinate is `x`.
 pub fn normalisation_row(x: usize) -> ConstraintRow {
-    ConstraintRow { measure: ContactGap::Measure(Measure::spatial(SpatialMeasure::euler_norm(x))), target: 1.0 }
+    ConstraintRow {
+        measure: ContactGap::Measure(Measure::spatial(SpatialMeasure::euler_norm(x))),
+        target: 1.0,
+        drive: None,
+    }
 }
 
 /// A global direction expressed in the frame of the anchor's body (global for ground).
