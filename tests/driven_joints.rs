@@ -174,4 +174,90 @@ fn bad_drives_are_located_errors() {
             .to_string();
         assert!(err.contains(message) && err.contains("bad.toml:"), "{extra}: {err}");
     }
+    // 3D: a drive on a spherical joint.
+    let text = "[model]\nname = \"e3\"\ndimension = 3\n[[rigid_bodies]]\nname = \"b\"\nmass = 1.0\n\
+                inertia = [0.1, 0.1, 0.1]\nposition = [0.0, 0.0, 0.0]\n[[joints]]\nname = \"j\"\ntype = \"spherical\"\n\
+                body2 = \"b\"\ndrive = \"t\"\n";
+    let model = Model::parse(text, "bad3.toml").unwrap();
+    let err = flexfmu::mechanics::assemble_spatial::assemble_spatial(&model, &[]).map(|_| ()).unwrap_err().to_string();
+    assert!(err.contains("revolute and prismatic") && err.contains("bad3.toml:13:9"), "{err}");
+}
+
+/// A rotor (principal inertias J1, J2, J3, centre on the axis) on a revolute joint to ground
+/// about the tilted axis a = (1, 2, 2)/3, driven along theta(t) = 2 t^2 + sin(3 t) for several
+/// turns: about a fixed axis the drive torque is a . dH/dt = J_aa theta'' (the gyroscopic
+/// term a . (omega x I omega) vanishes for omega = theta' a), J_aa = a . I a; a body point at
+/// b (normal to a) is at b cos(theta) + (a x b) sin(theta).
+#[test]
+fn rotor_spun_up_along_a_profile_needs_torque_j_theta_ddot() {
+    let j = [0.3, 0.4, 0.5];
+    let a = [1.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0];
+    let s5 = 5f64.sqrt();
+    let (b, c) = ([2.0 / s5, -1.0 / s5, 0.0], [2.0 / (3.0 * s5), 4.0 / (3.0 * s5), -5.0 / (3.0 * s5)]);
+    let jaa: f64 = (0..3).map(|k| j[k] * a[k] * a[k]).sum();
+    let text = format!(
+        "[model]\nname = \"rotor\"\ndimension = 3\ngravity = [0.0, 0.0, -9.81]\n[[rigid_bodies]]\nname = \"hub\"\n\
+         mass = 2.0\ninertia = [{}, {}, {}]\nposition = [0.0, 0.0, 0.0]\n[[joints]]\nname = \"shaft\"\n\
+         type = \"revolute\"\nbody2 = \"hub\"\npoint = [0.0, 0.0, 0.0]\naxis = [1.0, 2.0, 2.0]\n\
+         drive = \"2*t^2 + sin(3*t)\"\n[[outputs]]\nname = \"torque\"\nquantity = \"drive_force\"\njoint = \"shaft\"\n\
+         [[outputs]]\nname = \"px\"\nquantity = \"x\"\nbody = \"hub\"\npoint = [{}, {}, {}]\n\
+         [[outputs]]\nname = \"py\"\nquantity = \"y\"\nbody = \"hub\"\npoint = [{}, {}, {}]\n\
+         [[outputs]]\nname = \"pz\"\nquantity = \"z\"\nbody = \"hub\"\npoint = [{}, {}, {}]\n",
+        j[0], j[1], j[2], b[0], b[1], b[2], b[0], b[1], b[2], b[0], b[1], b[2]
+    );
+    let model = Model::parse(&text, "rotor.toml").unwrap();
+    // The torque reads the velocities (quadratic Euler-parameter terms), which the index-3
+    // integrator gives to O(h^2): the error is second order in h.
+    let mut errors = Vec::new();
+    for h in [2e-3, 1e-3] {
+        let mut sim = Simulation::new(&model, &[], settings(h), 0.0).unwrap();
+        let (mut torque_error, mut position_error) = (0.0f64, 0.0f64);
+        for k in 0..=(3.0 / h).round() as usize {
+            let t = k as f64 * h;
+            if k > 0 {
+                sim.step_to(t).unwrap();
+            }
+            let theta = 2.0 * t * t + (3.0 * t).sin();
+            let exact = jaa * (4.0 - 9.0 * (3.0 * t).sin());
+            torque_error = torque_error.max((output(&mut sim, "torque") - exact).abs());
+            let p = [output(&mut sim, "px"), output(&mut sim, "py"), output(&mut sim, "pz")];
+            for i in 0..3 {
+                position_error = position_error.max((p[i] - (b[i] * theta.cos() + c[i] * theta.sin())).abs());
+            }
+        }
+        eprintln!(
+            "rotor h = {h:.0e}: torque error {torque_error:.3e} (J_aa theta'' up to {:.2}), point error {position_error:.3e}",
+            jaa * 13.0
+        );
+        assert!(position_error < 1e-9, "rotor angle off the profile: point error {position_error:.3e}");
+        errors.push(torque_error);
+    }
+    assert!(errors[1] < 5e-6 * jaa * 13.0, "torque off J theta'': {:.3e}", errors[1]);
+    assert!(errors[1] < errors[0] / 3.0, "not second order: {errors:?}");
+}
+
+/// A slider on a 3D prismatic joint along (0, 3, 4)/5, driven along s(t) = a t^2/2 against
+/// gravity -z: the drive force is m (a + g a_z) with a_z = 0.8 the axis's z component.
+#[test]
+fn spatial_slider_driven_along_a_parabola_needs_force_m_a() {
+    let (m, acc, g) = (3.0, 1.5, 9.81);
+    let text = format!(
+        "[model]\nname = \"s3\"\ndimension = 3\ngravity = [0.0, 0.0, -{g}]\n[[rigid_bodies]]\nname = \"block\"\n\
+         mass = {m}\ninertia = [0.1, 0.2, 0.3]\nposition = [0.0, 0.0, 0.0]\n[[joints]]\nname = \"rail\"\n\
+         type = \"prismatic\"\nbody2 = \"block\"\naxis = [0.0, 3.0, 4.0]\ndrive = \"{acc}*t^2/2\"\n[[outputs]]\n\
+         name = \"force\"\nquantity = \"drive_force\"\njoint = \"rail\"\n[[outputs]]\nname = \"z\"\nquantity = \"z\"\n\
+         body = \"block\"\n"
+    );
+    let model = Model::parse(&text, "slider3.toml").unwrap();
+    let mut sim = Simulation::new(&model, &[], settings(1e-2), 0.0).unwrap();
+    let exact = m * (acc + g * 0.8);
+    for k in 0..=100 {
+        let t = k as f64 * 1e-2;
+        if k > 0 {
+            sim.step_to(t).unwrap();
+        }
+        assert!((output(&mut sim, "z") - 0.8 * acc * t * t / 2.0).abs() < 1e-10, "t = {t}");
+        let f = output(&mut sim, "force");
+        assert!((f - exact).abs() < 1e-7 * exact, "t = {t}: drive force {f}, m (a + g a_z) = {exact}");
+    }
 }

@@ -8,7 +8,7 @@ use super::elements::RigidBody3d;
 use super::euler_parameters::{Mat3, e_matrix, from_axis_angle, mat_t_vec, rotation};
 use super::forces::{Member, MultiPointForce, SpringDamper};
 use super::initial_state::consistent_initial_state;
-use super::joints::spatial::{SpatialJointKind, normalisation_row, spatial_joint_rows};
+use super::joints::spatial::{SpatialJointKind, normalisation_row, spatial_drive_row, spatial_joint_rows};
 use super::joints::{JointInfo, JointKind};
 use super::outputs::{Output, OutputKind};
 use super::spatial_kinematics::Anchor3;
@@ -308,9 +308,6 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
         if let Some(rs) = &j.rigid_section {
             return Err(model.error(rs.span(), "rigid_section applies to planar ANCF beams only".into()));
         }
-        if let Some(d) = &j.drive {
-            return Err(model.error(d.span(), "`drive` is not yet available in spatial models (dimension = 3)".into()));
-        }
         let ground = Name::new(0..0, "ground".to_string());
         let body1 = j.body1.as_ref().unwrap_or(&ground);
         if body1.get_ref() == j.body2.get_ref() {
@@ -342,8 +339,19 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
             }
             (None, false) => [0.0, 0.0, 1.0],
         };
-        let rows = spatial_joint_rows(kind, a1, a2, axis, &q0);
+        let mut rows = spatial_joint_rows(kind, a1, a2, axis, &q0);
         let coordinate = rows[0].measure.measure().cloned();
+        if let Some(d) = &j.drive {
+            // The rheonomic row coordinate(q) - f(t) = 0; its multiplier gives `drive_force`.
+            let f = b.scope.time_function(d)?;
+            let row = spatial_drive_row(kind, a1, a2, axis, &q0, f).ok_or_else(|| {
+                model.error(
+                    d.span(),
+                    format!("`drive` applies to revolute and prismatic joints, not {}", j.kind.get_ref()),
+                )
+            })?;
+            rows.push(row);
+        }
         let start = sys.constraints.len();
         sys.constraints.extend(rows);
         sys.joints.push(JointInfo {
@@ -500,6 +508,21 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
                 .ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))?;
             OutputKind::SpatialReaction { joint, component: component(q.chars().last().unwrap_or('x')) }
         }
+        "drive_force" => {
+            let name = o
+                .joint
+                .as_ref()
+                .ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `joint`")))?;
+            let j = sys
+                .joints
+                .iter()
+                .find(|j| j.name == *name.get_ref())
+                .ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))?;
+            let Some(row) = j.rows.clone().find(|&r| sys.constraints[r].drive.is_some()) else {
+                return Err(model.error(o.quantity.span(), "drive_force needs a driven joint (`drive = ...`)".into()));
+            };
+            OutputKind::DriveForce { row, torque: j.kind == JointKind::Spatial(SpatialJointKind::Revolute) }
+        }
         "support_force_x" | "support_force_y" | "support_force_z" => {
             let name = o
                 .plate
@@ -521,7 +544,7 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
                 o.quantity.span(),
                 format!(
                     "unknown output quantity '{other}' in a spatial model, expected one of: x, y, z, vx, vy, vz, e0, e1, e2, e3, wx, wy, wz, \
-                     reaction_x, reaction_y, reaction_z, support_force_x, support_force_y, support_force_z, energy_total, energy_kinetic, energy_potential, energy_dissipated"
+                     reaction_x, reaction_y, reaction_z, drive_force, support_force_x, support_force_y, support_force_z, energy_total, energy_kinetic, energy_potential, energy_dissipated"
                 ),
             ));
         }

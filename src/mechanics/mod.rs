@@ -296,7 +296,7 @@ impl Dynamics for System {
     fn constraint_residual(&self, q: &[f64], t: f64, phi: &mut [f64]) {
         let (joints, contacts) = phi.split_at_mut(self.constraints.len());
         for (p, c) in joints.iter_mut().zip(&self.constraints) {
-            *p = c.measure.value(q) - if c.drive.is_some() { c.prescribed(t, &self.inputs)[0] } else { c.target };
+            *p = c.residual(q, t, &self.inputs);
         }
         // Paper 004 eq. 5b while active; the trivial row (zero residual) while separated.
         for (p, c) in contacts.iter_mut().zip(&self.contact_constraints) {

@@ -14,6 +14,7 @@ pub use contact_constraint::{ContactConstraint, ContactConstraintMemory, Contact
 
 use super::contact_gap::ContactGap;
 use super::kinematics::{Anchor, Measure, MeasureKind};
+use super::spatial_kinematics::{SpatialKind, SpatialMeasure};
 use crate::model::expr::Expr;
 use std::ops::Range;
 
@@ -40,6 +41,17 @@ impl ConstraintRow {
     /// The driving row Phi = m(q) - f(t, inputs).
     pub fn driven(measure: ContactGap, drive: Expr) -> Self {
         ConstraintRow { measure, target: 0.0, drive: Some(drive) }
+    }
+
+    /// Phi at (q, t). A spatial relative angle is wrapped to (-pi, pi], so its residual is
+    /// taken modulo 2 pi (a driven rotor may turn any number of times).
+    pub fn residual(&self, q: &[f64], t: f64, inputs: &[f64]) -> f64 {
+        let r = self.measure.value(q) - if self.drive.is_some() { self.prescribed(t, inputs)[0] } else { self.target };
+        let periodic = matches!(
+            self.measure.measure().map(|m| &m.kind),
+            Some(MeasureKind::Spatial(SpatialMeasure { kind: SpatialKind::Angle { .. }, .. }))
+        );
+        if periodic { r - std::f64::consts::TAU * (r / std::f64::consts::TAU).round() } else { r }
     }
 
     /// The prescribed part target + f and its first and second time derivatives (inputs held).
