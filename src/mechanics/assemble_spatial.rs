@@ -6,7 +6,7 @@ use super::assembly::Assembly;
 use super::discrete_plate::{PlateSpec, discrete_plate};
 use super::elements::RigidBody3d;
 use super::euler_parameters::{Mat3, e_matrix, from_axis_angle, mat_t_vec, rotation};
-use super::forces::{Member, MultiPointForce, SpringDamper};
+use super::forces::{Member, MultiPointForce, SpatialLoad, SpringDamper, TimeFunction};
 use super::initial_state::consistent_initial_state;
 use super::joints::spatial::{SpatialJointKind, normalisation_row, spatial_drive_row, spatial_joint_rows};
 use super::joints::{JointInfo, JointKind};
@@ -193,7 +193,6 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
     };
     planar_only(def.point_masses.first().map(|p| p.name.span()), "point masses")?;
     planar_only(def.beams.first().map(|p| p.name.span()), "beams")?;
-    planar_only(def.loads.first().map(|p| p.kind.span()), "loads")?;
     planar_only(def.contacts.first().map(|p| p.name.span()), "contacts")?;
     let input_names: Vec<String> = def.inputs.iter().map(|i| i.name.get_ref().clone()).collect();
     let scope = model.scope(params);
@@ -290,6 +289,56 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
         sys.push(MultiPointForce::new(members, reference, k, c, &q0));
     }
 
+    // Loads: a force along a global direction at a body point, or a torque about a global
+    // direction (src/mechanics/forces/spatial_load.rs).
+    let input_scope = model.scope(params).with_inputs(&input_names);
+    for l in &def.loads {
+        let magnitude = match (&l.value, &l.table) {
+            (Some(v), None) => TimeFunction::Expr(input_scope.time_function(v)?),
+            (None, Some(t)) => {
+                let rows = t.get_ref().clone();
+                if rows.is_empty()
+                    || rows.windows(2).any(|w| w[1][0] <= w[0][0])
+                    || rows.iter().flatten().any(|x| !x.is_finite())
+                {
+                    return Err(model.error(
+                        t.span(),
+                        "table rows must be finite [time, value] pairs with strictly increasing times".into(),
+                    ));
+                }
+                TimeFunction::Table(rows)
+            }
+            _ => return Err(model.error(l.kind.span(), "a load needs exactly one of `value` or `table`".into())),
+        };
+        let body =
+            b.body(&l.body)?.ok_or_else(|| model.error(l.body.span(), "loads on ground have no effect".into()))?;
+        let x = body.x;
+        let Some(dir) = &l.direction else {
+            return Err(
+                model.error(l.kind.span(), format!("a spatial {} needs `direction = [x, y, z]`", l.kind.get_ref()))
+            );
+        };
+        let u =
+            unit3(b.scope.vec3(dir)?).ok_or_else(|| model.error(dir.span(), "direction must not be zero".into()))?;
+        match l.kind.get_ref().as_str() {
+            "force" => {
+                let anchor = b.anchor(&l.body, l.point.as_ref())?;
+                sys.push(SpatialLoad::force(anchor, u, magnitude));
+            }
+            "torque" => {
+                if let Some(p) = &l.point {
+                    return Err(model.error(p.span(), "a torque has no point of application; remove `point`".into()));
+                }
+                sys.push(SpatialLoad::torque(x, u, magnitude));
+            }
+            other => {
+                return Err(
+                    model.error(l.kind.span(), format!("unknown load type '{other}', expected force or torque"))
+                );
+            }
+        }
+    }
+
     let mut joint_spans = Vec::new();
     for j in &def.joints {
         b.check_name(&j.name, "joint")?;
@@ -343,7 +392,7 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
         let coordinate = rows[0].measure.measure().cloned();
         if let Some(d) = &j.drive {
             // The rheonomic row coordinate(q) - f(t) = 0; its multiplier gives `drive_force`.
-            let f = b.scope.time_function(d)?;
+            let f = input_scope.time_function(d)?;
             let row = spatial_drive_row(kind, a1, a2, axis, &q0, f).ok_or_else(|| {
                 model.error(
                     d.span(),

@@ -23,7 +23,7 @@ pub use element_group::{ElementGroup, ElementSet};
 use elements::{
     AncfBeam2d, CorotationalBeam2d, Element, Energy, FloatingFrameBeam2d, Kin, PointMass, RigidBody2d, RigidBody3d,
 };
-use forces::{Contact, FractionalSpringDamper, Load, MultiPointForce, SpringDamper};
+use forces::{Contact, FractionalSpringDamper, Load, MultiPointForce, SpatialLoad, SpringDamper};
 pub use history::History;
 use history::MemoryCounts;
 use joints::{ConstraintRow, ContactConstraint};
@@ -114,6 +114,7 @@ impl System {
         self.register::<MultiPointForce>();
         self.register::<Load>();
         self.register::<Contact>();
+        self.register::<SpatialLoad>();
         self
     }
 

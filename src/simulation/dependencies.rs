@@ -22,7 +22,7 @@ use super::Simulation;
 use crate::integrators::{Dynamics, TangentCoefficients};
 use crate::mechanics::System;
 use crate::mechanics::elements::Element;
-use crate::mechanics::forces::Load;
+use crate::mechanics::forces::{Load, SpatialLoad};
 use crate::mechanics::kinematics::Anchor;
 use crate::mechanics::outputs::OutputKind;
 
@@ -119,6 +119,12 @@ impl Simulation {
                     .iter()
                     .filter(|l| l.magnitude.reads_input(i))
                     .flat_map(|l| l.dofs().to_vec())
+                    .chain(
+                        sys.elements::<SpatialLoad>()
+                            .iter()
+                            .filter(|l| l.magnitude.reads_input(i))
+                            .flat_map(|l| l.dofs().to_vec()),
+                    )
                     // A drive reading u_i changes its row's acceleration rhs (-Phi_tt = f'').
                     .chain(
                         sys.constraints

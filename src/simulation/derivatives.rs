@@ -19,8 +19,8 @@ use super::Simulation;
 use crate::integrators::{Dynamics, TangentCoefficients};
 use crate::linalg::SparseLu;
 use crate::mechanics::elements::{Element, Kin};
-use crate::mechanics::forces::Load;
 use crate::mechanics::forces::load::TimeFunction;
+use crate::mechanics::forces::{Load, SpatialLoad};
 use crate::mechanics::outputs::{OutputKind, OutputState};
 use crate::model::expr::Expr;
 
@@ -128,6 +128,17 @@ impl Simulation {
             // load's generalized force at unit magnitude (g is linear in each magnitude).
             let mut rhs = vec![0.0; n + m];
             for load in sys.elements::<Load>().iter().filter(|l| l.magnitude.reads_input(i)) {
+                let TimeFunction::Expr(e) = &load.magnitude else { continue };
+                let (_, slope) = e.eval_with_input_derivative(s.t, &sys.inputs, i);
+                let mut unit = load.clone();
+                unit.magnitude = TimeFunction::Expr(Expr::Num(1.0));
+                let mut g = vec![0.0; n];
+                unit.add_forces(&kin, &mut inertial, &mut g);
+                for (r, gk) in rhs.iter_mut().zip(&g) {
+                    *r -= slope * gk;
+                }
+            }
+            for load in sys.elements::<SpatialLoad>().iter().filter(|l| l.magnitude.reads_input(i)) {
                 let TimeFunction::Expr(e) = &load.magnitude else { continue };
                 let (_, slope) = e.eval_with_input_derivative(s.t, &sys.inputs, i);
                 let mut unit = load.clone();
