@@ -160,6 +160,11 @@ fn bad_drives_are_located_errors() {
         ("[[joints]]\nname = \"j\"\ntype = \"fixed\"\nbody2 = \"b\"\ndrive = \"t\"\n", "revolute and prismatic"),
         ("[[joints]]\nname = \"j\"\ntype = \"revolute\"\nbody2 = \"b\"\ndrive = \"2*foo\"\n", "unknown name 'foo'"),
         ("[[joints]]\nname = \"j\"\ntype = \"revolute\"\nbody2 = \"pm\"\ndrive = \"t\"\n", "rigid body2"),
+        ("[[joints]]\nname = \"j\"\ntype = \"revolute\"\nbody2 = \"b\"\ndrive = \"sqrt(t)\"\n", "not finite at t = 0"),
+        (
+            "[[joints]]\nname = \"j\"\ntype = \"revolute\"\nbody2 = \"b\"\ndrive = \"ln(t - 1)\"\n",
+            "not finite at t = 0",
+        ),
         (
             "[[joints]]\nname = \"j\"\ntype = \"revolute\"\nbody2 = \"b\"\n[[outputs]]\nname = \"f\"\nquantity = \"drive_force\"\njoint = \"j\"\n",
             "driven joint",

@@ -393,6 +393,11 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
         if let Some(d) = &j.drive {
             // The rheonomic row coordinate(q) - f(t) = 0; its multiplier gives `drive_force`.
             let f = input_scope.time_function(d)?;
+            if let Some(bad) = f.eval_time_jet(0.0, &sys.inputs).into_iter().find(|x| !x.is_finite()) {
+                return Err(
+                    model.error(d.span(), format!("the drive or its time derivatives are not finite at t = 0 ({bad})"))
+                );
+            }
             let row = spatial_drive_row(kind, a1, a2, axis, &q0, f).ok_or_else(|| {
                 model.error(
                     d.span(),

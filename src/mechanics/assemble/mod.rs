@@ -454,6 +454,11 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
                 }
             }
             let f = drive_scope.time_function(d)?;
+            if let Some(bad) = f.eval_time_jet(0.0, &sys.inputs).into_iter().find(|x| !x.is_finite()) {
+                return Err(
+                    model.error(d.span(), format!("the drive or its time derivatives are not finite at t = 0 ({bad})"))
+                );
+            }
             rows.push(ConstraintRow::driven(ContactGap::Measure(joint_coordinate(kind, a1, a2, axis)), f));
         }
         let start = sys.constraints.len();
