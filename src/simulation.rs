@@ -246,6 +246,12 @@ impl Simulation {
     ) -> Result<Simulation, SimulationError> {
         let integrator = settings.validate().map_err(SimulationError::Settings)?;
         let asm = assemble(model, params)?;
+        if start_time != 0.0 && asm.system.constraints.iter().any(|c| c.drive.is_some()) {
+            // The initial configuration is projected onto the drives' values at t = 0.
+            return Err(SimulationError::Initialization(format!(
+                "driven joints need start_time = 0 (the initial configuration is assembled at t = 0), got {start_time}"
+            )));
+        }
         let mut system = asm.system;
         let mut stepper = Stepper::new(&system, integrator, settings.newton());
         let mut state = asm.initial;

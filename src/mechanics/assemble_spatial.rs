@@ -6,9 +6,9 @@ use super::assembly::Assembly;
 use super::discrete_plate::{PlateSpec, discrete_plate};
 use super::elements::RigidBody3d;
 use super::euler_parameters::{Mat3, e_matrix, from_axis_angle, mat_t_vec, rotation};
-use super::forces::{Member, MultiPointForce, SpringDamper};
+use super::forces::{Member, MultiPointForce, SpatialLoad, SpringDamper, TimeFunction};
 use super::initial_state::consistent_initial_state;
-use super::joints::spatial::{SpatialJointKind, normalisation_row, spatial_joint_rows};
+use super::joints::spatial::{SpatialJointKind, normalisation_row, spatial_drive_row, spatial_joint_rows};
 use super::joints::{JointInfo, JointKind};
 use super::outputs::{Output, OutputKind};
 use super::spatial_kinematics::Anchor3;
@@ -193,7 +193,6 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
     };
     planar_only(def.point_masses.first().map(|p| p.name.span()), "point masses")?;
     planar_only(def.beams.first().map(|p| p.name.span()), "beams")?;
-    planar_only(def.loads.first().map(|p| p.kind.span()), "loads")?;
     planar_only(def.contacts.first().map(|p| p.name.span()), "contacts")?;
     let input_names: Vec<String> = def.inputs.iter().map(|i| i.name.get_ref().clone()).collect();
     let scope = model.scope(params);
@@ -290,6 +289,56 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
         sys.push(MultiPointForce::new(members, reference, k, c, &q0));
     }
 
+    // Loads: a force along a global direction at a body point, or a torque about a global
+    // direction (src/mechanics/forces/spatial_load.rs).
+    let input_scope = model.scope(params).with_inputs(&input_names);
+    for l in &def.loads {
+        let magnitude = match (&l.value, &l.table) {
+            (Some(v), None) => TimeFunction::Expr(input_scope.time_function(v)?),
+            (None, Some(t)) => {
+                let rows = t.get_ref().clone();
+                if rows.is_empty()
+                    || rows.windows(2).any(|w| w[1][0] <= w[0][0])
+                    || rows.iter().flatten().any(|x| !x.is_finite())
+                {
+                    return Err(model.error(
+                        t.span(),
+                        "table rows must be finite [time, value] pairs with strictly increasing times".into(),
+                    ));
+                }
+                TimeFunction::Table(rows)
+            }
+            _ => return Err(model.error(l.kind.span(), "a load needs exactly one of `value` or `table`".into())),
+        };
+        let body =
+            b.body(&l.body)?.ok_or_else(|| model.error(l.body.span(), "loads on ground have no effect".into()))?;
+        let x = body.x;
+        let Some(dir) = &l.direction else {
+            return Err(
+                model.error(l.kind.span(), format!("a spatial {} needs `direction = [x, y, z]`", l.kind.get_ref()))
+            );
+        };
+        let u =
+            unit3(b.scope.vec3(dir)?).ok_or_else(|| model.error(dir.span(), "direction must not be zero".into()))?;
+        match l.kind.get_ref().as_str() {
+            "force" => {
+                let anchor = b.anchor(&l.body, l.point.as_ref())?;
+                sys.push(SpatialLoad::force(anchor, u, magnitude));
+            }
+            "torque" => {
+                if let Some(p) = &l.point {
+                    return Err(model.error(p.span(), "a torque has no point of application; remove `point`".into()));
+                }
+                sys.push(SpatialLoad::torque(x, u, magnitude));
+            }
+            other => {
+                return Err(
+                    model.error(l.kind.span(), format!("unknown load type '{other}', expected force or torque"))
+                );
+            }
+        }
+    }
+
     let mut joint_spans = Vec::new();
     for j in &def.joints {
         b.check_name(&j.name, "joint")?;
@@ -339,8 +388,24 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
             }
             (None, false) => [0.0, 0.0, 1.0],
         };
-        let rows = spatial_joint_rows(kind, a1, a2, axis, &q0);
+        let mut rows = spatial_joint_rows(kind, a1, a2, axis, &q0);
         let coordinate = rows[0].measure.measure().cloned();
+        if let Some(d) = &j.drive {
+            // The rheonomic row coordinate(q) - f(t) = 0; its multiplier gives `drive_force`.
+            let f = input_scope.time_function(d)?;
+            if let Some(bad) = f.eval_time_jet(0.0, &sys.inputs).into_iter().find(|x| !x.is_finite()) {
+                return Err(
+                    model.error(d.span(), format!("the drive or its time derivatives are not finite at t = 0 ({bad})"))
+                );
+            }
+            let row = spatial_drive_row(kind, a1, a2, axis, &q0, f).ok_or_else(|| {
+                model.error(
+                    d.span(),
+                    format!("`drive` applies to revolute and prismatic joints, not {}", j.kind.get_ref()),
+                )
+            })?;
+            rows.push(row);
+        }
         let start = sys.constraints.len();
         sys.constraints.extend(rows);
         sys.joints.push(JointInfo {
@@ -497,6 +562,21 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
                 .ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))?;
             OutputKind::SpatialReaction { joint, component: component(q.chars().last().unwrap_or('x')) }
         }
+        "drive_force" => {
+            let name = o
+                .joint
+                .as_ref()
+                .ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `joint`")))?;
+            let j = sys
+                .joints
+                .iter()
+                .find(|j| j.name == *name.get_ref())
+                .ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))?;
+            let Some(row) = j.rows.clone().find(|&r| sys.constraints[r].drive.is_some()) else {
+                return Err(model.error(o.quantity.span(), "drive_force needs a driven joint (`drive = ...`)".into()));
+            };
+            OutputKind::DriveForce { row, torque: j.kind == JointKind::Spatial(SpatialJointKind::Revolute) }
+        }
         "support_force_x" | "support_force_y" | "support_force_z" => {
             let name = o
                 .plate
@@ -518,7 +598,7 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
                 o.quantity.span(),
                 format!(
                     "unknown output quantity '{other}' in a spatial model, expected one of: x, y, z, vx, vy, vz, e0, e1, e2, e3, wx, wy, wz, \
-                     reaction_x, reaction_y, reaction_z, support_force_x, support_force_y, support_force_z, energy_total, energy_kinetic, energy_potential, energy_dissipated"
+                     reaction_x, reaction_y, reaction_z, drive_force, support_force_x, support_force_y, support_force_z, energy_total, energy_kinetic, energy_potential, energy_dissipated"
                 ),
             ));
         }

@@ -97,11 +97,14 @@ pub fn consistent_initial_state(
                 redundant = Some(redundant.map_or(r, |x| x.min(r)));
                 continue;
             }
-            // Unspecified velocities: Phi_q,U v_U = -Phi_q,S v_S.
+            // Unspecified velocities: Phi_q,U v_U = -Phi_q,S v_S - Phi_t (Phi_t = -f' on a
+            // driving row).
             let cols = &g.coordinates;
             let free: Vec<usize> = (0..cols.len()).filter(|&c| !specified[cols[c]]).collect();
+            let phi_t = |r: usize| -sys.constraints[g.rows[r]].prescribed(0.0, &sys.inputs)[1];
             let rhs = DVector::from_fn(g.rows.len(), |r, _| {
                 -(0..cols.len()).filter(|&c| specified[cols[c]]).map(|c| jm[(r, c)] * v[cols[c]]).sum::<f64>()
+                    - phi_t(r)
             });
             if !free.is_empty() {
                 let ju = DMatrix::from_fn(g.rows.len(), free.len(), |r, c| jm[(r, free[c])]);
@@ -111,9 +114,9 @@ pub fn consistent_initial_state(
                 }
             }
             let residual = &jm * DVector::from_iterator(cols.len(), cols.iter().map(|&i| v[i]));
-            if let Some(r) = (0..g.rows.len()).find(|&r| residual[r].abs() > 1e-9 * vscale) {
+            if let Some(r) = (0..g.rows.len()).find(|&r| (residual[r] + phi_t(r)).abs() > 1e-9 * vscale) {
                 if violated.is_none_or(|(x, _)| g.rows[r] < x) {
-                    violated = Some((g.rows[r], residual[r]));
+                    violated = Some((g.rows[r], residual[r] + phi_t(r)));
                 }
             }
         }

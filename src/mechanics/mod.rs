@@ -23,7 +23,7 @@ pub use element_group::{ElementGroup, ElementSet};
 use elements::{
     AncfBeam2d, CorotationalBeam2d, Element, Energy, FloatingFrameBeam2d, Kin, PointMass, RigidBody2d, RigidBody3d,
 };
-use forces::{Contact, FractionalSpringDamper, Load, MultiPointForce, SpringDamper};
+use forces::{Contact, FractionalSpringDamper, Load, MultiPointForce, SpatialLoad, SpringDamper};
 pub use history::History;
 use history::MemoryCounts;
 use joints::{ConstraintRow, ContactConstraint};
@@ -114,6 +114,7 @@ impl System {
         self.register::<MultiPointForce>();
         self.register::<Load>();
         self.register::<Contact>();
+        self.register::<SpatialLoad>();
         self
     }
 
@@ -293,10 +294,10 @@ impl Dynamics for System {
         }
     }
 
-    fn constraint_residual(&self, q: &[f64], _t: f64, phi: &mut [f64]) {
+    fn constraint_residual(&self, q: &[f64], t: f64, phi: &mut [f64]) {
         let (joints, contacts) = phi.split_at_mut(self.constraints.len());
         for (p, c) in joints.iter_mut().zip(&self.constraints) {
-            *p = c.measure.value(q) - c.target;
+            *p = c.residual(q, t, &self.inputs);
         }
         // Paper 004 eq. 5b while active; the trivial row (zero residual) while separated.
         for (p, c) in contacts.iter_mut().zip(&self.contact_constraints) {
@@ -323,20 +324,28 @@ impl Dynamics for System {
         }
     }
 
-    fn constraint_velocity(&self, q: &[f64], v: &[f64], _t: f64, phi_dot: &mut [f64]) {
+    fn constraint_velocity(&self, q: &[f64], v: &[f64], t: f64, phi_dot: &mut [f64]) {
+        // Phi_q v + Phi_t; Phi_t = -f' on a driving row.
         for (p, c) in phi_dot.iter_mut().zip(&self.constraints) {
             *p = c.measure.with_derivatives(q, |_, gradient, _| {
                 c.measure.dofs().iter().zip(gradient).map(|(&i, g)| g * v[i]).sum()
             });
+            if c.drive.is_some() {
+                *p -= c.prescribed(t, &self.inputs)[1];
+            }
         }
         for (p, c) in phi_dot[self.constraints.len()..].iter_mut().zip(&self.contact_constraints) {
             *p = if c.is_active() { c.approach_rate(q, v) } else { 0.0 };
         }
     }
 
-    fn constraint_acceleration_rhs(&self, q: &[f64], v: &[f64], _t: f64, gamma: &mut [f64]) {
+    fn constraint_acceleration_rhs(&self, q: &[f64], v: &[f64], t: f64, gamma: &mut [f64]) {
+        // gamma = -(Phi_q q')_q q' - Phi_tt (no Phi_qt: f depends on t alone); Phi_tt = -f''.
         for (g, c) in gamma.iter_mut().zip(&self.constraints) {
             *g = -c.measure.with_derivatives(q, |_, _, hessian| quadratic_form(c.measure.dofs(), hessian, v));
+            if c.drive.is_some() {
+                *g += c.prescribed(t, &self.inputs)[2];
+            }
         }
         for (g, c) in gamma[self.constraints.len()..].iter_mut().zip(&self.contact_constraints) {
             *g = if c.is_active() { c.acceleration_rhs(q, v) } else { 0.0 };

@@ -30,6 +30,13 @@ pub enum OutputKind {
         joint: usize,
         component: usize,
     },
+    /// Force (prismatic) or torque (revolute) a driven joint's drive applies along its joint
+    /// coordinate, on body 2 (the opposite on body 1): -lambda of the driving row, since the
+    /// constraint force is -Phi_q^T lambda and Phi_q is the coordinate's gradient.
+    DriveForce {
+        row: usize,
+        torque: bool,
+    },
     /// Slider displacement / relative angle of a joint (order 0) or its rate (1).
     JointCoordinate {
         joint: usize,
@@ -99,6 +106,7 @@ impl OutputKind {
                 ["rad", "rad/s", "rad/s2"][*order]
             }
             OutputKind::Reaction { component, .. } => ["N", "N", "N.m"][*component],
+            OutputKind::DriveForce { torque, .. } => ["N", "N.m"][usize::from(*torque)],
             OutputKind::SpatialReaction { .. } | OutputKind::SupportForce { .. } => "N",
             OutputKind::JointCoordinate { .. } | OutputKind::EulerParameter { .. } => "",
             OutputKind::SpatialPoint { order, .. } => ["m", "m/s"][*order],
@@ -120,6 +128,7 @@ impl OutputKind {
                 | OutputKind::Rotation { order: 2, .. }
                 | OutputKind::SectionAngle { order: 2, .. }
                 | OutputKind::Reaction { .. }
+                | OutputKind::DriveForce { .. }
                 | OutputKind::SpatialReaction { .. }
         )
     }
@@ -198,6 +207,7 @@ impl Output {
                 }
                 f
             }
+            OutputKind::DriveForce { row, .. } => -s.lambda[*row],
             OutputKind::JointCoordinate { joint, order } => {
                 let m = sys.joints[*joint].coordinate.as_ref().expect("checked when the output was built");
                 if *order == 0 { m.value(s.q) } else { m.rate(s.q, s.v) }

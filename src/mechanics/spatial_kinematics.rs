@@ -64,6 +64,11 @@ pub enum SpatialKind {
     Projection { u1: [f64; 3] },
     /// |P2 - P1|
     Distance,
+    /// Rotation angle of body 2 relative to body 1 about their common axis a, wrapped to
+    /// (-pi, pi]: atan2((A1 c1) . (A2 b2), (A1 b1) . (A2 b2)) with (a, b1, c1) a right-handed
+    /// triad in body 1's frame and b2 the direction b1 in body 2's frame at the zero angle
+    /// (rotating b by phi about a gives b cos phi + c sin phi).
+    Angle { b1: [f64; 3], c1: [f64; 3], b2: [f64; 3] },
     /// p . p of the body of anchor 1 (the Euler-parameter normalisation).
     EulerNorm,
 }
@@ -199,6 +204,33 @@ impl SpatialMeasure {
                 d1.add(&self.a1, q, 0, n, 1.0, false, Some(u1));
                 d = dot(&d1, &separation(), n);
             }
+            SpatialKind::Angle { b1, c1, b2 } => {
+                let along = |u1: [f64; 3]| {
+                    let (mut d1, mut d2) = (VecFn::zero(), VecFn::zero());
+                    d1.add(&self.a1, q, 0, n, 1.0, false, Some(u1));
+                    d2.add(&self.a2, q, off2, n, 1.0, false, Some(b2));
+                    dot(&d1, &d2, n)
+                };
+                // phi = atan2(y, x): phi_r = (x y_r - y x_r)/D, D = x^2 + y^2,
+                // phi_rc = (x y_rc - y x_rc + x_c y_r - y_c x_r)/D - 2 phi_r (x x_c + y y_c)/D.
+                let (dx, dy) = (along(b1), along(c1));
+                let (x, y) = (dx.value, dy.value);
+                let den = x * x + y * y;
+                d.value = y.atan2(x);
+                if den > 0.0 {
+                    for r in 0..n {
+                        d.gradient[r] = (x * dy.gradient[r] - y * dx.gradient[r]) / den;
+                    }
+                    for r in 0..n {
+                        for c in 0..n {
+                            let (xr, yr, xc, yc) = (dx.gradient[r], dy.gradient[r], dx.gradient[c], dy.gradient[c]);
+                            d.hessian[r * n + c] =
+                                (x * dy.hessian[r * n + c] - y * dx.hessian[r * n + c] + xc * yr - yc * xr) / den
+                                    - 2.0 * d.gradient[r] * (x * xc + y * yc) / den;
+                        }
+                    }
+                }
+            }
             SpatialKind::Distance => {
                 // L = sqrt(D.D): grad = D.J / L, H = (grad(D.D)/2 Hessian - grad grad^T) / L.
                 let s = separation();
@@ -236,6 +268,7 @@ mod tests {
             SpatialKind::Dot { u1: [0.0, 1.0, 0.0], u2: [0.6, 0.8, 0.0] },
             SpatialKind::Projection { u1: [0.0, 0.6, 0.8] },
             SpatialKind::Distance,
+            SpatialKind::Angle { b1: [0.6, 0.8, 0.0], c1: [0.0, 0.0, 1.0], b2: [0.0, 0.6, 0.8] },
         ];
         let mut worst: f64 = 0.0;
         let mut check = |m: SpatialMeasure| {

@@ -199,6 +199,96 @@ impl Expr {
         }
     }
 
+    /// Value and first and second derivatives in time at (t, inputs), the inputs held:
+    /// second-order forward-mode differentiation (truncated Taylor jets, Griewank & Walther
+    /// 2008, ch. 13) — exact, no step size. Where a derivative is undefined (|x| at 0, a kink
+    /// of min/max) the side of the branch `eval` takes is used.
+    pub fn eval_time_jet(&self, t: f64, inputs: &[f64]) -> [f64; 3] {
+        // f(x) with f'(x), f''(x): (f, f' x', f'' x'^2 + f' x'').
+        let chain = |[_, dx, ddx]: [f64; 3], f: f64, f1: f64, f2: f64| [f, f1 * dx, f2 * dx * dx + f1 * ddx];
+        let mul = |[a, da, dda]: [f64; 3], [b, db, ddb]: [f64; 3]| {
+            [a * b, da * b + a * db, dda * b + 2.0 * da * db + a * ddb]
+        };
+        match self {
+            Expr::Num(v) => [*v, 0.0, 0.0],
+            Expr::Time => [t, 1.0, 0.0],
+            Expr::Input(j) => [inputs[*j], 0.0, 0.0],
+            Expr::Neg(a) => a.eval_time_jet(t, inputs).map(|x| -x),
+            Expr::Bin(op, a, b) => {
+                let (a, b) = (a.eval_time_jet(t, inputs), b.eval_time_jet(t, inputs));
+                match op {
+                    Op::Add => [a[0] + b[0], a[1] + b[1], a[2] + b[2]],
+                    Op::Sub => [a[0] - b[0], a[1] - b[1], a[2] - b[2]],
+                    Op::Mul => mul(a, b),
+                    Op::Div => {
+                        // q = a/b: q' = (a' - q b')/b, q'' = (a'' - 2 q' b' - q b'')/b.
+                        let q = a[0] / b[0];
+                        let q1 = (a[1] - q * b[1]) / b[0];
+                        [q, q1, (a[2] - 2.0 * q1 * b[1] - q * b[2]) / b[0]]
+                    }
+                    Op::Pow if b[1] == 0.0 && b[2] == 0.0 => {
+                        // x^c: c x^(c-1), c (c-1) x^(c-2); zero coefficients skip the powers
+                        // (finite at x = 0 for c = 1, 2).
+                        let c = b[0];
+                        let f1 = if c != 0.0 { c * a[0].powf(c - 1.0) } else { 0.0 };
+                        let f2 = if c * (c - 1.0) != 0.0 { c * (c - 1.0) * a[0].powf(c - 2.0) } else { 0.0 };
+                        chain(a, a[0].powf(c), f1, f2)
+                    }
+                    Op::Pow => {
+                        // a^b = exp(b ln a).
+                        let ln = chain(a, a[0].ln(), 1.0 / a[0], -1.0 / (a[0] * a[0]));
+                        let e = mul(b, ln);
+                        let p = a[0].powf(b[0]);
+                        chain(e, p, p, p)
+                    }
+                }
+            }
+            Expr::Call(f, args) => {
+                let x = args[0].eval_time_jet(t, inputs);
+                let v = x[0];
+                let second = || args[1].eval_time_jet(t, inputs);
+                match f {
+                    Func::Sin => chain(x, v.sin(), v.cos(), -v.sin()),
+                    Func::Cos => chain(x, v.cos(), -v.sin(), -v.cos()),
+                    Func::Tan => {
+                        let (tn, sec2) = (v.tan(), 1.0 + v.tan() * v.tan());
+                        chain(x, tn, sec2, 2.0 * tn * sec2)
+                    }
+                    Func::Exp => chain(x, v.exp(), v.exp(), v.exp()),
+                    Func::Ln => chain(x, v.ln(), 1.0 / v, -1.0 / (v * v)),
+                    Func::Sqrt => chain(x, v.sqrt(), 0.5 / v.sqrt(), -0.25 / (v * v.sqrt())),
+                    Func::Abs => x.map(|c| if v < 0.0 { -c } else { c }),
+                    Func::Asin | Func::Acos => {
+                        let s = 1.0 - v * v;
+                        let sign = if *f == Func::Asin { 1.0 } else { -1.0 };
+                        let value = if *f == Func::Asin { v.asin() } else { v.acos() };
+                        chain(x, value, sign / s.sqrt(), sign * v / (s * s.sqrt()))
+                    }
+                    Func::Atan => {
+                        let d = 1.0 + v * v;
+                        chain(x, v.atan(), 1.0 / d, -2.0 * v / (d * d))
+                    }
+                    Func::Atan2 => {
+                        // theta = atan2(a, b): theta' = N/D with N = b a' - a b', D = a^2 + b^2;
+                        // N' = b a'' - a b'', D' = 2 (a a' + b b').
+                        let (a, b) = (x, second());
+                        let (n, d) = (b[0] * a[1] - a[0] * b[1], a[0] * a[0] + b[0] * b[0]);
+                        let (n1, d1) = (b[0] * a[2] - a[0] * b[2], 2.0 * (a[0] * a[1] + b[0] * b[1]));
+                        [a[0].atan2(b[0]), n / d, (n1 * d - n * d1) / (d * d)]
+                    }
+                    Func::Min => {
+                        let y = second();
+                        if v <= y[0] { x } else { y }
+                    }
+                    Func::Max => {
+                        let y = second();
+                        if v >= y[0] { x } else { y }
+                    }
+                }
+            }
+        }
+    }
+
     /// The value if the expression depends on neither time nor inputs.
     pub fn constant(&self) -> Option<f64> {
         match self {
@@ -439,6 +529,33 @@ mod tests {
 
     fn eval(s: &str) -> f64 {
         Expr::parse(s, &resolve).unwrap().eval(0.5, &[3.0])
+    }
+
+    /// The time jet against central differences of `eval` (step 1e-4: truncation ~1e-8).
+    #[test]
+    fn time_jet_matches_finite_differences() {
+        let cases = [
+            "u*t^3 - 2*t + L",
+            "sin(2*t)*exp(-t)/(1 + t^2)",
+            "tan(t) + cos(t) - ln(1 + t) + sqrt(t + 1)",
+            "asin(t/2) + acos(t/3) + atan(t)",
+            "atan2(sin(t), cos(2*t) + 2) + abs(t - 0.3) + min(t, 1) + max(t^2, 0)",
+            "(1 + t)^(t + 0.5) + t^2 + t^1 + (2*t)^0.5",
+        ];
+        for text in cases {
+            let e = Expr::parse(text, &resolve).unwrap();
+            for t in [0.4, 0.9] {
+                let [v, d1, d2] = e.eval_time_jet(t, &[3.0]);
+                let h = 1e-4;
+                let (p, m) = (e.eval(t + h, &[3.0]), e.eval(t - h, &[3.0]));
+                assert_eq!(v, e.eval(t, &[3.0]), "{text}");
+                assert!((d1 - (p - m) / (2.0 * h)).abs() < 1e-6 * (1.0 + d1.abs()), "{text}: d1 {d1}");
+                assert!((d2 - (p - 2.0 * v + m) / (h * h)).abs() < 1e-4 * (1.0 + d2.abs()), "{text}: d2 {d2}");
+            }
+        }
+        // Finite at 0 for integer exponents (no 0 * inf).
+        let e = Expr::parse("t^2 + t^1", &resolve).unwrap();
+        assert_eq!(e.eval_time_jet(0.0, &[0.0]), [0.0, 1.0, 2.0]);
     }
 
     #[test]

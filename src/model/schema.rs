@@ -244,6 +244,9 @@ pub struct JointDecl {
     /// Revolute joint on an ANCF beam's end node: also keep that section rigid, i.e. the
     /// slope dr/dy normal to the axis tangent dr/dx (paper 003 eq. 23).
     pub rigid_section: Option<Spanned<bool>>,
+    /// Driven joint: the joint coordinate (relative angle of a revolute joint, displacement of
+    /// a prismatic one) prescribed as an expression of `t`, parameters and inputs.
+    pub drive: Option<Num>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -22,7 +22,7 @@ use super::Simulation;
 use crate::integrators::{Dynamics, TangentCoefficients};
 use crate::mechanics::System;
 use crate::mechanics::elements::Element;
-use crate::mechanics::forces::Load;
+use crate::mechanics::forces::{Load, SpatialLoad};
 use crate::mechanics::kinematics::Anchor;
 use crate::mechanics::outputs::OutputKind;
 
@@ -66,6 +66,7 @@ fn solved_unknowns(kind: &OutputKind, sys: &System) -> Option<(Vec<usize>, Vec<u
             Anchor::Rigid { x, .. } => (vec![x + component, x + 2], vec![]),
         },
         OutputKind::Rotation { theta, .. } => (vec![*theta], vec![]),
+        OutputKind::DriveForce { row, .. } => (vec![], vec![*row]),
         OutputKind::SectionAngle { anchor, .. } => (anchor.dofs(), vec![]),
         OutputKind::Reaction { joint, .. } | OutputKind::SpatialReaction { joint, .. } => {
             (vec![], sys.joints[*joint].rows.clone().collect())
@@ -118,6 +119,20 @@ impl Simulation {
                     .iter()
                     .filter(|l| l.magnitude.reads_input(i))
                     .flat_map(|l| l.dofs().to_vec())
+                    .chain(
+                        sys.elements::<SpatialLoad>()
+                            .iter()
+                            .filter(|l| l.magnitude.reads_input(i))
+                            .flat_map(|l| l.dofs().to_vec()),
+                    )
+                    // A drive reading u_i changes its row's acceleration rhs (-Phi_tt = f'').
+                    .chain(
+                        sys.constraints
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, c)| c.drive.as_ref().is_some_and(|f| f.reads_input(i)))
+                            .map(|(r, _)| n + r),
+                    )
                     .map(|d| blocks.root(d))
                     .collect();
                 roots.sort_unstable();

@@ -19,8 +19,8 @@ use super::Simulation;
 use crate::integrators::{Dynamics, TangentCoefficients};
 use crate::linalg::SparseLu;
 use crate::mechanics::elements::{Element, Kin};
-use crate::mechanics::forces::Load;
 use crate::mechanics::forces::load::TimeFunction;
+use crate::mechanics::forces::{Load, SpatialLoad};
 use crate::mechanics::outputs::{OutputKind, OutputState};
 use crate::model::expr::Expr;
 
@@ -134,6 +134,30 @@ impl Simulation {
                 unit.add_forces(&kin, &mut inertial, &mut g);
                 for (r, gk) in rhs.iter_mut().zip(&g) {
                     *r -= slope * gk;
+                }
+            }
+            for load in sys.elements::<SpatialLoad>().iter().filter(|l| l.magnitude.reads_input(i)) {
+                let TimeFunction::Expr(e) = &load.magnitude else { continue };
+                let (_, slope) = e.eval_with_input_derivative(s.t, &sys.inputs, i);
+                let mut unit = load.clone();
+                unit.magnitude = TimeFunction::Expr(Expr::Num(1.0));
+                let mut g = vec![0.0; n];
+                unit.add_forces(&kin, &mut inertial, &mut g);
+                for (r, gk) in rhs.iter_mut().zip(&g) {
+                    *r -= slope * gk;
+                }
+            }
+            // A drive reading u_i: its row's rhs gamma = ... + f''(t, u) changes by df''/du_i
+            // (central difference in u_i, relative step 1e-6: error O(h^2)).
+            for (r, c) in sys.constraints.iter().enumerate() {
+                if c.drive.as_ref().is_some_and(|f| f.reads_input(i)) {
+                    let h = 1e-6 * (1.0 + sys.inputs[i].abs());
+                    let mut u = sys.inputs.clone();
+                    u[i] += h;
+                    let plus = c.prescribed(s.t, &u)[2];
+                    u[i] -= 2.0 * h;
+                    let minus = c.prescribed(s.t, &u)[2];
+                    rhs[n + r] += (plus - minus) / (2.0 * h);
                 }
             }
             lu.solve(&mut rhs).map_err(|e| e.to_string())?;

@@ -299,6 +299,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
     sys.inputs = def.inputs.iter().map(|i| i.start).collect();
 
     // Joints.
+    let drive_scope = model.scope(params).with_inputs(&input_names);
     let mut joint_spans = Vec::new();
     for j in &def.joints {
         check_name(model, &j.name, "joint", &mut names)?;
@@ -340,6 +341,13 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
             }
             if let Some(rs) = &j.rigid_section {
                 return Err(model.error(rs.span(), "rigid_section applies to ANCF beam nodes".into()));
+            }
+            if let Some(d) = &j.drive {
+                return Err(model.error(
+                    d.span(),
+                    "`drive` is not available at a floating_frame beam point (its section angle is not a joint coordinate)"
+                        .into(),
+                ));
             }
             let at = p.position(&q0);
             let pt = Vec2::new(j.point.as_ref().map_or(j.name.span(), |p| p.span()), vec![at[0].into(), at[1].into()]);
@@ -426,6 +434,32 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
                 ContactGap::Measure(Measure::section_shear(a2, section.0, section.1)),
                 &q0,
             ));
+        }
+        if let Some(d) = &j.drive {
+            // The rheonomic row joint_coordinate(q) - f(t) = 0 (its multiplier is the drive's
+            // force/torque, `drive_force`).
+            match kind {
+                JointKind::Revolute if !b2.info.rotates => {
+                    return Err(model.error(
+                        d.span(),
+                        "a driven revolute joint needs a rigid body2 (the relative angle is its coordinate)".into(),
+                    ));
+                }
+                JointKind::Revolute | JointKind::Prismatic => {}
+                _ => {
+                    return Err(model.error(
+                        d.span(),
+                        format!("`drive` applies to revolute and prismatic joints, not {}", j.kind.get_ref()),
+                    ));
+                }
+            }
+            let f = drive_scope.time_function(d)?;
+            if let Some(bad) = f.eval_time_jet(0.0, &sys.inputs).into_iter().find(|x| !x.is_finite()) {
+                return Err(
+                    model.error(d.span(), format!("the drive or its time derivatives are not finite at t = 0 ({bad})"))
+                );
+            }
+            rows.push(ConstraintRow::driven(ContactGap::Measure(joint_coordinate(kind, a1, a2, axis)), f));
         }
         let start = sys.constraints.len();
         sys.constraints.extend(rows);
@@ -840,6 +874,16 @@ impl OutputKind {
                         .position(|s| *s == q)
                         .unwrap_or(0),
                 }
+            }
+            "drive_force" => {
+                let joint = need_joint()?;
+                let j = &sys.joints[joint];
+                let Some(row) = j.rows.clone().find(|&r| sys.constraints[r].drive.is_some()) else {
+                    return Err(
+                        model.error(o.quantity.span(), "drive_force needs a driven joint (`drive = ...`)".into())
+                    );
+                };
+                OutputKind::DriveForce { row, torque: j.kind == JointKind::Revolute }
             }
             "joint_position" | "joint_velocity" => {
                 let joint = need_joint()?;

@@ -5,10 +5,12 @@ pub mod contact;
 pub mod fractional_damper;
 pub mod load;
 pub mod multi_point_force;
+pub mod spatial_load;
 pub mod spring_damper;
 
 pub use contact::{Contact, ContactMemory, DampingModel};
 pub use fractional_damper::FractionalSpringDamper;
 pub use load::{Load, TimeFunction};
 pub use multi_point_force::{Member, MultiPointForce};
+pub use spatial_load::SpatialLoad;
 pub use spring_damper::SpringDamper;

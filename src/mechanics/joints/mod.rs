@@ -14,21 +14,55 @@ pub use contact_constraint::{ContactConstraint, ContactConstraintMemory, Contact
 
 use super::contact_gap::ContactGap;
 use super::kinematics::{Anchor, Measure, MeasureKind};
+use super::spatial_kinematics::{SpatialKind, SpatialMeasure};
+use crate::model::expr::Expr;
 use std::ops::Range;
 
-/// Phi = measure - target. The measure is a planar or spatial `Measure`, or a component of
-/// the relative position at a floating-frame beam point (`ContactGap::FloatingJoint`).
+/// Phi = measure - target - f(t). The measure is a planar or spatial `Measure`, or a component
+/// of the relative position at a floating-frame beam point (`ContactGap::FloatingJoint`).
+/// A driven joint's coordinate row is rheonomic: `drive` is the prescribed f(t, inputs), whose
+/// exact time derivatives give Phi_t = -f' and Phi_tt = -f'' (Haug 1989, sec. 6.1: driving
+/// constraints). Its multiplier lambda is the generalized constraint force -lambda Phi_q on the
+/// joint coordinate: the drive applies the force/torque -lambda along it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConstraintRow {
     pub measure: ContactGap,
     pub target: f64,
+    pub drive: Option<Expr>,
 }
 
 impl ConstraintRow {
     /// The row Phi = m(q) - m(q0): the measure keeps its initial value.
     pub fn holding(measure: ContactGap, q0: &[f64]) -> Self {
         let target = measure.value(q0);
-        ConstraintRow { measure, target }
+        ConstraintRow { measure, target, drive: None }
+    }
+
+    /// The driving row Phi = m(q) - f(t, inputs).
+    pub fn driven(measure: ContactGap, drive: Expr) -> Self {
+        ConstraintRow { measure, target: 0.0, drive: Some(drive) }
+    }
+
+    /// Phi at (q, t). A spatial relative angle is wrapped to (-pi, pi], so its residual is
+    /// taken modulo 2 pi (a driven rotor may turn any number of times).
+    pub fn residual(&self, q: &[f64], t: f64, inputs: &[f64]) -> f64 {
+        let r = self.measure.value(q) - if self.drive.is_some() { self.prescribed(t, inputs)[0] } else { self.target };
+        let periodic = matches!(
+            self.measure.measure().map(|m| &m.kind),
+            Some(MeasureKind::Spatial(SpatialMeasure { kind: SpatialKind::Angle { .. }, .. }))
+        );
+        if periodic { r - std::f64::consts::TAU * (r / std::f64::consts::TAU).round() } else { r }
+    }
+
+    /// The prescribed part target + f and its first and second time derivatives (inputs held).
+    pub fn prescribed(&self, t: f64, inputs: &[f64]) -> [f64; 3] {
+        match &self.drive {
+            None => [self.target, 0.0, 0.0],
+            Some(f) => {
+                let [v, d1, d2] = f.eval_time_jet(t, inputs);
+                [self.target + v, d1, d2]
+            }
+        }
     }
 }
 

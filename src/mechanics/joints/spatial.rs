@@ -35,7 +35,11 @@ fn row(m: SpatialMeasure, q0: &[f64]) -> ConstraintRow {
 
 /// p.p = 1 for the body whose first coordinate is `x`.
 pub fn normalisation_row(x: usize) -> ConstraintRow {
-    ConstraintRow { measure: ContactGap::Measure(Measure::spatial(SpatialMeasure::euler_norm(x))), target: 1.0 }
+    ConstraintRow {
+        measure: ContactGap::Measure(Measure::spatial(SpatialMeasure::euler_norm(x))),
+        target: 1.0,
+        drive: None,
+    }
 }
 
 /// A global direction expressed in the frame of the anchor's body (global for ground).
@@ -98,4 +102,27 @@ pub fn spatial_joint_rows(
         }
     }
     rows
+}
+
+/// The driving row of a spatial joint (coordinate(q) - f(t)): the relative angle about `axis`
+/// (revolute) or the displacement along it (prismatic), both zero in the initial
+/// configuration `q0`; None for spherical and fixed joints.
+pub fn spatial_drive_row(
+    kind: SpatialJointKind,
+    a1: Anchor3,
+    a2: Anchor3,
+    axis: [f64; 3],
+    q0: &[f64],
+    drive: crate::model::expr::Expr,
+) -> Option<ConstraintRow> {
+    let kind = match kind {
+        SpatialJointKind::Revolute => {
+            let (b, c) = normals(axis);
+            SpatialKind::Angle { b1: body_frame(&a1, b, q0), c1: body_frame(&a1, c, q0), b2: body_frame(&a2, b, q0) }
+        }
+        SpatialJointKind::Prismatic => SpatialKind::Projection { u1: body_frame(&a1, axis, q0) },
+        SpatialJointKind::Spherical | SpatialJointKind::Fixed => return None,
+    };
+    let m = ContactGap::Measure(Measure::spatial(SpatialMeasure::new(a1, a2, kind)));
+    Some(ConstraintRow::driven(m, drive))
 }

@@ -1,0 +1,104 @@
+//! Applied loads on spatial rigid bodies: a force of fixed global direction at a body point,
+//! or a torque about a fixed global direction, whose magnitude is a function of time and
+//! inputs (as the planar `Load`).
+//!
+//! - force F = f u at P = r + A(p) s': virtual work F . dP, so Q = f grad(u . P) over (r, p)
+//!   and the tangent of g = -Q is -f d2(u . P)/dq2 (the `Along` measure of
+//!   `spatial_kinematics`, from the global origin to the body point);
+//! - torque T = f u: the virtual rotation is dpi = 2 E(p) dp (global angular velocity
+//!   omega = 2 E p', Nikravesh 1988, eq. 6.94), so Q_p = 2 E(p)^T T; E is linear in p, hence
+//!   dQ_p/dp_l = 2 E(e_l)^T T exactly.
+
+use super::TimeFunction;
+use crate::integrators::TangentCoefficients;
+use crate::mechanics::elements::{Element, Energy, Kin};
+use crate::mechanics::euler_parameters::e_matrix;
+use crate::mechanics::spatial_kinematics::{Anchor3, SpatialKind, SpatialMeasure};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum SpatialLoadKind {
+    /// Force along the unit global `direction` at a body point (`SpatialMeasure` Along).
+    Force { measure: SpatialMeasure },
+    /// Torque about the unit global `direction` on the body whose first coordinate is `x`.
+    Torque { x: usize, direction: [f64; 3] },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpatialLoad {
+    pub kind: SpatialLoadKind,
+    pub magnitude: TimeFunction,
+    dofs: Vec<usize>,
+}
+
+impl SpatialLoad {
+    /// A force along the unit global `direction` at `anchor` (a body point).
+    pub fn force(anchor: Anchor3, direction: [f64; 3], magnitude: TimeFunction) -> Self {
+        let measure = SpatialMeasure::new(Anchor3::Ground { p: [0.0; 3] }, anchor, SpatialKind::Along { u: direction });
+        SpatialLoad { dofs: measure.dofs(), kind: SpatialLoadKind::Force { measure }, magnitude }
+    }
+
+    /// A torque about the unit global `direction` on the body whose first coordinate is `x`.
+    pub fn torque(x: usize, direction: [f64; 3], magnitude: TimeFunction) -> Self {
+        SpatialLoad { dofs: (x..x + 7).collect(), kind: SpatialLoadKind::Torque { x, direction }, magnitude }
+    }
+
+    pub fn dofs(&self) -> &[usize] {
+        &self.dofs
+    }
+}
+
+/// 2 E(p)^T u: the generalized force of a unit torque u on the Euler parameters p.
+fn torque_on_p(p: &[f64], u: [f64; 3]) -> [f64; 4] {
+    let e = e_matrix(p);
+    std::array::from_fn(|k| 2.0 * (0..3).map(|i| e[i][k] * u[i]).sum::<f64>())
+}
+
+impl Element for SpatialLoad {
+    fn dofs(&self) -> &[usize] {
+        &self.dofs
+    }
+
+    fn add_forces(&self, x: &Kin, _inertial: &mut [f64], forces: &mut [f64]) {
+        let f = self.magnitude.eval(x.t, x.inputs);
+        match &self.kind {
+            SpatialLoadKind::Force { measure } => {
+                let d = measure.derivatives(x.q);
+                for (k, &i) in self.dofs.iter().enumerate() {
+                    forces[i] -= f * d.gradient[k];
+                }
+            }
+            SpatialLoadKind::Torque { x: b, direction } => {
+                let q = torque_on_p(&x.q[b + 3..b + 7], *direction);
+                for k in 0..4 {
+                    forces[b + 3 + k] -= f * q[k];
+                }
+            }
+        }
+    }
+
+    fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
+        let f = self.magnitude.eval(x.t, x.inputs);
+        let n = self.dofs.len();
+        match &self.kind {
+            SpatialLoadKind::Force { measure } => {
+                let d = measure.derivatives(x.q);
+                for (b, h) in block.iter_mut().zip(&d.hessian[..n * n]) {
+                    *b -= c.stiffness * f * h;
+                }
+            }
+            SpatialLoadKind::Torque { direction, .. } => {
+                for l in 0..4 {
+                    let unit: [f64; 4] = std::array::from_fn(|k| f64::from(u8::from(k == l)));
+                    let column = torque_on_p(&unit, *direction);
+                    for k in 0..4 {
+                        block[(3 + k) * n + 3 + l] -= c.stiffness * f * column[k];
+                    }
+                }
+            }
+        }
+    }
+
+    fn energy(&self, _x: &Kin) -> Energy {
+        Energy::default()
+    }
+}

@@ -1,0 +1,268 @@
+//! Driven joints (`drive = "expr"` on `[[joints]]`): the joint coordinate is prescribed by a
+//! rheonomic constraint row coordinate(q) - f(t) = 0 (Haug 1989, sec. 6.1), and `drive_force`
+//! is the force/torque the drive applies (-lambda of that row). References:
+//! - the crank of models/crank_slider_driven.toml turns at theta0 + omega t to the Newton
+//!   tolerance, and the drive's work int T omega dt equals the change of kinetic + potential
+//!   energy plus the damper's dissipation (energy balance of the mechanism);
+//! - a pendulum (rigid body of mass m, centroidal inertia Ic, centre at distance l below the
+//!   pivot) driven along theta(t) = A sin(W t) needs the inverse-dynamics torque
+//!   T = J theta'' + m g l sin(theta), J = Ic + m l^2 (Newton-Euler about the fixed pivot);
+//! - a slider of mass m driven along x(t) = a t^2 / 2 needs the force F = m a;
+//! - a servo following a commanded angle given as an input: the angle equals the command at
+//!   every communication point.
+
+use flexfmu::integrators::Method;
+use flexfmu::model::Model;
+use flexfmu::simulation::{Simulation, SolverSettings};
+
+fn settings(h: f64) -> SolverSettings {
+    SolverSettings { method: Method::Ttbif, rho_inf: 0.8, step: h, tolerance: 1e-12, ..Default::default() }
+}
+
+fn output(sim: &mut Simulation, name: &str) -> f64 {
+    let k = sim.outputs().iter().position(|o| o.name == name).unwrap_or_else(|| panic!("no output {name}"));
+    sim.output_values().unwrap()[k]
+}
+
+/// Crank angle error (max over the steps) and the relative energy-balance error of the driven
+/// crank-slider over `t_end` with step h.
+fn crank_slider_run(h: f64, t_end: f64) -> (f64, f64) {
+    let model = Model::load(std::path::Path::new("models/crank_slider_driven.toml")).unwrap();
+    let p = model.default_parameters();
+    let mut sim = Simulation::new(&model, &p, settings(h), 0.0).unwrap();
+    let (theta0, omega) = (std::f64::consts::PI / 3.0, 2.0 * std::f64::consts::PI);
+    let e0 = output(&mut sim, "energy_total");
+    let mut power = output(&mut sim, "drive_torque") * omega;
+    let (mut work, mut angle_error) = (0.0, 0.0f64);
+    let steps = (t_end / h).round() as usize;
+    for k in 1..=steps {
+        let t = k as f64 * h;
+        sim.step_to(t).unwrap();
+        angle_error = angle_error.max((output(&mut sim, "crank_angle") - (theta0 + omega * t)).abs());
+        let next = output(&mut sim, "drive_torque") * omega;
+        work += 0.5 * h * (power + next);
+        power = next;
+    }
+    let balance = output(&mut sim, "energy_total") - e0 + output(&mut sim, "energy_dissipated");
+    (angle_error, (work - balance).abs() / balance.abs())
+}
+
+#[test]
+fn crank_driven_at_constant_speed_follows_omega_t_and_its_work_balances_the_energy() {
+    let (angle, balance) = crank_slider_run(1e-3, 1.5);
+    let (_, balance_fine) = crank_slider_run(5e-4, 1.5);
+    eprintln!(
+        "crank angle error {angle:.3e}; energy balance error {balance:.3e} (h = 1e-3), {balance_fine:.3e} (h = 5e-4)"
+    );
+    assert!(angle < 1e-9, "crank angle off omega t by {angle:.3e}");
+    assert!(balance < 2e-4, "drive work vs energy change + dissipation: relative error {balance:.3e}");
+    // Second order: halving the step divides the balance error by about 4.
+    assert!(balance_fine < balance / 3.0, "{balance_fine:.3e} vs {balance:.3e}");
+}
+
+const M: f64 = 2.0;
+const IC: f64 = 0.05;
+const L: f64 = 0.4;
+const G: f64 = 9.81;
+const A: f64 = 0.8;
+const W: f64 = 3.0;
+
+fn pendulum(drive: &str, inputs: &str) -> Model {
+    let text = format!(
+        "[model]\nname = \"p\"\ngravity = [0.0, -{G}]\n{inputs}[[rigid_bodies]]\nname = \"arm\"\nmass = {M}\n\
+         inertia = {IC}\nposition = [0.0, -{L}]\n[[joints]]\nname = \"pivot\"\ntype = \"revolute\"\nbody2 = \"arm\"\n\
+         point = [0.0, 0.0]\ndrive = \"{drive}\"\n[[outputs]]\nname = \"torque\"\nquantity = \"drive_force\"\n\
+         joint = \"pivot\"\n[[outputs]]\nname = \"theta\"\nquantity = \"joint_position\"\njoint = \"pivot\"\n"
+    );
+    Model::parse(&text, "pendulum.toml").unwrap()
+}
+
+#[test]
+fn pendulum_driven_along_a_smooth_profile_needs_the_inverse_dynamics_torque() {
+    let model = pendulum(&format!("{A}*sin({W}*t)"), "");
+    let mut worst = [0.0f64; 2];
+    for (i, h) in [2e-3, 1e-3].into_iter().enumerate() {
+        let mut sim = Simulation::new(&model, &[], settings(h), 0.0).unwrap();
+        let j = IC + M * L * L;
+        for k in 0..=(2.0 / h).round() as usize {
+            let t = k as f64 * h;
+            if k > 0 {
+                sim.step_to(t).unwrap();
+            }
+            let theta = A * (W * t).sin();
+            assert!((output(&mut sim, "theta") - theta).abs() < 1e-10);
+            let exact = j * (-A * W * W * (W * t).sin()) + M * G * L * theta.sin();
+            worst[i] = worst[i].max((output(&mut sim, "torque") - exact).abs());
+        }
+    }
+    let scale = IC * A * W * W + M * G * L;
+    eprintln!("pendulum torque error: {:.3e} (h = 2e-3), {:.3e} (h = 1e-3), scale {scale:.3}", worst[0], worst[1]);
+    assert!(worst[1] < 1e-4 * scale, "torque off the inverse dynamics by {:.3e}", worst[1]);
+}
+
+#[test]
+fn slider_driven_along_a_parabola_needs_force_m_a() {
+    let (m, a) = (3.0, 1.5);
+    let text = format!(
+        "[model]\nname = \"s\"\ngravity = [0.0, -9.81]\n[[point_masses]]\nname = \"block\"\nmass = {m}\n\
+         position = [0.0, 0.0]\n[[joints]]\nname = \"rail\"\ntype = \"prismatic\"\nbody2 = \"block\"\n\
+         axis = [1.0, 0.0]\ndrive = \"{a}*t^2/2\"\n[[outputs]]\nname = \"force\"\nquantity = \"drive_force\"\n\
+         joint = \"rail\"\n[[outputs]]\nname = \"x\"\nquantity = \"x\"\nbody = \"block\"\n"
+    );
+    let model = Model::parse(&text, "slider.toml").unwrap();
+    let mut sim = Simulation::new(&model, &[], settings(1e-2), 0.0).unwrap();
+    for k in 0..=100 {
+        let t = k as f64 * 1e-2;
+        if k > 0 {
+            sim.step_to(t).unwrap();
+        }
+        assert!((output(&mut sim, "x") - a * t * t / 2.0).abs() < 1e-12);
+        let f = output(&mut sim, "force");
+        assert!((f - m * a).abs() < 1e-8 * m * a, "t = {t}: drive force {f}, m a = {}", m * a);
+    }
+}
+
+#[test]
+fn servo_follows_a_commanded_angle_input() {
+    // The command u(t) = (1 - cos 2t)/2 reaches the FMU at communication points 10 ms apart
+    // with its first and second derivatives (fmi2SetRealInputDerivatives), so flexfmu
+    // interpolates it; each internal step (h = 1 ms) holds the value at its start (as for
+    // loads), so the angle at the end of a step is the command at t - h, to Newton tolerance.
+    let model = pendulum("theta_cmd", "[[inputs]]\nname = \"theta_cmd\"\nstart = 0.0\n");
+    let h = 1e-3;
+    let mut sim = Simulation::new(&model, &[], settings(h), 0.0).unwrap();
+    let command = |t: f64| 0.5 * (1.0 - (2.0 * t).cos());
+    let (mut worst, mut lag) = (0.0f64, 0.0f64);
+    for k in 0..100 {
+        let t0 = k as f64 * 1e-2;
+        sim.set_input(0, command(t0)).unwrap();
+        sim.set_input_derivative(0, 1, (2.0 * t0).sin()).unwrap();
+        sim.set_input_derivative(0, 2, 2.0 * (2.0 * t0).cos()).unwrap();
+        let t1 = t0 + 1e-2;
+        sim.step_to(t1).unwrap();
+        let dt = t1 - h - t0;
+        let held = command(t0) + (2.0 * t0).sin() * dt + (2.0 * t0).cos() * dt * dt;
+        let theta = output(&mut sim, "theta");
+        worst = worst.max((theta - held).abs());
+        lag = lag.max((theta - command(t1)).abs());
+        assert!(output(&mut sim, "torque").is_finite());
+    }
+    eprintln!("servo: angle vs held command {worst:.3e}, vs command at t {lag:.3e}");
+    assert!(worst < 1e-10, "angle off the held command by {worst:.3e}");
+    assert!(lag <= 1.01 * h, "one-step hold: lag {lag:.3e} > max|u'| h = {h}");
+}
+
+#[test]
+fn bad_drives_are_located_errors() {
+    let base = "[model]\nname = \"e\"\n[[rigid_bodies]]\nname = \"b\"\nmass = 1.0\ninertia = 0.1\nposition = [0.0, 0.0]\n\
+                [[point_masses]]\nname = \"pm\"\nmass = 1.0\nposition = [1.0, 0.0]\n";
+    let cases = [
+        ("[[joints]]\nname = \"j\"\ntype = \"fixed\"\nbody2 = \"b\"\ndrive = \"t\"\n", "revolute and prismatic"),
+        ("[[joints]]\nname = \"j\"\ntype = \"revolute\"\nbody2 = \"b\"\ndrive = \"2*foo\"\n", "unknown name 'foo'"),
+        ("[[joints]]\nname = \"j\"\ntype = \"revolute\"\nbody2 = \"pm\"\ndrive = \"t\"\n", "rigid body2"),
+        ("[[joints]]\nname = \"j\"\ntype = \"revolute\"\nbody2 = \"b\"\ndrive = \"sqrt(t)\"\n", "not finite at t = 0"),
+        (
+            "[[joints]]\nname = \"j\"\ntype = \"revolute\"\nbody2 = \"b\"\ndrive = \"ln(t - 1)\"\n",
+            "not finite at t = 0",
+        ),
+        (
+            "[[joints]]\nname = \"j\"\ntype = \"revolute\"\nbody2 = \"b\"\n[[outputs]]\nname = \"f\"\nquantity = \"drive_force\"\njoint = \"j\"\n",
+            "driven joint",
+        ),
+    ];
+    for (extra, message) in cases {
+        let text = format!("{base}{extra}");
+        let model = Model::parse(&text, "bad.toml").unwrap();
+        let err = flexfmu::mechanics::assemble::assemble(&model, &model.default_parameters())
+            .map(|_| ())
+            .expect_err(extra)
+            .to_string();
+        assert!(err.contains(message) && err.contains("bad.toml:"), "{extra}: {err}");
+    }
+    // 3D: a drive on a spherical joint.
+    let text = "[model]\nname = \"e3\"\ndimension = 3\n[[rigid_bodies]]\nname = \"b\"\nmass = 1.0\n\
+                inertia = [0.1, 0.1, 0.1]\nposition = [0.0, 0.0, 0.0]\n[[joints]]\nname = \"j\"\ntype = \"spherical\"\n\
+                body2 = \"b\"\ndrive = \"t\"\n";
+    let model = Model::parse(text, "bad3.toml").unwrap();
+    let err = flexfmu::mechanics::assemble_spatial::assemble_spatial(&model, &[]).map(|_| ()).unwrap_err().to_string();
+    assert!(err.contains("revolute and prismatic") && err.contains("bad3.toml:13:9"), "{err}");
+}
+
+/// A rotor (principal inertias J1, J2, J3, centre on the axis) on a revolute joint to ground
+/// about the tilted axis a = (1, 2, 2)/3, driven along theta(t) = 2 t^2 + sin(3 t) for several
+/// turns: about a fixed axis the drive torque is a . dH/dt = J_aa theta'' (the gyroscopic
+/// term a . (omega x I omega) vanishes for omega = theta' a), J_aa = a . I a; a body point at
+/// b (normal to a) is at b cos(theta) + (a x b) sin(theta).
+#[test]
+fn rotor_spun_up_along_a_profile_needs_torque_j_theta_ddot() {
+    let j = [0.3, 0.4, 0.5];
+    let a = [1.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0];
+    let s5 = 5f64.sqrt();
+    let (b, c) = ([2.0 / s5, -1.0 / s5, 0.0], [2.0 / (3.0 * s5), 4.0 / (3.0 * s5), -5.0 / (3.0 * s5)]);
+    let jaa: f64 = (0..3).map(|k| j[k] * a[k] * a[k]).sum();
+    let text = format!(
+        "[model]\nname = \"rotor\"\ndimension = 3\ngravity = [0.0, 0.0, -9.81]\n[[rigid_bodies]]\nname = \"hub\"\n\
+         mass = 2.0\ninertia = [{}, {}, {}]\nposition = [0.0, 0.0, 0.0]\n[[joints]]\nname = \"shaft\"\n\
+         type = \"revolute\"\nbody2 = \"hub\"\npoint = [0.0, 0.0, 0.0]\naxis = [1.0, 2.0, 2.0]\n\
+         drive = \"2*t^2 + sin(3*t)\"\n[[outputs]]\nname = \"torque\"\nquantity = \"drive_force\"\njoint = \"shaft\"\n\
+         [[outputs]]\nname = \"px\"\nquantity = \"x\"\nbody = \"hub\"\npoint = [{}, {}, {}]\n\
+         [[outputs]]\nname = \"py\"\nquantity = \"y\"\nbody = \"hub\"\npoint = [{}, {}, {}]\n\
+         [[outputs]]\nname = \"pz\"\nquantity = \"z\"\nbody = \"hub\"\npoint = [{}, {}, {}]\n",
+        j[0], j[1], j[2], b[0], b[1], b[2], b[0], b[1], b[2], b[0], b[1], b[2]
+    );
+    let model = Model::parse(&text, "rotor.toml").unwrap();
+    // The torque reads the velocities (quadratic Euler-parameter terms), which the index-3
+    // integrator gives to O(h^2): the error is second order in h.
+    let mut errors = Vec::new();
+    for h in [2e-3, 1e-3] {
+        let mut sim = Simulation::new(&model, &[], settings(h), 0.0).unwrap();
+        let (mut torque_error, mut position_error) = (0.0f64, 0.0f64);
+        for k in 0..=(3.0 / h).round() as usize {
+            let t = k as f64 * h;
+            if k > 0 {
+                sim.step_to(t).unwrap();
+            }
+            let theta = 2.0 * t * t + (3.0 * t).sin();
+            let exact = jaa * (4.0 - 9.0 * (3.0 * t).sin());
+            torque_error = torque_error.max((output(&mut sim, "torque") - exact).abs());
+            let p = [output(&mut sim, "px"), output(&mut sim, "py"), output(&mut sim, "pz")];
+            for i in 0..3 {
+                position_error = position_error.max((p[i] - (b[i] * theta.cos() + c[i] * theta.sin())).abs());
+            }
+        }
+        eprintln!(
+            "rotor h = {h:.0e}: torque error {torque_error:.3e} (J_aa theta'' up to {:.2}), point error {position_error:.3e}",
+            jaa * 13.0
+        );
+        assert!(position_error < 1e-9, "rotor angle off the profile: point error {position_error:.3e}");
+        errors.push(torque_error);
+    }
+    assert!(errors[1] < 5e-6 * jaa * 13.0, "torque off J theta'': {:.3e}", errors[1]);
+    assert!(errors[1] < errors[0] / 3.0, "not second order: {errors:?}");
+}
+
+/// A slider on a 3D prismatic joint along (0, 3, 4)/5, driven along s(t) = a t^2/2 against
+/// gravity -z: the drive force is m (a + g a_z) with a_z = 0.8 the axis's z component.
+#[test]
+fn spatial_slider_driven_along_a_parabola_needs_force_m_a() {
+    let (m, acc, g) = (3.0, 1.5, 9.81);
+    let text = format!(
+        "[model]\nname = \"s3\"\ndimension = 3\ngravity = [0.0, 0.0, -{g}]\n[[rigid_bodies]]\nname = \"block\"\n\
+         mass = {m}\ninertia = [0.1, 0.2, 0.3]\nposition = [0.0, 0.0, 0.0]\n[[joints]]\nname = \"rail\"\n\
+         type = \"prismatic\"\nbody2 = \"block\"\naxis = [0.0, 3.0, 4.0]\ndrive = \"{acc}*t^2/2\"\n[[outputs]]\n\
+         name = \"force\"\nquantity = \"drive_force\"\njoint = \"rail\"\n[[outputs]]\nname = \"z\"\nquantity = \"z\"\n\
+         body = \"block\"\n"
+    );
+    let model = Model::parse(&text, "slider3.toml").unwrap();
+    let mut sim = Simulation::new(&model, &[], settings(1e-2), 0.0).unwrap();
+    let exact = m * (acc + g * 0.8);
+    for k in 0..=100 {
+        let t = k as f64 * 1e-2;
+        if k > 0 {
+            sim.step_to(t).unwrap();
+        }
+        assert!((output(&mut sim, "z") - 0.8 * acc * t * t / 2.0).abs() < 1e-10, "t = {t}");
+        let f = output(&mut sim, "force");
+        assert!((f - exact).abs() < 1e-7 * exact, "t = {t}: drive force {f}, m (a + g a_z) = {exact}");
+    }
+}
