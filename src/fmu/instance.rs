@@ -38,6 +38,9 @@ pub struct Instance {
     /// Built at instantiation with the default parameters (the one assembly of the model),
     /// rebuilt only when parameters, start time or settings change before the first step.
     sim: Option<Simulation>,
+    /// Whether `vars` marks the tunable parameters yet (done when one is first set in step
+    /// mode: it assembles the model once per parameter).
+    tunable_marked: bool,
 }
 
 impl Instance {
@@ -71,6 +74,7 @@ impl Instance {
             last_successful_time: experiment.start_time,
             input_derivatives: vec![[0.0; 2]; model.definition.inputs.len()],
             sim: Some(sim),
+            tunable_marked: false,
             model,
             guid,
             vars,
@@ -298,6 +302,10 @@ impl Instance {
         match role {
             Role::Output(_) => self.error(&format!("{function}: {name} is an output and cannot be set")),
             Role::Parameter(i) => {
+                if running && !self.tunable_marked {
+                    self.vars.mark_tunable(&self.model);
+                    self.tunable_marked = true;
+                }
                 let tunable = self.vars.list.iter().any(|v| v.role == role && v.tunable);
                 if running && !tunable {
                     return self.error(&format!(

@@ -123,7 +123,8 @@ impl Variables {
         let settings = SolverSettings::from_model(model, &params)?;
         let experiment = Experiment::from_model(model, &params)?;
         let sim = Simulation::new(model, &params, settings, experiment.start_time)?;
-        let vars = Variables::with_outputs(model, settings, experiment, &sim)?;
+        let mut vars = Variables::with_outputs(model, settings, experiment, &sim)?;
+        vars.mark_tunable(model);
         for (i, p) in model.parameters.iter().enumerate().filter(|(_, p)| p.kind == ParameterKind::String) {
             for k in 0..p.choices.len() {
                 if k as f64 == params[i] {
@@ -143,8 +144,21 @@ impl Variables {
         Ok(vars)
     }
 
+    /// Mark the tunable model parameters (`Simulation::tunable_parameters`: one assembly per
+    /// real parameter). The export does it at once; an FMU instance only when a parameter is
+    /// first set in step mode, so that instantiation assembles the model once.
+    pub fn mark_tunable(&mut self, model: &Model) {
+        let tunable = Simulation::tunable_parameters(model, &model.default_parameters());
+        for v in &mut self.list {
+            if let Role::Parameter(i) = v.role {
+                v.tunable = tunable[i];
+            }
+        }
+    }
+
     /// The table of `model` with the outputs of its simulation `sim` and their direct
-    /// dependencies on the inputs (an FMU instance builds that simulation once and keeps it).
+    /// dependencies on the inputs (an FMU instance builds that simulation once and keeps it);
+    /// model parameters are not marked tunable yet (`mark_tunable`).
     pub fn with_outputs(
         model: &Model,
         settings: SolverSettings,
@@ -315,12 +329,9 @@ impl Variables {
         for (v, p) in list.iter_mut().zip(&model.parameters) {
             v.choices = p.choices.clone();
         }
-        let tunable = Simulation::tunable_parameters(model, &model.default_parameters());
         for v in &mut list {
-            match v.role {
-                Role::Output(i) => v.input_dependencies = std::mem::take(&mut dependencies[i]),
-                Role::Parameter(i) => v.tunable = tunable[i],
-                _ => {}
+            if let Role::Output(i) = v.role {
+                v.input_dependencies = std::mem::take(&mut dependencies[i]);
             }
         }
         let mut seen = std::collections::HashSet::new();
