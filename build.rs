@@ -37,7 +37,7 @@ fn nested_build(out_dir: &Path) -> Vec<u8> {
     let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").unwrap());
     let target = env::var("TARGET").unwrap();
     let profile = env::var("PROFILE").unwrap();
-    let target_dir = out_dir.join("fmu-target");
+    let target_dir = nested_target_dir(out_dir, &target);
     let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.args(["build", "--lib", "--offline", "--target", &target])
@@ -62,4 +62,23 @@ fn nested_build(out_dir: &Path) -> Vec<u8> {
     let lib = target_dir.join(&target).join(if profile == "release" { "release" } else { "debug" });
     let lib = lib.join(format!("{prefix}flexfmu.{suffix}"));
     std::fs::read(&lib).unwrap_or_else(|e| panic!("{}: {e}", lib.display()))
+}
+
+/// Where the nested build puts its files: `fmu-nested` beside the outer build's profile
+/// directories, so that successive release builds (the wheel, `cargo install`, a developer's
+/// `cargo build --release`) share the compiled dependencies instead of compiling them again
+/// inside each build script's `OUT_DIR`. Cargo's lock on that directory serialises concurrent
+/// nested builds. `OUT_DIR` is `<target-dir>/[<triple>/]<profile>/build/<package>-<hash>/out`;
+/// anything else falls back to a directory inside `OUT_DIR`.
+fn nested_target_dir(out_dir: &Path, target: &str) -> PathBuf {
+    let target_dir = out_dir.ancestors().nth(4).and_then(|dir| match dir.file_name() {
+        Some(name) if name == target => dir.parent(),
+        _ => Some(dir),
+    });
+    match target_dir {
+        Some(dir) if out_dir.ancestors().nth(2).and_then(Path::file_name) == Some("build".as_ref()) => {
+            dir.join("fmu-nested")
+        }
+        _ => out_dir.join("fmu-target"),
+    }
 }

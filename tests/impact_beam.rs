@@ -208,13 +208,23 @@ fn force_method_tends_to_the_constraint_method_as_the_contact_stiffens() {
     let controlled = |s: &mut SolverSettings| {
         s.error_control = ErrorControl { enabled: true, rtol: 1e-7, atol: 1e-7 };
     };
-    let constraint = run("impact_beam.toml", &[("contact", "constraint")], controlled, stop, dt);
+    // The four runs are independent: run them side by side (this test is the suite's longest).
+    let stiffnesses = ["1e9", "1e12", "1e13"];
+    let (constraint, forces) = std::thread::scope(|scope| {
+        let forces: Vec<_> = stiffnesses
+            .iter()
+            .map(|k| {
+                scope.spawn(move || run("impact_beam.toml", &[("contact", "force"), ("K", k)], controlled, stop, dt))
+            })
+            .collect();
+        let constraint = run("impact_beam.toml", &[("contact", "constraint")], controlled, stop, dt);
+        (constraint, forces.into_iter().map(|h| h.join().unwrap()).collect::<Vec<_>>())
+    });
     let (ac, _) = constraint.rebound();
     let dc = *constraint.dissipated.last().unwrap();
     println!("constraint: max angle after the first impact {ac:.5} rad, energy dissipated {dc:.4} J");
     let mut differences = Vec::new();
-    for k in ["1e9", "1e12", "1e13"] {
-        let force = run("impact_beam.toml", &[("contact", "force"), ("K", k)], controlled, stop, dt);
+    for (k, force) in stiffnesses.iter().zip(forces) {
         let (af, _) = force.rebound();
         let df = *force.dissipated.last().unwrap();
         let difference = (af - ac).abs() / ac;
