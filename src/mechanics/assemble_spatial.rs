@@ -8,10 +8,13 @@ use super::contacts::ContactElement;
 use super::discrete_plate::{PlateSpec, discrete_plate};
 use super::elements::RigidBody3d;
 use super::euler_parameters::{Mat3, e_matrix, from_axis_angle, mat_t_vec, rotation};
-use super::forces::{Member, MultiPointForce, SpatialLoad, SpringDamper, TimeFunction};
+use super::forces::{Member, MultiPointForce, SpatialLoad, TimeFunction};
 use super::initial_state::consistent_initial_state;
-use super::joints::spatial::{SpatialJointKind, normalisation_row, spatial_drive_row, spatial_joint_rows};
+use super::joints::spatial::{
+    SpatialJointKind, normalisation_row, spatial_drive_row, spatial_joint_coordinate, spatial_joint_rows,
+};
 use super::joints::{JointInfo, JointKind};
+use super::kinematics::Measure;
 use super::outputs::{Output, OutputKind};
 use super::spatial_kinematics::Anchor3;
 use super::springs::SpatialSite;
@@ -44,6 +47,8 @@ struct Builder<'a> {
 struct SpringSite<'a, 'b> {
     b: &'a Builder<'b>,
     q0: &'a [f64],
+    joints: &'a [JointInfo],
+    joint_index: &'a HashMap<String, usize>,
 }
 
 impl SpatialSite for SpringSite<'_, '_> {
@@ -61,6 +66,10 @@ impl SpatialSite for SpringSite<'_, '_> {
 
     fn anchor(&self, body: &Name, point: Option<&Vec2>) -> Result<Anchor3, ModelError> {
         self.b.anchor(body, point)
+    }
+
+    fn joint(&self, name: &str) -> Option<&JointInfo> {
+        self.joint_index.get(name).map(|&i| &self.joints[i])
     }
 }
 
@@ -414,7 +423,7 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
             (None, false) => [0.0, 0.0, 1.0],
         };
         let mut rows = spatial_joint_rows(kind, a1, a2, axis, &q0);
-        let coordinate = rows[0].measure.measure().cloned();
+        let coordinate = spatial_joint_coordinate(kind, a1, a2, axis, &q0).map(Measure::spatial);
         if let Some(d) = &j.drive {
             // The rheonomic row coordinate(q) - f(t) = 0; its multiplier gives `drive_force`.
             let f = input_scope.time_function(d)?;
@@ -444,22 +453,12 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
         joint_spans.push(j.name.span());
     }
 
+    let joint_index: HashMap<String, usize> = sys.joints.iter().enumerate().map(|(i, j)| (j.name.clone(), i)).collect();
     for s in &def.springs {
         b.check_name(&s.name, "spring")?;
         let build = super::springs::spatial(s, model)?;
-        for (opt, what) in [(s.fractional_order.as_ref(), "fractional_order"), (s.memory.as_ref(), "memory")] {
-            if let Some(o) = opt {
-                return Err(model.error(o.span(), format!("`{what}` is not available in spatial models")));
-            }
-        }
-        let m = build(s, &SpringSite { b: &b, q0: &q0 })?;
-        let stiffness = s.stiffness.as_ref().map(|k| b.scope.non_negative(k, "stiffness")).transpose()?.unwrap_or(0.0);
-        let damping = s.damping.as_ref().map(|c| b.scope.non_negative(c, "damping")).transpose()?.unwrap_or(0.0);
-        let free_value = match &s.free_length {
-            Some(l) => b.scope.number(l)?,
-            None => m.value(&q0),
-        };
-        sys.push(SpringDamper { measure: m, stiffness, damping, free_value });
+        let m = build(s, &SpringSite { b: &b, q0: &q0, joints: &sys.joints, joint_index: &joint_index })?;
+        super::springs::push_element(s, m, &b.scope, model, &q0, &mut sys)?;
     }
 
     // Contacts: a geometry of the table `CONTACT_TYPES`, as a force or a constraint.

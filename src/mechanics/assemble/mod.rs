@@ -9,7 +9,7 @@ pub use super::assembly::Assembly;
 use super::contact_gap::{ContactGap, GroundShape};
 use super::contacts::ContactElement;
 use super::elements::{FloatingFrameBeam2d, FloatingFramePoint};
-use super::forces::{FractionalSpringDamper, Load, SpringDamper, TimeFunction};
+use super::forces::{Load, TimeFunction};
 use super::initial_state::consistent_initial_state;
 use super::joints::{ConstraintRow, JointInfo, JointKind, joint_coordinate, joint_rows};
 use super::kinematics::{Anchor, Measure, MeasureKind};
@@ -480,33 +480,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
     for s in &def.springs {
         check_name(model, &s.name, "spring", &mut names)?;
         let measure = super::springs::planar(s, model)?(s, &SpringSite { b: &b, joints: &sys.joints, q0: &q0 })?;
-        let stiffness = s.stiffness.as_ref().map(|k| b.scope.non_negative(k, "stiffness")).transpose()?.unwrap_or(0.0);
-        let damping = s.damping.as_ref().map(|c| b.scope.non_negative(c, "damping")).transpose()?.unwrap_or(0.0);
-        let free_value = match &s.free_length {
-            Some(l) => b.scope.number(l)?,
-            None => measure.value(&q0),
-        };
-        match &s.fractional_order {
-            Some(order_num) => {
-                let order = b.scope.number(order_num)?;
-                if !(0.0..=1.0).contains(&order) {
-                    return Err(
-                        model.error(order_num.span(), format!("fractional_order must be in [0, 1], got {order}"))
-                    );
-                }
-                let memory = s.memory.as_ref().map(|m| b.scope.positive(m, "memory")).transpose()?;
-                sys.push(FractionalSpringDamper::new(measure, stiffness, damping, order, free_value, memory));
-            }
-            None => {
-                if let Some(m) = &s.memory {
-                    return Err(model.error(
-                        m.span(),
-                        "`memory` applies only to fractional dampers (give `fractional_order`)".into(),
-                    ));
-                }
-                sys.push(SpringDamper { measure, stiffness, damping, free_value });
-            }
-        }
+        super::springs::push_element(s, measure, &b.scope, model, &q0, &mut sys)?;
     }
 
     // Loads.
