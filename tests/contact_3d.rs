@@ -283,8 +283,8 @@ fn planar_ball_drop_posed_in_3d_equals_the_2d_model() {
             );
         let model3 = Model::parse(&text, "ball_drop_3d_planar.toml").unwrap();
         let mut sim2 = simulation_with(&model2, &[], |_| {});
-        let settings = sim2.settings().clone();
-        let mut sim3 = simulation_with(&model3, &[], |s| *s = settings.clone());
+        let settings = *sim2.settings();
+        let mut sim3 = simulation_with(&model3, &[], |s| *s = settings);
         let (mut worst_y, mut worst_v, mut worst_f): (f64, f64, f64) = (0.0, 0.0, 0.0);
         let mut t = 0.0;
         while t < 1.2 - 1e-9 {

@@ -64,10 +64,9 @@ fn planar(c: &ContactDecl, site: &dyn PlanarSite) -> Result<Geometry, ModelError
     let (point1, normal) = keys(c, model, "[x, y]")?;
     let v = site.scope().vec2(normal)?;
     let norm = (v[0] * v[0] + v[1] * v[1]).sqrt();
-    if !(norm > 0.0) {
-        return Err(model.error(normal.span(), "normal must not be zero".into()));
-    }
-    let n = [v[0] / norm, v[1] / norm];
+    let n = (norm > 0.0)
+        .then(|| [v[0] / norm, v[1] / norm])
+        .ok_or_else(|| model.error(normal.span(), "normal must not be zero".into()))?;
     let body1 = body1(c);
     let a1 = site.anchor(&body1, Some(point1))?;
     // Into body 1's frame (transpose of the rotation by its angle); the normal rotates with it.
@@ -84,11 +83,11 @@ fn spatial(c: &ContactDecl, site: &dyn SpatialSite) -> Result<Geometry, ModelErr
     let (point1, normal) = keys(c, model, "[x, y, z]")?;
     let v = site.scope().vec3(normal)?;
     let norm = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-    if !(norm > 0.0 && norm.is_finite()) {
-        return Err(model.error(normal.span(), "normal must not be zero".into()));
-    }
+    let n = (norm > 0.0 && norm.is_finite())
+        .then(|| v.map(|x| x / norm))
+        .ok_or_else(|| model.error(normal.span(), "normal must not be zero".into()))?;
     let a1 = site.anchor(&body1(c), Some(point1))?;
-    let u1 = body_frame(&a1, v.map(|x| x / norm), site.q0());
+    let u1 = body_frame(&a1, n, site.q0());
     Ok(Geometry { gap: spatial_gap(a1, a2, u1), reach: reach(c, site.scope(), model)? })
 }
 
