@@ -338,3 +338,31 @@ fn bad_spatial_contacts_are_located_errors() {
         }
     }
 }
+
+/// The contact memories (force: impact speed; constraint: active set) are part of 3D
+/// snapshots: a fresh simulation restored mid-impact (force) or in resting contact
+/// (constraint, e = 0) continues with the same bits. Sliding in resting contact, the
+/// constraint's multiplier is the normal part of the weight.
+#[test]
+fn snapshots_restore_the_contact_memories_in_3d() {
+    for (method, e, at) in [("force", 0.6, 0.392), ("constraint", 0.0, 0.5)] {
+        let model = ball_drop_3d(method);
+        let mut sim = simulation_with(&model, &[("e", e)], |_| {});
+        sim.step_to(at).unwrap();
+        assert!(output(&mut sim, "contact_state") > 0.5, "{method}: in contact at {at}");
+        let bytes = sim.snapshot().to_bytes();
+        sim.step_to(0.8).unwrap();
+        let first = sim.output_values().unwrap().to_vec();
+        let mut other = simulation_with(&model, &[("e", e)], |_| {});
+        other.restore(&flexfmu::simulation::Snapshot::from_bytes(&bytes).unwrap()).unwrap();
+        other.step_to(0.8).unwrap();
+        assert_eq!(other.output_values().unwrap(), first.as_slice(), "{method}");
+        if method == "constraint" {
+            // Sliding on the frictionless plane: the multiplier is the weight's normal part m g n_z.
+            let force = output(&mut other, "contact_force");
+            println!("resting contact: multiplier {force:.12} N (m g n_z = {})", G * N[2]);
+            assert!((force / (G * N[2]) - 1.0).abs() < 1e-6);
+        }
+        println!("{method}: restored at {at} s, equal at 0.8 s: {first:?}");
+    }
+}
