@@ -1,15 +1,20 @@
 //! Spatial models (`[model] dimension = 3`): rigid bodies with Euler parameters, spherical,
-//! revolute, prismatic and fixed joints, point-to-point spring-dampers, gravity, outputs.
-//! Planar-only entries (point masses, beams, loads, contacts) are reported as errors.
+//! revolute, prismatic and fixed joints, spring-dampers, loads, contacts (the geometries of
+//! src/mechanics/contacts/), gravity, outputs. Planar-only entries (point masses, beams) are
+//! reported as errors.
 
 use super::assembly::Assembly;
+use super::contacts::ContactElement;
 use super::discrete_plate::{PlateSpec, discrete_plate};
 use super::elements::RigidBody3d;
 use super::euler_parameters::{Mat3, e_matrix, from_axis_angle, mat_t_vec, rotation};
-use super::forces::{Member, MultiPointForce, SpatialLoad, SpringDamper, TimeFunction};
+use super::forces::{Member, MultiPointForce, SpatialLoad, TimeFunction};
 use super::initial_state::consistent_initial_state;
-use super::joints::spatial::{SpatialJointKind, normalisation_row, spatial_drive_row, spatial_joint_rows};
+use super::joints::spatial::{
+    SpatialJointKind, normalisation_row, spatial_drive_row, spatial_joint_coordinate, spatial_joint_rows,
+};
 use super::joints::{JointInfo, JointKind};
+use super::kinematics::Measure;
 use super::outputs::{Output, OutputKind};
 use super::spatial_kinematics::Anchor3;
 use super::springs::SpatialSite;
@@ -42,9 +47,39 @@ struct Builder<'a> {
 struct SpringSite<'a, 'b> {
     b: &'a Builder<'b>,
     q0: &'a [f64],
+    joints: &'a [JointInfo],
+    joint_index: &'a HashMap<String, usize>,
 }
 
 impl SpatialSite for SpringSite<'_, '_> {
+    fn model(&self) -> &Model {
+        self.b.model
+    }
+
+    fn scope(&self) -> &Scope<'_> {
+        &self.b.scope
+    }
+
+    fn q0(&self) -> &[f64] {
+        self.q0
+    }
+
+    fn anchor(&self, body: &Name, point: Option<&Vec2>) -> Result<Anchor3, ModelError> {
+        self.b.anchor(body, point)
+    }
+
+    fn joint(&self, name: &str) -> Option<&JointInfo> {
+        self.joint_index.get(name).map(|&i| &self.joints[i])
+    }
+}
+
+/// What the contact geometries (src/mechanics/contacts/) see of the spatial assembly.
+struct ContactSite<'a, 'b> {
+    b: &'a Builder<'b>,
+    q0: &'a [f64],
+}
+
+impl super::contacts::SpatialSite for ContactSite<'_, '_> {
     fn model(&self) -> &Model {
         self.b.model
     }
@@ -193,7 +228,6 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
     };
     planar_only(def.point_masses.first().map(|p| p.name.span()), "point masses")?;
     planar_only(def.beams.first().map(|p| p.name.span()), "beams")?;
-    planar_only(def.contacts.first().map(|p| p.name.span()), "contacts")?;
     let input_names: Vec<String> = def.inputs.iter().map(|i| i.name.get_ref().clone()).collect();
     let scope = model.scope(params);
     let gravity = def.model.gravity.as_ref().map(|g| scope.vec3(g)).transpose()?.unwrap_or([0.0; 3]);
@@ -389,7 +423,7 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
             (None, false) => [0.0, 0.0, 1.0],
         };
         let mut rows = spatial_joint_rows(kind, a1, a2, axis, &q0);
-        let coordinate = rows[0].measure.measure().cloned();
+        let coordinate = spatial_joint_coordinate(kind, a1, a2, axis, &q0).map(Measure::spatial);
         if let Some(d) = &j.drive {
             // The rheonomic row coordinate(q) - f(t) = 0; its multiplier gives `drive_force`.
             let f = input_scope.time_function(d)?;
@@ -419,22 +453,31 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
         joint_spans.push(j.name.span());
     }
 
+    let joint_index: HashMap<String, usize> = sys.joints.iter().enumerate().map(|(i, j)| (j.name.clone(), i)).collect();
     for s in &def.springs {
         b.check_name(&s.name, "spring")?;
         let build = super::springs::spatial(s, model)?;
-        for (opt, what) in [(s.fractional_order.as_ref(), "fractional_order"), (s.memory.as_ref(), "memory")] {
-            if let Some(o) = opt {
-                return Err(model.error(o.span(), format!("`{what}` is not available in spatial models")));
+        let m = build(s, &SpringSite { b: &b, q0: &q0, joints: &sys.joints, joint_index: &joint_index })?;
+        super::springs::push_element(s, m, &b.scope, model, &q0, &mut sys)?;
+    }
+
+    // Contacts: a geometry of the table `CONTACT_TYPES`, as a force or a constraint.
+    for c in &def.contacts {
+        b.check_name(&c.name, "contact")?;
+        if super::contacts::body1(c).get_ref() == c.body2.get_ref() {
+            return Err(model.error(c.body2.span(), "a contact needs two different bodies".into()));
+        }
+        let geometry = super::contacts::spatial(c, model)?(c, &ContactSite { b: &b, q0: &q0 })?;
+        match super::contacts::element(c, geometry, &b.scope, model, &q0)? {
+            ContactElement::Force(f) => {
+                sys.push(f);
+                sys.contact_names.push(c.name.get_ref().clone());
+            }
+            ContactElement::Constraint(k) => {
+                sys.contact_constraints.push(k);
+                sys.contact_constraint_names.push(c.name.get_ref().clone());
             }
         }
-        let m = build(s, &SpringSite { b: &b, q0: &q0 })?;
-        let stiffness = s.stiffness.as_ref().map(|k| b.scope.non_negative(k, "stiffness")).transpose()?.unwrap_or(0.0);
-        let damping = s.damping.as_ref().map(|c| b.scope.non_negative(c, "damping")).transpose()?.unwrap_or(0.0);
-        let free_value = match &s.free_length {
-            Some(l) => b.scope.number(l)?,
-            None => m.value(&q0),
-        };
-        sys.push(SpringDamper { measure: m, stiffness, damping, free_value });
     }
 
     let mut outputs = Vec::new();
@@ -589,6 +632,29 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
                 .ok_or_else(|| model.error(name.span(), format!("unknown plate '{}'", name.get_ref())))?;
             OutputKind::SupportForce { element, component: component(q.chars().last().unwrap_or('x')) }
         }
+        "contact_force" | "penetration" | "contact_state" | "impact_time" => {
+            let quantity = ["contact_force", "penetration", "contact_state", "impact_time"]
+                .iter()
+                .position(|s| *s == q)
+                .unwrap_or(0);
+            let name = o
+                .contact
+                .as_ref()
+                .ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `contact`")))?;
+            let find = |names: &[String]| names.iter().position(|c| c == name.get_ref());
+            match (find(&sys.contact_constraint_names), find(&sys.contact_names)) {
+                (Some(contact), _) => OutputKind::ContactConstraint { contact, quantity },
+                (None, Some(contact)) => OutputKind::Contact { contact, quantity },
+                (None, None) => {
+                    let known: Vec<_> =
+                        sys.contact_names.iter().chain(&sys.contact_constraint_names).cloned().collect();
+                    return Err(model.error(
+                        name.span(),
+                        format!("unknown contact '{}' (known: {})", name.get_ref(), known.join(", ")),
+                    ));
+                }
+            }
+        }
         "energy_total" => OutputKind::EnergyTotal,
         "energy_kinetic" => OutputKind::EnergyKinetic,
         "energy_potential" => OutputKind::EnergyPotential,
@@ -598,7 +664,7 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
                 o.quantity.span(),
                 format!(
                     "unknown output quantity '{other}' in a spatial model, expected one of: x, y, z, vx, vy, vz, e0, e1, e2, e3, wx, wy, wz, \
-                     reaction_x, reaction_y, reaction_z, drive_force, support_force_x, support_force_y, support_force_z, energy_total, energy_kinetic, energy_potential, energy_dissipated"
+                     reaction_x, reaction_y, reaction_z, drive_force, support_force_x, support_force_y, support_force_z, contact_force, penetration, contact_state, impact_time, energy_total, energy_kinetic, energy_potential, energy_dissipated"
                 ),
             ));
         }

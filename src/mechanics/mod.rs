@@ -5,6 +5,7 @@ pub mod assemble_spatial;
 pub mod assembly;
 pub mod constraint_groups;
 pub mod contact_gap;
+pub mod contacts;
 pub mod derivatives;
 pub mod discrete_plate;
 pub mod element_group;

@@ -7,10 +7,11 @@ mod rigid_body;
 
 pub use super::assembly::Assembly;
 use super::contact_gap::{ContactGap, GroundShape};
+use super::contacts::ContactElement;
 use super::elements::{FloatingFrameBeam2d, FloatingFramePoint};
-use super::forces::{Contact, DampingModel, FractionalSpringDamper, Load, SpringDamper, TimeFunction};
+use super::forces::{Load, TimeFunction};
 use super::initial_state::consistent_initial_state;
-use super::joints::{ConstraintRow, ContactConstraint, JointInfo, JointKind, joint_coordinate, joint_rows};
+use super::joints::{ConstraintRow, JointInfo, JointKind, joint_coordinate, joint_rows};
 use super::kinematics::{Anchor, Measure, MeasureKind};
 use super::outputs::{Output, OutputKind};
 use super::springs::PlanarSite;
@@ -479,33 +480,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
     for s in &def.springs {
         check_name(model, &s.name, "spring", &mut names)?;
         let measure = super::springs::planar(s, model)?(s, &SpringSite { b: &b, joints: &sys.joints, q0: &q0 })?;
-        let stiffness = s.stiffness.as_ref().map(|k| b.scope.non_negative(k, "stiffness")).transpose()?.unwrap_or(0.0);
-        let damping = s.damping.as_ref().map(|c| b.scope.non_negative(c, "damping")).transpose()?.unwrap_or(0.0);
-        let free_value = match &s.free_length {
-            Some(l) => b.scope.number(l)?,
-            None => measure.value(&q0),
-        };
-        match &s.fractional_order {
-            Some(order_num) => {
-                let order = b.scope.number(order_num)?;
-                if !(0.0..=1.0).contains(&order) {
-                    return Err(
-                        model.error(order_num.span(), format!("fractional_order must be in [0, 1], got {order}"))
-                    );
-                }
-                let memory = s.memory.as_ref().map(|m| b.scope.positive(m, "memory")).transpose()?;
-                sys.push(FractionalSpringDamper::new(measure, stiffness, damping, order, free_value, memory));
-            }
-            None => {
-                if let Some(m) = &s.memory {
-                    return Err(model.error(
-                        m.span(),
-                        "`memory` applies only to fractional dampers (give `fractional_order`)".into(),
-                    ));
-                }
-                sys.push(SpringDamper { measure, stiffness, damping, free_value });
-            }
-        }
+        super::springs::push_element(s, measure, &b.scope, model, &q0, &mut sys)?;
     }
 
     // Loads.
@@ -580,12 +555,12 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
     for c in &def.contacts {
         check_name(model, &c.name, "contact", &mut names)?;
         match contact(c, &b, &q0, sys.elements::<FloatingFrameBeam2d>())? {
-            ContactKind::Force(f) => {
+            ContactElement::Force(f) => {
                 b.contact_index.entry(c.name.get_ref().clone()).or_insert(sys.contact_names.len());
                 sys.push(f);
                 sys.contact_names.push(c.name.get_ref().clone());
             }
-            ContactKind::Constraint(k) => {
+            ContactElement::Constraint(k) => {
                 sys.contact_constraints.push(k);
                 sys.contact_constraint_names.push(c.name.get_ref().clone());
             }
@@ -610,165 +585,105 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
     Ok(Assembly { system: sys, initial, outputs, input_names })
 }
 
-enum ContactKind {
-    Force(Contact),
-    Constraint(ContactConstraint),
+/// What a contact geometry (src/mechanics/contacts/) sees of the planar assembly: one
+/// `[[contacts]]` entry, with body2 possibly a point of a floating-frame beam.
+struct ContactSite<'a, 'b> {
+    b: &'a Builder<'b>,
+    c: &'a crate::model::schema::ContactDecl,
+    q0: &'a [f64],
+    /// body2 as a point of a floating-frame beam (paper 004 eq. 1), against ground.
+    tip: Option<FloatingFramePoint>,
 }
 
-/// A `[[contacts]]` entry as a contact force element or a contact constraint.
-fn contact(
-    c: &crate::model::schema::ContactDecl,
-    b: &Builder,
-    q0: &[f64],
-    floating: &[FloatingFrameBeam2d],
-) -> Result<ContactKind, ModelError> {
-    let model = b.model;
-    let ground = Name::new(0..0, "ground".to_string());
-    let body1 = c.body1.as_ref().unwrap_or(&ground);
-    if body1.get_ref() == c.body2.get_ref() {
-        return Err(model.error(c.body2.span(), "a contact needs two different bodies".into()));
-    }
-    // Either body may be ground (a fixed plane or a fixed circle), not both (checked above);
-    // a floating-frame beam tip only as body2 against ground.
-    if b.floating_tips.contains_key(body1.get_ref()) || b.floating_names.contains_key(body1.get_ref()) {
-        return Err(model.error(
-            body1.span(),
-            "a point of a floating_frame beam must be body2 of a contact (body1 = \"ground\")".into(),
-        ));
-    }
-    let tip = b.floating_point(&c.body2, c.point2.as_ref(), "point2", floating, q0)?;
-    let b1 = b.body(body1)?;
-    let radius = |r: &Option<crate::model::schema::Num>, name: &str, wanted: bool| -> Result<f64, ModelError> {
-        match (r, wanted) {
-            (Some(r), true) => b.scope.positive(r, name),
-            (None, true) => Err(model.error(c.kind.span(), format!("a {} contact needs `{name}`", c.kind.get_ref()))),
-            (Some(r), false) => {
-                Err(model.error(r.span(), format!("`{name}` does not apply to a {} contact", c.kind.get_ref())))
-            }
-            (None, false) => Ok(0.0),
+impl ContactSite<'_, '_> {
+    /// The checks every planar contact shares, and body2 as a floating-frame beam point.
+    fn new<'a, 'b>(
+        c: &'a crate::model::schema::ContactDecl,
+        b: &'a Builder<'b>,
+        q0: &'a [f64],
+        floating: &[FloatingFrameBeam2d],
+    ) -> Result<ContactSite<'a, 'b>, ModelError> {
+        let model = b.model;
+        let body1 = super::contacts::body1(c);
+        if body1.get_ref() == c.body2.get_ref() {
+            return Err(model.error(c.body2.span(), "a contact needs two different bodies".into()));
         }
-    };
-    if tip.is_some() {
-        // The tip of a floating-frame beam (paper 004 eq. 1 at x = L) against ground.
-        if b1.is_some() {
+        // Either body may be ground (a fixed plane or a fixed circle), not both (checked above);
+        // a floating-frame beam tip only as body2 against ground.
+        if b.floating_tips.contains_key(body1.get_ref()) || b.floating_names.contains_key(body1.get_ref()) {
+            return Err(model.error(
+                body1.span(),
+                "a point of a floating_frame beam must be body2 of a contact (body1 = \"ground\")".into(),
+            ));
+        }
+        let tip = b.floating_point(&c.body2, c.point2.as_ref(), "point2", floating, q0)?;
+        let b1 = b.body(&body1)?;
+        if tip.is_some() && b1.is_some() {
+            // The tip of a floating-frame beam (paper 004 eq. 1 at x = L) against ground.
             return Err(model.error(
                 body1.span(),
                 "a contact at a floating_frame beam tip needs body1 = \"ground\" (a fixed plane or circle)".into(),
             ));
         }
+        Ok(ContactSite { b, c, q0, tip })
     }
-    let a2 = match tip {
-        Some(_) => Anchor::Ground { p: [0.0, 0.0] },
-        None => b.anchor(&c.body2, c.point2.as_ref())?,
-    };
-    let gap = |m: Measure| match tip {
-        None => ContactGap::Measure(m),
-        Some(ref point) => {
-            let target = match m.kind {
-                MeasureKind::Projection { u, .. } => GroundShape::Plane { point: m.a1.position(q0), normal: u },
-                _ => GroundShape::Circle { centre: m.a1.position(q0) },
-            };
-            ContactGap::floating_tip(point.clone(), target)
-        }
-    };
-    let (measure, reach) = match c.kind.get_ref().as_str() {
-        kind @ ("point_plane" | "circle_plane") => {
-            let Some(point1) = &c.point1 else {
-                return Err(
-                    model.error(c.name.span(), format!("a {kind} contact needs `point1`, a point of the plane"))
-                );
-            };
-            let Some(normal) = &c.normal else {
-                return Err(model.error(
-                    c.name.span(),
-                    format!("a {kind} contact needs `normal = [x, y]`, the plane normal towards the free side"),
-                ));
-            };
-            if let Some(r) = &c.radius1 {
-                return Err(model.error(r.span(), "`radius1` applies only to circle_circle contacts".into()));
-            }
-            let n = unit(b.scope.vec2(normal)?)
-                .ok_or_else(|| model.error(normal.span(), "normal must not be zero".into()))?;
-            let a1 = b.anchor(body1, Some(point1))?;
-            // Into body 1's frame; the normal rotates with it.
-            let u = b1.map_or(n, |e| if e.info.rotates { rot_t(e.angle, n) } else { n });
-            (
-                gap(Measure::new(a1, a2, MeasureKind::Projection { u, rotating: true })),
-                radius(&c.radius2, "radius2", kind == "circle_plane")?,
-            )
-        }
-        "circle_circle" => {
-            if let Some(n) = &c.normal {
-                return Err(model.error(n.span(), "`normal` applies only to plane contacts".into()));
-            }
-            let a1 = b.anchor(body1, c.point1.as_ref())?;
-            let m = gap(Measure::new(a1, a2, MeasureKind::Distance));
-            if m.value(q0) <= 0.0 {
-                return Err(model.error(
-                    c.name.span(),
-                    "the circle centres coincide initially; the contact normal is undefined".into(),
-                ));
-            }
-            (m, radius(&c.radius1, "radius1", true)? + radius(&c.radius2, "radius2", true)?)
-        }
-        other => {
-            return Err(model.error(
-                c.kind.span(),
-                format!("unknown contact type '{other}', expected point_plane, circle_plane or circle_circle"),
-            ));
-        }
-    };
-    let min_speed =
-        c.min_impact_speed.as_ref().map(|v| b.scope.positive(v, "min_impact_speed")).transpose()?.unwrap_or(1e-3);
-    let e = b.scope.number(&c.restitution)?;
-    let method = c.method.as_ref().map(|m| b.scope.text(m)).transpose()?;
-    let damping_model = c.damping_model.as_ref().map(|d| b.scope.text(d)).transpose()?;
-    match method.as_ref().map(|m| (m.get_ref().as_str(), m.span())) {
-        None | Some(("force", _)) => {}
-        Some(("constraint", _)) => {
-            // With `method = "$param"` one entry serves both methods: the force-only keys are
-            // then simply not used by the constraint.
-            let chosen = c.method.as_ref().is_some_and(|m| m.get_ref().starts_with('$'));
-            if let Some(k) = c.stiffness.as_ref().filter(|_| !chosen) {
-                return Err(model.error(
-                    k.span(),
-                    "`stiffness` applies only to method = \"force\" (a contact constraint is rigid)".into(),
-                ));
-            }
-            if let Some(d) = damping_model.as_ref().filter(|_| !chosen) {
-                return Err(model.error(d.span(), "`damping_model` applies only to method = \"force\"".into()));
-            }
-            if !(0.0..=1.0).contains(&e) {
-                return Err(model.error(c.restitution.span(), format!("restitution must be in [0, 1], got {e}")));
-            }
-            let k = ContactConstraint::new(measure, reach, e, min_speed);
-            let overlap = k.penetration(q0);
-            if overlap > 1e-9 * (1.0 + q0.iter().fold(0.0f64, |a, x| a.max(x.abs()))) {
-                return Err(model.error(c.name.span(), format!("the bodies overlap by {overlap:.3e} m initially; a contact constraint must start touching or apart")));
-            }
-            return Ok(ContactKind::Constraint(k));
-        }
-        Some((other, span)) => {
-            return Err(model.error(span, format!("unknown contact method '{other}', expected force or constraint")));
+}
+
+impl super::contacts::PlanarSite for ContactSite<'_, '_> {
+    fn model(&self) -> &Model {
+        self.b.model
+    }
+
+    fn scope(&self) -> &Scope<'_> {
+        &self.b.scope
+    }
+
+    fn q0(&self) -> &[f64] {
+        self.q0
+    }
+
+    fn anchor(&self, body: &Name, point: Option<&Vec2>) -> Result<Anchor, ModelError> {
+        self.b.anchor(body, point)
+    }
+
+    fn frame_angle(&self, body: &Name) -> Result<Option<f64>, ModelError> {
+        Ok(self.b.body(body)?.filter(|e| e.info.rotates).map(|e| e.angle))
+    }
+
+    fn anchor2(&self) -> Result<Anchor, ModelError> {
+        match self.tip {
+            Some(_) => Ok(Anchor::Ground { p: [0.0, 0.0] }),
+            None => self.b.anchor(&self.c.body2, self.c.point2.as_ref()),
         }
     }
-    let Some(stiffness) = &c.stiffness else {
-        return Err(model.error(c.name.span(), "a force contact needs `stiffness` (N/m^1.5)".into()));
-    };
-    let stiffness = b.scope.positive(stiffness, "stiffness")?;
-    if !(e > 0.0 && e <= 1.0) {
-        return Err(model.error(c.restitution.span(), format!("restitution must be in (0, 1], got {e}")));
-    }
-    let damping = match damping_model.as_ref().map(|d| (d.get_ref().as_str(), d.span())) {
-        None | Some(("exact", _)) => DampingModel::Exact,
-        Some(("lankarani_nikravesh", _)) => DampingModel::LankaraniNikravesh,
-        Some((other, span)) => {
-            return Err(
-                model.error(span, format!("unknown damping_model '{other}', expected exact or lankarani_nikravesh"))
-            );
+
+    fn gap(&self, m: Measure) -> ContactGap {
+        match self.tip {
+            None => ContactGap::Measure(m),
+            Some(ref point) => {
+                let target = match m.kind {
+                    MeasureKind::Projection { u, .. } => {
+                        GroundShape::Plane { point: m.a1.position(self.q0), normal: u }
+                    }
+                    _ => GroundShape::Circle { centre: m.a1.position(self.q0) },
+                };
+                ContactGap::floating_tip(point.clone(), target)
+            }
         }
-    };
-    Ok(ContactKind::Force(Contact::new(measure, reach, stiffness, e, damping, min_speed)))
+    }
+}
+
+/// A `[[contacts]]` entry as a contact force element or a contact constraint: its geometry
+/// from the table `CONTACT_TYPES` (src/mechanics/contacts/), its method from the shared keys.
+fn contact(
+    c: &crate::model::schema::ContactDecl,
+    b: &Builder,
+    q0: &[f64],
+    floating: &[FloatingFrameBeam2d],
+) -> Result<ContactElement, ModelError> {
+    let site = ContactSite::new(c, b, q0, floating)?;
+    let geometry = super::contacts::planar(c, b.model)?(c, &site)?;
+    super::contacts::element(c, geometry, &b.scope, b.model, q0)
 }
 
 impl OutputKind {

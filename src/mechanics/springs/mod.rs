@@ -2,7 +2,7 @@
 //! and says how a declaration becomes the measure s the spring-damper acts on, in planar
 //! and/or spatial models. `SPRING_TYPES` is the one table of types; the assemblers look the
 //! `type` key up there and build the element (`SpringDamper`, or `FractionalSpringDamper`
-//! in 2D) on the measure. Adding a type is its file plus one line in the table.
+//! with `fractional_order`, in either dimension) on the measure with `push_element`. Adding a type is its file plus one line in the table.
 //!
 //! The assemblers hand the types what they need through `PlanarSite` / `SpatialSite`, so
 //! this module depends on neither assembler.
@@ -11,6 +11,8 @@ pub mod joint_coordinate;
 pub mod point_to_point;
 pub mod rotational;
 
+use super::System;
+use super::forces::{FractionalSpringDamper, SpringDamper};
 use super::joints::JointInfo;
 use super::kinematics::{Anchor, Measure};
 use super::spatial_kinematics::Anchor3;
@@ -40,6 +42,8 @@ pub trait SpatialSite {
     /// The anchor of `body` at the global point `point` (its centre of mass if `None`);
     /// ground without a point is the origin.
     fn anchor(&self, body: &Name, point: Option<&Vec2>) -> Result<Anchor3, ModelError>;
+    /// The joint named `name`, once the joints are laid out.
+    fn joint(&self, name: &str) -> Option<&JointInfo>;
 }
 
 type Planar = fn(&SpringDecl, &dyn PlanarSite) -> Result<Measure, ModelError>;
@@ -89,6 +93,43 @@ pub fn spatial(s: &SpringDecl, model: &Model) -> Result<Spatial, ModelError> {
         let span = s.kind.as_ref().map_or(s.name.span(), |k| k.span());
         model.error(span, format!("unknown spring type '{name}' in a spatial model, expected {}", list(&known)))
     })
+}
+
+/// The spring element on the measure `measure` (either dimension): a `SpringDamper`, or a
+/// `FractionalSpringDamper` (paper 003 eqs. 7-10) with `fractional_order`; the keys common to
+/// every type (stiffness, damping, free_length, fractional_order, memory).
+pub fn push_element(
+    s: &SpringDecl,
+    measure: Measure,
+    scope: &Scope,
+    model: &Model,
+    q0: &[f64],
+    sys: &mut System,
+) -> Result<(), ModelError> {
+    let stiffness = s.stiffness.as_ref().map(|k| scope.non_negative(k, "stiffness")).transpose()?.unwrap_or(0.0);
+    let damping = s.damping.as_ref().map(|c| scope.non_negative(c, "damping")).transpose()?.unwrap_or(0.0);
+    let free_value = match &s.free_length {
+        Some(l) => scope.number(l)?,
+        None => measure.value(q0),
+    };
+    match &s.fractional_order {
+        Some(order_num) => {
+            let order = scope.number(order_num)?;
+            if !(0.0..=1.0).contains(&order) {
+                return Err(model.error(order_num.span(), format!("fractional_order must be in [0, 1], got {order}")));
+            }
+            let memory = s.memory.as_ref().map(|m| scope.positive(m, "memory")).transpose()?;
+            sys.push(FractionalSpringDamper::new(measure, stiffness, damping, order, free_value, memory));
+        }
+        None => {
+            if let Some(m) = &s.memory {
+                return Err(model
+                    .error(m.span(), "`memory` applies only to fractional dampers (give `fractional_order`)".into()));
+            }
+            sys.push(SpringDamper { measure, stiffness, damping, free_value });
+        }
+    }
+    Ok(())
 }
 
 /// `axis` belongs to rotational springs of spatial models only.
