@@ -48,8 +48,9 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
     w.write_event(Event::Start(elem("fmiModelDescription", &root)))?;
 
     // Only what src/fmi3 implements: output derivatives up to order 2 and directional
-    // derivatives (src/fmi3/derivatives.rs); no Event Mode, no early return, no intermediate
-    // update, no adjoint derivatives or per-element dependencies.
+    // derivatives (src/fmi3/derivatives.rs), early return at contact events for models that
+    // have them (src/fmi3/api.rs, fmi3DoStep); no Event Mode, no intermediate update, no
+    // adjoint derivatives or per-element dependencies.
     w.write_event(Event::Empty(elem(
         "CoSimulation",
         &[
@@ -62,7 +63,7 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
             ("canHandleVariableCommunicationStepSize", "true"),
             ("maxOutputDerivativeOrder", "2"),
             ("providesIntermediateUpdate", "false"),
-            ("mightReturnEarlyFromDoStep", "false"),
+            ("mightReturnEarlyFromDoStep", if vars.events { "true" } else { "false" }),
             ("canReturnEarlyAfterIntermediateUpdate", "false"),
             ("hasEventMode", "false"),
             ("providesEvaluateDiscreteStates", "false"),

@@ -103,7 +103,7 @@ pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
     _visible: Fmi3Boolean,
     loggingOn: Fmi3Boolean,
     eventModeUsed: Fmi3Boolean,
-    _earlyReturnAllowed: Fmi3Boolean,
+    earlyReturnAllowed: Fmi3Boolean,
     requiredIntermediateVariables: *const Fmi3ValueReference,
     nRequiredIntermediateVariables: usize,
     instanceEnvironment: Fmi3InstanceEnvironment,
@@ -126,8 +126,8 @@ pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
         if eventModeUsed != FMI3_FALSE {
             return fail("eventModeUsed = true, but this FMU has no Event Mode (hasEventMode=false)");
         }
-        // earlyReturnAllowed only permits an early return; this FMU never returns early
-        // (mightReturnEarlyFromDoStep=false), so both values are fine.
+        // earlyReturnAllowed = true lets fmi3DoStep end at the first contact event inside
+        // the step (mightReturnEarlyFromDoStep="true" for models with contacts).
         if nRequiredIntermediateVariables > 0 {
             let vrs = unsafe { slice(requiredIntermediateVariables, nRequiredIntermediateVariables) };
             return fail(&format!(
@@ -136,7 +136,8 @@ pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
                 vrs.unwrap_or_default()
             ));
         }
-        match Fmi3Component::instantiate(&token, resources.as_deref(), callback, loggingOn != FMI3_FALSE) {
+        let (logging, early) = (loggingOn != FMI3_FALSE, earlyReturnAllowed != FMI3_FALSE);
+        match Fmi3Component::instantiate(&token, resources.as_deref(), callback, logging, early) {
             Ok(inst) => Box::into_raw(Box::new(inst)) as Fmi3Instance,
             Err(e) => fail(&e),
         }
@@ -206,8 +207,12 @@ pub unsafe extern "C" fn fmi3Reset(instance: Fmi3Instance) -> c_int {
 /// One communication step. A step the solver cannot complete returns fmi3Discard with
 /// terminateSimulation = true and lastSuccessfulTime where the simulation stopped (the
 /// instance is then in Step Discarded: values readable, fmi3Terminate, fmi3SetFMUState or
-/// fmi3Reset). Never an early return (mightReturnEarlyFromDoStep=false), never an event
-/// (hasEventMode=false).
+/// fmi3Reset). With earlyReturnAllowed the step ends at the first located event (contact
+/// onset or release, impact) inside it: fmi3OK, earlyReturn = true, lastSuccessfulTime the
+/// event time, the state just after the event (FMI 3.0.1 section 4.2.1, argument
+/// earlyReturn: "the FMU's request for a communication point at lastSuccessfulTime");
+/// the next step starts there. eventHandlingNeeded is always false (hasEventMode=false:
+/// the importer does not use Event Mode).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi3DoStep(
     instance: Fmi3Instance,
@@ -229,9 +234,14 @@ pub unsafe extern "C" fn fmi3DoStep(
             {
                 return null_argument(inst, function);
             }
-            let status = inst.core.do_step(function, currentCommunicationPoint, communicationStepSize);
+            let (tc, h) = (currentCommunicationPoint, communicationStepSize);
+            let (status, early) = if inst.early_return_allowed {
+                inst.core.do_step_to_event(function, tc, h)
+            } else {
+                (inst.core.do_step(function, tc, h), false)
+            };
             *eventHandlingNeeded = FMI3_FALSE;
-            *earlyReturn = FMI3_FALSE;
+            *earlyReturn = if early { FMI3_TRUE } else { FMI3_FALSE };
             *terminateSimulation = if status == Status::Discard { FMI3_TRUE } else { FMI3_FALSE };
             *lastSuccessfulTime = inst.core.last_successful_time();
             status

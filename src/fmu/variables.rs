@@ -111,6 +111,9 @@ pub struct Variables {
     pub list: Vec<Variable>,
     pub settings: SolverSettings,
     pub experiment: Experiment,
+    /// Whether the model has events (contact onsets and releases, `Simulation::has_events`):
+    /// an FMI 3.0 fmi3DoStep may return early at them.
+    pub events: bool,
 }
 
 impl Variables {
@@ -347,7 +350,7 @@ impl Variables {
                 return Err(model.error(at..at, message).into());
             }
         }
-        Ok(Variables { list, settings, experiment })
+        Ok(Variables { list, settings, experiment, events: sim.has_events() })
     }
 
     pub fn get(&self, vr: u32) -> Option<&Variable> {
