@@ -13,6 +13,7 @@ use super::lifecycle::{Call, allowed};
 use super::types::*;
 use crate::fmu::log::Category;
 use crate::fmu::panic::barrier;
+use crate::fmu::state::handle;
 
 const ERROR: c_int = Status::Error as c_int;
 
@@ -250,53 +251,24 @@ pub unsafe extern "C" fn fmi3DoStep(
 }
 
 // ---------------------------------------------------------------- FMU state
-
-/// An FMU state is the core's blob (`fmu::state::FmuState` in the one blob format), boxed.
-type StateBytes = Vec<u8>;
+// The core's blob (`fmu::state::FmuState` in the one blob format), boxed: the pointer
+// handling is `fmu::state::handle`, shared with FMI 2.0.
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi3GetFMUState(instance: Fmi3Instance, FMUState: *mut Fmi3FmuState) -> c_int {
-    unsafe {
-        guarded(instance, Call::FmuState, "fmi3GetFMUState", |inst| {
-            if FMUState.is_null() {
-                return null_argument(inst, "fmi3GetFMUState");
-            }
-            let bytes = inst.core.fmu_state();
-            if (*FMUState).is_null() {
-                *FMUState = Box::into_raw(Box::new(bytes)) as Fmi3FmuState;
-            } else {
-                // Overwrite the importer's state in place.
-                *(*FMUState as *mut StateBytes) = bytes;
-            }
-            Status::Ok
-        })
-    }
+    let function = "fmi3GetFMUState";
+    unsafe { guarded(instance, Call::FmuState, function, |inst| handle::get(&inst.core, function, FMUState)) }
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi3SetFMUState(instance: Fmi3Instance, FMUState: Fmi3FmuState) -> c_int {
-    unsafe {
-        guarded(instance, Call::FmuState, "fmi3SetFMUState", |inst| {
-            if FMUState.is_null() {
-                return null_argument(inst, "fmi3SetFMUState");
-            }
-            let bytes = &*(FMUState as *const StateBytes);
-            inst.core.set_fmu_state("fmi3SetFMUState", bytes)
-        })
-    }
+    let function = "fmi3SetFMUState";
+    unsafe { guarded(instance, Call::FmuState, function, |inst| handle::set(&mut inst.core, function, FMUState)) }
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi3FreeFMUState(instance: Fmi3Instance, FMUState: *mut Fmi3FmuState) -> c_int {
-    unsafe {
-        guarded(instance, Call::FmuState, "fmi3FreeFMUState", |_inst| {
-            if !FMUState.is_null() && !(*FMUState).is_null() {
-                drop(Box::from_raw(*FMUState as *mut StateBytes));
-                *FMUState = std::ptr::null_mut();
-            }
-            Status::Ok
-        })
-    }
+    unsafe { guarded(instance, Call::FmuState, "fmi3FreeFMUState", |_inst| handle::free(FMUState)) }
 }
 
 #[unsafe(no_mangle)]
@@ -305,13 +277,10 @@ pub unsafe extern "C" fn fmi3SerializedFMUStateSize(
     FMUState: Fmi3FmuState,
     size: *mut usize,
 ) -> c_int {
+    let function = "fmi3SerializedFMUStateSize";
     unsafe {
-        guarded(instance, Call::FmuState, "fmi3SerializedFMUStateSize", |inst| {
-            if FMUState.is_null() || size.is_null() {
-                return null_argument(inst, "fmi3SerializedFMUStateSize");
-            }
-            *size = (*(FMUState as *const StateBytes)).len();
-            Status::Ok
+        guarded(instance, Call::FmuState, function, |inst| {
+            handle::serialized_size(&inst.core, function, FMUState, size)
         })
     }
 }
@@ -323,20 +292,10 @@ pub unsafe extern "C" fn fmi3SerializeFMUState(
     serializedState: *mut Fmi3Byte,
     size: usize,
 ) -> c_int {
+    let function = "fmi3SerializeFMUState";
     unsafe {
-        guarded(instance, Call::FmuState, "fmi3SerializeFMUState", |inst| {
-            if FMUState.is_null() || serializedState.is_null() {
-                return null_argument(inst, "fmi3SerializeFMUState");
-            }
-            let bytes = &*(FMUState as *const StateBytes);
-            if size < bytes.len() {
-                return inst.core.error(&format!(
-                    "fmi3SerializeFMUState: buffer of {size} bytes is too small, need {}",
-                    bytes.len()
-                ));
-            }
-            std::ptr::copy_nonoverlapping(bytes.as_ptr(), serializedState, bytes.len());
-            Status::Ok
+        guarded(instance, Call::FmuState, function, |inst| {
+            handle::serialize(&inst.core, function, FMUState, serializedState, size)
         })
     }
 }
@@ -348,20 +307,10 @@ pub unsafe extern "C" fn fmi3DeserializeFMUState(
     size: usize,
     FMUState: *mut Fmi3FmuState,
 ) -> c_int {
+    let function = "fmi3DeserializeFMUState";
     unsafe {
-        guarded(instance, Call::FmuState, "fmi3DeserializeFMUState", |inst| {
-            let (Some(bytes), false) = (slice(serializedState, size), FMUState.is_null()) else {
-                return null_argument(inst, "fmi3DeserializeFMUState");
-            };
-            if let Err(e) = inst.core.check_fmu_state(bytes) {
-                return inst.core.error(&format!("fmi3DeserializeFMUState: {e}"));
-            }
-            if (*FMUState).is_null() {
-                *FMUState = Box::into_raw(Box::new(bytes.to_vec())) as Fmi3FmuState;
-            } else {
-                *(*FMUState as *mut StateBytes) = bytes.to_vec();
-            }
-            Status::Ok
+        guarded(instance, Call::FmuState, function, |inst| {
+            handle::deserialize(&inst.core, function, serializedState, size, FMUState)
         })
     }
 }
