@@ -19,7 +19,8 @@ pub use crate::model::{Model, ParameterKind};
 
 use crate::integrators::error_control::{MAX_STEP_RATIO, MIN_STEP_RATIO};
 use crate::integrators::{
-    BaumgarteConstants, Dynamics, ErrorControl, Integrator, NewtonSettings, NewtonStrategy, State, Statistics, Stepper,
+    BaumgarteConstants, Dynamics, EVENT_TOLERANCE, ErrorControl, Integrator, NewtonSettings, NewtonStrategy, State,
+    Statistics, Stepper,
 };
 use crate::limits::MAX_STEPS_PER_INTERVAL;
 use crate::mechanics::assemble::assemble;
@@ -213,6 +214,15 @@ fn joint_coordinate_unit(kind: &crate::mechanics::outputs::OutputKind, system: &
     let crate::mechanics::outputs::OutputKind::JointCoordinate { joint, order } = kind else { return None };
     let prismatic = matches!(system.joints.get(*joint)?.kind, crate::mechanics::joints::JointKind::Prismatic);
     Some(if prismatic { ["m", "m/s"] } else { ["rad", "rad/s"] }[(*order).min(1)])
+}
+
+/// How `Simulation::step_to_event` ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepEnd {
+    /// At the requested time.
+    Reached,
+    /// Before it, at a located event, at `Simulation::time`.
+    Event,
 }
 
 /// A running simulation of one model.
@@ -444,6 +454,26 @@ impl Simulation {
         result
     }
 
+    /// `step_to`, but ending early at the first event located inside the interval (a contact
+    /// onset or release, an impact: the zeros of `Dynamics::event_functions`), at the event
+    /// time within the event tolerance (`EVENT_TOLERANCE` of the internal step), in the state
+    /// just after the event (velocity jumps applied). Without an event it is `step_to`, bit
+    /// for bit. What FMI 3.0's early return from fmi3DoStep needs.
+    pub fn step_to_event(&mut self, t_end: f64) -> Result<StepEnd, StepError> {
+        self.stepper.stop_at_events = true;
+        self.stepper.take_event_stop();
+        let result = self.step_to(t_end);
+        self.stepper.stop_at_events = false;
+        let stopped = self.stepper.take_event_stop();
+        result?;
+        Ok(if stopped.is_some() && self.state.t < t_end { StepEnd::Event } else { StepEnd::Reached })
+    }
+
+    /// Whether the model has events (contacts) at which `step_to_event` can stop.
+    pub fn has_events(&self) -> bool {
+        self.system.event_count() > 0
+    }
+
     /// `step_to`, with the inputs interpolated at each internal step if derivatives are set.
     fn step_with_inputs_held(&mut self, t_end: f64) -> Result<(), StepError> {
         if !(self.state.t.is_finite() && t_end.is_finite()) {
@@ -493,8 +523,16 @@ impl Simulation {
                 self.discard_step(accepted);
                 return Err(e.into());
             }
+            if self.stepper.stopped_at_event() && target - self.state.t > EVENT_TOLERANCE * h {
+                // Stopped at an event inside the internal step (`step_to_event`): the time is
+                // the event's, not the grid's.
+                return Ok(());
+            }
             self.state.t = target;
             budget.check(&self.stepper.stats, self.state.t, t_end)?;
+            if self.stepper.stopped_at_event() {
+                return Ok(());
+            }
         }
         Ok(())
     }
@@ -545,6 +583,9 @@ impl Simulation {
             let shortened = self.stepper.stats.rejected_steps == rejected && h < proposed;
             let next = if shortened && next >= h { next.max(proposed) } else { next };
             self.next_step = next.clamp(h_min, h_max);
+            if self.stepper.stopped_at_event() {
+                return Ok(());
+            }
         }
         Ok(())
     }

@@ -72,6 +72,20 @@ fn declared_dependencies_equal_the_probed_ones_for_every_model() {
             })
             .map(|v| v.vr + 1)
             .collect();
+        let fixed_parameters: BTreeSet<u32> = fmu
+            .vars
+            .list
+            .iter()
+            .filter(|v| matches!(v.role, flexfmu::export::variables::Role::Parameter(_)) && !v.tunable)
+            .map(|v| v.vr + 1)
+            .collect();
+        let solver_settings: BTreeSet<u32> = fmu
+            .vars
+            .list
+            .iter()
+            .filter(|v| matches!(v.role, flexfmu::export::variables::Role::Solver(_)))
+            .map(|v| v.vr + 1)
+            .collect();
         let out = declared(&md.model_structure.outputs.unknowns);
         let init = declared(&md.model_structure.initial_unknowns.unknowns);
         assert_eq!(out.iter().map(|o| o.0).collect::<Vec<_>>(), outputs.iter().map(|v| v + 1).collect::<Vec<_>>());
@@ -79,15 +93,16 @@ fn declared_dependencies_equal_the_probed_ones_for_every_model() {
             assert_eq!(u.dependencies.len(), u.dependencies_kind.len());
         }
 
-        // Initialization Mode: the inputs' part of <InitialUnknowns>; every parameter is a
-        // declared known (the initial state is assembled from them).
+        // Initialization Mode: the inputs' part of <InitialUnknowns>; every fixed model
+        // parameter is a declared known (the initial state is assembled from them), no solver
+        // setting is (tests/initial_unknowns.rs checks the rest of the parameters' part).
         let mut inst = fmu.import.instantiate_cs("probe", false, false).unwrap();
         FmiInstance::enter_initialization_mode(&mut inst, None, 0.0, None).unwrap();
         let probed_init = probe(&mut inst, &outputs, &inputs);
         for ((index, known), probed) in init.iter().zip(&probed_init) {
             let from_inputs: BTreeSet<u32> = known.difference(&parameters).copied().collect();
             assert_eq!(&from_inputs, probed, "{}: initial unknown {index}", path.display());
-            assert!(known.is_superset(&parameters));
+            assert!(known.is_superset(&fixed_parameters) && known.is_disjoint(&solver_settings));
         }
         FmiInstance::exit_initialization_mode(&mut inst).unwrap();
 

@@ -7,7 +7,7 @@ use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, Event};
 
 use super::ExportError;
 use crate::fmu::log::Category;
-use crate::fmu::variables::{Role, VarType, Variables, guid};
+use crate::fmu::variables::{Role, VarType, Variable, Variables, guid};
 use crate::model::Model;
 
 /// `xs:double` text that reads back to the same value.
@@ -142,29 +142,26 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
     // FMI 2.0 sec. 2.2.8: `dependencies` lists the knowns an unknown depends on. At a
     // communication point the knowns are the inputs: the direct dependencies of
     // `Simulation::direct_dependencies` (only accelerations and reactions respond to
-    // inputs). In Initialization Mode the parameters (initial = "exact") are knowns too; the
-    // initial state is assembled from them, so every output is declared to depend on every
-    // parameter (a parameter is never connected to another FMU's output, so this creates no
-    // algebraic loop). Every known enters through the solver: dependenciesKind "dependent".
+    // inputs). In Initialization Mode the parameters (initial = "exact") are knowns too:
+    // `Variables::initial_dependencies` (the model parameters the initial state is assembled
+    // from, not the solver settings; a parameter is never connected to another FMU's output,
+    // so this creates no algebraic loop). Every known enters through the solver:
+    // dependenciesKind "dependent". Unknowns: the outputs (initial = "calculated"); no
+    // calculated parameters, and no states or derivatives (no <Derivatives> in Co-Simulation).
+    let index_of = |vr: u32| vars.get(vr).map_or(0, Variable::index);
     let input_index: Vec<usize> =
         vars.list.iter().filter(|v| matches!(v.role, Role::Input(_))).map(|v| v.index()).collect();
-    let parameters: Vec<usize> = vars
-        .list
-        .iter()
-        .filter(|v| matches!(v.role, Role::Parameter(_) | Role::Solver(_)))
-        .map(|v| v.index())
-        .collect();
     for section in ["Outputs", "InitialUnknowns"] {
         if vars.outputs().next().is_none() {
             continue;
         }
         w.write_event(Event::Start(BytesStart::new(section)))?;
         for v in vars.outputs() {
-            let mut known: Vec<usize> = v.input_dependencies.iter().map(|&i| input_index[i]).collect();
-            if section == "InitialUnknowns" {
-                known.extend(&parameters);
-                known.sort_unstable();
-            }
+            let known: Vec<usize> = if section == "InitialUnknowns" {
+                vars.initial_dependencies(v).into_iter().map(index_of).collect()
+            } else {
+                v.input_dependencies.iter().map(|&i| input_index[i]).collect()
+            };
             let index = v.index().to_string();
             let dependencies = known.iter().map(usize::to_string).collect::<Vec<_>>().join(" ");
             let kinds = vec!["dependent"; known.len()].join(" ");

@@ -48,8 +48,9 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
     w.write_event(Event::Start(elem("fmiModelDescription", &root)))?;
 
     // Only what src/fmi3 implements: output derivatives up to order 2 and directional
-    // derivatives (src/fmi3/derivatives.rs); no Event Mode, no early return, no intermediate
-    // update, no adjoint derivatives or per-element dependencies.
+    // derivatives (src/fmi3/derivatives.rs), early return at contact events for models that
+    // have them (src/fmi3/api.rs, fmi3DoStep); no Event Mode, no intermediate update, no
+    // adjoint derivatives or per-element dependencies.
     w.write_event(Event::Empty(elem(
         "CoSimulation",
         &[
@@ -62,7 +63,7 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
             ("canHandleVariableCommunicationStepSize", "true"),
             ("maxOutputDerivativeOrder", "2"),
             ("providesIntermediateUpdate", "false"),
-            ("mightReturnEarlyFromDoStep", "false"),
+            ("mightReturnEarlyFromDoStep", if vars.events { "true" } else { "false" }),
             ("canReturnEarlyAfterIntermediateUpdate", "false"),
             ("hasEventMode", "false"),
             ("providesEvaluateDiscreteStates", "false"),
@@ -167,19 +168,17 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
     // FMI 3.0.1 section 2.4.8: the same sets as FMI 2's `<Outputs>`/`<InitialUnknowns>`
     // (`model_description`), named by value reference. In Step Mode the knowns are the inputs
     // the output depends on directly (`Simulation::direct_dependencies`); in Initialization
-    // Mode the parameters (initial = "exact") are knowns too, and the initial state is
-    // assembled from every one of them. Every known enters through the solver:
+    // Mode also the model parameters the initial state is assembled from
+    // (`Variables::initial_dependencies`). Every known enters through the solver:
     // dependenciesKind "dependent".
     let input_vr: Vec<u32> = vars.list.iter().filter(|v| matches!(v.role, Role::Input(_))).map(|v| v.vr).collect();
-    let parameters: Vec<u32> =
-        vars.list.iter().filter(|v| matches!(v.role, Role::Parameter(_) | Role::Solver(_))).map(|v| v.vr).collect();
     for section in ["Output", "InitialUnknown"] {
         for v in vars.outputs() {
-            let mut known: Vec<u32> = v.input_dependencies.iter().map(|&i| input_vr[i]).collect();
-            if section == "InitialUnknown" {
-                known.extend(&parameters);
-                known.sort_unstable();
-            }
+            let known: Vec<u32> = if section == "InitialUnknown" {
+                vars.initial_dependencies(v)
+            } else {
+                v.input_dependencies.iter().map(|&i| input_vr[i]).collect()
+            };
             let vr = v.vr.to_string();
             let dependencies = known.iter().map(u32::to_string).collect::<Vec<_>>().join(" ");
             let kinds = vec!["dependent"; known.len()].join(" ");

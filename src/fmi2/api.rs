@@ -11,6 +11,7 @@ use super::types::*;
 use crate::fmu::lifecycle::{Call, State, allowed};
 use crate::fmu::log::Category;
 use crate::fmu::panic::barrier;
+use crate::fmu::state::handle;
 use crate::fmu::variables::VarType;
 
 const OK: c_int = Status::Ok as c_int;
@@ -355,52 +356,23 @@ unsafe fn no_variables(
 }
 
 // ---------------------------------------------------------------- FMU state
-
-type StateBytes = Vec<u8>;
+// The blob and its pointer handling: `fmu::state::handle`, shared with FMI 3.0.
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2GetFMUstate(c: Fmi2Component, FMUstate: *mut Fmi2FmuState) -> c_int {
-    unsafe {
-        guarded(c, Call::GetFmuState, "fmi2GetFMUstate", |inst| {
-            if FMUstate.is_null() {
-                return null_argument(inst, "fmi2GetFMUstate");
-            }
-            let bytes = inst.core.fmu_state();
-            if (*FMUstate).is_null() {
-                *FMUstate = Box::into_raw(Box::new(bytes)) as Fmi2FmuState;
-            } else {
-                // Overwrite the importer's state in place.
-                *(*FMUstate as *mut StateBytes) = bytes;
-            }
-            Status::Ok
-        })
-    }
+    let function = "fmi2GetFMUstate";
+    unsafe { guarded(c, Call::GetFmuState, function, |inst| handle::get(&inst.core, function, FMUstate)) }
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2SetFMUstate(c: Fmi2Component, FMUstate: Fmi2FmuState) -> c_int {
-    unsafe {
-        guarded(c, Call::SetFmuState, "fmi2SetFMUstate", |inst| {
-            if FMUstate.is_null() {
-                return null_argument(inst, "fmi2SetFMUstate");
-            }
-            let bytes = &*(FMUstate as *const StateBytes);
-            inst.core.set_fmu_state("fmi2SetFMUstate", bytes)
-        })
-    }
+    let function = "fmi2SetFMUstate";
+    unsafe { guarded(c, Call::SetFmuState, function, |inst| handle::set(&mut inst.core, function, FMUstate)) }
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2FreeFMUstate(c: Fmi2Component, FMUstate: *mut Fmi2FmuState) -> c_int {
-    unsafe {
-        guarded(c, Call::FreeFmuState, "fmi2FreeFMUstate", |_inst| {
-            if !FMUstate.is_null() && !(*FMUstate).is_null() {
-                drop(Box::from_raw(*FMUstate as *mut StateBytes));
-                *FMUstate = std::ptr::null_mut();
-            }
-            Status::Ok
-        })
-    }
+    unsafe { guarded(c, Call::FreeFmuState, "fmi2FreeFMUstate", |_inst| handle::free(FMUstate)) }
 }
 
 #[unsafe(no_mangle)]
@@ -409,13 +381,10 @@ pub unsafe extern "C" fn fmi2SerializedFMUstateSize(
     FMUstate: Fmi2FmuState,
     size: *mut usize,
 ) -> c_int {
+    let function = "fmi2SerializedFMUstateSize";
     unsafe {
-        guarded(c, Call::SerializedFmuStateSize, "fmi2SerializedFMUstateSize", |inst| {
-            if FMUstate.is_null() || size.is_null() {
-                return null_argument(inst, "fmi2SerializedFMUstateSize");
-            }
-            *size = (*(FMUstate as *const StateBytes)).len();
-            Status::Ok
+        guarded(c, Call::SerializedFmuStateSize, function, |inst| {
+            handle::serialized_size(&inst.core, function, FMUstate, size)
         })
     }
 }
@@ -427,20 +396,10 @@ pub unsafe extern "C" fn fmi2SerializeFMUstate(
     serializedState: *mut Fmi2Byte,
     size: usize,
 ) -> c_int {
+    let function = "fmi2SerializeFMUstate";
     unsafe {
-        guarded(c, Call::SerializeFmuState, "fmi2SerializeFMUstate", |inst| {
-            if FMUstate.is_null() || serializedState.is_null() {
-                return null_argument(inst, "fmi2SerializeFMUstate");
-            }
-            let bytes = &*(FMUstate as *const StateBytes);
-            if size < bytes.len() {
-                return inst.core.error(&format!(
-                    "fmi2SerializeFMUstate: buffer of {size} bytes is too small, need {}",
-                    bytes.len()
-                ));
-            }
-            std::ptr::copy_nonoverlapping(bytes.as_ptr(), serializedState as *mut u8, bytes.len());
-            Status::Ok
+        guarded(c, Call::SerializeFmuState, function, |inst| {
+            handle::serialize(&inst.core, function, FMUstate, serializedState as *mut u8, size)
         })
     }
 }
@@ -452,20 +411,10 @@ pub unsafe extern "C" fn fmi2DeSerializeFMUstate(
     size: usize,
     FMUstate: *mut Fmi2FmuState,
 ) -> c_int {
+    let function = "fmi2DeSerializeFMUstate";
     unsafe {
-        guarded(c, Call::DeSerializeFmuState, "fmi2DeSerializeFMUstate", |inst| {
-            let (Some(bytes), false) = (slice(serializedState as *const u8, size), FMUstate.is_null()) else {
-                return null_argument(inst, "fmi2DeSerializeFMUstate");
-            };
-            if let Err(e) = inst.core.check_fmu_state(bytes) {
-                return inst.core.error(&format!("fmi2DeSerializeFMUstate: {e}"));
-            }
-            if (*FMUstate).is_null() {
-                *FMUstate = Box::into_raw(Box::new(bytes.to_vec())) as Fmi2FmuState;
-            } else {
-                *(*FMUstate as *mut StateBytes) = bytes.to_vec();
-            }
-            Status::Ok
+        guarded(c, Call::DeSerializeFmuState, function, |inst| {
+            handle::deserialize(&inst.core, function, serializedState as *const u8, size, FMUstate)
         })
     }
 }

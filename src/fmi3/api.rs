@@ -13,6 +13,7 @@ use super::lifecycle::{Call, allowed};
 use super::types::*;
 use crate::fmu::log::Category;
 use crate::fmu::panic::barrier;
+use crate::fmu::state::handle;
 
 const ERROR: c_int = Status::Error as c_int;
 
@@ -103,7 +104,7 @@ pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
     _visible: Fmi3Boolean,
     loggingOn: Fmi3Boolean,
     eventModeUsed: Fmi3Boolean,
-    _earlyReturnAllowed: Fmi3Boolean,
+    earlyReturnAllowed: Fmi3Boolean,
     requiredIntermediateVariables: *const Fmi3ValueReference,
     nRequiredIntermediateVariables: usize,
     instanceEnvironment: Fmi3InstanceEnvironment,
@@ -126,8 +127,8 @@ pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
         if eventModeUsed != FMI3_FALSE {
             return fail("eventModeUsed = true, but this FMU has no Event Mode (hasEventMode=false)");
         }
-        // earlyReturnAllowed only permits an early return; this FMU never returns early
-        // (mightReturnEarlyFromDoStep=false), so both values are fine.
+        // earlyReturnAllowed = true lets fmi3DoStep end at the first contact event inside
+        // the step (mightReturnEarlyFromDoStep="true" for models with contacts).
         if nRequiredIntermediateVariables > 0 {
             let vrs = unsafe { slice(requiredIntermediateVariables, nRequiredIntermediateVariables) };
             return fail(&format!(
@@ -136,7 +137,8 @@ pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
                 vrs.unwrap_or_default()
             ));
         }
-        match Fmi3Component::instantiate(&token, resources.as_deref(), callback, loggingOn != FMI3_FALSE) {
+        let (logging, early) = (loggingOn != FMI3_FALSE, earlyReturnAllowed != FMI3_FALSE);
+        match Fmi3Component::instantiate(&token, resources.as_deref(), callback, logging, early) {
             Ok(inst) => Box::into_raw(Box::new(inst)) as Fmi3Instance,
             Err(e) => fail(&e),
         }
@@ -206,8 +208,12 @@ pub unsafe extern "C" fn fmi3Reset(instance: Fmi3Instance) -> c_int {
 /// One communication step. A step the solver cannot complete returns fmi3Discard with
 /// terminateSimulation = true and lastSuccessfulTime where the simulation stopped (the
 /// instance is then in Step Discarded: values readable, fmi3Terminate, fmi3SetFMUState or
-/// fmi3Reset). Never an early return (mightReturnEarlyFromDoStep=false), never an event
-/// (hasEventMode=false).
+/// fmi3Reset). With earlyReturnAllowed the step ends at the first located event (contact
+/// onset or release, impact) inside it: fmi3OK, earlyReturn = true, lastSuccessfulTime the
+/// event time, the state just after the event (FMI 3.0.1 section 4.2.1, argument
+/// earlyReturn: "the FMU's request for a communication point at lastSuccessfulTime");
+/// the next step starts there. eventHandlingNeeded is always false (hasEventMode=false:
+/// the importer does not use Event Mode).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi3DoStep(
     instance: Fmi3Instance,
@@ -229,9 +235,14 @@ pub unsafe extern "C" fn fmi3DoStep(
             {
                 return null_argument(inst, function);
             }
-            let status = inst.core.do_step(function, currentCommunicationPoint, communicationStepSize);
+            let (tc, h) = (currentCommunicationPoint, communicationStepSize);
+            let (status, early) = if inst.early_return_allowed {
+                inst.core.do_step_to_event(function, tc, h)
+            } else {
+                (inst.core.do_step(function, tc, h), false)
+            };
             *eventHandlingNeeded = FMI3_FALSE;
-            *earlyReturn = FMI3_FALSE;
+            *earlyReturn = if early { FMI3_TRUE } else { FMI3_FALSE };
             *terminateSimulation = if status == Status::Discard { FMI3_TRUE } else { FMI3_FALSE };
             *lastSuccessfulTime = inst.core.last_successful_time();
             status
@@ -240,53 +251,24 @@ pub unsafe extern "C" fn fmi3DoStep(
 }
 
 // ---------------------------------------------------------------- FMU state
-
-/// An FMU state is the core's blob (`fmu::state::FmuState` in the one blob format), boxed.
-type StateBytes = Vec<u8>;
+// The core's blob (`fmu::state::FmuState` in the one blob format), boxed: the pointer
+// handling is `fmu::state::handle`, shared with FMI 2.0.
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi3GetFMUState(instance: Fmi3Instance, FMUState: *mut Fmi3FmuState) -> c_int {
-    unsafe {
-        guarded(instance, Call::FmuState, "fmi3GetFMUState", |inst| {
-            if FMUState.is_null() {
-                return null_argument(inst, "fmi3GetFMUState");
-            }
-            let bytes = inst.core.fmu_state();
-            if (*FMUState).is_null() {
-                *FMUState = Box::into_raw(Box::new(bytes)) as Fmi3FmuState;
-            } else {
-                // Overwrite the importer's state in place.
-                *(*FMUState as *mut StateBytes) = bytes;
-            }
-            Status::Ok
-        })
-    }
+    let function = "fmi3GetFMUState";
+    unsafe { guarded(instance, Call::FmuState, function, |inst| handle::get(&inst.core, function, FMUState)) }
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi3SetFMUState(instance: Fmi3Instance, FMUState: Fmi3FmuState) -> c_int {
-    unsafe {
-        guarded(instance, Call::FmuState, "fmi3SetFMUState", |inst| {
-            if FMUState.is_null() {
-                return null_argument(inst, "fmi3SetFMUState");
-            }
-            let bytes = &*(FMUState as *const StateBytes);
-            inst.core.set_fmu_state("fmi3SetFMUState", bytes)
-        })
-    }
+    let function = "fmi3SetFMUState";
+    unsafe { guarded(instance, Call::FmuState, function, |inst| handle::set(&mut inst.core, function, FMUState)) }
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi3FreeFMUState(instance: Fmi3Instance, FMUState: *mut Fmi3FmuState) -> c_int {
-    unsafe {
-        guarded(instance, Call::FmuState, "fmi3FreeFMUState", |_inst| {
-            if !FMUState.is_null() && !(*FMUState).is_null() {
-                drop(Box::from_raw(*FMUState as *mut StateBytes));
-                *FMUState = std::ptr::null_mut();
-            }
-            Status::Ok
-        })
-    }
+    unsafe { guarded(instance, Call::FmuState, "fmi3FreeFMUState", |_inst| handle::free(FMUState)) }
 }
 
 #[unsafe(no_mangle)]
@@ -295,13 +277,10 @@ pub unsafe extern "C" fn fmi3SerializedFMUStateSize(
     FMUState: Fmi3FmuState,
     size: *mut usize,
 ) -> c_int {
+    let function = "fmi3SerializedFMUStateSize";
     unsafe {
-        guarded(instance, Call::FmuState, "fmi3SerializedFMUStateSize", |inst| {
-            if FMUState.is_null() || size.is_null() {
-                return null_argument(inst, "fmi3SerializedFMUStateSize");
-            }
-            *size = (*(FMUState as *const StateBytes)).len();
-            Status::Ok
+        guarded(instance, Call::FmuState, function, |inst| {
+            handle::serialized_size(&inst.core, function, FMUState, size)
         })
     }
 }
@@ -313,20 +292,10 @@ pub unsafe extern "C" fn fmi3SerializeFMUState(
     serializedState: *mut Fmi3Byte,
     size: usize,
 ) -> c_int {
+    let function = "fmi3SerializeFMUState";
     unsafe {
-        guarded(instance, Call::FmuState, "fmi3SerializeFMUState", |inst| {
-            if FMUState.is_null() || serializedState.is_null() {
-                return null_argument(inst, "fmi3SerializeFMUState");
-            }
-            let bytes = &*(FMUState as *const StateBytes);
-            if size < bytes.len() {
-                return inst.core.error(&format!(
-                    "fmi3SerializeFMUState: buffer of {size} bytes is too small, need {}",
-                    bytes.len()
-                ));
-            }
-            std::ptr::copy_nonoverlapping(bytes.as_ptr(), serializedState, bytes.len());
-            Status::Ok
+        guarded(instance, Call::FmuState, function, |inst| {
+            handle::serialize(&inst.core, function, FMUState, serializedState, size)
         })
     }
 }
@@ -338,20 +307,10 @@ pub unsafe extern "C" fn fmi3DeserializeFMUState(
     size: usize,
     FMUState: *mut Fmi3FmuState,
 ) -> c_int {
+    let function = "fmi3DeserializeFMUState";
     unsafe {
-        guarded(instance, Call::FmuState, "fmi3DeserializeFMUState", |inst| {
-            let (Some(bytes), false) = (slice(serializedState, size), FMUState.is_null()) else {
-                return null_argument(inst, "fmi3DeserializeFMUState");
-            };
-            if let Err(e) = inst.core.check_fmu_state(bytes) {
-                return inst.core.error(&format!("fmi3DeserializeFMUState: {e}"));
-            }
-            if (*FMUState).is_null() {
-                *FMUState = Box::into_raw(Box::new(bytes.to_vec())) as Fmi3FmuState;
-            } else {
-                *(*FMUState as *mut StateBytes) = bytes.to_vec();
-            }
-            Status::Ok
+        guarded(instance, Call::FmuState, function, |inst| {
+            handle::deserialize(&inst.core, function, serializedState, size, FMUState)
         })
     }
 }

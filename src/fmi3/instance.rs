@@ -14,6 +14,9 @@ pub struct Fmi3Component {
     pub core: Instance,
     /// The value reference of the independent variable `time`.
     pub time_vr: u32,
+    /// `earlyReturnAllowed` of fmi3InstantiateCoSimulation: fmi3DoStep may then end at the
+    /// first event (contact onset or release) inside the step.
+    pub early_return_allowed: bool,
     /// The choices of every string parameter as C strings: `fmi3GetString` hands out
     /// pointers into these, valid as long as the instance.
     choice_texts: Vec<Vec<CString>>,
@@ -62,6 +65,7 @@ impl Fmi3Component {
         resources: Option<&str>,
         callback: Callback,
         logging_on: bool,
+        early_return_allowed: bool,
     ) -> Result<Fmi3Component, String> {
         let dir = resource_dir(resources)?;
         // The core's few FMI 2 words, in FMI 3's: the step that fixes parameters is
@@ -74,7 +78,7 @@ impl Fmi3Component {
         let choice_texts =
             core.model().parameters.iter().map(|p| p.choices.iter().map(|c| c_text(c)).collect()).collect();
         let time_vr = time_value_reference(core.variables());
-        Ok(Fmi3Component { core, time_vr, choice_texts })
+        Ok(Fmi3Component { core, time_vr, early_return_allowed, choice_texts })
     }
 
     /// fmi3GetString: pointers to the instance's copies of the current choices.

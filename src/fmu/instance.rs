@@ -14,7 +14,7 @@ use super::state::FmuState;
 use super::status::Status;
 use super::variables::{Role, VarType, Variables, guid};
 use crate::simulation::blob;
-use crate::simulation::{Experiment, Model, Simulation, SolverSettings};
+use crate::simulation::{Experiment, Model, Simulation, SolverSettings, StepEnd};
 
 /// Relative tolerance for comparing communication points with the FMU time.
 const TIME_TOLERANCE: f64 = 1e-9;
@@ -400,6 +400,20 @@ impl Instance {
     /// whose outputs are not finite (an energy that overflows at a finite state) is a failed
     /// step too: the simulation goes back to `tc`, whose outputs stay readable.
     pub fn do_step(&mut self, function: &str, tc: f64, h: f64) -> Status {
+        self.step(function, tc, h, false, &mut false)
+    }
+
+    /// `do_step`, but ending early at the first event (contact onset or release, impact)
+    /// located inside the step (`Simulation::step_to_event`; FMI 3.0's early return, when the
+    /// importer allows it). Returns the status and whether the step ended early; the time
+    /// reached is then `last_successful_time`, and the next step starts there.
+    pub fn do_step_to_event(&mut self, function: &str, tc: f64, h: f64) -> (Status, bool) {
+        let mut early = false;
+        let status = self.step(function, tc, h, true, &mut early);
+        (status, early)
+    }
+
+    fn step(&mut self, function: &str, tc: f64, h: f64, stop_at_events: bool, early: &mut bool) -> Status {
         let Some(sim) = self.sim.as_ref() else {
             return self.error(&format!("{function}: no simulation (internal error)"));
         };
@@ -437,8 +451,12 @@ impl Instance {
                 let _ = sim.set_input_derivative(i, k + 1, *x);
             }
         }
-        let stepped = sim.step_to(target).map_err(|e| e.to_string());
-        let outputs = stepped.and_then(|()| sim.output_values().map(|_| ()));
+        let stepped = if stop_at_events {
+            sim.step_to_event(target).map(|end| *early = end == StepEnd::Event)
+        } else {
+            sim.step_to(target)
+        };
+        let outputs = stepped.map_err(|e| e.to_string()).and_then(|()| sim.output_values().map(|_| ()));
         if outputs.is_err() && sim.output_values().is_err() {
             // The snapshot is this simulation's own, so it fits.
             let _ = sim.restore(&before);
@@ -446,9 +464,18 @@ impl Instance {
         match outputs {
             Ok(()) => {
                 self.last_successful_time = sim.time();
+                if *early {
+                    let t = self.last_successful_time;
+                    self.log(
+                        Status::Ok,
+                        Category::Events,
+                        &format!("{function}: returned early at an event at t = {t}"),
+                    );
+                }
                 Status::Ok
             }
             Err(e) => {
+                *early = false;
                 let t = sim.time();
                 self.last_successful_time = t;
                 self.state = State::StepFailed;

@@ -84,3 +84,137 @@ impl FmuState {
         }
     }
 }
+
+/// The FMU state as the C layers hand it out (`fmi2FMUstate`, `fmi3FMUState`): an opaque
+/// pointer to a boxed blob of `Instance::fmu_state`. One implementation of get, set, free,
+/// size, serialize and deserialize for both FMI versions; each takes the FMI function name
+/// for its messages. The pointers are the importer's arguments, checked for NULL here; the
+/// call-sequence check and the panic barrier are the C layer's.
+pub mod handle {
+    use std::ffi::c_void;
+
+    use crate::fmu::{Instance, Status};
+
+    /// What an FMU state pointer points to.
+    type Blob = Vec<u8>;
+
+    fn null_argument(core: &Instance, function: &str) -> Status {
+        core.error(&format!("{function}: NULL argument"))
+    }
+
+    /// Store `bytes` in the state `*state`: a new box if it is NULL, else overwriting the
+    /// importer's state in place.
+    ///
+    /// # Safety
+    /// `state` is valid for writes; a non-NULL `*state` came from this module.
+    unsafe fn store(state: *mut *mut c_void, bytes: Blob) {
+        unsafe {
+            if (*state).is_null() {
+                *state = Box::into_raw(Box::new(bytes)) as *mut c_void;
+            } else {
+                *(*state as *mut Blob) = bytes;
+            }
+        }
+    }
+
+    /// fmi2GetFMUstate / fmi3GetFMUState.
+    ///
+    /// # Safety
+    /// `state` is NULL or valid for reads and writes; a non-NULL `*state` came from this module.
+    pub unsafe fn get(core: &Instance, function: &str, state: *mut *mut c_void) -> Status {
+        if state.is_null() {
+            return null_argument(core, function);
+        }
+        unsafe { store(state, core.fmu_state()) };
+        Status::Ok
+    }
+
+    /// fmi2SetFMUstate / fmi3SetFMUState.
+    ///
+    /// # Safety
+    /// `state` is NULL or came from this module and has not been freed.
+    pub unsafe fn set(core: &mut Instance, function: &str, state: *mut c_void) -> Status {
+        if state.is_null() {
+            return null_argument(core, function);
+        }
+        let bytes = unsafe { &*(state as *const Blob) };
+        core.set_fmu_state(function, bytes)
+    }
+
+    /// fmi2FreeFMUstate / fmi3FreeFMUState: frees `*state` (if any) and sets it to NULL.
+    ///
+    /// # Safety
+    /// `state` is NULL or valid for reads and writes; a non-NULL `*state` came from this module.
+    pub unsafe fn free(state: *mut *mut c_void) -> Status {
+        unsafe {
+            if !state.is_null() && !(*state).is_null() {
+                drop(Box::from_raw(*state as *mut Blob));
+                *state = std::ptr::null_mut();
+            }
+        }
+        Status::Ok
+    }
+
+    /// fmi2SerializedFMUstateSize / fmi3SerializedFMUStateSize.
+    ///
+    /// # Safety
+    /// `state` is NULL or came from this module; `size` is NULL or valid for writes.
+    pub unsafe fn serialized_size(core: &Instance, function: &str, state: *mut c_void, size: *mut usize) -> Status {
+        if state.is_null() || size.is_null() {
+            return null_argument(core, function);
+        }
+        unsafe { *size = (*(state as *const Blob)).len() };
+        Status::Ok
+    }
+
+    /// fmi2SerializeFMUstate / fmi3SerializeFMUState: the blob into the importer's buffer of
+    /// `size` bytes.
+    ///
+    /// # Safety
+    /// `state` is NULL or came from this module; `buffer` is NULL or valid for `size` bytes.
+    pub unsafe fn serialize(
+        core: &Instance,
+        function: &str,
+        state: *mut c_void,
+        buffer: *mut u8,
+        size: usize,
+    ) -> Status {
+        if state.is_null() || buffer.is_null() {
+            return null_argument(core, function);
+        }
+        let bytes = unsafe { &*(state as *const Blob) };
+        if size < bytes.len() {
+            return core.error(&format!("{function}: buffer of {size} bytes is too small, need {}", bytes.len()));
+        }
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), buffer, bytes.len()) };
+        Status::Ok
+    }
+
+    /// fmi2DeSerializeFMUstate / fmi3DeserializeFMUState: `size` bytes at `buffer`, checked
+    /// (`Instance::check_fmu_state`), into the state `*state`.
+    ///
+    /// # Safety
+    /// `buffer` is NULL or valid for `size` bytes; `state` is NULL or valid for reads and
+    /// writes, and a non-NULL `*state` came from this module.
+    pub unsafe fn deserialize(
+        core: &Instance,
+        function: &str,
+        buffer: *const u8,
+        size: usize,
+        state: *mut *mut c_void,
+    ) -> Status {
+        let bytes = match size {
+            0 => Some(&[][..]),
+            _ if buffer.is_null() => None,
+            _ => Some(unsafe { std::slice::from_raw_parts(buffer, size) }),
+        };
+        let (Some(bytes), false) = (bytes, state.is_null()) else {
+            return null_argument(core, function);
+        };
+        if let Err(e) = core.check_fmu_state(bytes) {
+            return core.error(&format!("{function}: {e}"));
+        }
+        unsafe { store(state, bytes.to_vec()) };
+        Status::Ok
+    }
+}

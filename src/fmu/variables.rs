@@ -60,6 +60,9 @@ pub struct Variable {
     /// A model parameter that may change between steps (`Simulation::tunable_parameters`);
     /// the solver settings are always tunable, other variables never.
     pub tunable: bool,
+    /// An output that is a function of the configuration alone (a position, an angle, a
+    /// penetration: `Simulation::configuration_outputs`).
+    pub configuration: bool,
 }
 
 impl Variable {
@@ -111,6 +114,9 @@ pub struct Variables {
     pub list: Vec<Variable>,
     pub settings: SolverSettings,
     pub experiment: Experiment,
+    /// Whether the model has events (contact onsets and releases, `Simulation::has_events`):
+    /// an FMI 3.0 fmi3DoStep may return early at them.
+    pub events: bool,
 }
 
 impl Variables {
@@ -190,6 +196,7 @@ impl Variables {
                 choices: Vec::new(),
                 input_dependencies: Vec::new(),
                 tunable: matches!(role, Role::Solver(_)),
+                configuration: false,
             });
         };
         for (i, p) in model.parameters.iter().enumerate() {
@@ -329,9 +336,11 @@ impl Variables {
         for (v, p) in list.iter_mut().zip(&model.parameters) {
             v.choices = p.choices.clone();
         }
+        let configuration = sim.configuration_outputs();
         for v in &mut list {
             if let Role::Output(i) = v.role {
                 v.input_dependencies = std::mem::take(&mut dependencies[i]);
+                v.configuration = configuration[i];
             }
         }
         let mut seen = std::collections::HashSet::new();
@@ -347,7 +356,7 @@ impl Variables {
                 return Err(model.error(at..at, message).into());
             }
         }
-        Ok(Variables { list, settings, experiment })
+        Ok(Variables { list, settings, experiment, events: sim.has_events() })
     }
 
     pub fn get(&self, vr: u32) -> Option<&Variable> {
@@ -356,5 +365,32 @@ impl Variables {
 
     pub fn outputs(&self) -> impl Iterator<Item = &Variable> {
         self.list.iter().filter(|v| matches!(v.role, Role::Output(_)))
+    }
+
+    /// The knowns output `v` depends on in Initialization Mode (FMI 2.0.5 sec. 2.2.8 and
+    /// FMI 3.0.1 sec. 2.4.8, `<InitialUnknowns>`: inputs, variables with initial = "exact",
+    /// the independent variable), as value references, ascending:
+    /// - the inputs it depends on directly at any communication point (`input_dependencies`);
+    /// - every model parameter, except that an output of the configuration alone
+    ///   (`configuration`) does not depend on a tunable parameter: the initial configuration
+    ///   is assembled from the parameters, and a tunable one leaves it and the geometry
+    ///   unchanged (`Simulation::tunable_parameters`);
+    /// - no solver setting (`solver_*`): the initial state (assembly, consistent accelerations
+    ///   and multipliers, contact events at the start) never reads them.
+    ///
+    /// The independent variable is not listed (FMI 2 has none in the table, and then every
+    /// unknown is assumed to depend on it). Call after `mark_tunable` (done by
+    /// `Variables::new`); before it every parameter counts as fixed, which only adds knowns.
+    pub fn initial_dependencies(&self, v: &Variable) -> Vec<u32> {
+        let inputs: Vec<u32> = self.list.iter().filter(|w| matches!(w.role, Role::Input(_))).map(|w| w.vr).collect();
+        let mut known: Vec<u32> = v.input_dependencies.iter().map(|&i| inputs[i]).collect();
+        known.extend(
+            self.list
+                .iter()
+                .filter(|w| matches!(w.role, Role::Parameter(_)) && !(v.configuration && w.tunable))
+                .map(|w| w.vr),
+        );
+        known.sort_unstable();
+        known
     }
 }

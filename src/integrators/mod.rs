@@ -86,6 +86,12 @@ pub struct Stepper {
     /// The single step and the half-step state of an error-controlled step.
     single: State,
     half: State,
+    /// Whether `step` ends at the first located event instead of going on to the end of its
+    /// interval (what an FMI 3.0 early return needs).
+    pub stop_at_events: bool,
+    /// With `stop_at_events`: the time of the event the stepper stopped at, until
+    /// `take_event_stop`.
+    event_stop: Option<f64>,
 }
 
 /// A step that fails is retried as two halves, down to 2^-MAX_HALVINGS of the step.
@@ -106,7 +112,20 @@ impl Stepper {
             event_failure: None,
             single: State::zeros(n, m),
             half: State::zeros(n, m),
+            stop_at_events: false,
+            event_stop: None,
         }
+    }
+
+    /// The time of the event a step stopped at (`stop_at_events`), once; None if none did.
+    pub fn take_event_stop(&mut self) -> Option<f64> {
+        self.event_stop.take()
+    }
+
+    /// Whether a step stopped at an event (`stop_at_events`) and `take_event_stop` has not
+    /// been called since.
+    pub fn stopped_at_event(&self) -> bool {
+        self.event_stop.is_some()
     }
 
     /// One integrator step of size h from `state` into `self.trial`.
@@ -159,6 +178,9 @@ impl Stepper {
             if let Err(e) = self.settle_events(sys, state) {
                 self.event_failure = Some(e.clone());
                 return Err(e);
+            }
+            if self.stop_at_events && self.event_stop.is_none() {
+                self.event_stop = Some(state.t);
             }
         }
         Ok(())
@@ -282,8 +304,12 @@ impl Stepper {
         depth: u32,
     ) -> Result<(), StepFailure> {
         let t_end = state.t + h;
-        // A step may end early at an event; the rest of h follows.
+        // A step may end early at an event; the rest of h follows (unless the stepper is to
+        // stop at the event: `stop_at_events`).
         while t_end - state.t > EVENT_TOLERANCE * h {
+            if self.event_stop.is_some() {
+                return Ok(());
+            }
             let rest = t_end - state.t;
             match self.try_step(sys, state, rest) {
                 Ok(()) => {}

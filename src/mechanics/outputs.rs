@@ -120,6 +120,25 @@ impl OutputKind {
         }
     }
 
+    /// Whether the output is a function of the configuration q alone (a position, an angle, a
+    /// joint coordinate, an Euler parameter, a deflection, a contact's penetration): not of
+    /// velocities, accelerations, multipliers, the active set or the history.
+    pub fn is_configuration(&self) -> bool {
+        match self {
+            OutputKind::Point { order, .. }
+            | OutputKind::Rotation { order, .. }
+            | OutputKind::SectionAngle { order, .. }
+            | OutputKind::JointCoordinate { order, .. }
+            | OutputKind::SpatialPoint { order, .. } => *order == 0,
+            OutputKind::Contact { quantity, .. } => matches!(quantity, 1 | 2),
+            OutputKind::ContactConstraint { quantity, .. } => *quantity == 1,
+            OutputKind::EulerParameter { .. }
+            | OutputKind::FloatingFrameTip { .. }
+            | OutputKind::TransverseDeflection { .. } => true,
+            _ => false,
+        }
+    }
+
     /// Whether evaluating needs accelerations and multipliers consistent with (q, v).
     pub fn needs_accelerations(&self) -> bool {
         matches!(

@@ -77,6 +77,16 @@ fn solved_unknowns(kind: &OutputKind, sys: &System) -> Option<(Vec<usize>, Vec<u
 }
 
 impl Simulation {
+    /// For each output, whether it is a function of the configuration q alone (a position,
+    /// an angle, a joint coordinate, a penetration: `OutputKind::is_configuration`). At
+    /// initialization such an output depends only on the parameters that move the initial
+    /// configuration: the assembly's q0 is what every other known is judged against
+    /// (`tunable_parameters` keeps it fixed), and nothing after the assembly (consistent
+    /// accelerations, contact events at the start) changes q.
+    pub fn configuration_outputs(&self) -> Vec<bool> {
+        self.outputs.iter().map(|o| o.kind.is_configuration()).collect()
+    }
+
     /// For each output, the indices of the inputs it depends on directly (ascending). The
     /// answer depends only on the model's structure: it is the same at every communication
     /// point.
