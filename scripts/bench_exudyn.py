@@ -131,6 +131,17 @@ def wall_at(rows, target):
     return None
 
 
+def replace_readme_block(tag, text):
+    """Replace what stands between `<!-- TAG begin -->` and `<!-- TAG end -->` in README.md."""
+    path = os.path.join(ROOT, "README.md")
+    with open(path) as f:
+        readme = f.read()
+    begin, end = f"<!-- {tag} begin -->", f"<!-- {tag} end -->"
+    i, j = readme.index(begin) + len(begin), readme.index(end)
+    with open(path, "w") as f:
+        f.write(readme[:i] + "\n" + text + "\n" + readme[j:])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--flexfmu", default=os.path.join(ROOT, "target", "release", "flexfmu"))
@@ -176,13 +187,7 @@ def main():
     text = "\n".join(lines)
     print(text)
     if args.update_readme:
-        path = os.path.join(ROOT, "README.md")
-        with open(path) as f:
-            readme = f.read()
-        begin, end = "<!-- bench_exudyn begin -->", "<!-- bench_exudyn end -->"
-        i, j = readme.index(begin) + len(begin), readme.index(end)
-        with open(path, "w") as f:
-            f.write(readme[:i] + "\n" + text + "\n" + readme[j:])
+        replace_readme_block("bench_exudyn", text)
 
 
 if __name__ == "__main__":
