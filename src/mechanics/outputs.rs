@@ -1,6 +1,7 @@
 //! Output variables: kinematics of body points, joint reactions and coordinates, energies.
 
 use super::System;
+use super::derivatives::quadratic_form;
 use super::elements::FloatingFrameBeam2d;
 use super::forces::{Contact, MultiPointForce};
 use super::kinematics::Anchor;
@@ -109,7 +110,7 @@ impl OutputKind {
             OutputKind::DriveForce { torque, .. } => ["N", "N.m"][usize::from(*torque)],
             OutputKind::SpatialReaction { .. } | OutputKind::SupportForce { .. } => "N",
             OutputKind::JointCoordinate { .. } | OutputKind::EulerParameter { .. } => "",
-            OutputKind::SpatialPoint { order, .. } => ["m", "m/s"][*order],
+            OutputKind::SpatialPoint { order, .. } => ["m", "m/s", "m/s2"][*order],
             OutputKind::SpatialAngularVelocity { .. } => "rad/s",
             OutputKind::Contact { quantity, .. } | OutputKind::ContactConstraint { quantity, .. } => {
                 ["N", "m", "", "s"][*quantity]
@@ -146,6 +147,8 @@ impl OutputKind {
             OutputKind::Point { order: 2, .. }
                 | OutputKind::Rotation { order: 2, .. }
                 | OutputKind::SectionAngle { order: 2, .. }
+                | OutputKind::JointCoordinate { order: 2, .. }
+                | OutputKind::SpatialPoint { order: 2, .. }
                 | OutputKind::Reaction { .. }
                 | OutputKind::DriveForce { .. }
                 | OutputKind::SpatialReaction { .. }
@@ -229,7 +232,17 @@ impl Output {
             OutputKind::DriveForce { row, .. } => -s.lambda[*row],
             OutputKind::JointCoordinate { joint, order } => {
                 let m = sys.joints[*joint].coordinate.as_ref().expect("checked when the output was built");
-                if *order == 0 { m.value(s.q) } else { m.rate(s.q, s.v) }
+                match order {
+                    0 => m.value(s.q),
+                    1 => m.rate(s.q, s.v),
+                    // s'' = G a + v^T H v (the measure's exact gradient and Hessian).
+                    _ => {
+                        let d = m.derivatives(s.q);
+                        let dofs = m.dofs();
+                        let linear: f64 = dofs.iter().enumerate().map(|(k, &i)| d.gradient[k] * s.a[i]).sum();
+                        linear + quadratic_form(dofs, &d.hessian[..dofs.len() * dofs.len()], s.v)
+                    }
+                }
             }
             OutputKind::Contact { contact, quantity } => {
                 let c = &sys.elements::<Contact>()[*contact];
@@ -241,13 +254,11 @@ impl Output {
                     _ => f64::from(u8::from(f.penetration > 0.0)),
                 }
             }
-            OutputKind::SpatialPoint { anchor, component, order } => {
-                if *order == 0 {
-                    anchor.position(s.q)[*component]
-                } else {
-                    anchor.velocity(s.q, s.v)[*component]
-                }
-            }
+            OutputKind::SpatialPoint { anchor, component, order } => match order {
+                0 => anchor.position(s.q)[*component],
+                1 => anchor.velocity(s.q, s.v)[*component],
+                _ => anchor.acceleration(s.q, s.v, s.a)[*component],
+            },
             OutputKind::EulerParameter { index } => s.q[*index],
             OutputKind::SpatialAngularVelocity { x, component } => {
                 let e = super::euler_parameters::e_matrix(&s.q[x + 3..x + 7]);

@@ -51,6 +51,26 @@ impl Anchor3 {
             }
         }
     }
+
+    /// d2P/dt2 = r'' + (d(A s)/dp) p'' + p'^T (d2(A s)/dp2) p': A(p) s is a quadratic form in
+    /// the Euler parameters p (A = (e0^2 - e.e) I + 2 e e^T + 2 e0 e~, the homogeneous form of
+    /// euler_parameters.rs), so its Hessians are constant and the acceleration is exact.
+    pub fn acceleration(&self, q: &[f64], v: &[f64], a: &[f64]) -> [f64; 3] {
+        match *self {
+            Anchor3::Ground { .. } => [0.0; 3],
+            Anchor3::Body { x, s } => {
+                let h = rotated_vector_hessians(s);
+                let (p, pd, pdd) = (&q[x + 3..x + 7], &v[x + 3..x + 7], &a[x + 3..x + 7]);
+                std::array::from_fn(|i| {
+                    let linear: f64 =
+                        (0..4).map(|j| (0..4).map(|k| h[i][j][k] * p[k]).sum::<f64>() * pdd[j]).sum::<f64>();
+                    let quadratic: f64 =
+                        (0..4).map(|j| (0..4).map(|k| h[i][j][k] * pd[k]).sum::<f64>() * pd[j]).sum::<f64>();
+                    a[x + i] + linear + quadratic
+                })
+            }
+        }
+    }
 }
 
 /// What a spatial measure measures.

@@ -36,12 +36,12 @@ fn derived(kind: &OutputKind, k: usize) -> Option<OutputKind> {
             OutputKind::SectionAngle { anchor: *anchor, order: up(*order, 2)? }
         }
         OutputKind::SpatialPoint { anchor, component, order } => {
-            OutputKind::SpatialPoint { anchor: *anchor, component: *component, order: up(*order, 1)? }
+            OutputKind::SpatialPoint { anchor: *anchor, component: *component, order: up(*order, 2)? }
         }
         // A coordinate: its rate and acceleration.
         OutputKind::EulerParameter { index } => OutputKind::Rotation { theta: *index, order: up(0, 2)? },
         OutputKind::JointCoordinate { joint, order } => {
-            OutputKind::JointCoordinate { joint: *joint, order: up(*order, 1)? }
+            OutputKind::JointCoordinate { joint: *joint, order: up(*order, 2)? }
         }
         _ => return None,
     })
