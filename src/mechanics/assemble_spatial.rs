@@ -1,6 +1,8 @@
-//! Spatial models (`[model] dimension = 3`): rigid bodies with Euler parameters, spherical,
-//! revolute, prismatic and fixed joints, point-to-point spring-dampers, gravity, outputs.
-//! Planar-only entries (point masses, beams, loads, contacts) are reported as errors.
+//! Spatial models (`[model] dimension = 3`): rigid bodies with Euler parameters, plates,
+//! corotational beams (`beam.rs`), spherical, revolute, prismatic and fixed joints, springs,
+//! loads, gravity, outputs. Planar-only entries (point masses, contacts) are reported as errors.
+
+mod beam;
 
 use super::assembly::Assembly;
 use super::discrete_plate::{PlateSpec, discrete_plate};
@@ -192,7 +194,6 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
         }
     };
     planar_only(def.point_masses.first().map(|p| p.name.span()), "point masses")?;
-    planar_only(def.beams.first().map(|p| p.name.span()), "beams")?;
     planar_only(def.contacts.first().map(|p| p.name.span()), "contacts")?;
     let input_names: Vec<String> = def.inputs.iter().map(|i| i.name.get_ref().clone()).collect();
     let scope = model.scope(params);
@@ -270,6 +271,12 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
         }
         plates.push((members, reference, plate, pd.name.get_ref().clone()));
     }
+    let beam_elements = beam::build(
+        &mut b,
+        &def.beams,
+        gravity,
+        beam::Coordinates { q0: &mut q0, v0: &mut v0, specified: &mut specified },
+    )?;
     if q0.is_empty() {
         return Err(model.error(def.model.name.span(), "the model has no bodies".into()));
     }
@@ -278,6 +285,9 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
         b.bodies.iter().map(|e| BodyInfo { name: e.name.clone(), x: e.x, rotates: true, director: false }).collect();
     sys.inputs = def.inputs.iter().map(|i| i.start).collect();
     for e in elements {
+        sys.push(e);
+    }
+    for e in beam_elements {
         sys.push(e);
     }
     for body in &b.bodies {

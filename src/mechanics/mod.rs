@@ -16,12 +16,14 @@ pub mod initial_state;
 pub mod joints;
 pub mod kinematics;
 pub mod outputs;
+pub mod second_order_ad;
 pub mod spatial_kinematics;
 pub mod springs;
 
 pub use element_group::{ElementGroup, ElementSet};
 use elements::{
-    AncfBeam2d, CorotationalBeam2d, Element, Energy, FloatingFrameBeam2d, Kin, PointMass, RigidBody2d, RigidBody3d,
+    AncfBeam2d, CorotationalBeam2d, CorotationalBeam3d, Element, Energy, FloatingFrameBeam2d, Kin, PointMass,
+    RigidBody2d, RigidBody3d,
 };
 use forces::{Contact, FractionalSpringDamper, Load, MultiPointForce, SpatialLoad, SpringDamper};
 pub use history::History;
@@ -115,6 +117,7 @@ impl System {
         self.register::<Load>();
         self.register::<Contact>();
         self.register::<SpatialLoad>();
+        self.register::<CorotationalBeam3d>();
         self
     }
 
