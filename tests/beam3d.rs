@@ -386,3 +386,47 @@ fn bad_beam_input_gets_located_errors() {
         assert!(err.starts_with(&format!("bad.toml:{line}:")) && err.contains(needle), "{err}\n{text}");
     }
 }
+
+#[test]
+fn beams_jointed_to_each_other_and_to_a_rigid_body() {
+    // A cantilever split into two beams welded by a fixed joint is the single beam; a rigid
+    // body welded to the tip weighs on it like a tip force m g (statics under gravity, the
+    // full load in one Newton solve: the deflection is small).
+    let material = "material = { E = 2.1e11, nu = 0.3, rho = 7850.0 }\nsection = { width = 0.03, height = 0.01 }\n";
+    let head = "[model]\nname = \"j\"\ndimension = 3\ngravity = [0.0, 0.0, -9.81]\n";
+    let single = format!(
+        "{head}[[beams]]\nname = \"b\"\nstart = [0.0, 0.0, 0.0]\nend = [1.0, 0.0, 0.0]\nelements = 8\n{material}{CLAMPED}\
+         [[loads]]\ntype = \"force\"\nbody = \"b.end\"\ndirection = [0.0, 0.0, -1.0]\nvalue = \"2*9.81\"\n"
+    );
+    let split = format!(
+        "{head}[[beams]]\nname = \"b\"\nstart = [0.0, 0.0, 0.0]\nend = [0.5, 0.0, 0.0]\nelements = 4\n{material}\
+         [[beams]]\nname = \"c\"\nstart = [0.5, 0.0, 0.0]\nend = [1.0, 0.0, 0.0]\nelements = 4\n{material}{CLAMPED}\
+         [[joints]]\nname = \"weld\"\ntype = \"fixed\"\nbody1 = \"b.end\"\nbody2 = \"c.start\"\npoint = [0.5, 0.0, 0.0]\n\
+         [[rigid_bodies]]\nname = \"tip\"\nmass = 2.0\ninertia = [1e-4, 1e-4, 1e-4]\nposition = [1.0, 0.0, 0.0]\n\
+         [[joints]]\nname = \"tip_weld\"\ntype = \"fixed\"\nbody1 = \"c.end\"\nbody2 = \"tip\"\npoint = [1.0, 0.0, 0.0]\n"
+    );
+    let (s1, q1) = static_solution(&single, 1);
+    let (s2, q2) = static_solution(&split, 1);
+    let (t1, t2) = (s1.system().body("b.node[8]").unwrap().x, s2.system().body("c.node[4]").unwrap().x);
+    let (m1, m2) = (s1.system().body("b.node[4]").unwrap().x, s2.system().body("b.node[4]").unwrap().x);
+    let diff = (0..7).map(|k| (q1[t1 + k] - q2[t2 + k]).abs().max((q1[m1 + k] - q2[m2 + k]).abs())).fold(0.0, f64::max);
+    println!(
+        "tip z: single beam + tip force {:.15e} m, two welded beams + welded tip body {:.15e} m ({} and {} coordinates); max coordinate difference {diff:.1e}",
+        q1[t1 + 2],
+        q2[t2 + 2],
+        q1.len(),
+        q2.len()
+    );
+    // Timoshenko cantilever under a tip force P and its weight q per length: w = P L^3/(3 EI)
+    // + q L^4/(8 EI) + P L/(k G A) + q L^2/(2 k G A), EI = E h w^3/12 (bending about the
+    // section's y axis, width 0.03 along z).
+    let (e, g, a, iy, k) = (2.1e11, 2.1e11 / 2.6, 3e-4, 0.01 * 0.03f64.powi(3) / 12.0, 13.0 / 15.3);
+    let (p, q, l) = (2.0 * 9.81, 7850.0 * a * 9.81, 1.0);
+    let theory = p * l * l * l / (3.0 * e * iy)
+        + q * l.powi(4) / (8.0 * e * iy)
+        + p * l / (k * g * a)
+        + q * l * l / (2.0 * k * g * a);
+    let err = -q1[t1 + 2] / theory - 1.0;
+    println!("beam theory {theory:.6e} m: {:+.3} % (small-deflection theory; weight lumped at the nodes)", 100.0 * err);
+    assert!(err.abs() < 5e-3 && diff < 1e-12, "{err} {diff}");
+}
