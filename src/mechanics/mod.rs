@@ -12,11 +12,11 @@ pub mod elements;
 pub mod euler_parameters;
 pub mod forces;
 pub mod history;
+pub mod hyper_dual;
 pub mod initial_state;
 pub mod joints;
 pub mod kinematics;
 pub mod outputs;
-pub mod second_order_ad;
 pub mod spatial_kinematics;
 pub mod springs;
 

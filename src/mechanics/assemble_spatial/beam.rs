@@ -101,8 +101,11 @@ fn section(b: &Builder, bd: &BeamDecl, nu: f64) -> Result<(f64, f64, f64, f64, f
     }
 }
 
+/// A node's position and the beam's unit tangent there.
+type NodeFrame = ([f64; 3], [f64; 3]);
+
 /// Node positions and unit tangents: straight, or on the arc about `center` (under 180 degrees).
-fn geometry(b: &Builder, bd: &BeamDecl, count: usize) -> Result<Vec<([f64; 3], [f64; 3])>, ModelError> {
+fn geometry(b: &Builder, bd: &BeamDecl, count: usize) -> Result<Vec<NodeFrame>, ModelError> {
     let model = b.model;
     let (p0, p1) = (b.scope.vec3(&bd.start)?, b.scope.vec3(&bd.end)?);
     let d: [f64; 3] = std::array::from_fn(|i| p1[i] - p0[i]);

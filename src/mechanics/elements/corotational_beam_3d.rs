@@ -21,9 +21,9 @@
 //!     + sum over (y, z) of 1/2 [theta_1, theta_2] K_b [theta_1, theta_2]^T,
 //!   K_b = EI / (l0 (1 + phi)) [[4 + phi, 2 - phi], [2 - phi, 4 + phi]],
 //! phi = 12 EI / (k G A l0^2) (Timoshenko, Przemieniecki 1968 ch. 5) or 0 (Euler-Bernoulli):
-//! in a plane this is exactly the planar element of `corotational_beam_2d.rs` (theta_i = th_i
-//! - beta there). Internal force and tangent are the gradient and Hessian of U, computed by
-//! second-order forward-mode differentiation (`second_order_ad.rs`): exact, and checked
+//! in a plane this is exactly the planar element of `corotational_beam_2d.rs` (there
+//! theta_i = th_i - beta). Internal force and tangent are the gradient and Hessian of U, computed with
+//! hyper-dual numbers (`hyper_dual.rs`, Fike & Alonso 2011): exact to rounding, and checked
 //! against central differences in tests/beam3d.rs.
 //!
 //! Mass (our choice, justified by the frequency tests of tests/beam3d.rs): translations
@@ -38,7 +38,7 @@
 use super::{Element, Energy, Kin, RigidBody3d};
 use crate::integrators::TangentCoefficients;
 use crate::mechanics::euler_parameters::{Mat3, g_matrix, mat_vec, rotation};
-use crate::mechanics::second_order_ad::{Jet, Real};
+use crate::mechanics::hyper_dual::{HyperDual, Real, gradient, hessian};
 
 /// Section, material and formulation of a spatial beam (element axes x along the beam, y, z).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -229,9 +229,14 @@ impl CorotationalBeam3d {
         std::array::from_fn(|k| v[self.dofs[k]])
     }
 
-    fn energy_jet(&self, q: &[f64]) -> Jet<14> {
-        let q = self.gather(q);
-        self.strain_energy(&std::array::from_fn(|k| Jet::variable(q[k], k)))
+    /// The elastic force dU/dq.
+    pub fn elastic_force(&self, q: &[f64]) -> [f64; 14] {
+        gradient(|x: &[HyperDual; 14]| self.strain_energy(x), &self.gather(q))
+    }
+
+    /// The elastic stiffness d2U/dq2.
+    pub fn elastic_stiffness(&self, q: &[f64]) -> [[f64; 14]; 14] {
+        hessian(|x: &[HyperDual; 14]| self.strain_energy(x), &self.gather(q))
     }
 
     /// Linear momentum and angular momentum about the origin (the quantities conserved by a
@@ -277,9 +282,9 @@ impl Element for CorotationalBeam3d {
         for r in &self.rotary {
             r.add_forces(x, inertial, forces);
         }
-        let u = self.energy_jet(x.q);
+        let f = self.elastic_force(x.q);
         for (k, &i) in self.dofs.iter().enumerate() {
-            forces[i] += u.gradient[k];
+            forces[i] += f[k];
         }
     }
 
@@ -303,10 +308,10 @@ impl Element for CorotationalBeam3d {
             }
         }
         if c.stiffness != 0.0 {
-            let u = self.energy_jet(x.q);
+            let k = self.elastic_stiffness(x.q);
             for i in 0..14 {
                 for j in 0..14 {
-                    block[i * 14 + j] += c.stiffness * u.hessian[i][j];
+                    block[i * 14 + j] += c.stiffness * k[i][j];
                 }
             }
         }
