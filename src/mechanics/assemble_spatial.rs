@@ -1,7 +1,9 @@
-//! Spatial models (`[model] dimension = 3`): rigid bodies with Euler parameters, spherical,
-//! revolute, prismatic and fixed joints, spring-dampers, loads, contacts (the geometries of
-//! src/mechanics/contacts/), gravity, outputs. Planar-only entries (point masses, beams) are
-//! reported as errors.
+//! Spatial models (`[model] dimension = 3`): rigid bodies with Euler parameters, plates,
+//! corotational beams (`beam.rs`), spherical, revolute, prismatic and fixed joints,
+//! spring-dampers, loads, contacts (the geometries of src/mechanics/contacts/), gravity,
+//! outputs. Planar-only entries (point masses) are reported as errors.
+
+mod beam;
 
 use super::assembly::Assembly;
 use super::contacts::ContactElement;
@@ -227,7 +229,6 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
         }
     };
     planar_only(def.point_masses.first().map(|p| p.name.span()), "point masses")?;
-    planar_only(def.beams.first().map(|p| p.name.span()), "beams")?;
     let input_names: Vec<String> = def.inputs.iter().map(|i| i.name.get_ref().clone()).collect();
     let scope = model.scope(params);
     let gravity = def.model.gravity.as_ref().map(|g| scope.vec3(g)).transpose()?.unwrap_or([0.0; 3]);
@@ -304,6 +305,12 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
         }
         plates.push((members, reference, plate, pd.name.get_ref().clone()));
     }
+    let beam_elements = beam::build(
+        &mut b,
+        &def.beams,
+        gravity,
+        beam::Coordinates { q0: &mut q0, v0: &mut v0, specified: &mut specified },
+    )?;
     if q0.is_empty() {
         return Err(model.error(def.model.name.span(), "the model has no bodies".into()));
     }
@@ -312,6 +319,9 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
         b.bodies.iter().map(|e| BodyInfo { name: e.name.clone(), x: e.x, rotates: true, director: false }).collect();
     sys.inputs = def.inputs.iter().map(|i| i.start).collect();
     for e in elements {
+        sys.push(e);
+    }
+    for e in beam_elements {
         sys.push(e);
     }
     for body in &b.bodies {

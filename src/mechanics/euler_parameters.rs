@@ -64,6 +64,28 @@ pub fn from_axis_angle(axis: [f64; 3], angle: f64) -> [f64; 4] {
     [c, s * axis[0], s * axis[1], s * axis[2]]
 }
 
+/// Euler parameters of the rotation matrix `a` (orthonormal, det 1), by Shepperd's (1978)
+/// method: the largest of 4 e0^2 = 1 + tr A, 4 ei^2 = 1 + 2 A_ii - tr A is taken first, so
+/// no division by a small number; e0 >= 0.
+pub fn from_rotation(a: &Mat3) -> [f64; 4] {
+    let tr = a[0][0] + a[1][1] + a[2][2];
+    let squares = [1.0 + tr, 1.0 + 2.0 * a[0][0] - tr, 1.0 + 2.0 * a[1][1] - tr, 1.0 + 2.0 * a[2][2] - tr];
+    let k = (0..4).fold(0, |best, i| if squares[i] > squares[best] { i } else { best });
+    // d = 2 |p_k|; p_k = d / 2 and the others from the products: p_j = (4 p_k p_j) / (2 d).
+    let d = squares[k].max(0.0).sqrt();
+    // 4 e0 e_i = (A_kj - A_jk) cyclic; 4 e_i e_j = A_ij + A_ji.
+    let (s1, s2, s3) = (a[2][1] - a[1][2], a[0][2] - a[2][0], a[1][0] - a[0][1]);
+    let (a01, a02, a12) = (a[0][1] + a[1][0], a[0][2] + a[2][0], a[1][2] + a[2][1]);
+    let p = match k {
+        0 => [d, s1 / d, s2 / d, s3 / d],
+        1 => [s1 / d, d, a01 / d, a02 / d],
+        2 => [s2 / d, a01 / d, d, a12 / d],
+        _ => [s3 / d, a02 / d, a12 / d, d],
+    }
+    .map(|x| 0.5 * x);
+    if p[0] < 0.0 { p.map(|x| -x) } else { p }
+}
+
 /// Lambda(w) with G(p)^T w = Lambda(w) p (4 x 4); used for d(G^T w)/dp.
 pub fn lambda_matrix(w: [f64; 3]) -> [[f64; 4]; 4] {
     [[0.0, -w[0], -w[1], -w[2]], [w[0], 0.0, w[2], -w[1]], [w[1], -w[2], 0.0, w[0]], [w[2], w[1], -w[0], 0.0]]
@@ -92,6 +114,16 @@ mod tests {
         for i in 0..3 {
             let v: f64 = (0..4).map(|j| (0..4).map(|k| 0.5 * q[j] * h[i][j][k] * q[k]).sum::<f64>()).sum();
             assert!((v - aq[i]).abs() < 1e-14, "{v} vs {}", aq[i]);
+        }
+        // Shepperd's method inverts A(p), also for rotations near 180 degrees.
+        for r in [p, [0.01, 0.99, -0.1, 0.05], [0.0, 0.0, 0.6, 0.8]] {
+            let n = r.iter().map(|x| x * x).sum::<f64>().sqrt();
+            let r = r.map(|x| x / n);
+            let back = from_rotation(&rotation(&r));
+            let sign = if r[0] < 0.0 { -1.0 } else { 1.0 };
+            for k in 0..4 {
+                assert!((back[k] - sign * r[k]).abs() < 1e-14, "{back:?} vs {r:?}");
+            }
         }
         // G^T w = Lambda(w) p
         let w = [0.3, -0.7, 1.9];

@@ -13,6 +13,7 @@ pub mod elements;
 pub mod euler_parameters;
 pub mod forces;
 pub mod history;
+pub mod hyper_dual;
 pub mod initial_state;
 pub mod joints;
 pub mod kinematics;
@@ -22,7 +23,8 @@ pub mod springs;
 
 pub use element_group::{ElementGroup, ElementSet};
 use elements::{
-    AncfBeam2d, CorotationalBeam2d, Element, Energy, FloatingFrameBeam2d, Kin, PointMass, RigidBody2d, RigidBody3d,
+    AncfBeam2d, CorotationalBeam2d, CorotationalBeam3d, Element, Energy, FloatingFrameBeam2d, Kin, PointMass,
+    RigidBody2d, RigidBody3d,
 };
 use forces::{Contact, FractionalSpringDamper, Load, MultiPointForce, SpatialLoad, SpringDamper};
 pub use history::History;
@@ -116,6 +118,7 @@ impl System {
         self.register::<Load>();
         self.register::<Contact>();
         self.register::<SpatialLoad>();
+        self.register::<CorotationalBeam3d>();
         self
     }
 

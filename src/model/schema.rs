@@ -174,6 +174,18 @@ pub struct BeamDecl {
     pub material: Spanned<MaterialDecl>,
     /// "timoshenko" (default), "euler_bernoulli", "ancf" or "floating_frame".
     pub formulation: Option<Name>,
+    /// Spatial models: the centre of a circular arc from `start` to `end` (curved beam).
+    #[serde(default)]
+    pub center: Option<Vec2>,
+    /// Spatial models: a direction in the section's local x-y plane (local y is its part
+    /// normal to the axis); default: local z is the global z normal to the axis.
+    #[serde(default)]
+    pub y_axis: Option<Vec2>,
+    /// Spatial models: initial rigid motion, velocity of `start` and angular velocity.
+    #[serde(default)]
+    pub velocity: Option<Vec2>,
+    #[serde(default)]
+    pub angular_velocity: Option<Vec2>,
 }
 
 /// `{ width, height }` (rectangle, height in the plane of motion) or `{ area, inertia }`;
@@ -186,6 +198,14 @@ pub struct SectionDecl {
     pub area: Option<Num>,
     pub inertia: Option<Num>,
     pub shear_factor: Option<Num>,
+    /// Spatial models: "rectangle" (`width`, `height`) or "circle" (`radius`), or none with
+    /// `area`, `iy`, `iz`, `j`.
+    pub shape: Option<Name>,
+    pub radius: Option<Num>,
+    /// Spatial models: second moments of area about the section's y and z axes, torsion constant.
+    pub iy: Option<Num>,
+    pub iz: Option<Num>,
+    pub j: Option<Num>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

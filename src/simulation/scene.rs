@@ -140,7 +140,9 @@ impl Scene {
         }
         let mut beams = Vec::new();
         let mut floating_points = Vec::new();
-        for decl in &def.beams {
+        // Spatial beam nodes are frames among the spatial bodies above (drawn, and with
+        // visualization outputs, as such); the beam polylines are planar.
+        for decl in def.beams.iter().filter(|_| !spatial) {
             let name = decl.name.get_ref();
             let node = |label: &str, k: usize| system.body(&format!("{name}.{label}[{k}]"));
             if let Some(first) = node("node", 0) {

@@ -29,6 +29,20 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
             return Err(model.error(mat.nu.span(), format!("nu must be in (-1, 0.5), got {nu}")));
         }
         let sec = bd.section.get_ref();
+        let spatial_only = [
+            (bd.center.as_ref().map(|v| v.span()), "center"),
+            (bd.y_axis.as_ref().map(|v| v.span()), "y_axis"),
+            (bd.velocity.as_ref().map(|v| v.span()), "velocity"),
+            (bd.angular_velocity.as_ref().map(|v| v.span()), "angular_velocity"),
+            (sec.shape.as_ref().map(|v| v.span()), "section.shape"),
+            (sec.radius.as_ref().map(|v| v.span()), "section.radius"),
+            (sec.iy.as_ref().map(|v| v.span()), "section.iy"),
+            (sec.iz.as_ref().map(|v| v.span()), "section.iz"),
+            (sec.j.as_ref().map(|v| v.span()), "section.j"),
+        ];
+        if let Some((Some(span), key)) = spatial_only.into_iter().find(|(s, _)| s.is_some()) {
+            return Err(model.error(span, format!("`{key}` applies to beams in spatial models (dimension = 3)")));
+        }
         let (area, inertia) = match (&sec.width, &sec.height, &sec.area, &sec.inertia) {
             (Some(w), Some(h), None, None) => {
                 let (w, h) = (b.scope.positive(w, "width")?, b.scope.positive(h, "height")?);

@@ -2,6 +2,7 @@
 
 pub mod ancf_beam_2d;
 pub mod corotational_beam_2d;
+pub mod corotational_beam_3d;
 pub mod floating_frame_beam_2d;
 pub mod point_mass;
 pub mod rigid_body_2d;
@@ -9,6 +10,7 @@ pub mod rigid_body_3d;
 
 pub use ancf_beam_2d::AncfBeam2d;
 pub use corotational_beam_2d::{BeamProperties, CorotationalBeam2d};
+pub use corotational_beam_3d::{CorotationalBeam3d, SpatialBeamProperties};
 pub use floating_frame_beam_2d::{FloatingFrameBeam2d, FloatingFramePoint};
 pub use point_mass::PointMass;
 pub use rigid_body_2d::RigidBody2d;

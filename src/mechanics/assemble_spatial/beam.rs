@@ -1,0 +1,254 @@
+//! `[[beams]]` of spatial models: corotational elements (`elements/corotational_beam_3d.rs`)
+//! between nodes (r, p), straight from `start` to `end` or on a circular arc about `center`.
+//! Nodes are frames named `<name>.node[k]` (aliases `<name>.start`, `<name>.end`), addressed
+//! like rigid bodies by joints, loads, springs and outputs.
+
+use super::{Body3, Builder, unit3};
+use crate::limits::coordinates_fit;
+use crate::mechanics::elements::{BeamProperties, CorotationalBeam3d, SpatialBeamProperties};
+use crate::mechanics::euler_parameters::{Mat3, e_matrix, from_rotation};
+use crate::model::ModelError;
+use crate::model::schema::{BeamDecl, Name};
+use std::f64::consts::PI;
+
+/// What the beams add: coordinates (appended to q0, v0, specified by the caller's vectors) and
+/// their elements.
+pub(super) struct Coordinates<'a> {
+    pub q0: &'a mut Vec<f64>,
+    pub v0: &'a mut Vec<f64>,
+    pub specified: &'a mut Vec<bool>,
+}
+
+fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+}
+
+fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// The section frame [t, y, z] at a node with unit tangent t: y the part of `y_axis` normal to
+/// t; by default z the part of the global z normal to t (global y for a beam along z).
+fn section_frame(t: [f64; 3], y_axis: Option<[f64; 3]>) -> Option<Mat3> {
+    let (y, z) = match y_axis {
+        Some(a) => {
+            let y = unit3(std::array::from_fn(|i| a[i] - dot(a, t) * t[i]))?;
+            (y, cross(t, y))
+        }
+        None if cross(t, [0.0, 0.0, 1.0]).iter().map(|x| x * x).sum::<f64>() > 1e-18 => {
+            let z = unit3(std::array::from_fn(|i| f64::from(u8::from(i == 2)) - t[2] * t[i]))?;
+            (cross(z, t), z)
+        }
+        None => ([0.0, 1.0, 0.0], cross(t, [0.0, 1.0, 0.0])),
+    };
+    if dot(y, t).abs() > 1e-9 || unit3(y).is_none() {
+        return None;
+    }
+    Some(std::array::from_fn(|i| [t[i], y[i], z[i]]))
+}
+
+/// Area, Iy, Iz, J and the default shear factor of the section.
+fn section(b: &Builder, bd: &BeamDecl, nu: f64) -> Result<(f64, f64, f64, f64, f64), ModelError> {
+    let model = b.model;
+    let sec = bd.section.get_ref();
+    if let Some(i) = &sec.inertia {
+        return Err(
+            model.error(i.span(), "in a spatial model the section gives `iy` and `iz` (and `j`), not `inertia`".into())
+        );
+    }
+    let shape = sec.shape.as_ref().map(|s| b.scope.text(s)).transpose()?;
+    let rectangle_k = BeamProperties::rectangle_shear_factor(nu);
+    let given = |n: &Option<crate::model::schema::Num>, what: &str| -> Result<Option<f64>, ModelError> {
+        n.as_ref().map(|n| b.scope.positive(n, what)).transpose()
+    };
+    let explicit = [given(&sec.area, "area")?, given(&sec.iy, "iy")?, given(&sec.iz, "iz")?, given(&sec.j, "j")?];
+    let (width, height, radius) =
+        (given(&sec.width, "width")?, given(&sec.height, "height")?, given(&sec.radius, "radius")?);
+    let shape_name = shape.as_ref().map(|s| s.get_ref().as_str());
+    let any_explicit = explicit.iter().any(Option::is_some);
+    match (shape_name, width, height, radius, any_explicit) {
+        (None | Some("rectangle"), Some(w), Some(h), None, false) => {
+            // Height along the section's y axis, width along z: Iz = w h^3/12 (bending in the
+            // x-y plane, as the planar beam), Iy = h w^3/12; Saint-Venant torsion constant of
+            // a rectangle a >= b: J = a b^3 (1/3 - 0.21 (b/a)(1 - b^4/(12 a^4))) (Roark's
+            // Formulas, Young & Budynas 2002, table 10.7 case 4).
+            let (a, c) = (w.max(h), w.min(h));
+            let j = a * c.powi(3) * (1.0 / 3.0 - 0.21 * (c / a) * (1.0 - c.powi(4) / (12.0 * a.powi(4))));
+            Ok((w * h, h * w.powi(3) / 12.0, w * h.powi(3) / 12.0, j, rectangle_k))
+        }
+        (Some("circle"), None, None, Some(r), false) => {
+            // Shear factor of a circle 6(1+nu)/(7+6nu) (Cowper 1966).
+            let i = PI * r.powi(4) / 4.0;
+            Ok((PI * r * r, i, i, 2.0 * i, 6.0 * (1.0 + nu) / (7.0 + 6.0 * nu)))
+        }
+        (None, None, None, None, true) => {
+            match explicit {
+                [Some(a), Some(iy), Some(iz), Some(j)] => Ok((a, iy, iz, j, rectangle_k)),
+                _ => Err(model
+                    .error(bd.section.span(), "a section given by its values needs all of area, iy, iz and j".into())),
+            }
+        }
+        (Some(other), ..) if other != "rectangle" && other != "circle" => Err(model.error(
+            shape.as_ref().map_or(bd.section.span(), |s| s.span()),
+            format!("unknown section shape '{other}', expected rectangle or circle"),
+        )),
+        _ => Err(model.error(
+            bd.section.span(),
+            "a spatial beam's section is { width, height } (shape = \"rectangle\"), { shape = \"circle\", radius } \
+             or { area, iy, iz, j }"
+                .into(),
+        )),
+    }
+}
+
+/// A node's position and the beam's unit tangent there.
+type NodeFrame = ([f64; 3], [f64; 3]);
+
+/// Node positions and unit tangents: straight, or on the arc about `center` (under 180 degrees).
+fn geometry(b: &Builder, bd: &BeamDecl, count: usize) -> Result<Vec<NodeFrame>, ModelError> {
+    let model = b.model;
+    let (p0, p1) = (b.scope.vec3(&bd.start)?, b.scope.vec3(&bd.end)?);
+    let d: [f64; 3] = std::array::from_fn(|i| p1[i] - p0[i]);
+    let Some(t) = unit3(d) else {
+        return Err(model.error(bd.end.span(), "the beam's end coincides with its start".into()));
+    };
+    let fraction = |k: usize| k as f64 / count as f64;
+    let Some(c) = &bd.center else {
+        return Ok((0..=count).map(|k| (std::array::from_fn(|i| p0[i] + fraction(k) * d[i]), t)).collect());
+    };
+    let centre = b.scope.vec3(c)?;
+    let a: [f64; 3] = std::array::from_fn(|i| p0[i] - centre[i]);
+    let e: [f64; 3] = std::array::from_fn(|i| p1[i] - centre[i]);
+    let (ra, re) = (dot(a, a).sqrt(), dot(e, e).sqrt());
+    if ra == 0.0 || (ra - re).abs() > 1e-9 * ra {
+        return Err(model.error(c.span(), format!("start and end must be equally far from the center ({ra} and {re})")));
+    }
+    let normal = cross(a, e);
+    let Some(n) = unit3(normal).filter(|_| dot(normal, normal).sqrt() > 1e-9 * ra * ra) else {
+        return Err(model
+            .error(c.span(), "start, end and center are collinear: an arc must turn by less than 180 degrees".into()));
+    };
+    let angle = dot(normal, normal).sqrt().atan2(dot(a, e));
+    let na = cross(n, a);
+    Ok((0..=count)
+        .map(|k| {
+            let (s, co) = (fraction(k) * angle).sin_cos();
+            let x = std::array::from_fn(|i| centre[i] + co * a[i] + s * na[i]);
+            let t = std::array::from_fn(|i| (-s * a[i] + co * na[i]) / ra);
+            (x, t)
+        })
+        .collect())
+}
+
+/// Lay out every beam's nodes after the bodies so far; returns the elements.
+pub(super) fn build(
+    b: &mut Builder,
+    beams: &[BeamDecl],
+    gravity: [f64; 3],
+    out: Coordinates,
+) -> Result<Vec<CorotationalBeam3d>, ModelError> {
+    let model = b.model;
+    let mut elements = Vec::new();
+    for bd in beams {
+        b.check_name(&bd.name, "beam")?;
+        let name = bd.name.get_ref();
+        if let Some(m) = &bd.modes {
+            return Err(model.error(m.span(), "`modes` applies to planar floating_frame beams only".into()));
+        }
+        let formulation = bd.formulation.as_ref().map(|f| b.scope.text(f)).transpose()?;
+        let timoshenko = match formulation.as_ref().map(|f| (f.get_ref().as_str(), f.span())) {
+            None | Some(("timoshenko", _)) => true,
+            Some(("euler_bernoulli", _)) => false,
+            Some((other, span)) => {
+                return Err(model.error(
+                    span,
+                    format!(
+                        "unknown beam formulation '{other}' in a spatial model, expected timoshenko or euler_bernoulli"
+                    ),
+                ));
+            }
+        };
+        let mat = bd.material.get_ref();
+        let young = b.scope.positive(&mat.young, "E")?;
+        let rho = b.scope.positive(&mat.rho, "rho")?;
+        let nu = b.scope.number(&mat.nu)?;
+        if !(nu > -1.0 && nu < 0.5) {
+            return Err(model.error(mat.nu.span(), format!("nu must be in (-1, 0.5), got {nu}")));
+        }
+        let (area, iy, iz, torsion, default_k) = section(b, bd, nu)?;
+        let shear_factor = match &bd.section.get_ref().shear_factor {
+            Some(k) => b.scope.positive(k, "shear_factor")?,
+            None => default_k,
+        };
+        let Some(elements_decl) = &bd.elements else {
+            return Err(model.error(bd.name.span(), "the beam needs `elements = N`".into()));
+        };
+        let count = b.scope.number(elements_decl)?;
+        if count < 1.0 || count.fract() != 0.0 || count > 1e6 {
+            return Err(model.error(elements_decl.span(), format!("elements must be an integer >= 1, got {count}")));
+        }
+        let count = count as usize;
+        coordinates_fit(out.q0.len(), 7 * (count + 1), "this beam")
+            .map_err(|e| model.error(elements_decl.span(), e))?;
+        let nodes = geometry(b, bd, count)?;
+        let y_axis = bd.y_axis.as_ref().map(|a| b.scope.vec3(a)).transpose()?;
+        let velocity = bd.velocity.as_ref().map(|v| b.scope.vec3(v)).transpose()?;
+        let omega = bd.angular_velocity.as_ref().map(|w| b.scope.vec3(w)).transpose()?;
+        let props = SpatialBeamProperties {
+            young,
+            shear: young / (2.0 * (1.0 + nu)),
+            area,
+            iy,
+            iz,
+            torsion,
+            shear_factor: timoshenko.then_some(shear_factor),
+            density: rho,
+        };
+        let start = nodes[0].0;
+        let mut rest = Vec::new();
+        for (k, &(x, t)) in nodes.iter().enumerate() {
+            let frame = section_frame(t, y_axis).ok_or_else(|| {
+                model.error(
+                    bd.y_axis.as_ref().map_or(bd.name.span(), |a| a.span()),
+                    "y_axis must not be parallel to the beam's axis".into(),
+                )
+            })?;
+            let p = from_rotation(&frame);
+            let first = out.q0.len();
+            let w = omega.unwrap_or([0.0; 3]);
+            let arm: [f64; 3] = std::array::from_fn(|i| x[i] - start[i]);
+            let wxr = cross(w, arm);
+            let v: [f64; 3] = std::array::from_fn(|i| velocity.map_or(0.0, |v| v[i]) + wxr[i]);
+            // p' = 1/2 E(p)^T omega (omega global).
+            let e = e_matrix(&p);
+            let pd: [f64; 4] = std::array::from_fn(|j| 0.5 * (0..3).map(|i| e[i][j] * w[i]).sum::<f64>());
+            out.q0.extend(x);
+            out.q0.extend(p);
+            out.v0.extend(v);
+            out.v0.extend(pd);
+            let given = velocity.is_some() || omega.is_some();
+            out.specified.extend([given; 7]);
+            let node_name = format!("{name}.node[{k}]");
+            b.check_name(&Name::new(bd.name.span(), node_name.clone()), "beam node")?;
+            let index = b.bodies.len();
+            b.add_body(Body3 { name: node_name, x: first, position: x, orientation: p });
+            let mut aliases = Vec::new();
+            if k == 0 {
+                aliases.push(format!("{name}.start"));
+            }
+            if k == count {
+                aliases.push(format!("{name}.end"));
+            }
+            for alias in aliases {
+                b.check_name(&Name::new(bd.name.span(), alias.clone()), "beam node")?;
+                b.body_index.insert(alias, index);
+            }
+            rest.push((first, x, p));
+        }
+        for w in rest.windows(2) {
+            let ((n1, x1, p1), (n2, x2, p2)) = (w[0], w[1]);
+            elements.push(CorotationalBeam3d::new(n1, n2, (x1, p1, x2, p2), &props, gravity));
+        }
+    }
+    Ok(elements)
+}

@@ -1,0 +1,334 @@
+//! Corotational spatial beam element (Crisfield 1990, "A consistent co-rotational formulation
+//! for non-linear, three-dimensional, beam-elements", CMAME 81; element frame of Battini &
+//! Pacoste 2002, "Co-rotational beam elements with warping effects in instability problems",
+//! CMAME 191, sec. 3.1).
+//!
+//! Coordinates: per node its position r (3) and Euler parameters p (4), the layout of a
+//! spatial rigid body, so joints, loads, springs and outputs attach to nodes unchanged (a
+//! node is a frame; its p carries the normalisation row p.p = 1 like a body's). Euler
+//! parameters are additive coordinates, which the integrators require; a rotation vector
+//! would need multiplicative updates.
+//!
+//! Kinematics. T_i = R(p_i) C_i is node i's triad carried into the element: R(p) =
+//! A(p)/(p.p) (the rotation of p, exact also off p.p = 1, so the energy does not depend on
+//! |p|), C_i = R(p_i0)^T E_0 constant, so T_i = E_0 at rest. The element frame E = [e1 e2 e3]
+//! (Battini & Pacoste eqs. 12-14): e1 = (x2 - x1)/l, q = (T_1 + T_2) e_y / 2,
+//! e3 = e1 x q / |e1 x q|, e2 = e3 x e1. The local deformational rotations are the rotation
+//! vectors theta_i = log(E^T T_i) (zero for every rigid motion), and u = l - l0.
+//!
+//! Strain energy: a linear element in the frame (Crisfield 1990 sec. 2),
+//!   U = EA u^2 / (2 l0) + GJ (theta_2x - theta_1x)^2 / (2 l0)
+//!     + sum over (y, z) of 1/2 [theta_1, theta_2] K_b [theta_1, theta_2]^T,
+//!   K_b = EI / (l0 (1 + phi)) [[4 + phi, 2 - phi], [2 - phi, 4 + phi]],
+//! phi = 12 EI / (k G A l0^2) (Timoshenko, Przemieniecki 1968 ch. 5) or 0 (Euler-Bernoulli):
+//! in a plane this is exactly the planar element of `corotational_beam_2d.rs` (there
+//! theta_i = th_i - beta). Internal force and tangent are the gradient and Hessian of U, computed with
+//! hyper-dual numbers (`hyper_dual.rs`, Fike & Alonso 2011): exact to rounding, and checked
+//! against central differences in tests/beam3d.rs.
+//!
+//! Mass (our choice, justified by the frequency tests of tests/beam3d.rs): translations
+//! interpolated linearly, so the consistent translational mass rho A l0 / 6 [[2, 1], [1, 2]]
+//! (constant; the kinetic energy of the interpolated velocity field is exact for it), and the
+//! section rotary inertia lumped at the nodes: each node gets l0/2 of rho diag(Iy + Iz, Iy, Iz)
+//! (element axes, turned into the node frame by C_i), with the exact Euler-parameter inertia
+//! terms of a spatial rigid body (`RigidBody3d` with zero mass: 4 G^T J' G p'' - 8 G(p')^T
+//! J' G(p') p). Gravity: rho A l0 g / 2 on each node (consistent with the linear
+//! interpolation). This mass converges as O(h^2) in the element size.
+
+use super::{Element, Energy, Kin, RigidBody3d};
+use crate::integrators::TangentCoefficients;
+use crate::mechanics::euler_parameters::{Mat3, g_matrix, mat_vec, rotation};
+use crate::mechanics::hyper_dual::{HyperDual, Real, gradient, hessian};
+
+/// Section, material and formulation of a spatial beam (element axes x along the beam, y, z).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SpatialBeamProperties {
+    /// Young's modulus (Pa).
+    pub young: f64,
+    /// Shear modulus (Pa).
+    pub shear: f64,
+    /// Cross-section area (m^2).
+    pub area: f64,
+    /// Second moment of area about the section's y axis (bending in the x-z plane) (m^4).
+    pub iy: f64,
+    /// Second moment of area about the section's z axis (bending in the x-y plane) (m^4).
+    pub iz: f64,
+    /// Torsion constant J (Saint-Venant) (m^4).
+    pub torsion: f64,
+    /// Shear correction factor k; `None` = Euler-Bernoulli (phi = 0).
+    pub shear_factor: Option<f64>,
+    /// Density (kg/m^3).
+    pub density: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CorotationalBeam3d {
+    dofs: [usize; 14],
+    /// Initial (undeformed) length.
+    pub l0: f64,
+    /// C_i = R(p_i0)^T E_0 of both nodes.
+    c: [Mat3; 2],
+    ea: f64,
+    gj: f64,
+    /// EI and phi for bending about the element's y and z axes.
+    bending: [(f64, f64); 2],
+    /// Element mass rho A l0.
+    pub mass: f64,
+    /// Rotary inertia of each node's half (zero mass).
+    rotary: [RigidBody3d; 2],
+    gravity: [f64; 3],
+}
+
+type V3<S> = [S; 3];
+
+fn sub<S: Real>(a: V3<S>, b: V3<S>) -> V3<S> {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+fn dot<S: Real>(a: V3<S>, b: V3<S>) -> S {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+fn cross<S: Real>(a: V3<S>, b: V3<S>) -> V3<S> {
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+}
+
+fn scale<S: Real>(a: V3<S>, s: S) -> V3<S> {
+    [a[0] * s, a[1] * s, a[2] * s]
+}
+
+/// Columns of R(p) C = A(p) C / (p.p), A(p) = (e0^2 - e.e) I + 2 e e^T + 2 e0 e~.
+fn triad<S: Real>(p: &[S], c: &Mat3) -> [V3<S>; 3] {
+    let (e0, e) = (p[0], [p[1], p[2], p[3]]);
+    let n = e0 * e0 + dot(e, e);
+    let d = (e0 * e0 - dot(e, e)) / n;
+    let inv = S::constant(2.0) / n;
+    let a: [[S; 3]; 3] = std::array::from_fn(|i| {
+        std::array::from_fn(|j| {
+            let skew = match (i, j) {
+                (0, 1) => -e[2],
+                (1, 0) => e[2],
+                (0, 2) => e[1],
+                (2, 0) => -e[1],
+                (1, 2) => -e[0],
+                (2, 1) => e[0],
+                _ => S::constant(0.0),
+            };
+            let diag = if i == j { d } else { S::constant(0.0) };
+            diag + (e[i] * e[j] + e0 * skew) * inv
+        })
+    });
+    std::array::from_fn(|col| std::array::from_fn(|i| (0..3).fold(S::constant(0.0), |s, k| s + a[i][k] * c[k][col])))
+}
+
+/// The rotation vector of the rotation with columns `r` (angle below pi/2, as deformational
+/// rotations are): theta = (angle / sin angle) v, v = axial(R - R^T)/2 = sin(angle) n. Near 0
+/// the factor is the series of asin(s)/s in s^2 = v.v (smooth, so derivatives stay exact).
+fn rotation_vector<S: Real>(r: &[[S; 3]; 3]) -> V3<S> {
+    // r[col][row]
+    let at = |i: usize, j: usize| r[j][i];
+    let v = [(at(2, 1) - at(1, 2)) * 0.5, (at(0, 2) - at(2, 0)) * 0.5, (at(1, 0) - at(0, 1)) * 0.5];
+    let c = (at(0, 0) + at(1, 1) + at(2, 2) + -1.0) * 0.5;
+    let s2 = dot(v, v);
+    let factor = if s2.value() < 1e-4 && c.value() > 0.0 {
+        let s4 = s2 * s2;
+        S::constant(1.0) + s2 * (1.0 / 6.0) + s4 * (3.0 / 40.0) + s4 * s2 * (5.0 / 112.0) + s4 * s4 * (35.0 / 1152.0)
+    } else {
+        let s = s2.sqrt();
+        s.atan2(c) / s
+    };
+    scale(v, factor)
+}
+
+impl CorotationalBeam3d {
+    /// An element between the nodes whose first coordinates are `node1`, `node2`, at rest at
+    /// positions `x1`, `x2` with Euler parameters `p1`, `p2` (each node's frame: its x axis
+    /// along the beam, y and z the section's axes).
+    pub fn new(
+        node1: usize,
+        node2: usize,
+        rest: ([f64; 3], [f64; 4], [f64; 3], [f64; 4]),
+        props: &SpatialBeamProperties,
+        gravity: [f64; 3],
+    ) -> Self {
+        let (x1, p1, x2, p2) = rest;
+        let d = sub(x2, x1);
+        let l0 = dot(d, d).sqrt();
+        let (r1, r2) = (rotation(&p1), rotation(&p2));
+        // E_0 by the rule of the element frame with T_i = R(p_i0).
+        let e1 = scale(d, 1.0 / l0);
+        let q = [0.5 * (r1[0][1] + r2[0][1]), 0.5 * (r1[1][1] + r2[1][1]), 0.5 * (r1[2][1] + r2[2][1])];
+        let e3 = cross(e1, q);
+        let e3 = scale(e3, 1.0 / dot(e3, e3).sqrt());
+        let e2 = cross(e3, e1);
+        let e0: Mat3 = std::array::from_fn(|i| [e1[i], e2[i], e3[i]]);
+        let c = |r: &Mat3| -> Mat3 {
+            std::array::from_fn(|i| std::array::from_fn(|j| (0..3).map(|k| r[k][i] * e0[k][j]).sum()))
+        };
+        let (c1, c2) = (c(&r1), c(&r2));
+        let e = props.young;
+        let phi = |i: f64| props.shear_factor.map_or(0.0, |k| 12.0 * e * i / (k * props.shear * props.area * l0 * l0));
+        let half = 0.5 * props.density * l0;
+        let local = [props.iy + props.iz, props.iy, props.iz].map(|j| half * j);
+        // J' = C D C^T in the node frame.
+        let inertia = |c: &Mat3| -> Mat3 {
+            std::array::from_fn(|i| std::array::from_fn(|j| (0..3).map(|k| c[i][k] * local[k] * c[j][k]).sum()))
+        };
+        CorotationalBeam3d {
+            dofs: std::array::from_fn(|k| if k < 7 { node1 + k } else { node2 + k - 7 }),
+            l0,
+            c: [c1, c2],
+            ea: e * props.area,
+            gj: props.shear * props.torsion,
+            bending: [(e * props.iy, phi(props.iy)), (e * props.iz, phi(props.iz))],
+            mass: props.density * props.area * l0,
+            rotary: [
+                RigidBody3d::new(node1, 0.0, inertia(&c1), [0.0; 3]),
+                RigidBody3d::new(node2, 0.0, inertia(&c2), [0.0; 3]),
+            ],
+            gravity,
+        }
+    }
+
+    /// Local deformations: u = l - l0 and the rotation vectors theta_1, theta_2 in the
+    /// element frame.
+    pub fn deformations<S: Real>(&self, q: &[S; 14]) -> (S, [V3<S>; 2]) {
+        let (x1, x2) = ([q[0], q[1], q[2]], [q[7], q[8], q[9]]);
+        let t = [triad(&q[3..7], &self.c[0]), triad(&q[10..14], &self.c[1])];
+        let d = sub(x2, x1);
+        let l = dot(d, d).sqrt();
+        let e1 = scale(d, S::constant(1.0) / l);
+        let qv = scale([t[0][1][0] + t[1][1][0], t[0][1][1] + t[1][1][1], t[0][1][2] + t[1][1][2]], S::constant(0.5));
+        let e3 = cross(e1, qv);
+        let e3 = scale(e3, S::constant(1.0) / dot(e3, e3).sqrt());
+        let e2 = cross(e3, e1);
+        let frame = [e1, e2, e3];
+        let theta = t.map(|ti| {
+            // (E^T T_i) column b, row a = e_a . t_b
+            let r: [[S; 3]; 3] = std::array::from_fn(|b| std::array::from_fn(|a| dot(frame[a], ti[b])));
+            rotation_vector(&r)
+        });
+        (l + -self.l0, theta)
+    }
+
+    /// The strain energy U(q) over the element's 14 coordinates.
+    pub fn strain_energy<S: Real>(&self, q: &[S; 14]) -> S {
+        let (u, [t1, t2]) = self.deformations(q);
+        let l0 = self.l0;
+        let torsion = t2[0] - t1[0];
+        let mut energy = u * u * (0.5 * self.ea / l0) + torsion * torsion * (0.5 * self.gj / l0);
+        for (axis, &(ei, phi)) in [1, 2].iter().zip(&self.bending) {
+            let (a, b) = (t1[*axis], t2[*axis]);
+            let k = ei / (l0 * (1.0 + phi));
+            energy = energy + ((a * a + b * b) * (4.0 + phi) + a * b * (2.0 * (2.0 - phi))) * (0.5 * k);
+        }
+        energy
+    }
+
+    fn gather(&self, v: &[f64]) -> [f64; 14] {
+        std::array::from_fn(|k| v[self.dofs[k]])
+    }
+
+    /// The elastic force dU/dq.
+    pub fn elastic_force(&self, q: &[f64]) -> [f64; 14] {
+        gradient(|x: &[HyperDual; 14]| self.strain_energy(x), &self.gather(q))
+    }
+
+    /// The elastic stiffness d2U/dq2.
+    pub fn elastic_stiffness(&self, q: &[f64]) -> [[f64; 14]; 14] {
+        hessian(|x: &[HyperDual; 14]| self.strain_energy(x), &self.gather(q))
+    }
+
+    /// Linear momentum and angular momentum about the origin (the quantities conserved by a
+    /// free beam: U is invariant under rigid motions, T under global rotations).
+    pub fn momentum(&self, q: &[f64], v: &[f64]) -> ([f64; 3], [f64; 3]) {
+        let (q, v) = (self.gather(q), self.gather(v));
+        let m = self.mass / 6.0;
+        let (mut lin, mut ang) = ([0.0; 3], [0.0; 3]);
+        for i in 0..2 {
+            let (o, other) = (7 * i, 7 * (1 - i));
+            let p: [f64; 3] = std::array::from_fn(|k| m * (2.0 * v[o + k] + v[other + k]));
+            let x = [q[o], q[o + 1], q[o + 2]];
+            let c = cross(x, p);
+            let (pe, pd) = (&q[o + 3..o + 7], &v[o + 3..o + 7]);
+            let g = g_matrix(pe);
+            let w: [f64; 3] = std::array::from_fn(|r| 2.0 * (0..4).map(|k| g[r][k] * pd[k]).sum::<f64>());
+            let jw = mat_vec(&self.rotary[i].inertia, w);
+            let l_rot = mat_vec(&rotation(pe), jw);
+            for k in 0..3 {
+                lin[k] += p[k];
+                ang[k] += c[k] + l_rot[k];
+            }
+        }
+        (lin, ang)
+    }
+}
+
+impl Element for CorotationalBeam3d {
+    fn dofs(&self) -> &[usize] {
+        &self.dofs
+    }
+
+    fn add_forces(&self, x: &Kin, inertial: &mut [f64], forces: &mut [f64]) {
+        let m = self.mass / 6.0;
+        for node in 0..2 {
+            let (o, other) = (7 * node, 7 * (1 - node));
+            for k in 0..3 {
+                let (i, j) = (self.dofs[o + k], self.dofs[other + k]);
+                inertial[i] += m * (2.0 * x.a[i] + x.a[j]);
+                forces[i] -= 0.5 * self.mass * self.gravity[k];
+            }
+        }
+        for r in &self.rotary {
+            r.add_forces(x, inertial, forces);
+        }
+        let f = self.elastic_force(x.q);
+        for (k, &i) in self.dofs.iter().enumerate() {
+            forces[i] += f[k];
+        }
+    }
+
+    fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
+        let m = c.mass * self.mass / 6.0;
+        for a in 0..2 {
+            for b in 0..2 {
+                let f = if a == b { 2.0 * m } else { m };
+                for k in 0..3 {
+                    block[(7 * a + k) * 14 + 7 * b + k] += f;
+                }
+            }
+        }
+        for (node, r) in self.rotary.iter().enumerate() {
+            let mut local = [0.0; 49];
+            r.add_tangent(x, c, &mut local);
+            for i in 0..7 {
+                for j in 0..7 {
+                    block[(7 * node + i) * 14 + 7 * node + j] += local[i * 7 + j];
+                }
+            }
+        }
+        if c.stiffness != 0.0 {
+            let k = self.elastic_stiffness(x.q);
+            for i in 0..14 {
+                for j in 0..14 {
+                    block[i * 14 + j] += c.stiffness * k[i][j];
+                }
+            }
+        }
+    }
+
+    fn energy(&self, x: &Kin) -> Energy {
+        let (q, v) = (self.gather(x.q), self.gather(x.v));
+        let m = self.mass / 6.0;
+        let mut e = Energy { kinetic: 0.0, potential: self.strain_energy(&q) };
+        for k in 0..3 {
+            let (a, b) = (v[k], v[7 + k]);
+            e.kinetic += 0.5 * m * (2.0 * a * a + 2.0 * a * b + 2.0 * b * b);
+            e.potential -= 0.5 * self.mass * self.gravity[k] * (q[k] + q[7 + k]);
+        }
+        for r in &self.rotary {
+            e += r.energy(x);
+        }
+        e
+    }
+}
