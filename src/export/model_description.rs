@@ -2,30 +2,14 @@
 
 use std::collections::BTreeSet;
 
-use quick_xml::Writer;
-use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, Event};
+use quick_xml::events::{BytesEnd, BytesStart, Event};
 
 use super::ExportError;
-use crate::fmu::log::Category;
+use super::xml::{
+    Bounds, causality, default_experiment, dependency_lists, elem, finish, log_categories, start_document,
+};
 use crate::fmu::variables::{Role, VarType, Variable, Variables, guid};
 use crate::model::Model;
-
-/// `xs:double` text that reads back to the same value.
-pub fn real(x: f64) -> String {
-    format!("{x:?}")
-}
-
-pub(super) fn integer(x: f64) -> String {
-    format!("{}", x as i64)
-}
-
-pub(super) fn elem<'a>(name: &'a str, attrs: &[(&'a str, &'a str)]) -> BytesStart<'a> {
-    let mut e = BytesStart::new(name);
-    for (k, v) in attrs {
-        e.push_attribute((*k, *v));
-    }
-    e
-}
 
 /// Generate modelDescription.xml for `model`.
 pub fn model_description(model: &Model) -> Result<String, ExportError> {
@@ -38,18 +22,9 @@ pub fn model_description_of(model: &Model, vars: &Variables) -> Result<String, E
 }
 
 fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
-    let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
-    w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
     let name = model.name();
     let guid = guid(&model.source);
-    let tool = format!("flexfmu {}", env!("CARGO_PKG_VERSION"));
-    let description = model.definition.model.description.as_str();
-    let mut root = vec![("fmiVersion", "2.0"), ("modelName", name), ("guid", guid.as_str())];
-    if !description.is_empty() {
-        root.push(("description", description));
-    }
-    root.extend([("generationTool", tool.as_str()), ("variableNamingConvention", "flat")]);
-    w.write_event(Event::Start(elem("fmiModelDescription", &root)))?;
+    let mut w = start_document(model, "2.0", ("guid", guid.as_str()))?;
 
     w.write_event(Event::Empty(elem(
         "CoSimulation",
@@ -74,20 +49,8 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
         w.write_event(Event::End(BytesEnd::new("UnitDefinitions")))?;
     }
 
-    w.write_event(Event::Start(BytesStart::new("LogCategories")))?;
-    for c in Category::ALL {
-        w.write_event(Event::Empty(elem("Category", &[("name", c.name()), ("description", c.description())])))?;
-    }
-    w.write_event(Event::End(BytesEnd::new("LogCategories")))?;
-
-    let ex = &vars.experiment;
-    let (start, stop) = (real(ex.start_time), real(ex.stop_time));
-    let step = ex.output_interval.map(real);
-    let mut de = vec![("startTime", start.as_str()), ("stopTime", stop.as_str())];
-    if let Some(s) = &step {
-        de.push(("stepSize", s.as_str()));
-    }
-    w.write_event(Event::Empty(elem("DefaultExperiment", &de)))?;
+    log_categories(&mut w, str::to_string)?;
+    default_experiment(&mut w, vars)?;
 
     w.write_event(Event::Start(BytesStart::new("ModelVariables")))?;
     for v in &vars.list {
@@ -96,20 +59,7 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
         if !v.description.is_empty() {
             attrs.push(("description", v.description.as_str()));
         }
-        match v.role {
-            Role::Parameter(_) => attrs.extend([
-                ("causality", "parameter"),
-                ("variability", if v.tunable { "tunable" } else { "fixed" }),
-                ("initial", "exact"),
-            ]),
-            Role::Solver(_) => {
-                attrs.extend([("causality", "parameter"), ("variability", "tunable"), ("initial", "exact")])
-            }
-            Role::Input(_) => attrs.extend([("causality", "input"), ("variability", "continuous")]),
-            Role::Output(_) => {
-                attrs.extend([("causality", "output"), ("variability", "continuous"), ("initial", "calculated")])
-            }
-        }
+        attrs.extend(causality(v));
         w.write_event(Event::Start(elem("ScalarVariable", &attrs)))?;
         if v.ty == VarType::String {
             let start = v.start_text().unwrap_or_default();
@@ -117,21 +67,12 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
             w.write_event(Event::End(BytesEnd::new("ScalarVariable")))?;
             continue;
         }
-        let fmt = |x: f64| if v.ty == VarType::Integer { integer(x) } else { real(x) };
-        let (start, min, max) = (v.start.map(fmt), v.min.map(fmt), v.max.map(fmt));
+        let bounds = Bounds::of(v);
         let mut ta: Vec<(&str, &str)> = Vec::new();
         if v.ty == VarType::Real && !v.unit.is_empty() {
             ta.push(("unit", v.unit.as_str()));
         }
-        if let Some(m) = &min {
-            ta.push(("min", m.as_str()));
-        }
-        if let Some(m) = &max {
-            ta.push(("max", m.as_str()));
-        }
-        if let Some(s) = &start {
-            ta.push(("start", s.as_str()));
-        }
+        bounds.push(&mut ta);
         let tag = if v.ty == VarType::Integer { "Integer" } else { "Real" };
         w.write_event(Event::Empty(elem(tag, &ta)))?;
         w.write_event(Event::End(BytesEnd::new("ScalarVariable")))?;
@@ -163,8 +104,7 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
                 v.input_dependencies.iter().map(|&i| input_index[i]).collect()
             };
             let index = v.index().to_string();
-            let dependencies = known.iter().map(usize::to_string).collect::<Vec<_>>().join(" ");
-            let kinds = vec!["dependent"; known.len()].join(" ");
+            let (dependencies, kinds) = dependency_lists(&known);
             w.write_event(Event::Empty(elem(
                 "Unknown",
                 &[
@@ -176,43 +116,18 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
         }
         w.write_event(Event::End(BytesEnd::new(section)))?;
     }
-    w.write_event(Event::End(BytesEnd::new("ModelStructure")))?;
-    w.write_event(Event::End(BytesEnd::new("fmiModelDescription")))?;
-    let mut text = String::from_utf8(w.into_inner()).map_err(std::io::Error::other)?;
-    text.push('\n');
-    Ok(text)
+    finish(w)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::Path;
 
     /// The generated XML of every model in models/ equals its snapshot in modelDescription/.
     /// Regenerate with `FLEXFMU_BLESS=1 cargo test`.
     #[test]
     fn model_descriptions_match_snapshots() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut count = 0;
-        for entry in std::fs::read_dir(root.join("models")).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_none_or(|e| e != "toml") {
-                continue;
-            }
-            // The GUID hashes the file text; read it as it is packaged.
-            let model = Model::load(&path).unwrap();
-            let xml = model_description(&model).unwrap();
-            let snap =
-                root.join("modelDescription").join(format!("{}.xml", path.file_stem().unwrap().to_str().unwrap()));
-            if std::env::var_os("FLEXFMU_BLESS").is_some() {
-                std::fs::create_dir_all(snap.parent().unwrap()).unwrap();
-                std::fs::write(&snap, &xml).unwrap();
-            }
-            let expected = std::fs::read_to_string(&snap).unwrap_or_else(|e| panic!("{}: {e}", snap.display()));
-            assert_eq!(xml, expected, "{} differs from {}", path.display(), snap.display());
-            count += 1;
-        }
-        assert!(count > 0);
+        super::super::xml::check_snapshots("modelDescription", model_description);
     }
 
     #[test]

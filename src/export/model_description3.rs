@@ -8,13 +8,13 @@
 
 use std::collections::BTreeSet;
 
-use quick_xml::Writer;
-use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, Event};
+use quick_xml::events::{BytesEnd, BytesStart, Event};
 
 use super::ExportError;
-use super::model_description::{elem, integer, real};
+use super::xml::{
+    Bounds, causality, default_experiment, dependency_lists, elem, finish, log_categories, start_document,
+};
 use crate::fmi3::time_value_reference;
-use crate::fmu::log::Category;
 use crate::fmu::variables::{Role, VarType, Variables, guid};
 use crate::model::Model;
 
@@ -34,18 +34,9 @@ fn fmi3_words(text: &str) -> String {
 }
 
 fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
-    let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
-    w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
     let name = model.name();
     let token = guid(&model.source);
-    let tool = format!("flexfmu {}", env!("CARGO_PKG_VERSION"));
-    let description = model.definition.model.description.as_str();
-    let mut root = vec![("fmiVersion", "3.0"), ("modelName", name), ("instantiationToken", token.as_str())];
-    if !description.is_empty() {
-        root.push(("description", description));
-    }
-    root.extend([("generationTool", tool.as_str()), ("variableNamingConvention", "flat")]);
-    w.write_event(Event::Start(elem("fmiModelDescription", &root)))?;
+    let mut w = start_document(model, "3.0", ("instantiationToken", token.as_str()))?;
 
     // Only what src/fmi3 implements: output derivatives up to order 2 and directional
     // derivatives (src/fmi3/derivatives.rs), early return at contact events for models that
@@ -86,21 +77,8 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
     }
     w.write_event(Event::End(BytesEnd::new("TypeDefinitions")))?;
 
-    w.write_event(Event::Start(BytesStart::new("LogCategories")))?;
-    for c in Category::ALL {
-        let description = fmi3_words(c.description());
-        w.write_event(Event::Empty(elem("Category", &[("name", c.name()), ("description", description.as_str())])))?;
-    }
-    w.write_event(Event::End(BytesEnd::new("LogCategories")))?;
-
-    let ex = &vars.experiment;
-    let (start, stop) = (real(ex.start_time), real(ex.stop_time));
-    let step = ex.output_interval.map(real);
-    let mut de = vec![("startTime", start.as_str()), ("stopTime", stop.as_str())];
-    if let Some(s) = &step {
-        de.push(("stepSize", s.as_str()));
-    }
-    w.write_event(Event::Empty(elem("DefaultExperiment", &de)))?;
+    log_categories(&mut w, fmi3_words)?;
+    default_experiment(&mut w, vars)?;
 
     w.write_event(Event::Start(BytesStart::new("ModelVariables")))?;
     let time_vr = time_value_reference(vars).to_string();
@@ -122,22 +100,7 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
         if !description.is_empty() {
             attrs.push(("description", description.as_str()));
         }
-        match v.role {
-            // A tunable parameter may change at communication points, as this FMU has no
-            // Event Mode (FMI 3.0.1 section 2.4.7.4, variability = tunable).
-            Role::Parameter(_) => attrs.extend([
-                ("causality", "parameter"),
-                ("variability", if v.tunable { "tunable" } else { "fixed" }),
-                ("initial", "exact"),
-            ]),
-            Role::Solver(_) => {
-                attrs.extend([("causality", "parameter"), ("variability", "tunable"), ("initial", "exact")])
-            }
-            Role::Input(_) => attrs.extend([("causality", "input"), ("variability", "continuous")]),
-            Role::Output(_) => {
-                attrs.extend([("causality", "output"), ("variability", "continuous"), ("initial", "calculated")])
-            }
-        }
+        attrs.extend(causality(v));
         if v.ty == VarType::String {
             w.write_event(Event::Start(elem("String", &attrs)))?;
             let start = v.start_text().unwrap_or_default();
@@ -145,20 +108,11 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
             w.write_event(Event::End(BytesEnd::new("String")))?;
             continue;
         }
-        let fmt = |x: f64| if v.ty == VarType::Integer { integer(x) } else { real(x) };
-        let (start, min, max) = (v.start.map(fmt), v.min.map(fmt), v.max.map(fmt));
         if v.ty == VarType::Real && !v.unit.is_empty() {
             attrs.push(("declaredType", v.unit.as_str()));
         }
-        if let Some(m) = &min {
-            attrs.push(("min", m.as_str()));
-        }
-        if let Some(m) = &max {
-            attrs.push(("max", m.as_str()));
-        }
-        if let Some(s) = &start {
-            attrs.push(("start", s.as_str()));
-        }
+        let bounds = Bounds::of(v);
+        bounds.push(&mut attrs);
         let tag = if v.ty == VarType::Integer { "Int32" } else { "Float64" };
         w.write_event(Event::Empty(elem(tag, &attrs)))?;
     }
@@ -180,8 +134,7 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
                 v.input_dependencies.iter().map(|&i| input_vr[i]).collect()
             };
             let vr = v.vr.to_string();
-            let dependencies = known.iter().map(u32::to_string).collect::<Vec<_>>().join(" ");
-            let kinds = vec!["dependent"; known.len()].join(" ");
+            let (dependencies, kinds) = dependency_lists(&known);
             w.write_event(Event::Empty(elem(
                 section,
                 &[
@@ -192,11 +145,7 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
             )))?;
         }
     }
-    w.write_event(Event::End(BytesEnd::new("ModelStructure")))?;
-    w.write_event(Event::End(BytesEnd::new("fmiModelDescription")))?;
-    let mut text = String::from_utf8(w.into_inner()).map_err(std::io::Error::other)?;
-    text.push('\n');
-    Ok(text)
+    finish(w)
 }
 
 #[cfg(test)]
@@ -208,26 +157,7 @@ mod tests {
     /// modelDescription3/. Regenerate with `FLEXFMU_BLESS=1 cargo test`.
     #[test]
     fn model_descriptions_match_snapshots() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut count = 0;
-        for entry in std::fs::read_dir(root.join("models")).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_none_or(|e| e != "toml") {
-                continue;
-            }
-            let model = Model::load(&path).unwrap();
-            let xml = model_description3(&model).unwrap();
-            let snap =
-                root.join("modelDescription3").join(format!("{}.xml", path.file_stem().unwrap().to_str().unwrap()));
-            if std::env::var_os("FLEXFMU_BLESS").is_some() {
-                std::fs::create_dir_all(snap.parent().unwrap()).unwrap();
-                std::fs::write(&snap, &xml).unwrap();
-            }
-            let expected = std::fs::read_to_string(&snap).unwrap_or_else(|e| panic!("{}: {e}", snap.display()));
-            assert_eq!(xml, expected, "{} differs from {}", path.display(), snap.display());
-            count += 1;
-        }
-        assert!(count > 0);
+        super::super::xml::check_snapshots("modelDescription3", model_description3);
     }
 
     #[test]

@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use zip::CompressionMethod;
 use zip::write::SimpleFileOptions;
 
-use super::model_description::{model_description_of, real};
+use super::model_description::model_description_of;
 use super::model_description3::model_description3_of;
+use super::xml::real;
 use super::{ExportError, FmiVersion};
 use crate::fmu::variables::{Role, VarType, Variables};
 use crate::model::Model;
