@@ -533,7 +533,23 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
     if let Some(c) = &o.chord {
         return Err(model.error(c.span(), "`chord` (transverse_deflection) applies to planar models only".into()));
     }
+    if let Some(f) = o.frame.as_ref().filter(|_| !matches!(q, "x" | "y" | "z")) {
+        return Err(model.error(f.span(), format!("`frame` applies only to positions (x, y, z), not '{q}'")));
+    }
     Ok(match q {
+        "x" | "y" | "z" if o.frame.is_some() => {
+            let (_, name) = need_body()?;
+            let anchor = b.anchor(name, o.point.as_ref())?;
+            let frame_name = o.frame.as_ref().expect("checked by the guard");
+            let frame = b
+                .body(frame_name)?
+                .ok_or_else(|| {
+                    model
+                        .error(frame_name.span(), "positions are global by default; remove `frame = \"ground\"`".into())
+                })?
+                .x;
+            OutputKind::SpatialPointInFrame { anchor, frame, component: component(q.chars().last().unwrap_or('x')) }
+        }
         "x" | "y" | "z" | "vx" | "vy" | "vz" => {
             let (_, name) = need_body()?;
             let anchor = b.anchor(name, o.point.as_ref())?;

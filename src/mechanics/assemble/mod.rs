@@ -786,6 +786,12 @@ impl OutputKind {
                     "`point` is not supported on a floating_frame beam tip; the output is the tip itself".into(),
                 ));
             }
+            if let Some(f) = &o.frame {
+                return Err(model.error(
+                    f.span(),
+                    "`frame` is not supported on a floating_frame beam tip yet (its frame is '<beam>.start')".into(),
+                ));
+            }
             let quantity = ["x", "y", "angle"].iter().position(|s| *s == q).ok_or_else(|| {
                 model.error(o.quantity.span(), format!("output quantity '{q}' is not available on a floating_frame beam tip yet (available: x, y, angle)"))
             })?;
@@ -841,7 +847,33 @@ impl OutputKind {
         if let Some(c) = o.chord.as_ref().filter(|_| q != "transverse_deflection") {
             return Err(model.error(c.span(), "`chord` applies only to quantity = \"transverse_deflection\"".into()));
         }
+        if let Some(f) = o.frame.as_ref().filter(|_| q != "x" && q != "y") {
+            return Err(model.error(f.span(), format!("`frame` applies only to positions (x, y), not '{q}'")));
+        }
         Ok(match q {
+            "x" | "y" if o.frame.is_some() => {
+                let (_, point) = need_body()?;
+                let name = o.frame.as_ref().expect("checked by the guard");
+                let frame = match b.body(name)? {
+                    Some(e) if e.info.rotates && !e.info.director => e.info.x,
+                    Some(e) => {
+                        return Err(model.error(
+                            name.span(),
+                            format!(
+                                "a frame needs a rigid body or a corotational beam node; '{}' has no orientation",
+                                e.info.name
+                            ),
+                        ));
+                    }
+                    None => {
+                        return Err(model.error(
+                            name.span(),
+                            "positions are global by default; remove `frame = \"ground\"`".into(),
+                        ));
+                    }
+                };
+                OutputKind::PointInFrame { point, frame, component: usize::from(q == "y") }
+            }
             "x" | "y" | "vx" | "vy" | "ax" | "ay" => {
                 let (_, anchor) = need_body()?;
                 let component = usize::from(q.ends_with('y'));
