@@ -8,8 +8,11 @@ use super::elements::RigidBody3d;
 use super::euler_parameters::{Mat3, e_matrix, from_axis_angle, mat_t_vec, rotation};
 use super::forces::{Member, MultiPointForce, SpatialLoad, SpringDamper, TimeFunction};
 use super::initial_state::consistent_initial_state;
-use super::joints::spatial::{SpatialJointKind, normalisation_row, spatial_drive_row, spatial_joint_rows};
+use super::joints::spatial::{
+    SpatialJointKind, normalisation_row, spatial_drive_row, spatial_joint_coordinate, spatial_joint_rows,
+};
 use super::joints::{JointInfo, JointKind};
+use super::kinematics::Measure;
 use super::outputs::{Output, OutputKind};
 use super::spatial_kinematics::Anchor3;
 use super::springs::SpatialSite;
@@ -184,6 +187,11 @@ impl Builder<'_> {
 }
 
 pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
+    assemble_spatial_at(model, params, 0.0)
+}
+
+/// [`assemble_spatial`] with the initial state consistent at the start time `t0` (drives).
+pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, ModelError> {
     let def = &model.definition;
     let planar_only = |span: Option<Range<usize>>, what: &str| -> Result<(), ModelError> {
         match span {
@@ -389,14 +397,15 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
             (None, false) => [0.0, 0.0, 1.0],
         };
         let mut rows = spatial_joint_rows(kind, a1, a2, axis, &q0);
-        let coordinate = rows[0].measure.measure().cloned();
+        let coordinate = spatial_joint_coordinate(kind, a1, a2, axis, &q0).map(Measure::spatial);
         if let Some(d) = &j.drive {
             // The rheonomic row coordinate(q) - f(t) = 0; its multiplier gives `drive_force`.
             let f = input_scope.time_function(d)?;
-            if let Some(bad) = f.eval_time_jet(0.0, &sys.inputs).into_iter().find(|x| !x.is_finite()) {
-                return Err(
-                    model.error(d.span(), format!("the drive or its time derivatives are not finite at t = 0 ({bad})"))
-                );
+            if let Some(bad) = f.eval_time_jet(t0, &sys.inputs).into_iter().find(|x| !x.is_finite()) {
+                return Err(model.error(
+                    d.span(),
+                    format!("the drive or its time derivatives are not finite at t = {t0}, the start time ({bad})"),
+                ));
             }
             let row = spatial_drive_row(kind, a1, a2, axis, &q0, f).ok_or_else(|| {
                 model.error(
@@ -450,7 +459,7 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
     }
 
     sys.finish();
-    let initial = consistent_initial_state(model, &sys, q0, v0, &specified, &joint_spans)?;
+    let initial = consistent_initial_state(model, &sys, q0, v0, &specified, &joint_spans, t0)?;
     Ok(Assembly { system: sys, initial, outputs, input_names })
 }
 
@@ -578,6 +587,23 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
                 .ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))?;
             OutputKind::SpatialReaction { joint, component: component(q.chars().last().unwrap_or('x')) }
         }
+        "joint_position" | "joint_velocity" => {
+            let name = o
+                .joint
+                .as_ref()
+                .ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `joint`")))?;
+            let joint = sys
+                .joints
+                .iter()
+                .position(|j| j.name == *name.get_ref())
+                .ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))?;
+            if sys.joints[joint].coordinate.is_none() {
+                return Err(
+                    model.error(o.quantity.span(), format!("{q} needs a revolute or prismatic joint (one coordinate)"))
+                );
+            }
+            OutputKind::JointCoordinate { joint, order: usize::from(q == "joint_velocity") }
+        }
         "drive_force" => {
             let name = o
                 .joint
@@ -613,7 +639,7 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
             return Err(model.error(
                 o.quantity.span(),
                 format!(
-                    "unknown output quantity '{other}' in a spatial model, expected one of: x, y, z, vx, vy, vz, e0, e1, e2, e3, wx, wy, wz, \
+                    "unknown output quantity '{other}' in a spatial model, expected one of: x, y, z, vx, vy, vz, e0, e1, e2, e3, wx, wy, wz, joint_position, joint_velocity, \
                      reaction_x, reaction_y, reaction_z, drive_force, support_force_x, support_force_y, support_force_z, energy_total, energy_kinetic, energy_potential, energy_dissipated"
                 ),
             ));

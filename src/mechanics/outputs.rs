@@ -45,7 +45,8 @@ pub enum OutputKind {
         row: usize,
         torque: bool,
     },
-    /// Slider displacement / relative angle of a joint (order 0) or its rate (1).
+    /// Slider displacement / relative angle of a joint (order 0) or its rate (1); a driven
+    /// spatial revolute joint's angle is continuous (drive(t) + wrapped residual).
     JointCoordinate {
         joint: usize,
         order: usize,
@@ -231,8 +232,20 @@ impl Output {
             }
             OutputKind::DriveForce { row, .. } => -s.lambda[*row],
             OutputKind::JointCoordinate { joint, order } => {
-                let m = sys.joints[*joint].coordinate.as_ref().expect("checked when the output was built");
-                if *order == 0 { m.value(s.q) } else { m.rate(s.q, s.v) }
+                let j = &sys.joints[*joint];
+                let m = j.coordinate.as_ref().expect("checked when the output was built");
+                if *order == 1 {
+                    return m.rate(s.q, s.v);
+                }
+                // A driven joint reports drive(t) + residual: the coordinate itself, and for a
+                // spatial angle (atan2, wrapped to (-pi, pi]) its continuous value.
+                match j.rows.clone().find(|&r| sys.constraints[r].drive.is_some()) {
+                    Some(r) => {
+                        let row = &sys.constraints[r];
+                        row.prescribed(s.t, &sys.inputs)[0] + row.residual(s.q, s.t, &sys.inputs)
+                    }
+                    None => m.value(s.q),
+                }
             }
             OutputKind::Contact { contact, quantity } => {
                 let c = &sys.elements::<Contact>()[*contact];

@@ -233,11 +233,18 @@ fn unit(v: [f64; 2]) -> Option<[f64; 2]> {
 }
 
 pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
+    assemble_at(model, params, 0.0)
+}
+
+/// [`assemble`] with the initial state consistent at time `t0`: driven joints are projected
+/// onto drive(t0) and the omitted velocities solved from drive'(t0) (a simulation that
+/// starts at t0).
+pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, ModelError> {
     model.check_parameters(params)?;
     let def = &model.definition;
     match def.model.dimension.as_ref().map(|d| (*d.get_ref(), d.span())) {
         None | Some((2, _)) => {}
-        Some((3, _)) => return super::assemble_spatial::assemble_spatial(model, params),
+        Some((3, _)) => return super::assemble_spatial::assemble_spatial_at(model, params, t0),
         Some((other, span)) => return Err(model.error(span, format!("dimension must be 2 or 3, got {other}"))),
     }
     if let Some(p) = def.plates.first() {
@@ -454,10 +461,11 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
                 }
             }
             let f = drive_scope.time_function(d)?;
-            if let Some(bad) = f.eval_time_jet(0.0, &sys.inputs).into_iter().find(|x| !x.is_finite()) {
-                return Err(
-                    model.error(d.span(), format!("the drive or its time derivatives are not finite at t = 0 ({bad})"))
-                );
+            if let Some(bad) = f.eval_time_jet(t0, &sys.inputs).into_iter().find(|x| !x.is_finite()) {
+                return Err(model.error(
+                    d.span(),
+                    format!("the drive or its time derivatives are not finite at t = {t0}, the start time ({bad})"),
+                ));
             }
             rows.push(ConstraintRow::driven(ContactGap::Measure(joint_coordinate(kind, a1, a2, axis)), f));
         }
@@ -606,7 +614,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
     }
 
     sys.finish();
-    let initial = consistent_initial_state(model, &sys, q0, v0, &specified, &joint_spans)?;
+    let initial = consistent_initial_state(model, &sys, q0, v0, &specified, &joint_spans, t0)?;
     Ok(Assembly { system: sys, initial, outputs, input_names })
 }
 

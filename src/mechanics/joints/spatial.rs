@@ -104,17 +104,17 @@ pub fn spatial_joint_rows(
     rows
 }
 
-/// The driving row of a spatial joint (coordinate(q) - f(t)): the relative angle about `axis`
-/// (revolute) or the displacement along it (prismatic), both zero in the initial
-/// configuration `q0`; None for spherical and fixed joints.
-pub fn spatial_drive_row(
+/// The coordinate of a spatial joint: the relative angle about `axis` (revolute,
+/// `SpatialKind::Angle`) or the displacement along it (prismatic, a projection on the axis
+/// fixed in body 1), both zero in the initial configuration `q0`; None for spherical and
+/// fixed joints. Drives prescribe it; torsional and prismatic springs act on it.
+pub fn spatial_joint_coordinate(
     kind: SpatialJointKind,
     a1: Anchor3,
     a2: Anchor3,
     axis: [f64; 3],
     q0: &[f64],
-    drive: crate::model::expr::Expr,
-) -> Option<ConstraintRow> {
+) -> Option<SpatialMeasure> {
     let kind = match kind {
         SpatialJointKind::Revolute => {
             let (b, c) = normals(axis);
@@ -123,6 +123,19 @@ pub fn spatial_drive_row(
         SpatialJointKind::Prismatic => SpatialKind::Projection { u1: body_frame(&a1, axis, q0) },
         SpatialJointKind::Spherical | SpatialJointKind::Fixed => return None,
     };
-    let m = ContactGap::Measure(Measure::spatial(SpatialMeasure::new(a1, a2, kind)));
-    Some(ConstraintRow::driven(m, drive))
+    Some(SpatialMeasure::new(a1, a2, kind))
+}
+
+/// The driving row of a spatial joint (coordinate(q) - f(t), see `spatial_joint_coordinate`);
+/// None for spherical and fixed joints.
+pub fn spatial_drive_row(
+    kind: SpatialJointKind,
+    a1: Anchor3,
+    a2: Anchor3,
+    axis: [f64; 3],
+    q0: &[f64],
+    drive: crate::model::expr::Expr,
+) -> Option<ConstraintRow> {
+    let m = spatial_joint_coordinate(kind, a1, a2, axis, q0)?;
+    Some(ConstraintRow::driven(ContactGap::Measure(Measure::spatial(m)), drive))
 }
