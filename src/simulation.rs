@@ -23,7 +23,7 @@ use crate::integrators::{
     Statistics, Stepper,
 };
 use crate::limits::MAX_STEPS_PER_INTERVAL;
-use crate::mechanics::assemble::assemble;
+use crate::mechanics::assemble::assemble_at;
 use crate::mechanics::outputs::OutputState;
 use crate::mechanics::{History, System};
 use crate::model::ModelError;
@@ -255,13 +255,9 @@ impl Simulation {
         start_time: f64,
     ) -> Result<Simulation, SimulationError> {
         let integrator = settings.validate().map_err(SimulationError::Settings)?;
-        let asm = assemble(model, params)?;
-        if start_time != 0.0 && asm.system.constraints.iter().any(|c| c.drive.is_some()) {
-            // The initial configuration is projected onto the drives' values at t = 0.
-            return Err(SimulationError::Initialization(format!(
-                "driven joints need start_time = 0 (the initial configuration is assembled at t = 0), got {start_time}"
-            )));
-        }
+        // Driven joints: the initial configuration is projected onto the drives' values at
+        // the start time.
+        let asm = assemble_at(model, params, start_time)?;
         let mut system = asm.system;
         let mut stepper = Stepper::new(&system, integrator, settings.newton());
         let mut state = asm.initial;

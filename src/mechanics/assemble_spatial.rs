@@ -221,6 +221,11 @@ impl Builder<'_> {
 }
 
 pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
+    assemble_spatial_at(model, params, 0.0)
+}
+
+/// [`assemble_spatial`] with the initial state consistent at the start time `t0` (drives).
+pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, ModelError> {
     let def = &model.definition;
     let planar_only = |span: Option<Range<usize>>, what: &str| -> Result<(), ModelError> {
         match span {
@@ -437,10 +442,11 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
         if let Some(d) = &j.drive {
             // The rheonomic row coordinate(q) - f(t) = 0; its multiplier gives `drive_force`.
             let f = input_scope.time_function(d)?;
-            if let Some(bad) = f.eval_time_jet(0.0, &sys.inputs).into_iter().find(|x| !x.is_finite()) {
-                return Err(
-                    model.error(d.span(), format!("the drive or its time derivatives are not finite at t = 0 ({bad})"))
-                );
+            if let Some(bad) = f.eval_time_jet(t0, &sys.inputs).into_iter().find(|x| !x.is_finite()) {
+                return Err(model.error(
+                    d.span(),
+                    format!("the drive or its time derivatives are not finite at t = {t0}, the start time ({bad})"),
+                ));
             }
             let row = spatial_drive_row(kind, a1, a2, axis, &q0, f).ok_or_else(|| {
                 model.error(
@@ -503,7 +509,7 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
     }
 
     sys.finish();
-    let initial = consistent_initial_state(model, &sys, q0, v0, &specified, &joint_spans)?;
+    let initial = consistent_initial_state(model, &sys, q0, v0, &specified, &joint_spans, t0)?;
     Ok(Assembly { system: sys, initial, outputs, input_names })
 }
 
@@ -586,7 +592,23 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
     if let Some(c) = &o.chord {
         return Err(model.error(c.span(), "`chord` (transverse_deflection) applies to planar models only".into()));
     }
+    if let Some(f) = o.frame.as_ref().filter(|_| !matches!(q, "x" | "y" | "z")) {
+        return Err(model.error(f.span(), format!("`frame` applies only to positions (x, y, z), not '{q}'")));
+    }
     Ok(match q {
+        "x" | "y" | "z" if o.frame.is_some() => {
+            let (_, name) = need_body()?;
+            let anchor = b.anchor(name, o.point.as_ref())?;
+            let frame_name = o.frame.as_ref().expect("checked by the guard");
+            let frame = b
+                .body(frame_name)?
+                .ok_or_else(|| {
+                    model
+                        .error(frame_name.span(), "positions are global by default; remove `frame = \"ground\"`".into())
+                })?
+                .x;
+            OutputKind::SpatialPointInFrame { anchor, frame, component: component(q.chars().last().unwrap_or('x')) }
+        }
         "x" | "y" | "z" | "vx" | "vy" | "vz" => {
             let (_, name) = need_body()?;
             let anchor = b.anchor(name, o.point.as_ref())?;
@@ -614,6 +636,23 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
                 .position(|j| j.name == *name.get_ref())
                 .ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))?;
             OutputKind::SpatialReaction { joint, component: component(q.chars().last().unwrap_or('x')) }
+        }
+        "joint_position" | "joint_velocity" => {
+            let name = o
+                .joint
+                .as_ref()
+                .ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `joint`")))?;
+            let joint = sys
+                .joints
+                .iter()
+                .position(|j| j.name == *name.get_ref())
+                .ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))?;
+            if sys.joints[joint].coordinate.is_none() {
+                return Err(
+                    model.error(o.quantity.span(), format!("{q} needs a revolute or prismatic joint (one coordinate)"))
+                );
+            }
+            OutputKind::JointCoordinate { joint, order: usize::from(q == "joint_velocity") }
         }
         "drive_force" => {
             let name = o
@@ -673,7 +712,7 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
             return Err(model.error(
                 o.quantity.span(),
                 format!(
-                    "unknown output quantity '{other}' in a spatial model, expected one of: x, y, z, vx, vy, vz, e0, e1, e2, e3, wx, wy, wz, \
+                    "unknown output quantity '{other}' in a spatial model, expected one of: x, y, z, vx, vy, vz, e0, e1, e2, e3, wx, wy, wz, joint_position, joint_velocity, \
                      reaction_x, reaction_y, reaction_z, drive_force, support_force_x, support_force_y, support_force_z, contact_force, penetration, contact_state, impact_time, energy_total, energy_kinetic, energy_potential, energy_dissipated"
                 ),
             ));

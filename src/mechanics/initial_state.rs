@@ -8,7 +8,7 @@ use crate::limits::MAX_CONSTRAINT_GROUP_ROWS;
 use crate::model::{Model, ModelError};
 use nalgebra::{DMatrix, DVector};
 
-/// Project the initial coordinates onto Phi = 0 (Gauss-Newton, minimum-norm corrections),
+/// Project the initial coordinates onto Phi(q, t0) = 0 (Gauss-Newton, minimum-norm corrections),
 /// then solve the unspecified initial velocities from Phi_q v = 0 (minimum norm), keeping
 /// the specified ones. Redundant or contradictory constraints are errors.
 pub fn consistent_initial_state(
@@ -18,6 +18,7 @@ pub fn consistent_initial_state(
     mut v: Vec<f64>,
     specified: &[bool],
     joint_spans: &[std::ops::Range<usize>],
+    t0: f64,
 ) -> Result<State, ModelError> {
     let n = sys.coordinates();
     // Joint rows; the contact constraint rows start separated (lambda = 0).
@@ -53,7 +54,7 @@ pub fn consistent_initial_state(
         let mut phi = vec![0.0; sys.constraints()];
         let mut converged = false;
         for _ in 0..50 {
-            sys.constraint_residual(&q, 0.0, &mut phi);
+            sys.constraint_residual(&q, t0, &mut phi);
             phi.truncate(m);
             if phi.iter().all(|p| p.abs() <= 1e-13 * scale) {
                 converged = true;
@@ -101,7 +102,7 @@ pub fn consistent_initial_state(
             // driving row).
             let cols = &g.coordinates;
             let free: Vec<usize> = (0..cols.len()).filter(|&c| !specified[cols[c]]).collect();
-            let phi_t = |r: usize| -sys.constraints[g.rows[r]].prescribed(0.0, &sys.inputs)[1];
+            let phi_t = |r: usize| -sys.constraints[g.rows[r]].prescribed(t0, &sys.inputs)[1];
             let rhs = DVector::from_fn(g.rows.len(), |r, _| {
                 -(0..cols.len()).filter(|&c| specified[cols[c]]).map(|c| jm[(r, c)] * v[cols[c]]).sum::<f64>()
                     - phi_t(r)

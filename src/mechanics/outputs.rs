@@ -15,6 +15,14 @@ pub enum OutputKind {
         component: usize,
         order: usize,
     },
+    /// Position of a body point in the frame of a rotating body (rigid body or corotational
+    /// beam node) whose coordinates (x, y, theta) start at `frame`: R(theta)^T (r_P - r_F),
+    /// component 0 = x, 1 = y (e.g. a beam tip's deflection in a rotating hub's frame).
+    PointInFrame {
+        point: Anchor,
+        frame: usize,
+        component: usize,
+    },
     /// Rotation angle (continuous), angular velocity or acceleration of a rigid body.
     Rotation {
         theta: usize,
@@ -38,7 +46,8 @@ pub enum OutputKind {
         row: usize,
         torque: bool,
     },
-    /// Slider displacement / relative angle of a joint (order 0) or its rate (1).
+    /// Slider displacement / relative angle of a joint (order 0) or its rate (1); a driven
+    /// spatial revolute joint's angle is continuous (drive(t) + wrapped residual).
     JointCoordinate {
         joint: usize,
         order: usize,
@@ -54,6 +63,13 @@ pub enum OutputKind {
         anchor: Anchor3,
         component: usize,
         order: usize,
+    },
+    /// Position of a point of a spatial body in the frame of the spatial body whose coordinates
+    /// (r, p) start at `frame`: A(p)^T (r_P - r), component 0..3 = x, y, z of that body's axes.
+    SpatialPointInFrame {
+        anchor: Anchor3,
+        frame: usize,
+        component: usize,
     },
     /// Force of body 1 on body 2 of a spatial joint, global component 0..3 (x, y, z).
     SpatialReaction {
@@ -103,6 +119,7 @@ impl OutputKind {
     pub fn unit(&self) -> &'static str {
         match self {
             OutputKind::Point { order, .. } => ["m", "m/s", "m/s2"][*order],
+            OutputKind::PointInFrame { .. } | OutputKind::SpatialPointInFrame { .. } => "m",
             OutputKind::Rotation { order, .. } | OutputKind::SectionAngle { order, .. } => {
                 ["rad", "rad/s", "rad/s2"][*order]
             }
@@ -194,6 +211,12 @@ impl Output {
                     }
                 }
             }
+            OutputKind::PointInFrame { point, frame, component } => {
+                let (p, f) = (point.position(s.q), *frame);
+                let d = [p[0] - s.q[f], p[1] - s.q[f + 1]];
+                let (sin, cos) = s.q[f + 2].sin_cos();
+                [cos * d[0] + sin * d[1], -sin * d[0] + cos * d[1]][*component]
+            }
             OutputKind::Rotation { theta, order } => [s.q, s.v, s.a][*order][*theta],
             OutputKind::SectionAngle { anchor, order } => {
                 if *order == 0 {
@@ -231,9 +254,18 @@ impl Output {
             }
             OutputKind::DriveForce { row, .. } => -s.lambda[*row],
             OutputKind::JointCoordinate { joint, order } => {
-                let m = sys.joints[*joint].coordinate.as_ref().expect("checked when the output was built");
+                let j = &sys.joints[*joint];
+                let m = j.coordinate.as_ref().expect("checked when the output was built");
                 match order {
-                    0 => m.value(s.q),
+                    // A driven joint reports drive(t) + residual: the coordinate itself, and for
+                    // a spatial angle (atan2, wrapped to (-pi, pi]) its continuous value.
+                    0 => match j.rows.clone().find(|&r| sys.constraints[r].drive.is_some()) {
+                        Some(r) => {
+                            let row = &sys.constraints[r];
+                            row.prescribed(s.t, &sys.inputs)[0] + row.residual(s.q, s.t, &sys.inputs)
+                        }
+                        None => m.value(s.q),
+                    },
                     1 => m.rate(s.q, s.v),
                     // s'' = G a + v^T H v (the measure's exact gradient and Hessian).
                     _ => {
@@ -259,6 +291,12 @@ impl Output {
                 1 => anchor.velocity(s.q, s.v)[*component],
                 _ => anchor.acceleration(s.q, s.v, s.a)[*component],
             },
+            OutputKind::SpatialPointInFrame { anchor, frame, component } => {
+                let (p, f) = (anchor.position(s.q), *frame);
+                let d = [p[0] - s.q[f], p[1] - s.q[f + 1], p[2] - s.q[f + 2]];
+                let a = super::euler_parameters::rotation(&s.q[f + 3..f + 7]);
+                super::euler_parameters::mat_t_vec(&a, d)[*component]
+            }
             OutputKind::EulerParameter { index } => s.q[*index],
             OutputKind::SpatialAngularVelocity { x, component } => {
                 let e = super::euler_parameters::e_matrix(&s.q[x + 3..x + 7]);

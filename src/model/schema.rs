@@ -362,6 +362,9 @@ pub struct OutputDecl {
     pub chord: Option<Spanned<Vec<Name>>>,
     /// `support_force_x|y|z`: the plate whose support force is output.
     pub plate: Option<Name>,
+    /// `x`, `y` (3D also `z`): the body in whose frame the point's position is given
+    /// (default: the global frame).
+    pub frame: Option<Name>,
     #[serde(default)]
     pub description: String,
 }

@@ -32,6 +32,8 @@ fn geometry(a: &Assembly) -> Vec<f64> {
         | OutputKind::EulerParameter { .. }
         | OutputKind::SpatialAngularVelocity { .. }
         | OutputKind::FloatingFrameTip { .. }
+        | OutputKind::PointInFrame { .. }
+        | OutputKind::SpatialPointInFrame { .. }
         | OutputKind::TransverseDeflection { .. } => true,
         _ => false,
     };

@@ -234,11 +234,18 @@ fn unit(v: [f64; 2]) -> Option<[f64; 2]> {
 }
 
 pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
+    assemble_at(model, params, 0.0)
+}
+
+/// [`assemble`] with the initial state consistent at time `t0`: driven joints are projected
+/// onto drive(t0) and the omitted velocities solved from drive'(t0) (a simulation that
+/// starts at t0).
+pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, ModelError> {
     model.check_parameters(params)?;
     let def = &model.definition;
     match def.model.dimension.as_ref().map(|d| (*d.get_ref(), d.span())) {
         None | Some((2, _)) => {}
-        Some((3, _)) => return super::assemble_spatial::assemble_spatial(model, params),
+        Some((3, _)) => return super::assemble_spatial::assemble_spatial_at(model, params, t0),
         Some((other, span)) => return Err(model.error(span, format!("dimension must be 2 or 3, got {other}"))),
     }
     if let Some(p) = def.plates.first() {
@@ -455,10 +462,11 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
                 }
             }
             let f = drive_scope.time_function(d)?;
-            if let Some(bad) = f.eval_time_jet(0.0, &sys.inputs).into_iter().find(|x| !x.is_finite()) {
-                return Err(
-                    model.error(d.span(), format!("the drive or its time derivatives are not finite at t = 0 ({bad})"))
-                );
+            if let Some(bad) = f.eval_time_jet(t0, &sys.inputs).into_iter().find(|x| !x.is_finite()) {
+                return Err(model.error(
+                    d.span(),
+                    format!("the drive or its time derivatives are not finite at t = {t0}, the start time ({bad})"),
+                ));
             }
             rows.push(ConstraintRow::driven(ContactGap::Measure(joint_coordinate(kind, a1, a2, axis)), f));
         }
@@ -581,7 +589,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
     }
 
     sys.finish();
-    let initial = consistent_initial_state(model, &sys, q0, v0, &specified, &joint_spans)?;
+    let initial = consistent_initial_state(model, &sys, q0, v0, &specified, &joint_spans, t0)?;
     Ok(Assembly { system: sys, initial, outputs, input_names })
 }
 
@@ -701,6 +709,12 @@ impl OutputKind {
                     "`point` is not supported on a floating_frame beam tip; the output is the tip itself".into(),
                 ));
             }
+            if let Some(f) = &o.frame {
+                return Err(model.error(
+                    f.span(),
+                    "`frame` is not supported on a floating_frame beam tip yet (its frame is '<beam>.start')".into(),
+                ));
+            }
             let quantity = ["x", "y", "angle"].iter().position(|s| *s == q).ok_or_else(|| {
                 model.error(o.quantity.span(), format!("output quantity '{q}' is not available on a floating_frame beam tip yet (available: x, y, angle)"))
             })?;
@@ -756,7 +770,33 @@ impl OutputKind {
         if let Some(c) = o.chord.as_ref().filter(|_| q != "transverse_deflection") {
             return Err(model.error(c.span(), "`chord` applies only to quantity = \"transverse_deflection\"".into()));
         }
+        if let Some(f) = o.frame.as_ref().filter(|_| q != "x" && q != "y") {
+            return Err(model.error(f.span(), format!("`frame` applies only to positions (x, y), not '{q}'")));
+        }
         Ok(match q {
+            "x" | "y" if o.frame.is_some() => {
+                let (_, point) = need_body()?;
+                let name = o.frame.as_ref().expect("checked by the guard");
+                let frame = match b.body(name)? {
+                    Some(e) if e.info.rotates && !e.info.director => e.info.x,
+                    Some(e) => {
+                        return Err(model.error(
+                            name.span(),
+                            format!(
+                                "a frame needs a rigid body or a corotational beam node; '{}' has no orientation",
+                                e.info.name
+                            ),
+                        ));
+                    }
+                    None => {
+                        return Err(model.error(
+                            name.span(),
+                            "positions are global by default; remove `frame = \"ground\"`".into(),
+                        ));
+                    }
+                };
+                OutputKind::PointInFrame { point, frame, component: usize::from(q == "y") }
+            }
             "x" | "y" | "vx" | "vy" | "ax" | "ay" => {
                 let (_, anchor) = need_body()?;
                 let component = usize::from(q.ends_with('y'));
