@@ -335,6 +335,9 @@ impl Simulation {
         let slot = self.system.inputs.get_mut(index).ok_or_else(|| format!("no input with index {index}"))?;
         if *slot != value {
             *slot = value;
+            if let Some(rates) = self.system.input_rates.rates.get_mut(index) {
+                *rates = [0.0; 2];
+            }
             self.output_values = None;
         }
         Ok(())
@@ -359,11 +362,17 @@ impl Simulation {
         Ok(())
     }
 
-    /// The inputs at time t of an interval that started at t0 (`set_input_derivative`).
+    /// The inputs at the current time of an interval that started at t0
+    /// (`set_input_derivative`), with their rates there: loads hold these values over the
+    /// internal step, drives follow the quadratic.
     fn interpolate_inputs(&mut self, base: &[f64], t0: f64) {
         let dt = self.state.t - t0;
+        let rates = &mut self.system.input_rates;
+        rates.t0 = self.state.t;
+        rates.rates.clear();
         for ((u, b), [d1, d2]) in self.system.inputs.iter_mut().zip(base).zip(&self.input_derivatives) {
             *u = b + d1 * dt + 0.5 * d2 * dt * dt;
+            rates.rates.push([d1 + d2 * dt, *d2]);
         }
     }
 
@@ -440,11 +449,16 @@ impl Simulation {
     /// of the largest error-controlled step) or when the budget runs out.
     pub fn step_to(&mut self, t_end: f64) -> Result<(), StepError> {
         if self.input_derivatives.iter().all(|d| *d == [0.0; 2]) {
+            self.system.input_rates.rates.clear();
             return self.step_with_inputs_held(t_end);
         }
-        let base = self.system.inputs.clone();
+        let (base, t0) = (self.system.inputs.clone(), self.state.t);
         let result = self.step_with_inputs_held(t_end);
-        self.system.inputs = base;
+        // The inputs end the interval where the interpolation took them, with their rates
+        // there, so that the outputs at the reached time (accelerations, drive forces) see the
+        // motion the drives made; the next interval holds them unless derivatives are set
+        // again, and a value set in between replaces its input's rates (`set_input`).
+        self.interpolate_inputs(&base, t0);
         self.input_derivatives.iter_mut().for_each(|d| *d = [0.0; 2]);
         self.output_values = None;
         result
@@ -652,6 +666,7 @@ impl Simulation {
         self.output_values = None;
         self.next_step = s.next_step;
         self.input_derivatives.iter_mut().for_each(|d| *d = [0.0; 2]);
+        self.system.input_rates.rates.clear();
         Ok(())
     }
 }

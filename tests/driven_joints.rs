@@ -126,30 +126,39 @@ fn slider_driven_along_a_parabola_needs_force_m_a() {
 fn servo_follows_a_commanded_angle_input() {
     // The command u(t) = (1 - cos 2t)/2 reaches the FMU at communication points 10 ms apart
     // with its first and second derivatives (fmi2SetRealInputDerivatives), so flexfmu
-    // interpolates it; each internal step (h = 1 ms) holds the value at its start (as for
-    // loads), so the angle at the end of a step is the command at t - h, to Newton tolerance.
+    // interpolates it: u(t0) + u'(t0) dt + u''(t0) dt^2/2 over the interval. A drive follows
+    // that quadratic exactly (its value and its time derivatives inside every internal step),
+    // so at t1 the angle is the interpolated command to the Newton tolerance, within
+    // max|u'''| dt^3/6 of the command itself, and the drive torque is the inverse dynamics
+    // torque J theta'' + m g L sin(theta) of the interpolated motion (theta'' = u''(t0)).
     let model = pendulum("theta_cmd", "[[inputs]]\nname = \"theta_cmd\"\nstart = 0.0\n");
-    let h = 1e-3;
+    let (h, dt) = (1e-3, 1e-2);
     let mut sim = Simulation::new(&model, &[], settings(h), 0.0).unwrap();
     let command = |t: f64| 0.5 * (1.0 - (2.0 * t).cos());
-    let (mut worst, mut lag) = (0.0f64, 0.0f64);
+    let (mut worst, mut lag, mut torque_error) = (0.0f64, 0.0f64, 0.0f64);
+    let j = IC + M * L * L;
     for k in 0..100 {
-        let t0 = k as f64 * 1e-2;
+        let t0 = k as f64 * dt;
+        let (u1, u2) = ((2.0 * t0).sin(), 2.0 * (2.0 * t0).cos());
         sim.set_input(0, command(t0)).unwrap();
-        sim.set_input_derivative(0, 1, (2.0 * t0).sin()).unwrap();
-        sim.set_input_derivative(0, 2, 2.0 * (2.0 * t0).cos()).unwrap();
-        let t1 = t0 + 1e-2;
+        sim.set_input_derivative(0, 1, u1).unwrap();
+        sim.set_input_derivative(0, 2, u2).unwrap();
+        let t1 = t0 + dt;
         sim.step_to(t1).unwrap();
-        let dt = t1 - h - t0;
-        let held = command(t0) + (2.0 * t0).sin() * dt + (2.0 * t0).cos() * dt * dt;
+        let interpolated = command(t0) + u1 * dt + 0.5 * u2 * dt * dt;
         let theta = output(&mut sim, "theta");
-        worst = worst.max((theta - held).abs());
+        worst = worst.max((theta - interpolated).abs());
         lag = lag.max((theta - command(t1)).abs());
-        assert!(output(&mut sim, "torque").is_finite());
+        let exact = j * u2 + M * G * L * theta.sin();
+        torque_error = torque_error.max((output(&mut sim, "torque") - exact).abs());
     }
-    eprintln!("servo: angle vs held command {worst:.3e}, vs command at t {lag:.3e}");
-    assert!(worst < 1e-10, "angle off the held command by {worst:.3e}");
-    assert!(lag <= 1.01 * h, "one-step hold: lag {lag:.3e} > max|u'| h = {h}");
+    eprintln!(
+        "servo: angle vs interpolated command {worst:.3e}, vs command {lag:.3e}; torque vs inverse dynamics \
+         {torque_error:.3e}"
+    );
+    assert!(worst < 1e-10, "angle off the interpolated command by {worst:.3e}");
+    assert!(lag <= 8.0 * dt.powi(3) / 6.0, "angle off the command by {lag:.3e} > max|u'''| dt^3/6");
+    assert!(torque_error < 1e-6 * M * G * L, "drive torque off the inverse dynamics by {torque_error:.3e}");
 }
 
 #[test]

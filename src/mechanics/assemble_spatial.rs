@@ -442,7 +442,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
         if let Some(d) = &j.drive {
             // The rheonomic row coordinate(q) - f(t) = 0; its multiplier gives `drive_force`.
             let f = input_scope.time_function(d)?;
-            if let Some(bad) = f.eval_time_jet(t0, &sys.inputs).into_iter().find(|x| !x.is_finite()) {
+            if let Some(bad) = f.eval_time_jet(t0, &sys.inputs, &sys.input_rates).into_iter().find(|x| !x.is_finite()) {
                 return Err(model.error(
                     d.span(),
                     format!("the drive or its time derivatives are not finite at t = {t0}, the start time ({bad})"),

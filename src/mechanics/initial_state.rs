@@ -102,7 +102,7 @@ pub fn consistent_initial_state(
             // driving row).
             let cols = &g.coordinates;
             let free: Vec<usize> = (0..cols.len()).filter(|&c| !specified[cols[c]]).collect();
-            let phi_t = |r: usize| -sys.constraints[g.rows[r]].prescribed(t0, &sys.inputs)[1];
+            let phi_t = |r: usize| -sys.constraints[g.rows[r]].prescribed(t0, &sys.inputs, &sys.input_rates)[1];
             let rhs = DVector::from_fn(g.rows.len(), |r, _| {
                 -(0..cols.len()).filter(|&c| specified[cols[c]]).map(|c| jm[(r, c)] * v[cols[c]]).sum::<f64>()
                     - phi_t(r)

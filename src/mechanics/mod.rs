@@ -34,6 +34,7 @@ use kinematics::quadratic_form;
 
 use crate::integrators::{Dynamics, EventAction, TangentCoefficients};
 use crate::linalg::{PatternBuilder, SparseMatrix};
+use crate::model::expr::InputRates;
 
 /// Slots of a constraint row: (row, dofs), (dofs, row) and the dofs x dofs Hessian block.
 type RowSlots = (Vec<usize>, Vec<usize>, Vec<usize>);
@@ -73,6 +74,9 @@ pub struct System {
     pub joints: Vec<joints::JointInfo>,
     /// Current values of the model's inputs (set between steps).
     pub inputs: Vec<f64>,
+    /// Their time derivatives where they are interpolated inside an interval (drives follow
+    /// the interpolated input; loads hold the value of the step's start).
+    pub input_rates: InputRates,
     pattern: SparseMatrix,
     /// Per constraint row: slots of (row, dofs), (dofs, row) and the dofs x dofs Hessian block.
     constraint_slots: Vec<RowSlots>,
@@ -95,6 +99,7 @@ impl System {
             body_index: Default::default(),
             joints: Vec::new(),
             inputs: Vec::new(),
+            input_rates: InputRates::default(),
             pattern: PatternBuilder::new(0).build(),
             constraint_slots: Vec::new(),
             contact_slots: Vec::new(),
@@ -301,7 +306,7 @@ impl Dynamics for System {
     fn constraint_residual(&self, q: &[f64], t: f64, phi: &mut [f64]) {
         let (joints, contacts) = phi.split_at_mut(self.constraints.len());
         for (p, c) in joints.iter_mut().zip(&self.constraints) {
-            *p = c.residual(q, t, &self.inputs);
+            *p = c.residual(q, t, &self.inputs, &self.input_rates);
         }
         // Paper 004 eq. 5b while active; the trivial row (zero residual) while separated.
         for (p, c) in contacts.iter_mut().zip(&self.contact_constraints) {
@@ -335,7 +340,7 @@ impl Dynamics for System {
                 c.measure.dofs().iter().zip(gradient).map(|(&i, g)| g * v[i]).sum()
             });
             if c.drive.is_some() {
-                *p -= c.prescribed(t, &self.inputs)[1];
+                *p -= c.prescribed(t, &self.inputs, &self.input_rates)[1];
             }
         }
         for (p, c) in phi_dot[self.constraints.len()..].iter_mut().zip(&self.contact_constraints) {
@@ -348,7 +353,7 @@ impl Dynamics for System {
         for (g, c) in gamma.iter_mut().zip(&self.constraints) {
             *g = -c.measure.with_derivatives(q, |_, _, hessian| quadratic_form(c.measure.dofs(), hessian, v));
             if c.drive.is_some() {
-                *g += c.prescribed(t, &self.inputs)[2];
+                *g += c.prescribed(t, &self.inputs, &self.input_rates)[2];
             }
         }
         for (g, c) in gamma[self.constraints.len()..].iter_mut().zip(&self.contact_constraints) {

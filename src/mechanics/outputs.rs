@@ -262,7 +262,8 @@ impl Output {
                     0 => match j.rows.clone().find(|&r| sys.constraints[r].drive.is_some()) {
                         Some(r) => {
                             let row = &sys.constraints[r];
-                            row.prescribed(s.t, &sys.inputs)[0] + row.residual(s.q, s.t, &sys.inputs)
+                            row.prescribed(s.t, &sys.inputs, &sys.input_rates)[0]
+                                + row.residual(s.q, s.t, &sys.inputs, &sys.input_rates)
                         }
                         None => m.value(s.q),
                     },

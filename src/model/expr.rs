@@ -199,11 +199,12 @@ impl Expr {
         }
     }
 
-    /// Value and first and second derivatives in time at (t, inputs), the inputs held:
-    /// second-order forward-mode differentiation (truncated Taylor jets, Griewank & Walther
-    /// 2008, ch. 13) — exact, no step size. Where a derivative is undefined (|x| at 0, a kink
-    /// of min/max) the side of the branch `eval` takes is used.
-    pub fn eval_time_jet(&self, t: f64, inputs: &[f64]) -> [f64; 3] {
+    /// Value and first and second derivatives in time at (t, inputs), each input the
+    /// quadratic of `rates` about its time (held where its rates are zero): second-order
+    /// forward-mode differentiation (truncated Taylor jets, Griewank & Walther 2008, ch. 13) —
+    /// exact, no step size. Where a derivative is undefined (|x| at 0, a kink of min/max) the
+    /// side of the branch `eval` takes is used.
+    pub fn eval_time_jet(&self, t: f64, inputs: &[f64], rates: &InputRates) -> [f64; 3] {
         // f(x) with f'(x), f''(x): (f, f' x', f'' x'^2 + f' x'').
         let chain = |[_, dx, ddx]: [f64; 3], f: f64, f1: f64, f2: f64| [f, f1 * dx, f2 * dx * dx + f1 * ddx];
         let mul = |[a, da, dda]: [f64; 3], [b, db, ddb]: [f64; 3]| {
@@ -212,10 +213,10 @@ impl Expr {
         match self {
             Expr::Num(v) => [*v, 0.0, 0.0],
             Expr::Time => [t, 1.0, 0.0],
-            Expr::Input(j) => [inputs[*j], 0.0, 0.0],
-            Expr::Neg(a) => a.eval_time_jet(t, inputs).map(|x| -x),
+            Expr::Input(j) => rates.jet(*j, inputs[*j], t),
+            Expr::Neg(a) => a.eval_time_jet(t, inputs, rates).map(|x| -x),
             Expr::Bin(op, a, b) => {
-                let (a, b) = (a.eval_time_jet(t, inputs), b.eval_time_jet(t, inputs));
+                let (a, b) = (a.eval_time_jet(t, inputs, rates), b.eval_time_jet(t, inputs, rates));
                 match op {
                     Op::Add => [a[0] + b[0], a[1] + b[1], a[2] + b[2]],
                     Op::Sub => [a[0] - b[0], a[1] - b[1], a[2] - b[2]],
@@ -244,9 +245,9 @@ impl Expr {
                 }
             }
             Expr::Call(f, args) => {
-                let x = args[0].eval_time_jet(t, inputs);
+                let x = args[0].eval_time_jet(t, inputs, rates);
                 let v = x[0];
-                let second = || args[1].eval_time_jet(t, inputs);
+                let second = || args[1].eval_time_jet(t, inputs, rates);
                 match f {
                     Func::Sin => chain(x, v.sin(), v.cos(), -v.sin()),
                     Func::Cos => chain(x, v.cos(), -v.sin(), -v.cos()),
@@ -514,6 +515,29 @@ impl Parser<'_> {
     }
 }
 
+/// The first and second time derivatives of the inputs at time `t0` (where the inputs have
+/// their current values): inside a communication interval with input derivatives (FMI's
+/// fmi2SetRealInputDerivatives) input j is u_j + u'_j (t - t0) + u''_j (t - t0)^2 / 2; with
+/// none (empty, the default) it is held.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct InputRates {
+    pub t0: f64,
+    pub rates: Vec<[f64; 2]>,
+}
+
+impl InputRates {
+    /// Value and first and second time derivatives at t of input `j`, whose value at t0 is `u`.
+    pub fn jet(&self, j: usize, u: f64, t: f64) -> [f64; 3] {
+        match self.rates.get(j) {
+            Some(&[d1, d2]) if d1 != 0.0 || d2 != 0.0 => {
+                let dt = t - self.t0;
+                [u + d1 * dt + 0.5 * d2 * dt * dt, d1 + d2 * dt, d2]
+            }
+            _ => [u, 0.0, 0.0],
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -545,7 +569,7 @@ mod tests {
         for text in cases {
             let e = Expr::parse(text, &resolve).unwrap();
             for t in [0.4, 0.9] {
-                let [v, d1, d2] = e.eval_time_jet(t, &[3.0]);
+                let [v, d1, d2] = e.eval_time_jet(t, &[3.0], &InputRates::default());
                 let h = 1e-4;
                 let (p, m) = (e.eval(t + h, &[3.0]), e.eval(t - h, &[3.0]));
                 assert_eq!(v, e.eval(t, &[3.0]), "{text}");
@@ -555,7 +579,7 @@ mod tests {
         }
         // Finite at 0 for integer exponents (no 0 * inf).
         let e = Expr::parse("t^2 + t^1", &resolve).unwrap();
-        assert_eq!(e.eval_time_jet(0.0, &[0.0]), [0.0, 1.0, 2.0]);
+        assert_eq!(e.eval_time_jet(0.0, &[0.0], &InputRates::default()), [0.0, 1.0, 2.0]);
     }
 
     #[test]

@@ -154,9 +154,9 @@ impl Simulation {
                     let h = 1e-6 * (1.0 + sys.inputs[i].abs());
                     let mut u = sys.inputs.clone();
                     u[i] += h;
-                    let plus = c.prescribed(s.t, &u)[2];
+                    let plus = c.prescribed(s.t, &u, &sys.input_rates)[2];
                     u[i] -= 2.0 * h;
-                    let minus = c.prescribed(s.t, &u)[2];
+                    let minus = c.prescribed(s.t, &u, &sys.input_rates)[2];
                     rhs[n + r] += (plus - minus) / (2.0 * h);
                 }
             }

@@ -462,7 +462,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
                 }
             }
             let f = drive_scope.time_function(d)?;
-            if let Some(bad) = f.eval_time_jet(t0, &sys.inputs).into_iter().find(|x| !x.is_finite()) {
+            if let Some(bad) = f.eval_time_jet(t0, &sys.inputs, &sys.input_rates).into_iter().find(|x| !x.is_finite()) {
                 return Err(model.error(
                     d.span(),
                     format!("the drive or its time derivatives are not finite at t = {t0}, the start time ({bad})"),

@@ -15,7 +15,7 @@ pub use contact_constraint::{ContactConstraint, ContactConstraintMemory, Contact
 use super::contact_gap::ContactGap;
 use super::kinematics::{Anchor, Measure, MeasureKind};
 use super::spatial_kinematics::{SpatialKind, SpatialMeasure};
-use crate::model::expr::Expr;
+use crate::model::expr::{Expr, InputRates};
 use std::ops::Range;
 
 /// Phi = measure - target - f(t). The measure is a planar or spatial `Measure`, or a component
@@ -45,8 +45,9 @@ impl ConstraintRow {
 
     /// Phi at (q, t). A spatial relative angle is wrapped to (-pi, pi], so its residual is
     /// taken modulo 2 pi (a driven rotor may turn any number of times).
-    pub fn residual(&self, q: &[f64], t: f64, inputs: &[f64]) -> f64 {
-        let r = self.measure.value(q) - if self.drive.is_some() { self.prescribed(t, inputs)[0] } else { self.target };
+    pub fn residual(&self, q: &[f64], t: f64, inputs: &[f64], rates: &InputRates) -> f64 {
+        let r = self.measure.value(q)
+            - if self.drive.is_some() { self.prescribed(t, inputs, rates)[0] } else { self.target };
         let periodic = matches!(
             self.measure.measure().map(|m| &m.kind),
             Some(MeasureKind::Spatial(SpatialMeasure { kind: SpatialKind::Angle { .. }, .. }))
@@ -54,12 +55,14 @@ impl ConstraintRow {
         if periodic { r - std::f64::consts::TAU * (r / std::f64::consts::TAU).round() } else { r }
     }
 
-    /// The prescribed part target + f and its first and second time derivatives (inputs held).
-    pub fn prescribed(&self, t: f64, inputs: &[f64]) -> [f64; 3] {
+    /// The prescribed part target + f and its first and second time derivatives (the inputs
+    /// with their `rates`: a drive follows an interpolated input exactly, with consistent
+    /// velocity and acceleration).
+    pub fn prescribed(&self, t: f64, inputs: &[f64], rates: &InputRates) -> [f64; 3] {
         match &self.drive {
             None => [self.target, 0.0, 0.0],
             Some(f) => {
-                let [v, d1, d2] = f.eval_time_jet(t, inputs);
+                let [v, d1, d2] = f.eval_time_jet(t, inputs, rates);
                 [self.target + v, d1, d2]
             }
         }
