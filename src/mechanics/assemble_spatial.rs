@@ -18,7 +18,7 @@ use super::spatial_kinematics::Anchor3;
 use super::springs::SpatialSite;
 use super::{BodyInfo, System};
 use crate::limits::coordinates_fit;
-use crate::model::schema::{Name, OutputDecl, PlateDecl, RigidBodyDecl, Tensor, Vec2};
+use crate::model::schema::{JointDecl, Name, OutputDecl, PlateDecl, RigidBodyDecl, Tensor, Vec2};
 use crate::model::{Model, ModelError, Scope};
 use crate::structural::{EdgeSupport, PlateMaterial};
 use std::collections::HashMap;
@@ -355,10 +355,14 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
             "revolute" => SpatialJointKind::Revolute,
             "prismatic" => SpatialJointKind::Prismatic,
             "fixed" => SpatialJointKind::Fixed,
+            "cylindrical" => SpatialJointKind::Cylindrical,
+            "universal" => SpatialJointKind::Universal,
             other => {
                 return Err(model.error(
                     j.kind.span(),
-                    format!("unknown joint type '{other}', expected spherical, revolute, prismatic or fixed"),
+                    format!(
+                        "unknown joint type '{other}', expected spherical, revolute, prismatic or fixed, or the two-coordinate cylindrical or universal"
+                    ),
                 ));
             }
         };
@@ -381,7 +385,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
         let pt =
             Vec2::new(j.point.as_ref().map_or(j.name.span(), |p| p.span()), point.iter().map(|&x| x.into()).collect());
         let (a1, a2) = (b.anchor(body1, Some(&pt))?, b.anchor(&j.body2, Some(&pt))?);
-        let needs_axis = matches!(kind, SpatialJointKind::Revolute | SpatialJointKind::Prismatic);
+        let needs_axis = !matches!(kind, SpatialJointKind::Spherical | SpatialJointKind::Fixed);
         let axis = match (&j.axis, needs_axis) {
             (Some(ax), true) => {
                 unit3(b.scope.vec3(ax)?).ok_or_else(|| model.error(ax.span(), "axis must not be zero".into()))?
@@ -392,11 +396,15 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
                 );
             }
             (Some(ax), false) => {
-                return Err(model.error(ax.span(), "`axis` only applies to revolute and prismatic joints".into()));
+                return Err(model.error(
+                    ax.span(),
+                    "`axis` only applies to revolute, prismatic, cylindrical and universal joints".into(),
+                ));
             }
             (None, false) => [0.0, 0.0, 1.0],
         };
-        let mut rows = spatial_joint_rows(kind, a1, a2, axis, &q0);
+        let axis2 = universal_pin(model, &b, j, kind, axis)?;
+        let mut rows = spatial_joint_rows(kind, a1, a2, [axis, axis2], &q0);
         let coordinate = spatial_joint_coordinate(kind, a1, a2, axis, &q0).map(Measure::spatial);
         if let Some(d) = &j.drive {
             // The rheonomic row coordinate(q) - f(t) = 0; its multiplier gives `drive_force`.
@@ -464,6 +472,38 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
 }
 
 /// A positive integer given as a number (or expression) in a list entry.
+/// Body 2's pin of a universal joint (`axis2`, unit, perpendicular to body 1's pin `axis`);
+/// `axis2` is refused on the other joints.
+fn universal_pin(
+    model: &Model,
+    b: &Builder,
+    j: &JointDecl,
+    kind: SpatialJointKind,
+    axis: [f64; 3],
+) -> Result<[f64; 3], ModelError> {
+    match (&j.axis2, kind) {
+        (Some(ax), SpatialJointKind::Universal) => {
+            let u = unit3(b.scope.vec3(ax)?).ok_or_else(|| model.error(ax.span(), "axis2 must not be zero".into()))?;
+            let cos = (0..3).map(|k| u[k] * axis[k]).sum::<f64>();
+            if cos.abs() > 1e-9 {
+                return Err(model.error(
+                    ax.span(),
+                    format!(
+                        "the pins of a universal joint must be perpendicular: axis . axis2 = {cos:.3e} (unit vectors)"
+                    ),
+                ));
+            }
+            Ok(u)
+        }
+        (None, SpatialJointKind::Universal) => Err(model.error(
+            j.name.span(),
+            "a universal joint needs `axis2 = [x, y, z]`, body2's pin (perpendicular to `axis`, body1's pin)".into(),
+        )),
+        (Some(ax), _) => Err(model.error(ax.span(), "`axis2` only applies to universal joints".into())),
+        (None, _) => Ok(axis),
+    }
+}
+
 fn count(b: &Builder, v: &Vec2, what: &str) -> Result<[usize; 2], ModelError> {
     let x = b.scope.vec2(v)?;
     let mut out = [0; 2];
