@@ -8,7 +8,7 @@
 //!   has no z component); the horizontal components by the torque impulse plus the gravity
 //!   moment integrated by the trapezoidal rule over the communication points;
 //! - gravity off: every component changes by the torque impulse alone;
-//! to 1e-4 of the impulse at h = 1e-3, second order in h.
+//!   to 1e-4 of the impulse at h = 1e-3, second order in h.
 
 use flexfmu::model::Model;
 use fmi::fmi2::instance::{CoSimulation, Common};

@@ -599,15 +599,27 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
                 .x;
             OutputKind::SpatialPointInFrame { anchor, frame, component: component(q.chars().last().unwrap_or('x')) }
         }
-        "x" | "y" | "z" | "vx" | "vy" | "vz" => {
+        "x" | "y" | "z" | "vx" | "vy" | "vz" | "ax" | "ay" | "az" => {
             let (_, name) = need_body()?;
             let anchor = b.anchor(name, o.point.as_ref())?;
             OutputKind::SpatialPoint {
                 anchor,
                 component: component(q.chars().last().unwrap_or('x')),
-                order: usize::from(q.len() == 2),
+                order: match q.as_bytes()[0] {
+                    b'v' if q.len() == 2 => 1,
+                    b'a' => 2,
+                    _ => 0,
+                },
             }
         }
+        "wx_body" | "wy_body" | "wz_body" => OutputKind::SpatialBodyAngularVelocity {
+            x: need_body()?.0.x,
+            component: component(q.chars().nth(1).unwrap_or('x')),
+        },
+        "yaw" | "pitch" | "roll" => OutputKind::TaitBryan {
+            x: need_body()?.0.x,
+            component: ["yaw", "pitch", "roll"].iter().position(|&n| n == q).unwrap_or(0),
+        },
         "e0" | "e1" | "e2" | "e3" => {
             OutputKind::EulerParameter { index: need_body()?.0.x + 3 + usize::from(q.as_bytes()[1] - b'0') }
         }
@@ -679,7 +691,7 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
             return Err(model.error(
                 o.quantity.span(),
                 format!(
-                    "unknown output quantity '{other}' in a spatial model, expected one of: x, y, z, vx, vy, vz, e0, e1, e2, e3, wx, wy, wz, joint_position, joint_velocity, \
+                    "unknown output quantity '{other}' in a spatial model, expected one of: x, y, z, vx, vy, vz, ax, ay, az, e0, e1, e2, e3, yaw, pitch, roll, wx, wy, wz, wx_body, wy_body, wz_body, joint_position, joint_velocity, \
                      reaction_x, reaction_y, reaction_z, drive_force, support_force_x, support_force_y, support_force_z, energy_total, energy_kinetic, energy_potential, energy_dissipated"
                 ),
             ));

@@ -57,7 +57,8 @@ pub enum OutputKind {
         contact: usize,
         quantity: usize,
     },
-    /// Position (order 0) or velocity (1) of a point of a spatial body; component 0..3 = x, y, z.
+    /// Position (order 0), velocity (1) or acceleration (2) of a point of a spatial body;
+    /// component 0..3 = x, y, z.
     SpatialPoint {
         anchor: Anchor3,
         component: usize,
@@ -81,6 +82,18 @@ pub enum OutputKind {
     },
     /// Global angular velocity omega = 2 E(p) p' of the spatial body at `x`, one component.
     SpatialAngularVelocity {
+        x: usize,
+        component: usize,
+    },
+    /// Angular velocity of the spatial body at `x` in its own frame, omega' = 2 G(p) p'
+    /// (one component).
+    SpatialBodyAngularVelocity {
+        x: usize,
+        component: usize,
+    },
+    /// Orientation of the spatial body at `x` as intrinsic z-y'-x'' Tait-Bryan angles, A(p) =
+    /// Rz(yaw) Ry(pitch) Rx(roll): component 0 yaw, 1 pitch, 2 roll.
+    TaitBryan {
         x: usize,
         component: usize,
     },
@@ -126,8 +139,9 @@ impl OutputKind {
             OutputKind::DriveForce { torque, .. } => ["N", "N.m"][usize::from(*torque)],
             OutputKind::SpatialReaction { .. } | OutputKind::SupportForce { .. } => "N",
             OutputKind::JointCoordinate { .. } | OutputKind::EulerParameter { .. } => "",
-            OutputKind::SpatialPoint { order, .. } => ["m", "m/s"][*order],
-            OutputKind::SpatialAngularVelocity { .. } => "rad/s",
+            OutputKind::SpatialPoint { order, .. } => ["m", "m/s", "m/s2"][*order],
+            OutputKind::SpatialAngularVelocity { .. } | OutputKind::SpatialBodyAngularVelocity { .. } => "rad/s",
+            OutputKind::TaitBryan { .. } => "rad",
             OutputKind::Contact { quantity, .. } | OutputKind::ContactConstraint { quantity, .. } => {
                 ["N", "m", "", "s"][*quantity]
             }
@@ -147,6 +161,7 @@ impl OutputKind {
                 | OutputKind::Reaction { .. }
                 | OutputKind::DriveForce { .. }
                 | OutputKind::SpatialReaction { .. }
+                | OutputKind::SpatialPoint { order: 2, .. }
         )
     }
 }
@@ -257,13 +272,24 @@ impl Output {
                     _ => f64::from(u8::from(f.penetration > 0.0)),
                 }
             }
-            OutputKind::SpatialPoint { anchor, component, order } => {
-                if *order == 0 {
-                    anchor.position(s.q)[*component]
-                } else {
-                    anchor.velocity(s.q, s.v)[*component]
+            OutputKind::SpatialPoint { anchor, component, order } => match (order, anchor) {
+                (0, _) => anchor.position(s.q)[*component],
+                (1, _) => anchor.velocity(s.q, s.v)[*component],
+                (_, Anchor3::Ground { .. }) => 0.0,
+                (_, Anchor3::Body { x, .. }) => {
+                    // a_P = r'' + alpha x rho + omega x (omega x rho), rho = A s', with
+                    // omega = 2 E p' and alpha = 2 E p'' (E(p') p' = 0).
+                    let (x, p) = (*x, anchor.position(s.q));
+                    let rho: [f64; 3] = std::array::from_fn(|i| p[i] - s.q[x + i]);
+                    let e = super::euler_parameters::e_matrix(&s.q[x + 3..x + 7]);
+                    let w: [f64; 3] =
+                        std::array::from_fn(|i| 2.0 * (0..4).map(|k| e[i][k] * s.v[x + 3 + k]).sum::<f64>());
+                    let al: [f64; 3] =
+                        std::array::from_fn(|i| 2.0 * (0..4).map(|k| e[i][k] * s.a[x + 3 + k]).sum::<f64>());
+                    let (t, wr) = (cross(al, rho), cross(w, rho));
+                    s.a[x + component] + t[*component] + cross(w, wr)[*component]
                 }
-            }
+            },
             OutputKind::SpatialPointInFrame { anchor, frame, component } => {
                 let (p, f) = (anchor.position(s.q), *frame);
                 let d = [p[0] - s.q[f], p[1] - s.q[f + 1], p[2] - s.q[f + 2]];
@@ -274,6 +300,22 @@ impl Output {
             OutputKind::SpatialAngularVelocity { x, component } => {
                 let e = super::euler_parameters::e_matrix(&s.q[x + 3..x + 7]);
                 2.0 * (0..4).map(|k| e[*component][k] * s.v[x + 3 + k]).sum::<f64>()
+            }
+            OutputKind::SpatialBodyAngularVelocity { x, component } => {
+                let g = super::euler_parameters::g_matrix(&s.q[x + 3..x + 7]);
+                2.0 * (0..4).map(|k| g[*component][k] * s.v[x + 3 + k]).sum::<f64>()
+            }
+            OutputKind::TaitBryan { x, component } => {
+                // A = Rz(yaw) Ry(pitch) Rx(roll): A31 = -sin(pitch), A21/A11 = tan(yaw),
+                // A32/A33 = tan(roll); A(p) is scaled by p.p off the unit sphere.
+                let p = &s.q[x + 3..x + 7];
+                let a = super::euler_parameters::rotation(p);
+                let norm = p.iter().map(|e| e * e).sum::<f64>();
+                match component {
+                    0 => a[1][0].atan2(a[0][0]),
+                    1 => (-a[2][0] / norm).clamp(-1.0, 1.0).asin(),
+                    _ => a[2][1].atan2(a[2][2]),
+                }
             }
             OutputKind::ContactConstraint { contact, quantity } => {
                 let c = &sys.contact_constraints[*contact];
@@ -308,4 +350,8 @@ impl Output {
             OutputKind::EnergyDissipated => s.dissipated,
         }
     }
+}
+
+fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
 }
