@@ -14,7 +14,7 @@
 use flexfmu::integrators::Method;
 use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
-use fmi::fmi2::instance::{CoSimulation, Common};
+use fmi::fmi2::instance::CoSimulation;
 use fmi::traits::FmiInstance;
 
 mod common;
