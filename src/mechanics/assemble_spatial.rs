@@ -22,7 +22,7 @@ use super::spatial_kinematics::Anchor3;
 use super::springs::SpatialSite;
 use super::{BodyInfo, System};
 use crate::limits::coordinates_fit;
-use crate::model::schema::{Name, OutputDecl, PlateDecl, RigidBodyDecl, Tensor, Vec2};
+use crate::model::schema::{JointDecl, Name, OutputDecl, PlateDecl, RigidBodyDecl, Tensor, Vec2};
 use crate::model::{Model, ModelError, Scope};
 use crate::structural::{EdgeSupport, PlateMaterial};
 use std::collections::HashMap;
@@ -396,10 +396,14 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
             "revolute" => SpatialJointKind::Revolute,
             "prismatic" => SpatialJointKind::Prismatic,
             "fixed" => SpatialJointKind::Fixed,
+            "cylindrical" => SpatialJointKind::Cylindrical,
+            "universal" => SpatialJointKind::Universal,
             other => {
                 return Err(model.error(
                     j.kind.span(),
-                    format!("unknown joint type '{other}', expected spherical, revolute, prismatic or fixed"),
+                    format!(
+                        "unknown joint type '{other}', expected spherical, revolute, prismatic or fixed, or the two-coordinate cylindrical or universal"
+                    ),
                 ));
             }
         };
@@ -422,7 +426,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
         let pt =
             Vec2::new(j.point.as_ref().map_or(j.name.span(), |p| p.span()), point.iter().map(|&x| x.into()).collect());
         let (a1, a2) = (b.anchor(body1, Some(&pt))?, b.anchor(&j.body2, Some(&pt))?);
-        let needs_axis = matches!(kind, SpatialJointKind::Revolute | SpatialJointKind::Prismatic);
+        let needs_axis = !matches!(kind, SpatialJointKind::Spherical | SpatialJointKind::Fixed);
         let axis = match (&j.axis, needs_axis) {
             (Some(ax), true) => {
                 unit3(b.scope.vec3(ax)?).ok_or_else(|| model.error(ax.span(), "axis must not be zero".into()))?
@@ -433,11 +437,15 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
                 );
             }
             (Some(ax), false) => {
-                return Err(model.error(ax.span(), "`axis` only applies to revolute and prismatic joints".into()));
+                return Err(model.error(
+                    ax.span(),
+                    "`axis` only applies to revolute, prismatic, cylindrical and universal joints".into(),
+                ));
             }
             (None, false) => [0.0, 0.0, 1.0],
         };
-        let mut rows = spatial_joint_rows(kind, a1, a2, axis, &q0);
+        let axis2 = universal_pin(model, &b, j, kind, axis)?;
+        let mut rows = spatial_joint_rows(kind, a1, a2, [axis, axis2], &q0);
         let coordinate = spatial_joint_coordinate(kind, a1, a2, axis, &q0).map(Measure::spatial);
         if let Some(d) = &j.drive {
             // The rheonomic row coordinate(q) - f(t) = 0; its multiplier gives `drive_force`.
@@ -514,6 +522,38 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
 }
 
 /// A positive integer given as a number (or expression) in a list entry.
+/// Body 2's pin of a universal joint (`axis2`, unit, perpendicular to body 1's pin `axis`);
+/// `axis2` is refused on the other joints.
+fn universal_pin(
+    model: &Model,
+    b: &Builder,
+    j: &JointDecl,
+    kind: SpatialJointKind,
+    axis: [f64; 3],
+) -> Result<[f64; 3], ModelError> {
+    match (&j.axis2, kind) {
+        (Some(ax), SpatialJointKind::Universal) => {
+            let u = unit3(b.scope.vec3(ax)?).ok_or_else(|| model.error(ax.span(), "axis2 must not be zero".into()))?;
+            let cos = (0..3).map(|k| u[k] * axis[k]).sum::<f64>();
+            if cos.abs() > 1e-9 {
+                return Err(model.error(
+                    ax.span(),
+                    format!(
+                        "the pins of a universal joint must be perpendicular: axis . axis2 = {cos:.3e} (unit vectors)"
+                    ),
+                ));
+            }
+            Ok(u)
+        }
+        (None, SpatialJointKind::Universal) => Err(model.error(
+            j.name.span(),
+            "a universal joint needs `axis2 = [x, y, z]`, body2's pin (perpendicular to `axis`, body1's pin)".into(),
+        )),
+        (Some(ax), _) => Err(model.error(ax.span(), "`axis2` only applies to universal joints".into())),
+        (None, _) => Ok(axis),
+    }
+}
+
 fn count(b: &Builder, v: &Vec2, what: &str) -> Result<[usize; 2], ModelError> {
     let x = b.scope.vec2(v)?;
     let mut out = [0; 2];
@@ -609,15 +649,27 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
                 .x;
             OutputKind::SpatialPointInFrame { anchor, frame, component: component(q.chars().last().unwrap_or('x')) }
         }
-        "x" | "y" | "z" | "vx" | "vy" | "vz" => {
+        "x" | "y" | "z" | "vx" | "vy" | "vz" | "ax" | "ay" | "az" => {
             let (_, name) = need_body()?;
             let anchor = b.anchor(name, o.point.as_ref())?;
             OutputKind::SpatialPoint {
                 anchor,
                 component: component(q.chars().last().unwrap_or('x')),
-                order: usize::from(q.len() == 2),
+                order: match q.as_bytes()[0] {
+                    b'v' if q.len() == 2 => 1,
+                    b'a' => 2,
+                    _ => 0,
+                },
             }
         }
+        "wx_body" | "wy_body" | "wz_body" => OutputKind::SpatialBodyAngularVelocity {
+            x: need_body()?.0.x,
+            component: component(q.chars().nth(1).unwrap_or('x')),
+        },
+        "yaw" | "pitch" | "roll" => OutputKind::TaitBryan {
+            x: need_body()?.0.x,
+            component: ["yaw", "pitch", "roll"].iter().position(|&n| n == q).unwrap_or(0),
+        },
         "e0" | "e1" | "e2" | "e3" => {
             OutputKind::EulerParameter { index: need_body()?.0.x + 3 + usize::from(q.as_bytes()[1] - b'0') }
         }
@@ -712,7 +764,7 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
             return Err(model.error(
                 o.quantity.span(),
                 format!(
-                    "unknown output quantity '{other}' in a spatial model, expected one of: x, y, z, vx, vy, vz, e0, e1, e2, e3, wx, wy, wz, joint_position, joint_velocity, \
+                    "unknown output quantity '{other}' in a spatial model, expected one of: x, y, z, vx, vy, vz, ax, ay, az, e0, e1, e2, e3, yaw, pitch, roll, wx, wy, wz, wx_body, wy_body, wz_body, joint_position, joint_velocity, \
                      reaction_x, reaction_y, reaction_z, drive_force, support_force_x, support_force_y, support_force_z, contact_force, penetration, contact_state, impact_time, energy_total, energy_kinetic, energy_potential, energy_dissipated"
                 ),
             ));

@@ -58,7 +58,8 @@ pub enum OutputKind {
         contact: usize,
         quantity: usize,
     },
-    /// Position (order 0) or velocity (1) of a point of a spatial body; component 0..3 = x, y, z.
+    /// Position (order 0), velocity (1) or acceleration (2) of a point of a spatial body;
+    /// component 0..3 = x, y, z.
     SpatialPoint {
         anchor: Anchor3,
         component: usize,
@@ -82,6 +83,18 @@ pub enum OutputKind {
     },
     /// Global angular velocity omega = 2 E(p) p' of the spatial body at `x`, one component.
     SpatialAngularVelocity {
+        x: usize,
+        component: usize,
+    },
+    /// Angular velocity of the spatial body at `x` in its own frame, omega' = 2 G(p) p'
+    /// (one component).
+    SpatialBodyAngularVelocity {
+        x: usize,
+        component: usize,
+    },
+    /// Orientation of the spatial body at `x` as intrinsic z-y'-x'' Tait-Bryan angles, A(p) =
+    /// Rz(yaw) Ry(pitch) Rx(roll): component 0 yaw, 1 pitch, 2 roll.
+    TaitBryan {
         x: usize,
         component: usize,
     },
@@ -128,7 +141,8 @@ impl OutputKind {
             OutputKind::SpatialReaction { .. } | OutputKind::SupportForce { .. } => "N",
             OutputKind::JointCoordinate { .. } | OutputKind::EulerParameter { .. } => "",
             OutputKind::SpatialPoint { order, .. } => ["m", "m/s", "m/s2"][*order],
-            OutputKind::SpatialAngularVelocity { .. } => "rad/s",
+            OutputKind::SpatialAngularVelocity { .. } | OutputKind::SpatialBodyAngularVelocity { .. } => "rad/s",
+            OutputKind::TaitBryan { .. } => "rad",
             OutputKind::Contact { quantity, .. } | OutputKind::ContactConstraint { quantity, .. } => {
                 ["N", "m", "", "s"][*quantity]
             }
@@ -302,6 +316,22 @@ impl Output {
             OutputKind::SpatialAngularVelocity { x, component } => {
                 let e = super::euler_parameters::e_matrix(&s.q[x + 3..x + 7]);
                 2.0 * (0..4).map(|k| e[*component][k] * s.v[x + 3 + k]).sum::<f64>()
+            }
+            OutputKind::SpatialBodyAngularVelocity { x, component } => {
+                let g = super::euler_parameters::g_matrix(&s.q[x + 3..x + 7]);
+                2.0 * (0..4).map(|k| g[*component][k] * s.v[x + 3 + k]).sum::<f64>()
+            }
+            OutputKind::TaitBryan { x, component } => {
+                // A = Rz(yaw) Ry(pitch) Rx(roll): A31 = -sin(pitch), A21/A11 = tan(yaw),
+                // A32/A33 = tan(roll); A(p) is scaled by p.p off the unit sphere.
+                let p = &s.q[x + 3..x + 7];
+                let a = super::euler_parameters::rotation(p);
+                let norm = p.iter().map(|e| e * e).sum::<f64>();
+                match component {
+                    0 => a[1][0].atan2(a[0][0]),
+                    1 => (-a[2][0] / norm).clamp(-1.0, 1.0).asin(),
+                    _ => a[2][1].atan2(a[2][2]),
+                }
             }
             OutputKind::ContactConstraint { contact, quantity } => {
                 let c = &sys.contact_constraints[*contact];

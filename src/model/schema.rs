@@ -261,6 +261,9 @@ pub struct JointDecl {
     pub point: Option<Vec2>,
     /// Sliding direction of a prismatic joint, global, initial configuration.
     pub axis: Option<Vec2>,
+    /// Body 2's pin of a spatial universal joint (`axis` is body 1's), global, initial
+    /// configuration.
+    pub axis2: Option<Vec2>,
     /// Revolute joint on an ANCF beam's end node: also keep that section rigid, i.e. the
     /// slope dr/dy normal to the axis tangent dr/dx (paper 003 eq. 23).
     pub rigid_section: Option<Spanned<bool>>,

@@ -31,6 +31,8 @@ fn geometry(a: &Assembly) -> Vec<f64> {
         OutputKind::JointCoordinate { .. }
         | OutputKind::EulerParameter { .. }
         | OutputKind::SpatialAngularVelocity { .. }
+        | OutputKind::SpatialBodyAngularVelocity { .. }
+        | OutputKind::TaitBryan { .. }
         | OutputKind::FloatingFrameTip { .. }
         | OutputKind::PointInFrame { .. }
         | OutputKind::SpatialPointInFrame { .. }

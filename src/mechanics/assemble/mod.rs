@@ -327,6 +327,9 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
         if body1.get_ref() == j.body2.get_ref() {
             return Err(model.error(j.body2.span(), "a joint needs two different bodies".into()));
         }
+        if let Some(ax) = &j.axis2 {
+            return Err(model.error(ax.span(), "`axis2` applies to spatial universal joints only".into()));
+        }
         if b.floating_tips.contains_key(body1.get_ref()) || b.floating_names.contains_key(body1.get_ref()) {
             return Err(model.error(
                 body1.span(),

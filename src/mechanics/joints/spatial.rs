@@ -9,7 +9,12 @@
 //!   triads fixed in each body (they are independent at the initial configuration: their
 //!   derivatives in a small relative rotation theta are -theta_z, -theta_x, -theta_y) (6 rows);
 //! - prismatic: two projections (A1 n'_k).(P2 - P1) = 0 on directions normal to the axis
-//!   fixed in body 1, plus the three rotation rows of the fixed joint (5 rows).
+//!   fixed in body 1, plus the three rotation rows of the fixed joint (5 rows);
+//! - cylindrical: the two projections of the prismatic joint and the two axis rows of the
+//!   revolute joint: rotation about and sliding along the axis (4 rows);
+//! - universal (Hooke, cardan): spherical plus the cross's pins perpendicular,
+//!   (A1 a1').(A2 a2'') = 0 with pin a1 fixed in body 1 and a2 in body 2 (4 rows; Haug 1989,
+//!   ch. 9: spherical + dot-1).
 //!
 //! The normalisation p.p = 1 is a constraint row like the others (scaled by the integrator
 //! like every row, multiplier lambda_p): the Euler parameters stay unit to the Newton
@@ -27,6 +32,8 @@ pub enum SpatialJointKind {
     Revolute,
     Prismatic,
     Fixed,
+    Cylindrical,
+    Universal,
 }
 
 fn row(m: SpatialMeasure, q0: &[f64]) -> ConstraintRow {
@@ -62,17 +69,18 @@ pub fn normals(a: [f64; 3]) -> ([f64; 3], [f64; 3]) {
 }
 
 /// Rows of a joint between anchors at the same global point in the initial configuration
-/// `q0`; `axis` is the global unit joint axis (revolute, prismatic).
+/// `q0`; `axis` is the global unit joint axis (revolute, prismatic, cylindrical) or body 1's
+/// pin (universal), `axis2` body 2's pin (universal only; perpendicular to `axis`).
 pub fn spatial_joint_rows(
     kind: SpatialJointKind,
     a1: Anchor3,
     a2: Anchor3,
-    axis: [f64; 3],
+    [axis, axis2]: [[f64; 3]; 2],
     q0: &[f64],
 ) -> Vec<ConstraintRow> {
     let mut rows = Vec::new();
     let (b, c) = normals(axis);
-    if kind != SpatialJointKind::Prismatic {
+    if !matches!(kind, SpatialJointKind::Prismatic | SpatialJointKind::Cylindrical) {
         for k in 0..3 {
             let u = std::array::from_fn(|i| f64::from(u8::from(i == k)));
             rows.push(row(SpatialMeasure::new(a1, a2, SpatialKind::Along { u }), q0));
@@ -90,7 +98,8 @@ pub fn spatial_joint_rows(
     };
     match kind {
         SpatialJointKind::Spherical => {}
-        SpatialJointKind::Revolute => {
+        SpatialJointKind::Universal => rows.push(dot(axis, axis2)),
+        SpatialJointKind::Revolute | SpatialJointKind::Cylindrical => {
             rows.push(dot(axis, b));
             rows.push(dot(axis, c));
         }
@@ -106,8 +115,9 @@ pub fn spatial_joint_rows(
 
 /// The coordinate of a spatial joint: the relative angle about `axis` (revolute,
 /// `SpatialKind::Angle`) or the displacement along it (prismatic, a projection on the axis
-/// fixed in body 1), both zero in the initial configuration `q0`; None for spherical and
-/// fixed joints. Drives prescribe it; torsional and prismatic springs act on it.
+/// fixed in body 1), both zero in the initial configuration `q0`; None for spherical, fixed,
+/// cylindrical and universal joints (none or two coordinates). Drives prescribe it; torsional
+/// and prismatic springs act on it.
 pub fn spatial_joint_coordinate(
     kind: SpatialJointKind,
     a1: Anchor3,
@@ -121,13 +131,16 @@ pub fn spatial_joint_coordinate(
             SpatialKind::Angle { b1: body_frame(&a1, b, q0), c1: body_frame(&a1, c, q0), b2: body_frame(&a2, b, q0) }
         }
         SpatialJointKind::Prismatic => SpatialKind::Projection { u1: body_frame(&a1, axis, q0) },
-        SpatialJointKind::Spherical | SpatialJointKind::Fixed => return None,
+        SpatialJointKind::Spherical
+        | SpatialJointKind::Fixed
+        | SpatialJointKind::Cylindrical
+        | SpatialJointKind::Universal => return None,
     };
     Some(SpatialMeasure::new(a1, a2, kind))
 }
 
 /// The driving row of a spatial joint (coordinate(q) - f(t), see `spatial_joint_coordinate`);
-/// None for spherical and fixed joints.
+/// None for the joints without one coordinate.
 pub fn spatial_drive_row(
     kind: SpatialJointKind,
     a1: Anchor3,
