@@ -223,8 +223,10 @@ pub struct Simulation {
     state: State,
     settings: SolverSettings,
     stepper: Stepper,
-    /// Outputs at the current state, if computed since the last change.
-    output_values: Option<Vec<f64>>,
+    /// Outputs at the current state if `outputs_current` (computed since the last change;
+    /// the vector is reused, so reading outputs allocates nothing after the first time).
+    output_values: Vec<f64>,
+    outputs_current: bool,
     needs_accelerations: bool,
     scratch_a: Vec<f64>,
     scratch_lambda: Vec<f64>,
@@ -289,7 +291,8 @@ impl Simulation {
             state,
             settings,
             stepper,
-            output_values: None,
+            output_values: Vec::new(),
+            outputs_current: false,
             needs_accelerations,
             scratch_a: vec![0.0; n],
             scratch_lambda: vec![0.0; m],
@@ -329,7 +332,7 @@ impl Simulation {
         let slot = self.system.inputs.get_mut(index).ok_or_else(|| format!("no input with index {index}"))?;
         if *slot != value {
             *slot = value;
-            self.output_values = None;
+            self.outputs_current = false;
         }
         Ok(())
     }
@@ -369,7 +372,7 @@ impl Simulation {
     /// the converged (q, v) with the index-1 equations, so they are second-order accurate
     /// whatever the method's own multipliers are.
     pub fn output_values(&mut self) -> Result<&[f64], String> {
-        if self.output_values.is_none() {
+        if !self.outputs_current {
             let s = &self.state;
             if self.needs_accelerations {
                 let mut stats = Statistics::default();
@@ -387,7 +390,9 @@ impl Simulation {
             let (a, lambda) =
                 if self.needs_accelerations { (&self.scratch_a, &self.scratch_lambda) } else { (&s.a, &s.lambda) };
             let os = OutputState { q: &s.q, v: &s.v, a, lambda, t: s.t, dissipated: s.dissipated };
-            let values: Vec<f64> = self.outputs.iter().map(|o| o.eval(&self.system, &os)).collect();
+            let values = &mut self.output_values;
+            values.clear();
+            values.extend(self.outputs.iter().map(|o| o.eval(&self.system, &os)));
             // A finite state can still overflow an output (e.g. 1e300 in a model file): an
             // error, not a silent inf or NaN.
             if let Some(i) = values.iter().position(|v| !v.is_finite()) {
@@ -396,9 +401,9 @@ impl Simulation {
                     self.outputs[i].name, values[i], s.t
                 ));
             }
-            self.output_values = Some(values);
+            self.outputs_current = true;
         }
-        Ok(self.output_values.as_deref().unwrap_or(&[]))
+        Ok(&self.output_values)
     }
 
     pub fn settings(&self) -> &SolverSettings {
@@ -440,7 +445,7 @@ impl Simulation {
         let result = self.step_with_inputs_held(t_end);
         self.system.inputs = base;
         self.input_derivatives.iter_mut().for_each(|d| *d = [0.0; 2]);
-        self.output_values = None;
+        self.outputs_current = false;
         result
     }
 
@@ -459,7 +464,7 @@ impl Simulation {
         if needed.is_nan() || needed > MAX_STEPS_PER_INTERVAL as f64 {
             return Err(StepError::TooManySteps { t: self.state.t, t_end, step: largest, needed });
         }
-        self.output_values = None;
+        self.outputs_current = false;
         // Each communication interval starts from a fresh Newton matrix, so that a restored
         // snapshot re-steps bit for bit like the original run.
         self.stepper.workspace.invalidate();
@@ -480,8 +485,8 @@ impl Simulation {
         }
         let count = needed as u64;
         let t0 = self.state.t;
-        let base = self.system.inputs.clone();
         let interpolate = self.input_derivatives.iter().any(|d| *d != [0.0; 2]);
+        let base = if interpolate { self.system.inputs.clone() } else { Vec::new() };
         for k in 1..=count {
             if interpolate {
                 self.interpolate_inputs(&base, t0);
@@ -506,8 +511,9 @@ impl Simulation {
         let control = self.settings.error_control;
         let (h_min, h_max) = (MIN_STEP_RATIO * self.settings.step, MAX_STEP_RATIO * self.settings.step);
         let tolerance = 1e-12 * t_end.abs().max(self.settings.step);
-        let (base, t0) = (self.system.inputs.clone(), self.state.t);
+        let t0 = self.state.t;
         let interpolate = self.input_derivatives.iter().any(|d| *d != [0.0; 2]);
+        let base = if interpolate { self.system.inputs.clone() } else { Vec::new() };
         while t_end - self.state.t > tolerance {
             if interpolate {
                 self.interpolate_inputs(&base, t0);
@@ -554,7 +560,7 @@ impl Simulation {
     fn discard_step(&mut self, accepted: History) {
         // `accepted` came from this system, so it fits.
         let _ = self.system.set_history(accepted);
-        self.output_values = None;
+        self.outputs_current = false;
     }
 
     /// Natural frequencies (Hz, ascending) linearised about the current configuration at
@@ -612,7 +618,7 @@ impl Simulation {
         self.system.inputs.clone_from(&s.inputs);
         self.stepper.stats = s.stats;
         self.stepper.workspace.invalidate();
-        self.output_values = None;
+        self.outputs_current = false;
         self.next_step = s.next_step;
         self.input_derivatives.iter_mut().for_each(|d| *d = [0.0; 2]);
         Ok(())

@@ -368,10 +368,11 @@ impl Dynamics for System {
     ) {
         m.clear();
         let x = self.kin(q, v, a, t);
-        let mut block = Vec::with_capacity(64);
+        let mut block = m.take_block();
         for g in &self.groups {
             g.assemble_tangent(&x, &c, &mut block, m);
         }
+        m.put_block(block);
         for ((con, (row, col, hess)), &l) in self.constraints.iter().zip(&self.constraint_slots).zip(lambda) {
             con.measure.with_derivatives(q, |_, gradient, hessian| {
                 for (k, g) in gradient.iter().enumerate() {

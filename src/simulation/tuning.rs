@@ -121,7 +121,7 @@ impl Simulation {
         self.state.a = a;
         self.state.lambda = lambda;
         self.stepper.workspace.invalidate();
-        self.output_values = None;
+        self.outputs_current = false;
         Ok(())
     }
 }
