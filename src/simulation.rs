@@ -232,6 +232,8 @@ pub struct Simulation {
     scratch_lambda: Vec<f64>,
     /// The next internal step when error control is on.
     next_step: f64,
+    /// The system's history before the current internal step (restored if it fails).
+    accepted: History,
     /// Per input, its first and second time derivative over the next `step_to` (FMI's
     /// fmi2SetRealInputDerivatives); cleared by every `step_to`.
     input_derivatives: Vec<[f64; 2]>,
@@ -297,6 +299,7 @@ impl Simulation {
             scratch_a: vec![0.0; n],
             scratch_lambda: vec![0.0; m],
             next_step: settings.step,
+            accepted: History::default(),
             input_derivatives: vec![[0.0; 2]; system_inputs],
         })
     }
@@ -493,9 +496,9 @@ impl Simulation {
             }
             let target = if k == count { t_end } else { t0 + span * (k as f64) / (count as f64) };
             let h = target - self.state.t;
-            let accepted = self.system.history();
+            self.system.history_into(&mut self.accepted);
             if let Err(e) = self.stepper.step(&mut self.system, &mut self.state, h) {
-                self.discard_step(accepted);
+                self.discard_step();
                 return Err(e.into());
             }
             self.state.t = target;
@@ -528,7 +531,7 @@ impl Simulation {
             } else {
                 proposed
             };
-            let accepted = self.system.history();
+            self.system.history_into(&mut self.accepted);
             let rejected = self.stepper.stats.rejected_steps;
             let (taken, next) = match self.stepper.error_controlled_step(
                 &mut self.system,
@@ -539,7 +542,7 @@ impl Simulation {
             ) {
                 Ok(x) => x,
                 Err(e) => {
-                    self.discard_step(accepted);
+                    self.discard_step();
                     return Err(e.into());
                 }
             };
@@ -557,9 +560,9 @@ impl Simulation {
 
     /// A failed internal step: the stepper put the state back to its start; the history
     /// the step's accepted sub-steps recorded is not committed either.
-    fn discard_step(&mut self, accepted: History) {
+    fn discard_step(&mut self) {
         // `accepted` came from this system, so it fits.
-        let _ = self.system.set_history(accepted);
+        let _ = self.system.set_history(std::mem::take(&mut self.accepted));
         self.outputs_current = false;
     }
 

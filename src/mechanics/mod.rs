@@ -236,11 +236,20 @@ impl System {
     /// The histories of the elements with memory (part of snapshots).
     pub fn history(&self) -> History {
         let mut h = History::default();
-        for g in &self.groups {
-            g.save_history(&mut h);
-        }
-        h.contact_constraints = self.contact_constraints.iter().map(|c| c.memory()).collect();
+        self.history_into(&mut h);
         h
+    }
+
+    /// The histories into `h`, reusing its lists (no allocation for contact memories once
+    /// the lists have their length; a fractional damper's samples are copied anew).
+    pub fn history_into(&self, h: &mut History) {
+        h.fractional.clear();
+        h.contacts.clear();
+        h.contact_constraints.clear();
+        for g in &self.groups {
+            g.save_history(h);
+        }
+        h.contact_constraints.extend(self.contact_constraints.iter().map(|c| c.memory()));
     }
 
     /// Continue from `history`; refused (and nothing changed) unless it has one valid entry
