@@ -237,13 +237,17 @@ pub struct Simulation {
     state: State,
     settings: SolverSettings,
     stepper: Stepper,
-    /// Outputs at the current state, if computed since the last change.
-    output_values: Option<Vec<f64>>,
+    /// Outputs at the current state if `outputs_current` (computed since the last change;
+    /// the vector is reused, so reading outputs allocates nothing after the first time).
+    output_values: Vec<f64>,
+    outputs_current: bool,
     needs_accelerations: bool,
     scratch_a: Vec<f64>,
     scratch_lambda: Vec<f64>,
     /// The next internal step when error control is on.
     next_step: f64,
+    /// The system's history before the current internal step (restored if it fails).
+    accepted: History,
     /// Per input, its first and second time derivative over the next `step_to` (FMI's
     /// fmi2SetRealInputDerivatives); cleared by every `step_to`.
     input_derivatives: Vec<[f64; 2]>,
@@ -299,11 +303,13 @@ impl Simulation {
             state,
             settings,
             stepper,
-            output_values: None,
+            output_values: Vec::new(),
+            outputs_current: false,
             needs_accelerations,
             scratch_a: vec![0.0; n],
             scratch_lambda: vec![0.0; m],
             next_step: settings.step,
+            accepted: History::default(),
             input_derivatives: vec![[0.0; 2]; system_inputs],
         })
     }
@@ -342,7 +348,7 @@ impl Simulation {
             if let Some(rates) = self.system.input_rates.rates.get_mut(index) {
                 *rates = [0.0; 2];
             }
-            self.output_values = None;
+            self.outputs_current = false;
         }
         Ok(())
     }
@@ -388,7 +394,7 @@ impl Simulation {
     /// the converged (q, v) with the index-1 equations, so they are second-order accurate
     /// whatever the method's own multipliers are.
     pub fn output_values(&mut self) -> Result<&[f64], String> {
-        if self.output_values.is_none() {
+        if !self.outputs_current {
             let s = &self.state;
             if self.needs_accelerations {
                 let mut stats = Statistics::default();
@@ -406,7 +412,9 @@ impl Simulation {
             let (a, lambda) =
                 if self.needs_accelerations { (&self.scratch_a, &self.scratch_lambda) } else { (&s.a, &s.lambda) };
             let os = OutputState { q: &s.q, v: &s.v, a, lambda, t: s.t, dissipated: s.dissipated };
-            let values: Vec<f64> = self.outputs.iter().map(|o| o.eval(&self.system, &os)).collect();
+            let values = &mut self.output_values;
+            values.clear();
+            values.extend(self.outputs.iter().map(|o| o.eval(&self.system, &os)));
             // A finite state can still overflow an output (e.g. 1e300 in a model file): an
             // error, not a silent inf or NaN.
             if let Some(i) = values.iter().position(|v| !v.is_finite()) {
@@ -415,9 +423,9 @@ impl Simulation {
                     self.outputs[i].name, values[i], s.t
                 ));
             }
-            self.output_values = Some(values);
+            self.outputs_current = true;
         }
-        Ok(self.output_values.as_deref().unwrap_or(&[]))
+        Ok(&self.output_values)
     }
 
     pub fn settings(&self) -> &SolverSettings {
@@ -464,7 +472,7 @@ impl Simulation {
         // again, and a value set in between replaces its input's rates (`set_input`).
         self.interpolate_inputs(&base, t0);
         self.input_derivatives.iter_mut().for_each(|d| *d = [0.0; 2]);
-        self.output_values = None;
+        self.outputs_current = false;
         result
     }
 
@@ -503,7 +511,7 @@ impl Simulation {
         if needed.is_nan() || needed > MAX_STEPS_PER_INTERVAL as f64 {
             return Err(StepError::TooManySteps { t: self.state.t, t_end, step: largest, needed });
         }
-        self.output_values = None;
+        self.outputs_current = false;
         // Each communication interval starts from a fresh Newton matrix, so that a restored
         // snapshot re-steps bit for bit like the original run.
         self.stepper.workspace.invalidate();
@@ -524,17 +532,17 @@ impl Simulation {
         }
         let count = needed as u64;
         let t0 = self.state.t;
-        let base = self.system.inputs.clone();
         let interpolate = self.input_derivatives.iter().any(|d| *d != [0.0; 2]);
+        let base = if interpolate { self.system.inputs.clone() } else { Vec::new() };
         for k in 1..=count {
             if interpolate {
                 self.interpolate_inputs(&base, t0);
             }
             let target = if k == count { t_end } else { t0 + span * (k as f64) / (count as f64) };
             let h = target - self.state.t;
-            let accepted = self.system.history();
+            self.system.history_into(&mut self.accepted);
             if let Err(e) = self.stepper.step(&mut self.system, &mut self.state, h) {
-                self.discard_step(accepted);
+                self.discard_step();
                 return Err(e.into());
             }
             if self.stepper.stopped_at_event() && target - self.state.t > EVENT_TOLERANCE * h {
@@ -558,8 +566,9 @@ impl Simulation {
         let control = self.settings.error_control;
         let (h_min, h_max) = (MIN_STEP_RATIO * self.settings.step, MAX_STEP_RATIO * self.settings.step);
         let tolerance = 1e-12 * t_end.abs().max(self.settings.step);
-        let (base, t0) = (self.system.inputs.clone(), self.state.t);
+        let t0 = self.state.t;
         let interpolate = self.input_derivatives.iter().any(|d| *d != [0.0; 2]);
+        let base = if interpolate { self.system.inputs.clone() } else { Vec::new() };
         while t_end - self.state.t > tolerance {
             if interpolate {
                 self.interpolate_inputs(&base, t0);
@@ -574,7 +583,7 @@ impl Simulation {
             } else {
                 proposed
             };
-            let accepted = self.system.history();
+            self.system.history_into(&mut self.accepted);
             let rejected = self.stepper.stats.rejected_steps;
             let (taken, next) = match self.stepper.error_controlled_step(
                 &mut self.system,
@@ -585,7 +594,7 @@ impl Simulation {
             ) {
                 Ok(x) => x,
                 Err(e) => {
-                    self.discard_step(accepted);
+                    self.discard_step();
                     return Err(e.into());
                 }
             };
@@ -606,10 +615,10 @@ impl Simulation {
 
     /// A failed internal step: the stepper put the state back to its start; the history
     /// the step's accepted sub-steps recorded is not committed either.
-    fn discard_step(&mut self, accepted: History) {
+    fn discard_step(&mut self) {
         // `accepted` came from this system, so it fits.
-        let _ = self.system.set_history(accepted);
-        self.output_values = None;
+        let _ = self.system.set_history(std::mem::take(&mut self.accepted));
+        self.outputs_current = false;
     }
 
     /// Natural frequencies (Hz, ascending) linearised about the current configuration at
@@ -667,7 +676,7 @@ impl Simulation {
         self.system.inputs.clone_from(&s.inputs);
         self.stepper.stats = s.stats;
         self.stepper.workspace.invalidate();
-        self.output_values = None;
+        self.outputs_current = false;
         self.next_step = s.next_step;
         self.input_derivatives.iter_mut().for_each(|d| *d = [0.0; 2]);
         self.system.input_rates.rates.clear();

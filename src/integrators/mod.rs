@@ -24,7 +24,7 @@ pub use stages::{StageMemory, StepBuffers};
 
 /// Everything that evolves in time. `aux` is a method's extra vector (generalized-alpha's
 /// pseudo-acceleration; equal to `a` for the other methods).
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct State {
     pub t: f64,
     pub q: Vec<f64>,
@@ -34,6 +34,31 @@ pub struct State {
     pub aux: Vec<f64>,
     /// Energy dissipated by dampers since the start (J).
     pub dissipated: f64,
+}
+
+impl Clone for State {
+    fn clone(&self) -> Self {
+        State {
+            t: self.t,
+            q: self.q.clone(),
+            v: self.v.clone(),
+            a: self.a.clone(),
+            lambda: self.lambda.clone(),
+            aux: self.aux.clone(),
+            dissipated: self.dissipated,
+        }
+    }
+
+    /// Copies into the vectors already there (no allocation when the sizes agree).
+    fn clone_from(&mut self, source: &Self) {
+        self.t = source.t;
+        self.q.clone_from(&source.q);
+        self.v.clone_from(&source.v);
+        self.a.clone_from(&source.a);
+        self.lambda.clone_from(&source.lambda);
+        self.aux.clone_from(&source.aux);
+        self.dissipated = source.dissipated;
+    }
 }
 
 impl State {
@@ -92,6 +117,16 @@ pub struct Stepper {
     /// With `stop_at_events`: the time of the event the stepper stopped at, until
     /// `take_event_stop`.
     event_stop: Option<f64>,
+    /// The state before `step`, put back if it fails.
+    start: State,
+    /// Event location: the latest step that ends after the crossing, and the event functions
+    /// at the step's start (`g0`), at the two ends of the bracket (`ga`, `gb`) and at a trial
+    /// end (`g`), each of length `Dynamics::event_count`.
+    best: State,
+    g0: Vec<f64>,
+    ga: Vec<f64>,
+    gb: Vec<f64>,
+    g: Vec<f64>,
 }
 
 /// A step that fails is retried as two halves, down to 2^-MAX_HALVINGS of the step.
@@ -114,6 +149,12 @@ impl Stepper {
             half: State::zeros(n, m),
             stop_at_events: false,
             event_stop: None,
+            start: State::zeros(n, m),
+            best: State::zeros(n, m),
+            g0: Vec::new(),
+            ga: Vec::new(),
+            gb: Vec::new(),
+            g: Vec::new(),
         }
     }
 
@@ -157,11 +198,13 @@ impl Stepper {
         let events = sys.event_count();
         let mut located = false;
         if events > 0 {
-            let (mut g0, mut g1) = (vec![0.0; events], vec![0.0; events]);
-            sys.event_functions(&state.q, &state.v, &state.lambda, state.t, &mut g0);
-            sys.event_functions(&self.trial.q, &self.trial.v, &self.trial.lambda, self.trial.t, &mut g1);
-            if crossing(&g0, &g1).is_some() {
-                self.locate_event(sys, state, h, &g0, g1)?;
+            for g in [&mut self.g0, &mut self.ga, &mut self.gb, &mut self.g] {
+                g.resize(events, 0.0);
+            }
+            sys.event_functions(&state.q, &state.v, &state.lambda, state.t, &mut self.g0);
+            sys.event_functions(&self.trial.q, &self.trial.v, &self.trial.lambda, self.trial.t, &mut self.gb);
+            if crossing(&self.g0, &self.gb).is_some() {
+                self.locate_event(sys, state, h)?;
                 located = true;
             }
         }
@@ -233,21 +276,14 @@ impl Stepper {
         Ok(changed)
     }
 
-    /// Shrink the step [0, h] whose end `g1` differs in sign from `g0` until it ends within
-    /// `EVENT_TOLERANCE * h` after the first sign change; leaves that step in `self.trial`.
-    fn locate_event(
-        &mut self,
-        sys: &mut dyn Dynamics,
-        state: &State,
-        h: f64,
-        g0: &[f64],
-        mut gb: Vec<f64>,
-    ) -> Result<(), NewtonError> {
+    /// Shrink the step [0, h] whose end (event functions `self.gb`) differs in sign from its
+    /// start (`self.g0`) until it ends within `EVENT_TOLERANCE * h` after the first sign
+    /// change; leaves that step in `self.trial`.
+    fn locate_event(&mut self, sys: &mut dyn Dynamics, state: &State, h: f64) -> Result<(), NewtonError> {
         let tolerance = EVENT_TOLERANCE * h;
         let (mut ha, mut hb) = (0.0, h);
-        let mut ga = g0.to_vec();
-        let mut best = self.trial.clone();
-        let mut g = vec![0.0; g0.len()];
+        self.ga.copy_from_slice(&self.g0);
+        self.best.clone_from(&self.trial);
         // Illinois: halve the retained end's value when the same end is kept twice.
         let mut kept_b = 0u32;
         let mut kept_a = 0u32;
@@ -255,8 +291,8 @@ impl Stepper {
             if hb - ha <= tolerance {
                 break;
             }
-            let Some(i) = crossing(&ga, &gb) else { break };
-            let (mut fa, mut fb) = (ga[i], gb[i]);
+            let Some(i) = crossing(&self.ga, &self.gb) else { break };
+            let (mut fa, mut fb) = (self.ga[i], self.gb[i]);
             if kept_b >= 2 {
                 fb *= 0.5f64.powi(kept_b as i32 - 1);
             }
@@ -266,21 +302,21 @@ impl Stepper {
             let theta = if fb != fa { fa / (fa - fb) } else { 0.5 };
             let hm = (ha + theta.clamp(0.0, 1.0) * (hb - ha)).clamp(ha + 0.25 * tolerance, hb - 0.25 * tolerance);
             self.integrate(sys, state, hm)?;
-            sys.event_functions(&self.trial.q, &self.trial.v, &self.trial.lambda, self.trial.t, &mut g);
-            if crossing(g0, &g).is_some() {
+            sys.event_functions(&self.trial.q, &self.trial.v, &self.trial.lambda, self.trial.t, &mut self.g);
+            if crossing(&self.g0, &self.g).is_some() {
                 hb = hm;
-                gb.copy_from_slice(&g);
-                best.clone_from(&self.trial);
+                self.gb.copy_from_slice(&self.g);
+                self.best.clone_from(&self.trial);
                 kept_a += 1;
                 kept_b = 0;
             } else {
                 ha = hm;
-                ga.copy_from_slice(&g);
+                self.ga.copy_from_slice(&self.g);
                 kept_b += 1;
                 kept_a = 0;
             }
         }
-        std::mem::swap(&mut self.trial, &mut best);
+        std::mem::swap(&mut self.trial, &mut self.best);
         Ok(())
     }
 
@@ -288,10 +324,10 @@ impl Stepper {
     /// On failure `state` is unchanged; what the system recorded for the sub-steps it had
     /// accepted is the caller's to discard (`Simulation::step_to` puts its history back).
     pub fn step(&mut self, sys: &mut dyn Dynamics, state: &mut State, h: f64) -> Result<(), StepFailure> {
-        let start = state.clone();
+        self.start.clone_from(state);
         let result = self.step_halving(sys, state, h, 0);
         if result.is_err() {
-            *state = start;
+            state.clone_from(&self.start);
         }
         result
     }

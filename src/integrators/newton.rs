@@ -208,6 +208,17 @@ impl BroydenUpdates {
         self.has_last = false;
     }
 
+    /// Room for `updates` pairs of length `len` (at most one update per Newton step since the
+    /// last reset), allocated on the first use so that later stages allocate nothing; a stage
+    /// that needs more adds them in `update_and_step`.
+    fn reserve(&mut self, updates: usize, len: usize) {
+        while self.u.len() < updates {
+            self.u.push(vec![0.0; len]);
+            self.s.push(vec![0.0; len]);
+        }
+        self.last.resize(len, 0.0);
+    }
+
     /// x <- H_k x given x = J0^-1 r (the LU solve already done).
     fn apply_updates(&self, x: &mut [f64]) {
         for j in 0..self.count {
@@ -644,6 +655,9 @@ impl StepContext<'_> {
     }
 }
 
+/// Broyden pairs allocated up front (a stage rarely takes more steps since a refresh).
+const BROYDEN_RESERVED: usize = 16;
+
 /// Damped steps are halved down to this fraction of the Newton step.
 const MIN_DAMPING: f64 = 1.0 / 16.0;
 
@@ -672,6 +686,9 @@ fn iterate(cx: &mut StepContext, stage: &Stage, x: &mut Iterate, strategy: Newto
         ws.select(&coefficients);
     }
     let broyden = strategy == NewtonStrategy::Broyden;
+    if broyden {
+        ws.broyden.reserve(settings.max_iterations.min(BROYDEN_RESERVED), ws.rhs.len());
+    }
     let scale = IncrementScale::new(ws.length, settings.tolerance, stage.beta, stage.gamma);
     let tol = scale.tolerance;
     ws.broyden.reset();

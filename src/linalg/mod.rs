@@ -48,7 +48,7 @@ impl PatternBuilder {
             col_ptr[j + 1] += col_ptr[j];
         }
         let values = vec![0.0; row_idx.len()];
-        SparseMatrix { n: self.n, col_ptr, row_idx, values }
+        SparseMatrix { n: self.n, col_ptr, row_idx, values, block: Vec::new() }
     }
 }
 
@@ -59,6 +59,9 @@ pub struct SparseMatrix {
     col_ptr: Vec<usize>,
     row_idx: Vec<usize>,
     pub values: Vec<f64>,
+    /// Scratch for one dense block while values are assembled (`take_block`), kept with the
+    /// matrix so that re-assembling it allocates nothing once the largest block was seen.
+    block: Vec<f64>,
 }
 
 impl SparseMatrix {
@@ -83,6 +86,15 @@ impl SparseMatrix {
 
     pub fn clear(&mut self) {
         self.values.fill(0.0);
+    }
+
+    /// The block scratch (give it back with `put_block` after the assembly).
+    pub fn take_block(&mut self) -> Vec<f64> {
+        std::mem::take(&mut self.block)
+    }
+
+    pub fn put_block(&mut self, block: Vec<f64>) {
+        self.block = block;
     }
 
     /// y = A x

@@ -38,13 +38,18 @@ fn dot(a: [f64; 2], b: [f64; 2]) -> f64 {
 }
 
 impl Anchor {
-    pub fn dofs(&self) -> Vec<usize> {
+    /// The anchor's coordinates (consecutive: x, y, then theta or the slope d).
+    pub fn dof_range(&self) -> std::ops::Range<usize> {
         match *self {
-            Anchor::Ground { .. } => vec![],
-            Anchor::Point { x } => vec![x, x + 1],
-            Anchor::Rigid { x, .. } => vec![x, x + 1, x + 2],
-            Anchor::Director { x, .. } => vec![x, x + 1, x + 2, x + 3],
+            Anchor::Ground { .. } => 0..0,
+            Anchor::Point { x } => x..x + 2,
+            Anchor::Rigid { x, .. } => x..x + 3,
+            Anchor::Director { x, .. } => x..x + 4,
         }
+    }
+
+    pub fn dofs(&self) -> Vec<usize> {
+        self.dof_range().collect()
     }
 
     /// The section angle: theta for a rigid body, from the slope for an ANCF node (paper 003
@@ -281,7 +286,7 @@ impl Measure {
                 d.value = self.value(q);
                 for (a, off, sign) in [(&self.a1, 0, -1.0), (&self.a2, self.off2, 1.0)] {
                     let (g, h) = a.angle_derivatives(q);
-                    let na = a.dofs().len();
+                    let na = a.dof_range().len();
                     for r in 0..na {
                         d.gradient[off + r] += sign * g[r];
                         for c in 0..na {

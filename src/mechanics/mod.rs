@@ -245,11 +245,20 @@ impl System {
     /// The histories of the elements with memory (part of snapshots).
     pub fn history(&self) -> History {
         let mut h = History::default();
-        for g in &self.groups {
-            g.save_history(&mut h);
-        }
-        h.contact_constraints = self.contact_constraints.iter().map(|c| c.memory()).collect();
+        self.history_into(&mut h);
         h
+    }
+
+    /// The histories into `h`, reusing its lists (no allocation for contact memories once
+    /// the lists have their length; a fractional damper's samples are copied anew).
+    pub fn history_into(&self, h: &mut History) {
+        h.fractional.clear();
+        h.contacts.clear();
+        h.contact_constraints.clear();
+        for g in &self.groups {
+            g.save_history(h);
+        }
+        h.contact_constraints.extend(self.contact_constraints.iter().map(|c| c.memory()));
     }
 
     /// Continue from `history`; refused (and nothing changed) unless it has one valid entry
@@ -377,10 +386,11 @@ impl Dynamics for System {
     ) {
         m.clear();
         let x = self.kin(q, v, a, t);
-        let mut block = Vec::with_capacity(64);
+        let mut block = m.take_block();
         for g in &self.groups {
             g.assemble_tangent(&x, &c, &mut block, m);
         }
+        m.put_block(block);
         for ((con, (row, col, hess)), &l) in self.constraints.iter().zip(&self.constraint_slots).zip(lambda) {
             con.measure.with_derivatives(q, |_, gradient, hessian| {
                 for (k, g) in gradient.iter().enumerate() {

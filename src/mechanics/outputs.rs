@@ -236,13 +236,13 @@ impl Output {
                 if *order == 0 {
                     return anchor.angle(s.q);
                 }
-                let dofs = anchor.dofs();
+                let dofs = anchor.dof_range();
                 let (g, h) = anchor.angle_derivatives(s.q);
                 let mut r = 0.0;
-                for (a, &i) in dofs.iter().enumerate() {
+                for (a, i) in dofs.clone().enumerate() {
                     r += g[a] * if *order == 1 { s.v[i] } else { s.a[i] };
                     if *order == 2 {
-                        for (b, &j) in dofs.iter().enumerate() {
+                        for (b, j) in dofs.clone().enumerate() {
                             r += h[4 * a + b] * s.v[i] * s.v[j];
                         }
                     }

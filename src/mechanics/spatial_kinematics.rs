@@ -20,11 +20,16 @@ pub enum Anchor3 {
 }
 
 impl Anchor3 {
-    pub fn dofs(&self) -> Vec<usize> {
+    /// The anchor's coordinates (consecutive: position, then Euler parameters).
+    pub fn dof_range(&self) -> std::ops::Range<usize> {
         match *self {
-            Anchor3::Ground { .. } => vec![],
-            Anchor3::Body { x, .. } => (x..x + 7).collect(),
+            Anchor3::Ground { .. } => 0..0,
+            Anchor3::Body { x, .. } => x..x + 7,
         }
+    }
+
+    pub fn dofs(&self) -> Vec<usize> {
+        self.dof_range().collect()
     }
 
     pub fn position(&self, q: &[f64]) -> [f64; 3] {
@@ -187,8 +192,8 @@ impl SpatialMeasure {
     }
 
     pub fn derivatives(&self, q: &[f64]) -> Derivatives {
-        let off2 = self.a1.dofs().len();
-        let n = off2 + self.a2.dofs().len();
+        let off2 = self.a1.dof_range().len();
+        let n = off2 + self.a2.dof_range().len();
         debug_assert!(n <= MAX_DOFS);
         let mut d = Derivatives { value: 0.0, gradient: [0.0; MAX_DOFS], hessian: [0.0; MAX_DOFS * MAX_DOFS] };
         let separation = || {

@@ -19,8 +19,23 @@ pub fn is_xml_char(c: char) -> bool {
 /// cannot carry: its span and the character. None if there is none (or if `source` is not
 /// TOML; its parser reports that).
 pub fn first_non_xml_text(source: &str) -> Option<(Range<usize>, char)> {
+    if !may_hold_non_xml_text(source) {
+        return None;
+    }
     let document = DeTable::parse(source).ok()?;
     in_table(document.get_ref())
+}
+
+/// Whether a string or key of `source` can hold a character XML 1.0 cannot carry: a parsed
+/// string holds the source's own characters and those of its escapes, and only the escapes
+/// `\b`, `\f`, `\e`, `\x`, `\u` and `\U` (TOML 1.0 and 1.1) can stand for such a character.
+/// So a source whose characters are all XML characters and that has none of these escapes
+/// (nor a backslash followed by them, which may be an escaped backslash: then the document is
+/// parsed and looked at) holds none, and is not parsed a second time.
+fn may_hold_non_xml_text(source: &str) -> bool {
+    let bytes = source.as_bytes();
+    let escape = |i: usize| matches!(bytes.get(i + 1), Some(b'b' | b'f' | b'e' | b'x' | b'u' | b'U'));
+    !source.chars().all(is_xml_char) || bytes.iter().enumerate().any(|(i, &b)| b == b'\\' && escape(i))
 }
 
 fn in_table(table: &DeTable<'_>) -> Option<(Range<usize>, char)> {
@@ -57,5 +72,11 @@ mod tests {
         assert!(first_non_xml_text("\"k\\u001f\" = 1").is_some());
         assert!(first_non_xml_text("k = \"\\uFFFF\"").is_some());
         assert!(!is_xml_char('\u{FFFE}') && is_xml_char('\u{7F}') && is_xml_char('é'));
+        // Escapes that stand for control characters, and raw ones, are looked at.
+        assert_eq!(first_non_xml_text("k = \"a\\bc\"").map(|(_, c)| c), Some('\u{8}'));
+        assert_eq!(first_non_xml_text("k = \"a\\fc\"").map(|(_, c)| c), Some('\u{c}'));
+        assert!(first_non_xml_text("k = \"\u{FFFF}\"").is_some());
+        assert!(first_non_xml_text("k = 'C:\\path\\b'").is_none());
+        assert!(!may_hold_non_xml_text("k = \"tab\\t\\n\\r\\\"\\\\\""));
     }
 }

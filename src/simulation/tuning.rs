@@ -76,6 +76,11 @@ fn nearby(model: &Model, params: &[f64], i: usize) -> Option<Vec<f64>> {
 impl Simulation {
     /// For each model parameter, whether it is tunable (module doc), judged at `params`.
     pub fn tunable_parameters(model: &Model, params: &[f64]) -> Vec<bool> {
+        let real = |i: usize| model.parameters.get(i).is_some_and(|p| p.kind == ParameterKind::Real);
+        if !(0..params.len()).any(real) {
+            // Only real parameters can be tunable: no need to assemble the model.
+            return vec![false; params.len()];
+        }
         let Ok(base) = assemble(model, params) else { return vec![false; params.len()] };
         let settings = SolverSettings::from_model(model, params).ok();
         let experiment = Experiment::from_model(model, params).ok();
@@ -125,7 +130,7 @@ impl Simulation {
         self.state.a = a;
         self.state.lambda = lambda;
         self.stepper.workspace.invalidate();
-        self.output_values = None;
+        self.outputs_current = false;
         Ok(())
     }
 }

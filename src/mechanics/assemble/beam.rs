@@ -2,6 +2,8 @@
 //! between nodes (x, y, theta), ANCF elements with nodes (r, d) (paper 003), or one
 //! floating-frame beam with assumed modes (paper 004); its nodes and ends are named bodies.
 
+use std::collections::HashMap;
+
 use super::{BodyEntry, Builder, Layout, Names, check_name};
 use crate::limits::coordinates_fit;
 use crate::mechanics::BodyInfo;
@@ -12,6 +14,9 @@ use crate::model::schema::Definition;
 /// Lay out the section's bodies after those of the kinds before it in `BODY_KINDS`.
 pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mut Layout) -> Result<(), ModelError> {
     let model = b.model;
+    // Floating-frame beams already built, by (length, modes, E, S, I, rho, gravity): a beam
+    // equal in these has the same modal integrals, copied instead of integrated again.
+    let mut built: HashMap<[u64; 8], usize> = HashMap::new();
     for bd in &def.beams {
         check_name(model, &bd.name, "beam", names)?;
         let name = bd.name.get_ref();
@@ -105,20 +110,21 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
             b.beam_nodes.push(format!("{name}.start ({name}.end: outputs x, y, angle, revolute joints (as body2), contacts with ground and forces; {name} with a point on its axis: revolute joints, contacts with ground and forces)"));
             b.floating_tips.insert(format!("{name}.end"), l.sys.elements::<FloatingFrameBeam2d>().len());
             b.floating_names.insert(name.clone(), l.sys.elements::<FloatingFrameBeam2d>().len());
-            l.sys.push(FloatingFrameBeam2d::new(
-                first,
-                length,
-                count,
-                &BeamProperties {
+            let key = [length, count as f64, young, area, inertia, rho, l.gravity[0], l.gravity[1]].map(f64::to_bits);
+            let same = built.get(&key).map(|&k| l.sys.elements::<FloatingFrameBeam2d>()[k].moved_to(first));
+            let beam = same.unwrap_or_else(|| {
+                built.insert(key, l.sys.elements::<FloatingFrameBeam2d>().len());
+                let properties = BeamProperties {
                     young,
                     shear: young / (2.0 * (1.0 + nu)),
                     area,
                     inertia,
                     shear_factor: None,
                     density: rho,
-                },
-                l.gravity,
-            ));
+                };
+                FloatingFrameBeam2d::new(first, length, count, &properties, l.gravity)
+            });
+            l.sys.push(beam);
             l.n += 3 + 2 * count;
             continue;
         }

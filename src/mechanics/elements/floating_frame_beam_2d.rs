@@ -210,6 +210,12 @@ impl FloatingFrameBeam2d {
         FloatingFrameBeam2d { dofs: (x..x + 3 + 2 * n).collect(), length, modes: n, gravity, points, k1, k2, tip }
     }
 
+    /// The same beam (length, modes, section, material, gravity) on the coordinates from `x`:
+    /// its modal integrals copied rather than computed again.
+    pub fn moved_to(&self, x: usize) -> Self {
+        FloatingFrameBeam2d { dofs: (x..x + self.coordinates()).collect(), ..self.clone() }
+    }
+
     pub fn coordinates(&self) -> usize {
         3 + 2 * self.modes
     }
@@ -588,6 +594,14 @@ mod tests {
 
     fn beam(g: [f64; 2]) -> FloatingFrameBeam2d {
         FloatingFrameBeam2d::new(0, 1.0, 4, &props(6.8952e10), g)
+    }
+
+    #[test]
+    fn a_moved_beam_equals_one_built_on_its_coordinates() {
+        let g = [0.0, -9.81];
+        let moved = beam(g).moved_to(17);
+        assert_eq!(moved, FloatingFrameBeam2d::new(17, 1.0, 4, &props(6.8952e10), g));
+        assert_eq!(moved.dofs, (17..17 + 11).collect::<Vec<_>>());
     }
 
     #[test]

@@ -30,7 +30,8 @@
 //!   K = G (F_delta G + F_rate (H_delta v))^T + F H_delta,   C = F_rate G G^T.
 
 use crate::integrators::TangentCoefficients;
-use crate::mechanics::contact_gap::{ContactGap, GapDerivatives};
+use crate::mechanics::contact_gap::ContactGap;
+use crate::mechanics::derivatives::MAX_DOFS;
 use crate::mechanics::elements::{Element, Energy, Kin};
 use crate::mechanics::history::{Memory, MemoryKind};
 
@@ -161,18 +162,19 @@ impl Contact {
         self.damping_factor / v0.max(self.min_impact_speed)
     }
 
-    /// delta, delta' and the (G, H) of delta.
-    fn geometry(&self, q: &[f64], v: &[f64]) -> (f64, f64, GapDerivatives) {
-        let mut d = self.gap.derivatives(q);
-        d.value = self.reach - d.value;
-        for g in d.gradient.iter_mut() {
-            *g = -*g;
-        }
-        for h in d.hessian.iter_mut() {
-            *h = -*h;
-        }
-        let rate = self.gap.dofs().iter().enumerate().map(|(k, &i)| d.gradient[k] * v[i]).sum();
-        (d.value, rate, d)
+    /// delta and delta'.
+    fn geometry(&self, q: &[f64], v: &[f64]) -> (f64, f64) {
+        self.with_geometry(q, v, |delta, rate, _, _| (delta, rate))
+    }
+
+    /// `f(delta, delta', G, H)` with G and H the gradient and Hessian of the gap s, so that
+    /// delta = reach - s has the gradient -G and the Hessian -H (the gap's derivatives are
+    /// borrowed, not copied: no allocation for the measures of rigid bodies and nodes).
+    fn with_geometry<R>(&self, q: &[f64], v: &[f64], f: impl FnOnce(f64, f64, &[f64], &[f64]) -> R) -> R {
+        self.gap.with_derivatives(q, |value, gradient, hessian| {
+            let rate = self.gap.dofs().iter().enumerate().map(|(k, &i)| -gradient[k] * v[i]).sum();
+            f(self.reach - value, rate, gradient, hessian)
+        })
     }
 
     fn law(&self, delta: f64, rate: f64) -> ContactForce {
@@ -200,7 +202,7 @@ impl Contact {
 
     /// The contact force at (q, v).
     pub fn evaluate(&self, q: &[f64], v: &[f64]) -> ContactForce {
-        let (delta, rate, _) = self.geometry(q, v);
+        let (delta, rate) = self.geometry(q, v);
         self.law(delta, rate)
     }
 
@@ -215,7 +217,7 @@ impl Contact {
     /// An accepted state: while separated track the approach rate; at the first accepted
     /// state in contact record the impact speed v0 (eq. 10); after separation forget it.
     pub fn record(&mut self, q: &[f64], v: &[f64], t: f64) {
-        let (delta, rate, _) = self.geometry(q, v);
+        let (delta, rate) = self.geometry(q, v);
         let m = &mut self.memory;
         if delta < 0.0 {
             m.impact = f64::NAN;
@@ -233,36 +235,51 @@ impl Element for Contact {
     }
 
     fn add_forces(&self, x: &Kin, _inertial: &mut [f64], forces: &mut [f64]) {
-        let (delta, rate, d) = self.geometry(x.q, x.v);
-        let f = self.law(delta, rate).force;
-        if f != 0.0 {
-            // g = dV/dq: the force pushes along -G_delta (reducing the penetration).
-            for (k, &i) in self.gap.dofs().iter().enumerate() {
-                forces[i] += f * d.gradient[k];
+        self.with_geometry(x.q, x.v, |delta, rate, gradient, _| {
+            let f = self.law(delta, rate).force;
+            if f != 0.0 {
+                // g = dV/dq: the force pushes along -G_delta (reducing the penetration).
+                for (k, &i) in self.gap.dofs().iter().enumerate() {
+                    forces[i] += f * -gradient[k];
+                }
             }
-        }
+        })
     }
 
     fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
-        let (delta, rate, d) = self.geometry(x.q, x.v);
-        let law = self.law(delta, rate);
-        if law.force == 0.0 {
-            return;
-        }
-        let dofs = self.gap.dofs();
-        let n = dofs.len();
-        let mut hv = vec![0.0; n];
-        for (a, h) in hv.iter_mut().enumerate() {
-            *h = (0..n).map(|b| d.hessian[a * n + b] * x.v[dofs[b]]).sum();
-        }
-        for a in 0..n {
-            for b in 0..n {
-                let k = d.gradient[a] * (law.d_penetration * d.gradient[b] + law.d_rate * hv[b])
-                    + law.force * d.hessian[a * n + b];
-                let cc = law.d_rate * d.gradient[a] * d.gradient[b];
-                block[a * n + b] += c.stiffness * k + c.damping * cc;
+        self.with_geometry(x.q, x.v, |delta, rate, gap_gradient, gap_hessian| {
+            let law = self.law(delta, rate);
+            if law.force == 0.0 {
+                return;
             }
-        }
+            let dofs = self.gap.dofs();
+            let n = dofs.len();
+            // The gradient and Hessian of delta, and H_delta v (on the stack for measures).
+            let (mut small, mut large) = ([0.0; 3 * MAX_DOFS], Vec::new());
+            let scratch: &mut [f64] = if n <= MAX_DOFS {
+                &mut small[..3 * n]
+            } else {
+                large.resize(3 * n, 0.0);
+                &mut large
+            };
+            let (gradient, rest) = scratch.split_at_mut(n);
+            let (hv, _) = rest.split_at_mut(n);
+            for (g, s) in gradient.iter_mut().zip(gap_gradient) {
+                *g = -s;
+            }
+            let hessian = |a: usize, b: usize| -gap_hessian[a * n + b];
+            for (a, h) in hv.iter_mut().enumerate() {
+                *h = (0..n).map(|b| hessian(a, b) * x.v[dofs[b]]).sum();
+            }
+            for a in 0..n {
+                for b in 0..n {
+                    let k = gradient[a] * (law.d_penetration * gradient[b] + law.d_rate * hv[b])
+                        + law.force * hessian(a, b);
+                    let cc = law.d_rate * gradient[a] * gradient[b];
+                    block[a * n + b] += c.stiffness * k + c.damping * cc;
+                }
+            }
+        })
     }
 
     /// Elastic energy K delta^(n+1)/(n+1) of eq. 8.

@@ -1,0 +1,152 @@
+//! Real-time readiness (issue 21): after warm-up, advancing a simulation by one output
+//! interval (`Simulation::step_to`) and reading its outputs performs no heap allocation.
+//!
+//! A counting global allocator (this test binary only) counts the allocations and
+//! reallocations of each thread in a thread-local counter while that thread has switched
+//! counting on, so that tests running in parallel threads do not disturb each other.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use flexfmu::integrators::NewtonStrategy;
+use flexfmu::simulation::{Experiment, Method, Simulation, SolverSettings};
+
+mod common;
+
+struct Counting;
+
+thread_local! {
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+fn count() {
+    if COUNTING.with(|c| c.get()) {
+        ALLOCATIONS.with(|n| n.set(n.get() + 1));
+    }
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count();
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        count();
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count();
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Allocations made by `f` on this thread.
+fn allocations_in(f: impl FnOnce()) -> usize {
+    let before = ALLOCATIONS.with(|n| n.get());
+    COUNTING.with(|c| c.set(true));
+    f();
+    COUNTING.with(|c| c.set(false));
+    ALLOCATIONS.with(|n| n.get()) - before
+}
+
+/// The model's simulation with its own settings changed by `adjust`, after `warm_up` output
+/// intervals; then the allocations of each of the next `intervals` intervals (`step_to` and
+/// the output row).
+fn allocations_per_interval(
+    name: &str,
+    adjust: impl FnOnce(&mut SolverSettings),
+    warm_up: usize,
+    intervals: usize,
+) -> Vec<usize> {
+    let model = common::sim::example(name);
+    let params = model.default_parameters();
+    let experiment = Experiment::from_model(&model, &params).unwrap();
+    let mut sim = common::sim::simulation_with(&model, &[], adjust);
+    let interval = experiment.output_interval.unwrap_or(sim.settings().step);
+    let mut k = 0usize;
+    let mut advance = |sim: &mut Simulation| {
+        k += 1;
+        sim.step_to(experiment.start_time + k as f64 * interval).unwrap();
+        sim.output_values().unwrap();
+    };
+    for _ in 0..warm_up {
+        advance(&mut sim);
+    }
+    (0..intervals).map(|_| allocations_in(|| advance(&mut sim))).collect()
+}
+
+/// Planar beams and rigid bodies with index-3 rows (pendulum_corotational, crank_slider,
+/// cantilever_corotational) and a spatial rigid body with GGL rows (heavy_top).
+const MODELS: [&str; 4] = ["pendulum_corotational", "crank_slider", "cantilever_corotational", "heavy_top"];
+
+#[test]
+fn the_counting_allocator_sees_this_threads_allocations() {
+    let n = allocations_in(|| {
+        let v: Vec<f64> = std::hint::black_box(vec![1.0; 10]);
+        drop(v);
+    });
+    assert_eq!(n, 1);
+}
+
+/// Each model with its own settings (TTBIF): zero allocations in each of 20 output intervals
+/// after 5 intervals of warm-up.
+#[test]
+fn ttbif_steps_without_allocating() {
+    for name in MODELS {
+        let counts = allocations_per_interval(name, |_| {}, 5, 20);
+        assert!(counts.iter().all(|&c| c == 0), "{name}: allocations per output interval {counts:?}");
+    }
+}
+
+/// Every other method, and each Newton strategy, on the same models.
+#[test]
+fn every_method_and_strategy_steps_without_allocating() {
+    for name in MODELS {
+        for method in Method::ALL {
+            let counts = allocations_per_interval(
+                name,
+                |s| {
+                    s.method = method;
+                    s.rho_inf = method.default_rho_inf(s.rho_inf);
+                },
+                5,
+                10,
+            );
+            assert!(counts.iter().all(|&c| c == 0), "{name}, {method}: allocations per output interval {counts:?}");
+        }
+        for strategy in NewtonStrategy::ALL {
+            let counts = allocations_per_interval(name, |s| s.strategy = strategy, 5, 10);
+            assert!(counts.iter().all(|&c| c == 0), "{name}, {strategy}: allocations per output interval {counts:?}");
+        }
+    }
+}
+
+/// Error-controlled steps (single step and two halves, the local error test).
+#[test]
+fn error_controlled_steps_without_allocating() {
+    for name in MODELS {
+        let counts = allocations_per_interval(name, |s| s.error_control.enabled = true, 5, 10);
+        assert!(counts.iter().all(|&c| c == 0), "{name}: allocations per output interval {counts:?}");
+    }
+}
+
+#[test]
+fn every_example_model_allocations() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".toml").map(str::to_string))
+        .collect();
+    names.sort();
+    for name in names {
+        let counts = allocations_per_interval(&name, |_| {}, 5, 20);
+        println!("{name}: {counts:?}");
+    }
+}
