@@ -10,13 +10,14 @@ use super::contacts::ContactElement;
 use super::discrete_plate::{PlateSpec, discrete_plate};
 use super::elements::RigidBody3d;
 use super::euler_parameters::{Mat3, e_matrix, from_axis_angle, mat_t_vec, rotation};
-use super::forces::{Member, MultiPointForce, SpatialLoad, TimeFunction};
+use super::forces::{Member, MultiPointForce, SpatialLoad};
 use super::initial_state::consistent_initial_state;
 use super::joints::spatial::{
     SpatialJointKind, normalisation_row, spatial_drive_row, spatial_joint_coordinate, spatial_joint_rows,
 };
 use super::joints::{JointInfo, JointKind};
 use super::kinematics::Measure;
+use super::load_magnitude::load_magnitude;
 use super::outputs::{Output, OutputKind};
 use super::spatial_kinematics::Anchor3;
 use super::springs::SpatialSite;
@@ -342,23 +343,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
     // direction (src/mechanics/forces/spatial_load.rs).
     let input_scope = model.scope(params).with_inputs(&input_names);
     for l in &def.loads {
-        let magnitude = match (&l.value, &l.table) {
-            (Some(v), None) => TimeFunction::Expr(input_scope.time_function(v)?),
-            (None, Some(t)) => {
-                let rows = t.get_ref().clone();
-                if rows.is_empty()
-                    || rows.windows(2).any(|w| w[1][0] <= w[0][0])
-                    || rows.iter().flatten().any(|x| !x.is_finite())
-                {
-                    return Err(model.error(
-                        t.span(),
-                        "table rows must be finite [time, value] pairs with strictly increasing times".into(),
-                    ));
-                }
-                TimeFunction::Table(rows)
-            }
-            _ => return Err(model.error(l.kind.span(), "a load needs exactly one of `value` or `table`".into())),
-        };
+        let magnitude = load_magnitude(l, &input_scope, model)?;
         let body =
             b.body(&l.body)?.ok_or_else(|| model.error(l.body.span(), "loads on ground have no effect".into()))?;
         let x = body.x;

@@ -17,6 +17,7 @@ pub mod hyper_dual;
 pub mod initial_state;
 pub mod joints;
 pub mod kinematics;
+mod load_magnitude;
 pub mod outputs;
 pub mod spatial_kinematics;
 pub mod springs;

@@ -9,10 +9,11 @@ pub use super::assembly::Assembly;
 use super::contact_gap::{ContactGap, GroundShape};
 use super::contacts::ContactElement;
 use super::elements::{FloatingFrameBeam2d, FloatingFramePoint};
-use super::forces::{Load, TimeFunction};
+use super::forces::Load;
 use super::initial_state::consistent_initial_state;
 use super::joints::{ConstraintRow, JointInfo, JointKind, joint_coordinate, joint_rows};
 use super::kinematics::{Anchor, Measure, MeasureKind};
+use super::load_magnitude::load_magnitude;
 use super::outputs::{Output, OutputKind};
 use super::springs::PlanarSite;
 use super::{BodyInfo, System};
@@ -497,23 +498,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
     // Loads.
     let input_scope = model.scope(params).with_inputs(&input_names);
     for l in &def.loads {
-        let magnitude = match (&l.value, &l.table) {
-            (Some(v), None) => TimeFunction::Expr(input_scope.time_function(v)?),
-            (None, Some(t)) => {
-                let rows = t.get_ref().clone();
-                if rows.is_empty()
-                    || rows.windows(2).any(|w| w[1][0] <= w[0][0])
-                    || rows.iter().flatten().any(|x| !x.is_finite())
-                {
-                    return Err(model.error(
-                        t.span(),
-                        "table rows must be finite [time, value] pairs with strictly increasing times".into(),
-                    ));
-                }
-                TimeFunction::Table(rows)
-            }
-            _ => return Err(model.error(l.kind.span(), "a load needs exactly one of `value` or `table`".into())),
-        };
+        let magnitude = load_magnitude(l, &input_scope, model)?;
         if let Some(point) =
             b.floating_point(&l.body, l.point.as_ref(), "point", sys.elements::<FloatingFrameBeam2d>(), &q0)?
         {
