@@ -271,14 +271,10 @@ impl Output {
                 let j = &sys.joints[*joint];
                 let m = j.coordinate.as_ref().expect("checked when the output was built");
                 match order {
-                    // A driven joint reports drive(t) + residual: the coordinate itself, and for
-                    // a spatial angle (atan2, wrapped to (-pi, pi]) its continuous value.
+                    // A driven spatial angle (atan2, wrapped to (-pi, pi]) is reported on the
+                    // branch of the drive: continuous over any number of turns.
                     0 => match j.rows.clone().find(|&r| sys.constraints[r].drive.is_some()) {
-                        Some(r) => {
-                            let row = &sys.constraints[r];
-                            row.prescribed(s.t, &sys.inputs, &sys.input_rates)[0]
-                                + row.residual(s.q, s.t, &sys.inputs, &sys.input_rates)
-                        }
+                        Some(r) => sys.constraints[r].driven_coordinate(s.q, s.t, &sys.inputs, &sys.input_rates),
                         None => m.value(s.q),
                     },
                     1 => m.rate(s.q, s.v),

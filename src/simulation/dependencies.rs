@@ -25,6 +25,7 @@ use crate::mechanics::elements::Element;
 use crate::mechanics::forces::{Load, SpatialLoad};
 use crate::mechanics::kinematics::Anchor;
 use crate::mechanics::outputs::OutputKind;
+use crate::model::expr::{Expr, InputRates};
 
 /// Union-find over the n + m unknowns of the index-1 system.
 struct Blocks {
@@ -135,12 +136,16 @@ impl Simulation {
                             .filter(|l| l.magnitude.reads_input(i))
                             .flat_map(|l| l.dofs().to_vec()),
                     )
-                    // A drive reading u_i changes its row's acceleration rhs (-Phi_tt = f'').
+                    // A drive whose f'' reads u_i changes its row's acceleration rhs
+                    // (-Phi_tt = f''); an input held over the interval enters f'' only through
+                    // terms that also vary in time (u t^2, u sin t), so `theta = u` does not.
                     .chain(
                         sys.constraints
                             .iter()
                             .enumerate()
-                            .filter(|(_, c)| c.drive.as_ref().is_some_and(|f| f.reads_input(i)))
+                            .filter(|(_, c)| {
+                                c.drive.as_ref().is_some_and(|f| acceleration_reads_input(f, i, &sys.inputs))
+                            })
                             .map(|(r, _)| n + r),
                     )
                     .map(|d| blocks.root(d))
@@ -160,4 +165,23 @@ impl Simulation {
             })
             .collect()
     }
+}
+
+/// Whether the second time derivative of a drive `f` (inputs held) changes with input `i`:
+/// compared at three times and two values of the input, so that a coefficient vanishing at one
+/// point does not hide the dependence.
+fn acceleration_reads_input(f: &Expr, i: usize, inputs: &[f64]) -> bool {
+    if !f.reads_input(i) {
+        return false;
+    }
+    let held = InputRates::default();
+    let mut u = inputs.to_vec();
+    [0.0, 0.37, 1.3].iter().any(|&t| {
+        u[i] = inputs[i];
+        let base = f.eval_time_jet(t, &u, &held)[2];
+        [0.5, -1.7].iter().any(|&du| {
+            u[i] = inputs[i] + du * (1.0 + inputs[i].abs());
+            f.eval_time_jet(t, &u, &held)[2] != base
+        })
+    })
 }

@@ -48,11 +48,28 @@ impl ConstraintRow {
     pub fn residual(&self, q: &[f64], t: f64, inputs: &[f64], rates: &InputRates) -> f64 {
         let r = self.measure.value(q)
             - if self.drive.is_some() { self.prescribed(t, inputs, rates)[0] } else { self.target };
-        let periodic = matches!(
+        if self.periodic() { r - std::f64::consts::TAU * (r / std::f64::consts::TAU).round() } else { r }
+    }
+
+    /// Whether the row's measure is a spatial relative angle, wrapped to (-pi, pi].
+    fn periodic(&self) -> bool {
+        matches!(
             self.measure.measure().map(|m| &m.kind),
             Some(MeasureKind::Spatial(SpatialMeasure { kind: SpatialKind::Angle { .. }, .. }))
-        );
-        if periodic { r - std::f64::consts::TAU * (r / std::f64::consts::TAU).round() } else { r }
+        )
+    }
+
+    /// The joint coordinate of a driving row at (q, t): the measure, and for a wrapped angle
+    /// the branch nearest the drive (continuous over any number of turns). The drive picks
+    /// only the whole number of turns, so the value is the measure's to the last bit (an
+    /// input change that does not move the joint does not change it).
+    pub fn driven_coordinate(&self, q: &[f64], t: f64, inputs: &[f64], rates: &InputRates) -> f64 {
+        let m = self.measure.value(q);
+        if !self.periodic() {
+            return m;
+        }
+        let turns = ((self.prescribed(t, inputs, rates)[0] - m) / std::f64::consts::TAU).round();
+        if turns == 0.0 { m } else { m + std::f64::consts::TAU * turns }
     }
 
     /// The prescribed part target + f and its first and second time derivatives (the inputs
