@@ -450,7 +450,7 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
     }
 
     sys.finish();
-    let initial = consistent_initial_state(model, &sys, q0, v0, &specified, &joint_spans)?;
+    let initial = consistent_initial_state(model, &mut sys, q0, v0, &specified, &joint_spans)?;
     Ok(Assembly { system: sys, initial, outputs, input_names })
 }
 

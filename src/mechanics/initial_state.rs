@@ -10,10 +10,12 @@ use nalgebra::{DMatrix, DVector};
 
 /// Project the initial coordinates onto Phi = 0 (Gauss-Newton, minimum-norm corrections),
 /// then solve the unspecified initial velocities from Phi_q v = 0 (minimum norm), keeping
-/// the specified ones. Redundant or contradictory constraints are errors.
+/// the specified ones. Contradictory constraints are errors; redundant rows (linearly
+/// dependent on earlier rows at the initial state, by a rank-revealing SVD) are handed to
+/// `System::set_redundant`.
 pub fn consistent_initial_state(
     model: &Model,
-    sys: &System,
+    sys: &mut System,
     mut q: Vec<f64>,
     mut v: Vec<f64>,
     specified: &[bool],
@@ -48,6 +50,7 @@ pub fn consistent_initial_state(
         }
         jm
     };
+    let mut dependent: Vec<usize> = Vec::new();
     if m > 0 {
         let scale = 1.0 + q.iter().fold(0.0f64, |a, x| a.max(x.abs()));
         let mut phi = vec![0.0; sys.constraints()];
@@ -78,7 +81,7 @@ pub fn consistent_initial_state(
                 ),
             ));
         }
-        // The first redundant row over all groups, and the first row whose velocity
+        // Rows on no coordinate, the redundant rows, and the first row whose velocity
         // constraint the given velocities violate (by how much).
         let mut redundant: Option<usize> = None;
         let mut violated: Option<(usize, f64)> = None;
@@ -89,31 +92,31 @@ pub fn consistent_initial_state(
                 redundant = Some(redundant.map_or(g.rows[0], |x| x.min(g.rows[0])));
                 continue;
             }
-            let jm = jacobian(g, &q);
-            let sv = jm.clone().svd(false, false).singular_values;
-            let smax = sv.max();
-            if sv.iter().any(|&s| s <= 1e-10 * smax) || g.rows.len() > g.coordinates.len() {
-                let r = g.rows[redundant_row(&jm)];
-                redundant = Some(redundant.map_or(r, |x| x.min(r)));
-                continue;
+            let full = jacobian(g, &q);
+            // An independent subset of the rows (the first that span Phi_q's row space).
+            let kept = independent_rows(&full);
+            if kept.len() < g.rows.len() {
+                dependent.extend((0..g.rows.len()).filter(|r| !kept.contains(r)).map(|r| g.rows[r]));
             }
+            let jm = DMatrix::from_fn(kept.len(), full.ncols(), |r, c| full[(kept[r], c)]);
             // Unspecified velocities: Phi_q,U v_U = -Phi_q,S v_S - Phi_t (Phi_t = -f' on a
             // driving row).
             let cols = &g.coordinates;
             let free: Vec<usize> = (0..cols.len()).filter(|&c| !specified[cols[c]]).collect();
             let phi_t = |r: usize| -sys.constraints[g.rows[r]].prescribed(0.0, &sys.inputs)[1];
-            let rhs = DVector::from_fn(g.rows.len(), |r, _| {
+            let rhs = DVector::from_fn(kept.len(), |k, _| {
+                let r = kept[k];
                 -(0..cols.len()).filter(|&c| specified[cols[c]]).map(|c| jm[(r, c)] * v[cols[c]]).sum::<f64>()
                     - phi_t(r)
             });
             if !free.is_empty() {
-                let ju = DMatrix::from_fn(g.rows.len(), free.len(), |r, c| jm[(r, free[c])]);
+                let ju = DMatrix::from_fn(kept.len(), free.len(), |r, c| jm[(r, free[c])]);
                 let vu = ju.svd(true, true).solve(&rhs, 1e-12).map_err(|e| model.error(0..0, e.to_string()))?;
                 for (k, &c) in free.iter().enumerate() {
                     v[cols[c]] = vu[k];
                 }
             }
-            let residual = &jm * DVector::from_iterator(cols.len(), cols.iter().map(|&i| v[i]));
+            let residual = &full * DVector::from_iterator(cols.len(), cols.iter().map(|&i| v[i]));
             if let Some(r) = (0..g.rows.len()).find(|&r| (residual[r] + phi_t(r)).abs() > 1e-9 * vscale) {
                 if violated.is_none_or(|(x, _)| g.rows[r] < x) {
                     violated = Some((g.rows[r], residual[r] + phi_t(r)));
@@ -121,7 +124,14 @@ pub fn consistent_initial_state(
             }
         }
         if let Some(r) = redundant {
-            return Err(model.error(span_of_row(r), "over-constrained: this joint repeats constraints that other joints already impose (redundant constraints are not supported)".into()));
+            return Err(model.error(span_of_row(r), "this joint constrains no body (both sides are the ground)".into()));
+        }
+        if let Some(&r) = dependent.iter().find(|&&r| sys.constraints[r].drive.is_some()) {
+            return Err(model.error(
+                span_of_row(r),
+                "this drive prescribes a motion the other joints already determine (a redundant driving constraint)"
+                    .into(),
+            ));
         }
         if let Some((r, by)) = violated {
             return Err(model.error(
@@ -132,20 +142,33 @@ pub fn consistent_initial_state(
             ));
         }
     }
+    if !dependent.is_empty() {
+        dependent.sort_unstable();
+        sys.set_redundant(&dependent);
+    }
     state.q = q;
     state.v = v;
     Ok(state)
 }
 
-/// The first constraint row that is a linear combination of the rows before it.
-fn redundant_row(jm: &DMatrix<f64>) -> usize {
-    for r in 1..=jm.nrows() {
-        let sub = jm.rows(0, r).into_owned();
+/// Rows of `jm` that are linearly independent, chosen greedily in row order: a row is kept
+/// when it raises the rank of the rows kept before it (singular values below 1e-10 of the
+/// largest count as zero). The rows left out are combinations of earlier rows.
+fn independent_rows(jm: &DMatrix<f64>) -> Vec<usize> {
+    let full = jm.clone().svd(false, false).singular_values;
+    let smax = full.max();
+    if full.iter().filter(|&&s| s > 1e-10 * smax).count() == jm.nrows() {
+        return (0..jm.nrows()).collect();
+    }
+    let mut kept: Vec<usize> = Vec::new();
+    for r in 0..jm.nrows() {
+        let mut rows = kept.clone();
+        rows.push(r);
+        let sub = DMatrix::from_fn(rows.len(), jm.ncols(), |i, c| jm[(rows[i], c)]);
         let sv = sub.svd(false, false).singular_values;
-        let smax = sv.max();
-        if sv.iter().any(|&s| s <= 1e-10 * smax) {
-            return r - 1;
+        if sv.iter().filter(|&&s| s > 1e-10 * smax).count() == rows.len() {
+            kept = rows;
         }
     }
-    jm.nrows() - 1
+    kept
 }
