@@ -27,6 +27,9 @@ pub fn consistent_initial_state(
     let mut state = State::zeros(n, sys.constraints());
     let span_of_row =
         |r: usize| sys.joints.iter().position(|j| j.rows.contains(&r)).map_or(0..0, |j| joint_spans[j].clone());
+    // The first joint of a group (its first rows may be Euler-parameter rows of no joint).
+    let span_of_group =
+        |g: &ConstraintGroup| g.rows.iter().map(|&r| span_of_row(r)).find(|s| !s.is_empty()).unwrap_or(0..0);
     // Rows that share no coordinate are independent: every matrix below is dense per group.
     let groups = constraint_groups(m, n, |r| sys.constraints[r].measure.dofs());
     if let Some(g) = groups.iter().find(|g| g.rows.len() > MAX_CONSTRAINT_GROUP_ROWS) {
@@ -64,8 +67,10 @@ pub fn consistent_initial_state(
             }
             for g in groups.iter().filter(|g| !g.coordinates.is_empty()) {
                 let rhs = DVector::from_iterator(g.rows.len(), g.rows.iter().map(|&r| phi[r]));
-                let dq =
-                    jacobian(g, &q).svd(true, true).solve(&rhs, 1e-12).map_err(|e| model.error(0..0, e.to_string()))?;
+                let dq = svd(jacobian(g, &q), true)
+                    .ok_or_else(|| model.error(span_of_group(g), NO_SVD.into()))?
+                    .solve(&rhs, 1e-12)
+                    .map_err(|e| model.error(0..0, e.to_string()))?;
                 for (c, &i) in g.coordinates.iter().enumerate() {
                     q[i] -= dq[c];
                 }
@@ -94,7 +99,13 @@ pub fn consistent_initial_state(
             }
             let full = jacobian(g, &q);
             // An independent subset of the rows (the first that span Phi_q's row space).
-            let kept = independent_rows(&full);
+            let kept = independent_rows(&full).ok_or_else(|| model.error(span_of_group(g), NO_SVD.into()))?;
+            if kept.is_empty() {
+                return Err(model.error(
+                    span_of_group(g),
+                    "these joints constrain nothing here (their constraint Jacobian is zero)".into(),
+                ));
+            }
             if kept.len() < g.rows.len() {
                 dependent.extend((0..g.rows.len()).filter(|r| !kept.contains(r)).map(|r| g.rows[r]));
             }
@@ -106,12 +117,15 @@ pub fn consistent_initial_state(
             let phi_t = |r: usize| -sys.constraints[g.rows[r]].prescribed(0.0, &sys.inputs)[1];
             let rhs = DVector::from_fn(kept.len(), |k, _| {
                 let r = kept[k];
-                -(0..cols.len()).filter(|&c| specified[cols[c]]).map(|c| jm[(r, c)] * v[cols[c]]).sum::<f64>()
+                -(0..cols.len()).filter(|&c| specified[cols[c]]).map(|c| full[(r, c)] * v[cols[c]]).sum::<f64>()
                     - phi_t(r)
             });
             if !free.is_empty() {
                 let ju = DMatrix::from_fn(kept.len(), free.len(), |r, c| jm[(r, free[c])]);
-                let vu = ju.svd(true, true).solve(&rhs, 1e-12).map_err(|e| model.error(0..0, e.to_string()))?;
+                let vu = svd(ju, true)
+                    .ok_or_else(|| model.error(span_of_group(g), NO_SVD.into()))?
+                    .solve(&rhs, 1e-12)
+                    .map_err(|e| model.error(0..0, e.to_string()))?;
                 for (k, &c) in free.iter().enumerate() {
                     v[cols[c]] = vu[k];
                 }
@@ -154,21 +168,34 @@ pub fn consistent_initial_state(
 /// Rows of `jm` that are linearly independent, chosen greedily in row order: a row is kept
 /// when it raises the rank of the rows kept before it (singular values below 1e-10 of the
 /// largest count as zero). The rows left out are combinations of earlier rows.
-fn independent_rows(jm: &DMatrix<f64>) -> Vec<usize> {
-    let full = jm.clone().svd(false, false).singular_values;
+fn independent_rows(jm: &DMatrix<f64>) -> Option<Vec<usize>> {
+    let full = svd(jm.clone(), false)?.singular_values;
     let smax = full.max();
     if full.iter().filter(|&&s| s > 1e-10 * smax).count() == jm.nrows() {
-        return (0..jm.nrows()).collect();
+        return Some((0..jm.nrows()).collect());
     }
     let mut kept: Vec<usize> = Vec::new();
     for r in 0..jm.nrows() {
         let mut rows = kept.clone();
         rows.push(r);
         let sub = DMatrix::from_fn(rows.len(), jm.ncols(), |i, c| jm[(rows[i], c)]);
-        let sv = sub.svd(false, false).singular_values;
+        let sv = svd(sub, false)?.singular_values;
         if sv.iter().filter(|&&s| s > 1e-10 * smax).count() == rows.len() {
             kept = rows;
         }
     }
-    kept
+    Some(kept)
+}
+
+const NO_SVD: &str = "the joints cannot be assembled: the singular value decomposition of their constraint \
+                      Jacobian does not converge (extreme or non-finite geometry)";
+
+/// The SVD of `m` (with U and V if `vectors`) as `DMatrix::svd` computes it, or None if
+/// the iteration does not converge (non-finite entries, extreme scales) instead of looping.
+fn svd(m: DMatrix<f64>, vectors: bool) -> Option<nalgebra::linalg::SVD<f64, nalgebra::Dyn, nalgebra::Dyn>> {
+    if m.is_empty() || m.iter().any(|x| !x.is_finite()) {
+        return None;
+    }
+    // The tolerance of `DMatrix::svd` (5 eps); it iterates without bound.
+    m.try_svd(vectors, vectors, 5.0 * f64::EPSILON, 10_000)
 }
