@@ -462,7 +462,8 @@ impl Simulation {
     pub fn step_to(&mut self, t_end: f64) -> Result<(), StepError> {
         if self.input_derivatives.iter().all(|d| *d == [0.0; 2]) {
             self.system.input_rates.rates.clear();
-            return self.step_with_inputs_held(t_end);
+            self.step_with_inputs_held(t_end)?;
+            return self.check_redundant_rows();
         }
         let (base, t0) = (self.system.inputs.clone(), self.state.t);
         let result = self.step_with_inputs_held(t_end);
@@ -473,7 +474,23 @@ impl Simulation {
         self.interpolate_inputs(&base, t0);
         self.input_derivatives.iter_mut().for_each(|d| *d = [0.0; 2]);
         self.outputs_current = false;
-        result
+        result?;
+        self.check_redundant_rows()
+    }
+
+    /// The redundant joint rows (`System::set_redundant`) follow from the others only while
+    /// the rank of Phi_q stays that of the initial state; checked once per interval, to
+    /// 1e-6 (|q|max + 1).
+    fn check_redundant_rows(&self) -> Result<(), StepError> {
+        let Some((row, violation)) = self.system.redundant_violation(&self.state.q, self.state.t) else {
+            return Ok(());
+        };
+        let scale = 1.0 + self.state.q.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        if violation <= 1e-6 * scale {
+            return Ok(());
+        }
+        let joint = self.system.joints.iter().find(|j| j.rows.contains(&row)).map_or(String::new(), |j| j.name.clone());
+        Err(StepError::RedundancyChanged { t: self.state.t, joint, violation })
     }
 
     /// `step_to`, but ending early at the first event located inside the interval (a contact

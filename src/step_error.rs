@@ -26,6 +26,14 @@ pub enum StepError {
     /// The current time or the end of the interval is not a finite number.
     #[error("cannot step from t = {t} to {t_end}: both times must be finite")]
     NonFiniteTime { t: f64, t_end: f64 },
+    /// A redundant constraint row (left out of the Newton matrix at the initial state) no
+    /// longer holds: the rank of the constraint Jacobian changed along the motion.
+    #[error(
+        "at t = {t} the redundant constraints of joint '{joint}' are violated by {violation:.3e}: the rank of the \
+         constraint Jacobian changed since the initial state (the mechanism passed a singular position), so the \
+         redundant rows chosen there no longer follow from the others"
+    )]
+    RedundancyChanged { t: f64, joint: String, violation: f64 },
 }
 
 /// The internal steps one `step_to` has taken, counted from the stepper's statistics.

@@ -109,12 +109,15 @@ fn unknown_name_in_expression() {
 }
 
 #[test]
-fn over_constrained_joints() {
+fn over_constrained_joints_run() {
+    // A second pin at the same point repeats the first one's rows. Refused until issue 17;
+    // now the repeated rows are left out as redundant (docs/solver.md) and the model runs
+    // (tests/overconstrained.rs checks the motion and reactions).
     let extra =
         "\n[[joints]]\nname = \"pin2\"\ntype = \"revolute\"\nbody1 = \"ground\"\nbody2 = \"rod\"\npoint = [0.0, 0.0]\n";
     let text = format!("{BASE}{extra}");
-    let line = BASE.lines().count() + 3;
-    expect_error(&text, line, "over-constrained");
+    let (code, stderr, _) = simulate(&text);
+    assert_eq!(code, 0, "{stderr}");
 }
 
 #[test]

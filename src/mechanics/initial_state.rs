@@ -10,10 +10,12 @@ use nalgebra::{DMatrix, DVector};
 
 /// Project the initial coordinates onto Phi(q, t0) = 0 (Gauss-Newton, minimum-norm corrections),
 /// then solve the unspecified initial velocities from Phi_q v = 0 (minimum norm), keeping
-/// the specified ones. Redundant or contradictory constraints are errors.
+/// the specified ones. Contradictory constraints are errors; redundant rows (linearly
+/// dependent on earlier rows at the initial state, by a rank-revealing SVD) are handed to
+/// `System::set_redundant`.
 pub fn consistent_initial_state(
     model: &Model,
-    sys: &System,
+    sys: &mut System,
     mut q: Vec<f64>,
     mut v: Vec<f64>,
     specified: &[bool],
@@ -26,6 +28,9 @@ pub fn consistent_initial_state(
     let mut state = State::zeros(n, sys.constraints());
     let span_of_row =
         |r: usize| sys.joints.iter().position(|j| j.rows.contains(&r)).map_or(0..0, |j| joint_spans[j].clone());
+    // The first joint of a group (its first rows may be Euler-parameter rows of no joint).
+    let span_of_group =
+        |g: &ConstraintGroup| g.rows.iter().map(|&r| span_of_row(r)).find(|s| !s.is_empty()).unwrap_or(0..0);
     // Rows that share no coordinate are independent: every matrix below is dense per group.
     let groups = constraint_groups(m, n, |r| sys.constraints[r].measure.dofs());
     if let Some(g) = groups.iter().find(|g| g.rows.len() > MAX_CONSTRAINT_GROUP_ROWS) {
@@ -49,6 +54,7 @@ pub fn consistent_initial_state(
         }
         jm
     };
+    let mut dependent: Vec<usize> = Vec::new();
     if m > 0 {
         let scale = 1.0 + q.iter().fold(0.0f64, |a, x| a.max(x.abs()));
         let mut phi = vec![0.0; sys.constraints()];
@@ -62,8 +68,10 @@ pub fn consistent_initial_state(
             }
             for g in groups.iter().filter(|g| !g.coordinates.is_empty()) {
                 let rhs = DVector::from_iterator(g.rows.len(), g.rows.iter().map(|&r| phi[r]));
-                let dq =
-                    jacobian(g, &q).svd(true, true).solve(&rhs, 1e-12).map_err(|e| model.error(0..0, e.to_string()))?;
+                let dq = svd(jacobian(g, &q), true)
+                    .ok_or_else(|| model.error(span_of_group(g), NO_SVD.into()))?
+                    .solve(&rhs, 1e-12)
+                    .map_err(|e| model.error(0..0, e.to_string()))?;
                 for (c, &i) in g.coordinates.iter().enumerate() {
                     q[i] -= dq[c];
                 }
@@ -79,7 +87,7 @@ pub fn consistent_initial_state(
                 ),
             ));
         }
-        // The first redundant row over all groups, and the first row whose velocity
+        // Rows on no coordinate, the redundant rows, and the first row whose velocity
         // constraint the given velocities violate (by how much).
         let mut redundant: Option<usize> = None;
         let mut violated: Option<(usize, f64)> = None;
@@ -90,31 +98,40 @@ pub fn consistent_initial_state(
                 redundant = Some(redundant.map_or(g.rows[0], |x| x.min(g.rows[0])));
                 continue;
             }
-            let jm = jacobian(g, &q);
-            let sv = jm.clone().svd(false, false).singular_values;
-            let smax = sv.max();
-            if sv.iter().any(|&s| s <= 1e-10 * smax) || g.rows.len() > g.coordinates.len() {
-                let r = g.rows[redundant_row(&jm)];
-                redundant = Some(redundant.map_or(r, |x| x.min(r)));
-                continue;
+            let full = jacobian(g, &q);
+            // An independent subset of the rows (the first that span Phi_q's row space).
+            let kept = independent_rows(&full).ok_or_else(|| model.error(span_of_group(g), NO_SVD.into()))?;
+            if kept.is_empty() {
+                return Err(model.error(
+                    span_of_group(g),
+                    "these joints constrain nothing here (their constraint Jacobian is zero)".into(),
+                ));
             }
+            if kept.len() < g.rows.len() {
+                dependent.extend((0..g.rows.len()).filter(|r| !kept.contains(r)).map(|r| g.rows[r]));
+            }
+            let jm = DMatrix::from_fn(kept.len(), full.ncols(), |r, c| full[(kept[r], c)]);
             // Unspecified velocities: Phi_q,U v_U = -Phi_q,S v_S - Phi_t (Phi_t = -f' on a
             // driving row).
             let cols = &g.coordinates;
             let free: Vec<usize> = (0..cols.len()).filter(|&c| !specified[cols[c]]).collect();
             let phi_t = |r: usize| -sys.constraints[g.rows[r]].prescribed(t0, &sys.inputs, &sys.input_rates)[1];
-            let rhs = DVector::from_fn(g.rows.len(), |r, _| {
-                -(0..cols.len()).filter(|&c| specified[cols[c]]).map(|c| jm[(r, c)] * v[cols[c]]).sum::<f64>()
+            let rhs = DVector::from_fn(kept.len(), |k, _| {
+                let r = kept[k];
+                -(0..cols.len()).filter(|&c| specified[cols[c]]).map(|c| full[(r, c)] * v[cols[c]]).sum::<f64>()
                     - phi_t(r)
             });
             if !free.is_empty() {
-                let ju = DMatrix::from_fn(g.rows.len(), free.len(), |r, c| jm[(r, free[c])]);
-                let vu = ju.svd(true, true).solve(&rhs, 1e-12).map_err(|e| model.error(0..0, e.to_string()))?;
+                let ju = DMatrix::from_fn(kept.len(), free.len(), |r, c| jm[(r, free[c])]);
+                let vu = svd(ju, true)
+                    .ok_or_else(|| model.error(span_of_group(g), NO_SVD.into()))?
+                    .solve(&rhs, 1e-12)
+                    .map_err(|e| model.error(0..0, e.to_string()))?;
                 for (k, &c) in free.iter().enumerate() {
                     v[cols[c]] = vu[k];
                 }
             }
-            let residual = &jm * DVector::from_iterator(cols.len(), cols.iter().map(|&i| v[i]));
+            let residual = &full * DVector::from_iterator(cols.len(), cols.iter().map(|&i| v[i]));
             if let Some(r) = (0..g.rows.len()).find(|&r| (residual[r] + phi_t(r)).abs() > 1e-9 * vscale) {
                 if violated.is_none_or(|(x, _)| g.rows[r] < x) {
                     violated = Some((g.rows[r], residual[r] + phi_t(r)));
@@ -122,7 +139,14 @@ pub fn consistent_initial_state(
             }
         }
         if let Some(r) = redundant {
-            return Err(model.error(span_of_row(r), "over-constrained: this joint repeats constraints that other joints already impose (redundant constraints are not supported)".into()));
+            return Err(model.error(span_of_row(r), "this joint constrains no body (both sides are the ground)".into()));
+        }
+        if let Some(&r) = dependent.iter().find(|&&r| sys.constraints[r].drive.is_some()) {
+            return Err(model.error(
+                span_of_row(r),
+                "this drive prescribes a motion the other joints already determine (a redundant driving constraint)"
+                    .into(),
+            ));
         }
         if let Some((r, by)) = violated {
             return Err(model.error(
@@ -133,20 +157,46 @@ pub fn consistent_initial_state(
             ));
         }
     }
+    if !dependent.is_empty() {
+        dependent.sort_unstable();
+        sys.set_redundant(&dependent);
+    }
     state.q = q;
     state.v = v;
     Ok(state)
 }
 
-/// The first constraint row that is a linear combination of the rows before it.
-fn redundant_row(jm: &DMatrix<f64>) -> usize {
-    for r in 1..=jm.nrows() {
-        let sub = jm.rows(0, r).into_owned();
-        let sv = sub.svd(false, false).singular_values;
-        let smax = sv.max();
-        if sv.iter().any(|&s| s <= 1e-10 * smax) {
-            return r - 1;
+/// Rows of `jm` that are linearly independent, chosen greedily in row order: a row is kept
+/// when it raises the rank of the rows kept before it (singular values below 1e-10 of the
+/// largest count as zero). The rows left out are combinations of earlier rows.
+fn independent_rows(jm: &DMatrix<f64>) -> Option<Vec<usize>> {
+    let full = svd(jm.clone(), false)?.singular_values;
+    let smax = full.max();
+    if full.iter().filter(|&&s| s > 1e-10 * smax).count() == jm.nrows() {
+        return Some((0..jm.nrows()).collect());
+    }
+    let mut kept: Vec<usize> = Vec::new();
+    for r in 0..jm.nrows() {
+        let mut rows = kept.clone();
+        rows.push(r);
+        let sub = DMatrix::from_fn(rows.len(), jm.ncols(), |i, c| jm[(rows[i], c)]);
+        let sv = svd(sub, false)?.singular_values;
+        if sv.iter().filter(|&&s| s > 1e-10 * smax).count() == rows.len() {
+            kept = rows;
         }
     }
-    jm.nrows() - 1
+    Some(kept)
+}
+
+const NO_SVD: &str = "the joints cannot be assembled: the singular value decomposition of their constraint \
+                      Jacobian does not converge (extreme or non-finite geometry)";
+
+/// The SVD of `m` (with U and V if `vectors`) as `DMatrix::svd` computes it, or None if
+/// the iteration does not converge (non-finite entries, extreme scales) instead of looping.
+fn svd(m: DMatrix<f64>, vectors: bool) -> Option<nalgebra::linalg::SVD<f64, nalgebra::Dyn, nalgebra::Dyn>> {
+    if m.is_empty() || m.iter().any(|x| !x.is_finite()) {
+        return None;
+    }
+    // The tolerance of `DMatrix::svd` (5 eps); it iterates without bound.
+    m.try_svd(vectors, vectors, 5.0 * f64::EPSILON, 10_000)
 }

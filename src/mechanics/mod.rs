@@ -83,6 +83,9 @@ pub struct System {
     constraint_slots: Vec<RowSlots>,
     /// Per contact constraint: the joint-like slots and the diagonal slot of its row.
     contact_slots: Vec<(RowSlots, usize)>,
+    /// Joint rows found linearly dependent on earlier rows at the initial state (empty if none):
+    /// they are left out of the Newton matrix, their multipliers are zero (`set_redundant`).
+    redundant: Vec<bool>,
 }
 
 impl System {
@@ -104,6 +107,7 @@ impl System {
             pattern: PatternBuilder::new(0).build(),
             constraint_slots: Vec::new(),
             contact_slots: Vec::new(),
+            redundant: Vec::new(),
         }
         .with_kinds()
     }
@@ -172,6 +176,35 @@ impl System {
         self.constraints.len() + k
     }
 
+    /// Whether joint row `r` is redundant (see `set_redundant`).
+    pub fn is_redundant(&self, r: usize) -> bool {
+        self.redundant.get(r).copied().unwrap_or(false)
+    }
+
+    /// Treat the joint rows `rows` as redundant: each is replaced by the trivial row
+    /// d_lambda = 0 (residual 0), so its multiplier stays 0 and the Newton matrix keeps full
+    /// rank. Valid while the rank of Phi_q stays that of the initial state: the rows kept
+    /// then imply the dropped ones (`redundant_violation` checks it). Rebuilds the pattern.
+    pub fn set_redundant(&mut self, rows: &[usize]) {
+        self.redundant = vec![false; self.constraints.len()];
+        for &r in rows {
+            self.redundant[r] = true;
+        }
+        if rows.is_empty() {
+            self.redundant.clear();
+        }
+        self.finish();
+    }
+
+    /// The largest |Phi| of the redundant rows at (q, t) and its row: the rows kept imply
+    /// them only while the rank of Phi_q stays constant.
+    pub fn redundant_violation(&self, q: &[f64], t: f64) -> Option<(usize, f64)> {
+        (0..self.constraints.len())
+            .filter(|&r| self.is_redundant(r))
+            .map(|r| (r, self.constraints[r].residual(q, t, &self.inputs, &self.input_rates).abs()))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+    }
+
     /// Freeze the sparsity pattern and compute every element's matrix slots.
     pub fn finish(&mut self) {
         let (n, m) = (self.n, self.constraints.len() + self.contact_constraints.len());
@@ -180,6 +213,10 @@ impl System {
             g.add_pattern(&mut b);
         }
         for (r, c) in self.constraints.iter().enumerate() {
+            if self.is_redundant(r) {
+                b.block(&[n + r], &[n + r]);
+                continue;
+            }
             let d = c.measure.dofs();
             b.block(&[n + r], d);
             b.block(d, &[n + r]);
@@ -206,6 +243,10 @@ impl System {
             .iter()
             .enumerate()
             .map(|(r, c)| {
+                if self.redundant.get(r).copied().unwrap_or(false) {
+                    // The diagonal slot of the trivial row.
+                    return (p.block_slots(&[n + r], &[n + r]), Vec::new(), Vec::new());
+                }
                 let d = c.measure.dofs();
                 (p.block_slots(&[n + r], d), p.block_slots(d, &[n + r]), p.block_slots(d, d))
             })
@@ -315,8 +356,8 @@ impl Dynamics for System {
 
     fn constraint_residual(&self, q: &[f64], t: f64, phi: &mut [f64]) {
         let (joints, contacts) = phi.split_at_mut(self.constraints.len());
-        for (p, c) in joints.iter_mut().zip(&self.constraints) {
-            *p = c.residual(q, t, &self.inputs, &self.input_rates);
+        for (r, (p, c)) in joints.iter_mut().zip(&self.constraints).enumerate() {
+            *p = if self.is_redundant(r) { 0.0 } else { c.residual(q, t, &self.inputs, &self.input_rates) };
         }
         // Paper 004 eq. 5b while active; the trivial row (zero residual) while separated.
         for (p, c) in contacts.iter_mut().zip(&self.contact_constraints) {
@@ -325,7 +366,10 @@ impl Dynamics for System {
     }
 
     fn add_constraint_forces(&self, q: &[f64], lambda: &[f64], out: &mut [f64]) {
-        for (c, &l) in self.constraints.iter().zip(lambda) {
+        for (r, (c, &l)) in self.constraints.iter().zip(lambda).enumerate() {
+            if self.is_redundant(r) {
+                continue;
+            }
             c.measure.with_derivatives(q, |_, gradient, _| {
                 for (g, &i) in gradient.iter().zip(c.measure.dofs()) {
                     out[i] += g * l;
@@ -345,7 +389,11 @@ impl Dynamics for System {
 
     fn constraint_velocity(&self, q: &[f64], v: &[f64], t: f64, phi_dot: &mut [f64]) {
         // Phi_q v + Phi_t; Phi_t = -f' on a driving row.
-        for (p, c) in phi_dot.iter_mut().zip(&self.constraints) {
+        for (r, (p, c)) in phi_dot.iter_mut().zip(&self.constraints).enumerate() {
+            if self.is_redundant(r) {
+                *p = 0.0;
+                continue;
+            }
             *p = c.measure.with_derivatives(q, |_, gradient, _| {
                 c.measure.dofs().iter().zip(gradient).map(|(&i, g)| g * v[i]).sum()
             });
@@ -360,7 +408,11 @@ impl Dynamics for System {
 
     fn constraint_acceleration_rhs(&self, q: &[f64], v: &[f64], t: f64, gamma: &mut [f64]) {
         // gamma = -(Phi_q q')_q q' - Phi_tt (no Phi_qt: f depends on t alone); Phi_tt = -f''.
-        for (g, c) in gamma.iter_mut().zip(&self.constraints) {
+        for (r, (g, c)) in gamma.iter_mut().zip(&self.constraints).enumerate() {
+            if self.is_redundant(r) {
+                *g = 0.0;
+                continue;
+            }
             *g = -c.measure.with_derivatives(q, |_, _, hessian| quadratic_form(c.measure.dofs(), hessian, v));
             if c.drive.is_some() {
                 *g += c.prescribed(t, &self.inputs, &self.input_rates)[2];
@@ -392,7 +444,14 @@ impl Dynamics for System {
             g.assemble_tangent(&x, &c, &mut block, m);
         }
         m.put_block(block);
-        for ((con, (row, col, hess)), &l) in self.constraints.iter().zip(&self.constraint_slots).zip(lambda) {
+        for (r, ((con, (row, col, hess)), &l)) in
+            self.constraints.iter().zip(&self.constraint_slots).zip(lambda).enumerate()
+        {
+            if self.is_redundant(r) {
+                // The trivial row d_lambda = 0 (its residual is zero).
+                m.values[row[0]] += 1.0;
+                continue;
+            }
             con.measure.with_derivatives(q, |_, gradient, hessian| {
                 for (k, g) in gradient.iter().enumerate() {
                     m.values[row[k]] += g;
