@@ -19,14 +19,10 @@ use fmi::traits::FmiInstance;
 
 mod common;
 use common::fmu::{Fmu, read};
+use common::sim::output;
 
 fn settings(h: f64) -> SolverSettings {
     SolverSettings { method: Method::Ttbif, rho_inf: 0.8, step: h, tolerance: 1e-12, ..Default::default() }
-}
-
-fn output(sim: &mut Simulation, name: &str) -> f64 {
-    let k = sim.outputs().iter().position(|o| o.name == name).unwrap_or_else(|| panic!("no output {name}"));
-    sim.output_values().unwrap()[k]
 }
 
 const M: f64 = 1.5;

@@ -14,13 +14,11 @@ use flexfmu::integrators::Method;
 use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
 
+mod common;
+use common::sim::output;
+
 fn settings(h: f64) -> SolverSettings {
     SolverSettings { method: Method::Ttbif, rho_inf: 0.8, step: h, tolerance: 1e-12, ..Default::default() }
-}
-
-fn output(sim: &mut Simulation, name: &str) -> f64 {
-    let k = sim.outputs().iter().position(|o| o.name == name).unwrap_or_else(|| panic!("no output {name}"));
-    sim.output_values().unwrap()[k]
 }
 
 const BETA: f64 = 0.5;

@@ -613,6 +613,16 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
         let body = b.body(name)?.ok_or_else(|| model.error(name.span(), "ground does not move".into()))?;
         Ok((body, name))
     };
+    let need_joint = || -> Result<usize, ModelError> {
+        let name = o
+            .joint
+            .as_ref()
+            .ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `joint`")))?;
+        sys.joints
+            .iter()
+            .position(|j| j.name == *name.get_ref())
+            .ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))
+    };
     let component = |c: char| "xyz".find(c).unwrap_or(0);
     if let Some(c) = &o.chord {
         return Err(model.error(c.span(), "`chord` (transverse_deflection) applies to planar models only".into()));
@@ -663,27 +673,11 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
             component: component(q.chars().last().unwrap_or('x')),
         },
         "reaction_x" | "reaction_y" | "reaction_z" => {
-            let name = o
-                .joint
-                .as_ref()
-                .ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `joint`")))?;
-            let joint = sys
-                .joints
-                .iter()
-                .position(|j| j.name == *name.get_ref())
-                .ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))?;
+            let joint = need_joint()?;
             OutputKind::SpatialReaction { joint, component: component(q.chars().last().unwrap_or('x')) }
         }
         "joint_position" | "joint_velocity" => {
-            let name = o
-                .joint
-                .as_ref()
-                .ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `joint`")))?;
-            let joint = sys
-                .joints
-                .iter()
-                .position(|j| j.name == *name.get_ref())
-                .ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))?;
+            let joint = need_joint()?;
             if sys.joints[joint].coordinate.is_none() {
                 return Err(
                     model.error(o.quantity.span(), format!("{q} needs a revolute or prismatic joint (one coordinate)"))
@@ -692,15 +686,7 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
             OutputKind::JointCoordinate { joint, order: usize::from(q == "joint_velocity") }
         }
         "drive_force" => {
-            let name = o
-                .joint
-                .as_ref()
-                .ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `joint`")))?;
-            let j = sys
-                .joints
-                .iter()
-                .find(|j| j.name == *name.get_ref())
-                .ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))?;
+            let j = &sys.joints[need_joint()?];
             let Some(row) = j.rows.clone().find(|&r| sys.constraints[r].drive.is_some()) else {
                 return Err(model.error(o.quantity.span(), "drive_force needs a driven joint (`drive = ...`)".into()));
             };
