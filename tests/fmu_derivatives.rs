@@ -121,39 +121,18 @@ impl Drop for Inst {
 #[test]
 fn output_derivatives_are_the_limits_of_finite_differences() {
     let t = 0.5;
-    // (output, order, derivative at t)
-    let mut checks: Vec<(&str, c_int, f64)> = Vec::new();
-    let mut errors: Vec<Vec<f64>> = Vec::new();
     let names = [("slider_x", 1), ("slider_x", 2), ("slider_v", 1), ("crank_angle", 1), ("crank_angle", 2)];
-    for (run, h) in [0.02, 0.01].into_iter().enumerate() {
-        let inst = Inst::new("crank_slider");
-        let mut now = 0.0;
-        let mut history = Vec::new();
-        for target in [t - h, t, t + h] {
-            inst.step(now, target - now);
-            now = target;
-            history.push(names.iter().map(|(n, _)| inst.get(n)).collect::<Vec<_>>());
-            if target == t && run == 0 {
-                checks = names.iter().map(|&(n, k)| (n, k, inst.derivative(n, k).unwrap())).collect();
-                // The derivatives are the solver's state: slider_x' = slider_v exactly.
-                assert_eq!(checks[0].2, inst.get("slider_v"));
-                assert_eq!(checks[3].2, inst.get("crank_speed"));
-            }
-        }
-        errors.push(
-            checks
-                .iter()
-                .enumerate()
-                .map(|(j, (_, k, d))| {
-                    let (m, z, p) = (history[0][j], history[1][j], history[2][j]);
-                    let fd = if *k == 1 { (p - m) / (2.0 * h) } else { (p - 2.0 * z + m) / (h * h) };
-                    (fd - d).abs() / d.abs().max(1.0)
-                })
-                .collect(),
-        );
-    }
-    for (j, (name, k, d)) in checks.iter().enumerate() {
-        let (coarse, fine) = (errors[0][j], errors[1][j]);
+    let (derivatives, [coarse, fine]) = finite_difference_errors(|| Inst::new("crank_slider"), &names, t, [0.02, 0.01]);
+    // The derivatives are the solver's state: slider_x' = slider_v exactly (the same steps to t
+    // as the first run above).
+    let inst = Inst::new("crank_slider");
+    inst.step(0.0, t - 0.02);
+    inst.step(t - 0.02, 0.02);
+    assert_eq!(inst.derivative("slider_x", 1).unwrap(), derivatives[0]);
+    assert_eq!(derivatives[0], inst.get("slider_v"));
+    assert_eq!(derivatives[3], inst.get("crank_speed"));
+    for (j, ((name, k), d)) in names.iter().zip(&derivatives).enumerate() {
+        let (coarse, fine) = (coarse[j], fine[j]);
         eprintln!("{name} order {k}: {d:.6e}, FD error {coarse:.2e} (H = 0.02) {fine:.2e} (H = 0.01)");
         assert!(fine < coarse / 3.0, "{name} order {k}: no O(H^2) convergence ({coarse:e} -> {fine:e})");
         assert!(fine < 1e-2, "{name} order {k}: {fine:e}");
