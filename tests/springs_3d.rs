@@ -13,10 +13,10 @@
 use flexfmu::integrators::{ConstraintTreatment, Method};
 use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
-use nalgebra::Complex;
 use std::f64::consts::PI;
 
 mod common;
+use common::fractional::laplace_reference;
 use common::sim::{example, output};
 
 /// The tilted axis (2, 3, 6)/7.
@@ -144,22 +144,6 @@ stiffness = {k}
     println!("observed order of the angle error: {order:.2}");
     assert!((1.8..2.2).contains(&order), "second order: {order}");
     assert!(drift_by_step[1] < drift_by_step[0] / 3.0, "energy drift falls with the step: {drift_by_step:?}");
-}
-
-/// x(t) of m x'' + c D^alpha x + k x = F0 (t >= 0), at rest at 0 (tests/fractional_damper.rs).
-fn laplace_reference(t: f64, m: f64, k: f64, c: f64, alpha: f64, f0: f64) -> f64 {
-    let x = |s: Complex<f64>| Complex::new(f0, 0.0) / (s * (s * s * m + s.powf(alpha) * c + k));
-    let terms = 40;
-    let r = 2.0 * terms as f64 / (5.0 * t);
-    let mut sum = 0.5 * (x(Complex::new(r, 0.0)) * (r * t).exp()).re;
-    for j in 1..terms {
-        let theta = j as f64 * PI / terms as f64;
-        let cot = 1.0 / theta.tan();
-        let s = Complex::new(r * theta * cot, r * theta);
-        let sigma = theta + (theta * cot - 1.0) * cot;
-        sum += ((s * t).exp() * x(s) * Complex::new(1.0, sigma)).re;
-    }
-    r / terms as f64 * sum
 }
 
 /// models/oscillator_fractional.toml in 3D: a rigid body on a prismatic joint along the tilted

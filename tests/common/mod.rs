@@ -6,6 +6,7 @@
 pub mod ball_drop;
 pub mod c_logger;
 pub mod fmu;
+pub mod fractional;
 pub mod sim;
 
 /// A clamped beam along x with a constant tip force P along global +y, with outputs
