@@ -400,6 +400,15 @@ impl<'a> Scope<'a> {
         Ok(v)
     }
 
+    /// A number of elements: an integer in 1..=1e6.
+    pub fn element_count(&self, n: &schema::Num) -> Result<usize, ModelError> {
+        let count = self.number(n)?;
+        if count < 1.0 || count.fract() != 0.0 || count > 1e6 {
+            return Err(self.model.error(n.span(), format!("elements must be an integer >= 1, got {count}")));
+        }
+        Ok(count as usize)
+    }
+
     /// A constant that must be >= 0 (damping, stiffness).
     pub fn non_negative(&self, n: &schema::Num, what: &str) -> Result<f64, ModelError> {
         let v = self.number(n)?;

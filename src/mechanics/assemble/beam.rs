@@ -134,11 +134,7 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
         let Some(elements) = &bd.elements else {
             return Err(model.error(bd.name.span(), "the beam needs `elements = N`".into()));
         };
-        let count = b.scope.number(elements)?;
-        if count < 1.0 || count.fract() != 0.0 || count > 1e6 {
-            return Err(model.error(elements.span(), format!("elements must be an integer >= 1, got {count}")));
-        }
-        let count = count as usize;
+        let count = b.scope.element_count(elements)?;
         let added = if ancf { 4 * (2 * count + 1) } else { 3 * (count + 1) };
         coordinates_fit(l.n, added, "this beam").map_err(|e| model.error(elements.span(), e))?;
         let props = BeamProperties {

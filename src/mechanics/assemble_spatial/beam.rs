@@ -183,11 +183,7 @@ pub(super) fn build(
         let Some(elements_decl) = &bd.elements else {
             return Err(model.error(bd.name.span(), "the beam needs `elements = N`".into()));
         };
-        let count = b.scope.number(elements_decl)?;
-        if count < 1.0 || count.fract() != 0.0 || count > 1e6 {
-            return Err(model.error(elements_decl.span(), format!("elements must be an integer >= 1, got {count}")));
-        }
-        let count = count as usize;
+        let count = b.scope.element_count(elements_decl)?;
         coordinates_fit(out.q0.len(), 7 * (count + 1), "this beam")
             .map_err(|e| model.error(elements_decl.span(), e))?;
         let nodes = geometry(b, bd, count)?;
