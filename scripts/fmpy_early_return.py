@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""FMI 3.0 early return at contact events through FMPy (tests/fmi3_early_return.rs does the same
+"""FMI 3.0 early return at contact events through FMPy (tests/suite/fmi3_early_return.rs does the same
 through the C API).
 
     scripts/fmpy_early_return.py target/validate/ball_drop_fmi3.fmu [target/validate/mass_spring_fmi3.fmu]

@@ -11,6 +11,7 @@ use std::cell::Cell;
 use flexfmu::integrators::NewtonStrategy;
 use flexfmu::simulation::{Experiment, Method, Simulation, SolverSettings};
 
+#[path = "suite/common/mod.rs"]
 mod common;
 
 struct Counting;

@@ -13,7 +13,7 @@
 //! the step multiplies the state by (q1 - q0)/q2 = rho_inf. At rho_inf = 0, q0 = q1 and the
 //! second sub-step is the three-point Euler backward formula of the standard Bathe method,
 //!   v_1 = c1 q_0 + c2 q_g + c3 q_1,  c1 = (1-gamma)/(gamma dt), c2 = -1/((1-gamma) gamma dt),
-//!   c3 = (2-gamma)/((1-gamma) dt)   (paper 002 eqs. 25-26; tests/integrator_family.rs checks it).
+//!   c3 = (2-gamma)/((1-gamma) dt)   (paper 002 eqs. 25-26; tests/suite/integrator_family.rs checks it).
 //! Both sub-steps solve equilibrium at their end point, so a is consistent after each.
 
 use super::integrator::TimeIntegrator;

@@ -76,7 +76,7 @@ impl TimeIntegrator for HhtParameters {
         cx.predict((&s.a, &s.lambda), h, (&mut out.a, &mut out.lambda));
         // Baumgarte's acceleration-level row holds for a~_{n+1} = (a_{n+1} + alpha a~_n) / (1 + alpha)
         // (kept in `aux`): HHT applied to the index-1 ODE a~ = f(q, v) (M constant; with the row on
-        // a_{n+1} itself the rigid pendulum converged at first order, tests/constraint_treatments.rs).
+        // a_{n+1} itself the rigid pendulum converged at first order, tests/suite/constraint_treatments.rs).
         let tilde = cx.settings.constraints == ConstraintTreatment::Baumgarte && alpha != 0.0;
         let shifted = &mut b.s2.a;
         if tilde {
@@ -97,7 +97,7 @@ impl TimeIntegrator for HhtParameters {
         // (1 - gamma, gamma) are only first order as a quadrature for gamma != 1/2 (HHT reaches
         // second order through the alpha-shifted equilibrium, not through them): their global
         // error telescopes to h (gamma - 1/2) (P(t) - P(0)), 2.4e-5 J on the crank-slider at
-        // h = 1e-4 (tests/crank_slider.rs).
+        // h = 1e-4 (tests/suite/crank_slider.rs).
         out.dissipated = s.dissipated + trapezoidal_dissipation(h, power0, power1);
         out.t = s.t + h;
         if tilde {

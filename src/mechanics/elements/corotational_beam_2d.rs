@@ -275,7 +275,7 @@ impl CorotationalBeam2d {
     /// with T, T' = dT/dbeta (eq. 12) and M_L(th_bar) (eqs. 13-16),
     /// M_g a = T^T M_L T a, and M_j v (j = beta, th1, th2) from
     /// M_beta = T'^T M_L T + T^T M_L T' + T^T dM_L/dbeta T, M_i = T^T dM_L/dth_i T.
-    /// Equals `inertia(..).0, .1` (tested in tests/beam_element.rs).
+    /// Equals `inertia(..).0, .1` (tested in tests/suite/beam_element.rs).
     pub fn inertia_force(&self, q: &[f64], v: &[f64], a: &[f64]) -> (V6, V6) {
         let (q, v, a) = (self.gather(q), self.gather(v), self.gather(a));
         let g = self.geometry(&q);

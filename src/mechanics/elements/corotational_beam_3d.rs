@@ -24,9 +24,9 @@
 //! in a plane this is exactly the planar element of `corotational_beam_2d.rs` (there
 //! theta_i = th_i - beta). Internal force and tangent are the gradient and Hessian of U, computed with
 //! hyper-dual numbers (`hyper_dual.rs`, Fike & Alonso 2011): exact to rounding, and checked
-//! against central differences in tests/beam3d.rs.
+//! against central differences in tests/suite/beam3d.rs.
 //!
-//! Mass (our choice, justified by the frequency tests of tests/beam3d.rs): translations
+//! Mass (our choice, justified by the frequency tests of tests/suite/beam3d.rs): translations
 //! interpolated linearly, so the consistent translational mass rho A l0 / 6 [[2, 1], [1, 2]]
 //! (constant; the kinetic energy of the interpolated velocity field is exact for it), and the
 //! section rotary inertia lumped at the nodes: each node gets l0/2 of rho diag(Iy + Iz, Iy, Iz)

@@ -15,7 +15,7 @@
 //! zero on every motion satisfying p.p = 1 (its second derivative is p.p'' + p'.p' = 0), and
 //! the body's mass matrix M_pp + 4 j p p^T is positive definite on its own. (This does not
 //! cure the drift of p.p' under index-3 rows with rho_inf >= 0.95 that makes Newton fail on
-//! the heavy top; GGL constraints do, see tests/spatial_rigid_body.rs.)
+//! the heavy top; GGL constraints do, see tests/suite/spatial_rigid_body.rs.)
 //! Tangent blocks (checked against central differences in the tests below):
 //!   K = d(M_pp a_p + g_p)/dp = 4 Lambda(J' G a_p) - 4 G^T J' G(a_p) - 8 G(p')^T J' G(p'),
 //!   C = dg_p/dp' = -8 Lambda(J' G(p') p) + 8 G(p')^T J' G,

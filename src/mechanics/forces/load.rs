@@ -9,7 +9,7 @@
 //! opposite sign, T (e4, -e3)/(e3^2 + e4^2): there T is the reaction torque of the pivot's
 //! spring-damper (eq. 8), which opposes the rotation; for an applied (driving) torque the sign
 //! above is the one whose work is T dtheta (checked by finite differences in
-//! tests/ancf_torque.rs). Q depends on q, so the load contributes the tangent -T d2theta/dq2.
+//! tests/suite/ancf_torque.rs). Q depends on q, so the load contributes the tangent -T d2theta/dq2.
 
 use crate::integrators::TangentCoefficients;
 use crate::mechanics::elements::{Element, Energy, FloatingFramePoint, Kin};

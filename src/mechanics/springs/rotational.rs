@@ -10,7 +10,7 @@
 //!   relative rotation phi about a, A2 b = b cos phi + c sin phi, so s = sin phi: the spring
 //!   acts on sin phi (small-angle: s = phi + O(phi^3)); rotations about axes normal to a
 //!   change s only to second order. Its potential k (s - s0)^2 / 2 is exact, so energy is
-//!   conserved exactly for any motion (tests/rotational_spring.rs).
+//!   conserved exactly for any motion (tests/suite/rotational_spring.rs).
 
 use super::{PlanarSite, SpatialSite, SpringType, no_axis};
 use crate::mechanics::joints::spatial::{body_frame, normals};

@@ -1,0 +1,256 @@
+//! The C entry points called directly (in-process): instantiation checks (GUID, fmuType,
+//! resource URIs), the logger contract, NULL handling, status queries.
+
+use std::ffi::{CStr, CString, c_char, c_int, c_void};
+use std::path::Path;
+use std::ptr::{null, null_mut};
+
+use flexfmu::export::variables::{Variables, guid};
+use flexfmu::fmi2::api::*;
+use flexfmu::fmi2::types::CallbackFunctions;
+use flexfmu::model::Model;
+
+use crate::common;
+use common::c_logger::{Messages, callbacks};
+
+const OK: c_int = 0;
+const DISCARD: c_int = 2;
+const ERROR: c_int = 3;
+
+struct Setup {
+    _dir: tempfile::TempDir,
+    resources: std::path::PathBuf,
+    model: Model,
+}
+
+fn setup() -> Setup {
+    setup_model("mass_spring")
+}
+
+fn setup_model(name: &str) -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    let resources = dir.path().join("with space%").join("resources");
+    std::fs::create_dir_all(&resources).unwrap();
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("models/{name}.toml"))).unwrap();
+    std::fs::write(resources.join("model.toml"), &text).unwrap();
+    let model = Model::parse(&text, "model.toml").unwrap();
+    Setup { _dir: dir, resources, model }
+}
+
+fn encode(path: &Path) -> String {
+    path.display().to_string().replace('%', "%25").replace(' ', "%20")
+}
+
+unsafe fn instantiate(uri: &str, fmu_type: c_int, guid: &str, cb: &CallbackFunctions) -> *mut c_void {
+    let (name, guid, uri) = (CString::new("inst").unwrap(), CString::new(guid).unwrap(), CString::new(uri).unwrap());
+    unsafe { fmi2Instantiate(name.as_ptr(), fmu_type, guid.as_ptr(), uri.as_ptr(), cb, 0, 0) }
+}
+
+#[test]
+fn resource_uri_forms_are_accepted() {
+    let s = setup();
+    let messages = Messages::default();
+    let cb = callbacks(&messages);
+    let g = guid(&s.model.source);
+    let p = encode(&s.resources);
+    for uri in [format!("file://{p}"), format!("file://{p}/"), format!("file:{p}"), format!("file://localhost{p}")] {
+        let c = unsafe { instantiate(&uri, 1, &g, &cb) };
+        assert!(!c.is_null(), "{uri}: {:?}", messages.lock().unwrap());
+        unsafe { fmi2FreeInstance(c) };
+    }
+    for uri in ["", "http://example.com/resources", "file://otherhost/tmp/resources"] {
+        let c = unsafe { instantiate(uri, 1, &g, &cb) };
+        assert!(c.is_null(), "{uri}");
+    }
+}
+
+#[test]
+fn guid_mismatch_and_model_exchange_are_refused_with_a_reason() {
+    let s = setup();
+    let messages = Messages::default();
+    let cb = callbacks(&messages);
+    let uri = format!("file://{}", encode(&s.resources));
+    let c = unsafe { instantiate(&uri, 1, "{00000000-0000-0000-0000-000000000000}", &cb) };
+    assert!(c.is_null());
+    assert!(
+        messages
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|(st, cat, m)| *st == ERROR && cat == "logStatusError" && m.contains("GUID mismatch"))
+    );
+    let c = unsafe { instantiate(&uri, 0, &guid(&s.model.source), &cb) };
+    assert!(c.is_null());
+    assert!(messages.lock().unwrap().iter().any(|(_, _, m)| m.contains("Model Exchange")));
+    let c = unsafe { instantiate(&uri, 7, &guid(&s.model.source), &cb) };
+    assert!(c.is_null());
+    assert!(unsafe { fmi2Instantiate(null(), 1, null(), null(), null(), 0, 0) }.is_null());
+}
+
+#[test]
+fn null_arguments_status_queries_and_logging() {
+    let s = setup();
+    let messages = Messages::default();
+    let cb = callbacks(&messages);
+    let c = unsafe { instantiate(&format!("file://{}", encode(&s.resources)), 1, &guid(&s.model.source), &cb) };
+    assert!(!c.is_null());
+    unsafe {
+        assert_eq!(CStr::from_ptr(fmi2GetTypesPlatform()).to_str().unwrap(), "default");
+        assert_eq!(CStr::from_ptr(fmi2GetVersion()).to_str().unwrap(), "2.0");
+        fmi2FreeInstance(null_mut());
+        assert_eq!(fmi2DoStep(null_mut(), 0.0, 0.1, 1), ERROR);
+        assert_eq!(fmi2GetReal(c, null(), 0, null_mut()), ERROR, "GetReal is illegal before initialization");
+        assert!(messages.lock().unwrap().iter().any(|(_, _, m)| m == "fmi2GetReal: Illegal call sequence"));
+        assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0), OK);
+        assert_eq!(fmi2EnterInitializationMode(c), OK);
+        assert_eq!(fmi2ExitInitializationMode(c), OK);
+        assert_eq!(fmi2GetReal(c, null(), 0, null_mut()), OK);
+        assert_eq!(fmi2GetReal(c, [0u32].as_ptr(), 1, null_mut()), ERROR);
+        assert_eq!(fmi2GetString(c, null(), 0, null_mut()), OK);
+        assert_eq!(fmi2SetString(c, null(), 0, null()), OK);
+        assert_eq!(fmi2GetBoolean(c, null(), 0, null_mut()), OK);
+        let mut b = 0;
+        assert_eq!(fmi2GetBoolean(c, [0u32].as_ptr(), 1, &mut b), ERROR);
+        let mut i = 0;
+        assert_eq!(fmi2GetInteger(c, [0u32].as_ptr(), 1, &mut i), ERROR, "vr 0 is a Real");
+        // Claimed since the fmidepth branch (tests/suite/fmu_derivatives.rs): empty calls are fine,
+        // NULL arrays with elements are an error.
+        assert_eq!(fmi2GetDirectionalDerivative(c, null(), 0, null(), 0, null(), null_mut()), OK);
+        assert_eq!(fmi2SetRealInputDerivatives(c, null(), 0, null(), null()), OK);
+        assert_eq!(fmi2GetRealOutputDerivatives(c, null(), 0, null(), null_mut()), OK);
+        assert_eq!(fmi2GetDirectionalDerivative(c, null(), 1, null(), 0, null(), null_mut()), ERROR);
+        assert_eq!(fmi2SetRealInputDerivatives(c, null(), 1, null(), null()), ERROR);
+        assert_eq!(fmi2GetRealOutputDerivatives(c, null(), 1, null(), null_mut()), ERROR);
+        // Not claimed in modelDescription.xml: error + log.
+        assert_eq!(fmi2CancelStep(c), ERROR);
+        // Status queries.
+        let mut t = -1.0;
+        assert_eq!(fmi2GetRealStatus(c, 2, &mut t), OK);
+        assert_eq!(t, 0.0);
+        assert_eq!(fmi2GetRealStatus(c, 99, &mut t), ERROR, "unknown fmi2StatusKind");
+        assert_eq!(fmi2GetStatus(c, 0, &mut i), DISCARD);
+        assert_eq!(fmi2GetBooleanStatus(c, 3, &mut b), OK);
+        assert_eq!(b, 0);
+        // Debug logging: unknown and NULL categories are refused.
+        let bad = CString::new("logNothing").unwrap();
+        assert_eq!(fmi2SetDebugLogging(c, 1, 1, [bad.as_ptr()].as_ptr()), ERROR);
+        assert_eq!(fmi2SetDebugLogging(c, 1, 1, [null::<c_char>()].as_ptr()), ERROR);
+        let events = CString::new("logEvents").unwrap();
+        assert_eq!(fmi2SetDebugLogging(c, 1, 1, [events.as_ptr()].as_ptr()), OK);
+        assert_eq!(fmi2SetDebugLogging(c, 0, 0, null()), OK);
+        let before = messages.lock().unwrap().len();
+        assert_eq!(fmi2DoStep(c, 5.0, 0.1, 1), ERROR);
+        assert_eq!(messages.lock().unwrap().len(), before, "all categories off: no message");
+        fmi2FreeInstance(c);
+    }
+}
+
+#[test]
+fn failed_step_returns_discard_and_keeps_the_last_good_state() {
+    let s = setup_model("pendulum");
+    let messages = Messages::default();
+    let cb = callbacks(&messages);
+    let vars = Variables::new(&s.model).unwrap();
+    let vr = |n: &str| vars.list.iter().find(|v| v.name == n).unwrap().vr;
+    let c = unsafe { instantiate(&format!("file://{}", encode(&s.resources)), 1, &guid(&s.model.source), &cb) };
+    assert!(!c.is_null());
+    unsafe {
+        assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0), OK);
+        assert_eq!(fmi2EnterInitializationMode(c), OK);
+        assert_eq!(fmi2ExitInitializationMode(c), OK);
+        let h = 0.01;
+        assert_eq!(fmi2DoStep(c, 0.0, h, 1), OK);
+        let mut good: *mut c_void = null_mut();
+        assert_eq!(fmi2GetFMUstate(c, &mut good), OK);
+        let phi = vr("phi");
+        let mut phi_good = 0.0;
+        assert_eq!(fmi2GetReal(c, [phi].as_ptr(), 1, &mut phi_good), OK);
+        // A huge torque with 1 s internal steps: Newton cannot converge.
+        assert_eq!(fmi2SetReal(c, [vr("torque")].as_ptr(), 1, [1e5].as_ptr()), OK);
+        assert_eq!(fmi2SetReal(c, [vr("solver_step")].as_ptr(), 1, [1.0].as_ptr()), OK);
+        assert_eq!(fmi2SetReal(c, [vr("solver_tolerance")].as_ptr(), 1, [1e-14].as_ptr()), OK);
+        let discard = CString::new("logStatusDiscard").unwrap();
+        assert_eq!(fmi2SetDebugLogging(c, 1, 1, [discard.as_ptr()].as_ptr()), OK);
+        assert_eq!(fmi2DoStep(c, h, 2.0, 1), DISCARD);
+        assert!(
+            messages
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|(st, cat, m)| *st == DISCARD && cat == "logStatusDiscard" && m.contains("failed"))
+        );
+        let mut t = -1.0;
+        assert_eq!(fmi2GetRealStatus(c, 2, &mut t), OK);
+        assert!((h..h + 2.0).contains(&t), "last successful time {t}");
+        let mut terminated = 1;
+        assert_eq!(fmi2GetBooleanStatus(c, 3, &mut terminated), OK);
+        assert_eq!(terminated, 0);
+        assert_eq!(fmi2DoStep(c, t, h, 1), ERROR, "DoStep is illegal after Discard");
+        // Outputs are those of the last good state.
+        let mut phi_now = 0.0;
+        assert_eq!(fmi2GetReal(c, [phi].as_ptr(), 1, &mut phi_now), OK);
+        if t == h {
+            assert_eq!(phi_now, phi_good);
+        }
+        // Roll back: stepping works again with the restored input and settings.
+        assert_eq!(fmi2SetFMUstate(c, good), OK);
+        assert_eq!(fmi2DoStep(c, h, h, 1), OK);
+        assert_eq!(fmi2FreeFMUstate(c, &mut good), OK);
+        assert!(good.is_null());
+        assert_eq!(fmi2Terminate(c), OK);
+        fmi2FreeInstance(c);
+    }
+}
+
+#[test]
+fn instances_in_parallel_threads_are_independent() {
+    // Four instances of the same FMU, each in its own thread with its own input force, must
+    // each reproduce the single-threaded Simulation bit for bit (no shared mutable state).
+    use flexfmu::simulation::{Experiment, Simulation, SolverSettings};
+    let reference = |force: f64| {
+        let s = setup();
+        let params = s.model.default_parameters();
+        let settings = SolverSettings::from_model(&s.model, &params).unwrap();
+        let start = Experiment::from_model(&s.model, &params).unwrap().start_time;
+        let mut sim = Simulation::new(&s.model, &params, settings, start).unwrap();
+        sim.set_input(0, force).unwrap();
+        for k in 0..200 {
+            // The same communication points the master passes below: t_k + h.
+            sim.step_to(k as f64 * 1e-3 + 1e-3).unwrap();
+        }
+        sim.output_values().unwrap()[0]
+    };
+    let run = |force: f64| {
+        let s = setup();
+        let messages = Messages::default();
+        let cb = callbacks(&messages);
+        let vars = Variables::new(&s.model).unwrap();
+        let vr = |n: &str| vars.list.iter().find(|v| v.name == n).unwrap().vr;
+        let (x, f) = (vr("x"), vr("force"));
+        unsafe {
+            let c = instantiate(&format!("file://{}", encode(&s.resources)), 1, &guid(&s.model.source), &cb);
+            assert!(!c.is_null());
+            assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0), OK);
+            assert_eq!(fmi2EnterInitializationMode(c), OK);
+            assert_eq!(fmi2ExitInitializationMode(c), OK);
+            assert_eq!(fmi2SetReal(c, &f, 1, &force), OK);
+            for k in 0..200 {
+                assert_eq!(fmi2DoStep(c, k as f64 * 1e-3, 1e-3, 1), OK);
+            }
+            let mut value = 0.0;
+            assert_eq!(fmi2GetReal(c, &x, 1, &mut value), OK);
+            fmi2FreeInstance(c);
+            value
+        }
+    };
+    let forces = [0.0, 1.0, -2.0, 5.0];
+    let results: Vec<f64> = std::thread::scope(|scope| {
+        let handles: Vec<_> = forces.iter().map(|&f| scope.spawn(move || run(f))).collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for (&force, &value) in forces.iter().zip(&results) {
+        assert_eq!(value.to_bits(), reference(force).to_bits(), "force {force}");
+    }
+    assert!(results[0] != results[3]);
+}

@@ -1,0 +1,89 @@
+//! Exit codes as README documents them, for every command: 2 for a problem in the model file
+//! (with `file:line:column`, the file named once), 1 for other failures, 0 for success.
+
+use std::path::Path;
+use std::process::Command;
+
+const EXE: &str = env!("CARGO_BIN_EXE_flexfmu");
+
+/// Every command that reads a model file, with the arguments it needs besides the file.
+fn commands(out: &Path) -> Vec<Vec<String>> {
+    let o = |name: &str| out.join(name).display().to_string();
+    vec![
+        vec!["build".into(), "-o".into(), o("m.fmu")],
+        vec!["check".into()],
+        vec!["info".into()],
+        vec!["modes".into()],
+        vec!["simulate".into(), "-o".into(), o("m.csv")],
+        vec!["compare".into(), "--halvings".into(), "1".into()],
+    ]
+}
+
+fn run(args: &[String], model: &Path) -> (i32, String) {
+    let out = Command::new(EXE).arg(&args[0]).arg(model).args(&args[1..]).output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn mass_spring() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mass_spring.toml")).unwrap()
+}
+
+/// (what is wrong, model text, 1-based line the error must name)
+fn malformed() -> Vec<(&'static str, String, usize)> {
+    let base = mass_spring();
+    let line_of = |needle: &str| base.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let mass_line = line_of("mass = \"m\"");
+    let with = |replacement: &str| base.replacen("mass = \"m\"", replacement, 1);
+    vec![
+        ("negative mass", with("mass = \"-m\""), mass_line),
+        ("TOML syntax", with("mass = = \"m\""), mass_line),
+        ("unknown name in an expression", with("mass = \"no_such_parameter * 2\""), mass_line),
+    ]
+}
+
+#[test]
+fn every_command_returns_2_on_a_malformed_model_and_names_the_file_once() {
+    let dir = tempfile::tempdir().unwrap();
+    for (what, text, line) in malformed() {
+        let model = dir.path().join("bad_model.toml");
+        std::fs::write(&model, &text).unwrap();
+        let file = model.display().to_string();
+        for args in commands(dir.path()) {
+            let (code, stderr) = run(&args, &model);
+            assert_eq!(code, 2, "{} on a model with {what}: exit code; stderr: {stderr}", args[0]);
+            assert!(stderr.contains(&format!("{file}:{line}:")), "{} ({what}): no {file}:{line}: in {stderr}", args[0]);
+            assert_eq!(stderr.matches("bad_model.toml").count(), 1, "{} ({what}): file named once: {stderr}", args[0]);
+        }
+    }
+}
+
+#[test]
+fn a_missing_model_file_is_a_model_file_problem_and_a_good_one_succeeds() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.toml");
+    let good = dir.path().join("good.toml");
+    std::fs::write(&good, mass_spring()).unwrap();
+    for args in commands(dir.path()) {
+        let (code, stderr) = run(&args, &missing);
+        assert_eq!(code, 2, "{} on a missing file: {stderr}", args[0]);
+        if args[0] == "compare" {
+            continue; // runs every integrator at several steps: covered by tests/suite/cli_compare.rs
+        }
+        let (code, stderr) = run(&args, &good);
+        assert_eq!(code, 0, "{} on a valid model: {stderr}", args[0]);
+    }
+}
+
+#[test]
+fn a_failure_that_is_not_in_the_model_file_returns_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.toml");
+    std::fs::write(&good, mass_spring()).unwrap();
+    // An unwritable output path: not the model's fault.
+    let args: Vec<String> = vec!["simulate".into(), "-o".into(), "/nonexistent-dir/out.csv".into()];
+    let (code, stderr) = run(&args, &good);
+    assert_eq!(code, 1, "{stderr}");
+    let args: Vec<String> = vec!["build".into(), "-o".into(), "/nonexistent-dir/out.fmu".into()];
+    let (code, stderr) = run(&args, &good);
+    assert_eq!(code, 1, "{stderr}");
+}

@@ -1,0 +1,271 @@
+//! Contact and impact (issue 6): the continuous Hertz force with hysteresis damping of
+//! paper 004 eqs. 6-10, driven through `Simulation` and through the FMU.
+//!
+//! Which model gives exactly e: the contact *constraint* method with Newton's restitution
+//! law imposes v_out = -e v_in by construction. Of the continuous force F = K d^1.5 (1 + C d'),
+//! eq. 10's factor C = 3 (1 - e^2)/(4 v0) (Lankarani-Nikravesh) is derived for e near 1 and
+//! rebounds with e' > e (0.684 for e = 0.3); integrating the impact exactly gives the factor
+//! C = c/v0 with (1 + e) c = ln((1 + c)/(1 - e c)), whose rebound ratio is exactly e for a
+//! free impact. The tests use that one; under gravity the weight acts during the 1.6 ms impact
+//! (measured -0.8 % at e = 0.3, less at higher e), which the 2 % tolerance covers; without gravity the ratio is
+//! checked to 2e-3.
+
+use flexfmu::mechanics::forces::contact::{DampingModel, restitution_of_damping_factor};
+use flexfmu::model::Model;
+use flexfmu::simulation::Simulation;
+
+use crate::common;
+use common::ball_drop::{FreeFlight, G, impact_times_at, worst_difference};
+use common::sim::{example, model_path, output, refused, simulation_with};
+
+/// Between impacts the contact force is off.
+const FREE: FreeFlight = FreeFlight { output: "contact_state", holds: |state| state < 0.5 };
+
+fn ball_drop() -> Model {
+    example("ball_drop")
+}
+
+fn simulation(model: &Model, e: f64) -> Simulation {
+    simulation_with(model, &[("e", e)], |_| {})
+}
+
+/// Kinetic energy the ball would have at the contact height (y = r) in free flight.
+fn flight_energy(sim: &mut Simulation, m: f64, r: f64) -> f64 {
+    output(sim, "energy_total") - m * G * r
+}
+
+/// Rebound ratios of the first `count` impacts from the flight energies between them:
+/// e_k = sqrt(E_{k+1} / E_k) (free flight conserves energy, so no sampling at separation).
+fn rebound_ratios(sim: &mut Simulation, dt: f64, t_end: f64, count: usize) -> Vec<f64> {
+    let (m, r) = (1.0, 0.05);
+    let mut energies = vec![flight_energy(sim, m, r)];
+    let mut in_contact = false;
+    let mut t = 0.0;
+    while t < t_end && energies.len() <= count {
+        t += dt;
+        sim.step_to(t).unwrap();
+        let state = output(sim, "contact_state") > 0.5;
+        if in_contact && !state {
+            energies.push(flight_energy(sim, m, r));
+        }
+        in_contact = state;
+    }
+    energies.windows(2).map(|w| (w[1] / w[0]).sqrt()).collect()
+}
+
+#[test]
+fn rebound_ratio_equals_the_restitution_coefficient() {
+    let model = ball_drop();
+    for e in [0.3, 0.6, 0.9] {
+        let mut sim = simulation(&model, e);
+        let ratios = rebound_ratios(&mut sim, 1e-4, 1.2, 1);
+        let measured = ratios[0];
+        println!("e = {e}: first rebound ratio {measured:.5} ({:+.3} %)", 100.0 * (measured / e - 1.0));
+        assert!((measured / e - 1.0).abs() < 0.02, "e = {e}: rebound ratio {measured}");
+    }
+}
+
+/// The same ball without gravity, thrown at the floor at 3 m/s: the exact factor rebounds with
+/// e to discretisation accuracy; paper 004's eq. 10 rebounds with the e' the exact relation
+/// predicts for its factor, visibly above e.
+#[test]
+fn without_gravity_the_exact_factor_gives_e_and_eq10_its_predicted_ratio() {
+    let text = std::fs::read_to_string(model_path("ball_drop"))
+        .unwrap()
+        .replace("gravity = [0.0, -9.81]", "")
+        .replace("position = [0.0, \"r + h0\"]", "position = [0.0, \"r + h0\"]\nvelocity = [0.0, -3.0]");
+    for (law, name) in [(DampingModel::Exact, "exact"), (DampingModel::LankaraniNikravesh, "lankarani_nikravesh")] {
+        let text = text.replace("restitution = \"e\"", &format!("restitution = \"e\"\ndamping_model = \"{name}\""));
+        let model = Model::parse(&text, "ball_free.toml").unwrap();
+        for e in [0.3, 0.6, 0.9] {
+            let mut sim = simulation(&model, e);
+            let v_in = 3.0;
+            let mut t = 0.0;
+            while t < 0.25 {
+                t += 1e-3;
+                sim.step_to(t).unwrap();
+            }
+            let measured = output(&mut sim, "vy") / v_in;
+            let expected = restitution_of_damping_factor(law.factor(e));
+            println!(
+                "{name:20} e = {e}: rebound {measured:.5}, predicted {expected:.5} (error {:.1e})",
+                measured - expected
+            );
+            assert!((measured - expected).abs() < 2e-3);
+            if law == DampingModel::Exact {
+                assert!((measured - e).abs() < 2e-3);
+            } else {
+                assert!(measured > e + 0.01, "eq. 10 is only approximate: {measured} vs {e}");
+            }
+        }
+    }
+}
+
+/// Largest rise of energy_total + energy_dissipated above its running minimum (J), the
+/// initial energy, the final dissipated energy and the net drift of the balance.
+fn energy_balance(model: &Model, e: f64, step: f64) -> (f64, f64, f64, f64) {
+    let mut sim = simulation_with(model, &[("e", e)], |s| s.step = step);
+    let e0 = output(&mut sim, "energy_total");
+    let (mut lowest, mut worst_rise, mut t) = (e0, 0.0f64, 0.0);
+    while t < 1.2 - 1e-9 {
+        t += 1e-4;
+        sim.step_to(t).unwrap();
+        let balance = output(&mut sim, "energy_total") + output(&mut sim, "energy_dissipated");
+        worst_rise = worst_rise.max(balance - lowest);
+        lowest = lowest.min(balance);
+    }
+    let dissipated = output(&mut sim, "energy_dissipated");
+    let balance = output(&mut sim, "energy_total") + dissipated;
+    (worst_rise, e0, dissipated, (balance - e0) / e0)
+}
+
+/// E + D is conserved up to the integrator's and the power quadrature's O(h^2) errors, which
+/// have either sign inside an impact: the largest rise is below 1e-3 E0 (issue 6) and falls
+/// at second order with the step, so no energy is created by the contact law itself.
+#[test]
+fn energy_total_plus_dissipated_never_increases() {
+    let model = ball_drop();
+    for e in [0.3, 0.9] {
+        let (rise, e0, dissipated, drift) = energy_balance(&model, e, 5e-5);
+        let (rise_half, _, _, drift_half) = energy_balance(&model, e, 2.5e-5);
+        println!(
+            "e = {e}: E0 = {e0:.4} J, dissipated {dissipated:.4} J; largest rise of E + D {rise:.2e} J (h = 5e-5), {rise_half:.2e} J (h/2), ratio {:.2}; net drift {drift:.2e}, {drift_half:.2e}",
+            rise / rise_half
+        );
+        assert!(dissipated > (1.0 - e * e) * (e0 - 0.05 * G));
+        assert!(rise <= 1e-3 * e0, "energy gained: {rise}");
+        assert!(rise / rise_half > 3.0, "the rise must be a second-order discretisation error");
+        assert!(drift.abs() < 1e-3 && drift_half.abs() < drift.abs());
+    }
+}
+
+#[test]
+fn impacts_do_not_depend_on_the_communication_interval() {
+    let model = ball_drop();
+    // Free flight at these times for e = 0.6 (impacts near 0.32, 0.71, 0.94, 1.07 s).
+    let samples = [0.5, 0.8, 1.0];
+    let reference = impact_times_at(&mut simulation(&model, 0.6), 1e-4, &samples, &FREE);
+    println!("reference (dt 1e-4): {reference:?}");
+    for dt in [3e-4, 1e-3, 7e-3, 0.01, 0.03, 0.1] {
+        let got = impact_times_at(&mut simulation(&model, 0.6), dt, &samples, &FREE);
+        let worst = worst_difference(&got, &reference);
+        println!("communication interval {dt}: worst impact/separation time difference {worst:.2e} s");
+        assert!(worst < 1e-3);
+    }
+}
+
+#[test]
+fn snapshot_inside_an_impact_restores_the_impact_speed() {
+    let model = ball_drop();
+    let mut sim = simulation(&model, 0.6);
+    sim.step_to(0.3205).unwrap();
+    assert!(output(&mut sim, "contact_state") > 0.5, "mid-impact");
+    let snap = sim.snapshot();
+    let bytes = snap.to_bytes();
+    sim.step_to(0.6).unwrap();
+    let first = sim.output_values().unwrap().to_vec();
+    // A fresh simulation (no impact seen) restored from the bytes continues identically.
+    let mut other = simulation(&model, 0.6);
+    other.restore(&flexfmu::simulation::Snapshot::from_bytes(&bytes).unwrap()).unwrap();
+    other.step_to(0.6).unwrap();
+    assert_eq!(other.output_values().unwrap(), first.as_slice());
+    println!("restored mid-impact run equals the original at t = 0.6: {first:?}");
+}
+
+#[test]
+fn bad_contacts_are_located_errors() {
+    let text = std::fs::read_to_string(model_path("ball_drop")).unwrap();
+    let cases = [
+        ("body2 = \"ball\"", "body2 = \"bal\"", "unknown body 'bal'"),
+        ("stiffness = \"K\"", "stiffness = -1.0", "stiffness"),
+        ("restitution = \"e\"", "restitution = 1.5", "restitution must be in (0, 1]"),
+        ("restitution = \"e\"", "restitution = 0.0", "restitution must be in (0, 1]"),
+        ("type = \"circle_plane\"", "type = \"sphere\"", "unknown contact type 'sphere'"),
+        ("radius2 = \"r\"", "radius1 = \"r\"", "`radius1` applies only to circle_circle"),
+        ("normal = [0.0, 1.0]", "normal = [0.0, 0.0]", "normal must not be zero"),
+        ("contact = \"floor\"", "contact = \"flor\"", "unknown contact 'flor'"),
+    ];
+    for (from, to, message) in cases {
+        let (err, line) = refused(&text, "ball_drop.toml", from, to);
+        assert!(err.to_string().contains(message), "{err}");
+        assert_eq!(err.line, line, "{err}");
+    }
+}
+
+/// The FMU through a real importer (the `fmi` crate): communication steps 1e-4 s and 0.1 s give
+/// the same impact and separation times (within 1 ms; measured ~1e-10 s), equal to the facade's.
+#[test]
+fn fmu_impact_times_do_not_depend_on_the_communication_step() {
+    let model = ball_drop();
+    let samples = [0.5, 0.8, 1.0];
+    let direct = impact_times_at(&mut simulation(&model, 0.6), 0.01, &samples, &FREE);
+    let worst = common::ball_drop::assert_fmu_impact_times_independent_of_the_communication_step(
+        &model, &FREE, &samples, &direct,
+    );
+    println!("largest impact/separation time difference between communication steps 1e-4 and 0.1: {worst:.2e} s");
+}
+
+/// Two free balls (circle_circle), no gravity: the relative normal velocity reverses with
+/// exactly e (the exact relation holds for the relative coordinate with the reduced mass)
+/// and momentum is conserved (the contact force is internal).
+#[test]
+fn circle_circle_collision_conserves_momentum_and_reverses_with_e() {
+    let text = r#"
+[model]
+name = "two_balls"
+[parameters]
+e = 0.5
+[solver]
+step = 2e-5
+[[point_masses]]
+name = "a"
+mass = 1.0
+position = [0.0, 0.0]
+velocity = [2.0, 0.5]
+[[point_masses]]
+name = "b"
+mass = 2.0
+position = [0.3, 0.0]
+velocity = [0.0, 0.5]
+[[contacts]]
+name = "hit"
+type = "circle_circle"
+body1 = "a"
+radius1 = 0.06
+body2 = "b"
+radius2 = 0.04
+stiffness = 1e8
+restitution = "e"
+[[outputs]]
+name = "state"
+quantity = "contact_state"
+contact = "hit"
+"#;
+    let model = Model::parse(text, "two_balls.toml").unwrap();
+    for e in [0.3, 0.9] {
+        let mut sim = simulation(&model, e);
+        let mut t = 0.0;
+        let mut touched = false;
+        while t < 0.2 {
+            t += 1e-3;
+            sim.step_to(t).unwrap();
+            touched |= output(&mut sim, "state") > 0.5;
+        }
+        let v = &sim.state().v;
+        let q = &sim.state().q;
+        let n = {
+            let d = [q[2] - q[0], q[3] - q[1]];
+            let l = (d[0] * d[0] + d[1] * d[1]).sqrt();
+            [d[0] / l, d[1] / l]
+        };
+        // Initial relative normal approach speed: along the line of centres at impact; the
+        // tangential relative velocity is zero, so the relative velocity is normal throughout.
+        let v_in = 2.0;
+        let v_out = (v[2] - v[0]) * n[0] + (v[3] - v[1]) * n[1];
+        let momentum = [v[0] + 2.0 * v[2], v[1] + 2.0 * v[3]];
+        println!("e = {e}: relative rebound {:.5}, momentum ({:.12}, {:.12})", v_out / v_in, momentum[0], momentum[1]);
+        assert!(touched);
+        assert!((v_out / v_in - e).abs() < 2e-3);
+        assert!((momentum[0] - 2.0).abs() < 1e-9 && (momentum[1] - 1.5).abs() < 1e-9);
+    }
+}

@@ -1,0 +1,383 @@
+//! The contact constraint method (issue 6, paper 004 sec. 2.3.1): a unilateral constraint
+//! switched on at impact with Newton's restitution law v+ = -e v- and off when its multiplier
+//! turns tensile (src/mechanics/joints/contact_constraint.rs), on models/ball_drop_constraint.toml.
+//!
+//! References: free flight under constant gravity is integrated exactly by every method here
+//! (quadratic in time), so flight energies, impact times (sqrt(2 h0 / g) and the parabola through
+//! a sampled state) and the rebound ratio sqrt(E_after / E_before) = e are exact up to the event
+//! location and Newton tolerances; the impulse conserves energy + dissipation exactly
+//! (T- - T+ = P v- (1 - e) / 2 is what the stepper books).
+
+use flexfmu::integrators::Method;
+use flexfmu::model::Model;
+use flexfmu::simulation::Simulation;
+
+use crate::common;
+use common::ball_drop::{FreeFlight, G, R, flight_times, impact_times_at, worst_difference};
+use common::sim::{example, model_path, output, refused};
+
+const M: f64 = 1.0;
+const H0: f64 = 0.5;
+
+/// Between impacts the ball is above the floor.
+const FREE: FreeFlight = FreeFlight { output: "penetration", holds: |penetration| penetration < 0.0 };
+
+fn model() -> Model {
+    example("ball_drop_constraint")
+}
+
+/// The model with the parameters `set`, integrated by `method` (with rho_inf 0.5 where the
+/// method is not the model's own).
+fn simulation_with(model: &Model, set: &[(&str, f64)], method: Method) -> Simulation {
+    common::sim::simulation_with(model, set, |settings| {
+        if method != settings.method {
+            settings.method = method;
+            settings.rho_inf = 0.5;
+        }
+    })
+}
+
+/// Kinetic energy the ball would have at the contact height y = r in free flight.
+fn flight_energy(sim: &mut Simulation) -> f64 {
+    output(sim, "energy_total") - M * G * R
+}
+
+#[test]
+fn rebound_ratio_equals_e_with_hht_and_ttbif() {
+    let model = model();
+    for method in [Method::Hht, Method::Ttbif] {
+        for e in [0.3, 0.6, 0.9] {
+            let mut sim = simulation_with(&model, &[("e", e)], method);
+            // First impact at sqrt(2 h0/g) = 0.319 s; the second after 0.511 s (e = 0.3).
+            sim.step_to(0.2).unwrap();
+            let before = flight_energy(&mut sim);
+            sim.step_to(0.45).unwrap();
+            let after = flight_energy(&mut sim);
+            let ratio = (after / before).sqrt();
+            let (t_in, _) = flight_times(0.45, output(&mut sim, "y"), output(&mut sim, "vy"));
+            println!(
+                "{method}, e = {e}: rebound ratio {ratio:.12} (error {:.2e}), impact at {t_in:.9} s (analytic {:.9})",
+                ratio / e - 1.0,
+                (2.0 * H0 / G).sqrt()
+            );
+            assert!((ratio / e - 1.0).abs() < 0.02);
+            // Exact up to the event location (the impact speed changes by g dt_event).
+            assert!((ratio / e - 1.0).abs() < 1e-6, "{method} e = {e}: {ratio}");
+            assert!((t_in - (2.0 * H0 / G).sqrt()).abs() < 1e-6);
+        }
+    }
+}
+
+#[test]
+fn energy_is_conserved_between_impacts_and_never_gained() {
+    let model = model();
+    for method in [Method::Hht, Method::Ttbif] {
+        let mut sim = simulation_with(&model, &[("e", 0.6)], method);
+        let e0 = output(&mut sim, "energy_total");
+        let (mut worst, mut worst_penetration, mut impacts, mut last_dissipated) = (0.0f64, f64::NEG_INFINITY, 0, 0.0);
+        let scale = sim.settings().tolerance * (1.0 + R + H0);
+        let mut t = 0.0;
+        while t < 1.2 - 1e-12 {
+            t += 1e-3;
+            sim.step_to(t).unwrap();
+            let balance = output(&mut sim, "energy_total") + output(&mut sim, "energy_dissipated");
+            worst = worst.max((balance - e0).abs() / e0);
+            worst_penetration = worst_penetration.max(output(&mut sim, "penetration"));
+            let d = output(&mut sim, "energy_dissipated");
+            assert!(d >= last_dissipated);
+            if d > last_dissipated {
+                impacts += 1;
+            }
+            last_dissipated = d;
+        }
+        println!(
+            "{method}: {impacts} impacts in 1.2 s, |E + D - E0|/E0 <= {worst:.2e}, largest penetration {worst_penetration:.2e} m (Newton tolerance scale {scale:.1e} m)"
+        );
+        assert!(impacts >= 4);
+        assert!(worst < 1e-6);
+        // The event is located to 1e-7 of the step: penetration <= v 1e-7 h ~ 3e-10 m.
+        assert!(worst_penetration < 10.0 * scale, "{worst_penetration}");
+    }
+}
+
+#[test]
+fn impact_times_do_not_depend_on_the_communication_interval() {
+    let model = model();
+    // Free flight at these times for e = 0.6 (impacts near 0.319, 0.702, 0.932, 1.070 s).
+    let samples = [0.5, 0.8, 1.0];
+    let mut reference = simulation_with(&model, &[], Method::Hht);
+    let reference = impact_times_at(&mut reference, 1e-4, &samples, &FREE);
+    println!("reference (interval 1e-4 s): {reference:?}");
+    let t1 = (2.0 * H0 / G).sqrt();
+    assert!((reference[0].0 - t1).abs() < 1e-6 && (reference[1].0 - t1 * (1.0 + 2.0 * 0.6)).abs() < 1e-6);
+    for dt in [3e-4, 1e-3, 7e-3, 0.01, 0.03, 0.1] {
+        let got = impact_times_at(&mut simulation_with(&model, &[], Method::Hht), dt, &samples, &FREE);
+        let worst = worst_difference(&got, &reference);
+        println!("communication interval {dt}: worst impact time difference {worst:.2e} s");
+        assert!(worst < 1e-3);
+    }
+}
+
+/// e = 0: the ball stays on the floor; the multiplier is the weight m g and the whole impact
+/// energy m g h0 is dissipated.
+#[test]
+fn resting_contact_multiplier_equals_the_weight() {
+    let model = model();
+    for method in [Method::Hht, Method::Ttbif] {
+        let mut sim = simulation_with(&model, &[("e", 0.0)], method);
+        sim.step_to(0.6).unwrap();
+        let (force, state, pen, vy) = (
+            output(&mut sim, "contact_force"),
+            output(&mut sim, "contact_state"),
+            output(&mut sim, "penetration"),
+            output(&mut sim, "vy"),
+        );
+        let dissipated = output(&mut sim, "energy_dissipated");
+        println!(
+            "{method}: at 0.6 s contact_state {state}, multiplier {force:.12} N (m g = {}), penetration {pen:.1e} m, vy {vy:.1e} m/s, dissipated {dissipated:.12} J (m g h0 = {})",
+            M * G,
+            M * G * H0
+        );
+        assert_eq!(state, 1.0);
+        assert!((force / (M * G) - 1.0).abs() < 1e-6);
+        assert!(pen.abs() < 1e-9 && vy.abs() < 1e-9);
+        assert!((dissipated / (M * G * H0) - 1.0).abs() < 1e-6);
+    }
+}
+
+/// Release when the multiplier turns tensile: starting in contact (h0 = 0), an upward force
+/// lift t makes lambda = m g - lift t, zero at t* = m g / lift; afterwards the ball rises by
+/// (lift / m) (t - t*)^3 / 6.
+#[test]
+fn contact_releases_when_the_multiplier_turns_tensile() {
+    let model = model();
+    let lift = 20.0;
+    let t_star = M * G / lift;
+    for method in [Method::Hht, Method::Ttbif] {
+        let mut sim = simulation_with(&model, &[("e", 0.0), ("h0", 0.0), ("lift", lift)], method);
+        assert_eq!(output(&mut sim, "contact_state"), 1.0, "touching at the start switches on");
+        sim.step_to(0.2).unwrap();
+        let force = output(&mut sim, "contact_force");
+        println!("{method}: multiplier at 0.2 s {force:.9} N (m g - 0.2 lift = {})", M * G - 0.2 * lift);
+        assert!((force - (M * G - 0.2 * lift)).abs() < 1e-6);
+        let mut t = 0.2;
+        let mut released = None;
+        let mut worst_penetration = 0.0f64;
+        let scale = sim.settings().tolerance * (1.0 + R);
+        while t < 0.8 - 1e-12 {
+            t += 1e-3;
+            sim.step_to(t).unwrap();
+            if released.is_none() {
+                if output(&mut sim, "contact_state") < 0.5 {
+                    released = Some(t);
+                } else {
+                    worst_penetration = worst_penetration.max(output(&mut sim, "penetration").abs());
+                }
+            }
+        }
+        println!(
+            "{method}: largest |penetration| in contact {worst_penetration:.1e} m (Newton tolerance scale {scale:.1e} m)"
+        );
+        assert!(worst_penetration <= scale);
+        let rise = output(&mut sim, "y") - R;
+        let t_release = 0.8 - (6.0 * M * rise / lift).cbrt();
+        println!(
+            "{method}: released in the interval ending {released:?} s; from the rise at 0.8 s: t* = {t_release:.9} s (analytic {t_star})"
+        );
+        let released = released.expect("released");
+        assert!(released >= t_star && released < t_star + 1e-3 + 1e-9);
+        assert!((t_release - t_star).abs() < 1e-3);
+        assert!((t_release - t_star).abs() < 1e-5);
+    }
+}
+
+/// The continuous force (models/ball_drop.toml, made stiff: K = 1e10 N/m^1.5, contact
+/// duration 3.21 (m/K)^0.4 v0^-0.2 = 0.25 ms) and the constraint give the same impact times.
+#[test]
+fn force_and_constraint_methods_give_the_same_impact_times() {
+    let samples = [0.5, 0.8];
+    let mut force = common::sim::simulation_with(&example("ball_drop"), &[("K", 1e10)], |s| s.step = 1e-5);
+    let force = impact_times_at(&mut force, 0.01, &samples, &FREE);
+    let constraint = impact_times_at(&mut simulation_with(&model(), &[], Method::Hht), 0.01, &samples, &FREE);
+    println!("force:      {force:?}\nconstraint: {constraint:?}");
+    let worst = worst_difference(&force, &constraint);
+    println!("largest impact time difference force vs constraint: {worst:.2e} s");
+    assert!(worst < 1e-3);
+}
+
+/// The active set is part of the state: a snapshot taken in resting contact, restored into a
+/// fresh simulation (separated), continues bit for bit.
+#[test]
+fn snapshot_restores_the_active_set() {
+    let model = model();
+    let set = [("e", 0.0), ("lift", 20.0)];
+    let mut sim = simulation_with(&model, &set, Method::Hht);
+    sim.step_to(0.4).unwrap();
+    assert_eq!(output(&mut sim, "contact_state"), 1.0);
+    let bytes = sim.snapshot().to_bytes();
+    sim.step_to(0.7).unwrap();
+    let first = sim.output_values().unwrap().to_vec();
+    let mut other = simulation_with(&model, &set, Method::Hht);
+    other.restore(&flexfmu::simulation::Snapshot::from_bytes(&bytes).unwrap()).unwrap();
+    assert_eq!(output(&mut other, "contact_state"), 1.0);
+    other.step_to(0.7).unwrap();
+    println!("restored run at 0.7 s: {first:?}");
+    assert_eq!(other.output_values().unwrap(), first.as_slice());
+    assert_eq!(first[4], 0.0, "released by 0.7 s");
+}
+
+#[test]
+fn bad_contact_constraints_are_located_errors() {
+    let text = std::fs::read_to_string(model_path("ball_drop_constraint")).unwrap();
+    let cases = [
+        // (replace, by, message, line of models/ball_drop_constraint.toml)
+        ("method = \"constraint\"", "method = \"penalty\"", "unknown contact method 'penalty'", 43),
+        ("restitution = \"e\"", "restitution = 1.5", "restitution must be in [0, 1]", 50),
+        ("restitution = \"e\"", "stiffness = 1e8", "missing field `restitution`", 41),
+        ("radius2 = \"r\"", "radius2 = \"r\"\nstiffness = 1e8", "`stiffness` applies only to method = \"force\"", 50),
+        ("method = \"constraint\"", "method = \"force\"", "needs `stiffness`", 42),
+        ("position = [0.0, \"r + h0\"]", "position = [0.0, 0.04]", "overlap by 1.000e-2 m", 42),
+    ];
+    for (from, to, message, line) in cases {
+        let (err, _) = refused(&text, "ball_drop_constraint.toml", from, to);
+        assert!(err.to_string().contains(message), "{err}");
+        assert_eq!(err.line, line, "{err}");
+    }
+}
+
+/// The FMU through a real importer (the `fmi` crate): communication steps 1e-4 s and 0.1 s give
+/// the same impact times (within 1 ms), equal to the facade's.
+#[test]
+fn fmu_impact_times_do_not_depend_on_the_communication_step() {
+    let model = model();
+    let samples = [0.5, 0.8, 1.0];
+    let direct = impact_times_at(&mut simulation_with(&model, &[], Method::Hht), 0.01, &samples, &FREE);
+    let worst = common::ball_drop::assert_fmu_impact_times_independent_of_the_communication_step(
+        &model, &FREE, &samples, &direct,
+    );
+    println!("largest impact time difference between communication steps 1e-4 and 0.1: {worst:.2e} s");
+}
+
+/// A rod pinned at one end (paper 004's setting: a body rotating about a hinge strikes a
+/// plane), released horizontal; its tip hits the floor y = -L sin 45 deg. The impulse acts
+/// through the joint: the rod's angular velocity reverses with e, so the kinetic energy at impact,
+/// m g (L/2) sin 45, drops by the factor e^2, and the pivot stays in place. (Free swinging
+/// is not exact for HHT/TTBIF: step 1e-4 s; energy errors 3e-5 J at 1e-3 s, 3e-7 J at 1e-4 s.)
+#[test]
+fn pinned_rod_impact_transmits_the_impulse_through_the_joint() {
+    let text = r#"
+[model]
+name = "rod_strike"
+gravity = [0.0, -9.81]
+[parameters]
+e = { value = 0.5 }
+[solver]
+integrator = "hht"
+rho_inf = 0.8
+step = 1e-4
+[[rigid_bodies]]
+name = "rod"
+mass = 1.0
+inertia = "1/12"
+position = [0.5, 0.0]
+angle = 0.0
+[[joints]]
+name = "pivot"
+type = "revolute"
+body1 = "ground"
+body2 = "rod"
+point = [0.0, 0.0]
+[[contacts]]
+name = "floor"
+method = "constraint"
+type = "point_plane"
+point1 = [0.0, "-sqrt(0.5)"]
+normal = [0.0, 1.0]
+body2 = "rod"
+point2 = [1.0, 0.0]
+restitution = "e"
+[[outputs]]
+name = "pivot_x"
+quantity = "x"
+body = "rod"
+point = [0.0, 0.0]
+[[outputs]]
+name = "omega"
+quantity = "angular_velocity"
+body = "rod"
+[[outputs]]
+name = "energy_total"
+quantity = "energy_total"
+[[outputs]]
+name = "energy_dissipated"
+quantity = "energy_dissipated"
+[[outputs]]
+name = "penetration"
+quantity = "penetration"
+contact = "floor"
+"#;
+    let model = Model::parse(text, "rod_strike.toml").unwrap();
+    let kinetic_at_impact = G * 0.5 * 0.5f64.sqrt();
+    for method in [Method::Hht, Method::Ttbif] {
+        for e in [0.0, 0.5, 0.9] {
+            let mut sim = simulation_with(&model, &[("e", e)], method);
+            let (mut worst_pivot, mut worst_balance, mut t, mut omega_min) = (0.0f64, 0.0f64, 0.0, 0.0f64);
+            let mut first = None;
+            while t < 1.0 - 1e-12 {
+                t += 1e-3;
+                sim.step_to(t).unwrap();
+                let d = output(&mut sim, "energy_dissipated");
+                if first.is_none() && d > 0.0 {
+                    first = Some(d);
+                }
+                worst_pivot = worst_pivot.max(output(&mut sim, "pivot_x").abs());
+                worst_balance =
+                    worst_balance.max((output(&mut sim, "energy_total") + output(&mut sim, "energy_dissipated")).abs());
+                omega_min = omega_min.min(output(&mut sim, "omega"));
+            }
+            let d = first.expect("an impact");
+            let expected = (1.0 - e * e) * kinetic_at_impact;
+            println!(
+                "{method}, e = {e}: dissipated at the first impact {d:.10} J (expected (1 - e^2) m g L sin45/2 = {expected:.10}), |E + D| <= {worst_balance:.1e} J, pivot drift {worst_pivot:.1e} m, fastest swing {omega_min:.6} rad/s (analytic {:.6})",
+                -(3.0 * G * 0.5f64.sqrt()).sqrt()
+            );
+            assert!((d - expected).abs() < 1e-6 * kinetic_at_impact);
+            assert!(worst_balance < 1e-6 * kinetic_at_impact);
+            assert!(worst_pivot < 1e-9);
+            if e == 0.0 {
+                // Resting on the floor: the index-3 row holds the (nonlinear in the angle) gap.
+                let pen = output(&mut sim, "penetration");
+                let scale = sim.settings().tolerance * (1.0 + 1.0);
+                println!("{method}, e = 0: penetration at rest {pen:.1e} m (Newton tolerance scale {scale:.1e} m)");
+                assert!(pen.abs() <= scale);
+            }
+        }
+    }
+}
+
+/// Paper 004 solves the contact phase with HHT and the GGL formulation: the same results with
+/// `constraints = "ggl"` (and Baumgarte) for the bouncing and the resting ball.
+#[test]
+fn ggl_and_baumgarte_treatments_give_the_same_contacts() {
+    use flexfmu::integrators::ConstraintTreatment;
+    let model = model();
+    for treatment in [ConstraintTreatment::Ggl, ConstraintTreatment::Baumgarte] {
+        for e in [0.0, 0.6] {
+            let mut sim = common::sim::simulation_with(&model, &[("e", e)], |s| s.constraints = treatment);
+            sim.step_to(0.2).unwrap();
+            let before = flight_energy(&mut sim);
+            sim.step_to(0.6).unwrap();
+            let (after, force, pen) =
+                (flight_energy(&mut sim), output(&mut sim, "contact_force"), output(&mut sim, "penetration"));
+            let ratio = (after / before).sqrt();
+            println!(
+                "{treatment}, e = {e}: rebound ratio {ratio:.10}, multiplier at 0.6 s {force:.10} N, penetration {pen:.2e} m"
+            );
+            if e == 0.0 {
+                assert!((force / (M * G) - 1.0).abs() < 1e-6 && pen.abs() < 1e-9);
+            } else {
+                assert!((ratio / e - 1.0).abs() < 1e-6);
+            }
+        }
+    }
+}

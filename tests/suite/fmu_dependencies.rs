@@ -1,0 +1,184 @@
+//! `<ModelStructure>` dependencies through a real importer (the `fmi` crate): for every model
+//! in models/ the declared direct dependencies of the outputs on the inputs equal the probed
+//! ones (set an input, read the outputs without stepping), and two FMUs coupled both ways
+//! run in a plain fixed-step master, without an algebraic loop.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use flexfmu::model::Model;
+use fmi::fmi2::instance::{CoSimulation, Common, InstanceCS};
+use fmi::traits::{FmiImport, FmiInstance};
+
+use crate::common;
+use common::fmu::{Fmu, read};
+
+/// (output index, declared knowns) of a `<ModelStructure>` section.
+fn declared(unknowns: &[fmi::schema::fmi2::Fmi2VariableDependency]) -> Vec<(u32, BTreeSet<u32>)> {
+    unknowns.iter().map(|u| (u.index, u.dependencies.iter().copied().collect())).collect()
+}
+
+/// For each output (in `outputs` order), the 1-based indices of the inputs whose change
+/// changes it at once.
+fn probe(inst: &mut InstanceCS, outputs: &[u32], inputs: &[(u32, f64)]) -> Vec<BTreeSet<u32>> {
+    let mut found = vec![BTreeSet::new(); outputs.len()];
+    for &(vr, start) in inputs {
+        let before = read(inst, outputs);
+        // A change of order one in SI units (N, N.m): far above rounding, far below overflow.
+        inst.set_real(&[vr], &[start + 1.0 + start.abs()]).unwrap();
+        let after = read(inst, outputs);
+        inst.set_real(&[vr], &[start]).unwrap();
+        assert_eq!(read(inst, outputs), before, "outputs return with the input");
+        for (k, (b, a)) in before.iter().zip(&after).enumerate() {
+            if a != b {
+                found[k].insert(vr + 1);
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn declared_dependencies_equal_the_probed_ones_for_every_model() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut models: Vec<_> = std::fs::read_dir(root.join("models"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    models.sort();
+    let mut with_dependencies = 0;
+    for path in &models {
+        let model = Model::load(path).unwrap();
+        let fmu = Fmu::build(&model);
+        let md = fmu.import.model_description();
+        let outputs = fmu.outputs();
+        let inputs: Vec<(u32, f64)> = fmu
+            .vars
+            .list
+            .iter()
+            .filter(|v| matches!(v.role, flexfmu::export::variables::Role::Input(_)))
+            .map(|v| (v.vr, v.start.unwrap()))
+            .collect();
+        let parameters: BTreeSet<u32> = fmu
+            .vars
+            .list
+            .iter()
+            .filter(|v| {
+                matches!(
+                    v.role,
+                    flexfmu::export::variables::Role::Parameter(_) | flexfmu::export::variables::Role::Solver(_)
+                )
+            })
+            .map(|v| v.vr + 1)
+            .collect();
+        let fixed_parameters: BTreeSet<u32> = fmu
+            .vars
+            .list
+            .iter()
+            .filter(|v| matches!(v.role, flexfmu::export::variables::Role::Parameter(_)) && !v.tunable)
+            .map(|v| v.vr + 1)
+            .collect();
+        let solver_settings: BTreeSet<u32> = fmu
+            .vars
+            .list
+            .iter()
+            .filter(|v| matches!(v.role, flexfmu::export::variables::Role::Solver(_)))
+            .map(|v| v.vr + 1)
+            .collect();
+        let out = declared(&md.model_structure.outputs.unknowns);
+        let init = declared(&md.model_structure.initial_unknowns.unknowns);
+        assert_eq!(out.iter().map(|o| o.0).collect::<Vec<_>>(), outputs.iter().map(|v| v + 1).collect::<Vec<_>>());
+        for u in md.model_structure.outputs.unknowns.iter().chain(&md.model_structure.initial_unknowns.unknowns) {
+            assert_eq!(u.dependencies.len(), u.dependencies_kind.len());
+        }
+
+        // Initialization Mode: the inputs' part of <InitialUnknowns>; every fixed model
+        // parameter is a declared known (the initial state is assembled from them), no solver
+        // setting is (tests/suite/initial_unknowns.rs checks the rest of the parameters' part).
+        let mut inst = fmu.import.instantiate_cs("probe", false, false).unwrap();
+        FmiInstance::enter_initialization_mode(&mut inst, None, 0.0, None).unwrap();
+        let probed_init = probe(&mut inst, &outputs, &inputs);
+        for ((index, known), probed) in init.iter().zip(&probed_init) {
+            let from_inputs: BTreeSet<u32> = known.difference(&parameters).copied().collect();
+            assert_eq!(&from_inputs, probed, "{}: initial unknown {index}", path.display());
+            assert!(known.is_superset(&fixed_parameters) && known.is_disjoint(&solver_settings));
+        }
+        FmiInstance::exit_initialization_mode(&mut inst).unwrap();
+
+        // Communication points: the union over three points (a coefficient may vanish at one).
+        let mut probed = probe(&mut inst, &outputs, &inputs);
+        if !inputs.is_empty() {
+            let mut t = 0.0;
+            for steps in [5, 15] {
+                for _ in 0..steps {
+                    inst.do_step(t, 0.01, true).unwrap();
+                    t += 0.01;
+                }
+                for (p, more) in probed.iter_mut().zip(probe(&mut inst, &outputs, &inputs)) {
+                    p.extend(more);
+                }
+            }
+        }
+        for ((index, known), probed) in out.iter().zip(&probed) {
+            assert_eq!(known, probed, "{}: output {index}", path.display());
+            with_dependencies += usize::from(!known.is_empty());
+        }
+        FmiInstance::terminate(&mut inst).unwrap();
+    }
+    assert!(models.len() >= 18);
+    // mass_spring's acceleration and pendulum's pivot reaction.
+    assert_eq!(with_dependencies, 2);
+}
+
+/// Two mass_spring FMUs (m = 1 kg, k = 4 pi^2 N/m, both started at x = 0.1 m) coupled both
+/// ways: each one's x (m) is the other's force (N), a coupling stiffness of 1 N/m. Both x
+/// are declared independent of the inputs (`dependencies=""`): the outputs at t_n are
+/// known before the inputs at t_n are set, so a Jacobi master needs no iteration and the
+/// coupling is no algebraic loop. With equal starts only the symmetric mode moves:
+/// m x'' + k x = x, x(t) = 0.1 cos(sqrt(k - 1) t). Holding the inputs over a step of H
+/// lags the coupling force by H/2 on average, an error of order H in the phase: the error
+/// must halve when H halves (first order), and be below that bound at H = 1e-3.
+#[test]
+fn two_fmus_coupled_both_ways_need_no_algebraic_loop() {
+    let model = Model::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mass_spring.toml")).unwrap();
+    let fmu = Fmu::build(&model);
+    let md = fmu.import.model_description();
+    let (x, force) = (fmu.vr("x"), fmu.vr("force"));
+    let x_deps = md.model_structure.outputs.unknowns.iter().find(|u| u.index == x + 1).unwrap();
+    assert!(x_deps.dependencies.is_empty(), "x must not depend directly on force");
+
+    let k = 4.0 * std::f64::consts::PI.powi(2);
+    let omega = (k - 1.0).sqrt();
+    let run = |h: f64| -> f64 {
+        let mut a = fmu.start("a", None, |_| {});
+        let mut b = fmu.start("b", None, |_| {});
+        let steps = (1.0 / h).round() as usize;
+        let mut t = 0.0;
+        let mut worst: f64 = 0.0;
+        for _ in 0..steps {
+            // Outputs first (they need no input of this step), then inputs, then steps.
+            let (xa, xb) = (read(&mut a, &[x])[0], read(&mut b, &[x])[0]);
+            a.set_real(&[force], &[xb]).unwrap();
+            b.set_real(&[force], &[xa]).unwrap();
+            a.do_step(t, h, true).unwrap();
+            b.do_step(t, h, true).unwrap();
+            t += h;
+            let exact = 0.1 * (omega * t).cos();
+            worst = worst.max((read(&mut a, &[x])[0] - exact).abs());
+            assert_eq!(read(&mut a, &[x]), read(&mut b, &[x]), "the symmetric mode stays symmetric");
+        }
+        for mut inst in [a, b] {
+            FmiInstance::terminate(&mut inst).unwrap();
+            assert_eq!(Common::get_version(&inst), "2.0");
+        }
+        worst
+    };
+    let (e1, e2) = (run(2e-3), run(1e-3));
+    // The lag of the held force: |delta x| <~ t * (H/2) * |F'| / (m omega) * ... over one
+    // second, |F'| <= 0.1 omega: bound 0.1 * H / 2 * 1 s * omega / omega = 0.05 H (plus the
+    // integrator's own error, O(h^2) with h = 1e-3 s, ~1e-5).
+    eprintln!("max |x - exact| over 1 s: {e1:.3e} (H = 2e-3), {e2:.3e} (H = 1e-3), ratio {:.3}", e1 / e2);
+    assert!(e2 < 0.05 * 1e-3 + 2e-5, "{e2}");
+    assert!((1.6..2.4).contains(&(e1 / e2)), "first order in H: ratio {}", e1 / e2);
+}

@@ -1,0 +1,157 @@
+//! The FMU under a hostile host, through a real importer (the `fmi` crate): small thread
+//! stacks, solver settings that would make one fmi2DoStep run without bound, communication
+//! steps far beyond the model's time scale. Each is either done within bounded stack and
+//! work, or refused: an invalid setting with fmi2Error when it is set, an interval beyond the
+//! step budget with fmi2Discard, the last good state left readable.
+
+use std::path::Path;
+
+use flexfmu::limits::{MAX_EXPRESSION_DEPTH, MAX_STEPS_PER_INTERVAL};
+use flexfmu::model::Model;
+use flexfmu::simulation::SolverSettings;
+use fmi::fmi2::Fmi2Error;
+use fmi::fmi2::instance::{CoSimulation, Common};
+use fmi::traits::FmiStatus;
+
+use crate::common;
+use common::fmu::{Fmu, read};
+
+/// The stack of the importer's thread in these tests.
+const SMALL_STACK: usize = 256 * 1024;
+
+fn models() -> Vec<std::path::PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Instantiate `fmu`, initialize it and take `steps` communication steps of `h`, all on a
+/// thread with a 256 KB stack; the outputs after the last step.
+fn run_on_small_stack(fmu: &Fmu, h: f64, steps: usize) -> Vec<f64> {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(SMALL_STACK)
+            .spawn_scoped(s, || {
+                let mut inst = fmu.start("small_stack", None, |_| {});
+                let mut t = 0.0;
+                for _ in 0..steps {
+                    inst.do_step(t, h, true).unwrap();
+                    t += h;
+                }
+                read(&mut inst, &fmu.outputs())
+            })
+            .unwrap()
+            .join()
+            .expect("the importer's thread with a 256 KB stack survives")
+    })
+}
+
+#[test]
+fn every_example_fmu_instantiates_and_steps_on_a_256k_stack() {
+    let files = models();
+    assert!(files.len() > 10);
+    for path in files {
+        let model = Model::load(&path).unwrap();
+        let settings = SolverSettings::from_model(&model, &model.default_parameters()).unwrap();
+        let fmu = Fmu::build(&model);
+        let outputs = run_on_small_stack(&fmu, 5.0 * settings.step, 2);
+        assert!(outputs.iter().all(|v| v.is_finite()), "{}: {outputs:?}", path.display());
+    }
+}
+
+/// A load whose expression is as deep as the limit allows: parsed at fmi2Instantiate and
+/// evaluated at every step, within the small stack.
+#[test]
+fn an_expression_at_the_depth_limit_runs_on_a_256k_stack() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mass_spring.toml");
+    let n = MAX_EXPRESSION_DEPTH - 1;
+    let deep = format!("{}t{}", "sin(".repeat(n), ")".repeat(n));
+    let text = std::fs::read_to_string(path).unwrap()
+        + &format!(
+            "\n[[loads]]\nname = \"deep\"\ntype = \"force\"\nbody = \"mass\"\ndirection = [1.0, 0.0]\nvalue = \"{deep}\"\n"
+        );
+    let model = Model::parse(&text, "deep.toml").unwrap();
+    let fmu = Fmu::build(&model);
+    let outputs = run_on_small_stack(&fmu, 0.01, 3);
+    assert!(outputs.iter().all(|v| v.is_finite()), "{outputs:?}");
+    // One level deeper is refused when the model is read.
+    let deeper = text.replace(&deep, &format!("sin({deep})"));
+    let err = Model::parse(&deeper, "deep.toml")
+        .and_then(|m| flexfmu::mechanics::assemble::assemble(&m, &m.default_parameters()).map(|_| ()));
+    let err = err.unwrap_err();
+    assert!(err.message.contains("nested deeper than"), "{err}");
+}
+
+fn mass_spring() -> Fmu {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mass_spring.toml");
+    Fmu::build(&Model::load(&path).unwrap())
+}
+
+/// Invalid values are refused when they are set, with fmi2Error, and the previous value stays.
+#[test]
+fn invalid_solver_settings_are_refused_when_set() {
+    let fmu = mass_spring();
+    let mut inst = fmu.start("settings", None, |_| {});
+    let step = fmu.vr("solver_step");
+    let before = read(&mut inst, &[step])[0];
+    for bad in [0.0, -1e-3, f64::INFINITY, f64::NAN] {
+        assert!(inst.set_real(&[step], &[bad]).is_err(), "solver_step = {bad} accepted");
+        assert_eq!(read(&mut inst, &[step])[0], before);
+    }
+    for (name, bad) in
+        [("solver_tolerance", 0.0), ("solver_tolerance", 2.0), ("solver_rho_inf", 1.5), ("solver_rtol", -0.1)]
+    {
+        assert!(inst.set_real(&[fmu.vr(name)], &[bad]).is_err(), "{name} = {bad} accepted");
+    }
+    inst.do_step(0.0, 0.01, true).unwrap();
+}
+
+/// An internal step far below the interval (1e-300 s: 1e298 steps for 0.01 s) makes
+/// fmi2DoStep return fmi2Discard at once; the FMU stays at the last good time with its
+/// outputs readable, and after restoring a saved state with a sane step it runs on.
+#[test]
+fn a_tiny_internal_step_is_discarded_not_run() {
+    let fmu = mass_spring();
+    let mut inst = fmu.start("tiny", None, |_| {});
+    let out = fmu.outputs();
+    inst.do_step(0.0, 0.01, true).unwrap();
+    let good = read(&mut inst, &out);
+    let saved = inst.get_fmu_state().unwrap();
+    inst.set_real(&[fmu.vr("solver_step")], &[1e-300]).unwrap();
+    assert!(matches!(inst.do_step(0.01, 0.01, true), Err(Fmi2Error::Discard)));
+    assert_eq!(inst.last_successful_time().unwrap(), 0.01);
+    assert_eq!(read(&mut inst, &out), good, "the last good state is intact");
+    inst.set_fmu_state(&saved).ok().unwrap();
+    inst.do_step(0.01, 0.01, true).unwrap();
+}
+
+/// Huge communication steps: one beyond the step budget is discarded before any work (no
+/// overflowing step count, no garbage accepted); the stiff impact model does not block.
+#[test]
+fn communication_steps_beyond_the_budget_are_discarded() {
+    let fmu = mass_spring();
+    let mut inst = fmu.start("huge", None, |_| {});
+    let out = fmu.outputs();
+    let start = read(&mut inst, &out);
+    assert!(matches!(inst.do_step(0.0, 1e20, true), Err(Fmi2Error::Discard)));
+    assert_eq!(inst.last_successful_time().unwrap(), 0.0);
+    assert_eq!(read(&mut inst, &out), start);
+    // With error control the largest step bounds the work the same way.
+    let inst = fmu.start("huge_ec", None, |inst| {
+        inst.set_integer(&[fmu.vr("solver_error_control")], &[1]).ok().unwrap();
+    });
+    assert!(matches!(inst.do_step(0.0, 1e20, true), Err(Fmi2Error::Discard)));
+
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/impact_beam.toml");
+    let impact = Fmu::build(&Model::load(&path).unwrap());
+    let mut inst = impact.start("impact", None, |_| {});
+    // 10 s at the model's 1e-5 s step: 1e6 internal steps, over the budget.
+    assert!(10.0 / 1e-5 > MAX_STEPS_PER_INTERVAL as f64);
+    assert!(matches!(inst.do_step(0.0, 10.0, true), Err(Fmi2Error::Discard)));
+    assert_eq!(inst.last_successful_time().unwrap(), 0.0);
+}

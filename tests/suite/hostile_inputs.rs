@@ -1,0 +1,258 @@
+//! Hostile model files through the command line: `check`, `simulate` and `build` refuse what
+//! would overflow the stack, exhaust the memory or give an FMU importers cannot read, each
+//! with an error located at file:line:column and exit code 2 — never a crash (exit 134).
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::common;
+
+use flexfmu::integrators::Dynamics;
+use flexfmu::limits::{MAX_CONSTRAINT_GROUP_ROWS, MAX_COORDINATES, MAX_MODEL_NAME_LENGTH};
+use flexfmu::mechanics::assemble::assemble;
+use flexfmu::model::Model;
+use flexfmu::simulation::{Simulation, SolverSettings, StepError};
+
+const EXE: &str = env!("CARGO_BIN_EXE_flexfmu");
+
+fn mass_spring() -> String {
+    std::fs::read_to_string(common::sim::model_path("mass_spring")).unwrap()
+}
+
+/// `text` with `line` appended; the 1-based number of that line.
+fn with_line(text: &str, line: &str) -> (String, usize) {
+    let text = format!("{}\n{line}\n", text.trim_end());
+    let n = text.lines().count();
+    (text, n)
+}
+
+/// Run `flexfmu <command>` on `text` written to a file: (exit code, stderr, file path).
+fn run(command: &str, text: &str) -> (i32, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("model.toml");
+    std::fs::write(&path, text).unwrap();
+    let mut cmd = Command::new(EXE);
+    cmd.arg(command).arg(&path);
+    match command {
+        "simulate" => cmd.arg("-o").arg(dir.path().join("out.csv")),
+        "build" => cmd
+            .arg("-o")
+            .arg(dir.path().join("out.fmu"))
+            .arg("--binary")
+            .arg(Path::new(EXE).parent().unwrap().join("libflexfmu.so")),
+        _ => &mut cmd,
+    };
+    let out = cmd.output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned(), path.display().to_string())
+}
+
+/// `check`, `simulate` and `build` all exit with 2 and an error at `line` saying `needle`.
+fn refused_everywhere(text: &str, line: usize, needle: &str) {
+    for command in ["check", "simulate", "build"] {
+        let (code, stderr, path) = run(command, text);
+        assert_eq!(code, 2, "{command}: exit code; stderr: {}", &stderr[..stderr.len().min(500)]);
+        let prefix = format!("error: {path}:{line}:");
+        assert!(stderr.starts_with(&prefix), "{command}: expected {prefix:?}..., got {stderr}");
+        assert!(stderr.contains(needle), "{command}: expected {needle:?} in {stderr}");
+    }
+}
+
+#[test]
+fn deep_expressions_are_located_errors() {
+    let spring =
+        "[[springs]]\nname = \"deep\"\nbody1 = \"ground\"\npoint1 = [0.0, 0.0]\nbody2 = \"mass\"\nstiffness = 1.0";
+    for deep in
+        [format!("{}1{}", "(".repeat(9000), ")".repeat(9000)), "-".repeat(17_500) + "1", vec!["1"; 40_000].join("+")]
+    {
+        let (text, line) = with_line(&format!("{}\n{spring}", mass_spring()), &format!("free_length = \"{deep}\""));
+        refused_everywhere(&text, line, "nested deeper than 100 levels");
+    }
+    // A time function (a load), 3000 deep: refused too, not packaged.
+    let load = "[[loads]]\nname = \"deep\"\ntype = \"force\"\nbody = \"mass\"\ndirection = [1.0, 0.0]";
+    let deep = format!("{}t{}", "sin(".repeat(3000), ")".repeat(3000));
+    let (text, line) = with_line(&format!("{}\n{load}", mass_spring()), &format!("value = \"{deep}\""));
+    refused_everywhere(&text, line, "nested deeper than 100 levels");
+}
+
+#[test]
+fn control_characters_in_texts_are_located_errors() {
+    let base = mass_spring();
+    // Every kind of text that reaches modelDescription.xml.
+    let cases = [
+        ("description = \"1 kg mass", "description = \"\\u0001 1 kg mass"),
+        ("unit = \"kg\"", "unit = \"k\\u0000g\""),
+        ("description = \"mass\"", "description = \"ma\\u001Bss\""),
+    ];
+    for (from, to) in cases {
+        assert!(base.contains(from), "{from}");
+        let text = base.replacen(from, to, 1);
+        let line = text.lines().position(|l| l.contains(to)).unwrap() + 1;
+        refused_everywhere(&text, line, "control character");
+    }
+    let extra = [
+        "[[inputs]]\nname = \"u\"\nunit = \"N\\u0002\"",
+        "[[outputs]]\nname = \"x2\"\nquantity = \"x\"\nbody = \"mass\"\ndescription = \"\\u0007\"",
+        "[parameters.choice]\nvalue = \"a\"\nchoices = [\"a\", \"b\\u0003\"]",
+    ];
+    for e in extra {
+        let text = if e.starts_with("[parameters") {
+            base.replacen("[parameters]", &format!("{e}\n[parameters]"), 1)
+        } else {
+            format!("{base}\n{e}\n")
+        };
+        let line = text.lines().position(|l| l.contains("\\u000")).unwrap() + 1;
+        refused_everywhere(&text, line, "control character");
+    }
+    // Tab, newline and non-ASCII text are valid XML and stay accepted.
+    let fine = base.replacen("description = \"mass\"", "description = \"m\\tä\\nß\"", 1);
+    assert_eq!(run("check", &fine).0, 0, "{}", run("check", &fine).1);
+}
+
+#[test]
+fn model_names_too_long_for_the_binary_file_name_are_located_errors() {
+    let base = mass_spring();
+    let line = base.lines().position(|l| l.starts_with("name = \"mass_spring\"")).unwrap() + 1;
+    let long = base.replacen("name = \"mass_spring\"", &format!("name = \"{}\"", "a".repeat(253)), 1);
+    refused_everywhere(&long, line, "at most 249");
+    // The longest accepted name builds an FMU whose binary file name has 255 bytes or fewer.
+    let longest = "n".repeat(MAX_MODEL_NAME_LENGTH);
+    let text = base.replacen("name = \"mass_spring\"", &format!("name = \"{longest}\""), 1);
+    let (code, stderr, _) = run("build", &text);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(format!("{longest}.dylib").len() <= 255);
+}
+
+#[test]
+fn non_finite_times_are_refused_by_the_step_loop() {
+    let model = Model::parse(&mass_spring(), "mass_spring.toml").unwrap();
+    let params = model.default_parameters();
+    let settings = SolverSettings::from_model(&model, &params).unwrap();
+    let mut sim = Simulation::new(&model, &params, settings, 0.0).unwrap();
+    assert!(matches!(sim.step_to(f64::INFINITY), Err(StepError::NonFiniteTime { .. })));
+    assert_eq!(sim.time(), 0.0, "nothing was stepped");
+    // A state whose time is not finite does not even get in (Snapshot::validate).
+    let mut snapshot = sim.snapshot();
+    snapshot.state_mut().t = f64::NEG_INFINITY;
+    let refused = sim.restore(&snapshot).unwrap_err();
+    assert!(refused.contains("-inf"), "{refused}");
+    assert_eq!(sim.time(), 0.0, "the refused state changed nothing");
+}
+
+#[test]
+fn the_step_budget_bounds_one_interval_not_a_run() {
+    let model = Model::parse(&mass_spring(), "mass_spring.toml").unwrap();
+    let params = model.default_parameters();
+    let mut settings = SolverSettings::from_model(&model, &params).unwrap();
+    settings.step = 1e-6;
+    let mut sim = Simulation::new(&model, &params, settings, 0.0).unwrap();
+    // 0.6 s at 1e-6 s: 600,000 steps in one interval, refused before any work.
+    let err = sim.step_to(0.6).unwrap_err();
+    assert!(matches!(err, StepError::TooManySteps { .. }), "{err}");
+    assert!(err.to_string().contains("500000"), "{err}");
+    assert_eq!((sim.time(), sim.statistics().steps), (0.0, 0));
+    // Time in intervals within the budget runs.
+    sim.step_to(0.1).unwrap();
+    sim.step_to(0.2).unwrap();
+    assert_eq!(sim.statistics().steps, 200_000);
+}
+
+/// A beam of `elements` corotational elements named `name`, pinned at the origin.
+fn beam(name: &str, elements: usize) -> String {
+    format!(
+        "[[beams]]\nname = \"{name}\"\nstart = [0.0, 0.0]\nend = [1.0, 0.0]\nelements = {elements}\n\
+         section = {{ width = 0.01, height = 0.01 }}\nmaterial = {{ E = 2e11, nu = 0.3, rho = 7800 }}\n"
+    )
+}
+
+#[test]
+fn models_beyond_the_coordinate_limit_are_located_errors() {
+    let head = "[model]\nname = \"big\"\n[solver]\nstop_time = 0.002\n";
+    // 1e6 and 3e5 elements (3 and 0.9 million coordinates): refused before allocating.
+    for elements in [1_000_000, 300_000] {
+        let text = format!("{head}{}", beam("arm", elements));
+        let line = text.lines().position(|l| l.starts_with("elements")).unwrap() + 1;
+        refused_everywhere(&text, line, &format!("more than the {MAX_COORDINATES} allowed"));
+    }
+    // Two beams that fit alone but not together: the error points at the second.
+    let text = format!("{head}{}{}", beam("a", 80_000), beam("b", 5_000));
+    let line = text.lines().enumerate().filter(|(_, l)| l.starts_with("elements")).last().unwrap().0 + 1;
+    refused_everywhere(&text, line, "would bring the model to 255006 generalized coordinates");
+}
+
+/// Body names are looked up in maps: 20,000 point masses, each named by a spring and an
+/// output, assemble (in linear time; the README gives the measurement, this test no timing).
+#[test]
+fn many_point_masses_assemble() {
+    let n = 20_000;
+    let mut text = String::from("[model]\nname = \"many\"\ngravity = [0.0, -9.81]\n");
+    for i in 0..n {
+        text += &format!("[[point_masses]]\nname = \"p{i}\"\nmass = 1.0\nposition = [{i}.0, 0.0]\n");
+    }
+    for i in 0..n {
+        text += &format!(
+            "[[springs]]\nname = \"s{i}\"\nbody1 = \"ground\"\npoint1 = [{i}.0, 1.0]\nbody2 = \"p{i}\"\nstiffness = 10.0\n"
+        );
+    }
+    text += &format!("[[outputs]]\nname = \"y\"\nquantity = \"y\"\nbody = \"p{}\"\n", n - 1);
+    let model = Model::parse(&text, "many.toml").unwrap();
+    let assembly = assemble(&model, &model.default_parameters()).unwrap();
+    assert_eq!(assembly.system.coordinates(), 2 * n);
+    // A duplicate name is still reported at its later declaration.
+    let dup = text.replacen("name = \"p7\"", "name = \"p3\"", 1);
+    let err = assemble(&Model::parse(&dup, "many.toml").unwrap(), &[]).map(|_| ()).unwrap_err();
+    assert!(err.message.contains("name 'p3' is already used on line"), "{err}");
+}
+
+/// `n` point masses, each on its own prismatic joint to ground (1 constraint row each).
+fn sliders(n: usize) -> String {
+    let mut text = String::from("[model]\nname = \"sliders\"\ngravity = [0.0, -9.81]\n");
+    for i in 0..n {
+        text += &format!("[[point_masses]]\nname = \"p{i}\"\nmass = 1.0\nposition = [{i}.0, 0.0]\n");
+    }
+    for i in 0..n {
+        text += &format!(
+            "[[joints]]\nname = \"j{i}\"\ntype = \"prismatic\"\nbody1 = \"ground\"\nbody2 = \"p{i}\"\n\
+             point = [{i}.0, 0.0]\naxis = [1.0, 0.0]\n"
+        );
+    }
+    text + "[[outputs]]\nname = \"x\"\nquantity = \"x\"\nbody = \"p0\"\n"
+}
+
+/// A chain of `n` rods, each pinned to the one before (the first to ground): 2 rows per
+/// joint, all in one group.
+fn chain(n: usize) -> String {
+    let mut text = String::from("[model]\nname = \"chain\"\ngravity = [0.0, -9.81]\n");
+    for i in 0..n {
+        text += &format!("[[rigid_bodies]]\nname = \"r{i}\"\nmass = 1.0\ninertia = 0.1\nposition = [{i}.5, 0.0]\n");
+    }
+    for i in 0..n {
+        let body1 = if i == 0 { "ground".to_string() } else { format!("r{}", i - 1) };
+        text += &format!(
+            "[[joints]]\nname = \"j{i}\"\ntype = \"revolute\"\nbody1 = \"{body1}\"\nbody2 = \"r{i}\"\npoint = [{i}.0, 0.0]\n"
+        );
+    }
+    text + "[[outputs]]\nname = \"x\"\nquantity = \"x\"\nbody = \"r0\"\n"
+}
+
+/// The initial state is made consistent per group of joints sharing bodies: 5,000
+/// independent sliders start (one dense 5,000-row projection took minutes), and a group
+/// beyond the limit is refused at the joint that crosses it.
+#[test]
+fn independent_joints_are_projected_per_group() {
+    let text = sliders(5000);
+    let model = Model::parse(&text, "sliders.toml").unwrap();
+    let params = model.default_parameters();
+    let settings = SolverSettings::from_model(&model, &params).unwrap();
+    let mut sim = Simulation::new(&model, &params, settings, 0.0).unwrap();
+    assert_eq!((sim.system().coordinates(), sim.system().constraints()), (10_000, 5000));
+    sim.step_to(0.01).unwrap();
+    // A chain: every revolute joint joins the group of the one before (2 rows each); a
+    // chain at the limit starts.
+    let n = MAX_CONSTRAINT_GROUP_ROWS / 2;
+    let model = Model::parse(&chain(n), "chain.toml").unwrap();
+    Simulation::new(&model, &model.default_parameters(), settings, 0.0).unwrap();
+    let text = chain(n + 2);
+    let joint = MAX_CONSTRAINT_GROUP_ROWS / 2;
+    let line = text.lines().position(|l| l == format!("name = \"j{joint}\"")).unwrap() + 1;
+    refused_everywhere(&text, line, &format!("more than the {MAX_CONSTRAINT_GROUP_ROWS} allowed"));
+}

@@ -1,0 +1,104 @@
+//! Spatial kinematic outputs against an analytic motion: a body with the initial orientation
+//! Ry(b) Rx(c) turned about the global z axis through its centre by a driven revolute joint,
+//! psi(t) = 2 t^2 + sin(3 t) (several turns). Then
+//! - A = Rz(psi) Ry(b) Rx(c): the intrinsic z-y'-x'' Tait-Bryan angles are yaw = psi (wrapped
+//!   to (-pi, pi]), pitch = b, roll = c;
+//! - the angular velocity is psi' z (global), in the body frame (Ry Rx)^T z psi' =
+//!   psi' (-sin b, sin c cos b, cos c cos b) (the Euler-rate relation with pitch and roll
+//!   constant);
+//! - a body point at r (from the axis) has the acceleration psi'' z x r - psi'^2 r_perp.
+
+use flexfmu::integrators::Method;
+use flexfmu::model::Model;
+use flexfmu::simulation::{Simulation, SolverSettings};
+
+use crate::common;
+use common::sim::output;
+
+fn settings(h: f64) -> SolverSettings {
+    SolverSettings { method: Method::Ttbif, rho_inf: 0.8, step: h, tolerance: 1e-12, ..Default::default() }
+}
+
+const PITCH: f64 = 0.3;
+const ROLL: f64 = 0.4;
+const P0: [f64; 3] = [0.3, 0.1, 0.2];
+
+/// Euler parameters of Ry(b) Rx(c): the quaternion product q_y(b) q_x(c).
+fn initial_orientation() -> [f64; 4] {
+    let (cb, sb, cc, sc) = ((PITCH / 2.0).cos(), (PITCH / 2.0).sin(), (ROLL / 2.0).cos(), (ROLL / 2.0).sin());
+    // (cb, 0, sb, 0) (cc, sc, 0, 0) = (cb cc, cb sc, sb cc, -sb sc).
+    [cb * cc, cb * sc, sb * cc, -sb * sc]
+}
+
+#[test]
+fn tait_bryan_angles_body_rates_and_point_accelerations_of_a_turning_body() {
+    let e = initial_orientation();
+    let mut text = format!(
+        "[model]\nname = \"turn\"\ndimension = 3\ngravity = [0.0, 0.0, -9.81]\n[[rigid_bodies]]\nname = \"b\"\n\
+         mass = 2.0\ninertia = [0.3, 0.4, 0.5]\nposition = [0.0, 0.0, 0.0]\neuler_parameters = [{}, {}, {}, {}]\n\
+         [[joints]]\nname = \"spin\"\ntype = \"revolute\"\nbody2 = \"b\"\npoint = [0.0, 0.0, 0.0]\naxis = [0.0, 0.0, 1.0]\n\
+         drive = \"2*t^2 + sin(3*t)\"\n",
+        e[0], e[1], e[2], e[3]
+    );
+    for q in ["yaw", "pitch", "roll", "wx", "wy", "wz", "wx_body", "wy_body", "wz_body"] {
+        text += &format!("[[outputs]]\nname = \"{q}\"\nquantity = \"{q}\"\nbody = \"b\"\n");
+    }
+    for q in ["ax", "ay", "az"] {
+        text += &format!(
+            "[[outputs]]\nname = \"{q}\"\nquantity = \"{q}\"\nbody = \"b\"\npoint = [{}, {}, {}]\n",
+            P0[0], P0[1], P0[2]
+        );
+    }
+    let model = Model::parse(&text, "turn.toml").unwrap();
+    let units: Vec<String> = ["yaw", "wx_body", "ax"].iter().map(|n| model_unit(&model, n)).collect();
+    assert_eq!(units, ["rad", "rad/s", "m/s2"]);
+    let h = 1e-3;
+    let mut sim = Simulation::new(&model, &[], settings(h), 0.0).unwrap();
+    let mut worst = [0.0f64; 4];
+    let body = [-PITCH.sin(), ROLL.sin() * PITCH.cos(), ROLL.cos() * PITCH.cos()];
+    for k in 0..=3000 {
+        let t = k as f64 * h;
+        if k > 0 {
+            sim.step_to(t).unwrap();
+        }
+        let (psi, w, al) =
+            (2.0 * t * t + (3.0 * t).sin(), 4.0 * t + 3.0 * (3.0 * t).cos(), 4.0 - 9.0 * (3.0 * t).sin());
+        let d = output(&mut sim, "yaw") - psi;
+        let yaw = (d - std::f64::consts::TAU * (d / std::f64::consts::TAU).round()).abs();
+        worst[0] = worst[0]
+            .max(yaw)
+            .max((output(&mut sim, "pitch") - PITCH).abs())
+            .max((output(&mut sim, "roll") - ROLL).abs());
+        let global = [output(&mut sim, "wx"), output(&mut sim, "wy"), output(&mut sim, "wz") - w];
+        let local = [output(&mut sim, "wx_body"), output(&mut sim, "wy_body"), output(&mut sim, "wz_body")];
+        for i in 0..3 {
+            worst[1] = worst[1].max(global[i].abs());
+            worst[2] = worst[2].max((local[i] - w * body[i]).abs());
+        }
+        // The point at P0 turned by psi about z.
+        let (c, s) = (psi.cos(), psi.sin());
+        let r = [c * P0[0] - s * P0[1], s * P0[0] + c * P0[1]];
+        let exact = [-al * r[1] - w * w * r[0], al * r[0] - w * w * r[1], 0.0];
+        for (i, name) in ["ax", "ay", "az"].iter().enumerate() {
+            worst[3] = worst[3].max((output(&mut sim, name) - exact[i]).abs());
+        }
+    }
+    eprintln!(
+        "turning body (psi up to {:.1} rad): angle error {:.3e}, global rate {:.3e}, body rate {:.3e}, point acceleration {:.3e}",
+        2.0 * 9.0 + 3f64.sin(),
+        worst[0],
+        worst[1],
+        worst[2],
+        worst[3]
+    );
+    assert!(worst[0] < 1e-9, "Tait-Bryan angles off by {:.3e}", worst[0]);
+    // Rates read the velocities (index-3 integrator: O(h^2)); the scale is psi' up to 15 rad/s.
+    assert!(worst[1] < 1e-4 && worst[2] < 1e-4, "angular velocity off by {:.3e}, {:.3e}", worst[1], worst[2]);
+    // The acceleration scale: psi'^2 |r| up to 15^2 * 0.32 = 71 m/s^2.
+    assert!(worst[3] < 1e-3, "point acceleration off by {:.3e}", worst[3]);
+}
+
+fn model_unit(model: &Model, name: &str) -> String {
+    let sim = Simulation::new(model, &[], settings(1e-3), 0.0).unwrap();
+    sim.outputs().iter().find(|o| o.name == name).unwrap().unit.clone()
+}
