@@ -459,11 +459,26 @@ impl Simulation {
     /// `MAX_STEPS_PER_INTERVAL` internal steps (accepted and rejected) are taken: an interval
     /// that needs more is refused before the first step (fixed steps, or more than that many
     /// of the largest error-controlled step) or when the budget runs out.
+    ///
+    /// A model with redundant joint rows is checked at the end of each interval
+    /// (`check_redundant_rows`); if the rows dropped at the initial state no longer follow
+    /// from the others, the state at the interval's end violates a joint, so the simulation
+    /// returns to the interval's start and reports `StepError::RedundancyChanged`.
     pub fn step_to(&mut self, t_end: f64) -> Result<(), StepError> {
+        let start = self.system.has_redundant_rows().then(|| self.snapshot());
+        let result = self.advance_to(t_end).and_then(|()| self.check_redundant_rows());
+        if let (Err(StepError::RedundancyChanged { .. }), Some(start)) = (&result, &start) {
+            // This simulation's own snapshot: it fits.
+            let _ = self.restore(start);
+        }
+        result
+    }
+
+    /// `step_to` without the check of the redundant rows.
+    fn advance_to(&mut self, t_end: f64) -> Result<(), StepError> {
         if self.input_derivatives.iter().all(|d| *d == [0.0; 2]) {
             self.system.input_rates.rates.clear();
-            self.step_with_inputs_held(t_end)?;
-            return self.check_redundant_rows();
+            return self.step_with_inputs_held(t_end);
         }
         let (base, t0) = (self.system.inputs.clone(), self.state.t);
         let result = self.step_with_inputs_held(t_end);
@@ -474,8 +489,7 @@ impl Simulation {
         self.interpolate_inputs(&base, t0);
         self.input_derivatives.iter_mut().for_each(|d| *d = [0.0; 2]);
         self.outputs_current = false;
-        result?;
-        self.check_redundant_rows()
+        result
     }
 
     /// The redundant joint rows (`System::set_redundant`) follow from the others only while

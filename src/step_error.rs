@@ -30,8 +30,10 @@ pub enum StepError {
     /// longer holds: the rank of the constraint Jacobian changed along the motion.
     #[error(
         "at t = {t} the redundant constraints of joint '{joint}' are violated by {violation:.3e}: the rank of the \
-         constraint Jacobian changed since the initial state (the mechanism passed a singular position), so the \
-         redundant rows chosen there no longer follow from the others"
+         constraint Jacobian changed since the initial state, so the rows found redundant there no longer follow \
+         from the others (the initial state is a singular position, or the motion left the configurations where \
+         those joints repeat each other); start the model away from the singular position, or remove the joint \
+         rows that are redundant only there"
     )]
     RedundancyChanged { t: f64, joint: String, violation: f64 },
 }

@@ -181,6 +181,11 @@ impl System {
         self.redundant.get(r).copied().unwrap_or(false)
     }
 
+    /// Whether any joint row is redundant (`set_redundant`).
+    pub fn has_redundant_rows(&self) -> bool {
+        self.redundant.contains(&true)
+    }
+
     /// Treat the joint rows `rows` as redundant: each is replaced by the trivial row
     /// d_lambda = 0 (residual 0), so its multiplier stays 0 and the Newton matrix keeps full
     /// rank. Valid while the rank of Phi_q stays that of the initial state: the rows kept

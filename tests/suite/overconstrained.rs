@@ -203,3 +203,62 @@ fn bricard_mechanism_over_the_benchmark_horizon() {
         assert!(de.abs() < 1e-5 * e0.abs());
     }
 }
+
+/// A flat three-hinged arch: two links (1 m, 1 kg) hinged to the ground at A = (-1, 0) and
+/// C = (1, 0) and to each other at B = (0, 0), under gravity -y. Straight, the Jacobian has
+/// rank 5 of 6 (the three x rows are dependent: B_x = A_x - C_x), so C_x is left out; but the
+/// chain is rigid for every finite motion (both links keep their lengths between fixed points),
+/// so the rows kept allow a sag that the dropped row forbids at second order. The redundancy
+/// of the initial state does not last: the run must stop with `RedundancyChanged` naming
+/// joint C, back at the start of the interval in which the dropped row was violated, where
+/// every joint holds.
+fn flat_arch() -> String {
+    let mut text = String::from("[model]\nname = \"flat_arch\"\ngravity = [0.0, -9.81]\n");
+    for (name, x) in [("left", -0.5), ("right", 0.5)] {
+        text +=
+            &format!("[[rigid_bodies]]\nname = \"{name}\"\nmass = 1.0\ninertia = \"1/12\"\nposition = [{x:?}, 0.0]\n");
+    }
+    for (name, b1, b2, x) in [("A", "ground", "left", -1.0), ("B", "left", "right", 0.0), ("C", "ground", "right", 1.0)]
+    {
+        text += &format!(
+            "[[joints]]\nname = \"{name}\"\ntype = \"revolute\"\nbody1 = \"{b1}\"\nbody2 = \"{b2}\"\npoint = [{x:?}, 0.0]\n"
+        );
+    }
+    for (q, body) in [("x", "right"), ("y", "right"), ("angle", "right")] {
+        text += &format!("[[outputs]]\nname = \"{q}\"\nquantity = \"{q}\"\nbody = \"{body}\"\n");
+    }
+    text
+}
+
+#[test]
+fn a_redundancy_that_does_not_last_stops_the_run_at_the_last_consistent_state() {
+    let model = Model::parse(&flat_arch(), "flat_arch.toml").unwrap_or_else(|e| panic!("{e}"));
+    let params = model.default_parameters();
+    let settings = SolverSettings::from_model(&model, &params).unwrap();
+    let mut sim = Simulation::new(&model, &params, settings, 0.0).unwrap_or_else(|e| panic!("{e}"));
+    let interval = 0.01;
+    let mut t = 0.0;
+    let err = loop {
+        match sim.step_to(t + interval) {
+            Ok(()) => t += interval,
+            Err(e) => break e,
+        }
+        assert!(t < 1.0, "the sagging arch must be stopped");
+    };
+    let message = err.to_string();
+    println!("stopped: {message}; state kept at t = {}", sim.time());
+    assert!(
+        matches!(&err, flexfmu::step_error::StepError::RedundancyChanged { joint, .. } if joint == "C"),
+        "{message}"
+    );
+    assert!(message.contains("joint 'C'") && message.contains("redundant"), "{message}");
+    // Back at the start of the failed interval, where C's dropped row still holds (to the
+    // check's bound 1e-6 (1 + |q|max)) and the kept rows hold to round-off.
+    assert_eq!(sim.time(), t);
+    let (x, y, angle) = (output(&mut sim, "x"), output(&mut sim, "y"), output(&mut sim, "angle"));
+    let c = [x + 0.5 * angle.cos() - 1.0, y + 0.5 * angle.sin()];
+    println!("C at t = {t}: residuals ({:.2e}, {:.2e})", c[0], c[1]);
+    assert!(c[0].abs() <= 2e-6 && c[1].abs() < 1e-12, "{c:?}");
+    // The sag had begun: the arch is not stopped before it moves (t > 0), nor after it fell.
+    assert!(t > 0.0 && t < 0.2, "stopped at {t}");
+}
