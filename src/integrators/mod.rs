@@ -259,6 +259,16 @@ impl Stepper {
                     // T- - T+ = -(1/2)(v+ + v-)^T M dv = (1/2) impulse . (w- + w+), w+ = w- + jump.
                     let lost: f64 = (0..m).map(|i| 0.5 * impulse[i] * (2.0 * w[i] + jump[i])).sum();
                     state.dissipated += lost;
+                    // The impacting row starts at the penetration where the event was located
+                    // (up to the event tolerance past zero): put q on the active constraints
+                    // now. Left to the next step, an index-3 row would remove it within that
+                    // step, and a step cut short by the next event (a chain of contacts) can
+                    // be 1e-11 s long: the velocity error delta/h would be of order 0.1 m/s.
+                    sys.constraint_residual(&state.q, state.t, &mut w);
+                    self.workspace.position_correction(&w, &mut dv)?;
+                    for (x, d) in state.q.iter_mut().zip(&dv) {
+                        *x += d;
+                    }
                 }
             }
             self.workspace.consistent_accelerations(

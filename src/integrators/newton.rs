@@ -444,6 +444,20 @@ impl Workspace {
         impulse.copy_from_slice(&self.rhs[n..]);
         Ok(())
     }
+
+    /// Right after `velocity_jump` (its factorization at q): the mass-orthogonal position
+    /// correction dq with Phi_q dq = -phi and M dq = -Phi_q^T mu, one Newton step of the
+    /// projection of q onto Phi = 0 (Bayo & Ledesma 1996).
+    pub fn position_correction(&mut self, phi: &[f64], dq: &mut [f64]) -> Result<(), NewtonError> {
+        let (r1, r2) = self.rhs.split_at_mut(dq.len());
+        r1.fill(0.0);
+        for (r, p) in r2.iter_mut().zip(phi) {
+            *r = -p;
+        }
+        self.lu.solve(&mut self.rhs)?;
+        dq.copy_from_slice(&self.rhs[..dq.len()]);
+        Ok(())
+    }
 }
 
 /// Whether a factorization made with coefficients `a` serves a stage with coefficients `b`.

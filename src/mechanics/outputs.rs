@@ -183,6 +183,7 @@ impl OutputKind {
                 | OutputKind::Reaction { .. }
                 | OutputKind::DriveForce { .. }
                 | OutputKind::SpatialReaction { .. }
+                | OutputKind::ContactConstraint { quantity: 0, .. }
         )
     }
 }

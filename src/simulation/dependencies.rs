@@ -72,6 +72,7 @@ fn solved_unknowns(kind: &OutputKind, sys: &System) -> Option<(Vec<usize>, Vec<u
         OutputKind::Reaction { joint, .. } | OutputKind::SpatialReaction { joint, .. } => {
             (vec![], sys.joints[*joint].rows.clone().collect())
         }
+        OutputKind::ContactConstraint { contact, .. } => (vec![], vec![sys.contact_constraint_row(*contact)]),
         // Any other kind that re-solves accelerations: every unknown (conservative).
         _ => ((0..n).collect(), (0..sys.constraints()).collect()),
     })
