@@ -20,7 +20,6 @@ use super::kinematics::Measure;
 use super::load_magnitude::load_magnitude;
 use super::outputs::{Output, OutputKind};
 use super::spatial_kinematics::Anchor3;
-use super::springs::SpatialSite;
 use super::{BodyInfo, System};
 use crate::limits::coordinates_fit;
 use crate::model::schema::{JointDecl, Name, OutputDecl, PlateDecl, RigidBodyDecl, Tensor, Vec2};
@@ -46,15 +45,18 @@ struct Builder<'a> {
     body_index: HashMap<String, usize>,
 }
 
-/// What the spring types (src/mechanics/springs/) see of the spatial assembly.
-struct SpringSite<'a, 'b> {
+/// The spatial assembly as the spring types and contact geometries see it
+/// (src/mechanics/site.rs).
+struct Site<'a, 'b> {
     b: &'a Builder<'b>,
     q0: &'a [f64],
     joints: &'a [JointInfo],
     joint_index: &'a HashMap<String, usize>,
 }
 
-impl SpatialSite for SpringSite<'_, '_> {
+impl super::site::Site for Site<'_, '_> {
+    type Anchor = Anchor3;
+
     fn model(&self) -> &Model {
         self.b.model
     }
@@ -73,30 +75,6 @@ impl SpatialSite for SpringSite<'_, '_> {
 
     fn joint(&self, name: &str) -> Option<&JointInfo> {
         self.joint_index.get(name).map(|&i| &self.joints[i])
-    }
-}
-
-/// What the contact geometries (src/mechanics/contacts/) see of the spatial assembly.
-struct ContactSite<'a, 'b> {
-    b: &'a Builder<'b>,
-    q0: &'a [f64],
-}
-
-impl super::contacts::SpatialSite for ContactSite<'_, '_> {
-    fn model(&self) -> &Model {
-        self.b.model
-    }
-
-    fn scope(&self) -> &Scope<'_> {
-        &self.b.scope
-    }
-
-    fn q0(&self) -> &[f64] {
-        self.q0
-    }
-
-    fn anchor(&self, body: &Name, point: Option<&Vec2>) -> Result<Anchor3, ModelError> {
-        self.b.anchor(body, point)
     }
 }
 
@@ -466,7 +444,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
     for s in &def.springs {
         b.check_name(&s.name, "spring")?;
         let build = super::springs::spatial(s, model)?;
-        let m = build(s, &SpringSite { b: &b, q0: &q0, joints: &sys.joints, joint_index: &joint_index })?;
+        let m = build(s, &Site { b: &b, q0: &q0, joints: &sys.joints, joint_index: &joint_index })?;
         super::springs::push_element(s, m, &b.scope, model, &q0, &mut sys)?;
     }
 
@@ -476,7 +454,10 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
         if super::contacts::body1(c).get_ref() == c.body2.get_ref() {
             return Err(model.error(c.body2.span(), "a contact needs two different bodies".into()));
         }
-        let geometry = super::contacts::spatial(c, model)?(c, &ContactSite { b: &b, q0: &q0 })?;
+        let geometry = super::contacts::spatial(c, model)?(
+            c,
+            &Site { b: &b, q0: &q0, joints: &sys.joints, joint_index: &joint_index },
+        )?;
         match super::contacts::element(c, geometry, &b.scope, model, &q0)? {
             ContactElement::Force(f) => {
                 sys.push(f);

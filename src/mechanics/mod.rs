@@ -19,6 +19,7 @@ pub mod joints;
 pub mod kinematics;
 mod load_magnitude;
 pub mod outputs;
+pub mod site;
 pub mod spatial_kinematics;
 pub mod springs;
 

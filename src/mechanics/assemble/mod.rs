@@ -15,7 +15,7 @@ use super::joints::{ConstraintRow, JointInfo, JointKind, joint_coordinate, joint
 use super::kinematics::{Anchor, Measure, MeasureKind};
 use super::load_magnitude::load_magnitude;
 use super::outputs::{Output, OutputKind};
-use super::springs::PlanarSite;
+use super::site::PlanarSite;
 use super::{BodyInfo, System};
 use crate::model::schema::{Definition, Name, Vec2};
 use crate::model::{Model, ModelError, Scope};
@@ -155,14 +155,19 @@ impl Builder<'_> {
     }
 }
 
-/// What the spring types (src/mechanics/springs/) see of the planar assembly.
-struct SpringSite<'a, 'b> {
+/// The planar assembly as the spring types and contact geometries see it
+/// (src/mechanics/site.rs); `tip` is body2 of the contact being built when that is a point of
+/// a floating-frame beam (paper 004 eq. 1), against ground.
+struct Site<'a, 'b> {
     b: &'a Builder<'b>,
     joints: &'a [JointInfo],
     q0: &'a [f64],
+    tip: Option<FloatingFramePoint>,
 }
 
-impl PlanarSite for SpringSite<'_, '_> {
+impl super::site::Site for Site<'_, '_> {
+    type Anchor = Anchor;
+
     fn model(&self) -> &Model {
         self.b.model
     }
@@ -179,12 +184,40 @@ impl PlanarSite for SpringSite<'_, '_> {
         self.b.anchor(body, point)
     }
 
+    fn joint(&self, name: &str) -> Option<&JointInfo> {
+        self.b.joint_index.get(name).map(|&i| &self.joints[i])
+    }
+}
+
+impl PlanarSite for Site<'_, '_> {
     fn has_angle(&self, body: &Name) -> Result<Option<bool>, ModelError> {
         Ok(self.b.body(body)?.map(|e| e.info.rotates || e.info.director))
     }
 
-    fn joint(&self, name: &str) -> Option<&JointInfo> {
-        self.b.joint_index.get(name).map(|&i| &self.joints[i])
+    fn frame_angle(&self, body: &Name) -> Result<Option<f64>, ModelError> {
+        Ok(self.b.body(body)?.filter(|e| e.info.rotates).map(|e| e.angle))
+    }
+
+    fn contact_anchor2(&self, body: &Name, point: Option<&Vec2>) -> Result<Anchor, ModelError> {
+        match self.tip {
+            Some(_) => Ok(Anchor::Ground { p: [0.0, 0.0] }),
+            None => self.b.anchor(body, point),
+        }
+    }
+
+    fn gap(&self, m: Measure) -> ContactGap {
+        match self.tip {
+            None => ContactGap::Measure(m),
+            Some(ref point) => {
+                let target = match m.kind {
+                    MeasureKind::Projection { u, .. } => {
+                        GroundShape::Plane { point: m.a1.position(self.q0), normal: u }
+                    }
+                    _ => GroundShape::Circle { centre: m.a1.position(self.q0) },
+                };
+                ContactGap::floating_tip(point.clone(), target)
+            }
+        }
     }
 }
 
@@ -491,7 +524,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
     // Spring-dampers.
     for s in &def.springs {
         check_name(model, &s.name, "spring", &mut names)?;
-        let measure = super::springs::planar(s, model)?(s, &SpringSite { b: &b, joints: &sys.joints, q0: &q0 })?;
+        let measure = super::springs::planar(s, model)?(s, &Site { b: &b, joints: &sys.joints, q0: &q0, tip: None })?;
         super::springs::push_element(s, measure, &b.scope, model, &q0, &mut sys)?;
     }
 
@@ -550,7 +583,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
     // Contacts.
     for c in &def.contacts {
         check_name(model, &c.name, "contact", &mut names)?;
-        match contact(c, &b, &q0, sys.elements::<FloatingFrameBeam2d>())? {
+        match contact(c, &b, &sys, &q0)? {
             ContactElement::Force(f) => {
                 b.contact_index.entry(c.name.get_ref().clone()).or_insert(sys.contact_names.len());
                 sys.push(f);
@@ -581,105 +614,41 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
     Ok(Assembly { system: sys, initial, outputs, input_names })
 }
 
-/// What a contact geometry (src/mechanics/contacts/) sees of the planar assembly: one
-/// `[[contacts]]` entry, with body2 possibly a point of a floating-frame beam.
-struct ContactSite<'a, 'b> {
-    b: &'a Builder<'b>,
-    c: &'a crate::model::schema::ContactDecl,
-    q0: &'a [f64],
-    /// body2 as a point of a floating-frame beam (paper 004 eq. 1), against ground.
-    tip: Option<FloatingFramePoint>,
-}
-
-impl ContactSite<'_, '_> {
-    /// The checks every planar contact shares, and body2 as a floating-frame beam point.
-    fn new<'a, 'b>(
-        c: &'a crate::model::schema::ContactDecl,
-        b: &'a Builder<'b>,
-        q0: &'a [f64],
-        floating: &[FloatingFrameBeam2d],
-    ) -> Result<ContactSite<'a, 'b>, ModelError> {
-        let model = b.model;
-        let body1 = super::contacts::body1(c);
-        if body1.get_ref() == c.body2.get_ref() {
-            return Err(model.error(c.body2.span(), "a contact needs two different bodies".into()));
-        }
-        // Either body may be ground (a fixed plane or a fixed circle), not both (checked above);
-        // a floating-frame beam tip only as body2 against ground.
-        if b.floating_tips.contains_key(body1.get_ref()) || b.floating_names.contains_key(body1.get_ref()) {
-            return Err(model.error(
-                body1.span(),
-                "a point of a floating_frame beam must be body2 of a contact (body1 = \"ground\")".into(),
-            ));
-        }
-        let tip = b.floating_point(&c.body2, c.point2.as_ref(), "point2", floating, q0)?;
-        let b1 = b.body(&body1)?;
-        if tip.is_some() && b1.is_some() {
-            // The tip of a floating-frame beam (paper 004 eq. 1 at x = L) against ground.
-            return Err(model.error(
-                body1.span(),
-                "a contact at a floating_frame beam tip needs body1 = \"ground\" (a fixed plane or circle)".into(),
-            ));
-        }
-        Ok(ContactSite { b, c, q0, tip })
-    }
-}
-
-impl super::contacts::PlanarSite for ContactSite<'_, '_> {
-    fn model(&self) -> &Model {
-        self.b.model
-    }
-
-    fn scope(&self) -> &Scope<'_> {
-        &self.b.scope
-    }
-
-    fn q0(&self) -> &[f64] {
-        self.q0
-    }
-
-    fn anchor(&self, body: &Name, point: Option<&Vec2>) -> Result<Anchor, ModelError> {
-        self.b.anchor(body, point)
-    }
-
-    fn frame_angle(&self, body: &Name) -> Result<Option<f64>, ModelError> {
-        Ok(self.b.body(body)?.filter(|e| e.info.rotates).map(|e| e.angle))
-    }
-
-    fn anchor2(&self) -> Result<Anchor, ModelError> {
-        match self.tip {
-            Some(_) => Ok(Anchor::Ground { p: [0.0, 0.0] }),
-            None => self.b.anchor(&self.c.body2, self.c.point2.as_ref()),
-        }
-    }
-
-    fn gap(&self, m: Measure) -> ContactGap {
-        match self.tip {
-            None => ContactGap::Measure(m),
-            Some(ref point) => {
-                let target = match m.kind {
-                    MeasureKind::Projection { u, .. } => {
-                        GroundShape::Plane { point: m.a1.position(self.q0), normal: u }
-                    }
-                    _ => GroundShape::Circle { centre: m.a1.position(self.q0) },
-                };
-                ContactGap::floating_tip(point.clone(), target)
-            }
-        }
-    }
-}
-
 /// A `[[contacts]]` entry as a contact force element or a contact constraint: its geometry
 /// from the table `CONTACT_TYPES` (src/mechanics/contacts/), its method from the shared keys.
+/// The checks every planar contact shares, and body2 as a floating-frame beam point.
 fn contact(
     c: &crate::model::schema::ContactDecl,
     b: &Builder,
+    sys: &System,
     q0: &[f64],
-    floating: &[FloatingFrameBeam2d],
 ) -> Result<ContactElement, ModelError> {
-    let site = ContactSite::new(c, b, q0, floating)?;
-    let geometry = super::contacts::planar(c, b.model)?(c, &site)?;
-    super::contacts::element(c, geometry, &b.scope, b.model, q0)
+    let model = b.model;
+    let body1 = super::contacts::body1(c);
+    if body1.get_ref() == c.body2.get_ref() {
+        return Err(model.error(c.body2.span(), "a contact needs two different bodies".into()));
+    }
+    // Either body may be ground (a fixed plane or a fixed circle), not both (checked above);
+    // a floating-frame beam tip only as body2 against ground.
+    if b.floating_tips.contains_key(body1.get_ref()) || b.floating_names.contains_key(body1.get_ref()) {
+        return Err(model.error(
+            body1.span(),
+            "a point of a floating_frame beam must be body2 of a contact (body1 = \"ground\")".into(),
+        ));
+    }
+    let floating = sys.elements::<FloatingFrameBeam2d>();
+    let tip = b.floating_point(&c.body2, c.point2.as_ref(), "point2", floating, q0)?;
+    let b1 = b.body(&body1)?;
+    if tip.is_some() && b1.is_some() {
+        // The tip of a floating-frame beam (paper 004 eq. 1 at x = L) against ground.
+        return Err(model.error(
+            body1.span(),
+            "a contact at a floating_frame beam tip needs body1 = \"ground\" (a fixed plane or circle)".into(),
+        ));
+    }
+    let site = Site { b, joints: &sys.joints, q0, tip };
+    let geometry = super::contacts::planar(c, model)?(c, &site)?;
+    super::contacts::element(c, geometry, &b.scope, model, q0)
 }
 
 impl OutputKind {
