@@ -6,17 +6,15 @@
 mod beam;
 
 use super::assembly::Assembly;
+use super::contact_gap::ContactGap;
 use super::contacts::ContactElement;
 use super::discrete_plate::{PlateSpec, discrete_plate};
 use super::elements::RigidBody3d;
 use super::euler_parameters::{Mat3, e_matrix, from_axis_angle, mat_t_vec, rotation};
 use super::forces::{Member, MultiPointForce, SpatialLoad};
 use super::initial_state::consistent_initial_state;
-use super::joints::spatial::{
-    SpatialJointKind, normalisation_row, spatial_drive_row, spatial_joint_coordinate, spatial_joint_rows,
-};
-use super::joints::{JointInfo, JointKind};
-use super::kinematics::Measure;
+use super::joints::spatial::normalisation_row;
+use super::joints::{ConstraintRow, JointInfo, JointKind, Rows, axis_only, spatial_type};
 use super::load_magnitude::load_magnitude;
 use super::outputs::{Output, OutputKind};
 use super::spatial_kinematics::Anchor3;
@@ -354,22 +352,8 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
     let mut joint_spans = Vec::new();
     for j in &def.joints {
         b.check_name(&j.name, "joint")?;
-        let kind = match j.kind.get_ref().as_str() {
-            "spherical" => SpatialJointKind::Spherical,
-            "revolute" => SpatialJointKind::Revolute,
-            "prismatic" => SpatialJointKind::Prismatic,
-            "fixed" => SpatialJointKind::Fixed,
-            "cylindrical" => SpatialJointKind::Cylindrical,
-            "universal" => SpatialJointKind::Universal,
-            other => {
-                return Err(model.error(
-                    j.kind.span(),
-                    format!(
-                        "unknown joint type '{other}', expected spherical, revolute, prismatic or fixed, or the two-coordinate cylindrical or universal"
-                    ),
-                ));
-            }
-        };
+        let (joint_type, build) = spatial_type(j.kind.get_ref()).map_err(|m| model.error(j.kind.span(), m))?;
+        let kind = joint_type.kind;
         if let Some(rs) = &j.rigid_section {
             return Err(model.error(rs.span(), "rigid_section applies to planar ANCF beams only".into()));
         }
@@ -389,8 +373,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
         let pt =
             Vec2::new(j.point.as_ref().map_or(j.name.span(), |p| p.span()), point.iter().map(|&x| x.into()).collect());
         let (a1, a2) = (b.anchor(body1, Some(&pt))?, b.anchor(&j.body2, Some(&pt))?);
-        let needs_axis = !matches!(kind, SpatialJointKind::Spherical | SpatialJointKind::Fixed);
-        let axis = match (&j.axis, needs_axis) {
+        let axis = match (&j.axis, joint_type.spatial_axis) {
             (Some(ax), true) => {
                 unit3(b.scope.vec3(ax)?).ok_or_else(|| model.error(ax.span(), "axis must not be zero".into()))?
             }
@@ -399,17 +382,11 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
                     model.error(j.name.span(), format!("a {} joint needs `axis = [x, y, z]`", j.kind.get_ref()))
                 );
             }
-            (Some(ax), false) => {
-                return Err(model.error(
-                    ax.span(),
-                    "`axis` only applies to revolute, prismatic, cylindrical and universal joints".into(),
-                ));
-            }
+            (Some(ax), false) => return Err(model.error(ax.span(), axis_only(true))),
             (None, false) => [0.0, 0.0, 1.0],
         };
         let axis2 = universal_pin(model, &b, j, kind, axis)?;
-        let mut rows = spatial_joint_rows(kind, a1, a2, [axis, axis2], &q0);
-        let coordinate = spatial_joint_coordinate(kind, a1, a2, axis, &q0).map(Measure::spatial);
+        let Rows { mut rows, coordinate } = build(a1, a2, [axis, axis2], &q0);
         if let Some(d) = &j.drive {
             // The rheonomic row coordinate(q) - f(t) = 0; its multiplier gives `drive_force`.
             let f = input_scope.time_function(d)?;
@@ -419,19 +396,19 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
                     format!("the drive or its time derivatives are not finite at t = {t0}, the start time ({bad})"),
                 ));
             }
-            let row = spatial_drive_row(kind, a1, a2, axis, &q0, f).ok_or_else(|| {
+            let m = coordinate.clone().ok_or_else(|| {
                 model.error(
                     d.span(),
                     format!("`drive` applies to revolute and prismatic joints, not {}", j.kind.get_ref()),
                 )
             })?;
-            rows.push(row);
+            rows.push(ConstraintRow::driven(ContactGap::Measure(m), f));
         }
         let start = sys.constraints.len();
         sys.constraints.extend(rows);
         sys.joints.push(JointInfo {
             name: j.name.get_ref().clone(),
-            kind: JointKind::Spatial(kind),
+            kind,
             rows: start..sys.constraints.len(),
             body2_x: b2x,
             body2_rotates: false,
@@ -494,11 +471,11 @@ fn universal_pin(
     model: &Model,
     b: &Builder,
     j: &JointDecl,
-    kind: SpatialJointKind,
+    kind: JointKind,
     axis: [f64; 3],
 ) -> Result<[f64; 3], ModelError> {
     match (&j.axis2, kind) {
-        (Some(ax), SpatialJointKind::Universal) => {
+        (Some(ax), JointKind::Universal) => {
             let u = unit3(b.scope.vec3(ax)?).ok_or_else(|| model.error(ax.span(), "axis2 must not be zero".into()))?;
             let cos = (0..3).map(|k| u[k] * axis[k]).sum::<f64>();
             if cos.abs() > 1e-9 {
@@ -511,7 +488,7 @@ fn universal_pin(
             }
             Ok(u)
         }
-        (None, SpatialJointKind::Universal) => Err(model.error(
+        (None, JointKind::Universal) => Err(model.error(
             j.name.span(),
             "a universal joint needs `axis2 = [x, y, z]`, body2's pin (perpendicular to `axis`, body1's pin)".into(),
         )),
@@ -671,7 +648,7 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
             let Some(row) = j.rows.clone().find(|&r| sys.constraints[r].drive.is_some()) else {
                 return Err(model.error(o.quantity.span(), "drive_force needs a driven joint (`drive = ...`)".into()));
             };
-            OutputKind::DriveForce { row, torque: j.kind == JointKind::Spatial(SpatialJointKind::Revolute) }
+            OutputKind::DriveForce { row, torque: j.kind == JointKind::Revolute }
         }
         "support_force_x" | "support_force_y" | "support_force_z" => {
             let name = o

@@ -11,7 +11,7 @@ use super::contacts::ContactElement;
 use super::elements::{FloatingFrameBeam2d, FloatingFramePoint};
 use super::forces::Load;
 use super::initial_state::consistent_initial_state;
-use super::joints::{ConstraintRow, JointInfo, JointKind, joint_coordinate, joint_rows};
+use super::joints::{ConstraintRow, JointInfo, JointKind, Rows, axis_only, planar_type};
 use super::kinematics::{Anchor, Measure, MeasureKind};
 use super::load_magnitude::load_magnitude;
 use super::outputs::{Output, OutputKind};
@@ -345,17 +345,8 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
     let mut joint_spans = Vec::new();
     for j in &def.joints {
         check_name(model, &j.name, "joint", &mut names)?;
-        let kind = match j.kind.get_ref().as_str() {
-            "revolute" => JointKind::Revolute,
-            "prismatic" => JointKind::Prismatic,
-            "fixed" => JointKind::Fixed,
-            other => {
-                return Err(model.error(
-                    j.kind.span(),
-                    format!("unknown joint type '{other}', expected revolute, prismatic or fixed"),
-                ));
-            }
-        };
+        let (joint_type, build) = planar_type(j.kind.get_ref()).map_err(|m| model.error(j.kind.span(), m))?;
+        let kind = joint_type.kind;
         let ground = Name::new(0..0, "ground".to_string());
         let body1 = j.body1.as_ref().unwrap_or(&ground);
         if body1.get_ref() == j.body2.get_ref() {
@@ -382,7 +373,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
                 ));
             }
             if let Some(ax) = &j.axis {
-                return Err(model.error(ax.span(), "`axis` only applies to prismatic joints".into()));
+                return Err(model.error(ax.span(), axis_only(false)));
             }
             if let Some(rs) = &j.rigid_section {
                 return Err(model.error(rs.span(), "rigid_section applies to ANCF beam nodes".into()));
@@ -444,20 +435,20 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
             false if kind == JointKind::Prismatic => b.anchor(&j.body2, None)?,
             false => b.anchor(&j.body2, j.point.as_ref())?,
         };
-        let axis = match (&j.axis, kind) {
-            (Some(ax), JointKind::Prismatic) => {
+        let axis = match (&j.axis, joint_type.planar_axis) {
+            (Some(ax), true) => {
                 let ax_global =
                     unit(b.scope.vec2(ax)?).ok_or_else(|| model.error(ax.span(), "axis must not be zero".into()))?;
                 // into body 1's frame
                 b1.map_or(ax_global, |bb| rot_t(bb.angle, ax_global))
             }
-            (None, JointKind::Prismatic) => {
-                return Err(model.error(j.name.span(), "a prismatic joint needs `axis = [x, y]`".into()));
+            (None, true) => {
+                return Err(model.error(j.name.span(), format!("a {} joint needs `axis = [x, y]`", j.kind.get_ref())));
             }
-            (Some(ax), _) => return Err(model.error(ax.span(), "`axis` only applies to prismatic joints".into())),
+            (Some(ax), _) => return Err(model.error(ax.span(), axis_only(false))),
             (None, _) => [1.0, 0.0],
         };
-        let mut rows = joint_rows(kind, a1, a2, axis, &q0);
+        let Rows { mut rows, coordinate } = build(a1, a2, axis, &q0);
         if let Some(rs) = j.rigid_section.as_ref().filter(|r| *r.get_ref()) {
             // Paper 003 eq. 23: d . r_x = 0 at the node (initially 0: d is normal to the axis).
             let section = match (kind, b2.section) {
@@ -505,7 +496,9 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
                     format!("the drive or its time derivatives are not finite at t = {t0}, the start time ({bad})"),
                 ));
             }
-            rows.push(ConstraintRow::driven(ContactGap::Measure(joint_coordinate(kind, a1, a2, axis)), f));
+            if let Some(m) = &coordinate {
+                rows.push(ConstraintRow::driven(ContactGap::Measure(m.clone()), f));
+            }
         }
         let start = sys.constraints.len();
         sys.constraints.extend(rows);
@@ -515,7 +508,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
             rows: start..sys.constraints.len(),
             body2_x: b2.info.x,
             body2_rotates: b2.info.rotates,
-            coordinate: Some(joint_coordinate(kind, a1, a2, axis)),
+            coordinate,
         });
         joint_spans.push(j.name.span());
     }

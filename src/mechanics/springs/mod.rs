@@ -15,7 +15,7 @@ pub mod rotational;
 use super::System;
 use super::forces::{FractionalSpringDamper, SpringDamper};
 use super::kinematics::Measure;
-pub use super::site::{PlanarSite, SpatialSite};
+pub use super::site::{PlanarSite, Site, SpatialSite};
 use crate::model::schema::SpringDecl;
 use crate::model::{Model, ModelError, Scope};
 
