@@ -11,7 +11,7 @@ use super::contacts::ContactElement;
 use super::discrete_plate::{PlateSpec, discrete_plate};
 use super::elements::RigidBody3d;
 use super::euler_parameters::{Mat3, e_matrix, from_axis_angle, mat_t_vec, rotation};
-use super::forces::{Member, MultiPointForce, SpatialLoad};
+use super::forces::{Member, MultiPointForce};
 use super::initial_state::consistent_initial_state;
 use super::joints::spatial::normalisation_row;
 use super::joints::{ConstraintRow, JointInfo, JointKind, Rows, axis_only, spatial_type};
@@ -320,9 +320,9 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
     let input_scope = model.scope(params).with_inputs(&input_names);
     for l in &def.loads {
         let magnitude = load_magnitude(l, &input_scope, model)?;
-        let body =
-            b.body(&l.body)?.ok_or_else(|| model.error(l.body.span(), "loads on ground have no effect".into()))?;
-        let x = body.x;
+        if b.body(&l.body)?.is_none() {
+            return Err(model.error(l.body.span(), "loads on ground have no effect".into()));
+        }
         let Some(dir) = &l.direction else {
             return Err(
                 model.error(l.kind.span(), format!("a spatial {} needs `direction = [x, y, z]`", l.kind.get_ref()))
@@ -330,23 +330,10 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
         };
         let u =
             unit3(b.scope.vec3(dir)?).ok_or_else(|| model.error(dir.span(), "direction must not be zero".into()))?;
-        match l.kind.get_ref().as_str() {
-            "force" => {
-                let anchor = b.anchor(&l.body, l.point.as_ref())?;
-                sys.push(SpatialLoad::force(anchor, u, magnitude));
-            }
-            "torque" => {
-                if let Some(p) = &l.point {
-                    return Err(model.error(p.span(), "a torque has no point of application; remove `point`".into()));
-                }
-                sys.push(SpatialLoad::torque(x, u, magnitude));
-            }
-            other => {
-                return Err(
-                    model.error(l.kind.span(), format!("unknown load type '{other}', expected force or torque"))
-                );
-            }
-        }
+        let no_joints = HashMap::new();
+        let site = Site { b: &b, q0: &q0, joints: &sys.joints, joint_index: &no_joints };
+        let load = super::loads::spatial(l, model)?(l, &site, u, magnitude)?;
+        sys.push(load);
     }
 
     let mut joint_spans = Vec::new();

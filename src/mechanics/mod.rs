@@ -18,6 +18,7 @@ pub mod initial_state;
 pub mod joints;
 pub mod kinematics;
 mod load_magnitude;
+pub mod loads;
 pub mod outputs;
 pub mod site;
 pub mod spatial_kinematics;

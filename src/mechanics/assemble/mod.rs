@@ -540,37 +540,12 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
             sys.push(Load::floating_force(point, u, magnitude));
             continue;
         }
-        let body =
-            b.body(&l.body)?.ok_or_else(|| model.error(l.body.span(), "loads on ground have no effect".into()))?;
-        match l.kind.get_ref().as_str() {
-            "force" => {
-                let Some(dir) = &l.direction else {
-                    return Err(model.error(l.kind.span(), "a force needs `direction = [x, y]`".into()));
-                };
-                let u = unit(b.scope.vec2(dir)?)
-                    .ok_or_else(|| model.error(dir.span(), "direction must not be zero".into()))?;
-                let anchor = b.anchor(&l.body, l.point.as_ref())?;
-                sys.push(Load::force(anchor, u, magnitude));
-            }
-            "torque" => {
-                if !body.info.rotates && !body.info.director {
-                    return Err(model.error(l.body.span(), "a torque needs a rigid body or a beam node (corotational or ANCF); a point mass cannot take one".into()));
-                }
-                if let Some(p) = &l.point {
-                    return Err(model.error(p.span(), "a torque has no point of application; remove `point`".into()));
-                }
-                if let Some(d) = &l.direction {
-                    return Err(model.error(d.span(), "a torque has no direction; remove `direction`".into()));
-                }
-                // Rigid anchor: theta; ANCF node: the slope angle (003 eqs. 4, 24).
-                sys.push(Load::torque(b.anchor(&l.body, None)?, magnitude));
-            }
-            other => {
-                return Err(
-                    model.error(l.kind.span(), format!("unknown load type '{other}', expected force or torque"))
-                );
-            }
+        if b.body(&l.body)?.is_none() {
+            return Err(model.error(l.body.span(), "loads on ground have no effect".into()));
         }
+        let load =
+            super::loads::planar(l, model)?(l, &Site { b: &b, joints: &sys.joints, q0: &q0, tip: None }, magnitude)?;
+        sys.push(load);
     }
 
     // Contacts.
