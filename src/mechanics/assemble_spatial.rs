@@ -16,7 +16,7 @@ use super::initial_state::consistent_initial_state;
 use super::joints::spatial::normalisation_row;
 use super::joints::{ConstraintRow, JointInfo, JointKind, Rows, axis_only, spatial_type};
 use super::load_magnitude::load_magnitude;
-use super::outputs::{Output, OutputKind};
+use super::outputs::{Output, OutputKind, parse_shared};
 use super::spatial_kinematics::Anchor3;
 use super::{BodyInfo, System};
 use crate::limits::coordinates_fit;
@@ -413,6 +413,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
     }
 
     // Contacts: a geometry of the table `CONTACT_TYPES`, as a force or a constraint.
+    let mut contact_index = HashMap::new();
     for c in &def.contacts {
         b.check_name(&c.name, "contact")?;
         if super::contacts::body1(c).get_ref() == c.body2.get_ref() {
@@ -424,6 +425,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
         )?;
         match super::contacts::element(c, geometry, &b.scope, model, &q0)? {
             ContactElement::Force(f) => {
+                contact_index.entry(c.name.get_ref().clone()).or_insert(sys.contact_names.len());
                 sys.push(f);
                 sys.contact_names.push(c.name.get_ref().clone());
             }
@@ -437,7 +439,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
     let mut outputs = Vec::new();
     for o in &def.outputs {
         b.check_name(&o.name, "output")?;
-        let kind = output_kind(o, &b, &sys)?;
+        let kind = output_kind(o, &b, &sys, &joint_index, &contact_index)?;
         outputs.push(Output {
             name: o.name.get_ref().clone(),
             unit: kind.unit().to_string(),
@@ -547,7 +549,13 @@ fn plate_spec(b: &Builder, pd: &PlateDecl) -> Result<PlateSpec, ModelError> {
     Ok(spec)
 }
 
-fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, ModelError> {
+fn output_kind(
+    o: &OutputDecl,
+    b: &Builder,
+    sys: &System,
+    joint_index: &HashMap<String, usize>,
+    contact_index: &HashMap<String, usize>,
+) -> Result<OutputKind, ModelError> {
     let model = b.model;
     let q = o.quantity.get_ref().as_str();
     let need_body = || -> Result<(&Body3, &Name), ModelError> {
@@ -563,9 +571,9 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
             .joint
             .as_ref()
             .ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `joint`")))?;
-        sys.joints
-            .iter()
-            .position(|j| j.name == *name.get_ref())
+        joint_index
+            .get(name.get_ref())
+            .copied()
             .ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))
     };
     let component = |c: char| "xyz".find(c).unwrap_or(0);
@@ -574,6 +582,9 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
     }
     if let Some(f) = o.frame.as_ref().filter(|_| !matches!(q, "x" | "y" | "z")) {
         return Err(model.error(f.span(), format!("`frame` applies only to positions (x, y, z), not '{q}'")));
+    }
+    if let Some(kind) = parse_shared(o, sys, model, joint_index, contact_index)? {
+        return Ok(kind);
     }
     Ok(match q {
         "x" | "y" | "z" if o.frame.is_some() => {
@@ -621,22 +632,6 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
             let joint = need_joint()?;
             OutputKind::SpatialReaction { joint, component: component(q.chars().last().unwrap_or('x')) }
         }
-        "joint_position" | "joint_velocity" => {
-            let joint = need_joint()?;
-            if sys.joints[joint].coordinate.is_none() {
-                return Err(
-                    model.error(o.quantity.span(), format!("{q} needs a revolute or prismatic joint (one coordinate)"))
-                );
-            }
-            OutputKind::JointCoordinate { joint, order: usize::from(q == "joint_velocity") }
-        }
-        "drive_force" => {
-            let j = &sys.joints[need_joint()?];
-            let Some(row) = j.rows.clone().find(|&r| sys.constraints[r].drive.is_some()) else {
-                return Err(model.error(o.quantity.span(), "drive_force needs a driven joint (`drive = ...`)".into()));
-            };
-            OutputKind::DriveForce { row, torque: j.kind == JointKind::Revolute }
-        }
         "support_force_x" | "support_force_y" | "support_force_z" => {
             let name = o
                 .plate
@@ -649,33 +644,6 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
                 .ok_or_else(|| model.error(name.span(), format!("unknown plate '{}'", name.get_ref())))?;
             OutputKind::SupportForce { element, component: component(q.chars().last().unwrap_or('x')) }
         }
-        "contact_force" | "penetration" | "contact_state" | "impact_time" => {
-            let quantity = ["contact_force", "penetration", "contact_state", "impact_time"]
-                .iter()
-                .position(|s| *s == q)
-                .unwrap_or(0);
-            let name = o
-                .contact
-                .as_ref()
-                .ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `contact`")))?;
-            let find = |names: &[String]| names.iter().position(|c| c == name.get_ref());
-            match (find(&sys.contact_constraint_names), find(&sys.contact_names)) {
-                (Some(contact), _) => OutputKind::ContactConstraint { contact, quantity },
-                (None, Some(contact)) => OutputKind::Contact { contact, quantity },
-                (None, None) => {
-                    let known: Vec<_> =
-                        sys.contact_names.iter().chain(&sys.contact_constraint_names).cloned().collect();
-                    return Err(model.error(
-                        name.span(),
-                        format!("unknown contact '{}' (known: {})", name.get_ref(), known.join(", ")),
-                    ));
-                }
-            }
-        }
-        "energy_total" => OutputKind::EnergyTotal,
-        "energy_kinetic" => OutputKind::EnergyKinetic,
-        "energy_potential" => OutputKind::EnergyPotential,
-        "energy_dissipated" => OutputKind::EnergyDissipated,
         other => {
             return Err(model.error(
                 o.quantity.span(),

@@ -14,7 +14,7 @@ use super::initial_state::consistent_initial_state;
 use super::joints::{ConstraintRow, JointInfo, JointKind, Rows, axis_only, planar_type};
 use super::kinematics::{Anchor, Measure, MeasureKind};
 use super::load_magnitude::load_magnitude;
-use super::outputs::{Output, OutputKind};
+use super::outputs::{Output, OutputKind, parse_shared};
 use super::site::PlanarSite;
 use super::{BodyInfo, System};
 use crate::model::schema::{Definition, Name, Vec2};
@@ -663,27 +663,6 @@ impl OutputKind {
                 .copied()
                 .ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))
         };
-        let need_contact = || -> Result<usize, ModelError> {
-            let name = o
-                .contact
-                .as_ref()
-                .ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `contact`")))?;
-            b.contact_index.get(name.get_ref()).copied().ok_or_else(|| {
-                model.error(
-                    name.span(),
-                    format!(
-                        "unknown contact '{}' (known: {})",
-                        name.get_ref(),
-                        sys.contact_names
-                            .iter()
-                            .chain(&sys.contact_constraint_names)
-                            .cloned()
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                )
-            })
-        };
         let need_rotation = |e: &BodyEntry| -> Result<usize, ModelError> {
             if e.info.rotates {
                 Ok(e.info.x + 2)
@@ -697,6 +676,9 @@ impl OutputKind {
         }
         if let Some(f) = o.frame.as_ref().filter(|_| q != "x" && q != "y") {
             return Err(model.error(f.span(), format!("`frame` applies only to positions (x, y), not '{q}'")));
+        }
+        if let Some(kind) = parse_shared(o, sys, model, &b.joint_index, &b.contact_index)? {
+            return Ok(kind);
         }
         Ok(match q {
             "x" | "y" if o.frame.is_some() => {
@@ -755,37 +737,6 @@ impl OutputKind {
                         .unwrap_or(0),
                 }
             }
-            "drive_force" => {
-                let joint = need_joint()?;
-                let j = &sys.joints[joint];
-                let Some(row) = j.rows.clone().find(|&r| sys.constraints[r].drive.is_some()) else {
-                    return Err(
-                        model.error(o.quantity.span(), "drive_force needs a driven joint (`drive = ...`)".into())
-                    );
-                };
-                OutputKind::DriveForce { row, torque: j.kind == JointKind::Revolute }
-            }
-            "joint_position" | "joint_velocity" => {
-                let joint = need_joint()?;
-                if sys.joints[joint].coordinate.is_none() {
-                    return Err(model.error(o.quantity.span(), format!("{q} is not available for a joint at a floating_frame beam point (its section angle is not a joint coordinate)")));
-                }
-                OutputKind::JointCoordinate { joint, order: usize::from(q == "joint_velocity") }
-            }
-            "contact_force" | "penetration" | "contact_state" | "impact_time" => {
-                let quantity = ["contact_force", "penetration", "contact_state", "impact_time"]
-                    .iter()
-                    .position(|s| *s == q)
-                    .unwrap_or(0);
-                match o
-                    .contact
-                    .as_ref()
-                    .and_then(|n| sys.contact_constraint_names.iter().position(|c| c == n.get_ref()))
-                {
-                    Some(contact) => OutputKind::ContactConstraint { contact, quantity },
-                    None => OutputKind::Contact { contact: need_contact()?, quantity },
-                }
-            }
             "transverse_deflection" => {
                 let (_, point) = need_body()?;
                 let Some(chord) = &o.chord else {
@@ -805,10 +756,6 @@ impl OutputKind {
                 }
                 OutputKind::TransverseDeflection { point, chord: ends }
             }
-            "energy_total" => OutputKind::EnergyTotal,
-            "energy_kinetic" => OutputKind::EnergyKinetic,
-            "energy_potential" => OutputKind::EnergyPotential,
-            "energy_dissipated" => OutputKind::EnergyDissipated,
             other => {
                 return Err(model.error(
                     o.quantity.span(),
