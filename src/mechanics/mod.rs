@@ -16,6 +16,7 @@ pub mod history;
 pub mod hyper_dual;
 pub mod initial_state;
 pub mod joints;
+pub mod kind_list;
 pub mod kinematics;
 mod load_magnitude;
 pub mod loads;

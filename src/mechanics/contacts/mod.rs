@@ -17,6 +17,7 @@ pub mod sphere_sphere;
 use super::contact_gap::ContactGap;
 use super::forces::{Contact, DampingModel};
 use super::joints::ContactConstraint;
+use super::kind_list::listing;
 pub use super::site::{PlanarSite, SpatialSite};
 use crate::model::schema::{ContactDecl, Name, Num};
 use crate::model::{Model, ModelError, Scope};
@@ -53,11 +54,7 @@ fn list(types: &[&ContactType]) -> String {
             [] => String::new(),
         })
         .collect();
-    match names.split_last() {
-        Some((last, [])) => last.clone(),
-        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-        None => String::new(),
-    }
+    listing(&names, "or")
 }
 
 fn find<'a>(

@@ -28,6 +28,7 @@ pub mod universal;
 pub use contact_constraint::{ContactConstraint, ContactConstraintMemory, ContactMode};
 
 use super::contact_gap::ContactGap;
+use super::kind_list::listing;
 use super::kinematics::{Anchor, Measure, MeasureKind};
 use super::spatial_kinematics::{Anchor3, SpatialKind, SpatialMeasure};
 use crate::model::expr::{Expr, InputRates};
@@ -146,21 +147,12 @@ pub struct JointType {
 pub const JOINT_TYPES: &[JointType] =
     &[spherical::TYPE, revolute::TYPE, prismatic::TYPE, fixed::TYPE, cylindrical::TYPE, universal::TYPE];
 
-/// "a, b or c" (`or`) / "a, b and c" (`and`).
-fn list(names: &[&str], last_word: &str) -> String {
-    match names.split_last() {
-        Some((last, [])) => last.to_string(),
-        Some((last, rest)) => format!("{} {last_word} {last}", rest.join(", ")),
-        None => String::new(),
-    }
-}
-
 /// The planar joint type named `name` and its rows; an unknown name is the message listing
 /// the table.
 pub fn planar_type(name: &str) -> Result<(&'static JointType, Planar), String> {
     JOINT_TYPES.iter().find_map(|t| t.planar.filter(|_| t.name == name).map(|p| (t, p))).ok_or_else(|| {
         let known: Vec<_> = JOINT_TYPES.iter().filter(|t| t.planar.is_some()).map(|t| t.name).collect();
-        format!("unknown joint type '{name}', expected {}", list(&known, "or"))
+        format!("unknown joint type '{name}', expected {}", listing(&known, "or"))
     })
 }
 
@@ -172,8 +164,9 @@ pub fn spatial_type(name: &str) -> Result<(&'static JointType, Spatial), String>
             JOINT_TYPES.iter().filter(|t| t.spatial.is_some() && (t.freedoms == 2) == two).map(|t| t.name).collect()
         };
         let (one, two) = (known(false), known(true));
-        let more = if two.is_empty() { String::new() } else { format!(", or the two-coordinate {}", list(&two, "or")) };
-        format!("unknown joint type '{name}', expected {}{more}", list(&one, "or"))
+        let more =
+            if two.is_empty() { String::new() } else { format!(", or the two-coordinate {}", listing(&two, "or")) };
+        format!("unknown joint type '{name}', expected {}{more}", listing(&one, "or"))
     })
 }
 
@@ -181,7 +174,7 @@ pub fn spatial_type(name: &str) -> Result<(&'static JointType, Spatial), String>
 pub fn axis_only(spatial: bool) -> String {
     let with: Vec<_> =
         JOINT_TYPES.iter().filter(|t| if spatial { t.spatial_axis } else { t.planar_axis }).map(|t| t.name).collect();
-    format!("`axis` only applies to {} joints", list(&with, "and"))
+    format!("`axis` only applies to {} joints", listing(&with, "and"))
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -14,6 +14,7 @@ pub mod force;
 pub mod torque;
 
 use super::forces::{Load, SpatialLoad, TimeFunction};
+use super::kind_list::listing;
 pub use super::site::{PlanarSite, SpatialSite};
 use crate::model::schema::LoadDecl;
 use crate::model::{Model, ModelError};
@@ -36,12 +37,7 @@ pub const LOAD_TYPES: &[LoadType] = &[force::TYPE, torque::TYPE];
 /// "unknown load type ..., expected <the types with a builder in this dimension>".
 fn unknown(l: &LoadDecl, model: &Model, has: impl Fn(&LoadType) -> bool) -> ModelError {
     let known: Vec<_> = LOAD_TYPES.iter().filter(|t| has(t)).map(|t| t.name).collect();
-    let list = match known.split_last() {
-        Some((last, [])) => last.to_string(),
-        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-        None => String::new(),
-    };
-    model.error(l.kind.span(), format!("unknown load type '{}', expected {list}", l.kind.get_ref()))
+    model.error(l.kind.span(), format!("unknown load type '{}', expected {}", l.kind.get_ref(), listing(&known, "or")))
 }
 
 /// The planar builder of the load's type; an unknown type is a located error.

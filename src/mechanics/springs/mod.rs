@@ -14,6 +14,7 @@ pub mod rotational;
 
 use super::System;
 use super::forces::{FractionalSpringDamper, SpringDamper};
+use super::kind_list::listing;
 use super::kinematics::Measure;
 pub use super::site::{PlanarSite, Site, SpatialSite};
 use crate::model::schema::SpringDecl;
@@ -39,22 +40,13 @@ fn type_name(s: &SpringDecl) -> &str {
     s.kind.as_ref().map_or("point_to_point", |k| k.get_ref().as_str())
 }
 
-/// "a, b or c"
-fn list(names: &[&str]) -> String {
-    match names.split_last() {
-        Some((last, [])) => last.to_string(),
-        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-        None => String::new(),
-    }
-}
-
 /// The planar measure builder of the spring's type; an unknown type is a located error.
 pub fn planar(s: &SpringDecl, model: &Model) -> Result<Planar, ModelError> {
     let name = type_name(s);
     SPRING_TYPES.iter().find(|t| t.name == name).and_then(|t| t.planar).ok_or_else(|| {
         let known: Vec<_> = SPRING_TYPES.iter().filter(|t| t.planar.is_some()).map(|t| t.name).collect();
         let span = s.kind.as_ref().map_or(s.name.span(), |k| k.span());
-        model.error(span, format!("unknown spring type '{name}', expected {}", list(&known)))
+        model.error(span, format!("unknown spring type '{name}', expected {}", listing(&known, "or")))
     })
 }
 
@@ -64,7 +56,8 @@ pub fn spatial(s: &SpringDecl, model: &Model) -> Result<Spatial, ModelError> {
     SPRING_TYPES.iter().find(|t| t.name == name).and_then(|t| t.spatial).ok_or_else(|| {
         let known: Vec<_> = SPRING_TYPES.iter().filter(|t| t.spatial.is_some()).map(|t| t.name).collect();
         let span = s.kind.as_ref().map_or(s.name.span(), |k| k.span());
-        model.error(span, format!("unknown spring type '{name}' in a spatial model, expected {}", list(&known)))
+        model
+            .error(span, format!("unknown spring type '{name}' in a spatial model, expected {}", listing(&known, "or")))
     })
 }
 
