@@ -212,11 +212,7 @@ pub enum SimulationError {
 /// from a relative angle): m and m/s for a prismatic joint, rad and rad/s otherwise.
 fn joint_coordinate_unit(kind: &crate::mechanics::outputs::OutputKind, system: &System) -> Option<&'static str> {
     let crate::mechanics::outputs::OutputKind::JointCoordinate { joint, order } = kind else { return None };
-    use crate::mechanics::joints::{JointKind, spatial::SpatialJointKind};
-    let prismatic = matches!(
-        system.joints.get(*joint)?.kind,
-        JointKind::Prismatic | JointKind::Spatial(SpatialJointKind::Prismatic)
-    );
+    let prismatic = system.joints.get(*joint)?.kind == crate::mechanics::joints::JointKind::Prismatic;
     Some(if prismatic { ["m", "m/s"] } else { ["rad", "rad/s"] }[(*order).min(1)])
 }
 

@@ -6,21 +6,18 @@
 mod beam;
 
 use super::assembly::Assembly;
+use super::contact_gap::ContactGap;
 use super::contacts::ContactElement;
 use super::discrete_plate::{PlateSpec, discrete_plate};
 use super::elements::RigidBody3d;
 use super::euler_parameters::{Mat3, e_matrix, from_axis_angle, mat_t_vec, rotation};
-use super::forces::{Member, MultiPointForce, SpatialLoad};
+use super::forces::{Member, MultiPointForce};
 use super::initial_state::consistent_initial_state;
-use super::joints::spatial::{
-    SpatialJointKind, normalisation_row, spatial_drive_row, spatial_joint_coordinate, spatial_joint_rows,
-};
-use super::joints::{JointInfo, JointKind};
-use super::kinematics::Measure;
+use super::joints::spatial::normalisation_row;
+use super::joints::{ConstraintRow, JointInfo, JointKind, Rows, axis_only, spatial_type};
 use super::load_magnitude::load_magnitude;
-use super::outputs::{Output, OutputKind};
+use super::outputs::{Output, OutputKind, parse_shared};
 use super::spatial_kinematics::Anchor3;
-use super::springs::SpatialSite;
 use super::{BodyInfo, System};
 use crate::limits::coordinates_fit;
 use crate::model::schema::{JointDecl, Name, OutputDecl, PlateDecl, RigidBodyDecl, Tensor, Vec2};
@@ -46,15 +43,18 @@ struct Builder<'a> {
     body_index: HashMap<String, usize>,
 }
 
-/// What the spring types (src/mechanics/springs/) see of the spatial assembly.
-struct SpringSite<'a, 'b> {
+/// The spatial assembly as the spring types and contact geometries see it
+/// (src/mechanics/site.rs).
+struct Site<'a, 'b> {
     b: &'a Builder<'b>,
     q0: &'a [f64],
     joints: &'a [JointInfo],
     joint_index: &'a HashMap<String, usize>,
 }
 
-impl SpatialSite for SpringSite<'_, '_> {
+impl super::site::Site for Site<'_, '_> {
+    type Anchor = Anchor3;
+
     fn model(&self) -> &Model {
         self.b.model
     }
@@ -73,30 +73,6 @@ impl SpatialSite for SpringSite<'_, '_> {
 
     fn joint(&self, name: &str) -> Option<&JointInfo> {
         self.joint_index.get(name).map(|&i| &self.joints[i])
-    }
-}
-
-/// What the contact geometries (src/mechanics/contacts/) see of the spatial assembly.
-struct ContactSite<'a, 'b> {
-    b: &'a Builder<'b>,
-    q0: &'a [f64],
-}
-
-impl super::contacts::SpatialSite for ContactSite<'_, '_> {
-    fn model(&self) -> &Model {
-        self.b.model
-    }
-
-    fn scope(&self) -> &Scope<'_> {
-        &self.b.scope
-    }
-
-    fn q0(&self) -> &[f64] {
-        self.q0
-    }
-
-    fn anchor(&self, body: &Name, point: Option<&Vec2>) -> Result<Anchor3, ModelError> {
-        self.b.anchor(body, point)
     }
 }
 
@@ -344,9 +320,9 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
     let input_scope = model.scope(params).with_inputs(&input_names);
     for l in &def.loads {
         let magnitude = load_magnitude(l, &input_scope, model)?;
-        let body =
-            b.body(&l.body)?.ok_or_else(|| model.error(l.body.span(), "loads on ground have no effect".into()))?;
-        let x = body.x;
+        if b.body(&l.body)?.is_none() {
+            return Err(model.error(l.body.span(), "loads on ground have no effect".into()));
+        }
         let Some(dir) = &l.direction else {
             return Err(
                 model.error(l.kind.span(), format!("a spatial {} needs `direction = [x, y, z]`", l.kind.get_ref()))
@@ -354,44 +330,17 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
         };
         let u =
             unit3(b.scope.vec3(dir)?).ok_or_else(|| model.error(dir.span(), "direction must not be zero".into()))?;
-        match l.kind.get_ref().as_str() {
-            "force" => {
-                let anchor = b.anchor(&l.body, l.point.as_ref())?;
-                sys.push(SpatialLoad::force(anchor, u, magnitude));
-            }
-            "torque" => {
-                if let Some(p) = &l.point {
-                    return Err(model.error(p.span(), "a torque has no point of application; remove `point`".into()));
-                }
-                sys.push(SpatialLoad::torque(x, u, magnitude));
-            }
-            other => {
-                return Err(
-                    model.error(l.kind.span(), format!("unknown load type '{other}', expected force or torque"))
-                );
-            }
-        }
+        let no_joints = HashMap::new();
+        let site = Site { b: &b, q0: &q0, joints: &sys.joints, joint_index: &no_joints };
+        let load = super::loads::spatial(l, model)?(l, &site, u, magnitude)?;
+        sys.push(load);
     }
 
     let mut joint_spans = Vec::new();
     for j in &def.joints {
         b.check_name(&j.name, "joint")?;
-        let kind = match j.kind.get_ref().as_str() {
-            "spherical" => SpatialJointKind::Spherical,
-            "revolute" => SpatialJointKind::Revolute,
-            "prismatic" => SpatialJointKind::Prismatic,
-            "fixed" => SpatialJointKind::Fixed,
-            "cylindrical" => SpatialJointKind::Cylindrical,
-            "universal" => SpatialJointKind::Universal,
-            other => {
-                return Err(model.error(
-                    j.kind.span(),
-                    format!(
-                        "unknown joint type '{other}', expected spherical, revolute, prismatic or fixed, or the two-coordinate cylindrical or universal"
-                    ),
-                ));
-            }
-        };
+        let (joint_type, build) = spatial_type(j.kind.get_ref()).map_err(|m| model.error(j.kind.span(), m))?;
+        let kind = joint_type.kind;
         if let Some(rs) = &j.rigid_section {
             return Err(model.error(rs.span(), "rigid_section applies to planar ANCF beams only".into()));
         }
@@ -411,8 +360,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
         let pt =
             Vec2::new(j.point.as_ref().map_or(j.name.span(), |p| p.span()), point.iter().map(|&x| x.into()).collect());
         let (a1, a2) = (b.anchor(body1, Some(&pt))?, b.anchor(&j.body2, Some(&pt))?);
-        let needs_axis = !matches!(kind, SpatialJointKind::Spherical | SpatialJointKind::Fixed);
-        let axis = match (&j.axis, needs_axis) {
+        let axis = match (&j.axis, joint_type.spatial_axis) {
             (Some(ax), true) => {
                 unit3(b.scope.vec3(ax)?).ok_or_else(|| model.error(ax.span(), "axis must not be zero".into()))?
             }
@@ -421,17 +369,11 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
                     model.error(j.name.span(), format!("a {} joint needs `axis = [x, y, z]`", j.kind.get_ref()))
                 );
             }
-            (Some(ax), false) => {
-                return Err(model.error(
-                    ax.span(),
-                    "`axis` only applies to revolute, prismatic, cylindrical and universal joints".into(),
-                ));
-            }
+            (Some(ax), false) => return Err(model.error(ax.span(), axis_only(true))),
             (None, false) => [0.0, 0.0, 1.0],
         };
         let axis2 = universal_pin(model, &b, j, kind, axis)?;
-        let mut rows = spatial_joint_rows(kind, a1, a2, [axis, axis2], &q0);
-        let coordinate = spatial_joint_coordinate(kind, a1, a2, axis, &q0).map(Measure::spatial);
+        let Rows { mut rows, coordinate } = build(a1, a2, [axis, axis2], &q0);
         if let Some(d) = &j.drive {
             // The rheonomic row coordinate(q) - f(t) = 0; its multiplier gives `drive_force`.
             let f = input_scope.time_function(d)?;
@@ -441,19 +383,19 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
                     format!("the drive or its time derivatives are not finite at t = {t0}, the start time ({bad})"),
                 ));
             }
-            let row = spatial_drive_row(kind, a1, a2, axis, &q0, f).ok_or_else(|| {
+            let m = coordinate.clone().ok_or_else(|| {
                 model.error(
                     d.span(),
                     format!("`drive` applies to revolute and prismatic joints, not {}", j.kind.get_ref()),
                 )
             })?;
-            rows.push(row);
+            rows.push(ConstraintRow::driven(ContactGap::Measure(m), f));
         }
         let start = sys.constraints.len();
         sys.constraints.extend(rows);
         sys.joints.push(JointInfo {
             name: j.name.get_ref().clone(),
-            kind: JointKind::Spatial(kind),
+            kind,
             rows: start..sys.constraints.len(),
             body2_x: b2x,
             body2_rotates: false,
@@ -466,19 +408,24 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
     for s in &def.springs {
         b.check_name(&s.name, "spring")?;
         let build = super::springs::spatial(s, model)?;
-        let m = build(s, &SpringSite { b: &b, q0: &q0, joints: &sys.joints, joint_index: &joint_index })?;
+        let m = build(s, &Site { b: &b, q0: &q0, joints: &sys.joints, joint_index: &joint_index })?;
         super::springs::push_element(s, m, &b.scope, model, &q0, &mut sys)?;
     }
 
     // Contacts: a geometry of the table `CONTACT_TYPES`, as a force or a constraint.
+    let mut contact_index = HashMap::new();
     for c in &def.contacts {
         b.check_name(&c.name, "contact")?;
         if super::contacts::body1(c).get_ref() == c.body2.get_ref() {
             return Err(model.error(c.body2.span(), "a contact needs two different bodies".into()));
         }
-        let geometry = super::contacts::spatial(c, model)?(c, &ContactSite { b: &b, q0: &q0 })?;
+        let geometry = super::contacts::spatial(c, model)?(
+            c,
+            &Site { b: &b, q0: &q0, joints: &sys.joints, joint_index: &joint_index },
+        )?;
         match super::contacts::element(c, geometry, &b.scope, model, &q0)? {
             ContactElement::Force(f) => {
+                contact_index.entry(c.name.get_ref().clone()).or_insert(sys.contact_names.len());
                 sys.push(f);
                 sys.contact_names.push(c.name.get_ref().clone());
             }
@@ -492,7 +439,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
     let mut outputs = Vec::new();
     for o in &def.outputs {
         b.check_name(&o.name, "output")?;
-        let kind = output_kind(o, &b, &sys)?;
+        let kind = output_kind(o, &b, &sys, &joint_index, &contact_index)?;
         outputs.push(Output {
             name: o.name.get_ref().clone(),
             unit: kind.unit().to_string(),
@@ -513,11 +460,11 @@ fn universal_pin(
     model: &Model,
     b: &Builder,
     j: &JointDecl,
-    kind: SpatialJointKind,
+    kind: JointKind,
     axis: [f64; 3],
 ) -> Result<[f64; 3], ModelError> {
     match (&j.axis2, kind) {
-        (Some(ax), SpatialJointKind::Universal) => {
+        (Some(ax), JointKind::Universal) => {
             let u = unit3(b.scope.vec3(ax)?).ok_or_else(|| model.error(ax.span(), "axis2 must not be zero".into()))?;
             let cos = (0..3).map(|k| u[k] * axis[k]).sum::<f64>();
             if cos.abs() > 1e-9 {
@@ -530,7 +477,7 @@ fn universal_pin(
             }
             Ok(u)
         }
-        (None, SpatialJointKind::Universal) => Err(model.error(
+        (None, JointKind::Universal) => Err(model.error(
             j.name.span(),
             "a universal joint needs `axis2 = [x, y, z]`, body2's pin (perpendicular to `axis`, body1's pin)".into(),
         )),
@@ -602,7 +549,13 @@ fn plate_spec(b: &Builder, pd: &PlateDecl) -> Result<PlateSpec, ModelError> {
     Ok(spec)
 }
 
-fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, ModelError> {
+fn output_kind(
+    o: &OutputDecl,
+    b: &Builder,
+    sys: &System,
+    joint_index: &HashMap<String, usize>,
+    contact_index: &HashMap<String, usize>,
+) -> Result<OutputKind, ModelError> {
     let model = b.model;
     let q = o.quantity.get_ref().as_str();
     let need_body = || -> Result<(&Body3, &Name), ModelError> {
@@ -618,9 +571,9 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
             .joint
             .as_ref()
             .ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `joint`")))?;
-        sys.joints
-            .iter()
-            .position(|j| j.name == *name.get_ref())
+        joint_index
+            .get(name.get_ref())
+            .copied()
             .ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))
     };
     let component = |c: char| "xyz".find(c).unwrap_or(0);
@@ -629,6 +582,9 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
     }
     if let Some(f) = o.frame.as_ref().filter(|_| !matches!(q, "x" | "y" | "z")) {
         return Err(model.error(f.span(), format!("`frame` applies only to positions (x, y, z), not '{q}'")));
+    }
+    if let Some(kind) = parse_shared(o, sys, model, joint_index, contact_index)? {
+        return Ok(kind);
     }
     Ok(match q {
         "x" | "y" | "z" if o.frame.is_some() => {
@@ -676,22 +632,6 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
             let joint = need_joint()?;
             OutputKind::SpatialReaction { joint, component: component(q.chars().last().unwrap_or('x')) }
         }
-        "joint_position" | "joint_velocity" => {
-            let joint = need_joint()?;
-            if sys.joints[joint].coordinate.is_none() {
-                return Err(
-                    model.error(o.quantity.span(), format!("{q} needs a revolute or prismatic joint (one coordinate)"))
-                );
-            }
-            OutputKind::JointCoordinate { joint, order: usize::from(q == "joint_velocity") }
-        }
-        "drive_force" => {
-            let j = &sys.joints[need_joint()?];
-            let Some(row) = j.rows.clone().find(|&r| sys.constraints[r].drive.is_some()) else {
-                return Err(model.error(o.quantity.span(), "drive_force needs a driven joint (`drive = ...`)".into()));
-            };
-            OutputKind::DriveForce { row, torque: j.kind == JointKind::Spatial(SpatialJointKind::Revolute) }
-        }
         "support_force_x" | "support_force_y" | "support_force_z" => {
             let name = o
                 .plate
@@ -704,33 +644,6 @@ fn output_kind(o: &OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, 
                 .ok_or_else(|| model.error(name.span(), format!("unknown plate '{}'", name.get_ref())))?;
             OutputKind::SupportForce { element, component: component(q.chars().last().unwrap_or('x')) }
         }
-        "contact_force" | "penetration" | "contact_state" | "impact_time" => {
-            let quantity = ["contact_force", "penetration", "contact_state", "impact_time"]
-                .iter()
-                .position(|s| *s == q)
-                .unwrap_or(0);
-            let name = o
-                .contact
-                .as_ref()
-                .ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `contact`")))?;
-            let find = |names: &[String]| names.iter().position(|c| c == name.get_ref());
-            match (find(&sys.contact_constraint_names), find(&sys.contact_names)) {
-                (Some(contact), _) => OutputKind::ContactConstraint { contact, quantity },
-                (None, Some(contact)) => OutputKind::Contact { contact, quantity },
-                (None, None) => {
-                    let known: Vec<_> =
-                        sys.contact_names.iter().chain(&sys.contact_constraint_names).cloned().collect();
-                    return Err(model.error(
-                        name.span(),
-                        format!("unknown contact '{}' (known: {})", name.get_ref(), known.join(", ")),
-                    ));
-                }
-            }
-        }
-        "energy_total" => OutputKind::EnergyTotal,
-        "energy_kinetic" => OutputKind::EnergyKinetic,
-        "energy_potential" => OutputKind::EnergyPotential,
-        "energy_dissipated" => OutputKind::EnergyDissipated,
         other => {
             return Err(model.error(
                 o.quantity.span(),

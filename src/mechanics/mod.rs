@@ -16,9 +16,12 @@ pub mod history;
 pub mod hyper_dual;
 pub mod initial_state;
 pub mod joints;
+pub mod kind_list;
 pub mod kinematics;
 mod load_magnitude;
+pub mod loads;
 pub mod outputs;
+pub mod site;
 pub mod spatial_kinematics;
 pub mod springs;
 

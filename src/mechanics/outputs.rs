@@ -4,8 +4,12 @@ use super::System;
 use super::derivatives::quadratic_form;
 use super::elements::FloatingFrameBeam2d;
 use super::forces::{Contact, MultiPointForce};
+use super::joints::JointKind;
 use super::kinematics::Anchor;
 use super::spatial_kinematics::Anchor3;
+use crate::model::schema::OutputDecl;
+use crate::model::{Model, ModelError};
+use std::collections::HashMap;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum OutputKind {
@@ -204,6 +208,84 @@ pub struct OutputState<'a> {
     pub lambda: &'a [f64],
     pub t: f64,
     pub dissipated: f64,
+}
+
+/// The output quantities that mean the same in planar and spatial models, parsed once for
+/// both assemblers (energies, joint coordinates, drive forces, contact quantities); `None` for
+/// the others, which each assembler parses itself (`OutputKind::parse` in assemble/mod.rs,
+/// `output_kind` in assemble_spatial.rs). Called where the assemblers' own quantities are
+/// matched, after their checks of `body`, `frame` and `chord`. `joints` and `contacts` map
+/// the names of `sys.joints` and of the contact force elements (`sys.contact_names`, first
+/// of each name) to their indices, so parsing stays linear in the model's size.
+pub fn parse_shared(
+    o: &OutputDecl,
+    sys: &System,
+    model: &Model,
+    joints: &HashMap<String, usize>,
+    contacts: &HashMap<String, usize>,
+) -> Result<Option<OutputKind>, ModelError> {
+    let q = o.quantity.get_ref().as_str();
+    let need_joint = || -> Result<usize, ModelError> {
+        let name = o
+            .joint
+            .as_ref()
+            .ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `joint`")))?;
+        joints
+            .get(name.get_ref())
+            .copied()
+            .ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))
+    };
+    let position = |names: &[&str]| names.iter().position(|s| *s == q).unwrap_or(0);
+    Ok(Some(match q {
+        "joint_position" | "joint_velocity" => {
+            let joint = need_joint()?;
+            let j = &sys.joints[joint];
+            if j.coordinate.is_none() {
+                // A revolute joint without one is at a floating-frame beam point (planar).
+                let msg = if j.kind == JointKind::Revolute {
+                    format!(
+                        "{q} is not available for a joint at a floating_frame beam point (its section angle is not a joint coordinate)"
+                    )
+                } else {
+                    format!("{q} needs a revolute or prismatic joint (one coordinate)")
+                };
+                return Err(model.error(o.quantity.span(), msg));
+            }
+            OutputKind::JointCoordinate { joint, order: usize::from(q == "joint_velocity") }
+        }
+        "drive_force" => {
+            let j = &sys.joints[need_joint()?];
+            let Some(row) = j.rows.clone().find(|&r| sys.constraints[r].drive.is_some()) else {
+                return Err(model.error(o.quantity.span(), "drive_force needs a driven joint (`drive = ...`)".into()));
+            };
+            OutputKind::DriveForce { row, torque: j.kind == JointKind::Revolute }
+        }
+        "contact_force" | "penetration" | "contact_state" | "impact_time" => {
+            let quantity = position(&["contact_force", "penetration", "contact_state", "impact_time"]);
+            let name = o
+                .contact
+                .as_ref()
+                .ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `contact`")))?;
+            let constraint = sys.contact_constraint_names.iter().position(|c| c == name.get_ref());
+            match (constraint, contacts.get(name.get_ref()).copied()) {
+                (Some(contact), _) => OutputKind::ContactConstraint { contact, quantity },
+                (None, Some(contact)) => OutputKind::Contact { contact, quantity },
+                (None, None) => {
+                    let known: Vec<_> =
+                        sys.contact_names.iter().chain(&sys.contact_constraint_names).cloned().collect();
+                    return Err(model.error(
+                        name.span(),
+                        format!("unknown contact '{}' (known: {})", name.get_ref(), known.join(", ")),
+                    ));
+                }
+            }
+        }
+        "energy_total" => OutputKind::EnergyTotal,
+        "energy_kinetic" => OutputKind::EnergyKinetic,
+        "energy_potential" => OutputKind::EnergyPotential,
+        "energy_dissipated" => OutputKind::EnergyDissipated,
+        _ => return Ok(None),
+    }))
 }
 
 impl Output {

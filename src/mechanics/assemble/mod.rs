@@ -11,11 +11,11 @@ use super::contacts::ContactElement;
 use super::elements::{FloatingFrameBeam2d, FloatingFramePoint};
 use super::forces::Load;
 use super::initial_state::consistent_initial_state;
-use super::joints::{ConstraintRow, JointInfo, JointKind, joint_coordinate, joint_rows};
+use super::joints::{ConstraintRow, JointInfo, JointKind, Rows, axis_only, planar_type};
 use super::kinematics::{Anchor, Measure, MeasureKind};
 use super::load_magnitude::load_magnitude;
-use super::outputs::{Output, OutputKind};
-use super::springs::PlanarSite;
+use super::outputs::{Output, OutputKind, parse_shared};
+use super::site::PlanarSite;
 use super::{BodyInfo, System};
 use crate::model::schema::{Definition, Name, Vec2};
 use crate::model::{Model, ModelError, Scope};
@@ -155,14 +155,19 @@ impl Builder<'_> {
     }
 }
 
-/// What the spring types (src/mechanics/springs/) see of the planar assembly.
-struct SpringSite<'a, 'b> {
+/// The planar assembly as the spring types and contact geometries see it
+/// (src/mechanics/site.rs); `tip` is body2 of the contact being built when that is a point of
+/// a floating-frame beam (paper 004 eq. 1), against ground.
+struct Site<'a, 'b> {
     b: &'a Builder<'b>,
     joints: &'a [JointInfo],
     q0: &'a [f64],
+    tip: Option<FloatingFramePoint>,
 }
 
-impl PlanarSite for SpringSite<'_, '_> {
+impl super::site::Site for Site<'_, '_> {
+    type Anchor = Anchor;
+
     fn model(&self) -> &Model {
         self.b.model
     }
@@ -179,12 +184,40 @@ impl PlanarSite for SpringSite<'_, '_> {
         self.b.anchor(body, point)
     }
 
+    fn joint(&self, name: &str) -> Option<&JointInfo> {
+        self.b.joint_index.get(name).map(|&i| &self.joints[i])
+    }
+}
+
+impl PlanarSite for Site<'_, '_> {
     fn has_angle(&self, body: &Name) -> Result<Option<bool>, ModelError> {
         Ok(self.b.body(body)?.map(|e| e.info.rotates || e.info.director))
     }
 
-    fn joint(&self, name: &str) -> Option<&JointInfo> {
-        self.b.joint_index.get(name).map(|&i| &self.joints[i])
+    fn frame_angle(&self, body: &Name) -> Result<Option<f64>, ModelError> {
+        Ok(self.b.body(body)?.filter(|e| e.info.rotates).map(|e| e.angle))
+    }
+
+    fn contact_anchor2(&self, body: &Name, point: Option<&Vec2>) -> Result<Anchor, ModelError> {
+        match self.tip {
+            Some(_) => Ok(Anchor::Ground { p: [0.0, 0.0] }),
+            None => self.b.anchor(body, point),
+        }
+    }
+
+    fn gap(&self, m: Measure) -> ContactGap {
+        match self.tip {
+            None => ContactGap::Measure(m),
+            Some(ref point) => {
+                let target = match m.kind {
+                    MeasureKind::Projection { u, .. } => {
+                        GroundShape::Plane { point: m.a1.position(self.q0), normal: u }
+                    }
+                    _ => GroundShape::Circle { centre: m.a1.position(self.q0) },
+                };
+                ContactGap::floating_tip(point.clone(), target)
+            }
+        }
     }
 }
 
@@ -312,17 +345,8 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
     let mut joint_spans = Vec::new();
     for j in &def.joints {
         check_name(model, &j.name, "joint", &mut names)?;
-        let kind = match j.kind.get_ref().as_str() {
-            "revolute" => JointKind::Revolute,
-            "prismatic" => JointKind::Prismatic,
-            "fixed" => JointKind::Fixed,
-            other => {
-                return Err(model.error(
-                    j.kind.span(),
-                    format!("unknown joint type '{other}', expected revolute, prismatic or fixed"),
-                ));
-            }
-        };
+        let (joint_type, build) = planar_type(j.kind.get_ref()).map_err(|m| model.error(j.kind.span(), m))?;
+        let kind = joint_type.kind;
         let ground = Name::new(0..0, "ground".to_string());
         let body1 = j.body1.as_ref().unwrap_or(&ground);
         if body1.get_ref() == j.body2.get_ref() {
@@ -349,7 +373,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
                 ));
             }
             if let Some(ax) = &j.axis {
-                return Err(model.error(ax.span(), "`axis` only applies to prismatic joints".into()));
+                return Err(model.error(ax.span(), axis_only(false)));
             }
             if let Some(rs) = &j.rigid_section {
                 return Err(model.error(rs.span(), "rigid_section applies to ANCF beam nodes".into()));
@@ -411,20 +435,20 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
             false if kind == JointKind::Prismatic => b.anchor(&j.body2, None)?,
             false => b.anchor(&j.body2, j.point.as_ref())?,
         };
-        let axis = match (&j.axis, kind) {
-            (Some(ax), JointKind::Prismatic) => {
+        let axis = match (&j.axis, joint_type.planar_axis) {
+            (Some(ax), true) => {
                 let ax_global =
                     unit(b.scope.vec2(ax)?).ok_or_else(|| model.error(ax.span(), "axis must not be zero".into()))?;
                 // into body 1's frame
                 b1.map_or(ax_global, |bb| rot_t(bb.angle, ax_global))
             }
-            (None, JointKind::Prismatic) => {
-                return Err(model.error(j.name.span(), "a prismatic joint needs `axis = [x, y]`".into()));
+            (None, true) => {
+                return Err(model.error(j.name.span(), format!("a {} joint needs `axis = [x, y]`", j.kind.get_ref())));
             }
-            (Some(ax), _) => return Err(model.error(ax.span(), "`axis` only applies to prismatic joints".into())),
+            (Some(ax), _) => return Err(model.error(ax.span(), axis_only(false))),
             (None, _) => [1.0, 0.0],
         };
-        let mut rows = joint_rows(kind, a1, a2, axis, &q0);
+        let Rows { mut rows, coordinate } = build(a1, a2, axis, &q0);
         if let Some(rs) = j.rigid_section.as_ref().filter(|r| *r.get_ref()) {
             // Paper 003 eq. 23: d . r_x = 0 at the node (initially 0: d is normal to the axis).
             let section = match (kind, b2.section) {
@@ -472,7 +496,9 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
                     format!("the drive or its time derivatives are not finite at t = {t0}, the start time ({bad})"),
                 ));
             }
-            rows.push(ConstraintRow::driven(ContactGap::Measure(joint_coordinate(kind, a1, a2, axis)), f));
+            if let Some(m) = &coordinate {
+                rows.push(ConstraintRow::driven(ContactGap::Measure(m.clone()), f));
+            }
         }
         let start = sys.constraints.len();
         sys.constraints.extend(rows);
@@ -482,7 +508,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
             rows: start..sys.constraints.len(),
             body2_x: b2.info.x,
             body2_rotates: b2.info.rotates,
-            coordinate: Some(joint_coordinate(kind, a1, a2, axis)),
+            coordinate,
         });
         joint_spans.push(j.name.span());
     }
@@ -491,7 +517,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
     // Spring-dampers.
     for s in &def.springs {
         check_name(model, &s.name, "spring", &mut names)?;
-        let measure = super::springs::planar(s, model)?(s, &SpringSite { b: &b, joints: &sys.joints, q0: &q0 })?;
+        let measure = super::springs::planar(s, model)?(s, &Site { b: &b, joints: &sys.joints, q0: &q0, tip: None })?;
         super::springs::push_element(s, measure, &b.scope, model, &q0, &mut sys)?;
     }
 
@@ -514,43 +540,18 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
             sys.push(Load::floating_force(point, u, magnitude));
             continue;
         }
-        let body =
-            b.body(&l.body)?.ok_or_else(|| model.error(l.body.span(), "loads on ground have no effect".into()))?;
-        match l.kind.get_ref().as_str() {
-            "force" => {
-                let Some(dir) = &l.direction else {
-                    return Err(model.error(l.kind.span(), "a force needs `direction = [x, y]`".into()));
-                };
-                let u = unit(b.scope.vec2(dir)?)
-                    .ok_or_else(|| model.error(dir.span(), "direction must not be zero".into()))?;
-                let anchor = b.anchor(&l.body, l.point.as_ref())?;
-                sys.push(Load::force(anchor, u, magnitude));
-            }
-            "torque" => {
-                if !body.info.rotates && !body.info.director {
-                    return Err(model.error(l.body.span(), "a torque needs a rigid body or a beam node (corotational or ANCF); a point mass cannot take one".into()));
-                }
-                if let Some(p) = &l.point {
-                    return Err(model.error(p.span(), "a torque has no point of application; remove `point`".into()));
-                }
-                if let Some(d) = &l.direction {
-                    return Err(model.error(d.span(), "a torque has no direction; remove `direction`".into()));
-                }
-                // Rigid anchor: theta; ANCF node: the slope angle (003 eqs. 4, 24).
-                sys.push(Load::torque(b.anchor(&l.body, None)?, magnitude));
-            }
-            other => {
-                return Err(
-                    model.error(l.kind.span(), format!("unknown load type '{other}', expected force or torque"))
-                );
-            }
+        if b.body(&l.body)?.is_none() {
+            return Err(model.error(l.body.span(), "loads on ground have no effect".into()));
         }
+        let load =
+            super::loads::planar(l, model)?(l, &Site { b: &b, joints: &sys.joints, q0: &q0, tip: None }, magnitude)?;
+        sys.push(load);
     }
 
     // Contacts.
     for c in &def.contacts {
         check_name(model, &c.name, "contact", &mut names)?;
-        match contact(c, &b, &q0, sys.elements::<FloatingFrameBeam2d>())? {
+        match contact(c, &b, &sys, &q0)? {
             ContactElement::Force(f) => {
                 b.contact_index.entry(c.name.get_ref().clone()).or_insert(sys.contact_names.len());
                 sys.push(f);
@@ -581,105 +582,41 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
     Ok(Assembly { system: sys, initial, outputs, input_names })
 }
 
-/// What a contact geometry (src/mechanics/contacts/) sees of the planar assembly: one
-/// `[[contacts]]` entry, with body2 possibly a point of a floating-frame beam.
-struct ContactSite<'a, 'b> {
-    b: &'a Builder<'b>,
-    c: &'a crate::model::schema::ContactDecl,
-    q0: &'a [f64],
-    /// body2 as a point of a floating-frame beam (paper 004 eq. 1), against ground.
-    tip: Option<FloatingFramePoint>,
-}
-
-impl ContactSite<'_, '_> {
-    /// The checks every planar contact shares, and body2 as a floating-frame beam point.
-    fn new<'a, 'b>(
-        c: &'a crate::model::schema::ContactDecl,
-        b: &'a Builder<'b>,
-        q0: &'a [f64],
-        floating: &[FloatingFrameBeam2d],
-    ) -> Result<ContactSite<'a, 'b>, ModelError> {
-        let model = b.model;
-        let body1 = super::contacts::body1(c);
-        if body1.get_ref() == c.body2.get_ref() {
-            return Err(model.error(c.body2.span(), "a contact needs two different bodies".into()));
-        }
-        // Either body may be ground (a fixed plane or a fixed circle), not both (checked above);
-        // a floating-frame beam tip only as body2 against ground.
-        if b.floating_tips.contains_key(body1.get_ref()) || b.floating_names.contains_key(body1.get_ref()) {
-            return Err(model.error(
-                body1.span(),
-                "a point of a floating_frame beam must be body2 of a contact (body1 = \"ground\")".into(),
-            ));
-        }
-        let tip = b.floating_point(&c.body2, c.point2.as_ref(), "point2", floating, q0)?;
-        let b1 = b.body(&body1)?;
-        if tip.is_some() && b1.is_some() {
-            // The tip of a floating-frame beam (paper 004 eq. 1 at x = L) against ground.
-            return Err(model.error(
-                body1.span(),
-                "a contact at a floating_frame beam tip needs body1 = \"ground\" (a fixed plane or circle)".into(),
-            ));
-        }
-        Ok(ContactSite { b, c, q0, tip })
-    }
-}
-
-impl super::contacts::PlanarSite for ContactSite<'_, '_> {
-    fn model(&self) -> &Model {
-        self.b.model
-    }
-
-    fn scope(&self) -> &Scope<'_> {
-        &self.b.scope
-    }
-
-    fn q0(&self) -> &[f64] {
-        self.q0
-    }
-
-    fn anchor(&self, body: &Name, point: Option<&Vec2>) -> Result<Anchor, ModelError> {
-        self.b.anchor(body, point)
-    }
-
-    fn frame_angle(&self, body: &Name) -> Result<Option<f64>, ModelError> {
-        Ok(self.b.body(body)?.filter(|e| e.info.rotates).map(|e| e.angle))
-    }
-
-    fn anchor2(&self) -> Result<Anchor, ModelError> {
-        match self.tip {
-            Some(_) => Ok(Anchor::Ground { p: [0.0, 0.0] }),
-            None => self.b.anchor(&self.c.body2, self.c.point2.as_ref()),
-        }
-    }
-
-    fn gap(&self, m: Measure) -> ContactGap {
-        match self.tip {
-            None => ContactGap::Measure(m),
-            Some(ref point) => {
-                let target = match m.kind {
-                    MeasureKind::Projection { u, .. } => {
-                        GroundShape::Plane { point: m.a1.position(self.q0), normal: u }
-                    }
-                    _ => GroundShape::Circle { centre: m.a1.position(self.q0) },
-                };
-                ContactGap::floating_tip(point.clone(), target)
-            }
-        }
-    }
-}
-
 /// A `[[contacts]]` entry as a contact force element or a contact constraint: its geometry
 /// from the table `CONTACT_TYPES` (src/mechanics/contacts/), its method from the shared keys.
+/// The checks every planar contact shares, and body2 as a floating-frame beam point.
 fn contact(
     c: &crate::model::schema::ContactDecl,
     b: &Builder,
+    sys: &System,
     q0: &[f64],
-    floating: &[FloatingFrameBeam2d],
 ) -> Result<ContactElement, ModelError> {
-    let site = ContactSite::new(c, b, q0, floating)?;
-    let geometry = super::contacts::planar(c, b.model)?(c, &site)?;
-    super::contacts::element(c, geometry, &b.scope, b.model, q0)
+    let model = b.model;
+    let body1 = super::contacts::body1(c);
+    if body1.get_ref() == c.body2.get_ref() {
+        return Err(model.error(c.body2.span(), "a contact needs two different bodies".into()));
+    }
+    // Either body may be ground (a fixed plane or a fixed circle), not both (checked above);
+    // a floating-frame beam tip only as body2 against ground.
+    if b.floating_tips.contains_key(body1.get_ref()) || b.floating_names.contains_key(body1.get_ref()) {
+        return Err(model.error(
+            body1.span(),
+            "a point of a floating_frame beam must be body2 of a contact (body1 = \"ground\")".into(),
+        ));
+    }
+    let floating = sys.elements::<FloatingFrameBeam2d>();
+    let tip = b.floating_point(&c.body2, c.point2.as_ref(), "point2", floating, q0)?;
+    let b1 = b.body(&body1)?;
+    if tip.is_some() && b1.is_some() {
+        // The tip of a floating-frame beam (paper 004 eq. 1 at x = L) against ground.
+        return Err(model.error(
+            body1.span(),
+            "a contact at a floating_frame beam tip needs body1 = \"ground\" (a fixed plane or circle)".into(),
+        ));
+    }
+    let site = Site { b, joints: &sys.joints, q0, tip };
+    let geometry = super::contacts::planar(c, model)?(c, &site)?;
+    super::contacts::element(c, geometry, &b.scope, model, q0)
 }
 
 impl OutputKind {
@@ -726,27 +663,6 @@ impl OutputKind {
                 .copied()
                 .ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))
         };
-        let need_contact = || -> Result<usize, ModelError> {
-            let name = o
-                .contact
-                .as_ref()
-                .ok_or_else(|| model.error(o.quantity.span(), format!("output quantity '{q}' needs `contact`")))?;
-            b.contact_index.get(name.get_ref()).copied().ok_or_else(|| {
-                model.error(
-                    name.span(),
-                    format!(
-                        "unknown contact '{}' (known: {})",
-                        name.get_ref(),
-                        sys.contact_names
-                            .iter()
-                            .chain(&sys.contact_constraint_names)
-                            .cloned()
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                )
-            })
-        };
         let need_rotation = |e: &BodyEntry| -> Result<usize, ModelError> {
             if e.info.rotates {
                 Ok(e.info.x + 2)
@@ -760,6 +676,9 @@ impl OutputKind {
         }
         if let Some(f) = o.frame.as_ref().filter(|_| q != "x" && q != "y") {
             return Err(model.error(f.span(), format!("`frame` applies only to positions (x, y), not '{q}'")));
+        }
+        if let Some(kind) = parse_shared(o, sys, model, &b.joint_index, &b.contact_index)? {
+            return Ok(kind);
         }
         Ok(match q {
             "x" | "y" if o.frame.is_some() => {
@@ -818,37 +737,6 @@ impl OutputKind {
                         .unwrap_or(0),
                 }
             }
-            "drive_force" => {
-                let joint = need_joint()?;
-                let j = &sys.joints[joint];
-                let Some(row) = j.rows.clone().find(|&r| sys.constraints[r].drive.is_some()) else {
-                    return Err(
-                        model.error(o.quantity.span(), "drive_force needs a driven joint (`drive = ...`)".into())
-                    );
-                };
-                OutputKind::DriveForce { row, torque: j.kind == JointKind::Revolute }
-            }
-            "joint_position" | "joint_velocity" => {
-                let joint = need_joint()?;
-                if sys.joints[joint].coordinate.is_none() {
-                    return Err(model.error(o.quantity.span(), format!("{q} is not available for a joint at a floating_frame beam point (its section angle is not a joint coordinate)")));
-                }
-                OutputKind::JointCoordinate { joint, order: usize::from(q == "joint_velocity") }
-            }
-            "contact_force" | "penetration" | "contact_state" | "impact_time" => {
-                let quantity = ["contact_force", "penetration", "contact_state", "impact_time"]
-                    .iter()
-                    .position(|s| *s == q)
-                    .unwrap_or(0);
-                match o
-                    .contact
-                    .as_ref()
-                    .and_then(|n| sys.contact_constraint_names.iter().position(|c| c == n.get_ref()))
-                {
-                    Some(contact) => OutputKind::ContactConstraint { contact, quantity },
-                    None => OutputKind::Contact { contact: need_contact()?, quantity },
-                }
-            }
             "transverse_deflection" => {
                 let (_, point) = need_body()?;
                 let Some(chord) = &o.chord else {
@@ -868,10 +756,6 @@ impl OutputKind {
                 }
                 OutputKind::TransverseDeflection { point, chord: ends }
             }
-            "energy_total" => OutputKind::EnergyTotal,
-            "energy_kinetic" => OutputKind::EnergyKinetic,
-            "energy_potential" => OutputKind::EnergyPotential,
-            "energy_dissipated" => OutputKind::EnergyDissipated,
             other => {
                 return Err(model.error(
                     o.quantity.span(),

@@ -7,8 +7,9 @@
 //! constraint (sec. 2.3.1, src/mechanics/joints/contact_constraint.rs) on the gap, in either
 //! dimension. Adding a geometry is its file plus one line in the table.
 //!
-//! The assemblers hand the geometries what they need through `PlanarSite` / `SpatialSite`,
-//! so this module depends on neither assembler.
+//! The assemblers hand the geometries what they need through the one `Site` trait
+//! (src/mechanics/site.rs: `PlanarSite` / `SpatialSite` by the anchor type), so this module
+//! depends on neither assembler.
 
 pub mod plane;
 pub mod sphere_sphere;
@@ -16,38 +17,10 @@ pub mod sphere_sphere;
 use super::contact_gap::ContactGap;
 use super::forces::{Contact, DampingModel};
 use super::joints::ContactConstraint;
-use super::kinematics::{Anchor, Measure};
-use super::spatial_kinematics::Anchor3;
-use crate::model::schema::{ContactDecl, Name, Num, Vec2};
+use super::kind_list::listing;
+pub use super::site::{PlanarSite, SpatialSite};
+use crate::model::schema::{ContactDecl, Name, Num};
 use crate::model::{Model, ModelError, Scope};
-
-/// What a contact geometry can ask the planar assembler (one contact entry).
-pub trait PlanarSite {
-    fn model(&self) -> &Model;
-    fn scope(&self) -> &Scope<'_>;
-    /// The initial configuration.
-    fn q0(&self) -> &[f64];
-    /// The anchor of `body` at the global point `point` (its reference point if `None`).
-    fn anchor(&self, body: &Name, point: Option<&Vec2>) -> Result<Anchor, ModelError>;
-    /// The initial angle of `body`'s frame if it rotates (a rigid body), else `None`.
-    fn frame_angle(&self, body: &Name) -> Result<Option<f64>, ModelError>;
-    /// The contact's second anchor (body2 at point2); a placeholder on ground when body2 is a
-    /// point of a floating-frame beam (see `gap`).
-    fn anchor2(&self) -> Result<Anchor, ModelError>;
-    /// The gap of the measure `m`: `m` itself, or, when body2 is a point of a floating-frame
-    /// beam, that point against the ground plane or circle described by `m`'s first anchor.
-    fn gap(&self, m: Measure) -> ContactGap;
-}
-
-/// What a contact geometry can ask the spatial assembler.
-pub trait SpatialSite {
-    fn model(&self) -> &Model;
-    fn scope(&self) -> &Scope<'_>;
-    fn q0(&self) -> &[f64];
-    /// The anchor of `body` at the global point `point` (its centre of mass if `None`); a
-    /// point on ground needs `point`.
-    fn anchor(&self, body: &Name, point: Option<&Vec2>) -> Result<Anchor3, ModelError>;
-}
 
 /// The gap s(q) and the reach of a contact: delta = reach - s.
 #[derive(Debug, Clone, PartialEq)]
@@ -81,11 +54,7 @@ fn list(types: &[&ContactType]) -> String {
             [] => String::new(),
         })
         .collect();
-    match names.split_last() {
-        Some((last, [])) => last.clone(),
-        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-        None => String::new(),
-    }
+    listing(&names, "or")
 }
 
 fn find<'a>(

@@ -60,7 +60,7 @@ fn reach(c: &ContactDecl, scope: &crate::model::Scope, model: &crate::model::Mod
 
 fn planar(c: &ContactDecl, site: &dyn PlanarSite) -> Result<Geometry, ModelError> {
     let model = site.model();
-    let a2 = site.anchor2()?;
+    let a2 = site.contact_anchor2(&c.body2, c.point2.as_ref())?;
     let (point1, normal) = keys(c, model, "[x, y]")?;
     let v = site.scope().vec2(normal)?;
     let norm = (v[0] * v[0] + v[1] * v[1]).sqrt();

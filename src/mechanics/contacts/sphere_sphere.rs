@@ -53,7 +53,7 @@ fn reach(c: &ContactDecl, scope: &crate::model::Scope, model: &crate::model::Mod
 
 fn planar(c: &ContactDecl, site: &dyn PlanarSite) -> Result<Geometry, ModelError> {
     let model = site.model();
-    let a2 = site.anchor2()?;
+    let a2 = site.contact_anchor2(&c.body2, c.point2.as_ref())?;
     refuse_normal(c, model)?;
     let a1 = site.anchor(&body1(c), c.point1.as_ref())?;
     let gap = checked(c, site.gap(Measure::new(a1, a2, MeasureKind::Distance)), site.q0(), model)?;

@@ -1,20 +1,36 @@
-//! Joints as index-3 constraints: each joint is a set of rows Phi = measure - target.
+//! Joints as index-3 constraints: each joint is a set of rows Phi = measure - target. Each
+//! joint type lives in its own file and builds its rows, and its joint coordinate, from the two
+//! anchors in planar and/or spatial models; `JOINT_TYPES` is the one table of types, where the
+//! assemblers look the `[[joints]]` `type` key up (and the unknown-type messages list it).
+//! Adding a type is its file plus one line in the table. The row pieces the types share are in
+//! `planar.rs` and `spatial.rs`.
 //!
+//! Planar joints:
 //! - revolute: the two anchor points coincide (projections on the global x and y axes);
 //! - prismatic: the anchor of body 2 stays on the line through body 1's anchor along the
 //!   axis (projection on the normal, rotating with body 1), and, if body 2 rotates, the
 //!   relative angle is fixed;
 //! - fixed: revolute plus fixed relative angle (for an ANCF beam node: the angle of its slope
 //!   d = dr/dy, paper 003 eq. 4, so the section is clamped; its shear stays free).
+//!
+//! Spatial joints: see `spatial.rs`.
 
 pub mod contact_constraint;
+pub mod cylindrical;
+pub mod fixed;
+pub mod planar;
+pub mod prismatic;
+pub mod revolute;
 pub mod spatial;
+pub mod spherical;
+pub mod universal;
 
 pub use contact_constraint::{ContactConstraint, ContactConstraintMemory, ContactMode};
 
 use super::contact_gap::ContactGap;
+use super::kind_list::listing;
 use super::kinematics::{Anchor, Measure, MeasureKind};
-use super::spatial_kinematics::{SpatialKind, SpatialMeasure};
+use super::spatial_kinematics::{Anchor3, SpatialKind, SpatialMeasure};
 use crate::model::expr::{Expr, InputRates};
 use std::ops::Range;
 
@@ -86,13 +102,79 @@ impl ConstraintRow {
     }
 }
 
+/// The type of a joint, in either dimension (one per entry of `JOINT_TYPES`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JointKind {
+    Spherical,
     Revolute,
     Prismatic,
     Fixed,
-    /// Spatial joints (see `spatial`).
-    Spatial(spatial::SpatialJointKind),
+    Cylindrical,
+    Universal,
+}
+
+/// A joint's rows and its joint coordinate (slider displacement or relative angle; `None`
+/// where the joint has none or more than one).
+pub struct Rows {
+    pub rows: Vec<ConstraintRow>,
+    pub coordinate: Option<Measure>,
+}
+
+/// The planar rows of a type from anchors placed at the same global point in the initial
+/// configuration `q0`; `axis` is the unit sliding direction in body 1's frame (joints with
+/// `axis` only).
+pub type Planar = fn(a1: Anchor, a2: Anchor, axis: [f64; 2], q0: &[f64]) -> Rows;
+
+/// The spatial rows of a type from anchors at the same global point in `q0`; `axes` are the
+/// global unit joint axis (body 1's pin for a universal joint) and body 2's pin (universal only;
+/// the joint axis otherwise).
+pub type Spatial = fn(a1: Anchor3, a2: Anchor3, axes: [[f64; 3]; 2], q0: &[f64]) -> Rows;
+
+/// One joint type: its `type` name, what it is, the relative degrees of freedom it leaves
+/// (in space), whether it takes `axis` in planar resp. spatial models, and its rows in each
+/// dimension (`None` where it does not exist).
+pub struct JointType {
+    pub name: &'static str,
+    pub kind: JointKind,
+    pub freedoms: usize,
+    pub planar_axis: bool,
+    pub spatial_axis: bool,
+    pub planar: Option<Planar>,
+    pub spatial: Option<Spatial>,
+}
+
+/// Every joint type, in the order error messages list them.
+pub const JOINT_TYPES: &[JointType] =
+    &[spherical::TYPE, revolute::TYPE, prismatic::TYPE, fixed::TYPE, cylindrical::TYPE, universal::TYPE];
+
+/// The planar joint type named `name` and its rows; an unknown name is the message listing
+/// the table.
+pub fn planar_type(name: &str) -> Result<(&'static JointType, Planar), String> {
+    JOINT_TYPES.iter().find_map(|t| t.planar.filter(|_| t.name == name).map(|p| (t, p))).ok_or_else(|| {
+        let known: Vec<_> = JOINT_TYPES.iter().filter(|t| t.planar.is_some()).map(|t| t.name).collect();
+        format!("unknown joint type '{name}', expected {}", listing(&known, "or"))
+    })
+}
+
+/// The spatial joint type named `name` and its rows; an unknown name is the message listing
+/// the table (the two-coordinate types last).
+pub fn spatial_type(name: &str) -> Result<(&'static JointType, Spatial), String> {
+    JOINT_TYPES.iter().find_map(|t| t.spatial.filter(|_| t.name == name).map(|p| (t, p))).ok_or_else(|| {
+        let known = |two: bool| -> Vec<_> {
+            JOINT_TYPES.iter().filter(|t| t.spatial.is_some() && (t.freedoms == 2) == two).map(|t| t.name).collect()
+        };
+        let (one, two) = (known(false), known(true));
+        let more =
+            if two.is_empty() { String::new() } else { format!(", or the two-coordinate {}", listing(&two, "or")) };
+        format!("unknown joint type '{name}', expected {}{more}", listing(&one, "or"))
+    })
+}
+
+/// "`axis` only applies to a, b and c joints" in planar (`spatial` false) or spatial models.
+pub fn axis_only(spatial: bool) -> String {
+    let with: Vec<_> =
+        JOINT_TYPES.iter().filter(|t| if spatial { t.spatial_axis } else { t.planar_axis }).map(|t| t.name).collect();
+    format!("`axis` only applies to {} joints", listing(&with, "and"))
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -109,36 +191,27 @@ pub struct JointInfo {
     pub coordinate: Option<Measure>,
 }
 
-/// Rows of a joint between anchors placed at the same global point in the initial configuration.
-/// `axis` is the unit sliding direction in body 1's frame (prismatic only).
-pub fn joint_rows(kind: JointKind, a1: Anchor, a2: Anchor, axis: [f64; 2], q0: &[f64]) -> Vec<ConstraintRow> {
-    let rotating = matches!(a1, Anchor::Rigid { .. });
-    let mut rows = Vec::new();
-    let mut push = |m: Measure| rows.push(ConstraintRow::holding(ContactGap::Measure(m), q0));
-    // An ANCF node's section turns with its slope: fixed and prismatic joints fix it too.
-    let both_rotate = matches!(a2, Anchor::Rigid { .. } | Anchor::Director { .. });
-    match kind {
-        JointKind::Revolute | JointKind::Fixed => {
-            push(Measure::new(a1, a2, MeasureKind::Projection { u: [1.0, 0.0], rotating: false }));
-            push(Measure::new(a1, a2, MeasureKind::Projection { u: [0.0, 1.0], rotating: false }));
-        }
-        JointKind::Prismatic => {
-            push(Measure::new(a1, a2, MeasureKind::Projection { u: [-axis[1], axis[0]], rotating }));
-        }
-        JointKind::Spatial(_) => return Vec::new(),
-    }
-    if kind != JointKind::Revolute && both_rotate {
-        push(Measure::new(a1, a2, MeasureKind::Angle));
-    }
-    rows
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// The joint coordinate measure: displacement along the axis (prismatic) or relative angle.
-pub fn joint_coordinate(kind: JointKind, a1: Anchor, a2: Anchor, axis: [f64; 2]) -> Measure {
-    match kind {
-        JointKind::Prismatic => {
-            Measure::new(a1, a2, MeasureKind::Projection { u: axis, rotating: matches!(a1, Anchor::Rigid { .. }) })
-        }
-        JointKind::Revolute | JointKind::Fixed | JointKind::Spatial(_) => Measure::new(a1, a2, MeasureKind::Angle),
+    /// The messages generated from `JOINT_TYPES` are the ones the assemblers wrote by hand
+    /// before the table (tests/model_errors.rs checks them located in a model file).
+    #[test]
+    fn messages_list_the_table() {
+        assert_eq!(
+            planar_type("hinge").err().as_deref(),
+            Some("unknown joint type 'hinge', expected revolute, prismatic or fixed")
+        );
+        assert_eq!(
+            spatial_type("ball").err().as_deref(),
+            Some(
+                "unknown joint type 'ball', expected spherical, revolute, prismatic or fixed, or the two-coordinate \
+                 cylindrical or universal"
+            )
+        );
+        assert!(planar_type("spherical").is_err() && spatial_type("spherical").is_ok());
+        assert_eq!(axis_only(false), "`axis` only applies to prismatic joints");
+        assert_eq!(axis_only(true), "`axis` only applies to revolute, prismatic, cylindrical and universal joints");
     }
 }

@@ -1,5 +1,5 @@
-//! Joints between spatial rigid bodies (and ground) as index-3 constraint rows, and the
-//! Euler-parameter normalisation row of each body.
+//! The row pieces spatial joint types share (between rigid bodies and ground), and the
+//! Euler-parameter normalisation row of each body. The types (one file each in this folder):
 //!
 //! - spherical: the anchor points coincide: u_k . (P2 - P1) = 0 for the global axes u_k (3 rows);
 //! - revolute: spherical plus the joint axis a, fixed in body 1, perpendicular to two
@@ -25,16 +25,6 @@ use crate::mechanics::contact_gap::ContactGap;
 use crate::mechanics::euler_parameters::{mat_t_vec, rotation};
 use crate::mechanics::kinematics::Measure;
 use crate::mechanics::spatial_kinematics::{Anchor3, SpatialKind, SpatialMeasure};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SpatialJointKind {
-    Spherical,
-    Revolute,
-    Prismatic,
-    Fixed,
-    Cylindrical,
-    Universal,
-}
 
 fn row(m: SpatialMeasure, q0: &[f64]) -> ConstraintRow {
     ConstraintRow::holding(ContactGap::Measure(Measure::spatial(m)), q0)
@@ -68,87 +58,54 @@ pub fn normals(a: [f64; 3]) -> ([f64; 3], [f64; 3]) {
     (b, cross(a, b))
 }
 
-/// Rows of a joint between anchors at the same global point in the initial configuration
-/// `q0`; `axis` is the global unit joint axis (revolute, prismatic, cylindrical) or body 1's
-/// pin (universal), `axis2` body 2's pin (universal only; perpendicular to `axis`).
-pub fn spatial_joint_rows(
-    kind: SpatialJointKind,
-    a1: Anchor3,
-    a2: Anchor3,
-    [axis, axis2]: [[f64; 3]; 2],
-    q0: &[f64],
-) -> Vec<ConstraintRow> {
-    let mut rows = Vec::new();
-    let (b, c) = normals(axis);
-    if !matches!(kind, SpatialJointKind::Prismatic | SpatialJointKind::Cylindrical) {
-        for k in 0..3 {
+/// The anchor points coincide: u_k . (P2 - P1) held for the global axes u_k (3 rows).
+pub fn coincide(a1: Anchor3, a2: Anchor3, q0: &[f64]) -> Vec<ConstraintRow> {
+    (0..3)
+        .map(|k| {
             let u = std::array::from_fn(|i| f64::from(u8::from(i == k)));
-            rows.push(row(SpatialMeasure::new(a1, a2, SpatialKind::Along { u }), q0));
-        }
-    } else {
-        for n in [b, c] {
-            rows.push(row(SpatialMeasure::new(a1, a2, SpatialKind::Projection { u1: body_frame(&a1, n, q0) }), q0));
-        }
-    }
-    let dot = |u1: [f64; 3], u2: [f64; 3]| {
-        row(
-            SpatialMeasure::new(a1, a2, SpatialKind::Dot { u1: body_frame(&a1, u1, q0), u2: body_frame(&a2, u2, q0) }),
-            q0,
-        )
-    };
-    match kind {
-        SpatialJointKind::Spherical => {}
-        SpatialJointKind::Universal => rows.push(dot(axis, axis2)),
-        SpatialJointKind::Revolute | SpatialJointKind::Cylindrical => {
-            rows.push(dot(axis, b));
-            rows.push(dot(axis, c));
-        }
-        SpatialJointKind::Fixed | SpatialJointKind::Prismatic => {
-            let (x, y, z) = ([1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]);
-            rows.push(dot(x, y));
-            rows.push(dot(y, z));
-            rows.push(dot(z, x));
-        }
-    }
-    rows
+            row(SpatialMeasure::new(a1, a2, SpatialKind::Along { u }), q0)
+        })
+        .collect()
 }
 
-/// The coordinate of a spatial joint: the relative angle about `axis` (revolute,
-/// `SpatialKind::Angle`) or the displacement along it (prismatic, a projection on the axis
-/// fixed in body 1), both zero in the initial configuration `q0`; None for spherical, fixed,
-/// cylindrical and universal joints (none or two coordinates). Drives prescribe it; torsional
-/// and prismatic springs act on it.
-pub fn spatial_joint_coordinate(
-    kind: SpatialJointKind,
-    a1: Anchor3,
-    a2: Anchor3,
-    axis: [f64; 3],
-    q0: &[f64],
-) -> Option<SpatialMeasure> {
-    let kind = match kind {
-        SpatialJointKind::Revolute => {
-            let (b, c) = normals(axis);
-            SpatialKind::Angle { b1: body_frame(&a1, b, q0), c1: body_frame(&a1, c, q0), b2: body_frame(&a2, b, q0) }
-        }
-        SpatialJointKind::Prismatic => SpatialKind::Projection { u1: body_frame(&a1, axis, q0) },
-        SpatialJointKind::Spherical
-        | SpatialJointKind::Fixed
-        | SpatialJointKind::Cylindrical
-        | SpatialJointKind::Universal => return None,
-    };
-    Some(SpatialMeasure::new(a1, a2, kind))
+/// P2 stays on the line through P1 along `axis` fixed in body 1: the projections on the two
+/// normals of the axis (2 rows).
+pub fn on_axis(a1: Anchor3, a2: Anchor3, axis: [f64; 3], q0: &[f64]) -> Vec<ConstraintRow> {
+    let (b, c) = normals(axis);
+    [b, c]
+        .into_iter()
+        .map(|n| row(SpatialMeasure::new(a1, a2, SpatialKind::Projection { u1: body_frame(&a1, n, q0) }), q0))
+        .collect()
 }
 
-/// The driving row of a spatial joint (coordinate(q) - f(t), see `spatial_joint_coordinate`);
-/// None for the joints without one coordinate.
-pub fn spatial_drive_row(
-    kind: SpatialJointKind,
-    a1: Anchor3,
-    a2: Anchor3,
-    axis: [f64; 3],
-    q0: &[f64],
-    drive: crate::model::expr::Expr,
-) -> Option<ConstraintRow> {
-    let m = spatial_joint_coordinate(kind, a1, a2, axis, q0)?;
-    Some(ConstraintRow::driven(ContactGap::Measure(Measure::spatial(m)), drive))
+/// (A1 u1') . (A2 u2'') held, with the global directions u1, u2 fixed in body 1 resp. body 2.
+pub fn dot(a1: Anchor3, a2: Anchor3, u1: [f64; 3], u2: [f64; 3], q0: &[f64]) -> ConstraintRow {
+    row(SpatialMeasure::new(a1, a2, SpatialKind::Dot { u1: body_frame(&a1, u1, q0), u2: body_frame(&a2, u2, q0) }), q0)
+}
+
+/// `axis` fixed in body 1 stays normal to the axis' normals fixed in body 2 (2 rows).
+pub fn axis_kept(a1: Anchor3, a2: Anchor3, axis: [f64; 3], q0: &[f64]) -> [ConstraintRow; 2] {
+    let (b, c) = normals(axis);
+    [dot(a1, a2, axis, b, q0), dot(a1, a2, axis, c, q0)]
+}
+
+/// The relative orientation held: x1.y2, y1.z2, z1.x2 (3 rows).
+pub fn orientation_kept(a1: Anchor3, a2: Anchor3, q0: &[f64]) -> [ConstraintRow; 3] {
+    let (x, y, z) = ([1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]);
+    [dot(a1, a2, x, y, q0), dot(a1, a2, y, z, q0), dot(a1, a2, z, x, q0)]
+}
+
+/// The relative angle about `axis` (`SpatialKind::Angle`, zero in `q0`), the coordinate of a
+/// revolute joint.
+pub fn relative_angle(a1: Anchor3, a2: Anchor3, axis: [f64; 3], q0: &[f64]) -> Measure {
+    let (b, c) = normals(axis);
+    let kind =
+        SpatialKind::Angle { b1: body_frame(&a1, b, q0), c1: body_frame(&a1, c, q0), b2: body_frame(&a2, b, q0) };
+    Measure::spatial(SpatialMeasure::new(a1, a2, kind))
+}
+
+/// The displacement along `axis` fixed in body 1 (a projection, zero in `q0`), the coordinate
+/// of a prismatic joint.
+pub fn displacement(a1: Anchor3, a2: Anchor3, axis: [f64; 3], q0: &[f64]) -> Measure {
+    Measure::spatial(SpatialMeasure::new(a1, a2, SpatialKind::Projection { u1: body_frame(&a1, axis, q0) }))
 }

@@ -4,8 +4,9 @@
 //! `type` key up there and build the element (`SpringDamper`, or `FractionalSpringDamper`
 //! with `fractional_order`, in either dimension) on the measure with `push_element`. Adding a type is its file plus one line in the table.
 //!
-//! The assemblers hand the types what they need through `PlanarSite` / `SpatialSite`, so
-//! this module depends on neither assembler.
+//! The assemblers hand the types what they need through the one `Site` trait
+//! (src/mechanics/site.rs: `PlanarSite` / `SpatialSite` by the anchor type), so this module
+//! depends on neither assembler.
 
 pub mod joint_coordinate;
 pub mod point_to_point;
@@ -13,38 +14,11 @@ pub mod rotational;
 
 use super::System;
 use super::forces::{FractionalSpringDamper, SpringDamper};
-use super::joints::JointInfo;
-use super::kinematics::{Anchor, Measure};
-use super::spatial_kinematics::Anchor3;
-use crate::model::schema::{Name, SpringDecl, Vec2};
+use super::kind_list::listing;
+use super::kinematics::Measure;
+pub use super::site::{PlanarSite, Site, SpatialSite};
+use crate::model::schema::SpringDecl;
 use crate::model::{Model, ModelError, Scope};
-
-/// What a spring type can ask the planar assembler.
-pub trait PlanarSite {
-    fn model(&self) -> &Model;
-    fn scope(&self) -> &Scope<'_>;
-    /// The initial configuration.
-    fn q0(&self) -> &[f64];
-    /// The anchor of `body` at the global point `point` (its reference point if `None`).
-    fn anchor(&self, body: &Name, point: Option<&Vec2>) -> Result<Anchor, ModelError>;
-    /// Whether `body` has a section angle (rigid body, beam node); `None` for ground; an
-    /// unknown name is a located error.
-    fn has_angle(&self, body: &Name) -> Result<Option<bool>, ModelError>;
-    /// The joint named `name`, once the joints are laid out.
-    fn joint(&self, name: &str) -> Option<&JointInfo>;
-}
-
-/// What a spring type can ask the spatial assembler.
-pub trait SpatialSite {
-    fn model(&self) -> &Model;
-    fn scope(&self) -> &Scope<'_>;
-    fn q0(&self) -> &[f64];
-    /// The anchor of `body` at the global point `point` (its centre of mass if `None`);
-    /// ground without a point is the origin.
-    fn anchor(&self, body: &Name, point: Option<&Vec2>) -> Result<Anchor3, ModelError>;
-    /// The joint named `name`, once the joints are laid out.
-    fn joint(&self, name: &str) -> Option<&JointInfo>;
-}
 
 type Planar = fn(&SpringDecl, &dyn PlanarSite) -> Result<Measure, ModelError>;
 type Spatial = fn(&SpringDecl, &dyn SpatialSite) -> Result<Measure, ModelError>;
@@ -66,22 +40,13 @@ fn type_name(s: &SpringDecl) -> &str {
     s.kind.as_ref().map_or("point_to_point", |k| k.get_ref().as_str())
 }
 
-/// "a, b or c"
-fn list(names: &[&str]) -> String {
-    match names.split_last() {
-        Some((last, [])) => last.to_string(),
-        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-        None => String::new(),
-    }
-}
-
 /// The planar measure builder of the spring's type; an unknown type is a located error.
 pub fn planar(s: &SpringDecl, model: &Model) -> Result<Planar, ModelError> {
     let name = type_name(s);
     SPRING_TYPES.iter().find(|t| t.name == name).and_then(|t| t.planar).ok_or_else(|| {
         let known: Vec<_> = SPRING_TYPES.iter().filter(|t| t.planar.is_some()).map(|t| t.name).collect();
         let span = s.kind.as_ref().map_or(s.name.span(), |k| k.span());
-        model.error(span, format!("unknown spring type '{name}', expected {}", list(&known)))
+        model.error(span, format!("unknown spring type '{name}', expected {}", listing(&known, "or")))
     })
 }
 
@@ -91,7 +56,8 @@ pub fn spatial(s: &SpringDecl, model: &Model) -> Result<Spatial, ModelError> {
     SPRING_TYPES.iter().find(|t| t.name == name).and_then(|t| t.spatial).ok_or_else(|| {
         let known: Vec<_> = SPRING_TYPES.iter().filter(|t| t.spatial.is_some()).map(|t| t.name).collect();
         let span = s.kind.as_ref().map_or(s.name.span(), |k| k.span());
-        model.error(span, format!("unknown spring type '{name}' in a spatial model, expected {}", list(&known)))
+        model
+            .error(span, format!("unknown spring type '{name}' in a spatial model, expected {}", listing(&known, "or")))
     })
 }
 

@@ -1,0 +1,67 @@
+//! The load types of `[[loads]]` (docs/model-file.md): each type lives in its own file and
+//! says how a declaration on a body becomes a `Load` (planar, src/mechanics/forces/load.rs)
+//! or a `SpatialLoad` (src/mechanics/forces/spatial_load.rs). `LOAD_TYPES` is the one table of
+//! types; both assemblers look the `type` key up there, after the checks every load shares
+//! (its magnitude, `load_magnitude.rs`; a body that is not ground; in space a unit
+//! `direction`). A load at a point of a floating-frame beam (planar, force only) is built by
+//! the planar assembler, as no `Anchor` describes that point. Adding a type is its file plus
+//! one line in the table.
+//!
+//! The assemblers hand the types what they need through the one `Site` trait
+//! (src/mechanics/site.rs), so this module depends on neither assembler.
+
+pub mod force;
+pub mod torque;
+
+use super::forces::{Load, SpatialLoad, TimeFunction};
+use super::kind_list::listing;
+pub use super::site::{PlanarSite, SpatialSite};
+use crate::model::schema::LoadDecl;
+use crate::model::{Model, ModelError};
+
+/// The planar load of a type on `l.body` (not ground) with its magnitude.
+type Planar = fn(&LoadDecl, &dyn PlanarSite, TimeFunction) -> Result<Load, ModelError>;
+/// The spatial load of a type on `l.body` (not ground) along the unit `direction` (global).
+type Spatial = fn(&LoadDecl, &dyn SpatialSite, [f64; 3], TimeFunction) -> Result<SpatialLoad, ModelError>;
+
+/// One load type: its `type` name and its builders (`None` where it does not exist).
+pub struct LoadType {
+    pub name: &'static str,
+    pub planar: Option<Planar>,
+    pub spatial: Option<Spatial>,
+}
+
+/// Every load type, in the order error messages list them.
+pub const LOAD_TYPES: &[LoadType] = &[force::TYPE, torque::TYPE];
+
+/// "unknown load type ..., expected <the types with a builder in this dimension>".
+fn unknown(l: &LoadDecl, model: &Model, has: impl Fn(&LoadType) -> bool) -> ModelError {
+    let known: Vec<_> = LOAD_TYPES.iter().filter(|t| has(t)).map(|t| t.name).collect();
+    model.error(l.kind.span(), format!("unknown load type '{}', expected {}", l.kind.get_ref(), listing(&known, "or")))
+}
+
+/// The planar builder of the load's type; an unknown type is a located error.
+pub fn planar(l: &LoadDecl, model: &Model) -> Result<Planar, ModelError> {
+    let name = l.kind.get_ref().as_str();
+    LOAD_TYPES
+        .iter()
+        .find_map(|t| t.planar.filter(|_| t.name == name))
+        .ok_or_else(|| unknown(l, model, |t| t.planar.is_some()))
+}
+
+/// The spatial builder of the load's type; an unknown type is a located error.
+pub fn spatial(l: &LoadDecl, model: &Model) -> Result<Spatial, ModelError> {
+    let name = l.kind.get_ref().as_str();
+    LOAD_TYPES
+        .iter()
+        .find_map(|t| t.spatial.filter(|_| t.name == name))
+        .ok_or_else(|| unknown(l, model, |t| t.spatial.is_some()))
+}
+
+/// `point` has no meaning for a torque.
+fn no_point(l: &LoadDecl, model: &Model) -> Result<(), ModelError> {
+    match &l.point {
+        Some(p) => Err(model.error(p.span(), "a torque has no point of application; remove `point`".into())),
+        None => Ok(()),
+    }
+}

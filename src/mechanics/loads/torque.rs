@@ -1,0 +1,40 @@
+//! `type = "torque"`: a torque of the given magnitude on a body. Planar: on the body's angle
+//! (a rigid body's theta, a corotational node's section angle, an ANCF node's slope angle,
+//! paper 003 eqs. 4, 24). Spatial: about a direction fixed in the global frame.
+
+use super::{LoadType, PlanarSite, SpatialSite, no_point};
+use crate::mechanics::forces::{Load, SpatialLoad, TimeFunction};
+use crate::mechanics::spatial_kinematics::Anchor3;
+use crate::model::ModelError;
+use crate::model::schema::LoadDecl;
+
+pub const TYPE: LoadType = LoadType { name: "torque", planar: Some(planar), spatial: Some(spatial) };
+
+fn planar(l: &LoadDecl, site: &dyn PlanarSite, magnitude: TimeFunction) -> Result<Load, ModelError> {
+    let model = site.model();
+    if site.has_angle(&l.body)? != Some(true) {
+        return Err(model.error(
+            l.body.span(),
+            "a torque needs a rigid body or a beam node (corotational or ANCF); a point mass cannot take one".into(),
+        ));
+    }
+    no_point(l, model)?;
+    if let Some(d) = &l.direction {
+        return Err(model.error(d.span(), "a torque has no direction; remove `direction`".into()));
+    }
+    Ok(Load::torque(site.anchor(&l.body, None)?, magnitude))
+}
+
+fn spatial(
+    l: &LoadDecl,
+    site: &dyn SpatialSite,
+    u: [f64; 3],
+    magnitude: TimeFunction,
+) -> Result<SpatialLoad, ModelError> {
+    let model = site.model();
+    no_point(l, model)?;
+    match site.anchor(&l.body, None)? {
+        Anchor3::Body { x, .. } => Ok(SpatialLoad::torque(x, u, magnitude)),
+        Anchor3::Ground { .. } => Err(model.error(l.body.span(), "loads on ground have no effect".into())),
+    }
+}
