@@ -1,0 +1,102 @@
+//! The corpus of benchmark problems (issue 17): every check of `tests/corpus/references.toml`
+//! (model, output, metric, published or analytic reference, bound, source) on a run of the
+//! model with its own settings through the simulation facade, sampled at the model's output
+//! interval. `scripts/fmpy_corpus.py` asserts the same file on the FMUs in FMPy.
+
+use std::path::Path;
+
+mod common;
+use common::sim::{example, simulation_with};
+
+/// The outputs of `model` at every output time from 0 to the stop time.
+fn run(model: &str) -> (Vec<String>, Vec<f64>, Vec<Vec<f64>>) {
+    let m = example(model);
+    let mut sim = simulation_with(&m, &[], |_| {});
+    let names: Vec<String> = sim.outputs().iter().map(|o| o.name.clone()).collect();
+    let experiment = flexfmu::simulation::Experiment::from_model(&m, &m.default_parameters()).unwrap();
+    let interval = experiment.output_interval.expect("corpus models give an output_interval");
+    let steps = ((experiment.stop_time - experiment.start_time) / interval).round() as usize;
+    let (mut times, mut rows) = (vec![experiment.start_time], vec![sim.output_values().unwrap().to_vec()]);
+    for k in 1..=steps {
+        let t = experiment.start_time + k as f64 * interval;
+        sim.step_to(t).unwrap_or_else(|e| panic!("{model}: stopped at t = {t}: {e}"));
+        times.push(t);
+        rows.push(sim.output_values().unwrap().to_vec());
+    }
+    (names, times, rows)
+}
+
+fn number(check: &toml::Table, key: &str) -> Option<f64> {
+    check.get(key).map(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)).unwrap())
+}
+
+/// The check's measured value from the sampled series.
+fn measure(check: &toml::Table, times: &[f64], y: &[f64]) -> f64 {
+    let metric = check["metric"].as_str().unwrap();
+    let window = |t: f64| {
+        t >= number(check, "from").unwrap_or(f64::MIN) - 1e-12 && t <= number(check, "to").unwrap_or(f64::MAX) + 1e-12
+    };
+    match metric {
+        "at" => {
+            let t = number(check, "time").unwrap();
+            let k =
+                times.iter().position(|s| (s - t).abs() < 1e-9).unwrap_or_else(|| panic!("{t} is not an output time"));
+            y[k]
+        }
+        "max" => times.iter().zip(y).filter(|(t, _)| window(**t)).map(|(_, v)| *v).fold(f64::MIN, f64::max),
+        "min" => times.iter().zip(y).filter(|(t, _)| window(**t)).map(|(_, v)| *v).fold(f64::MAX, f64::min),
+        "drift" => y.iter().map(|v| (v - y[0]).abs()).fold(0.0, f64::max),
+        "crossing" => {
+            let (level, index) = (number(check, "level").unwrap(), number(check, "index").unwrap() as usize);
+            let mut found = 0;
+            for k in 1..y.len() {
+                let (a, b) = (y[k - 1] - level, y[k] - level);
+                if a * b < 0.0 || (b == 0.0 && a != 0.0) {
+                    found += 1;
+                    if found == index {
+                        return times[k - 1] + (times[k] - times[k - 1]) * a / (a - b);
+                    }
+                }
+            }
+            panic!("only {found} crossings of {level}")
+        }
+        other => panic!("unknown metric {other}"),
+    }
+}
+
+#[test]
+fn every_corpus_model_meets_its_reference_with_its_own_settings() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/references.toml");
+    let manifest: toml::Table = std::fs::read_to_string(&path).unwrap().parse().unwrap();
+    let checks = manifest["check"].as_array().unwrap();
+    let mut runs = std::collections::HashMap::new();
+    let mut failures = Vec::new();
+    for check in checks {
+        let check = check.as_table().unwrap();
+        let model = check["model"].as_str().unwrap();
+        let (names, times, rows) = runs.entry(model.to_string()).or_insert_with(|| run(model));
+        let column = |name: &str| {
+            let j = names.iter().position(|n| n == name).unwrap_or_else(|| panic!("{model}: no output {name}"));
+            rows.iter().map(|r| r[j]).collect::<Vec<f64>>()
+        };
+        let mut y = column(check["output"].as_str().unwrap());
+        if let Some(sub) = check.get("subtract") {
+            y.iter_mut().zip(column(sub.as_str().unwrap())).for_each(|(a, b)| *a -= b);
+        }
+        let value = measure(check, times, &y);
+        let reference = number(check, "reference").unwrap();
+        let bound = number(check, "atol").unwrap_or_else(|| number(check, "rtol").unwrap() * reference.abs());
+        let error = (value - reference).abs();
+        let line = format!(
+            "{model} {} {}: measured {value:.10e}, reference {reference:.10e}, error {error:.2e} (bound {bound:.1e}) [{}]",
+            check["output"].as_str().unwrap(),
+            check["metric"].as_str().unwrap(),
+            check["source"].as_str().unwrap()
+        );
+        println!("{line}");
+        if !(error <= bound) {
+            failures.push(line);
+        }
+    }
+    assert!(failures.is_empty(), "missed references:\n{}", failures.join("\n"));
+}
