@@ -34,8 +34,19 @@ def run(fmu):
                         stop_time=float(experiment.stopTime), output_interval=float(experiment.stepSize))
 
 
-def measure(check, t, y):
+def work_balance(check, t, energy, rate):
+    """E(end) - E(0) minus the work of the torque `table` on `rate` (trapezoid rule)."""
+    table = np.array(check["table"], dtype=float)
+    power = np.interp(t, table[:, 0], table[:, 1]) * rate
+    work = float(np.sum(0.5 * (power[1:] + power[:-1]) * np.diff(t)))
+    print(f"  work of the table {work:.6f} J")
+    return energy[-1] - energy[0] - work
+
+
+def measure(check, t, y, result):
     metric = check["metric"]
+    if metric == "work_balance":
+        return work_balance(check, t, y, np.array(result[check["rate"]], dtype=float))
     if metric == "at":
         k = np.flatnonzero(np.abs(t - check["time"]) < 1e-9)
         assert len(k), f"{check['time']} is not an output time"
@@ -71,7 +82,7 @@ def main():
         y = np.array(r[check["output"]], dtype=float)
         if "subtract" in check:
             y = y - np.array(r[check["subtract"]], dtype=float)
-        value = measure(check, np.array(r["time"], dtype=float), y)
+        value = measure(check, np.array(r["time"], dtype=float), y, r)
         bound = check["atol"] if "atol" in check else check["rtol"] * abs(check["reference"])
         error = abs(value - check["reference"])
         line = (f"{model} {check['output']} {check['metric']}: measured {value:.10e}, reference "

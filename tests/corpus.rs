@@ -30,6 +30,38 @@ fn number(check: &toml::Table, key: &str) -> Option<f64> {
     check.get(key).map(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)).unwrap())
 }
 
+/// The piecewise linear `table` ([[time, value], ...], held constant outside) at `t`.
+fn table_value(table: &[(f64, f64)], t: f64) -> f64 {
+    let k = table.iter().position(|p| p.0 > t).unwrap_or(table.len());
+    match k {
+        0 => table[0].1,
+        k if k == table.len() => table[k - 1].1,
+        k => {
+            let (a, b) = (table[k - 1], table[k]);
+            a.1 + (b.1 - a.1) * (t - a.0) / (b.0 - a.0)
+        }
+    }
+}
+
+/// E(end) - E(0) minus the work of a torque `table` on the rate `rate` (trapezoid rule on the
+/// output times): zero for a system without dissipation.
+fn work_balance(check: &toml::Table, times: &[f64], energy: &[f64], rate: &[f64]) -> f64 {
+    let table: Vec<(f64, f64)> = check["table"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let p = p.as_array().unwrap();
+            let f = |v: &toml::Value| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)).unwrap();
+            (f(&p[0]), f(&p[1]))
+        })
+        .collect();
+    let power: Vec<f64> = times.iter().zip(rate).map(|(t, w)| table_value(&table, *t) * w).collect();
+    let work: f64 = (1..times.len()).map(|k| 0.5 * (power[k] + power[k - 1]) * (times[k] - times[k - 1])).sum();
+    println!("  work of the table {work:.6} J");
+    energy[energy.len() - 1] - energy[0] - work
+}
+
 /// The check's measured value from the sampled series.
 fn measure(check: &toml::Table, times: &[f64], y: &[f64]) -> f64 {
     let metric = check["metric"].as_str().unwrap();
@@ -83,7 +115,11 @@ fn every_corpus_model_meets_its_reference_with_its_own_settings() {
         if let Some(sub) = check.get("subtract") {
             y.iter_mut().zip(column(sub.as_str().unwrap())).for_each(|(a, b)| *a -= b);
         }
-        let value = measure(check, times, &y);
+        let value = if check["metric"].as_str() == Some("work_balance") {
+            work_balance(check, times, &y, &column(check["rate"].as_str().unwrap()))
+        } else {
+            measure(check, times, &y)
+        };
         let reference = number(check, "reference").unwrap();
         let bound = number(check, "atol").unwrap_or_else(|| number(check, "rtol").unwrap() * reference.abs());
         let error = (value - reference).abs();
