@@ -9,8 +9,11 @@ mod common;
 use common::sim::{example, simulation_with};
 
 /// The outputs of `model` at every output time from 0 to the stop time.
-fn run(model: &str) -> (Vec<String>, Vec<f64>, Vec<Vec<f64>>) {
-    let m = example(model);
+fn run(model: &str, path: Option<&str>) -> (Vec<String>, Vec<f64>, Vec<Vec<f64>>) {
+    let m = match path {
+        Some(p) => flexfmu::model::Model::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(p)).unwrap(),
+        None => example(model),
+    };
     let mut sim = simulation_with(&m, &[], |_| {});
     let names: Vec<String> = sim.outputs().iter().map(|o| o.name.clone()).collect();
     let experiment = flexfmu::simulation::Experiment::from_model(&m, &m.default_parameters()).unwrap();
@@ -106,7 +109,8 @@ fn every_corpus_model_meets_its_reference_with_its_own_settings() {
     for check in checks {
         let check = check.as_table().unwrap();
         let model = check["model"].as_str().unwrap();
-        let (names, times, rows) = runs.entry(model.to_string()).or_insert_with(|| run(model));
+        let (names, times, rows) =
+            runs.entry(model.to_string()).or_insert_with(|| run(model, check.get("path").and_then(|p| p.as_str())));
         let column = |name: &str| {
             let j = names.iter().position(|n| n == name).unwrap_or_else(|| panic!("{model}: no output {name}"));
             rows.iter().map(|r| r[j]).collect::<Vec<f64>>()
