@@ -35,19 +35,22 @@ def run(fmu):
                         stop_time=float(experiment.stopTime), output_interval=float(experiment.stepSize))
 
 
-def work_balance(check, t, energy, rate):
-    """E(end) - E(0) minus the work of the torque `table` on `rate` (trapezoid rule)."""
-    table = np.array(check["table"], dtype=float)
-    power = np.interp(t, table[:, 0], table[:, 1]) * rate
+def work_balance(check, t, energy, rate, result):
+    """(E(end) - E(0) - W) / W, W the work of the torque `table` (or output `force`) on `rate` (trapezoid rule)."""
+    if "force" in check:
+        power = np.array(result[check["force"]], dtype=float) * rate
+    else:
+        table = np.array(check["table"], dtype=float)
+        power = np.interp(t, table[:, 0], table[:, 1]) * rate
     work = float(np.sum(0.5 * (power[1:] + power[:-1]) * np.diff(t)))
     print(f"  work of the table {work:.6f} J")
-    return energy[-1] - energy[0] - work
+    return (energy[-1] - energy[0] - work) / work
 
 
 def measure(check, t, y, result):
     metric = check["metric"]
     if metric == "work_balance":
-        return work_balance(check, t, y, np.array(result[check["rate"]], dtype=float))
+        return work_balance(check, t, y, np.array(result[check["rate"]], dtype=float), result)
     if metric == "at":
         k = np.flatnonzero(np.abs(t - check["time"]) < 1e-9)
         assert len(k), f"{check['time']} is not an output time"

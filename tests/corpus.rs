@@ -46,9 +46,15 @@ fn table_value(table: &[(f64, f64)], t: f64) -> f64 {
     }
 }
 
-/// E(end) - E(0) minus the work of a torque `table` on the rate `rate` (trapezoid rule on the
+/// (E(end) - E(0) - W) / W, W the work of a torque `table` (or the output `force`) on the rate `rate` (trapezoid rule on the
 /// output times): zero for a system without dissipation.
-fn work_balance(check: &toml::Table, times: &[f64], energy: &[f64], rate: &[f64]) -> f64 {
+fn work_balance(check: &toml::Table, times: &[f64], energy: &[f64], rate: &[f64], force: Option<Vec<f64>>) -> f64 {
+    if let Some(force) = force {
+        let power: Vec<f64> = force.iter().zip(rate).map(|(f, w)| f * w).collect();
+        let work: f64 = (1..times.len()).map(|k| 0.5 * (power[k] + power[k - 1]) * (times[k] - times[k - 1])).sum();
+        println!("  work of the force output {work:.6} J");
+        return (energy[energy.len() - 1] - energy[0] - work) / work;
+    }
     let table: Vec<(f64, f64)> = check["table"]
         .as_array()
         .unwrap()
@@ -62,7 +68,7 @@ fn work_balance(check: &toml::Table, times: &[f64], energy: &[f64], rate: &[f64]
     let power: Vec<f64> = times.iter().zip(rate).map(|(t, w)| table_value(&table, *t) * w).collect();
     let work: f64 = (1..times.len()).map(|k| 0.5 * (power[k] + power[k - 1]) * (times[k] - times[k - 1])).sum();
     println!("  work of the table {work:.6} J");
-    energy[energy.len() - 1] - energy[0] - work
+    (energy[energy.len() - 1] - energy[0] - work) / work
 }
 
 /// The check's measured value from the sampled series.
@@ -120,7 +126,13 @@ fn every_corpus_model_meets_its_reference_with_its_own_settings() {
             y.iter_mut().zip(column(sub.as_str().unwrap())).for_each(|(a, b)| *a -= b);
         }
         let value = if check["metric"].as_str() == Some("work_balance") {
-            work_balance(check, times, &y, &column(check["rate"].as_str().unwrap()))
+            work_balance(
+                check,
+                times,
+                &y,
+                &column(check["rate"].as_str().unwrap()),
+                check.get("force").map(|f| column(f.as_str().unwrap())),
+            )
         } else {
             measure(check, times, &y)
         };
