@@ -62,6 +62,9 @@ def measure(check, t, y, result):
         return y[window].min()
     if metric == "drift":
         return np.abs(y - y[0]).max()
+    if metric == "interval":
+        at = lambda i: measure({**check, "metric": "crossing", "index": i}, t, y, result)
+        return at(check["index2"]) - at(check["index"])
     if metric == "crossing":
         found = 0
         for k in range(1, len(y)):

@@ -87,6 +87,15 @@ fn measure(check: &toml::Table, times: &[f64], y: &[f64]) -> f64 {
         "max" => times.iter().zip(y).filter(|(t, _)| window(**t)).map(|(_, v)| *v).fold(f64::MIN, f64::max),
         "min" => times.iter().zip(y).filter(|(t, _)| window(**t)).map(|(_, v)| *v).fold(f64::MAX, f64::min),
         "drift" => y.iter().map(|v| (v - y[0]).abs()).fold(0.0, f64::max),
+        "interval" => {
+            let at = |index: f64| {
+                let mut c = check.clone();
+                c.insert("metric".into(), "crossing".into());
+                c.insert("index".into(), toml::Value::Integer(index as i64));
+                measure(&c, times, y)
+            };
+            at(number(check, "index2").unwrap()) - at(number(check, "index").unwrap())
+        }
         "crossing" => {
             let (level, index) = (number(check, "level").unwrap(), number(check, "index").unwrap() as usize);
             let mut found = 0;
