@@ -603,23 +603,28 @@ impl FloatingFramePoint {
         3 + 2 * self.modes
     }
 
-    /// Local position p and the columns dp/de_k (k over the 2N modal coordinates).
-    fn local(&self, q: &[f64]) -> ([f64; 2], Vec<[f64; 2]>) {
+    /// Local position p; H B into `hb` (the columns dp/de_k over the 2N modal coordinates
+    /// are (Phi_x,k, 0) and (-(H B)_k, Phi_y,k), `column`).
+    fn local(&self, q: &[f64], hb: &mut [f64]) -> [f64; 2] {
         let (n, x) = (self.modes, self.first);
         let a = &q[x + 3..x + 3 + n];
-        let b = DVector::from_column_slice(&q[x + 3 + n..x + 3 + 2 * n]);
-        let hb = &self.shape.h * &b;
-        let px = self.abscissa + self.shape.phi_x.iter().zip(a).map(|(p, a)| p * a).sum::<f64>() - 0.5 * b.dot(&hb);
-        let py = self.shape.phi_y.dot(&b);
-        let mut cols = Vec::with_capacity(2 * n);
-        cols.extend((0..n).map(|i| [self.shape.phi_x[i], 0.0]));
-        cols.extend((0..n).map(|i| [-hb[i], self.shape.phi_y[i]]));
-        ([px, py], cols)
+        let b = &q[x + 3 + n..x + 3 + 2 * n];
+        mat_vec(&self.shape.h, b, hb);
+        let px = self.abscissa + self.shape.phi_x.iter().zip(a).map(|(p, a)| p * a).sum::<f64>() - 0.5 * dot(b, hb);
+        let py = dot(self.shape.phi_y.as_slice(), b);
+        [px, py]
+    }
+
+    /// dp/de_k for modal coordinate k (0..2N), given H B.
+    fn column(&self, k: usize, hb: &[f64]) -> [f64; 2] {
+        let n = self.modes;
+        if k < n { [self.shape.phi_x[k], 0.0] } else { [-hb[k - n], self.shape.phi_y[k - n]] }
     }
 
     /// Global position of the point.
     pub fn position(&self, q: &[f64]) -> [f64; 2] {
-        let (p, _) = self.local(q);
+        let mut hb = [0.0; MAX_MODES];
+        let p = self.local(q, &mut hb[..self.modes]);
         let x = self.first;
         let (s, c) = q[x + 2].sin_cos();
         [q[x] + c * p[0] - s * p[1], q[x + 1] + s * p[0] + c * p[1]]
@@ -628,20 +633,31 @@ impl FloatingFramePoint {
     /// Position, Jacobian columns dr/de (3 + 2N of them) and, for the weight w, the matrix
     /// w . d2r/de2 (row-major, (3 + 2N)^2).
     pub fn derivatives(&self, q: &[f64], w: [f64; 2]) -> ([f64; 2], Vec<[f64; 2]>, Vec<f64>) {
-        let (p, cols) = self.local(q);
+        let nd = self.coordinates();
+        let (mut jac, mut hess) = (vec![[0.0; 2]; nd], vec![0.0; nd * nd]);
+        let r = self.derivatives_into(q, w, &mut jac, &mut hess);
+        (r, jac, hess)
+    }
+
+    /// `derivatives` into `jac` (3 + 2N columns) and `hess` ((3 + 2N)^2, zero on entry),
+    /// without allocating; returns the position.
+    pub fn derivatives_into(&self, q: &[f64], w: [f64; 2], jac: &mut [[f64; 2]], hess: &mut [f64]) -> [f64; 2] {
+        let mut hb = [0.0; MAX_MODES];
+        let hb = &mut hb[..self.modes];
+        let p = self.local(q, hb);
         let x = self.first;
         let nd = self.coordinates();
         let (s, c) = q[x + 2].sin_cos();
         let rot = |u: [f64; 2]| [c * u[0] - s * u[1], s * u[0] + c * u[1]];
         let rp = rot(p);
-        let mut jac = Vec::with_capacity(nd);
-        jac.extend([[1.0, 0.0], [0.0, 1.0], perp(rp)]);
-        jac.extend(cols.iter().map(|&u| rot(u)));
+        jac[..3].copy_from_slice(&[[1.0, 0.0], [0.0, 1.0], perp(rp)]);
+        for k in 0..nd - 3 {
+            jac[3 + k] = rot(self.column(k, hb));
+        }
         let wl = [c * w[0] + s * w[1], -s * w[0] + c * w[1]];
-        let mut hess = vec![0.0; nd * nd];
         hess[2 * nd + 2] = -(wl[0] * p[0] + wl[1] * p[1]);
-        for (k, u) in cols.iter().enumerate() {
-            let ju = perp(*u);
+        for k in 0..nd - 3 {
+            let ju = perp(self.column(k, hb));
             let v = wl[0] * ju[0] + wl[1] * ju[1];
             hess[2 * nd + 3 + k] = v;
             hess[(3 + k) * nd + 2] = v;
@@ -652,7 +668,7 @@ impl FloatingFramePoint {
                 hess[(3 + n + i) * nd + 3 + n + j] = -wl[0] * self.shape.h[(i, j)];
             }
         }
-        ([q[x] + rp[0], q[x + 1] + rp[1]], jac, hess)
+        [q[x] + rp[0], q[x + 1] + rp[1]]
     }
 }
 
