@@ -166,12 +166,24 @@ impl HistoryReader {
 
 /// The accepted samples of one fractional damper, oldest first: its part of the system's
 /// [`History`](crate::mechanics::History).
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FractionalHistory {
     /// Sample times (strictly increasing).
     pub t: Vec<f64>,
     /// q = s - s0 at those times.
     pub q: Vec<f64>,
+}
+
+impl Clone for FractionalHistory {
+    fn clone(&self) -> Self {
+        FractionalHistory { t: self.t.clone(), q: self.q.clone() }
+    }
+
+    /// Into the lists `self` has (a derived `clone_from` would allocate new ones).
+    fn clone_from(&mut self, source: &Self) {
+        self.t.clone_from(&source.t);
+        self.q.clone_from(&source.q);
+    }
 }
 
 impl FractionalHistory {
