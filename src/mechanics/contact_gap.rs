@@ -101,10 +101,11 @@ impl ContactGap {
             ContactGap::FloatingTip { tip, target, .. } => {
                 let nd = tip.coordinates();
                 let mut gradient = [0.0; FLOATING_COORDINATES];
-                let mut hessian = [0.0; FLOATING_COORDINATES * FLOATING_COORDINATES];
-                let (gradient, hessian) = (&mut gradient[..nd], &mut hessian[..nd * nd]);
-                let value = floating_tip_derivatives(tip, *target, q, gradient, hessian);
-                f(value, gradient, hessian)
+                let gradient = &mut gradient[..nd];
+                with_zeros(nd * nd, |hessian| {
+                    let value = floating_tip_derivatives(tip, *target, q, gradient, hessian);
+                    f(value, gradient, hessian)
+                })
             }
             ContactGap::FloatingJoint { .. } => {
                 let d = self.derivatives(q);
@@ -185,6 +186,17 @@ impl ContactGap {
 
 /// Most coordinates of a floating-frame beam (3 + 2N, N <= `MAX_MODES`).
 const FLOATING_COORDINATES: usize = 3 + 2 * MAX_MODES;
+
+/// `f` on `len` zeros on the stack: a buffer of the smaller size class that holds them, so
+/// that the common beams (up to 7 modes, 17 coordinates) do not clear the largest Hessian.
+fn with_zeros<R>(len: usize, f: impl FnOnce(&mut [f64]) -> R) -> R {
+    const SMALL: usize = 17 * 17;
+    if len <= SMALL {
+        f(&mut [0.0; SMALL][..len])
+    } else {
+        f(&mut [0.0; FLOATING_COORDINATES * FLOATING_COORDINATES][..len])
+    }
+}
 
 /// s of a floating-frame beam's tip against a ground shape, its gradient and Hessian (zero
 /// on entry) over the beam's coordinates.
