@@ -20,6 +20,7 @@
 //! and every mode), exactly as for rigid bodies.
 
 use super::elements::FloatingFramePoint;
+use super::elements::floating_frame_beam_2d::MAX_MODES;
 use super::kinematics::{Anchor, Measure, MeasureKind, quadratic_form};
 
 /// What a floating-frame beam tip touches (fixed to ground).
@@ -97,7 +98,16 @@ impl ContactGap {
                 let d = m.derivatives(q);
                 f(d.value, &d.gradient[..n], &d.hessian[..n * n])
             }
-            _ => {
+            ContactGap::FloatingTip { tip, target, .. } => {
+                let nd = tip.coordinates();
+                let mut gradient = [0.0; FLOATING_COORDINATES];
+                let gradient = &mut gradient[..nd];
+                with_zeros(nd * nd, |hessian| {
+                    let value = floating_tip_derivatives(tip, *target, q, gradient, hessian);
+                    f(value, gradient, hessian)
+                })
+            }
+            ContactGap::FloatingJoint { .. } => {
                 let d = self.derivatives(q);
                 f(d.value, &d.gradient, &d.hessian)
             }
@@ -137,30 +147,8 @@ impl ContactGap {
             }
             ContactGap::FloatingTip { tip, target, .. } => {
                 let nd = tip.coordinates();
-                // s_r (the weight of d2r/dq2) needs r: evaluate the position first.
-                let r = tip.position(q);
-                let (value, sr, curvature) = match *target {
-                    GroundShape::Plane { point, normal } => {
-                        (normal[0] * (r[0] - point[0]) + normal[1] * (r[1] - point[1]), normal, None)
-                    }
-                    GroundShape::Circle { centre } => {
-                        let d = [r[0] - centre[0], r[1] - centre[1]];
-                        let len = d[0].hypot(d[1]);
-                        let u = if len > 0.0 { [d[0] / len, d[1] / len] } else { [0.0, 0.0] };
-                        (len, u, (len > 0.0).then_some(len))
-                    }
-                };
-                let (_, jac, mut hessian) = tip.derivatives(q, sr);
-                let gradient: Vec<f64> = jac.iter().map(|c| sr[0] * c[0] + sr[1] * c[1]).collect();
-                if let Some(len) = curvature {
-                    // D^T (I - u u^T) D / |d|
-                    for a in 0..nd {
-                        for b in 0..nd {
-                            let dot = jac[a][0] * jac[b][0] + jac[a][1] * jac[b][1];
-                            hessian[a * nd + b] += (dot - gradient[a] * gradient[b]) / len;
-                        }
-                    }
-                }
+                let (mut gradient, mut hessian) = (vec![0.0; nd], vec![0.0; nd * nd]);
+                let value = floating_tip_derivatives(tip, *target, q, &mut gradient, &mut hessian);
                 GapDerivatives { value, gradient, hessian }
             }
             ContactGap::FloatingJoint { point, anchor, u, dofs } => {
@@ -187,14 +175,68 @@ impl ContactGap {
 
     /// s' = G v.
     pub fn rate(&self, q: &[f64], v: &[f64]) -> f64 {
-        let d = self.derivatives(q);
-        self.dofs().iter().zip(&d.gradient).map(|(&i, g)| g * v[i]).sum()
+        self.with_derivatives(q, |_, gradient, _| self.dofs().iter().zip(gradient).map(|(&i, g)| g * v[i]).sum())
     }
 
     /// v^T H v: the velocity-squared part of s''.
     pub fn curvature(&self, d: &GapDerivatives, v: &[f64]) -> f64 {
         quadratic_form(self.dofs(), &d.hessian, v)
     }
+}
+
+/// Most coordinates of a floating-frame beam (3 + 2N, N <= `MAX_MODES`).
+const FLOATING_COORDINATES: usize = 3 + 2 * MAX_MODES;
+
+/// `f` on `len` zeros on the stack: a buffer of the smaller size class that holds them, so
+/// that the common beams (up to 7 modes, 17 coordinates) do not clear the largest Hessian.
+fn with_zeros<R>(len: usize, f: impl FnOnce(&mut [f64]) -> R) -> R {
+    const SMALL: usize = 17 * 17;
+    if len <= SMALL {
+        f(&mut [0.0; SMALL][..len])
+    } else {
+        f(&mut [0.0; FLOATING_COORDINATES * FLOATING_COORDINATES][..len])
+    }
+}
+
+/// s of a floating-frame beam's tip against a ground shape, its gradient and Hessian (zero
+/// on entry) over the beam's coordinates.
+fn floating_tip_derivatives(
+    tip: &FloatingFramePoint,
+    target: GroundShape,
+    q: &[f64],
+    gradient: &mut [f64],
+    hessian: &mut [f64],
+) -> f64 {
+    let nd = tip.coordinates();
+    // s_r (the weight of d2r/dq2) needs r: evaluate the position first.
+    let r = tip.position(q);
+    let (value, sr, curvature) = match target {
+        GroundShape::Plane { point, normal } => {
+            (normal[0] * (r[0] - point[0]) + normal[1] * (r[1] - point[1]), normal, None)
+        }
+        GroundShape::Circle { centre } => {
+            let d = [r[0] - centre[0], r[1] - centre[1]];
+            let len = d[0].hypot(d[1]);
+            let u = if len > 0.0 { [d[0] / len, d[1] / len] } else { [0.0, 0.0] };
+            (len, u, (len > 0.0).then_some(len))
+        }
+    };
+    let mut jac = [[0.0; 2]; FLOATING_COORDINATES];
+    let jac = &mut jac[..nd];
+    tip.derivatives_into(q, sr, jac, hessian);
+    for (g, c) in gradient.iter_mut().zip(jac.iter()) {
+        *g = sr[0] * c[0] + sr[1] * c[1];
+    }
+    if let Some(len) = curvature {
+        // D^T (I - u u^T) D / |d|
+        for a in 0..nd {
+            for b in 0..nd {
+                let dot = jac[a][0] * jac[b][0] + jac[a][1] * jac[b][1];
+                hessian[a * nd + b] += (dot - gradient[a] * gradient[b]) / len;
+            }
+        }
+    }
+    value
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use std::any::Any;
 use std::fmt::Debug;
 
 use super::elements::{Element, Energy, Kin};
-use super::history::{History, HistoryReader};
+use super::history::{HistoryReader, HistoryWriter};
 use crate::integrators::TangentCoefficients;
 use crate::linalg::{PatternBuilder, SparseMatrix};
 
@@ -52,8 +52,8 @@ pub trait ElementGroup: Debug + Send + Sync {
     fn prepare(&mut self, times: &[f64]);
     /// Record an accepted state in the elements' memory (kinds with memory).
     fn record(&mut self, q: &[f64], v: &[f64], t: f64);
-    /// Append the elements' memories to `h`.
-    fn save_history(&self, h: &mut History);
+    /// Write the elements' memories to `w`, in order.
+    fn save_history(&self, w: &mut HistoryWriter);
     /// How many entries of each kind of memory the group expects from a `History`.
     fn history_count(&self, counts: &mut super::history::MemoryCounts);
     /// Take the elements' memories from `h`, in order.
@@ -129,11 +129,9 @@ impl<E: Element + Debug + Clone + Send + Sync + 'static> ElementGroup for Elemen
         }
     }
 
-    fn save_history(&self, h: &mut History) {
+    fn save_history(&self, w: &mut HistoryWriter) {
         for e in &self.elements {
-            if let Some(m) = e.memory() {
-                h.push(m);
-            }
+            e.save_memory(w);
         }
     }
 

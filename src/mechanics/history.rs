@@ -84,6 +84,51 @@ impl History {
     }
 }
 
+/// Writes the elements' memories into a [`History`] in order, reusing the storage of the
+/// entries the history already holds (a fractional damper's samples are copied into the
+/// previous copy's lists, so saving after every step allocates only when they outgrow it).
+#[derive(Debug)]
+pub struct HistoryWriter<'a> {
+    history: &'a mut History,
+    fractional: usize,
+    contacts: usize,
+}
+
+impl<'a> HistoryWriter<'a> {
+    pub fn new(history: &'a mut History) -> Self {
+        HistoryWriter { history, fractional: 0, contacts: 0 }
+    }
+
+    /// The next entry of the fractional list.
+    pub fn fractional(&mut self, h: &FractionalHistory) {
+        match self.history.fractional.get_mut(self.fractional) {
+            Some(entry) => entry.clone_from(h),
+            None => self.history.fractional.push(h.clone()),
+        }
+        self.fractional += 1;
+    }
+
+    /// The next entry of its list.
+    pub fn memory(&mut self, m: Memory) {
+        match m {
+            Memory::Fractional(h) => self.fractional(&h),
+            Memory::Contact(c) => {
+                match self.history.contacts.get_mut(self.contacts) {
+                    Some(entry) => *entry = c,
+                    None => self.history.contacts.push(c),
+                }
+                self.contacts += 1;
+            }
+        }
+    }
+
+    /// Drop the entries beyond those written.
+    pub fn finish(self) {
+        self.history.fractional.truncate(self.fractional);
+        self.history.contacts.truncate(self.contacts);
+    }
+}
+
 /// How many entries of each kind of memory a system expects.
 #[derive(Debug, Clone, Default)]
 pub struct MemoryCounts([usize; MemoryKind::ALL.len()]);
@@ -121,12 +166,24 @@ impl HistoryReader {
 
 /// The accepted samples of one fractional damper, oldest first: its part of the system's
 /// [`History`](crate::mechanics::History).
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FractionalHistory {
     /// Sample times (strictly increasing).
     pub t: Vec<f64>,
     /// q = s - s0 at those times.
     pub q: Vec<f64>,
+}
+
+impl Clone for FractionalHistory {
+    fn clone(&self) -> Self {
+        FractionalHistory { t: self.t.clone(), q: self.q.clone() }
+    }
+
+    /// Into the lists `self` has (a derived `clone_from` would allocate new ones).
+    fn clone_from(&mut self, source: &Self) {
+        self.t.clone_from(&source.t);
+        self.q.clone_from(&source.q);
+    }
 }
 
 impl FractionalHistory {

@@ -32,7 +32,7 @@ use elements::{
 };
 use forces::{Contact, FractionalSpringDamper, Load, MultiPointForce, SpatialLoad, SpringDamper};
 pub use history::History;
-use history::MemoryCounts;
+use history::{HistoryWriter, MemoryCounts};
 use joints::{ConstraintRow, ContactConstraint};
 use kinematics::quadratic_form;
 
@@ -299,15 +299,15 @@ impl System {
         h
     }
 
-    /// The histories into `h`, reusing its lists (no allocation for contact memories once
-    /// the lists have their length; a fractional damper's samples are copied anew).
+    /// The histories into `h`, reusing its lists and entries (no allocation once they have
+    /// their length; a fractional damper's samples are copied into the previous copy).
     pub fn history_into(&self, h: &mut History) {
-        h.fractional.clear();
-        h.contacts.clear();
-        h.contact_constraints.clear();
+        let mut w = HistoryWriter::new(h);
         for g in &self.groups {
-            g.save_history(h);
+            g.save_history(&mut w);
         }
+        w.finish();
+        h.contact_constraints.clear();
         h.contact_constraints.extend(self.contact_constraints.iter().map(|c| c.memory()));
     }
 

@@ -85,10 +85,12 @@ fn sub<S: Real>(a: V3<S>, b: V3<S>) -> V3<S> {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
 
+#[inline]
 fn dot<S: Real>(a: V3<S>, b: V3<S>) -> S {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
+#[inline]
 fn cross<S: Real>(a: V3<S>, b: V3<S>) -> V3<S> {
     [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
 }

@@ -152,6 +152,70 @@ pub struct FloatingFrameBeam2d {
     pub tip: TipShape,
 }
 
+/// Largest number of modes per direction (the model file allows `modes` in 1..=20).
+pub const MAX_MODES: usize = 20;
+const MAX_COORDINATES: usize = 3 + 2 * MAX_MODES;
+
+/// y = H x in the order of nalgebra's `&h * &x` (column by column: y = H[:, 0] x_0, then
+/// y += H[:, j] x_j), so that the sums are bit for bit those of the allocating product.
+#[inline(always)]
+fn mat_vec(h: &DMatrix<f64>, x: &[f64], y: &mut [f64]) {
+    let n = y.len();
+    let h = &h.as_slice()[..n * n];
+    let x = &x[..n];
+    for (yi, hi0) in y.iter_mut().zip(&h[..n]) {
+        *yi = hi0 * x[0];
+    }
+    for (col, &xj) in h.chunks_exact(n).zip(x).skip(1) {
+        for (yi, hij) in y.iter_mut().zip(col) {
+            *yi = hij * xj + *yi;
+        }
+    }
+}
+
+/// `mat_vec` for two vectors at once (one pass over H): y = H x, z = H w.
+#[inline(always)]
+fn mat_vec2(h: &DMatrix<f64>, (x, y): (&[f64], &mut [f64]), (w, z): (&[f64], &mut [f64])) {
+    let n = y.len();
+    let h = &h.as_slice()[..n * n];
+    let (x, w, z) = (&x[..n], &w[..n], &mut z[..n]);
+    for ((yi, zi), hi0) in y.iter_mut().zip(z.iter_mut()).zip(&h[..n]) {
+        *yi = hi0 * x[0];
+        *zi = hi0 * w[0];
+    }
+    for ((col, &xj), &wj) in h.chunks_exact(n).zip(x).zip(w).skip(1) {
+        for ((yi, zi), hij) in y.iter_mut().zip(z.iter_mut()).zip(col) {
+            *yi = hij * xj + *yi;
+            *zi = hij * wj + *zi;
+        }
+    }
+}
+
+/// Dot product in the order of nalgebra's `dot` for dynamic vectors (eight partial sums over
+/// blocks of eight, combined as (s0 + s4) + (s1 + s5) + ..., then the rest in order), on
+/// slices without allocating.
+#[inline(always)]
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len();
+    let b = &b[..n];
+    let blocks = n / 8;
+    let mut acc = [0.0; 8];
+    for (ca, cb) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
+        for k in 0..8 {
+            acc[k] += ca[k] * cb[k];
+        }
+    }
+    let mut res = 0.0;
+    res += acc[0] + acc[4];
+    res += acc[1] + acc[5];
+    res += acc[2] + acc[6];
+    res += acc[3] + acc[7];
+    for (x, y) in a[8 * blocks..].iter().zip(&b[8 * blocks..]) {
+        res += x * y;
+    }
+    res
+}
+
 fn perp(v: [f64; 2]) -> [f64; 2] {
     [-v[1], v[0]]
 }
@@ -160,6 +224,7 @@ impl FloatingFrameBeam2d {
     /// `x`: first of the 3 + 2N consecutive coordinates (x0, y0, theta, A, B).
     /// Uses E, S, I and rho of `p` (Euler-Bernoulli: no shear, no rotary inertia).
     pub fn new(x: usize, length: f64, modes: usize, p: &BeamProperties, gravity: [f64; 2]) -> Self {
+        assert!((1..=MAX_MODES).contains(&modes), "floating-frame beam: {modes} modes outside 1..={MAX_MODES}");
         let (young, area, inertia, density) = (p.young, p.area, p.inertia, p.density);
         let n = modes;
         let pi = std::f64::consts::PI;
@@ -220,8 +285,9 @@ impl FloatingFrameBeam2d {
         3 + 2 * self.modes
     }
 
-    fn gather(&self, v: &[f64]) -> DVector<f64> {
-        DVector::from_iterator(self.dofs.len(), self.dofs.iter().map(|&i| v[i]))
+    /// The element's coordinates (consecutive from the first) in a global vector.
+    fn local_slice<'a>(&self, v: &'a [f64]) -> &'a [f64] {
+        &v[self.dofs[0]..self.dofs[0] + self.dofs.len()]
     }
 
     /// Modal stiffness blocks (K1 axial, K2 transverse), 004 eq. 4.
@@ -229,26 +295,33 @@ impl FloatingFrameBeam2d {
         (&self.k1, &self.k2)
     }
 
-    /// Local position p = (x + Phi_x A - B^T H B / 2, Phi_y B) of a point (004 eq. 1) and
-    /// H B.
-    fn local(pt: &ModalPoint, a: &[f64], b: &[f64]) -> ([f64; 2], DVector<f64>) {
-        let bv = DVector::from_column_slice(b);
-        let hb = &pt.h * &bv;
-        let px = pt.x + pt.phi_x.as_slice().iter().zip(a).map(|(p, q)| p * q).sum::<f64>() - 0.5 * bv.dot(&hb);
-        let py = pt.phi_y.dot(&bv);
-        ([px, py], hb)
+    /// Local position p = (x + Phi_x A - B^T H B / 2, Phi_y B) of a point (004 eq. 1); H B
+    /// into `hb`.
+    fn local(pt: &ModalPoint, a: &[f64], b: &[f64], hb: &mut [f64]) -> [f64; 2] {
+        mat_vec(&pt.h, b, hb);
+        Self::local_from(pt, a, b, hb)
+    }
+
+    /// `local` with H B given.
+    #[inline(always)]
+    fn local_from(pt: &ModalPoint, a: &[f64], b: &[f64], hb: &[f64]) -> [f64; 2] {
+        let px = pt.x + pt.phi_x.as_slice().iter().zip(a).map(|(p, q)| p * q).sum::<f64>() - 0.5 * dot(b, hb);
+        let py = dot(pt.phi_y.as_slice(), b);
+        [px, py]
     }
 
     /// Global position of the tip (x = L) and the rotation of its section
     /// theta + Phi_y'(L) B (the modal slope).
     pub fn tip_pose(&self, q: &[f64]) -> ([f64; 2], f64) {
-        let e = self.gather(q);
+        let e = self.local_slice(q);
         let n = self.modes;
-        let (a, b) = (e.rows(3, n), e.rows(3 + n, n));
-        let px = self.length + self.tip.phi_x.dot(&a) - 0.5 * b.dot(&(&self.tip.h * b));
-        let py = self.tip.phi_y.dot(&b);
+        let (a, b) = (&e[3..3 + n], &e[3 + n..]);
+        let mut hb = [0.0; MAX_MODES];
+        mat_vec(&self.tip.h, b, &mut hb[..n]);
+        let px = self.length + dot(self.tip.phi_x.as_slice(), a) - 0.5 * dot(b, &hb[..n]);
+        let py = dot(self.tip.phi_y.as_slice(), b);
         let (s, c) = e[2].sin_cos();
-        ([e[0] + c * px - s * py, e[1] + s * px + c * py], e[2] + self.tip.slope_y.dot(&b))
+        ([e[0] + c * px - s * py, e[1] + s * px + c * py], e[2] + dot(self.tip.slope_y.as_slice(), b))
     }
 
     /// The beam's tip as a material point with its derivatives (for contacts at the tip).
@@ -287,67 +360,79 @@ impl FloatingFrameBeam2d {
     }
 
     /// The generalized inertia + gravity force int rho S L^T w, split into the acceleration
-    /// part M q_ddot and the rest, and (optionally) the tangent blocks
-    /// c_m M + c_d dF/dq_dot + c_k dF/dq.
-    fn evaluate(
+    /// part M q_ddot (added to `inertial`) and the rest (added to `rest`), and, with `c`, the
+    /// tangent blocks c_m M + c_d dF/dq_dot + c_k dF/dq (added to `tangent`, row-major
+    /// nd x nd). All three start from zero in the caller; the work is on the stack (no heap
+    /// allocation in a step), with every sum in the order of nalgebra's products that the
+    /// element used before (`mat_vec`, `dot`), so that results are bit for bit unchanged.
+    fn evaluate_into(
         &self,
         q: &[f64],
         v: &[f64],
         acc: &[f64],
         c: Option<&TangentCoefficients>,
-    ) -> (DVector<f64>, DVector<f64>, DMatrix<f64>) {
+        inertial: &mut [f64],
+        rest: &mut [f64],
+        tangent: &mut [f64],
+    ) {
         let n = self.modes;
         let nd = self.coordinates();
-        let (e, ed, edd) = (self.gather(q), self.gather(v), self.gather(acc));
+        let (e, ed, edd) = (self.local_slice(q), self.local_slice(v), self.local_slice(acc));
         let (th, om, al) = (e[2], ed[2], edd[2]);
         let (s, co) = th.sin_cos();
         let rt = |u: [f64; 2]| [co * u[0] + s * u[1], -s * u[0] + co * u[1]];
         let a0 = rt([edd[0], edd[1]]);
         let g_loc = rt(self.gravity);
         let a_g = rt([edd[0] - self.gravity[0], edd[1] - self.gravity[1]]);
-        let mut inertial = DVector::zeros(nd);
-        let mut rest = DVector::zeros(nd);
-        let mut tangent = DMatrix::zeros(if c.is_some() { nd } else { 0 }, if c.is_some() { nd } else { 0 });
-        let (a, b) = (&e.as_slice()[3..3 + n], &e.as_slice()[3 + n..]);
-        let bd = DVector::from_column_slice(&ed.as_slice()[3 + n..]);
-        let bdd = DVector::from_column_slice(&edd.as_slice()[3 + n..]);
-        let mut l = DMatrix::zeros(2, nd);
+        let (a, b) = (&e[3..3 + n], &e[3 + n..]);
+        let (bd, bdd) = (&ed[3 + n..], &edd[3 + n..]);
+        // L = [R^T, J p, P] (2 x nd) as its two rows; P = [[Phi_x, -(H B)^T], [0, Phi_y]]
+        let mut l0 = [0.0; MAX_COORDINATES];
+        let mut l1 = [0.0; MAX_COORDINATES];
+        let (l0, l1) = (&mut l0[..nd], &mut l1[..nd]);
+        let mut hb = [0.0; MAX_MODES];
+        let mut hbd = [0.0; MAX_MODES];
+        let mut hbdd = [0.0; MAX_MODES];
+        let (hb, hbd, hbdd) = (&mut hb[..n], &mut hbd[..n], &mut hbdd[..n]);
+        let mut wv0 = [0.0; MAX_COORDINATES];
+        let mut wv1 = [0.0; MAX_COORDINATES];
+        let mut wq0 = [0.0; MAX_COORDINATES];
+        let mut wq1 = [0.0; MAX_COORDINATES];
         for pt in &self.points {
-            let (p, hb) = Self::local(pt, a, b);
-            // L = [R^T, J p, P], P = [[Phi_x, -(H B)^T], [0, Phi_y]]
-            l.fill(0.0);
-            l[(0, 0)] = co;
-            l[(0, 1)] = s;
-            l[(1, 0)] = -s;
-            l[(1, 1)] = co;
+            mat_vec2(&pt.h, (b, &mut *hb), (bd, &mut *hbd));
+            let p = Self::local_from(pt, a, b, hb);
+            l0[0] = co;
+            l0[1] = s;
+            l1[0] = -s;
+            l1[1] = co;
             let jp = perp(p);
-            l[(0, 2)] = jp[0];
-            l[(1, 2)] = jp[1];
+            l0[2] = jp[0];
+            l1[2] = jp[1];
             for i in 0..n {
-                l[(0, 3 + i)] = pt.phi_x[i];
-                l[(0, 3 + n + i)] = -hb[i];
-                l[(1, 3 + n + i)] = pt.phi_y[i];
+                l0[3 + i] = pt.phi_x[i];
+                l1[3 + i] = 0.0;
+                l0[3 + n + i] = -hb[i];
+                l1[3 + n + i] = pt.phi_y[i];
             }
-            let pe = |vec: &DVector<f64>| -> [f64; 2] {
+            let pe = |vec: &[f64]| -> [f64; 2] {
                 let mut r = [0.0; 2];
                 for k in 0..2 * n {
-                    r[0] += l[(0, 3 + k)] * vec[3 + k];
-                    r[1] += l[(1, 3 + k)] * vec[3 + k];
+                    r[0] += l0[3 + k] * vec[3 + k];
+                    r[1] += l1[3 + k] * vec[3 + k];
                 }
                 r
             };
-            let pd = pe(&ed);
-            let pdd = pe(&edd);
-            let hbd = &pt.h * &bd;
-            let bhb = bd.dot(&hbd);
+            let pd = pe(ed);
+            let pdd = pe(edd);
+            let bhb = dot(bd, hbd);
             let jpd = perp(pd);
             // acceleration part L q_ddot and the rest of w
             let wa = [a0[0] + al * jp[0] + pdd[0], a0[1] + al * jp[1] + pdd[1]];
             let wr =
                 [-g_loc[0] - om * om * p[0] + 2.0 * om * jpd[0] - bhb, -g_loc[1] - om * om * p[1] + 2.0 * om * jpd[1]];
             for k in 0..nd {
-                inertial[k] += pt.mu * (l[(0, k)] * wa[0] + l[(1, k)] * wa[1]);
-                rest[k] += pt.mu * (l[(0, k)] * wr[0] + l[(1, k)] * wr[1]);
+                inertial[k] += pt.mu * (l0[k] * wa[0] + l1[k] * wa[1]);
+                rest[k] += pt.mu * (l0[k] * wr[0] + l1[k] * wr[1]);
             }
             let Some(c) = c else { continue };
             let w = [wa[0] + wr[0], wa[1] + wr[1]];
@@ -355,55 +440,57 @@ impl FloatingFrameBeam2d {
             // Q_v = [0, -2 (H B_dot)^T] in the x row.
             // dw/dq: theta column -J R^T (a0 - g); e columns al J P - om^2 P + 2 om J D(e_dot)
             // + D(e_ddot), D(u) = [0, -(H u_B)^T] in the x row.
-            let hbdd = &pt.h * &bdd;
-            let mut wv = DMatrix::zeros(2, nd);
-            let mut wq = DMatrix::zeros(2, nd);
-            wv[(0, 2)] = -2.0 * om * p[0] + 2.0 * jpd[0];
-            wv[(1, 2)] = -2.0 * om * p[1] + 2.0 * jpd[1];
+            mat_vec(&pt.h, bdd, hbdd);
+            wv0[2] = -2.0 * om * p[0] + 2.0 * jpd[0];
+            wv1[2] = -2.0 * om * p[1] + 2.0 * jpd[1];
             let ja = perp(a_g);
-            wq[(0, 2)] = -ja[0];
-            wq[(1, 2)] = -ja[1];
+            wq0[2] = -ja[0];
+            wq1[2] = -ja[1];
             for k in 3..nd {
-                let col = [l[(0, k)], l[(1, k)]];
+                let col = [l0[k], l1[k]];
                 let jc = perp(col);
-                wv[(0, k)] = 2.0 * om * jc[0];
-                wv[(1, k)] = 2.0 * om * jc[1];
-                wq[(0, k)] = al * jc[0] - om * om * col[0];
-                wq[(1, k)] = al * jc[1] - om * om * col[1];
+                wv0[k] = 2.0 * om * jc[0];
+                wv1[k] = 2.0 * om * jc[1];
+                wq0[k] = al * jc[0] - om * om * col[0];
+                wq1[k] = al * jc[1] - om * om * col[1];
             }
             for i in 0..n {
                 let k = 3 + n + i;
-                wv[(0, k)] -= 2.0 * hbd[i];
+                wv0[k] -= 2.0 * hbd[i];
                 // 2 om J D(e_dot): D(e_dot) x-row -(H B_dot)^T -> J maps (dx, 0) to (0, dx)
-                wq[(1, k)] += 2.0 * om * (-hbd[i]);
-                wq[(0, k)] -= hbdd[i];
+                wq1[k] += 2.0 * om * (-hbd[i]);
+                wq0[k] -= hbdd[i];
             }
-            let lt = l.transpose();
-            let mut t = (&lt * &l) * c.mass + (&lt * &wv) * c.damping + (&lt * &wq) * c.stiffness;
-            // d(L^T)/dq w: rows x0, y0 / column theta: R J w; row theta / columns e: w^T J P;
+            // t = L^T L c_m + L^T dw/dq_dot c_d + L^T dw/dq c_k, plus d(L^T)/dq w:
+            // rows x0, y0 / column theta: R J w; row theta / columns e: w^T J P;
             // rows B / columns B: -w_x H.
             let rjw = {
                 let jw = perp(w);
                 [co * jw[0] - s * jw[1], s * jw[0] + co * jw[1]]
             };
-            t[(0, 2)] += c.stiffness * rjw[0];
-            t[(1, 2)] += c.stiffness * rjw[1];
             let jtw = [w[1], -w[0]]; // J^T w
-            for k in 3..nd {
-                t[(2, k)] += c.stiffness * (jtw[0] * l[(0, k)] + jtw[1] * l[(1, k)]);
-            }
-            for i in 0..n {
-                for j in 0..n {
-                    t[(3 + n + i, 3 + n + j)] -= c.stiffness * w[0] * pt.h[(i, j)];
+            for i in 0..nd {
+                let row = &mut tangent[i * nd..(i + 1) * nd];
+                for j in 0..nd {
+                    let mut t = (l0[i] * l0[j] + l1[i] * l1[j]) * c.mass
+                        + (l0[i] * wv0[j] + l1[i] * wv1[j]) * c.damping
+                        + (l0[i] * wq0[j] + l1[i] * wq1[j]) * c.stiffness;
+                    if i < 2 && j == 2 {
+                        t += c.stiffness * rjw[i];
+                    } else if i == 2 && j >= 3 {
+                        t += c.stiffness * (jtw[0] * l0[j] + jtw[1] * l1[j]);
+                    } else if i >= 3 + n && j >= 3 + n {
+                        t -= c.stiffness * w[0] * pt.h[(i - 3 - n, j - 3 - n)];
+                    }
+                    row[j] += t * pt.mu;
                 }
             }
-            tangent += t * pt.mu;
         }
         // elastic forces K1 A, K2 B and their stiffness
-        let ea = DVector::from_column_slice(a);
-        let eb = DVector::from_column_slice(b);
-        let fa = &self.k1 * ea;
-        let fb = &self.k2 * eb;
+        let mut fa = [0.0; MAX_MODES];
+        let mut fb = [0.0; MAX_MODES];
+        mat_vec(&self.k1, a, &mut fa[..n]);
+        mat_vec(&self.k2, b, &mut fb[..n]);
         for i in 0..n {
             rest[3 + i] += fa[i];
             rest[3 + n + i] += fb[i];
@@ -411,12 +498,27 @@ impl FloatingFrameBeam2d {
         if let Some(c) = c {
             for i in 0..n {
                 for j in 0..n {
-                    tangent[(3 + i, 3 + j)] += c.stiffness * self.k1[(i, j)];
-                    tangent[(3 + n + i, 3 + n + j)] += c.stiffness * self.k2[(i, j)];
+                    tangent[(3 + i) * nd + 3 + j] += c.stiffness * self.k1[(i, j)];
+                    tangent[(3 + n + i) * nd + 3 + n + j] += c.stiffness * self.k2[(i, j)];
                 }
             }
         }
-        (inertial, rest, tangent)
+    }
+
+    /// `evaluate_into` with the results returned (tests and the local API).
+    fn evaluate(
+        &self,
+        q: &[f64],
+        v: &[f64],
+        acc: &[f64],
+        c: Option<&TangentCoefficients>,
+    ) -> (DVector<f64>, DVector<f64>, DMatrix<f64>) {
+        let nd = self.coordinates();
+        let (mut inertial, mut rest) = (DVector::zeros(nd), DVector::zeros(nd));
+        let m = if c.is_some() { nd } else { 0 };
+        let mut tangent = vec![0.0; m * m];
+        self.evaluate_into(q, v, acc, c, inertial.as_mut_slice(), rest.as_mut_slice(), &mut tangent);
+        (inertial, rest, DMatrix::from_row_slice(m, m, &tangent))
     }
 
     /// M(q) q_ddot and the other forces (quadratic velocity, gravity, elastic), over the
@@ -433,17 +535,18 @@ impl FloatingFrameBeam2d {
 
     pub fn kinetic_energy(&self, q: &[f64], v: &[f64]) -> f64 {
         let n = self.modes;
-        let (e, ed) = (self.gather(q), self.gather(v));
+        let (e, ed) = (self.local_slice(q), self.local_slice(v));
         let (s, co) = e[2].sin_cos();
         let v0 = [co * ed[0] + s * ed[1], -s * ed[0] + co * ed[1]];
-        let (a, b) = (&e.as_slice()[3..3 + n], &e.as_slice()[3 + n..]);
-        let (ad, bd) = (&ed.as_slice()[3..3 + n], DVector::from_column_slice(&ed.as_slice()[3 + n..]));
+        let (a, b) = (&e[3..3 + n], &e[3 + n..]);
+        let (ad, bd) = (&ed[3..3 + n], &ed[3 + n..]);
+        let mut hb = [0.0; MAX_MODES];
+        let hb = &mut hb[..n];
         let mut t = 0.0;
         for pt in &self.points {
-            let (p, _) = Self::local(pt, a, b);
-            let hb = &pt.h * DVector::from_column_slice(b);
-            let pdx = pt.phi_x.as_slice().iter().zip(ad).map(|(x, y)| x * y).sum::<f64>() - hb.dot(&bd);
-            let pdy = pt.phi_y.dot(&bd);
+            let p = Self::local(pt, a, b, hb);
+            let pdx = pt.phi_x.as_slice().iter().zip(ad).map(|(x, y)| x * y).sum::<f64>() - dot(hb, bd);
+            let pdy = dot(pt.phi_y.as_slice(), bd);
             let u = [v0[0] - ed[2] * p[1] + pdx, v0[1] + ed[2] * p[0] + pdy];
             t += 0.5 * pt.mu * (u[0] * u[0] + u[1] * u[1]);
         }
@@ -453,17 +556,21 @@ impl FloatingFrameBeam2d {
     /// Gravitational + elastic potential.
     pub fn potential_energy(&self, q: &[f64]) -> f64 {
         let n = self.modes;
-        let e = self.gather(q);
+        let e = self.local_slice(q);
         let (s, co) = e[2].sin_cos();
-        let (a, b) = (&e.as_slice()[3..3 + n], &e.as_slice()[3 + n..]);
+        let (a, b) = (&e[3..3 + n], &e[3 + n..]);
+        let mut hb = [0.0; MAX_MODES];
+        let hb = &mut hb[..n];
         let mut v = 0.0;
         for pt in &self.points {
-            let (p, _) = Self::local(pt, a, b);
+            let p = Self::local(pt, a, b, hb);
             let r = [e[0] + co * p[0] - s * p[1], e[1] + s * p[0] + co * p[1]];
             v -= pt.mu * (self.gravity[0] * r[0] + self.gravity[1] * r[1]);
         }
-        let (ea, eb) = (DVector::from_column_slice(a), DVector::from_column_slice(b));
-        v + 0.5 * ea.dot(&(&self.k1 * &ea)) + 0.5 * eb.dot(&(&self.k2 * &eb))
+        let (mut ka, mut kb) = ([0.0; MAX_MODES], [0.0; MAX_MODES]);
+        mat_vec(&self.k1, a, &mut ka[..n]);
+        mat_vec(&self.k2, b, &mut kb[..n]);
+        v + 0.5 * dot(a, &ka[..n]) + 0.5 * dot(b, &kb[..n])
     }
 
     pub fn mass(&self) -> f64 {
@@ -496,23 +603,28 @@ impl FloatingFramePoint {
         3 + 2 * self.modes
     }
 
-    /// Local position p and the columns dp/de_k (k over the 2N modal coordinates).
-    fn local(&self, q: &[f64]) -> ([f64; 2], Vec<[f64; 2]>) {
+    /// Local position p; H B into `hb` (the columns dp/de_k over the 2N modal coordinates
+    /// are (Phi_x,k, 0) and (-(H B)_k, Phi_y,k), `column`).
+    fn local(&self, q: &[f64], hb: &mut [f64]) -> [f64; 2] {
         let (n, x) = (self.modes, self.first);
         let a = &q[x + 3..x + 3 + n];
-        let b = DVector::from_column_slice(&q[x + 3 + n..x + 3 + 2 * n]);
-        let hb = &self.shape.h * &b;
-        let px = self.abscissa + self.shape.phi_x.iter().zip(a).map(|(p, a)| p * a).sum::<f64>() - 0.5 * b.dot(&hb);
-        let py = self.shape.phi_y.dot(&b);
-        let mut cols = Vec::with_capacity(2 * n);
-        cols.extend((0..n).map(|i| [self.shape.phi_x[i], 0.0]));
-        cols.extend((0..n).map(|i| [-hb[i], self.shape.phi_y[i]]));
-        ([px, py], cols)
+        let b = &q[x + 3 + n..x + 3 + 2 * n];
+        mat_vec(&self.shape.h, b, hb);
+        let px = self.abscissa + self.shape.phi_x.iter().zip(a).map(|(p, a)| p * a).sum::<f64>() - 0.5 * dot(b, hb);
+        let py = dot(self.shape.phi_y.as_slice(), b);
+        [px, py]
+    }
+
+    /// dp/de_k for modal coordinate k (0..2N), given H B.
+    fn column(&self, k: usize, hb: &[f64]) -> [f64; 2] {
+        let n = self.modes;
+        if k < n { [self.shape.phi_x[k], 0.0] } else { [-hb[k - n], self.shape.phi_y[k - n]] }
     }
 
     /// Global position of the point.
     pub fn position(&self, q: &[f64]) -> [f64; 2] {
-        let (p, _) = self.local(q);
+        let mut hb = [0.0; MAX_MODES];
+        let p = self.local(q, &mut hb[..self.modes]);
         let x = self.first;
         let (s, c) = q[x + 2].sin_cos();
         [q[x] + c * p[0] - s * p[1], q[x + 1] + s * p[0] + c * p[1]]
@@ -521,20 +633,31 @@ impl FloatingFramePoint {
     /// Position, Jacobian columns dr/de (3 + 2N of them) and, for the weight w, the matrix
     /// w . d2r/de2 (row-major, (3 + 2N)^2).
     pub fn derivatives(&self, q: &[f64], w: [f64; 2]) -> ([f64; 2], Vec<[f64; 2]>, Vec<f64>) {
-        let (p, cols) = self.local(q);
+        let nd = self.coordinates();
+        let (mut jac, mut hess) = (vec![[0.0; 2]; nd], vec![0.0; nd * nd]);
+        let r = self.derivatives_into(q, w, &mut jac, &mut hess);
+        (r, jac, hess)
+    }
+
+    /// `derivatives` into `jac` (3 + 2N columns) and `hess` ((3 + 2N)^2, zero on entry),
+    /// without allocating; returns the position.
+    pub fn derivatives_into(&self, q: &[f64], w: [f64; 2], jac: &mut [[f64; 2]], hess: &mut [f64]) -> [f64; 2] {
+        let mut hb = [0.0; MAX_MODES];
+        let hb = &mut hb[..self.modes];
+        let p = self.local(q, hb);
         let x = self.first;
         let nd = self.coordinates();
         let (s, c) = q[x + 2].sin_cos();
         let rot = |u: [f64; 2]| [c * u[0] - s * u[1], s * u[0] + c * u[1]];
         let rp = rot(p);
-        let mut jac = Vec::with_capacity(nd);
-        jac.extend([[1.0, 0.0], [0.0, 1.0], perp(rp)]);
-        jac.extend(cols.iter().map(|&u| rot(u)));
+        jac[..3].copy_from_slice(&[[1.0, 0.0], [0.0, 1.0], perp(rp)]);
+        for k in 0..nd - 3 {
+            jac[3 + k] = rot(self.column(k, hb));
+        }
         let wl = [c * w[0] + s * w[1], -s * w[0] + c * w[1]];
-        let mut hess = vec![0.0; nd * nd];
         hess[2 * nd + 2] = -(wl[0] * p[0] + wl[1] * p[1]);
-        for (k, u) in cols.iter().enumerate() {
-            let ju = perp(*u);
+        for k in 0..nd - 3 {
+            let ju = perp(self.column(k, hb));
             let v = wl[0] * ju[0] + wl[1] * ju[1];
             hess[2 * nd + 3 + k] = v;
             hess[(3 + k) * nd + 2] = v;
@@ -545,7 +668,7 @@ impl FloatingFramePoint {
                 hess[(3 + n + i) * nd + 3 + n + j] = -wl[0] * self.shape.h[(i, j)];
             }
         }
-        ([q[x] + rp[0], q[x + 1] + rp[1]], jac, hess)
+        [q[x] + rp[0], q[x + 1] + rp[1]]
     }
 }
 
@@ -555,7 +678,9 @@ impl Element for FloatingFrameBeam2d {
     }
 
     fn add_forces(&self, x: &Kin, inertial: &mut [f64], forces: &mut [f64]) {
-        let (i, r, _) = self.evaluate(x.q, x.v, x.a, None);
+        let nd = self.dofs.len();
+        let (mut i, mut r) = ([0.0; MAX_COORDINATES], [0.0; MAX_COORDINATES]);
+        self.evaluate_into(x.q, x.v, x.a, None, &mut i[..nd], &mut r[..nd], &mut []);
         for (k, &d) in self.dofs.iter().enumerate() {
             inertial[d] += i[k];
             forces[d] += r[k];
@@ -563,12 +688,12 @@ impl Element for FloatingFrameBeam2d {
     }
 
     fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
-        let t = self.evaluate(x.q, x.v, x.a, Some(c)).2;
         let nd = self.dofs.len();
-        for i in 0..nd {
-            for j in 0..nd {
-                block[nd * i + j] += t[(i, j)];
-            }
+        let (mut i, mut r) = ([0.0; MAX_COORDINATES], [0.0; MAX_COORDINATES]);
+        let mut t = [0.0; MAX_COORDINATES * MAX_COORDINATES];
+        self.evaluate_into(x.q, x.v, x.a, Some(c), &mut i[..nd], &mut r[..nd], &mut t[..nd * nd]);
+        for (b, t) in block[..nd * nd].iter_mut().zip(&t[..nd * nd]) {
+            *b += t;
         }
     }
 

@@ -16,7 +16,7 @@ pub use point_mass::PointMass;
 pub use rigid_body_2d::RigidBody2d;
 pub use rigid_body_3d::RigidBody3d;
 
-use super::history::{Memory, MemoryKind};
+use super::history::{HistoryWriter, Memory, MemoryKind};
 use crate::integrators::TangentCoefficients;
 
 /// The state an element is evaluated at (global vectors).
@@ -64,6 +64,13 @@ pub trait Element {
     fn prepare(&mut self, _times: &[f64]) {}
     /// Record an accepted state (kinds with memory).
     fn record(&mut self, _q: &[f64], _v: &[f64], _t: f64) {}
+    /// Write the element's memory into `w` (kinds with memory); the default copies
+    /// `memory()`, kinds with long memories override it to reuse `w`'s storage.
+    fn save_memory(&self, w: &mut HistoryWriter) {
+        if let Some(m) = self.memory() {
+            w.memory(m);
+        }
+    }
     /// The element's memory (kinds with memory).
     fn memory(&self) -> Option<Memory> {
         None

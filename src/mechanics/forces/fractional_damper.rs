@@ -21,7 +21,7 @@
 
 use crate::integrators::TangentCoefficients;
 use crate::mechanics::elements::{Element, Energy, Kin};
-use crate::mechanics::history::{Memory, MemoryKind};
+use crate::mechanics::history::{HistoryWriter, Memory, MemoryKind};
 use crate::mechanics::kinematics::{Derivatives, MAX_DOFS, Measure};
 
 pub use crate::mechanics::history::FractionalHistory;
@@ -219,6 +219,10 @@ impl Element for FractionalSpringDamper {
 
     fn memory(&self) -> Option<Memory> {
         Some(Memory::Fractional(self.history.clone()))
+    }
+
+    fn save_memory(&self, w: &mut HistoryWriter) {
+        w.fractional(&self.history);
     }
 
     fn set_memory(&mut self, m: Memory) {

@@ -154,6 +154,7 @@ pub struct Member {
 
 /// Measures (6 per member), their gradients (J rows) and Hessians, over the local variables
 /// [member (r, p); reference (r, p)].
+#[derive(Debug, Default)]
 struct MemberMeasures {
     value: [f64; 6],
     gradient: [Vec<f64>; 6],
@@ -164,7 +165,8 @@ fn member_measures<const N: usize, const M: usize>(
     q: &[f64],
     member: &Member,
     reference: Option<usize>,
-) -> MemberMeasures {
+    out: &mut MemberMeasures,
+) {
     let var = |k: usize| -> Taylor2<N, M> {
         let i = if k < 7 { member.x + k } else { reference.unwrap_or(0) + k - 7 };
         Taylor2::variable(q[i], k)
@@ -197,10 +199,52 @@ fn member_measures<const N: usize, const M: usize>(
     let c: Quat<N, M> = std::array::from_fn(|k| Taylor2::constant(if k == 0 { member.c[0] } else { -member.c[k] }));
     let rel = quat_mul(&quat_mul(&conj(&p_ref), &p_i), &c);
     let all = [x_t[0], x_t[1], x_t[2], rel[1].scale(2.0), rel[2].scale(2.0), rel[3].scale(2.0)];
-    MemberMeasures {
-        value: std::array::from_fn(|k| all[k].v),
-        gradient: std::array::from_fn(|k| all[k].g.to_vec()),
-        hessian: std::array::from_fn(|k| all[k].h.iter().flatten().copied().collect()),
+    // Into the lists `out` already has (no allocation once they have their length).
+    for (k, m) in all.iter().enumerate() {
+        out.value[k] = m.v;
+        out.gradient[k].clear();
+        out.gradient[k].extend_from_slice(&m.g);
+        out.hessian[k].clear();
+        out.hessian[k].extend(m.h.iter().flatten());
+    }
+}
+
+/// The lists of one evaluation (measures, deformations, forces, tangent rows), kept with the
+/// element so that a step does not allocate; every evaluation overwrites them, so they are
+/// no state: a clone starts empty and equality ignores them.
+#[derive(Debug, Default)]
+struct Workspace {
+    measures: Vec<MemberMeasures>,
+    e: Vec<f64>,
+    rate: Vec<f64>,
+    f: Vec<f64>,
+    jrow: Vec<f64>,
+    erow: Vec<f64>,
+    w: Vec<f64>,
+}
+
+/// The element's `Workspace` behind a lock (elements are evaluated through `&self` and
+/// shared between threads; an evaluation holds the lock while it uses the lists).
+#[derive(Debug, Default)]
+struct Scratch(std::sync::Mutex<Workspace>);
+
+impl Scratch {
+    fn with<R>(&self, f: impl FnOnce(&mut Workspace) -> R) -> R {
+        // The lists hold no state between evaluations: a poisoned lock is still usable.
+        let mut ws = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut ws)
+    }
+}
+
+impl Clone for Scratch {
+    fn clone(&self) -> Self {
+        Scratch::default()
+    }
+}
+
+impl PartialEq for Scratch {
+    fn eq(&self, _: &Self) -> bool {
+        true
     }
 }
 
@@ -219,6 +263,7 @@ pub struct MultiPointForce {
     pub free_values: Vec<f64>,
     /// f0 of eq. 12: preload on the members at x = l (6n; zero by default).
     pub preload: Vec<f64>,
+    scratch: Scratch,
 }
 
 impl MultiPointForce {
@@ -242,8 +287,11 @@ impl MultiPointForce {
             damping,
             free_values: Vec::new(),
             preload: Vec::new(),
+            scratch: Scratch::default(),
         };
-        e.free_values = e.measures(q0, false).into_iter().flat_map(|m| m.value).collect();
+        let mut ms = Vec::new();
+        e.measures_into(q0, false, &mut ms);
+        e.free_values = ms.iter().flat_map(|m| m.value).collect();
         e.preload = vec![0.0; e.free_values.len()];
         e
     }
@@ -253,16 +301,17 @@ impl MultiPointForce {
     }
 
     /// Measures and gradients of every member; Hessians too if `hessians`.
-    fn measures(&self, q: &[f64], hessians: bool) -> Vec<MemberMeasures> {
-        self.members
-            .iter()
-            .map(|m| match (self.reference, hessians) {
-                (Some(_), true) => member_measures::<14, 14>(q, m, self.reference),
-                (Some(_), false) => member_measures::<14, 0>(q, m, self.reference),
-                (None, true) => member_measures::<7, 7>(q, m, None),
-                (None, false) => member_measures::<7, 0>(q, m, None),
-            })
-            .collect()
+    /// The members' measures (with Hessians if asked) into `out`.
+    fn measures_into(&self, q: &[f64], hessians: bool, out: &mut Vec<MemberMeasures>) {
+        out.resize_with(self.members.len(), MemberMeasures::default);
+        for (m, o) in self.members.iter().zip(out.iter_mut()) {
+            match (self.reference, hessians) {
+                (Some(_), true) => member_measures::<14, 14>(q, m, self.reference, o),
+                (Some(_), false) => member_measures::<14, 0>(q, m, self.reference, o),
+                (None, true) => member_measures::<7, 7>(q, m, None, o),
+                (None, false) => member_measures::<7, 0>(q, m, None, o),
+            }
+        }
     }
 
     /// Position in `dofs` of local variable k of member i.
@@ -276,29 +325,41 @@ impl MultiPointForce {
 
     /// Measures x (6n) and their rates J v.
     pub fn deformation(&self, q: &[f64], v: &[f64]) -> (Vec<f64>, Vec<f64>) {
-        self.deformation_of(&self.measures(q, false), v)
+        self.scratch.with(|ws| {
+            self.deformation_into(q, v, ws);
+            (ws.e.clone(), ws.rate.clone())
+        })
     }
 
-    fn deformation_of(&self, ms: &[MemberMeasures], v: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    /// The measures (without Hessians), e = x - l and J v into `ws`.
+    fn deformation_into(&self, q: &[f64], v: &[f64], ws: &mut Workspace) {
+        self.measures_into(q, false, &mut ws.measures);
+        self.deformation_of(v, ws);
+    }
+
+    /// e = x - l and J v of the measures in `ws`.
+    fn deformation_of(&self, v: &[f64], ws: &mut Workspace) {
         let nv = self.local_vars();
-        let mut e = Vec::with_capacity(6 * ms.len());
-        let mut rate = Vec::with_capacity(6 * ms.len());
-        for (i, m) in ms.iter().enumerate() {
+        let Workspace { measures, e, rate, .. } = ws;
+        e.clear();
+        rate.clear();
+        for (i, m) in measures.iter().enumerate() {
             for k in 0..6 {
                 e.push(m.value[k] - self.free_values[6 * i + k]);
                 rate.push((0..nv).map(|a| m.gradient[k][a] * v[self.global(i, a)]).sum());
             }
         }
-        (e, rate)
     }
 
     /// Force of the element on its reference body, global frame: eq. 13's
     /// F_Jtrans = -sum F_l,trans = sum f_trans (measured in the reference frame, rotated by
     /// A_R). With ground as the reference it is the force on the support.
     pub fn reference_force(&self, q: &[f64], v: &[f64]) -> [f64; 3] {
-        let (e, rate) = self.deformation(q, v);
-        let f = self.member_forces(&e, &rate);
-        let local: [f64; 3] = std::array::from_fn(|k| (0..self.members.len()).map(|i| f[6 * i + k]).sum());
+        let local: [f64; 3] = self.scratch.with(|ws| {
+            self.deformation_into(q, v, ws);
+            self.member_forces(ws);
+            std::array::from_fn(|k| (0..self.members.len()).map(|i| ws.f[6 * i + k]).sum())
+        });
         match self.reference {
             None => local,
             Some(r) => crate::mechanics::euler_parameters::mat_vec(
@@ -309,49 +370,34 @@ impl MultiPointForce {
     }
 
     /// f = K e + C x_dot - f0 (6n): minus the force of eq. 12 on the members.
-    fn member_forces(&self, e: &[f64], rate: &[f64]) -> Vec<f64> {
+    /// (into `ws.f`, from `ws.e` and `ws.rate`)
+    fn member_forces(&self, ws: &mut Workspace) {
+        let Workspace { e, rate, f, .. } = ws;
         let n = e.len();
-        (0..n)
-            .map(|r| {
-                (0..n).map(|c| self.stiffness[r * n + c] * e[c] + self.damping[r * n + c] * rate[c]).sum::<f64>()
-                    - self.preload[r]
-            })
-            .collect()
-    }
-}
-
-impl Element for MultiPointForce {
-    fn dofs(&self) -> &[usize] {
-        &self.dofs
+        f.clear();
+        f.extend((0..n).map(|r| {
+            (0..n).map(|c| self.stiffness[r * n + c] * e[c] + self.damping[r * n + c] * rate[c]).sum::<f64>()
+                - self.preload[r]
+        }));
     }
 
-    fn add_forces(&self, x: &Kin, _inertial: &mut [f64], forces: &mut [f64]) {
-        let nv = self.local_vars();
-        let ms = self.measures(x.q, false);
-        let (e, rate) = self.deformation_of(&ms, x.v);
-        let f = self.member_forces(&e, &rate);
-        for (i, m) in ms.iter().enumerate() {
-            for k in 0..6 {
-                for a in 0..nv {
-                    forces[self.global(i, a)] += m.gradient[k][a] * f[6 * i + k];
-                }
-            }
-        }
-    }
-
-    fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
+    /// `Element::add_tangent` with the lists of `ws`.
+    fn tangent_into(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64], ws: &mut Workspace) {
         let nv = self.local_vars();
         let nd = self.dofs.len();
         let n6 = 6 * self.members.len();
-        let ms = self.measures(x.q, true);
-        let (e, rate) = self.deformation_of(&ms, x.v);
-        let f = self.member_forces(&e, &rate);
+        self.measures_into(x.q, true, &mut ws.measures);
+        self.deformation_of(x.v, ws);
+        self.member_forces(ws);
+        let Workspace { measures: ms, f, jrow, erow, w, .. } = ws;
         // Rows of J and of E = d(J v)/dq (row k: (H_k v)^T) over the member's local variables
         // (each row has at most nv nonzeros, at the block positions `slot(i, a)`).
-        let mut jrow = vec![0.0; n6 * nv];
-        let mut erow = vec![0.0; n6 * nv];
+        jrow.clear();
+        jrow.resize(n6 * nv, 0.0);
+        erow.clear();
+        erow.resize(n6 * nv, 0.0);
         for (i, m) in ms.iter().enumerate() {
-            let v_loc: Vec<f64> = (0..nv).map(|a| x.v[self.global(i, a)]).collect();
+            let v_loc: [f64; 14] = std::array::from_fn(|a| if a < nv { x.v[self.global(i, a)] } else { 0.0 });
             for k in 0..6 {
                 let row = 6 * i + k;
                 for a in 0..nv {
@@ -361,7 +407,8 @@ impl Element for MultiPointForce {
             }
         }
         // W = c_s (K J + C E) + c_d C J  (n6 x nd), then block += J^T W + c_s sum f_k H_k.
-        let mut w = vec![0.0; n6 * nd];
+        w.clear();
+        w.resize(n6 * nd, 0.0);
         for r in 0..n6 {
             let wr = &mut w[r * nd..(r + 1) * nd];
             for l in 0..n6 {
@@ -395,22 +442,53 @@ impl Element for MultiPointForce {
             }
         }
     }
+}
+
+impl Element for MultiPointForce {
+    fn dofs(&self) -> &[usize] {
+        &self.dofs
+    }
+
+    fn add_forces(&self, x: &Kin, _inertial: &mut [f64], forces: &mut [f64]) {
+        let nv = self.local_vars();
+        self.scratch.with(|ws| {
+            self.deformation_into(x.q, x.v, ws);
+            self.member_forces(ws);
+            for (i, m) in ws.measures.iter().enumerate() {
+                for k in 0..6 {
+                    for a in 0..nv {
+                        forces[self.global(i, a)] += m.gradient[k][a] * ws.f[6 * i + k];
+                    }
+                }
+            }
+        })
+    }
+
+    fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
+        self.scratch.with(|ws| self.tangent_into(x, c, block, ws))
+    }
 
     fn energy(&self, x: &Kin) -> Energy {
-        let (e, _) = self.deformation(x.q, x.v);
-        let n = e.len();
-        let u: f64 = (0..n)
-            .map(|r| e[r] * (0.5 * (0..n).map(|c| self.stiffness[r * n + c] * e[c]).sum::<f64>() - self.preload[r]))
-            .sum();
+        let u = self.scratch.with(|ws| {
+            self.deformation_into(x.q, x.v, ws);
+            let e = &ws.e;
+            let n = e.len();
+            (0..n)
+                .map(|r| e[r] * (0.5 * (0..n).map(|c| self.stiffness[r * n + c] * e[c]).sum::<f64>() - self.preload[r]))
+                .sum()
+        });
         Energy { kinetic: 0.0, potential: u }
     }
 
     const DISSIPATIVE: bool = true;
 
     fn dissipation_power(&self, x: &Kin) -> f64 {
-        let (_, rate) = self.deformation(x.q, x.v);
-        let n = rate.len();
-        (0..n).map(|r| rate[r] * (0..n).map(|c| self.damping[r * n + c] * rate[c]).sum::<f64>()).sum()
+        self.scratch.with(|ws| {
+            self.deformation_into(x.q, x.v, ws);
+            let rate = &ws.rate;
+            let n = rate.len();
+            (0..n).map(|r| rate[r] * (0..n).map(|c| self.damping[r * n + c] * rate[c]).sum::<f64>()).sum()
+        })
     }
 }
 
