@@ -168,7 +168,7 @@ fn mat_vec(h: &DMatrix<f64>, x: &[f64], y: &mut [f64]) {
     }
     for (col, &xj) in h.chunks_exact(n).zip(x).skip(1) {
         for (yi, hij) in y.iter_mut().zip(col) {
-            *yi = hij * xj + *yi;
+            *yi += hij * xj;
         }
     }
 }
@@ -185,8 +185,8 @@ fn mat_vec2(h: &DMatrix<f64>, (x, y): (&[f64], &mut [f64]), (w, z): (&[f64], &mu
     }
     for ((col, &xj), &wj) in h.chunks_exact(n).zip(x).zip(w).skip(1) {
         for ((yi, zi), hij) in y.iter_mut().zip(z.iter_mut()).zip(col) {
-            *yi = hij * xj + *yi;
-            *zi = hij * wj + *zi;
+            *yi += hij * xj;
+            *zi += hij * wj;
         }
     }
 }
@@ -367,9 +367,7 @@ impl FloatingFrameBeam2d {
     /// element used before (`mat_vec`, `dot`), so that results are bit for bit unchanged.
     fn evaluate_into(
         &self,
-        q: &[f64],
-        v: &[f64],
-        acc: &[f64],
+        (q, v, acc): (&[f64], &[f64], &[f64]),
         c: Option<&TangentCoefficients>,
         inertial: &mut [f64],
         rest: &mut [f64],
@@ -517,7 +515,7 @@ impl FloatingFrameBeam2d {
         let (mut inertial, mut rest) = (DVector::zeros(nd), DVector::zeros(nd));
         let m = if c.is_some() { nd } else { 0 };
         let mut tangent = vec![0.0; m * m];
-        self.evaluate_into(q, v, acc, c, inertial.as_mut_slice(), rest.as_mut_slice(), &mut tangent);
+        self.evaluate_into((q, v, acc), c, inertial.as_mut_slice(), rest.as_mut_slice(), &mut tangent);
         (inertial, rest, DMatrix::from_row_slice(m, m, &tangent))
     }
 
@@ -680,7 +678,7 @@ impl Element for FloatingFrameBeam2d {
     fn add_forces(&self, x: &Kin, inertial: &mut [f64], forces: &mut [f64]) {
         let nd = self.dofs.len();
         let (mut i, mut r) = ([0.0; MAX_COORDINATES], [0.0; MAX_COORDINATES]);
-        self.evaluate_into(x.q, x.v, x.a, None, &mut i[..nd], &mut r[..nd], &mut []);
+        self.evaluate_into((x.q, x.v, x.a), None, &mut i[..nd], &mut r[..nd], &mut []);
         for (k, &d) in self.dofs.iter().enumerate() {
             inertial[d] += i[k];
             forces[d] += r[k];
@@ -691,7 +689,7 @@ impl Element for FloatingFrameBeam2d {
         let nd = self.dofs.len();
         let (mut i, mut r) = ([0.0; MAX_COORDINATES], [0.0; MAX_COORDINATES]);
         let mut t = [0.0; MAX_COORDINATES * MAX_COORDINATES];
-        self.evaluate_into(x.q, x.v, x.a, Some(c), &mut i[..nd], &mut r[..nd], &mut t[..nd * nd]);
+        self.evaluate_into((x.q, x.v, x.a), Some(c), &mut i[..nd], &mut r[..nd], &mut t[..nd * nd]);
         for (b, t) in block[..nd * nd].iter_mut().zip(&t[..nd * nd]) {
             *b += t;
         }
