@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""The corpus of benchmark problems through the FMUs in FMPy (issue 17).
+"""The corpus of benchmark problems through the FMUs in FMPy.
 
 Reads tests/corpus/references.toml (the manifest tests/suite/corpus.rs asserts on the library), takes
-each model's FMI 2.0 FMU from DIR (default target/validate/, built by scripts/validate_fmu.sh;
+each model's FMI 2.0 FMU from DIR (default target/validate/, built by scripts/validate_fmu.py;
 built with `flexfmu build` when missing), simulates it with fmpy.simulate_fmu as Co-Simulation
 at the FMU's DefaultExperiment (output interval = stepSize) and asserts every check.
 

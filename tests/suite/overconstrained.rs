@@ -233,9 +233,7 @@ fn flat_arch() -> String {
 #[test]
 fn a_redundancy_that_does_not_last_stops_the_run_at_the_last_consistent_state() {
     let model = Model::parse(&flat_arch(), "flat_arch.toml").unwrap_or_else(|e| panic!("{e}"));
-    let params = model.default_parameters();
-    let settings = SolverSettings::from_model(&model, &params).unwrap();
-    let mut sim = Simulation::new(&model, &params, settings, 0.0).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = common::sim::simulation_with(&model, &[], |_| {});
     let interval = 0.01;
     let mut t = 0.0;
     let err = loop {
