@@ -114,6 +114,19 @@ impl ContactGap {
         }
     }
 
+    /// `f(value, gradient)`: `with_derivatives` without the Hessian, which a spatial measure
+    /// then does not compute (constraint forces and velocities need the gradient only).
+    pub fn with_gradient<R>(&self, q: &[f64], f: impl FnOnce(f64, &[f64]) -> R) -> R {
+        match self {
+            ContactGap::Measure(m) => {
+                let n = m.dofs().len();
+                let d = m.gradient(q);
+                f(d.value, &d.gradient[..n])
+            }
+            _ => self.with_derivatives(q, |value, gradient, _| f(value, gradient)),
+        }
+    }
+
     /// s(q).
     pub fn value(&self, q: &[f64]) -> f64 {
         match self {
@@ -175,7 +188,7 @@ impl ContactGap {
 
     /// s' = G v.
     pub fn rate(&self, q: &[f64], v: &[f64]) -> f64 {
-        self.with_derivatives(q, |_, gradient, _| self.dofs().iter().zip(gradient).map(|(&i, g)| g * v[i]).sum())
+        self.with_gradient(q, |_, gradient| self.dofs().iter().zip(gradient).map(|(&i, g)| g * v[i]).sum())
     }
 
     /// v^T H v: the velocity-squared part of s''.

@@ -160,11 +160,6 @@ fn seeded<const N: usize>(x: &[f64; N], i: Option<usize>, j: Option<usize>) -> [
     })
 }
 
-/// The gradient of f at x (N evaluations).
-pub fn gradient<const N: usize>(f: impl Fn(&[HyperDual; N]) -> HyperDual, x: &[f64; N]) -> [f64; N] {
-    std::array::from_fn(|i| f(&seeded(x, Some(i), None)).x1)
-}
-
 /// The Hessian of f at x (N(N+1)/2 evaluations, symmetric).
 pub fn hessian<const N: usize>(f: impl Fn(&[HyperDual; N]) -> HyperDual, x: &[f64; N]) -> [[f64; N]; N] {
     let upper: [[f64; N]; N] = std::array::from_fn(|i| {
@@ -185,7 +180,7 @@ mod tests {
             y.atan2(x) * (x * y).sqrt() / (x + 1.0)
         }
         let x0 = [0.7, 1.3];
-        let g = gradient(|v: &[HyperDual; 2]| f(v[0], v[1]), &x0);
+        let g = crate::mechanics::dual::gradient(|v: &[crate::mechanics::dual::Dual<2>; 2]| f(v[0], v[1]), &x0);
         let hs = hessian(|v: &[HyperDual; 2]| f(v[0], v[1]), &x0);
         let h = 1e-5;
         let grad = |x: f64, y: f64| [(f(x + h, y) - f(x - h, y)) / (2.0 * h), (f(x, y + h) - f(x, y - h)) / (2.0 * h)];

@@ -8,7 +8,7 @@
 //! so constraint Jacobians, the acceleration right-hand side gamma = -v^T H v, the
 //! geometric stiffness lambda H and spring tangents all come from the same two functions.
 
-pub use super::derivatives::{Derivatives, MAX_DOFS, quadratic_form};
+pub use super::derivatives::{Derivatives, Gradient, MAX_DOFS, quadratic_form};
 
 /// A point fixed to ground, to a point mass (x, y), to a rigid body (x, y, theta) at the
 /// body-frame offset `s`, or an ANCF beam node (x, y, d1, d2): its position, with the section
@@ -215,13 +215,13 @@ impl Measure {
                 let (d, t) = self.slope_and_tangent(q, others, weights);
                 dot(d, t)
             }
-            MeasureKind::Spatial(m) => m.derivatives(q).value,
+            MeasureKind::Spatial(m) => m.value(q),
         }
     }
 
     /// Rate s' = G v.
     pub fn rate(&self, q: &[f64], v: &[f64]) -> f64 {
-        let d = self.derivatives(q);
+        let d = self.gradient(q);
         self.dofs.iter().enumerate().map(|(k, &i)| d.gradient[k] * v[i]).sum()
     }
 
@@ -261,6 +261,17 @@ impl Measure {
             }
         };
         (p, j, pp, th)
+    }
+
+    /// The value and gradient (a spatial measure skips its Hessian).
+    pub fn gradient(&self, q: &[f64]) -> Gradient {
+        match self.kind {
+            MeasureKind::Spatial(m) => m.gradient(q),
+            _ => {
+                let d = self.derivatives(q);
+                Gradient { value: d.value, gradient: d.gradient, hessian: [] }
+            }
+        }
     }
 
     pub fn derivatives(&self, q: &[f64]) -> Derivatives {

@@ -8,6 +8,7 @@ pub mod contact_gap;
 pub mod contacts;
 pub mod derivatives;
 pub mod discrete_plate;
+pub mod dual;
 pub mod element_group;
 pub mod elements;
 pub mod euler_parameters;
@@ -378,7 +379,7 @@ impl Dynamics for System {
             if self.is_redundant(r) {
                 continue;
             }
-            c.measure.with_derivatives(q, |_, gradient, _| {
+            c.measure.with_gradient(q, |_, gradient| {
                 for (g, &i) in gradient.iter().zip(c.measure.dofs()) {
                     out[i] += g * l;
                 }
@@ -402,9 +403,9 @@ impl Dynamics for System {
                 *p = 0.0;
                 continue;
             }
-            *p = c.measure.with_derivatives(q, |_, gradient, _| {
-                c.measure.dofs().iter().zip(gradient).map(|(&i, g)| g * v[i]).sum()
-            });
+            *p = c
+                .measure
+                .with_gradient(q, |_, gradient| c.measure.dofs().iter().zip(gradient).map(|(&i, g)| g * v[i]).sum());
             if c.drive.is_some() {
                 *p -= c.prescribed(t, &self.inputs, &self.input_rates)[1];
             }

@@ -339,7 +339,7 @@ impl Output {
                 let mut f = 0.0;
                 for r in j.rows.clone() {
                     let c = &sys.constraints[r];
-                    c.measure.with_derivatives(s.q, |_, gradient, _| {
+                    c.measure.with_gradient(s.q, |_, gradient| {
                         for (g, &i) in gradient.iter().zip(c.measure.dofs()) {
                             if i == target {
                                 f -= g * s.lambda[r];

@@ -8,7 +8,7 @@
 //! projection on a body-fixed direction d1.(P2 - P1), a distance |P2 - P1|, and the
 //! Euler-parameter norm p.p.
 
-use super::derivatives::{Derivatives, MAX_DOFS};
+use super::derivatives::{Derivatives, Gradient, Jet, MAX_DOFS};
 use super::euler_parameters::{mat_vec, rotated_vector_hessians, rotation};
 
 /// A point fixed to ground, or to a spatial rigid body (first coordinate `x`) at the
@@ -105,16 +105,17 @@ pub struct SpatialMeasure {
     pub kind: SpatialKind,
 }
 
-/// A 3-vector function of the measure's coordinates with its Jacobian and Hessians.
-struct VecFn {
+/// A 3-vector function of the measure's coordinates with its Jacobian (`G` = MAX_DOFS
+/// columns, or 0 where not needed) and Hessians (`H` entries, or 0), as in `Jet`.
+struct VecFn<const G: usize, const H: usize> {
     val: [f64; 3],
-    jac: [[f64; MAX_DOFS]; 3],
-    hess: [[f64; MAX_DOFS * MAX_DOFS]; 3],
+    jac: [[f64; G]; 3],
+    hess: [[f64; H]; 3],
 }
 
-impl VecFn {
+impl<const G: usize, const H: usize> VecFn<G, H> {
     fn zero() -> Self {
-        VecFn { val: [0.0; 3], jac: [[0.0; MAX_DOFS]; 3], hess: [[0.0; MAX_DOFS * MAX_DOFS]; 3] }
+        VecFn { val: [0.0; 3], jac: [[0.0; G]; 3], hess: [[0.0; H]; 3] }
     }
 
     /// Adds sign * (r + A s) (point) or sign * A s (direction) of anchor `a` whose coordinates
@@ -137,15 +138,21 @@ impl VecFn {
                     for j in 0..4 {
                         let g: f64 = (0..4).map(|k| h[i][j][k] * p[k]).sum();
                         v += 0.5 * g * p[j];
-                        self.jac[i][off + 3 + j] += sign * g;
-                        for k in 0..4 {
-                            self.hess[i][(off + 3 + j) * n + off + 3 + k] += sign * h[i][j][k];
+                        if G > 0 {
+                            self.jac[i][off + 3 + j] += sign * g;
+                        }
+                        if H > 0 {
+                            for k in 0..4 {
+                                self.hess[i][(off + 3 + j) * n + off + 3 + k] += sign * h[i][j][k];
+                            }
                         }
                     }
                     self.val[i] += sign * v;
                     if point {
                         self.val[i] += sign * q[x + i];
-                        self.jac[i][off + i] += sign;
+                        if G > 0 {
+                            self.jac[i][off + i] += sign;
+                        }
                     }
                 }
             }
@@ -154,12 +161,14 @@ impl VecFn {
 }
 
 /// Derivatives of a . b.
-fn dot(a: &VecFn, b: &VecFn, n: usize) -> Derivatives {
-    let mut d = Derivatives { value: 0.0, gradient: [0.0; MAX_DOFS], hessian: [0.0; MAX_DOFS * MAX_DOFS] };
+fn dot<const G: usize, const H: usize>(a: &VecFn<G, H>, b: &VecFn<G, H>, n: usize) -> Jet<G, H> {
+    let mut d = Jet::zero();
     for i in 0..3 {
         d.value += a.val[i] * b.val[i];
-        for r in 0..n {
+        for r in 0..n.min(G) {
             d.gradient[r] += a.val[i] * b.jac[i][r] + b.val[i] * a.jac[i][r];
+        }
+        for r in 0..if H > 0 { n } else { 0 } {
             for c in 0..n {
                 d.hessian[r * n + c] += a.val[i] * b.hess[i][r * n + c]
                     + b.val[i] * a.hess[i][r * n + c]
@@ -191,19 +200,35 @@ impl SpatialMeasure {
         d
     }
 
+    /// The value, gradient and Hessian (the Newton matrix's second derivatives).
     pub fn derivatives(&self, q: &[f64]) -> Derivatives {
+        self.jet(q)
+    }
+
+    /// The value and gradient (constraint forces C_q^T lambda, velocities C_q v).
+    pub fn gradient(&self, q: &[f64]) -> Gradient {
+        self.jet(q)
+    }
+
+    /// The value (a constraint residual), to the last bit the value of `derivatives`.
+    pub fn value(&self, q: &[f64]) -> f64 {
+        self.jet::<0, 0>(q).value
+    }
+
+    /// The measure with the derivatives `Jet<G, H>` has room for (H > 0 needs G = MAX_DOFS).
+    fn jet<const G: usize, const H: usize>(&self, q: &[f64]) -> Jet<G, H> {
         let off2 = self.a1.dof_range().len();
         let n = off2 + self.a2.dof_range().len();
         debug_assert!(n <= MAX_DOFS);
-        let mut d = Derivatives { value: 0.0, gradient: [0.0; MAX_DOFS], hessian: [0.0; MAX_DOFS * MAX_DOFS] };
+        let mut d = Jet::zero();
         let separation = || {
-            let mut f = VecFn::zero();
+            let mut f = VecFn::<G, H>::zero();
             f.add(&self.a2, q, off2, n, 1.0, true, None);
             f.add(&self.a1, q, 0, n, -1.0, true, None);
             f
         };
         let constant = |u: [f64; 3]| {
-            let mut f = VecFn::zero();
+            let mut f = VecFn::<G, H>::zero();
             f.val = u;
             f
         };
@@ -212,8 +237,12 @@ impl SpatialMeasure {
                 let Anchor3::Body { x, .. } = self.a1 else { return d };
                 for k in 0..4 {
                     d.value += q[x + 3 + k] * q[x + 3 + k];
-                    d.gradient[3 + k] = 2.0 * q[x + 3 + k];
-                    d.hessian[(3 + k) * n + 3 + k] = 2.0;
+                    if G > 0 {
+                        d.gradient[3 + k] = 2.0 * q[x + 3 + k];
+                    }
+                    if H > 0 {
+                        d.hessian[(3 + k) * n + 3 + k] = 2.0;
+                    }
                 }
             }
             SpatialKind::Along { u } => d = dot(&constant(u), &separation(), n),
@@ -231,7 +260,7 @@ impl SpatialMeasure {
             }
             SpatialKind::Angle { b1, c1, b2 } => {
                 let along = |u1: [f64; 3]| {
-                    let (mut d1, mut d2) = (VecFn::zero(), VecFn::zero());
+                    let (mut d1, mut d2) = (VecFn::<G, H>::zero(), VecFn::<G, H>::zero());
                     d1.add(&self.a1, q, 0, n, 1.0, false, Some(u1));
                     d2.add(&self.a2, q, off2, n, 1.0, false, Some(b2));
                     dot(&d1, &d2, n)
@@ -243,10 +272,10 @@ impl SpatialMeasure {
                 let den = x * x + y * y;
                 d.value = y.atan2(x);
                 if den > 0.0 {
-                    for r in 0..n {
+                    for r in 0..n.min(G) {
                         d.gradient[r] = (x * dy.gradient[r] - y * dx.gradient[r]) / den;
                     }
-                    for r in 0..n {
+                    for r in 0..if H > 0 { n } else { 0 } {
                         for c in 0..n {
                             let (xr, yr, xc, yc) = (dx.gradient[r], dy.gradient[r], dx.gradient[c], dy.gradient[c]);
                             d.hessian[r * n + c] =
@@ -263,10 +292,10 @@ impl SpatialMeasure {
                 let len = sq.value.sqrt();
                 d.value = len;
                 if len > 0.0 {
-                    for r in 0..n {
+                    for r in 0..n.min(G) {
                         d.gradient[r] = 0.5 * sq.gradient[r] / len;
                     }
-                    for r in 0..n {
+                    for r in 0..if H > 0 { n } else { 0 } {
                         for c in 0..n {
                             d.hessian[r * n + c] = (0.5 * sq.hessian[r * n + c] - d.gradient[r] * d.gradient[c]) / len;
                         }

@@ -37,8 +37,9 @@
 
 use super::{Element, Energy, Kin, RigidBody3d};
 use crate::integrators::TangentCoefficients;
+use crate::mechanics::dual::{Dual, gradient};
 use crate::mechanics::euler_parameters::{Mat3, g_matrix, mat_vec, rotation};
-use crate::mechanics::hyper_dual::{HyperDual, Real, gradient, hessian};
+use crate::mechanics::hyper_dual::{HyperDual, Real, hessian};
 
 /// Section, material and formulation of a spatial beam (element axes x along the beam, y, z).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -233,7 +234,7 @@ impl CorotationalBeam3d {
 
     /// The elastic force dU/dq.
     pub fn elastic_force(&self, q: &[f64]) -> [f64; 14] {
-        gradient(|x: &[HyperDual; 14]| self.strain_energy(x), &self.gather(q))
+        gradient(|x: &[Dual<14>; 14]| self.strain_energy(x), &self.gather(q))
     }
 
     /// The elastic stiffness d2U/dq2.
