@@ -8,7 +8,7 @@
 //! so constraint Jacobians, the acceleration right-hand side gamma = -v^T H v, the
 //! geometric stiffness lambda H and spring tangents all come from the same two functions.
 
-pub use super::derivatives::{Derivatives, Gradient, MAX_DOFS, quadratic_form};
+pub use super::derivatives::{Derivatives, Gradient, Jet, MAX_DOFS, quadratic_form};
 
 /// A point fixed to ground, to a point mass (x, y), to a rigid body (x, y, theta) at the
 /// body-frame offset `s`, or an ANCF beam node (x, y, d1, d2): its position, with the section
@@ -263,22 +263,25 @@ impl Measure {
         (p, j, pp, th)
     }
 
-    /// The value and gradient (a spatial measure skips its Hessian).
+    /// The value and gradient (forces G^T f, constraint forces C_q^T lambda, velocities C_q v).
     pub fn gradient(&self, q: &[f64]) -> Gradient {
-        match self.kind {
-            MeasureKind::Spatial(m) => m.gradient(q),
-            _ => {
-                let d = self.derivatives(q);
-                Gradient { value: d.value, gradient: d.gradient, hessian: [] }
-            }
-        }
+        self.jet(q)
     }
 
+    /// The value, gradient and Hessian (tangents).
     pub fn derivatives(&self, q: &[f64]) -> Derivatives {
+        self.jet(q)
+    }
+
+    /// The value with its gradient and, if `H` > 0, its Hessian.
+    pub fn jet<const H: usize>(&self, q: &[f64]) -> Jet<MAX_DOFS, H> {
+        if let MeasureKind::Spatial(m) = self.kind {
+            return m.jet(q);
+        }
         let n = self.dofs.len();
-        let mut d = Derivatives { value: 0.0, gradient: [0.0; MAX_DOFS], hessian: [0.0; MAX_DOFS * MAX_DOFS] };
+        let mut d = Jet::zero();
         match self.kind {
-            MeasureKind::Spatial(m) => return m.derivatives(q),
+            MeasureKind::Spatial(_) => unreachable!("returned above"),
             MeasureKind::SectionShear { others, weights: w } => {
                 // value d . t with t = w0 r_node + w1 r_a + w2 r_b; dofs (x, y, d1, d2, a, b).
                 let (dv, t) = self.slope_and_tangent(q, others, w);
@@ -288,8 +291,10 @@ impl Measure {
                     d.gradient[2 + k] = t[k];
                     for (at, wk) in positions {
                         d.gradient[at + k] = wk * dv[k];
-                        d.hessian[(2 + k) * n + at + k] += wk;
-                        d.hessian[(at + k) * n + 2 + k] += wk;
+                        if H > 0 {
+                            d.hessian[(2 + k) * n + at + k] += wk;
+                            d.hessian[(at + k) * n + 2 + k] += wk;
+                        }
                     }
                 }
             }
@@ -300,7 +305,7 @@ impl Measure {
                     let na = a.dof_range().len();
                     for r in 0..na {
                         d.gradient[off + r] += sign * g[r];
-                        for c in 0..na {
+                        for c in 0..if H > 0 { na } else { 0 } {
                             d.hessian[(off + r) * n + off + c] += sign * h[4 * r + c];
                         }
                     }
@@ -318,8 +323,11 @@ impl Measure {
                         dd[r][c] = j2[r][c] - j1[r][c];
                     }
                 }
-                let d2 = |h: &mut [f64; MAX_DOFS * MAX_DOFS], w: [f64; 2]| {
+                let d2 = |h: &mut [f64; H], w: [f64; 2]| {
                     // adds w . d2(p2 - p1)/dq2
+                    if H == 0 {
+                        return;
+                    }
                     if let Some(t) = th2 {
                         h[t * n + t] += dot(w, pp2);
                     }
@@ -337,7 +345,7 @@ impl Measure {
                                 *g = e[0] * dd[0][c] + e[1] * dd[1][c];
                             }
                             // H = D^T (I - e e^T) D / L + e . d2d
-                            for a in 0..n {
+                            for a in 0..if H > 0 { n } else { 0 } {
                                 for b in 0..n {
                                     let dot_ab = dd[0][a] * dd[0][b] + dd[1][a] * dd[1][b];
                                     d.hessian[a * n + b] = (dot_ab - d.gradient[a] * d.gradient[b]) / len;
@@ -357,12 +365,14 @@ impl Measure {
                             // u depends on theta1: du = perp(u) dtheta1, d2u = -u dtheta1^2.
                             let up = perp(u);
                             d.gradient[t1] += dot(up, dv);
-                            for (c, (d0, d1)) in dd[0].iter().zip(&dd[1]).enumerate().take(n) {
-                                let cross = up[0] * d0 + up[1] * d1;
-                                d.hessian[t1 * n + c] += cross;
-                                d.hessian[c * n + t1] += cross;
+                            if H > 0 {
+                                for (c, (d0, d1)) in dd[0].iter().zip(&dd[1]).enumerate().take(n) {
+                                    let cross = up[0] * d0 + up[1] * d1;
+                                    d.hessian[t1 * n + c] += cross;
+                                    d.hessian[c * n + t1] += cross;
+                                }
+                                d.hessian[t1 * n + t1] -= dot(u, dv);
                             }
-                            d.hessian[t1 * n + t1] -= dot(u, dv);
                         }
                     }
                     MeasureKind::Angle | MeasureKind::SectionShear { .. } | MeasureKind::Spatial(_) => unreachable!(),

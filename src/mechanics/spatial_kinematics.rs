@@ -216,7 +216,7 @@ impl SpatialMeasure {
     }
 
     /// The measure with the derivatives `Jet<G, H>` has room for (H > 0 needs G = MAX_DOFS).
-    fn jet<const G: usize, const H: usize>(&self, q: &[f64]) -> Jet<G, H> {
+    pub fn jet<const G: usize, const H: usize>(&self, q: &[f64]) -> Jet<G, H> {
         let off2 = self.a1.dof_range().len();
         let n = off2 + self.a2.dof_range().len();
         debug_assert!(n <= MAX_DOFS);

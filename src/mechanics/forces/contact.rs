@@ -164,7 +164,7 @@ impl Contact {
 
     /// delta and delta'.
     fn geometry(&self, q: &[f64], v: &[f64]) -> (f64, f64) {
-        self.with_geometry(q, v, |delta, rate, _, _| (delta, rate))
+        self.with_rate(q, v, |delta, rate, _| (delta, rate))
     }
 
     /// `f(delta, delta', G, H)` with G and H the gradient and Hessian of the gap s, so that
@@ -172,9 +172,18 @@ impl Contact {
     /// borrowed, not copied: no allocation for the measures of rigid bodies and nodes).
     fn with_geometry<R>(&self, q: &[f64], v: &[f64], f: impl FnOnce(f64, f64, &[f64], &[f64]) -> R) -> R {
         self.gap.with_derivatives(q, |value, gradient, hessian| {
-            let rate = self.gap.dofs().iter().enumerate().map(|(k, &i)| -gradient[k] * v[i]).sum();
-            f(self.reach - value, rate, gradient, hessian)
+            f(self.reach - value, self.approach(gradient, v), gradient, hessian)
         })
+    }
+
+    /// `with_geometry` without the Hessian (forces).
+    fn with_rate<R>(&self, q: &[f64], v: &[f64], f: impl FnOnce(f64, f64, &[f64]) -> R) -> R {
+        self.gap.with_gradient(q, |value, gradient| f(self.reach - value, self.approach(gradient, v), gradient))
+    }
+
+    /// delta' = -G v.
+    fn approach(&self, gradient: &[f64], v: &[f64]) -> f64 {
+        self.gap.dofs().iter().enumerate().map(|(k, &i)| -gradient[k] * v[i]).sum()
     }
 
     fn law(&self, delta: f64, rate: f64) -> ContactForce {
@@ -235,7 +244,7 @@ impl Element for Contact {
     }
 
     fn add_forces(&self, x: &Kin, _inertial: &mut [f64], forces: &mut [f64]) {
-        self.with_geometry(x.q, x.v, |delta, rate, gradient, _| {
+        self.with_rate(x.q, x.v, |delta, rate, gradient| {
             let f = self.law(delta, rate).force;
             if f != 0.0 {
                 // g = dV/dq: the force pushes along -G_delta (reducing the penetration).

@@ -181,7 +181,7 @@ impl Element for FractionalSpringDamper {
     }
 
     fn add_forces(&self, x: &Kin, _inertial: &mut [f64], forces: &mut [f64]) {
-        let d = self.measure.derivatives(x.q);
+        let d = self.measure.gradient(x.q);
         let (f, _, _) = self.force(x.q, x.t);
         for (k, &i) in self.measure.dofs().iter().enumerate() {
             forces[i] += f * d.gradient[k];

@@ -62,7 +62,7 @@ impl Element for SpatialLoad {
         let f = self.magnitude.eval(x.t, x.inputs);
         match &self.kind {
             SpatialLoadKind::Force { measure } => {
-                let d = measure.derivatives(x.q);
+                let d = measure.gradient(x.q);
                 for (k, &i) in self.dofs.iter().enumerate() {
                     forces[i] -= f * d.gradient[k];
                 }

@@ -4,7 +4,7 @@
 
 use crate::integrators::TangentCoefficients;
 use crate::mechanics::elements::{Element, Energy, Kin};
-use crate::mechanics::kinematics::Measure;
+use crate::mechanics::kinematics::{Jet, MAX_DOFS, Measure};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SpringDamper {
@@ -16,9 +16,9 @@ pub struct SpringDamper {
 }
 
 impl SpringDamper {
-    /// (s, s', G, H) at the current state.
-    fn eval(&self, x: &Kin) -> (f64, f64, crate::mechanics::kinematics::Derivatives) {
-        let d = self.measure.derivatives(x.q);
+    /// (s, s', G and, if `H` > 0, the Hessian) at the current state.
+    fn eval<const H: usize>(&self, x: &Kin) -> (f64, f64, Jet<MAX_DOFS, H>) {
+        let d = self.measure.jet(x.q);
         let rate = self.measure.dofs().iter().enumerate().map(|(k, &i)| d.gradient[k] * x.v[i]).sum();
         (d.value, rate, d)
     }
@@ -36,7 +36,7 @@ impl Element for SpringDamper {
     }
 
     fn add_forces(&self, x: &Kin, _inertial: &mut [f64], forces: &mut [f64]) {
-        let (s, rate, d) = self.eval(x);
+        let (s, rate, d) = self.eval::<0>(x);
         let f = self.stiffness * (s - self.free_value) + self.damping * rate;
         for (k, &i) in self.measure.dofs().iter().enumerate() {
             forces[i] += f * d.gradient[k];
@@ -44,12 +44,12 @@ impl Element for SpringDamper {
     }
 
     fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
-        let (s, rate, d) = self.eval(x);
+        let (s, rate, d) = self.eval::<{ MAX_DOFS * MAX_DOFS }>(x);
         let f = self.stiffness * (s - self.free_value) + self.damping * rate;
         let dofs = self.measure.dofs();
         let n = dofs.len();
         // (H v)_a
-        let mut hv = [0.0; crate::mechanics::kinematics::MAX_DOFS];
+        let mut hv = [0.0; MAX_DOFS];
         for (a, h) in hv.iter_mut().enumerate().take(n) {
             *h = (0..n).map(|b| d.hessian[a * n + b] * x.v[dofs[b]]).sum();
         }
