@@ -38,16 +38,23 @@ pub fn mat_t_vec(a: &Mat3, s: [f64; 3]) -> [f64; 3] {
 pub fn rotated_vector_hessians(s: [f64; 3]) -> [[[f64; 4]; 4]; 3] {
     let unit = |j: usize| -> [f64; 4] { std::array::from_fn(|k| f64::from(u8::from(k == j))) };
     let a = |p: [f64; 4]| mat_vec(&rotation(&p), s);
+    // A(e_j) s and A(e_j + e_k) s, each evaluated once.
+    let units: [[f64; 3]; 4] = std::array::from_fn(|j| a(unit(j)));
+    let pairs: [[[f64; 3]; 4]; 4] = std::array::from_fn(|j| {
+        std::array::from_fn(|k| {
+            let mut ejk = unit(j.min(k));
+            ejk[j.max(k)] = 1.0;
+            if j < k { a(ejk) } else { [0.0; 3] }
+        })
+    });
     let mut h = [[[0.0; 4]; 4]; 3];
     for j in 0..4 {
-        let aj = a(unit(j));
+        let aj = units[j];
         for k in 0..4 {
             let v = if j == k {
                 aj.map(|x| 2.0 * x)
             } else {
-                let (ak, mut ejk) = (a(unit(k)), unit(j));
-                ejk[k] = 1.0;
-                let ajk = a(ejk);
+                let (ak, ajk) = (units[k], pairs[j.min(k)][j.max(k)]);
                 std::array::from_fn(|i| ajk[i] - aj[i] - ak[i])
             };
             for i in 0..3 {

@@ -106,22 +106,23 @@ fn triad<S: Real>(p: &[S], c: &Mat3) -> [V3<S>; 3] {
     let n = e0 * e0 + dot(e, e);
     let d = (e0 * e0 - dot(e, e)) / n;
     let inv = S::constant(2.0) / n;
+    // Only the nonzero terms (adding or multiplying the zeros would cost a dual number's
+    // work each and change nothing).
     let a: [[S; 3]; 3] = std::array::from_fn(|i| {
         std::array::from_fn(|j| {
-            let skew = match (i, j) {
-                (0, 1) => -e[2],
-                (1, 0) => e[2],
-                (0, 2) => e[1],
-                (2, 0) => -e[1],
-                (1, 2) => -e[0],
-                (2, 1) => e[0],
-                _ => S::constant(0.0),
-            };
-            let diag = if i == j { d } else { S::constant(0.0) };
-            diag + (e[i] * e[j] + e0 * skew) * inv
+            let sym = e[i] * e[j];
+            match (i, j) {
+                (0, 1) => (sym - e0 * e[2]) * inv,
+                (1, 0) => (sym + e0 * e[2]) * inv,
+                (0, 2) => (sym + e0 * e[1]) * inv,
+                (2, 0) => (sym - e0 * e[1]) * inv,
+                (1, 2) => (sym - e0 * e[0]) * inv,
+                (2, 1) => (sym + e0 * e[0]) * inv,
+                _ => d + sym * inv,
+            }
         })
     });
-    std::array::from_fn(|col| std::array::from_fn(|i| (0..3).fold(S::constant(0.0), |s, k| s + a[i][k] * c[k][col])))
+    std::array::from_fn(|col| std::array::from_fn(|i| a[i][0] * c[0][col] + a[i][1] * c[1][col] + a[i][2] * c[2][col]))
 }
 
 /// The rotation vector of the rotation with columns `r` (angle below pi/2, as deformational
