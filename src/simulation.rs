@@ -2,6 +2,7 @@
 //! snapshots. Nothing outside this module touches the system or the integrators directly.
 
 pub mod blob;
+pub mod call_times;
 mod dependencies;
 mod derivatives;
 mod scene;

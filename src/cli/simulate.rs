@@ -8,6 +8,7 @@ use anyhow::{Context, Result, bail};
 
 use flexfmu::integrators::{ConstraintTreatment, Method, NewtonStrategy};
 use flexfmu::model::{Model, ParameterKind};
+use flexfmu::simulation::call_times::CallTimes;
 use flexfmu::simulation::{Experiment, Simulation, SolverSettings};
 
 use super::progress::Progress;
@@ -275,9 +276,13 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         s.record(&sim);
     }
     let mut last_row = start;
+    let mut interval_times = CallTimes::default();
     for k in 1..=count {
         let t = if k == count { stop } else { start + (k as f64) * interval };
-        if let Err(e) = sim.step_to(t) {
+        let interval_clock = Instant::now();
+        let stepped = sim.step_to(t);
+        interval_times.record(interval_clock.elapsed().as_secs_f64(), last_row);
+        if let Err(e) = stepped {
             progress.finish();
             // The state is that of the last successful internal step: write it as the last row.
             // (If even its outputs fail, the rows so far stay and the step's error is reported.)
@@ -313,7 +318,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let st = sim.statistics();
     if !args.quiet {
         println!(
-            "{}: {} to t = {stop} s with {}: {} steps ({} rejected), {} Newton iterations, {} Jacobian evaluations, {} factorizations, {wall:.3} s wall",
+            "{}: {} to t = {stop} s with {}: {} steps ({} rejected), {} Newton iterations, {} Jacobian evaluations, {} factorizations, {wall:.3} s wall{}",
             model.name(),
             args.output.display(),
             sim.settings().method,
@@ -322,6 +327,9 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             st.newton_iterations,
             st.jacobian_evaluations,
             st.factorizations,
+            // Each output interval is one step_to, as one doStep of the FMU: its worst case is
+            // what a real-time budget must cover.
+            interval_times.summary().map(|t| format!("; per output interval: {t}")).unwrap_or_default(),
         );
     }
     if let Some(path) = &args.stats_json {
@@ -332,6 +340,9 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             "jacobian_evaluations": st.jacobian_evaluations,
             "factorizations": st.factorizations,
             "wall_time_s": wall,
+            "interval_wall_mean_s": interval_times.total / (interval_times.calls.max(1) as f64),
+            "interval_wall_worst_s": interval_times.worst,
+            "interval_worst_from": interval_times.worst_from,
             "integrator": sim.settings().method.name(),
             "rho_inf": sim.settings().rho_inf,
             "step": sim.settings().step,

@@ -14,6 +14,7 @@ use super::state::FmuState;
 use super::status::Status;
 use super::variables::{Role, VarType, Variables, guid};
 use crate::simulation::blob;
+use crate::simulation::call_times::CallTimes;
 use crate::simulation::{Experiment, Model, Simulation, SolverSettings, StepEnd};
 
 /// Relative tolerance for comparing communication points with the FMU time.
@@ -41,6 +42,8 @@ pub struct Instance {
     /// Whether `vars` marks the tunable parameters yet (done when one is first set in step
     /// mode: it assembles the model once per parameter).
     tunable_marked: bool,
+    /// Wall times of the doStep calls, logged with the solver statistics at termination.
+    step_times: CallTimes,
 }
 
 impl Instance {
@@ -75,6 +78,7 @@ impl Instance {
             input_derivatives: vec![[0.0; 2]; model.definition.inputs.len()],
             sim: Some(sim),
             tunable_marked: false,
+            step_times: CallTimes::default(),
             model,
             guid,
             vars,
@@ -151,6 +155,7 @@ impl Instance {
         self.last_successful_time = self.start_time;
         self.input_derivatives.iter_mut().for_each(|d| *d = [0.0; 2]);
         self.sim = None;
+        self.step_times = CallTimes::default();
         Status::Ok
     }
 
@@ -234,6 +239,18 @@ impl Instance {
 
     pub fn terminate(&mut self) -> Status {
         self.state = State::Terminated;
+        if let (Some(sim), Some(times)) = (&self.sim, self.step_times.summary()) {
+            let st = sim.statistics();
+            self.log(
+                Status::Ok,
+                Category::Solver,
+                &format!(
+                    "statistics: doStep wall time {times}; {} internal steps ({} rejected), {} Newton iterations, \
+                     {} Jacobian evaluations, {} factorizations",
+                    st.steps, st.rejected_steps, st.newton_iterations, st.jacobian_evaluations, st.factorizations
+                ),
+            );
+        }
         self.log(Status::Ok, Category::Events, "terminated");
         Status::Ok
     }
@@ -435,6 +452,15 @@ impl Instance {
                 return self.error(&format!("{function}: the step to {target} goes past stopTime {stop}"));
             }
         }
+        let clock = std::time::Instant::now();
+        let status = self.advance(function, tc, h, stop_at_events, early);
+        self.step_times.record(clock.elapsed().as_secs_f64(), tc);
+        status
+    }
+
+    /// `step` after its checks of the arguments.
+    fn advance(&mut self, function: &str, tc: f64, h: f64, stop_at_events: bool, early: &mut bool) -> Status {
+        let target = tc + h;
         let settings = self.settings;
         let Some(sim) = self.sim.as_mut() else { return Status::Error };
         if *sim.settings() != settings {

@@ -254,3 +254,55 @@ fn instances_in_parallel_threads_are_independent() {
     }
     assert!(results[0] != results[3]);
 }
+
+#[test]
+fn termination_logs_the_solver_statistics_and_the_worst_do_step_time() {
+    // The statistics line counts every doStep call and the internal steps the simulation took:
+    // the same count as the facade's own statistics for the same communication points.
+    use flexfmu::simulation::{Experiment, Simulation, SolverSettings};
+    let s = setup();
+    let params = s.model.default_parameters();
+    let settings = SolverSettings::from_model(&s.model, &params).unwrap();
+    let start = Experiment::from_model(&s.model, &params).unwrap().start_time;
+    let mut sim = Simulation::new(&s.model, &params, settings, start).unwrap();
+    for k in 0..100 {
+        sim.step_to(k as f64 * 1e-2 + 1e-2).unwrap();
+    }
+    let st = sim.statistics();
+    let messages = Messages::default();
+    let cb = callbacks(&messages);
+    let (name, g, uri) = (
+        CString::new("inst").unwrap(),
+        CString::new(guid(&s.model.source)).unwrap(),
+        CString::new(format!("file://{}", encode(&s.resources))).unwrap(),
+    );
+    unsafe {
+        let c = fmi2Instantiate(name.as_ptr(), 1, g.as_ptr(), uri.as_ptr(), &cb, 0, 1);
+        assert!(!c.is_null());
+        assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0), OK);
+        assert_eq!(fmi2EnterInitializationMode(c), OK);
+        assert_eq!(fmi2ExitInitializationMode(c), OK);
+        for k in 0..100 {
+            assert_eq!(fmi2DoStep(c, k as f64 * 1e-2, 1e-2, 1), OK);
+        }
+        assert_eq!(fmi2Terminate(c), OK);
+        fmi2FreeInstance(c);
+    }
+    let messages = messages.lock().unwrap();
+    let (_, category, line) = messages.iter().find(|(_, _, m)| m.starts_with("statistics:")).expect("no statistics");
+    println!("{line}");
+    assert_eq!(category, "logSolver");
+    let expected = format!(
+        "over 100 calls; {} internal steps ({} rejected), {} Newton iterations, {} Jacobian evaluations, {} factorizations",
+        st.steps, st.rejected_steps, st.newton_iterations, st.jacobian_evaluations, st.factorizations
+    );
+    assert!(line.ends_with(&expected), "{line}\nexpected the end: {expected}");
+    // "mean M µs, worst W µs (the call from t = T)": 0 < M <= W, T one of the communication points.
+    let number = |after: &str| -> f64 {
+        let rest = &line[line.find(after).unwrap() + after.len()..];
+        rest.split([' ', ')']).next().unwrap().parse().unwrap()
+    };
+    let (mean, worst, from) = (number("mean "), number("worst "), number("the call from t = "));
+    assert!(0.0 < mean && mean <= worst, "{line}");
+    assert!((0..100).any(|k| (k as f64 * 1e-2 - from).abs() < 1e-12), "{line}");
+}
