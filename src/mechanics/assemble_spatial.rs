@@ -16,6 +16,7 @@ use super::initial_state::consistent_initial_state;
 use super::joints::spatial::normalisation_row;
 use super::joints::{ConstraintRow, JointInfo, JointKind, Rows, axis_only, spatial_type};
 use super::load_magnitude::load_magnitude;
+use super::output_quantities::{self, Quantity};
 use super::outputs::{Output, OutputKind, parse_shared};
 use super::spatial_kinematics::Anchor3;
 use super::{BodyInfo, System};
@@ -558,6 +559,7 @@ fn output_kind(
 ) -> Result<OutputKind, ModelError> {
     let model = b.model;
     let q = o.quantity.get_ref().as_str();
+    let quantity = output_quantities::lookup(q, 3);
     let need_body = || -> Result<(&Body3, &Name), ModelError> {
         let name = o
             .body
@@ -576,18 +578,17 @@ fn output_kind(
             .copied()
             .ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))
     };
-    let component = |c: char| "xyz".find(c).unwrap_or(0);
     if let Some(c) = &o.chord {
         return Err(model.error(c.span(), "`chord` (transverse_deflection) applies to planar models only".into()));
     }
-    if let Some(f) = o.frame.as_ref().filter(|_| !matches!(q, "x" | "y" | "z")) {
+    if let Some(f) = o.frame.as_ref().filter(|_| !matches!(quantity, Some(Quantity::Point { order: 0, .. }))) {
         return Err(model.error(f.span(), format!("`frame` applies only to positions (x, y, z), not '{q}'")));
     }
-    if let Some(kind) = parse_shared(o, sys, model, joint_index, contact_index)? {
+    if let Some(kind) = parse_shared(o, quantity, sys, model, joint_index, contact_index)? {
         return Ok(kind);
     }
-    Ok(match q {
-        "x" | "y" | "z" if o.frame.is_some() => {
+    Ok(match quantity {
+        Some(Quantity::Point { component, order: 0 }) if o.frame.is_some() => {
             let (_, name) = need_body()?;
             let anchor = b.anchor(name, o.point.as_ref())?;
             let frame_name = o.frame.as_ref().expect("checked by the guard");
@@ -598,41 +599,26 @@ fn output_kind(
                         .error(frame_name.span(), "positions are global by default; remove `frame = \"ground\"`".into())
                 })?
                 .x;
-            OutputKind::SpatialPointInFrame { anchor, frame, component: component(q.chars().last().unwrap_or('x')) }
+            OutputKind::SpatialPointInFrame { anchor, frame, component }
         }
-        "x" | "y" | "z" | "vx" | "vy" | "vz" | "ax" | "ay" | "az" => {
+        Some(Quantity::Point { component, order }) => {
             let (_, name) = need_body()?;
             let anchor = b.anchor(name, o.point.as_ref())?;
-            OutputKind::SpatialPoint {
-                anchor,
-                component: component(q.chars().last().unwrap_or('x')),
-                order: match q.as_bytes()[0] {
-                    b'v' if q.len() == 2 => 1,
-                    b'a' => 2,
-                    _ => 0,
-                },
-            }
+            OutputKind::SpatialPoint { anchor, component, order }
         }
-        "wx_body" | "wy_body" | "wz_body" => OutputKind::SpatialBodyAngularVelocity {
-            x: need_body()?.0.x,
-            component: component(q.chars().nth(1).unwrap_or('x')),
-        },
-        "yaw" | "pitch" | "roll" => OutputKind::TaitBryan {
-            x: need_body()?.0.x,
-            component: ["yaw", "pitch", "roll"].iter().position(|&n| n == q).unwrap_or(0),
-        },
-        "e0" | "e1" | "e2" | "e3" => {
-            OutputKind::EulerParameter { index: need_body()?.0.x + 3 + usize::from(q.as_bytes()[1] - b'0') }
+        Some(Quantity::BodyAngularVelocity { component }) => {
+            OutputKind::SpatialBodyAngularVelocity { x: need_body()?.0.x, component }
         }
-        "wx" | "wy" | "wz" => OutputKind::SpatialAngularVelocity {
-            x: need_body()?.0.x,
-            component: component(q.chars().last().unwrap_or('x')),
-        },
-        "reaction_x" | "reaction_y" | "reaction_z" => {
+        Some(Quantity::TaitBryan { component }) => OutputKind::TaitBryan { x: need_body()?.0.x, component },
+        Some(Quantity::EulerParameter { index }) => OutputKind::EulerParameter { index: need_body()?.0.x + 3 + index },
+        Some(Quantity::AngularVelocity { component }) => {
+            OutputKind::SpatialAngularVelocity { x: need_body()?.0.x, component }
+        }
+        Some(Quantity::Reaction { component }) => {
             let joint = need_joint()?;
-            OutputKind::SpatialReaction { joint, component: component(q.chars().last().unwrap_or('x')) }
+            OutputKind::SpatialReaction { joint, component }
         }
-        "support_force_x" | "support_force_y" | "support_force_z" => {
+        Some(Quantity::SupportForce { component }) => {
             let name = o
                 .plate
                 .as_ref()
@@ -642,16 +628,9 @@ fn output_kind(
                 .iter()
                 .position(|p| p == name.get_ref())
                 .ok_or_else(|| model.error(name.span(), format!("unknown plate '{}'", name.get_ref())))?;
-            OutputKind::SupportForce { element, component: component(q.chars().last().unwrap_or('x')) }
+            OutputKind::SupportForce { element, component }
         }
-        other => {
-            return Err(model.error(
-                o.quantity.span(),
-                format!(
-                    "unknown output quantity '{other}' in a spatial model, expected one of: x, y, z, vx, vy, vz, ax, ay, az, e0, e1, e2, e3, yaw, pitch, roll, wx, wy, wz, wx_body, wy_body, wz_body, joint_position, joint_velocity, \
-                     reaction_x, reaction_y, reaction_z, drive_force, support_force_x, support_force_y, support_force_z, contact_force, penetration, contact_state, impact_time, energy_total, energy_kinetic, energy_potential, energy_dissipated"
-                ),
-            ));
-        }
+        // Not in the spatial table (the shared quantities were built above).
+        _ => return Err(model.error(o.quantity.span(), output_quantities::unknown(q, 3))),
     })
 }

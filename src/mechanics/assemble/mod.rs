@@ -14,6 +14,7 @@ use super::initial_state::consistent_initial_state;
 use super::joints::{ConstraintRow, JointInfo, JointKind, Rows, axis_only, planar_type};
 use super::kinematics::{Anchor, Measure, MeasureKind};
 use super::load_magnitude::load_magnitude;
+use super::output_quantities::{self, Quantity};
 use super::outputs::{Output, OutputKind, parse_shared};
 use super::site::PlanarSite;
 use super::{BodyInfo, System};
@@ -623,6 +624,7 @@ impl OutputKind {
     fn parse(o: &crate::model::schema::OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, ModelError> {
         let model = b.model;
         let q = o.quantity.get_ref().as_str();
+        let quantity = output_quantities::lookup(q, 2);
         if let Some(name) = &o.body
             && let Some(&beam) = b.floating_tips.get(name.get_ref())
         {
@@ -671,17 +673,17 @@ impl OutputKind {
                     .error(o.quantity.span(), format!("'{q}' needs a rigid body; '{}' is a point mass", e.info.name)))
             }
         };
-        if let Some(c) = o.chord.as_ref().filter(|_| q != "transverse_deflection") {
+        if let Some(c) = o.chord.as_ref().filter(|_| quantity != Some(Quantity::TransverseDeflection)) {
             return Err(model.error(c.span(), "`chord` applies only to quantity = \"transverse_deflection\"".into()));
         }
-        if let Some(f) = o.frame.as_ref().filter(|_| q != "x" && q != "y") {
+        if let Some(f) = o.frame.as_ref().filter(|_| !matches!(quantity, Some(Quantity::Point { order: 0, .. }))) {
             return Err(model.error(f.span(), format!("`frame` applies only to positions (x, y), not '{q}'")));
         }
-        if let Some(kind) = parse_shared(o, sys, model, &b.joint_index, &b.contact_index)? {
+        if let Some(kind) = parse_shared(o, quantity, sys, model, &b.joint_index, &b.contact_index)? {
             return Ok(kind);
         }
-        Ok(match q {
-            "x" | "y" if o.frame.is_some() => {
+        Ok(match quantity {
+            Some(Quantity::Point { component, order: 0 }) if o.frame.is_some() => {
                 let (_, point) = need_body()?;
                 let name = o.frame.as_ref().expect("checked by the guard");
                 let frame = match b.body(name)? {
@@ -702,42 +704,28 @@ impl OutputKind {
                         ));
                     }
                 };
-                OutputKind::PointInFrame { point, frame, component: usize::from(q == "y") }
+                OutputKind::PointInFrame { point, frame, component }
             }
-            "x" | "y" | "vx" | "vy" | "ax" | "ay" => {
+            Some(Quantity::Point { component, order }) => {
                 let (_, anchor) = need_body()?;
-                let component = usize::from(q.ends_with('y'));
-                let order = match q.len() {
-                    1 => 0,
-                    _ if q.starts_with('v') => 1,
-                    _ => 2,
-                };
                 OutputKind::Point { anchor, component, order }
             }
-            "angle" | "angular_velocity" | "angular_acceleration" => {
+            Some(Quantity::Rotation { order }) => {
                 let (e, anchor) = need_body()?;
-                let order =
-                    ["angle", "angular_velocity", "angular_acceleration"].iter().position(|s| *s == q).unwrap_or(0);
                 if e.info.director {
                     OutputKind::SectionAngle { anchor, order }
                 } else {
                     OutputKind::Rotation { theta: need_rotation(e)?, order }
                 }
             }
-            "reaction_x" | "reaction_y" | "reaction_torque" => {
+            Some(Quantity::Reaction { component }) => {
                 let j = need_joint()?;
-                if q == "reaction_torque" && !sys.joints[j].body2_rotates {
+                if component == 2 && !sys.joints[j].body2_rotates {
                     return Err(model.error(o.quantity.span(), "reaction_torque needs a rigid body2".into()));
                 }
-                OutputKind::Reaction {
-                    joint: j,
-                    component: ["reaction_x", "reaction_y", "reaction_torque"]
-                        .iter()
-                        .position(|s| *s == q)
-                        .unwrap_or(0),
-                }
+                OutputKind::Reaction { joint: j, component }
             }
-            "transverse_deflection" => {
+            Some(Quantity::TransverseDeflection) => {
                 let (_, point) = need_body()?;
                 let Some(chord) = &o.chord else {
                     return Err(model.error(o.quantity.span(), "transverse_deflection needs `chord = [\"body_a\", \"body_b\"]`, the bodies whose reference points span the chord".into()));
@@ -756,15 +744,8 @@ impl OutputKind {
                 }
                 OutputKind::TransverseDeflection { point, chord: ends }
             }
-            other => {
-                return Err(model.error(
-                    o.quantity.span(),
-                    format!(
-                        "unknown output quantity '{other}', expected one of: x, y, vx, vy, ax, ay, angle, angular_velocity, angular_acceleration, \
-                         reaction_x, reaction_y, reaction_torque, joint_position, joint_velocity, contact_force, penetration, contact_state, impact_time, transverse_deflection, energy_total, energy_kinetic, energy_potential, energy_dissipated"
-                    ),
-                ));
-            }
+            // Not in the planar table (the shared quantities were built above).
+            _ => return Err(model.error(o.quantity.span(), output_quantities::unknown(q, 2))),
         })
     }
 }
