@@ -4,25 +4,23 @@
 //! outputs. Planar-only entries (point masses) are reported as errors.
 
 mod beam;
+mod plate;
+mod rigid_body;
 
 use super::assembly::Assembly;
 use super::contact_gap::ContactGap;
 use super::contacts::ContactElement;
-use super::discrete_plate::{PlateSpec, discrete_plate};
-use super::elements::RigidBody3d;
-use super::euler_parameters::{Mat3, e_matrix, from_axis_angle, mat_t_vec, rotation};
-use super::forces::{Member, MultiPointForce};
+use super::euler_parameters::{mat_t_vec, rotation};
 use super::initial_state::consistent_initial_state;
 use super::joints::spatial::normalisation_row;
 use super::joints::{ConstraintRow, JointInfo, JointKind, Rows, axis_only, spatial_type};
 use super::load_magnitude::load_magnitude;
+use super::output_quantities::{self, Quantity};
 use super::outputs::{Output, OutputKind, parse_shared};
 use super::spatial_kinematics::Anchor3;
 use super::{BodyInfo, System};
-use crate::limits::coordinates_fit;
-use crate::model::schema::{JointDecl, Name, OutputDecl, PlateDecl, RigidBodyDecl, Tensor, Vec2};
+use crate::model::schema::{Definition, JointDecl, Name, OutputDecl, Vec2};
 use crate::model::{Model, ModelError, Scope};
-use crate::structural::{EdgeSupport, PlateMaterial};
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -76,6 +74,25 @@ impl super::site::Site for Site<'_, '_> {
     }
 }
 
+/// The coordinates laid out so far, with their initial values, and the system collecting the
+/// bodies' elements.
+struct Layout {
+    q0: Vec<f64>,
+    v0: Vec<f64>,
+    /// Whether each initial velocity is given (the others are solved for).
+    specified: Vec<bool>,
+    gravity: [f64; 3],
+    sys: System,
+}
+
+/// The body kinds of spatial models, in the order their coordinates are laid out: each is a
+/// file of this folder building its section into coordinates, named bodies (`Body3`) and
+/// elements. A new body kind is its file plus one line here.
+const BODY_KINDS: &[BodyKind] = &[rigid_body::build, plate::build, beam::build];
+
+/// A body kind's builder: its section of the model into coordinates, names and elements.
+type BodyKind = fn(&Definition, &mut Builder, &mut Layout) -> Result<(), ModelError>;
+
 fn unit3(v: [f64; 3]) -> Option<[f64; 3]> {
     let n = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
     (n > 0.0).then(|| v.map(|x| x / n))
@@ -128,73 +145,6 @@ impl Builder<'_> {
             }
         })
     }
-
-    fn inertia(&self, rb: &RigidBodyDecl) -> Result<Mat3, ModelError> {
-        let span = rb.inertia.span();
-        let num = |n: &crate::model::schema::Number| self.scope.number(&toml::Spanned::new(span.clone(), n.clone()));
-        let j: Mat3 = match rb.inertia.get_ref() {
-            Tensor::Vector(v) if v.len() == 3 => {
-                let mut j = [[0.0; 3]; 3];
-                for k in 0..3 {
-                    j[k][k] = num(&v[k])?;
-                }
-                j
-            }
-            Tensor::Matrix(rows) if rows.len() == 3 && rows.iter().all(|r| r.len() == 3) => {
-                let mut j = [[0.0; 3]; 3];
-                for (r, row) in rows.iter().enumerate() {
-                    for (c, x) in row.iter().enumerate() {
-                        j[r][c] = num(x)?;
-                    }
-                }
-                j
-            }
-            _ => return Err(self.model.error(span, "in a spatial model, inertia is [J1, J2, J3] (principal, body frame) or a 3x3 matrix [[..], [..], [..]] about the centre of mass".into())),
-        };
-        let scale = j.iter().flatten().fold(0.0f64, |a, x| a.max(x.abs()));
-        if (0..3).any(|r| (0..3).any(|c| (j[r][c] - j[c][r]).abs() > 1e-12 * scale)) {
-            return Err(self.model.error(span, "the inertia tensor must be symmetric".into()));
-        }
-        let eig = nalgebra::Matrix3::from_fn(|r, c| j[r][c]).symmetric_eigen().eigenvalues;
-        let (a, b, c) = (eig[0], eig[1], eig[2]);
-        if a.min(b).min(c) <= 0.0 {
-            return Err(self.model.error(
-                span,
-                format!("the inertia tensor must be positive definite (principal values {a:.6e}, {b:.6e}, {c:.6e})"),
-            ));
-        }
-        // A mass distribution has J1 + J2 >= J3 for every ordering of the principal values.
-        if a + b < c * (1.0 - 1e-12) || b + c < a * (1.0 - 1e-12) || c + a < b * (1.0 - 1e-12) {
-            return Err(self.model.error(span, format!("principal values {a:.6e}, {b:.6e}, {c:.6e} violate the triangle inequality J1 + J2 >= J3 of any body")));
-        }
-        Ok(j)
-    }
-
-    fn orientation(&self, rb: &RigidBodyDecl) -> Result<[f64; 4], ModelError> {
-        match (&rb.euler_parameters, &rb.axis, &rb.angle) {
-            (Some(e), None, None) => {
-                let p = self.scope.vector::<4>(e)?;
-                let n = p.iter().map(|x| x * x).sum::<f64>().sqrt();
-                if n == 0.0 {
-                    return Err(self.model.error(e.span(), "Euler parameters must not all be zero".into()));
-                }
-                Ok(p.map(|x| x / n))
-            }
-            (Some(e), _, _) => {
-                Err(self.model.error(e.span(), "give either `euler_parameters` or `axis` and `angle`, not both".into()))
-            }
-            (None, Some(ax), angle) => {
-                let u = unit3(self.scope.vec3(ax)?)
-                    .ok_or_else(|| self.model.error(ax.span(), "axis must not be zero".into()))?;
-                let angle = angle.as_ref().map(|a| self.scope.number(a)).transpose()?.unwrap_or(0.0);
-                Ok(from_axis_angle(u, angle))
-            }
-            (None, None, Some(a)) => {
-                Err(self.model.error(a.span(), "in a spatial model an angle needs `axis = [x, y, z]`".into()))
-            }
-            (None, None, None) => Ok([1.0, 0.0, 0.0, 0.0]),
-        }
-    }
 }
 
 pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
@@ -219,100 +169,21 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
         b.check_name(&inp.name, "input")?;
     }
 
-    let (mut q0, mut v0, mut specified) = (Vec::new(), Vec::new(), Vec::new());
-    let mut elements = Vec::new();
-    for rb in &def.rigid_bodies {
-        b.check_name(&rb.name, "body")?;
-        let x = q0.len();
-        coordinates_fit(x, 7, "this rigid body").map_err(|e| model.error(rb.name.span(), e))?;
-        let mass = b.scope.positive(&rb.mass, "mass")?;
-        let inertia = b.inertia(rb)?;
-        let r = b.scope.vec3(&rb.position)?;
-        let p = b.orientation(rb)?;
-        let v = rb.velocity.as_ref().map(|v| b.scope.vec3(v)).transpose()?;
-        let w = match &rb.angular_velocity {
-            None => None,
-            Some(w) => match w.get_ref() {
-                Tensor::Vector(v) => Some(b.scope.vec3(&Vec2::new(w.span(), v.clone()))?),
-                _ => {
-                    return Err(model.error(
-                        w.span(),
-                        "in a spatial model, angular_velocity is a vector [wx, wy, wz] (global frame)".into(),
-                    ));
-                }
-            },
-        };
-        // p' = 1/2 E^T omega (omega = 2 E p', E E^T = I on p.p = 1).
-        let e = e_matrix(&p);
-        let pd: [f64; 4] =
-            std::array::from_fn(|k| w.map_or(0.0, |w| 0.5 * (0..3).map(|i| e[i][k] * w[i]).sum::<f64>()));
-        q0.extend(r);
-        q0.extend(p);
-        v0.extend(v.unwrap_or([0.0; 3]));
-        v0.extend(pd);
-        specified.extend([v.is_some(); 3]);
-        specified.extend([w.is_some(); 4]);
-        elements.push(RigidBody3d::new(x, mass, inertia, gravity));
-        b.add_body(Body3 { name: rb.name.get_ref().clone(), x, position: r, orientation: p });
+    // Coordinates: bodies in file order, kind by kind in the order of `BODY_KINDS`.
+    let mut l = Layout { q0: Vec::new(), v0: Vec::new(), specified: Vec::new(), gravity, sys: System::new(0) };
+    for build in BODY_KINDS {
+        build(def, &mut b, &mut l)?;
     }
-    // Discrete plates (paper 001): patch bodies now, their multi-point elements once the
-    // coordinates are laid out.
-    let mut plates = Vec::new();
-    for pd in &def.plates {
-        b.check_name(&pd.name, "plate")?;
-        let spec = plate_spec(&b, pd)?;
-        let plate = discrete_plate(&spec)
-            .map_err(|e| model.error(pd.name.span(), format!("plate '{}': {e}", pd.name.get_ref())))?;
-        let origin = pd.origin.as_ref().map(|o| b.scope.vec3(o)).transpose()?.unwrap_or([0.0; 3]);
-        let (mut members, mut reference) = (Vec::new(), None);
-        for (k, body) in plate.bodies.iter().enumerate() {
-            let name = format!("{}.body[{}][{}]", pd.name.get_ref(), body.i, body.j);
-            b.check_name(&Name::new(pd.name.span(), name.clone()), "body")?;
-            let x = q0.len();
-            coordinates_fit(x, 7, "this plate body").map_err(|e| model.error(pd.name.span(), e))?;
-            let r = [origin[0] + body.centre[0], origin[1] + body.centre[1], origin[2]];
-            let p = [1.0, 0.0, 0.0, 0.0];
-            q0.extend(r);
-            q0.extend(p);
-            v0.extend([0.0; 7]);
-            specified.extend([false; 7]);
-            elements.push(RigidBody3d::new(x, body.mass, body.inertia, gravity));
-            b.add_body(Body3 { name, x, position: r, orientation: p });
-            // c = conj(p_R0) p_0 = identity: every patch starts aligned with the reference.
-            if plate.reference == Some(k) {
-                reference = Some(x);
-            } else {
-                members.push(Member { x, s: [0.0; 3], c: p });
-            }
-        }
-        plates.push((members, reference, plate, pd.name.get_ref().clone()));
-    }
-    let beam_elements = beam::build(
-        &mut b,
-        &def.beams,
-        gravity,
-        beam::Coordinates { q0: &mut q0, v0: &mut v0, specified: &mut specified },
-    )?;
+    let Layout { q0, v0, specified, mut sys, .. } = l;
     if q0.is_empty() {
         return Err(model.error(def.model.name.span(), "the model has no bodies".into()));
     }
-    let mut sys = System::new(q0.len());
+    sys.set_coordinates(q0.len());
     sys.bodies =
         b.bodies.iter().map(|e| BodyInfo { name: e.name.clone(), x: e.x, rotates: true, director: false }).collect();
     sys.inputs = def.inputs.iter().map(|i| i.start).collect();
-    for e in elements {
-        sys.push(e);
-    }
-    for e in beam_elements {
-        sys.push(e);
-    }
     for body in &b.bodies {
         sys.constraints.push(normalisation_row(body.x));
-    }
-    for (members, reference, plate, name) in plates {
-        sys.multi_point_names.push(name);
-        let (k, c) = (plate.stiffness.transpose().as_slice().to_vec(), plate.damping.transpose().as_slice().to_vec());
-        sys.push(MultiPointForce::new(members, reference, k, c, &q0));
     }
 
     // Loads: a force along a global direction at a body point, or a torque about a global
@@ -486,69 +357,6 @@ fn universal_pin(
     }
 }
 
-fn count(b: &Builder, v: &Vec2, what: &str) -> Result<[usize; 2], ModelError> {
-    let x = b.scope.vec2(v)?;
-    let mut out = [0; 2];
-    for (o, &c) in out.iter_mut().zip(&x) {
-        if c < 1.0 || c.fract() != 0.0 || c > 1e6 {
-            return Err(b
-                .model
-                .error(v.span(), format!("{what} must be two positive integers, got [{}, {}]", x[0], x[1])));
-        }
-        *o = c as usize;
-    }
-    Ok(out)
-}
-
-fn plate_spec(b: &Builder, pd: &PlateDecl) -> Result<PlateSpec, ModelError> {
-    let model = b.model;
-    let size = b.scope.vec2(&pd.size)?;
-    if size.iter().any(|&x| x <= 0.0) {
-        return Err(model.error(pd.size.span(), format!("size must be positive, got [{}, {}]", size[0], size[1])));
-    }
-    let t = b.scope.positive(&pd.thickness, "thickness")?;
-    let mat = pd.material.get_ref();
-    let e = b.scope.positive(&mat.young, "E")?;
-    let rho = b.scope.positive(&mat.rho, "rho")?;
-    let nu = b.scope.number(&mat.nu)?;
-    if !(nu > -1.0 && nu < 0.5) {
-        return Err(model.error(mat.nu.span(), format!("nu must be in (-1, 0.5), got {nu}")));
-    }
-    let mesh = count(b, &pd.mesh, "mesh")?;
-    let bodies = count(b, &pd.bodies, "bodies")?;
-    let mut edges = [EdgeSupport::Free; 4];
-    for edge in pd.clamped.iter().flat_map(|c| c.get_ref()) {
-        let k = ["x_min", "x_max", "y_min", "y_max"].iter().position(|e| e == edge.get_ref()).ok_or_else(|| {
-            model
-                .error(edge.span(), format!("unknown edge '{}', expected x_min, x_max, y_min or y_max", edge.get_ref()))
-        })?;
-        edges[k] = EdgeSupport::Clamped;
-    }
-    let damping_ratio =
-        pd.damping_ratio.as_ref().map(|z| b.scope.non_negative(z, "damping_ratio")).transpose()?.unwrap_or(0.0);
-    let spec = PlateSpec {
-        a: size[0],
-        b: size[1],
-        t,
-        material: PlateMaterial::new(e, nu, rho),
-        mesh,
-        bodies,
-        edges,
-        damping_ratio,
-    };
-    spec.validate().map_err(|m| {
-        let span = if m.starts_with("mesh") {
-            pd.mesh.span()
-        } else if m.starts_with("bodies") || m.starts_with("a free plate") {
-            pd.bodies.span()
-        } else {
-            pd.damping_ratio.as_ref().map_or(pd.name.span(), |z| z.span())
-        };
-        model.error(span, m)
-    })?;
-    Ok(spec)
-}
-
 fn output_kind(
     o: &OutputDecl,
     b: &Builder,
@@ -558,6 +366,7 @@ fn output_kind(
 ) -> Result<OutputKind, ModelError> {
     let model = b.model;
     let q = o.quantity.get_ref().as_str();
+    let quantity = output_quantities::lookup(q, 3);
     let need_body = || -> Result<(&Body3, &Name), ModelError> {
         let name = o
             .body
@@ -576,18 +385,17 @@ fn output_kind(
             .copied()
             .ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))
     };
-    let component = |c: char| "xyz".find(c).unwrap_or(0);
     if let Some(c) = &o.chord {
         return Err(model.error(c.span(), "`chord` (transverse_deflection) applies to planar models only".into()));
     }
-    if let Some(f) = o.frame.as_ref().filter(|_| !matches!(q, "x" | "y" | "z")) {
+    if let Some(f) = o.frame.as_ref().filter(|_| !matches!(quantity, Some(Quantity::Point { order: 0, .. }))) {
         return Err(model.error(f.span(), format!("`frame` applies only to positions (x, y, z), not '{q}'")));
     }
-    if let Some(kind) = parse_shared(o, sys, model, joint_index, contact_index)? {
+    if let Some(kind) = parse_shared(o, quantity, sys, model, joint_index, contact_index)? {
         return Ok(kind);
     }
-    Ok(match q {
-        "x" | "y" | "z" if o.frame.is_some() => {
+    Ok(match quantity {
+        Some(Quantity::Point { component, order: 0 }) if o.frame.is_some() => {
             let (_, name) = need_body()?;
             let anchor = b.anchor(name, o.point.as_ref())?;
             let frame_name = o.frame.as_ref().expect("checked by the guard");
@@ -598,41 +406,26 @@ fn output_kind(
                         .error(frame_name.span(), "positions are global by default; remove `frame = \"ground\"`".into())
                 })?
                 .x;
-            OutputKind::SpatialPointInFrame { anchor, frame, component: component(q.chars().last().unwrap_or('x')) }
+            OutputKind::SpatialPointInFrame { anchor, frame, component }
         }
-        "x" | "y" | "z" | "vx" | "vy" | "vz" | "ax" | "ay" | "az" => {
+        Some(Quantity::Point { component, order }) => {
             let (_, name) = need_body()?;
             let anchor = b.anchor(name, o.point.as_ref())?;
-            OutputKind::SpatialPoint {
-                anchor,
-                component: component(q.chars().last().unwrap_or('x')),
-                order: match q.as_bytes()[0] {
-                    b'v' if q.len() == 2 => 1,
-                    b'a' => 2,
-                    _ => 0,
-                },
-            }
+            OutputKind::SpatialPoint { anchor, component, order }
         }
-        "wx_body" | "wy_body" | "wz_body" => OutputKind::SpatialBodyAngularVelocity {
-            x: need_body()?.0.x,
-            component: component(q.chars().nth(1).unwrap_or('x')),
-        },
-        "yaw" | "pitch" | "roll" => OutputKind::TaitBryan {
-            x: need_body()?.0.x,
-            component: ["yaw", "pitch", "roll"].iter().position(|&n| n == q).unwrap_or(0),
-        },
-        "e0" | "e1" | "e2" | "e3" => {
-            OutputKind::EulerParameter { index: need_body()?.0.x + 3 + usize::from(q.as_bytes()[1] - b'0') }
+        Some(Quantity::BodyAngularVelocity { component }) => {
+            OutputKind::SpatialBodyAngularVelocity { x: need_body()?.0.x, component }
         }
-        "wx" | "wy" | "wz" => OutputKind::SpatialAngularVelocity {
-            x: need_body()?.0.x,
-            component: component(q.chars().last().unwrap_or('x')),
-        },
-        "reaction_x" | "reaction_y" | "reaction_z" => {
+        Some(Quantity::TaitBryan { component }) => OutputKind::TaitBryan { x: need_body()?.0.x, component },
+        Some(Quantity::EulerParameter { index }) => OutputKind::EulerParameter { index: need_body()?.0.x + 3 + index },
+        Some(Quantity::AngularVelocity { component }) => {
+            OutputKind::SpatialAngularVelocity { x: need_body()?.0.x, component }
+        }
+        Some(Quantity::Reaction { component }) => {
             let joint = need_joint()?;
-            OutputKind::SpatialReaction { joint, component: component(q.chars().last().unwrap_or('x')) }
+            OutputKind::SpatialReaction { joint, component }
         }
-        "support_force_x" | "support_force_y" | "support_force_z" => {
+        Some(Quantity::SupportForce { component }) => {
             let name = o
                 .plate
                 .as_ref()
@@ -642,16 +435,9 @@ fn output_kind(
                 .iter()
                 .position(|p| p == name.get_ref())
                 .ok_or_else(|| model.error(name.span(), format!("unknown plate '{}'", name.get_ref())))?;
-            OutputKind::SupportForce { element, component: component(q.chars().last().unwrap_or('x')) }
+            OutputKind::SupportForce { element, component }
         }
-        other => {
-            return Err(model.error(
-                o.quantity.span(),
-                format!(
-                    "unknown output quantity '{other}' in a spatial model, expected one of: x, y, z, vx, vy, vz, ax, ay, az, e0, e1, e2, e3, yaw, pitch, roll, wx, wy, wz, wx_body, wy_body, wz_body, joint_position, joint_velocity, \
-                     reaction_x, reaction_y, reaction_z, drive_force, support_force_x, support_force_y, support_force_z, contact_force, penetration, contact_state, impact_time, energy_total, energy_kinetic, energy_potential, energy_dissipated"
-                ),
-            ));
-        }
+        // Not in the spatial table (the shared quantities were built above).
+        _ => return Err(model.error(o.quantity.span(), output_quantities::unknown(q, 3))),
     })
 }

@@ -21,6 +21,7 @@ pub mod kind_list;
 pub mod kinematics;
 mod load_magnitude;
 pub mod loads;
+pub mod output_quantities;
 pub mod outputs;
 pub mod site;
 pub mod spatial_kinematics;

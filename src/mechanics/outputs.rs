@@ -6,6 +6,7 @@ use super::elements::FloatingFrameBeam2d;
 use super::forces::{Contact, MultiPointForce};
 use super::joints::JointKind;
 use super::kinematics::Anchor;
+use super::output_quantities::Quantity;
 use super::spatial_kinematics::Anchor3;
 use crate::model::schema::OutputDecl;
 use crate::model::{Model, ModelError};
@@ -210,15 +211,17 @@ pub struct OutputState<'a> {
     pub dissipated: f64,
 }
 
-/// The output quantities that mean the same in planar and spatial models, parsed once for
-/// both assemblers (energies, joint coordinates, drive forces, contact quantities); `None` for
-/// the others, which each assembler parses itself (`OutputKind::parse` in assemble/mod.rs,
-/// `output_kind` in assemble_spatial.rs). Called where the assemblers' own quantities are
-/// matched, after their checks of `body`, `frame` and `chord`. `joints` and `contacts` map
+/// The output quantities that mean the same in planar and spatial models, built once for
+/// both assemblers (energies, joint coordinates, drive forces, contact quantities) from the
+/// `quantity` looked up in `OUTPUT_QUANTITIES`; `None` for the others, which each assembler
+/// builds itself (`OutputKind::parse` in assemble/mod.rs, `output_kind` in
+/// assemble_spatial.rs). Called where the assemblers' own quantities are matched, after their
+/// checks of `body`, `frame` and `chord`. `joints` and `contacts` map
 /// the names of `sys.joints` and of the contact force elements (`sys.contact_names`, first
 /// of each name) to their indices, so parsing stays linear in the model's size.
 pub fn parse_shared(
     o: &OutputDecl,
+    quantity: Option<Quantity>,
     sys: &System,
     model: &Model,
     joints: &HashMap<String, usize>,
@@ -235,9 +238,9 @@ pub fn parse_shared(
             .copied()
             .ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))
     };
-    let position = |names: &[&str]| names.iter().position(|s| *s == q).unwrap_or(0);
-    Ok(Some(match q {
-        "joint_position" | "joint_velocity" => {
+    let Some(quantity) = quantity else { return Ok(None) };
+    Ok(Some(match quantity {
+        Quantity::JointCoordinate { order } => {
             let joint = need_joint()?;
             let j = &sys.joints[joint];
             if j.coordinate.is_none() {
@@ -251,17 +254,16 @@ pub fn parse_shared(
                 };
                 return Err(model.error(o.quantity.span(), msg));
             }
-            OutputKind::JointCoordinate { joint, order: usize::from(q == "joint_velocity") }
+            OutputKind::JointCoordinate { joint, order }
         }
-        "drive_force" => {
+        Quantity::DriveForce => {
             let j = &sys.joints[need_joint()?];
             let Some(row) = j.rows.clone().find(|&r| sys.constraints[r].drive.is_some()) else {
                 return Err(model.error(o.quantity.span(), "drive_force needs a driven joint (`drive = ...`)".into()));
             };
             OutputKind::DriveForce { row, torque: j.kind == JointKind::Revolute }
         }
-        "contact_force" | "penetration" | "contact_state" | "impact_time" => {
-            let quantity = position(&["contact_force", "penetration", "contact_state", "impact_time"]);
+        Quantity::Contact { quantity } => {
             let name = o
                 .contact
                 .as_ref()
@@ -280,10 +282,10 @@ pub fn parse_shared(
                 }
             }
         }
-        "energy_total" => OutputKind::EnergyTotal,
-        "energy_kinetic" => OutputKind::EnergyKinetic,
-        "energy_potential" => OutputKind::EnergyPotential,
-        "energy_dissipated" => OutputKind::EnergyDissipated,
+        Quantity::EnergyTotal => OutputKind::EnergyTotal,
+        Quantity::EnergyKinetic => OutputKind::EnergyKinetic,
+        Quantity::EnergyPotential => OutputKind::EnergyPotential,
+        Quantity::EnergyDissipated => OutputKind::EnergyDissipated,
         _ => return Ok(None),
     }))
 }

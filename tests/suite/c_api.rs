@@ -30,11 +30,7 @@ fn setup() -> Setup {
 fn setup_model(name: &str) -> Setup {
     let dir = tempfile::tempdir().unwrap();
     let resources = dir.path().join("with space%").join("resources");
-    std::fs::create_dir_all(&resources).unwrap();
-    let text =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("models/{name}.toml"))).unwrap();
-    std::fs::write(resources.join("model.toml"), &text).unwrap();
-    let model = Model::parse(&text, "model.toml").unwrap();
+    let model = common::fmu::example_resources(&resources, name);
     Setup { _dir: dir, resources, model }
 }
 

@@ -16,17 +16,7 @@ fn model(name: &str) -> PathBuf {
 /// Simulate `name` to `stop` with `--states`: (CSV header, CSV rows, states document).
 fn simulate(dir: &Path, name: &str, stop: &str) -> (Vec<String>, Vec<Vec<f64>>, Value) {
     let (csv, json) = (dir.join(format!("{name}.csv")), dir.join(format!("{name}.json")));
-    let o = Command::new(EXE)
-        .args(["simulate".as_ref(), model(name).as_os_str(), "--stop-time".as_ref(), stop.as_ref()])
-        .args(["--states".as_ref(), json.as_os_str(), "-o".as_ref(), csv.as_os_str()])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let text = std::fs::read_to_string(&csv).unwrap();
-    let mut lines = text.lines();
-    let header = lines.next().unwrap().split(',').map(String::from).collect();
-    let rows = lines.map(|l| l.split(',').map(|c| c.parse().unwrap()).collect()).collect();
-    let states: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let (header, rows, states) = crate::common::cli::simulate_with_states(&model(name), &csv, &json, stop);
     assert_eq!(states["format"], "flexfmu-states");
     assert_eq!(states["version"], 1);
     assert_eq!(states["model"], name);

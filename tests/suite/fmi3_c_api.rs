@@ -5,7 +5,6 @@
 //! trip (a restored state continues bit for bit like the original run).
 
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
-use std::path::Path;
 use std::ptr::{null, null_mut};
 use std::sync::Mutex;
 
@@ -41,11 +40,7 @@ impl Setup {
     fn new(name: &str) -> Setup {
         let dir = tempfile::tempdir().unwrap();
         let resources = dir.path().join("with space").join("resources");
-        std::fs::create_dir_all(&resources).unwrap();
-        let text =
-            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("models/{name}.toml"))).unwrap();
-        std::fs::write(resources.join("model.toml"), &text).unwrap();
-        let model = Model::parse(&text, "model.toml").unwrap();
+        let model = crate::common::fmu::example_resources(&resources, name);
         let vars = Variables::new(&model).unwrap();
         let resources = format!("{}/", resources.display());
         Setup { _dir: dir, resources, model, vars, messages: Box::default() }

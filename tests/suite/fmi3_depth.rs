@@ -36,14 +36,7 @@ unsafe extern "C" fn log3(env: *mut c_void, status: c_int, category: *const c_ch
 }
 
 fn models() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut models: Vec<_> = std::fs::read_dir(root.join("models"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    models.sort();
-    models
+    common::sim::example_paths()
 }
 
 /// (section, unknown, dependencies, kinds) of every `<ModelStructure>` element with a
@@ -127,11 +120,7 @@ impl Pair {
     fn new(name: &str) -> Pair {
         let dir = tempfile::tempdir().unwrap();
         let resources = dir.path().join("resources");
-        std::fs::create_dir_all(&resources).unwrap();
-        let text =
-            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("models/{name}.toml"))).unwrap();
-        std::fs::write(resources.join("model.toml"), &text).unwrap();
-        let model = Model::parse(&text, "model.toml").unwrap();
+        let model = common::fmu::example_resources(&resources, name);
         let (m2, m3) = (Box::new(common::c_logger::Messages::default()), Box::new(Messages::default()));
         let cb = Box::leak(Box::new(callbacks(&m2)));
         let (n, g) = (CString::new(name).unwrap(), CString::new(guid(&model.source)).unwrap());

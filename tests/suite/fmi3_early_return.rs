@@ -38,11 +38,8 @@ impl Fmu {
     fn new(name: &str) -> Fmu {
         let dir = tempfile::tempdir().unwrap();
         let resources = dir.path().join("resources");
-        std::fs::create_dir_all(&resources).unwrap();
-        let model_file = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("models/{name}.toml"));
-        let text = std::fs::read_to_string(&model_file).unwrap();
-        std::fs::write(resources.join("model.toml"), &text).unwrap();
-        let model = Model::parse(&text, "model.toml").unwrap();
+        let model_file = crate::common::sim::model_path(name);
+        let model = common::fmu::example_resources(&resources, name);
         let vars = Variables::new(&model).unwrap();
         Fmu {
             _dir: dir,

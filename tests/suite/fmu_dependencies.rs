@@ -40,13 +40,7 @@ fn probe(inst: &mut InstanceCS, outputs: &[u32], inputs: &[(u32, f64)]) -> Vec<B
 
 #[test]
 fn declared_dependencies_equal_the_probed_ones_for_every_model() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut models: Vec<_> = std::fs::read_dir(root.join("models"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    models.sort();
+    let models = common::sim::example_paths();
     let mut with_dependencies = 0;
     for path in &models {
         let model = Model::load(path).unwrap();

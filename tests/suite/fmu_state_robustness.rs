@@ -3,7 +3,6 @@
 //! layout, a bounded fuzz loop) and outputs after a step that overflows.
 
 use std::ffi::{CString, c_char, c_int, c_void};
-use std::path::Path;
 use std::ptr::null_mut;
 use std::time::{Duration, Instant};
 
@@ -32,11 +31,7 @@ struct Fixture {
 fn fixture(name: &str) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let resources = dir.path().join("resources");
-    std::fs::create_dir_all(&resources).unwrap();
-    let text =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("models/{name}.toml"))).unwrap();
-    std::fs::write(resources.join("model.toml"), &text).unwrap();
-    let model = Model::parse(&text, "model.toml").unwrap();
+    let model = common::fmu::example_resources(&resources, name);
     let vars = Variables::new(&model).unwrap();
     Fixture { _dir: dir, uri: format!("file://{}", resources.display()), model, vars }
 }

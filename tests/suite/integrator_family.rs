@@ -344,19 +344,7 @@ const ALL_METHODS: [(Method, f64); 11] = [
 /// Rigid pendulum (rod pinned at its end, released horizontal): theta'' = -(3 g / 2 L) cos theta,
 /// RK4 at 1e-5 (global error ~1e-17, tests/suite/rigid_pendulum.rs).
 fn pendulum_reference(t: f64) -> f64 {
-    let f = |th: f64, w: f64| (w, -1.5 * 9.81 * th.cos());
-    let n = (t / 1e-5).round() as usize;
-    let h = t / n as f64;
-    let (mut th, mut w) = (0.0f64, 0.0f64);
-    for _ in 0..n {
-        let k1 = f(th, w);
-        let k2 = f(th + 0.5 * h * k1.0, w + 0.5 * h * k1.1);
-        let k3 = f(th + 0.5 * h * k2.0, w + 0.5 * h * k2.1);
-        let k4 = f(th + h * k3.0, w + h * k3.1);
-        th += h / 6.0 * (k1.0 + 2.0 * k2.0 + 2.0 * k3.0 + k4.0);
-        w += h / 6.0 * (k1.1 + 2.0 * k2.1 + 2.0 * k3.1 + k4.1);
-    }
-    th
+    common::reference::rigid_pendulum(t, 9.81).0
 }
 
 /// Run `model` to t_end stepping by h; returns the chosen outputs at t_end and max |Phi| over

@@ -27,17 +27,7 @@ fn with_visualization(dir: &Path, name: &str) -> PathBuf {
 fn simulate(model: &Path, stop: &str) -> (Vec<String>, Vec<Vec<f64>>, serde_json::Value) {
     let dir = model.parent().unwrap();
     let (csv, json) = (dir.join("out.csv"), dir.join("states.json"));
-    let o = Command::new(EXE)
-        .args(["simulate".as_ref(), model.as_os_str(), "--stop-time".as_ref(), stop.as_ref()])
-        .args(["--states".as_ref(), json.as_os_str(), "-o".as_ref(), csv.as_os_str()])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let text = std::fs::read_to_string(&csv).unwrap();
-    let mut lines = text.lines();
-    let header = lines.next().unwrap().split(',').map(String::from).collect();
-    let rows = lines.map(|l| l.split(',').map(|c| c.parse().unwrap()).collect()).collect();
-    (header, rows, serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap())
+    common::cli::simulate_with_states(model, &csv, &json, stop)
 }
 
 fn col(header: &[String], name: &str) -> usize {

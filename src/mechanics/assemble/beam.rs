@@ -7,9 +7,12 @@ use std::collections::HashMap;
 use super::{BodyEntry, Builder, Layout, Names, check_name};
 use crate::limits::coordinates_fit;
 use crate::mechanics::BodyInfo;
+use crate::mechanics::contact_gap::ContactGap;
 use crate::mechanics::elements::{AncfBeam2d, BeamProperties, CorotationalBeam2d, FloatingFrameBeam2d};
-use crate::model::ModelError;
-use crate::model::schema::Definition;
+use crate::mechanics::joints::{ConstraintRow, JointKind};
+use crate::mechanics::kinematics::{Anchor, Measure};
+use crate::model::schema::{Definition, JointDecl};
+use crate::model::{Model, ModelError};
 
 /// Lay out the section's bodies after those of the kinds before it in `BODY_KINDS`.
 pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mut Layout) -> Result<(), ModelError> {
@@ -108,8 +111,7 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
             b.add_body(BodyEntry { info: info.clone(), position: p0, angle, listed: false, section: None });
             l.bodies.push(info);
             b.beam_nodes.push(format!("{name}.start ({name}.end: outputs x, y, angle, revolute joints (as body2), contacts with ground and forces; {name} with a point on its axis: revolute joints, contacts with ground and forces)"));
-            b.floating_tips.insert(format!("{name}.end"), l.sys.elements::<FloatingFrameBeam2d>().len());
-            b.floating_names.insert(name.clone(), l.sys.elements::<FloatingFrameBeam2d>().len());
+            b.floating.insert(name, l.sys.elements::<FloatingFrameBeam2d>().len());
             let key = [length, count as f64, young, area, inertia, rho, l.gravity[0], l.gravity[1]].map(f64::to_bits);
             let same = built.get(&key).map(|&k| l.sys.elements::<FloatingFrameBeam2d>()[k].moved_to(first));
             let beam = same.unwrap_or_else(|| {
@@ -210,4 +212,33 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
         }
     }
     Ok(())
+}
+
+/// The rigid-section row of a revolute joint whose body2 is the start or end node of an ANCF
+/// beam (`rigid_section = true`): paper 003 eq. 23, d . r_x = 0 at the node (initially 0: d
+/// is normal to the axis). `section` is the node's (`BodyEntry::section`), `a2` its anchor.
+pub(super) fn rigid_section(
+    model: &Model,
+    j: &JointDecl,
+    kind: JointKind,
+    section: Option<([usize; 2], [f64; 3])>,
+    a2: Anchor,
+    q0: &[f64],
+) -> Result<Option<ConstraintRow>, ModelError> {
+    let Some(rs) = j.rigid_section.as_ref().filter(|r| *r.get_ref()) else { return Ok(None) };
+    let section = match (kind, section) {
+        (JointKind::Revolute, Some(section)) => section,
+        (JointKind::Revolute, None) => {
+            return Err(
+                model.error(rs.span(), "rigid_section needs body2 to be the start or end node of an ANCF beam".into())
+            );
+        }
+        _ => {
+            return Err(model.error(
+                rs.span(),
+                "rigid_section applies to revolute joints only (fixed joints already hold the section)".into(),
+            ));
+        }
+    };
+    Ok(Some(ConstraintRow::holding(ContactGap::Measure(Measure::section_shear(a2, section.0, section.1)), q0)))
 }

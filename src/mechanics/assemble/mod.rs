@@ -2,23 +2,26 @@
 //! its outputs. Every user error is reported at the offending place in the model file.
 
 mod beam;
+mod floating_frame;
 mod point_mass;
 mod rigid_body;
 
 pub use super::assembly::Assembly;
 use super::contact_gap::{ContactGap, GroundShape};
 use super::contacts::ContactElement;
-use super::elements::{FloatingFrameBeam2d, FloatingFramePoint};
+use super::elements::FloatingFramePoint;
 use super::forces::Load;
 use super::initial_state::consistent_initial_state;
 use super::joints::{ConstraintRow, JointInfo, JointKind, Rows, axis_only, planar_type};
 use super::kinematics::{Anchor, Measure, MeasureKind};
 use super::load_magnitude::load_magnitude;
+use super::output_quantities::{self, Quantity};
 use super::outputs::{Output, OutputKind, parse_shared};
 use super::site::PlanarSite;
 use super::{BodyInfo, System};
 use crate::model::schema::{Definition, Name, Vec2};
 use crate::model::{Model, ModelError, Scope};
+use floating_frame::FloatingPoints;
 use std::collections::HashMap;
 
 struct BodyEntry {
@@ -43,12 +46,8 @@ struct Builder<'a> {
     bodies: Vec<BodyEntry>,
     /// "arm.start, arm.end, arm.node[0..=4]" per beam, for error messages.
     beam_nodes: Vec<String>,
-    /// "<beam>.end" of each floating_frame beam → its index among the `FloatingFrameBeam2d`
-    /// elements (maps: a lookup per joint, load, contact and output keeps assembly linear).
-    floating_tips: HashMap<String, usize>,
-    /// "<beam>" of each floating_frame beam → its index (contacts, joints and loads at a
-    /// material point given by `point`/`point2`).
-    floating_names: HashMap<String, usize>,
+    /// The floating-frame beams by name (their points are no `Anchor`: floating_frame.rs).
+    floating: FloatingPoints,
     /// Contact force names → their index among the `Contact` elements.
     contact_index: HashMap<String, usize>,
     /// The first entry of `bodies` with each name (body names are looked up for every joint,
@@ -66,41 +65,6 @@ impl Builder<'_> {
 
     fn err(&self, span: std::ops::Range<usize>, msg: String) -> ModelError {
         self.model.error(span, msg)
-    }
-
-    /// A material point of a floating-frame beam named by `body` (paper 004 eq. 1 at its
-    /// abscissa): "<beam>.end" is the tip (no `point`), "<beam>" with `point` on the
-    /// undeformed axis any other point. None if `body` names neither.
-    fn floating_point(
-        &self,
-        body: &Name,
-        point: Option<&Vec2>,
-        key: &str,
-        floating: &[FloatingFrameBeam2d],
-        q0: &[f64],
-    ) -> Result<Option<FloatingFramePoint>, ModelError> {
-        let name = body.get_ref();
-        if let Some(&beam) = self.floating_tips.get(name) {
-            if let Some(p) = point {
-                return Err(self.err(p.span(), format!("`{key}` is not supported on a floating_frame beam tip; the point is the tip itself (for another point use the beam's name)")));
-            }
-            return Ok(Some(floating[beam].tip_point()));
-        }
-        let Some(&beam) = self.floating_names.get(name) else { return Ok(None) };
-        let Some(p2) = point else {
-            return Err(self.err(body.span(), format!("a point of floating_frame beam '{name}' needs `{key}`, a point of its axis (or use '{name}.end' for the tip)")));
-        };
-        let p = self.scope.vec2(p2)?;
-        let f = &floating[beam];
-        let x = f.tip_point().first;
-        let (s, co) = q0[x + 2].sin_cos();
-        let d = [p[0] - q0[x], p[1] - q0[x + 1]];
-        let (along, off) = (co * d[0] + s * d[1], -s * d[0] + co * d[1]);
-        let tol = 1e-9 * (1.0 + f.length);
-        if off.abs() > tol || along < -tol || along > f.length + tol {
-            return Err(self.err(p2.span(), format!("{key} must lie on the beam's axis between its ends (it is {along:.6} m along and {off:.3e} m off the axis, length {})", f.length)));
-        }
-        Ok(Some(f.material_point(along.clamp(0.0, f.length))))
     }
 
     fn body(&self, name: &Name) -> Result<Option<&BodyEntry>, ModelError> {
@@ -303,8 +267,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
         scope,
         bodies: Vec::new(),
         beam_nodes: Vec::new(),
-        floating_tips: HashMap::new(),
-        floating_names: HashMap::new(),
+        floating: FloatingPoints::default(),
         contact_index: HashMap::new(),
         body_index: HashMap::new(),
         joint_index: HashMap::new(),
@@ -355,55 +318,14 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
         if let Some(ax) = &j.axis2 {
             return Err(model.error(ax.span(), "`axis2` applies to spatial universal joints only".into()));
         }
-        if b.floating_tips.contains_key(body1.get_ref()) || b.floating_names.contains_key(body1.get_ref()) {
-            return Err(model.error(
-                body1.span(),
-                "put the floating_frame beam point in body2 (body1 is ground or another body)".into(),
-            ));
-        }
-        if let Some(p) =
-            b.floating_point(&j.body2, j.point.as_ref(), "point", sys.elements::<FloatingFrameBeam2d>(), &q0)?
-        {
-            // A revolute joint at a material point P of a floating-frame beam (paper 004
-            // eq. 1): the rows x . (r_P - r_A) and y . (r_P - r_A) hold their initial values.
-            if kind != JointKind::Revolute {
-                return Err(model.error(
-                    j.kind.span(),
-                    format!("only revolute joints act at a point of a floating_frame beam, got '{}'", j.kind.get_ref()),
-                ));
-            }
-            if let Some(ax) = &j.axis {
-                return Err(model.error(ax.span(), axis_only(false)));
-            }
-            if let Some(rs) = &j.rigid_section {
-                return Err(model.error(rs.span(), "rigid_section applies to ANCF beam nodes".into()));
-            }
-            if let Some(d) = &j.drive {
-                return Err(model.error(
-                    d.span(),
-                    "`drive` is not available at a floating_frame beam point (its section angle is not a joint coordinate)"
-                        .into(),
-                ));
-            }
-            let at = p.position(&q0);
-            let pt = Vec2::new(j.point.as_ref().map_or(j.name.span(), |p| p.span()), vec![at[0].into(), at[1].into()]);
-            let a1 = b.anchor(body1, Some(&pt))?;
-            let beam = p.first..p.first + p.coordinates();
-            if a1.dofs().iter().any(|i| beam.contains(i)) {
-                return Err(model.error(
-                    body1.span(),
-                    "a joint needs two different bodies (this is the same floating_frame beam)".into(),
-                ));
-            }
+        if let Some((rows, body2_x)) = floating_frame::joint(j, kind, body1, &b, &sys, &q0)? {
             let start = sys.constraints.len();
-            for u in [[1.0, 0.0], [0.0, 1.0]] {
-                sys.constraints.push(ConstraintRow::holding(ContactGap::floating_joint(p.clone(), a1, u), &q0));
-            }
+            sys.constraints.extend(rows);
             sys.joints.push(JointInfo {
                 name: j.name.get_ref().clone(),
                 kind,
                 rows: start..sys.constraints.len(),
-                body2_x: p.first,
+                body2_x,
                 body2_rotates: false,
                 coordinate: None,
             });
@@ -449,28 +371,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
             (None, _) => [1.0, 0.0],
         };
         let Rows { mut rows, coordinate } = build(a1, a2, axis, &q0);
-        if let Some(rs) = j.rigid_section.as_ref().filter(|r| *r.get_ref()) {
-            // Paper 003 eq. 23: d . r_x = 0 at the node (initially 0: d is normal to the axis).
-            let section = match (kind, b2.section) {
-                (JointKind::Revolute, Some(section)) => section,
-                (JointKind::Revolute, None) => {
-                    return Err(model.error(
-                        rs.span(),
-                        "rigid_section needs body2 to be the start or end node of an ANCF beam".into(),
-                    ));
-                }
-                _ => {
-                    return Err(model.error(
-                        rs.span(),
-                        "rigid_section applies to revolute joints only (fixed joints already hold the section)".into(),
-                    ));
-                }
-            };
-            rows.push(ConstraintRow::holding(
-                ContactGap::Measure(Measure::section_shear(a2, section.0, section.1)),
-                &q0,
-            ));
-        }
+        rows.extend(beam::rigid_section(model, j, kind, b2.section, a2, &q0)?);
         if let Some(d) = &j.drive {
             // The rheonomic row joint_coordinate(q) - f(t) = 0 (its multiplier is the drive's
             // force/torque, `drive_force`).
@@ -525,18 +426,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
     let input_scope = model.scope(params).with_inputs(&input_names);
     for l in &def.loads {
         let magnitude = load_magnitude(l, &input_scope, model)?;
-        if let Some(point) =
-            b.floating_point(&l.body, l.point.as_ref(), "point", sys.elements::<FloatingFrameBeam2d>(), &q0)?
-        {
-            // A force at a material point of a floating-frame beam (004 eq. 1): J^T F.
-            if l.kind.get_ref() != "force" {
-                return Err(model.error(l.kind.span(), format!("only `type = \"force\"` loads act at a point of a floating_frame beam (apply torques to its frame, '<beam>.start'), got '{}'", l.kind.get_ref())));
-            }
-            let Some(dir) = &l.direction else {
-                return Err(model.error(l.kind.span(), "a force needs `direction = [x, y]`".into()));
-            };
-            let u =
-                unit(b.scope.vec2(dir)?).ok_or_else(|| model.error(dir.span(), "direction must not be zero".into()))?;
+        if let Some((point, u)) = floating_frame::load_point(l, &b, &sys, &q0)? {
             sys.push(Load::floating_force(point, u, magnitude));
             continue;
         }
@@ -596,24 +486,7 @@ fn contact(
     if body1.get_ref() == c.body2.get_ref() {
         return Err(model.error(c.body2.span(), "a contact needs two different bodies".into()));
     }
-    // Either body may be ground (a fixed plane or a fixed circle), not both (checked above);
-    // a floating-frame beam tip only as body2 against ground.
-    if b.floating_tips.contains_key(body1.get_ref()) || b.floating_names.contains_key(body1.get_ref()) {
-        return Err(model.error(
-            body1.span(),
-            "a point of a floating_frame beam must be body2 of a contact (body1 = \"ground\")".into(),
-        ));
-    }
-    let floating = sys.elements::<FloatingFrameBeam2d>();
-    let tip = b.floating_point(&c.body2, c.point2.as_ref(), "point2", floating, q0)?;
-    let b1 = b.body(&body1)?;
-    if tip.is_some() && b1.is_some() {
-        // The tip of a floating-frame beam (paper 004 eq. 1 at x = L) against ground.
-        return Err(model.error(
-            body1.span(),
-            "a contact at a floating_frame beam tip needs body1 = \"ground\" (a fixed plane or circle)".into(),
-        ));
-    }
+    let tip = floating_frame::contact_body2(c, &body1, b, sys, q0)?;
     let site = Site { b, joints: &sys.joints, q0, tip };
     let geometry = super::contacts::planar(c, model)?(c, &site)?;
     super::contacts::element(c, geometry, &b.scope, model, q0)
@@ -623,27 +496,9 @@ impl OutputKind {
     fn parse(o: &crate::model::schema::OutputDecl, b: &Builder, sys: &System) -> Result<OutputKind, ModelError> {
         let model = b.model;
         let q = o.quantity.get_ref().as_str();
-        if let Some(name) = &o.body
-            && let Some(&beam) = b.floating_tips.get(name.get_ref())
-        {
-            // The tip of a floating-frame beam: position and section rotation from the frame
-            // and the modes (paper 004 eq. 1 at x = L).
-            if let Some(p) = &o.point {
-                return Err(model.error(
-                    p.span(),
-                    "`point` is not supported on a floating_frame beam tip; the output is the tip itself".into(),
-                ));
-            }
-            if let Some(f) = &o.frame {
-                return Err(model.error(
-                    f.span(),
-                    "`frame` is not supported on a floating_frame beam tip yet (its frame is '<beam>.start')".into(),
-                ));
-            }
-            let quantity = ["x", "y", "angle"].iter().position(|s| *s == q).ok_or_else(|| {
-                model.error(o.quantity.span(), format!("output quantity '{q}' is not available on a floating_frame beam tip yet (available: x, y, angle)"))
-            })?;
-            return Ok(OutputKind::FloatingFrameTip { beam, quantity });
+        let quantity = output_quantities::lookup(q, 2);
+        if let Some(kind) = floating_frame::tip_output(o, b)? {
+            return Ok(kind);
         }
         let need_body = || -> Result<(&BodyEntry, Anchor), ModelError> {
             let name = o
@@ -671,17 +526,17 @@ impl OutputKind {
                     .error(o.quantity.span(), format!("'{q}' needs a rigid body; '{}' is a point mass", e.info.name)))
             }
         };
-        if let Some(c) = o.chord.as_ref().filter(|_| q != "transverse_deflection") {
+        if let Some(c) = o.chord.as_ref().filter(|_| quantity != Some(Quantity::TransverseDeflection)) {
             return Err(model.error(c.span(), "`chord` applies only to quantity = \"transverse_deflection\"".into()));
         }
-        if let Some(f) = o.frame.as_ref().filter(|_| q != "x" && q != "y") {
+        if let Some(f) = o.frame.as_ref().filter(|_| !matches!(quantity, Some(Quantity::Point { order: 0, .. }))) {
             return Err(model.error(f.span(), format!("`frame` applies only to positions (x, y), not '{q}'")));
         }
-        if let Some(kind) = parse_shared(o, sys, model, &b.joint_index, &b.contact_index)? {
+        if let Some(kind) = parse_shared(o, quantity, sys, model, &b.joint_index, &b.contact_index)? {
             return Ok(kind);
         }
-        Ok(match q {
-            "x" | "y" if o.frame.is_some() => {
+        Ok(match quantity {
+            Some(Quantity::Point { component, order: 0 }) if o.frame.is_some() => {
                 let (_, point) = need_body()?;
                 let name = o.frame.as_ref().expect("checked by the guard");
                 let frame = match b.body(name)? {
@@ -702,42 +557,28 @@ impl OutputKind {
                         ));
                     }
                 };
-                OutputKind::PointInFrame { point, frame, component: usize::from(q == "y") }
+                OutputKind::PointInFrame { point, frame, component }
             }
-            "x" | "y" | "vx" | "vy" | "ax" | "ay" => {
+            Some(Quantity::Point { component, order }) => {
                 let (_, anchor) = need_body()?;
-                let component = usize::from(q.ends_with('y'));
-                let order = match q.len() {
-                    1 => 0,
-                    _ if q.starts_with('v') => 1,
-                    _ => 2,
-                };
                 OutputKind::Point { anchor, component, order }
             }
-            "angle" | "angular_velocity" | "angular_acceleration" => {
+            Some(Quantity::Rotation { order }) => {
                 let (e, anchor) = need_body()?;
-                let order =
-                    ["angle", "angular_velocity", "angular_acceleration"].iter().position(|s| *s == q).unwrap_or(0);
                 if e.info.director {
                     OutputKind::SectionAngle { anchor, order }
                 } else {
                     OutputKind::Rotation { theta: need_rotation(e)?, order }
                 }
             }
-            "reaction_x" | "reaction_y" | "reaction_torque" => {
+            Some(Quantity::Reaction { component }) => {
                 let j = need_joint()?;
-                if q == "reaction_torque" && !sys.joints[j].body2_rotates {
+                if component == 2 && !sys.joints[j].body2_rotates {
                     return Err(model.error(o.quantity.span(), "reaction_torque needs a rigid body2".into()));
                 }
-                OutputKind::Reaction {
-                    joint: j,
-                    component: ["reaction_x", "reaction_y", "reaction_torque"]
-                        .iter()
-                        .position(|s| *s == q)
-                        .unwrap_or(0),
-                }
+                OutputKind::Reaction { joint: j, component }
             }
-            "transverse_deflection" => {
+            Some(Quantity::TransverseDeflection) => {
                 let (_, point) = need_body()?;
                 let Some(chord) = &o.chord else {
                     return Err(model.error(o.quantity.span(), "transverse_deflection needs `chord = [\"body_a\", \"body_b\"]`, the bodies whose reference points span the chord".into()));
@@ -756,15 +597,8 @@ impl OutputKind {
                 }
                 OutputKind::TransverseDeflection { point, chord: ends }
             }
-            other => {
-                return Err(model.error(
-                    o.quantity.span(),
-                    format!(
-                        "unknown output quantity '{other}', expected one of: x, y, vx, vy, ax, ay, angle, angular_velocity, angular_acceleration, \
-                         reaction_x, reaction_y, reaction_torque, joint_position, joint_velocity, contact_force, penetration, contact_state, impact_time, transverse_deflection, energy_total, energy_kinetic, energy_potential, energy_dissipated"
-                    ),
-                ));
-            }
+            // Not in the planar table (the shared quantities were built above).
+            _ => return Err(model.error(o.quantity.span(), output_quantities::unknown(q, 2))),
         })
     }
 }

@@ -3,21 +3,13 @@
 //! Nodes are frames named `<name>.node[k]` (aliases `<name>.start`, `<name>.end`), addressed
 //! like rigid bodies by joints, loads, springs and outputs.
 
-use super::{Body3, Builder, unit3};
+use super::{Body3, Builder, Layout, unit3};
 use crate::limits::coordinates_fit;
 use crate::mechanics::elements::{BeamProperties, CorotationalBeam3d, SpatialBeamProperties};
 use crate::mechanics::euler_parameters::{Mat3, e_matrix, from_rotation};
 use crate::model::ModelError;
-use crate::model::schema::{BeamDecl, Name};
+use crate::model::schema::{BeamDecl, Definition, Name};
 use std::f64::consts::PI;
-
-/// What the beams add: coordinates (appended to q0, v0, specified by the caller's vectors) and
-/// their elements.
-pub(super) struct Coordinates<'a> {
-    pub q0: &'a mut Vec<f64>,
-    pub v0: &'a mut Vec<f64>,
-    pub specified: &'a mut Vec<bool>,
-}
 
 fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
@@ -140,16 +132,11 @@ fn geometry(b: &Builder, bd: &BeamDecl, count: usize) -> Result<Vec<NodeFrame>, 
         .collect())
 }
 
-/// Lay out every beam's nodes after the bodies so far; returns the elements.
-pub(super) fn build(
-    b: &mut Builder,
-    beams: &[BeamDecl],
-    gravity: [f64; 3],
-    out: Coordinates,
-) -> Result<Vec<CorotationalBeam3d>, ModelError> {
+/// Lay out every beam's nodes after the bodies of the kinds before it in `BODY_KINDS`, with
+/// its elements.
+pub(super) fn build(def: &Definition, b: &mut Builder, l: &mut Layout) -> Result<(), ModelError> {
     let model = b.model;
-    let mut elements = Vec::new();
-    for bd in beams {
+    for bd in &def.beams {
         b.check_name(&bd.name, "beam")?;
         let name = bd.name.get_ref();
         if let Some(m) = &bd.modes {
@@ -184,8 +171,7 @@ pub(super) fn build(
             return Err(model.error(bd.name.span(), "the beam needs `elements = N`".into()));
         };
         let count = b.scope.element_count(elements_decl)?;
-        coordinates_fit(out.q0.len(), 7 * (count + 1), "this beam")
-            .map_err(|e| model.error(elements_decl.span(), e))?;
+        coordinates_fit(l.q0.len(), 7 * (count + 1), "this beam").map_err(|e| model.error(elements_decl.span(), e))?;
         let nodes = geometry(b, bd, count)?;
         let y_axis = bd.y_axis.as_ref().map(|a| b.scope.vec3(a)).transpose()?;
         let velocity = bd.velocity.as_ref().map(|v| b.scope.vec3(v)).transpose()?;
@@ -210,7 +196,7 @@ pub(super) fn build(
                 )
             })?;
             let p = from_rotation(&frame);
-            let first = out.q0.len();
+            let first = l.q0.len();
             let w = omega.unwrap_or([0.0; 3]);
             let arm: [f64; 3] = std::array::from_fn(|i| x[i] - start[i]);
             let wxr = cross(w, arm);
@@ -218,12 +204,12 @@ pub(super) fn build(
             // p' = 1/2 E(p)^T omega (omega global).
             let e = e_matrix(&p);
             let pd: [f64; 4] = std::array::from_fn(|j| 0.5 * (0..3).map(|i| e[i][j] * w[i]).sum::<f64>());
-            out.q0.extend(x);
-            out.q0.extend(p);
-            out.v0.extend(v);
-            out.v0.extend(pd);
+            l.q0.extend(x);
+            l.q0.extend(p);
+            l.v0.extend(v);
+            l.v0.extend(pd);
             let given = velocity.is_some() || omega.is_some();
-            out.specified.extend([given; 7]);
+            l.specified.extend([given; 7]);
             let node_name = format!("{name}.node[{k}]");
             b.check_name(&Name::new(bd.name.span(), node_name.clone()), "beam node")?;
             let index = b.bodies.len();
@@ -243,8 +229,8 @@ pub(super) fn build(
         }
         for w in rest.windows(2) {
             let ((n1, x1, p1), (n2, x2, p2)) = (w[0], w[1]);
-            elements.push(CorotationalBeam3d::new(n1, n2, (x1, p1, x2, p2), &props, gravity));
+            l.sys.push(CorotationalBeam3d::new(n1, n2, (x1, p1, x2, p2), &props, l.gravity));
         }
     }
-    Ok(elements)
+    Ok(())
 }

@@ -4,7 +4,7 @@
 //! types; both assemblers look the `type` key up there, after the checks every load shares
 //! (its magnitude, `load_magnitude.rs`; a body that is not ground; in space a unit
 //! `direction`). A load at a point of a floating-frame beam (planar, force only) is built by
-//! the planar assembler, as no `Anchor` describes that point. Adding a type is its file plus
+//! the planar assembler (assemble/floating_frame.rs), as no `Anchor` describes that point. Adding a type is its file plus
 //! one line in the table.
 //!
 //! The assemblers hand the types what they need through the one `Site` trait

@@ -62,3 +62,12 @@ pub fn step_bits(inst: &mut InstanceCS, out: &[u32], t: &mut f64, h: f64, n: usi
     }
     bits
 }
+
+/// An unpacked FMU's `resources` folder for the example model `models/<name>.toml`: creates
+/// `resources` (and its parents), copies the model there as `model.toml` and parses it.
+pub fn example_resources(resources: &std::path::Path, name: &str) -> Model {
+    std::fs::create_dir_all(resources).unwrap();
+    let text = std::fs::read_to_string(super::sim::model_path(name)).unwrap();
+    std::fs::write(resources.join("model.toml"), &text).unwrap();
+    Model::parse(&text, "model.toml").unwrap()
+}

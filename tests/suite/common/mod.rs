@@ -5,8 +5,10 @@
 
 pub mod ball_drop;
 pub mod c_logger;
+pub mod cli;
 pub mod fmu;
 pub mod fractional;
+pub mod reference;
 pub mod sim;
 
 /// A clamped beam along x with a constant tip force P along global +y, with outputs

@@ -12,6 +12,17 @@ pub fn model_path(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(file)
 }
 
+/// Every example model, `models/*.toml`, sorted by path.
+pub fn example_paths() -> Vec<PathBuf> {
+    let mut models: Vec<_> = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("models"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    models.sort();
+    models
+}
+
 /// The example model `models/<name>`, parsed.
 pub fn example(name: &str) -> Model {
     let path = model_path(name);

@@ -1,0 +1,114 @@
+//! `[[plates]]` of spatial models: the discrete plate of paper 001 (src/mechanics/
+//! discrete_plate.rs), its patches as rigid bodies `<plate>.body[i][j]` (seven coordinates
+//! each) and one `MultiPointForce` coupling them (eq. 13).
+
+use super::{Body3, Builder, Layout};
+use crate::limits::coordinates_fit;
+use crate::mechanics::discrete_plate::{PlateSpec, discrete_plate};
+use crate::mechanics::elements::RigidBody3d;
+use crate::mechanics::forces::{Member, MultiPointForce};
+use crate::model::ModelError;
+use crate::model::schema::{Definition, Name, PlateDecl, Vec2};
+use crate::structural::{EdgeSupport, PlateMaterial};
+
+/// Lay out the section's patch bodies after those of the kinds before it in `BODY_KINDS`,
+/// with each plate's multi-point element on them.
+pub(super) fn build(def: &Definition, b: &mut Builder, l: &mut Layout) -> Result<(), ModelError> {
+    let model = b.model;
+    for pd in &def.plates {
+        b.check_name(&pd.name, "plate")?;
+        let spec = plate_spec(b, pd)?;
+        let plate = discrete_plate(&spec)
+            .map_err(|e| model.error(pd.name.span(), format!("plate '{}': {e}", pd.name.get_ref())))?;
+        let origin = pd.origin.as_ref().map(|o| b.scope.vec3(o)).transpose()?.unwrap_or([0.0; 3]);
+        let (mut members, mut reference) = (Vec::new(), None);
+        for (k, body) in plate.bodies.iter().enumerate() {
+            let name = format!("{}.body[{}][{}]", pd.name.get_ref(), body.i, body.j);
+            b.check_name(&Name::new(pd.name.span(), name.clone()), "body")?;
+            let x = l.q0.len();
+            coordinates_fit(x, 7, "this plate body").map_err(|e| model.error(pd.name.span(), e))?;
+            let r = [origin[0] + body.centre[0], origin[1] + body.centre[1], origin[2]];
+            let p = [1.0, 0.0, 0.0, 0.0];
+            l.q0.extend(r);
+            l.q0.extend(p);
+            l.v0.extend([0.0; 7]);
+            l.specified.extend([false; 7]);
+            l.sys.push(RigidBody3d::new(x, body.mass, body.inertia, l.gravity));
+            b.add_body(Body3 { name, x, position: r, orientation: p });
+            // c = conj(p_R0) p_0 = identity: every patch starts aligned with the reference.
+            if plate.reference == Some(k) {
+                reference = Some(x);
+            } else {
+                members.push(Member { x, s: [0.0; 3], c: p });
+            }
+        }
+        l.sys.multi_point_names.push(pd.name.get_ref().clone());
+        let (k, c) = (plate.stiffness.transpose().as_slice().to_vec(), plate.damping.transpose().as_slice().to_vec());
+        l.sys.push(MultiPointForce::new(members, reference, k, c, &l.q0));
+    }
+    Ok(())
+}
+
+/// A pair of positive integers (`mesh`, `bodies`).
+fn count(b: &Builder, v: &Vec2, what: &str) -> Result<[usize; 2], ModelError> {
+    let x = b.scope.vec2(v)?;
+    let mut out = [0; 2];
+    for (o, &c) in out.iter_mut().zip(&x) {
+        if c < 1.0 || c.fract() != 0.0 || c > 1e6 {
+            return Err(b
+                .model
+                .error(v.span(), format!("{what} must be two positive integers, got [{}, {}]", x[0], x[1])));
+        }
+        *o = c as usize;
+    }
+    Ok(out)
+}
+
+fn plate_spec(b: &Builder, pd: &PlateDecl) -> Result<PlateSpec, ModelError> {
+    let model = b.model;
+    let size = b.scope.vec2(&pd.size)?;
+    if size.iter().any(|&x| x <= 0.0) {
+        return Err(model.error(pd.size.span(), format!("size must be positive, got [{}, {}]", size[0], size[1])));
+    }
+    let t = b.scope.positive(&pd.thickness, "thickness")?;
+    let mat = pd.material.get_ref();
+    let e = b.scope.positive(&mat.young, "E")?;
+    let rho = b.scope.positive(&mat.rho, "rho")?;
+    let nu = b.scope.number(&mat.nu)?;
+    if !(nu > -1.0 && nu < 0.5) {
+        return Err(model.error(mat.nu.span(), format!("nu must be in (-1, 0.5), got {nu}")));
+    }
+    let mesh = count(b, &pd.mesh, "mesh")?;
+    let bodies = count(b, &pd.bodies, "bodies")?;
+    let mut edges = [EdgeSupport::Free; 4];
+    for edge in pd.clamped.iter().flat_map(|c| c.get_ref()) {
+        let k = ["x_min", "x_max", "y_min", "y_max"].iter().position(|e| e == edge.get_ref()).ok_or_else(|| {
+            model
+                .error(edge.span(), format!("unknown edge '{}', expected x_min, x_max, y_min or y_max", edge.get_ref()))
+        })?;
+        edges[k] = EdgeSupport::Clamped;
+    }
+    let damping_ratio =
+        pd.damping_ratio.as_ref().map(|z| b.scope.non_negative(z, "damping_ratio")).transpose()?.unwrap_or(0.0);
+    let spec = PlateSpec {
+        a: size[0],
+        b: size[1],
+        t,
+        material: PlateMaterial::new(e, nu, rho),
+        mesh,
+        bodies,
+        edges,
+        damping_ratio,
+    };
+    spec.validate().map_err(|m| {
+        let span = if m.starts_with("mesh") {
+            pd.mesh.span()
+        } else if m.starts_with("bodies") || m.starts_with("a free plate") {
+            pd.bodies.span()
+        } else {
+            pd.damping_ratio.as_ref().map_or(pd.name.span(), |z| z.span())
+        };
+        model.error(span, m)
+    })?;
+    Ok(spec)
+}
