@@ -86,11 +86,14 @@ impl Model {
             column: 1,
             message: format!("cannot read model file: {e}"),
         })?;
-        Model::parse(&source, &file)
+        Model::parse(source, &file)
     }
 
-    /// Parse model text; `file` names it in error messages.
-    pub fn parse(source: &str, file: &str) -> Result<Model, ModelError> {
+    /// Parse model text; `file` names it in error messages. The model keeps the text (an
+    /// owned `String` is kept without a copy).
+    pub fn parse(source: impl Into<String>, file: &str) -> Result<Model, ModelError> {
+        let text: String = source.into();
+        let source = text.as_str();
         let locate = |span: Option<Range<usize>>, message: String| {
             let (line, column) = line_column(source, span.map_or(0, |s| s.start));
             ModelError { file: file.to_string(), line, column, message }
@@ -108,8 +111,7 @@ impl Model {
                 ),
             ));
         }
-        let mut model =
-            Model { file: file.to_string(), source: source.to_string(), definition, parameters: Vec::new() };
+        let mut model = Model { file: file.to_string(), source: text, definition, parameters: Vec::new() };
         let name = model.definition.model.name.clone();
         if !is_identifier(name.get_ref()) {
             return Err(model.error(
