@@ -86,13 +86,16 @@ impl Model {
             column: 1,
             message: format!("cannot read model file: {e}"),
         })?;
-        Model::parse(source, &file)
+        Model::from_text(source, &file)
     }
 
-    /// Parse model text; `file` names it in error messages. The model keeps the text (an
-    /// owned `String` is kept without a copy).
-    pub fn parse(source: impl Into<String>, file: &str) -> Result<Model, ModelError> {
-        let text: String = source.into();
+    /// Parse model text; `file` names it in error messages.
+    pub fn parse(source: &str, file: &str) -> Result<Model, ModelError> {
+        Model::from_text(source.to_string(), file)
+    }
+
+    /// Parse model text that the model then keeps (a loaded file's text, without a copy).
+    fn from_text(text: String, file: &str) -> Result<Model, ModelError> {
         let source = text.as_str();
         let locate = |span: Option<Range<usize>>, message: String| {
             let (line, column) = line_column(source, span.map_or(0, |s| s.start));
