@@ -36,16 +36,35 @@ impl PatternBuilder {
         for i in 0..self.n {
             self.entries.push((i, i));
         }
-        self.entries.sort_unstable_by_key(|&(i, j)| (j, i));
-        self.entries.dedup();
-        let mut col_ptr = vec![0usize; self.n + 1];
-        let mut row_idx = Vec::with_capacity(self.entries.len());
-        for &(i, j) in &self.entries {
-            col_ptr[j + 1] += 1;
-            row_idx.push(i);
+        // Entries bucketed by column (a counting sort, linear in their number), then each
+        // column's rows sorted and deduplicated: the same pattern as one sort of all entries
+        // by (column, row), which grew as n log n with the model.
+        let mut start = vec![0usize; self.n + 1];
+        for &(_, j) in &self.entries {
+            start[j + 1] += 1;
         }
         for j in 0..self.n {
-            col_ptr[j + 1] += col_ptr[j];
+            start[j + 1] += start[j];
+        }
+        let mut next = start.clone();
+        let mut rows = vec![0usize; self.entries.len()];
+        for &(i, j) in &self.entries {
+            rows[next[j]] = i;
+            next[j] += 1;
+        }
+        drop(self.entries);
+        let mut col_ptr = vec![0usize; self.n + 1];
+        let mut row_idx = Vec::with_capacity(rows.len());
+        for j in 0..self.n {
+            let column = &mut rows[start[j]..start[j + 1]];
+            column.sort_unstable();
+            let first = row_idx.len();
+            for &i in column.iter() {
+                if row_idx.len() == first || row_idx.last() != Some(&i) {
+                    row_idx.push(i);
+                }
+            }
+            col_ptr[j + 1] = row_idx.len();
         }
         let values = vec![0.0; row_idx.len()];
         SparseMatrix { n: self.n, col_ptr, row_idx, values, block: Vec::new() }

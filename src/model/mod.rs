@@ -86,11 +86,17 @@ impl Model {
             column: 1,
             message: format!("cannot read model file: {e}"),
         })?;
-        Model::parse(&source, &file)
+        Model::from_text(source, &file)
     }
 
     /// Parse model text; `file` names it in error messages.
     pub fn parse(source: &str, file: &str) -> Result<Model, ModelError> {
+        Model::from_text(source.to_string(), file)
+    }
+
+    /// Parse model text that the model then keeps (a loaded file's text, without a copy).
+    fn from_text(text: String, file: &str) -> Result<Model, ModelError> {
+        let source = text.as_str();
         let locate = |span: Option<Range<usize>>, message: String| {
             let (line, column) = line_column(source, span.map_or(0, |s| s.start));
             ModelError { file: file.to_string(), line, column, message }
@@ -108,8 +114,7 @@ impl Model {
                 ),
             ));
         }
-        let mut model =
-            Model { file: file.to_string(), source: source.to_string(), definition, parameters: Vec::new() };
+        let mut model = Model { file: file.to_string(), source: text, definition, parameters: Vec::new() };
         let name = model.definition.model.name.clone();
         if !is_identifier(name.get_ref()) {
             return Err(model.error(

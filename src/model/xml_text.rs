@@ -32,10 +32,25 @@ pub fn first_non_xml_text(source: &str) -> Option<(Range<usize>, char)> {
 /// So a source whose characters are all XML characters and that has none of these escapes
 /// (nor a backslash followed by them, which may be an escaped backslash: then the document is
 /// parsed and looked at) holds none, and is not parsed a second time.
+///
+/// One pass over the UTF-8 bytes: the characters below U+0020 are single bytes, and U+FFFE
+/// and U+FFFF are the only other non-XML characters, encoded EF BF BE and EF BF BF.
 fn may_hold_non_xml_text(source: &str) -> bool {
     let bytes = source.as_bytes();
-    let escape = |i: usize| matches!(bytes.get(i + 1), Some(b'b' | b'f' | b'e' | b'x' | b'u' | b'U'));
-    !source.chars().all(is_xml_char) || bytes.iter().enumerate().any(|(i, &b)| b == b'\\' && escape(i))
+    let suspect = |b: u8| (b < b' ' && b != b'\n' && b != b'\t' && b != b'\r') || b == b'\\' || b == 0xEF;
+    let hit = |i: usize| match bytes[i] {
+        b'\\' => matches!(bytes.get(i + 1), Some(b'b' | b'f' | b'e' | b'x' | b'u' | b'U')),
+        0xEF => bytes.get(i + 1) == Some(&0xBF) && matches!(bytes.get(i + 2), Some(0xBE | 0xBF)),
+        b'\t' | b'\n' | b'\r' => false,
+        b => b < b' ',
+    };
+    // Blocks without a suspect byte (most of a model file) are passed over by a branch-free
+    // test per block.
+    const BLOCK: usize = 64;
+    bytes.chunks(BLOCK).enumerate().any(|(k, block)| {
+        block.iter().fold(false, |any, &b| any | suspect(b))
+            && (0..block.len()).any(|j| suspect(block[j]) && hit(k * BLOCK + j))
+    })
 }
 
 fn in_table(table: &DeTable<'_>) -> Option<(Range<usize>, char)> {
@@ -78,5 +93,8 @@ mod tests {
         assert!(first_non_xml_text("k = \"\u{FFFF}\"").is_some());
         assert!(first_non_xml_text("k = 'C:\\path\\b'").is_none());
         assert!(!may_hold_non_xml_text("k = \"tab\\t\\n\\r\\\"\\\\\""));
+        // The byte scan agrees with the characters: U+FFFD (EF BF BD) and U+FEFF are XML text.
+        assert!(!may_hold_non_xml_text("k = \"\u{FFFD}\u{FEFF}\u{7F}\t\""));
+        assert!(may_hold_non_xml_text("k = \"\u{FFFE}\"") && may_hold_non_xml_text("k = \"\u{1F}\""));
     }
 }
