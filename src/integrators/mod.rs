@@ -11,6 +11,7 @@ pub mod integrator;
 pub mod method;
 pub mod newmark;
 pub mod newton;
+pub mod predictor;
 pub mod stages;
 pub mod ttbif;
 
@@ -20,7 +21,8 @@ pub use error_control::ErrorControl;
 pub use integrator::{Integrator, TimeIntegrator};
 pub use method::Method;
 pub use newton::{NewtonError, NewtonSettings, NewtonStrategy, Statistics, StepContext, Workspace};
-pub use stages::{StageMemory, StepBuffers};
+pub use predictor::StageMemory;
+pub use stages::StepBuffers;
 
 /// Everything that evolves in time. `aux` is a method's extra vector (generalized-alpha's
 /// pseudo-acceleration; equal to `a` for the other methods).

@@ -13,7 +13,7 @@
 use super::constraints::{BaumgarteConstants, ConstraintTreatment};
 use super::convergence::{IncrementScale, can_converge, converged};
 use super::dynamics::{Dynamics, TangentCoefficients};
-use super::stages::{Known, StageMemory, extrapolate_through};
+use super::predictor::{Known, StageMemory, extrapolate_through};
 use crate::linalg::{FactorizationError, SparseLu, SparseMatrix};
 
 /// How the Newton matrix is refreshed.

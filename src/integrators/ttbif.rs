@@ -8,7 +8,8 @@
 
 use super::integrator::TimeIntegrator;
 use super::newton::{Iterate, NewtonError, StepContext};
-use super::stages::{BackwardFormula, Known, StepBuffers, trapezoidal_substep};
+use super::predictor::Known;
+use super::stages::{BackwardFormula, StepBuffers, trapezoidal_substep};
 use super::{Method, State};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
