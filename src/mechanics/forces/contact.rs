@@ -33,6 +33,7 @@ use crate::integrators::TangentCoefficients;
 use crate::mechanics::contact_gap::ContactGap;
 use crate::mechanics::derivatives::MAX_DOFS;
 use crate::mechanics::elements::{Element, Energy, Kin};
+use crate::mechanics::forces::impact_duration::impact_duration;
 use crate::mechanics::history::{Memory, MemoryKind};
 
 /// How the damping factor follows from the restitution coefficient.
@@ -312,6 +313,29 @@ impl Element for Contact {
         if let Memory::Contact(c) = m {
             self.memory = c;
         }
+    }
+
+    const CONTACT_TIME_SCALE: bool = true;
+
+    /// While closed (delta > 0, or delta = 0 and closing): the duration of an impact with this
+    /// law's elastic part and the current normal energy (src/mechanics/forces/impact_duration.rs),
+    /// m_eff = 1/(G^T M_c^-1 G) along the gap gradient G.
+    fn contact_time_scale(
+        &self,
+        q: &[f64],
+        v: &[f64],
+        inverse_mass: &mut dyn FnMut(&[usize], &[f64]) -> f64,
+    ) -> Option<f64> {
+        if self.penetration(q) < 0.0 {
+            return None;
+        }
+        self.with_geometry(q, v, |delta, rate, gradient, _| {
+            if delta < 0.0 || (delta == 0.0 && rate <= 0.0) {
+                return None;
+            }
+            let w = inverse_mass(self.gap.dofs(), gradient);
+            impact_duration(self.stiffness, self.exponent, w, delta, rate)
+        })
     }
 
     /// One event: the penetration (contact onset and separation are its zeros).
