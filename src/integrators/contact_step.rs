@@ -1,9 +1,13 @@
 //! Step selection for compliant contacts: while a contact force law is closed (or closing), the
 //! internal step is at most `CONTACT_STEP_FRACTION` of the contact's own time scale, the
 //! duration of an impact with its force law and current normal energy
-//! (`Dynamics::contact_time_scale`). Contact onset and separation inside a step are located as
+//! (`Dynamics::contact_step_limit`). Contact onset and separation inside a step are located as
 //! events (`Stepper::locate_event`), so a step that reaches a contact ends at its onset and the
-//! next one is limited; a step after the located separation is free again.
+//! next one is limited; a step after the located separation is free again. A contact that is
+//! open but closes within the step at its current rate limits the step to the time to contact
+//! plus the same fraction of the impact at that rate: the step then ends inside the impact and
+//! its onset is located (a longer step could pass over the whole impact, the penetration
+//! negative at both ends).
 //!
 //! The effective mass along a contact measure with gradient d is 1/(d^T M_c^-1 d), M_c^-1 the
 //! inverse mass under the constraints: the upper left block of [M Phi_q^T; Phi_q 0]^-1, the
@@ -44,9 +48,10 @@ impl ContactStep {
         ContactStep { mass: Some((matrix, lu)), rhs: vec![0.0; sys.coordinates() + sys.constraints()], warm: false }
     }
 
-    /// `CONTACT_STEP_FRACTION` of the shortest time scale of the contacts closed at `state`
-    /// (infinite if none is, or if the system has no compliant contacts).
-    pub fn limit(&mut self, sys: &dyn Dynamics, state: &State, stats: &mut Statistics) -> f64 {
+    /// The longest step from `state` that resolves the compliant contacts closed there or
+    /// closing within `horizon` (`Dynamics::contact_step_limit` with `CONTACT_STEP_FRACTION`;
+    /// infinite if none is, or if the system has no compliant contacts).
+    pub fn limit(&mut self, sys: &dyn Dynamics, state: &State, horizon: f64, stats: &mut Statistics) -> f64 {
         if self.mass.is_none() || !sys.has_contact_time_scales() {
             return f64::INFINITY;
         }
@@ -79,14 +84,15 @@ impl ContactStep {
             }
             dofs.iter().zip(d).map(|(&i, &g)| g * rhs[i]).sum()
         };
-        let scale = sys.contact_time_scale(&state.q, &state.v, state.t, &mut inverse_mass);
+        let limit =
+            sys.contact_step_limit(&state.q, &state.v, state.t, horizon, CONTACT_STEP_FRACTION, &mut inverse_mass);
         if !*warm {
             // The first step of a run factorizes once, open or closed, so that the LU's
             // storage is allocated before the first impact (tests/allocation_free_step.rs).
             *warm = true;
             inverse_mass(&[], &[]);
         }
-        CONTACT_STEP_FRACTION * scale
+        limit
     }
 }
 

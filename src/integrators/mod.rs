@@ -371,7 +371,7 @@ impl Stepper {
             let rest = t_end - state.t;
             // While a compliant contact is closed, sub-steps resolve its time scale.
             let limit = if self.contact_step_limit {
-                self.contact_step.limit(sys, state, &mut self.stats)
+                self.contact_step.limit(sys, state, rest, &mut self.stats)
             } else {
                 f64::INFINITY
             };
