@@ -519,6 +519,14 @@ impl Simulation {
         Ok(if stopped.is_some() && self.state.t < t_end { StepEnd::Event } else { StepEnd::Reached })
     }
 
+    /// Switch the step limit of closed compliant contacts (src/integrators/contact_step.rs) on
+    /// (the default) or off: off, every internal step is the fixed `step` (studies of the
+    /// fixed-step method's convergence order through an impact). Not part of the settings or
+    /// snapshots; the FMU and `flexfmu simulate` always resolve contacts.
+    pub fn set_contact_step_limit(&mut self, on: bool) {
+        self.stepper.contact_step_limit = on;
+    }
+
     /// Whether the model has events (contacts) at which `step_to_event` can stop.
     pub fn has_events(&self) -> bool {
         self.system.event_count() > 0

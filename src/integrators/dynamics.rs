@@ -61,6 +61,31 @@ pub trait Dynamics {
     /// A step was accepted at time t with coordinates q and velocities v (elements with
     /// memory record it: the only place besides `event_update` where a system changes).
     fn step_accepted(&mut self, _q: &[f64], _v: &[f64], _t: f64) {}
+    /// Whether the system has compliant contacts (stiff force laws along a contact measure)
+    /// that limit the step (`contact_step_limit`); false skips that call entirely.
+    fn has_contact_time_scales(&self) -> bool {
+        false
+    }
+    /// The longest step from (q, v, t) that resolves the compliant contacts (infinite if none
+    /// limits it): for each contact that is closed, or open but closing within `horizon` at its
+    /// current rate, the time until it closes (0 if closed) plus `fraction` of the duration of
+    /// an impact with its force law and normal energy (src/mechanics/forces/impact_duration.rs).
+    /// The effective mass along a contact's measure s(q) comes from the caller:
+    /// `inverse_mass(dofs, d)` returns d^T M_c^-1 d for the gradient d of s over the
+    /// coordinates `dofs`, M_c^-1 the inverse mass matrix under the constraints (the upper
+    /// left block of [M Phi_q^T; Phi_q 0]^-1), or NaN if it is not available.
+    #[allow(clippy::too_many_arguments)]
+    fn contact_step_limit(
+        &self,
+        _q: &[f64],
+        _v: &[f64],
+        _t: f64,
+        _horizon: f64,
+        _fraction: f64,
+        _inverse_mass: &mut dyn FnMut(&[usize], &[f64]) -> f64,
+    ) -> f64 {
+        f64::INFINITY
+    }
     /// Number of event functions: scalar functions of the state whose sign changes (from
     /// `< 0` to `>= 0` or back) the stepper locates inside a step, so that a step ends just
     /// after each change (contact onset, separation).

@@ -2,6 +2,7 @@
 
 pub mod bathe;
 pub mod constraints;
+pub mod contact_step;
 pub mod convergence;
 pub mod dynamics;
 pub mod error_control;
@@ -16,6 +17,7 @@ pub mod stages;
 pub mod ttbif;
 
 pub use constraints::{BaumgarteConstants, ConstraintTreatment};
+use contact_step::ContactStep;
 pub use dynamics::{Dynamics, EventAction, TangentCoefficients};
 pub use error_control::ErrorControl;
 pub use integrator::{Integrator, TimeIntegrator};
@@ -129,6 +131,12 @@ pub struct Stepper {
     ga: Vec<f64>,
     gb: Vec<f64>,
     g: Vec<f64>,
+    /// Whether closed compliant contacts limit the step (src/integrators/contact_step.rs; on
+    /// by default, off for studies of the plain fixed-step method).
+    pub contact_step_limit: bool,
+    contact_step: ContactStep,
+    /// The shortest sub-step the contact limit may ask for in the current `step`.
+    contact_floor: f64,
 }
 
 /// A step that fails is retried as two halves, down to 2^-MAX_HALVINGS of the step.
@@ -157,6 +165,9 @@ impl Stepper {
             ga: Vec::new(),
             gb: Vec::new(),
             g: Vec::new(),
+            contact_step_limit: true,
+            contact_step: ContactStep::new(sys),
+            contact_floor: 0.0,
         }
     }
 
@@ -337,6 +348,7 @@ impl Stepper {
     /// accepted is the caller's to discard (`Simulation::step_to` puts its history back).
     pub fn step(&mut self, sys: &mut dyn Dynamics, state: &mut State, h: f64) -> Result<(), StepFailure> {
         self.start.clone_from(state);
+        self.contact_floor = h * 0.5f64.powi(MAX_HALVINGS as i32);
         let result = self.step_halving(sys, state, h, 0);
         if result.is_err() {
             state.clone_from(&self.start);
@@ -359,19 +371,27 @@ impl Stepper {
                 return Ok(());
             }
             let rest = t_end - state.t;
-            match self.try_step(sys, state, rest) {
+            // While a compliant contact is closed, sub-steps resolve its time scale.
+            let limit = if self.contact_step_limit {
+                self.contact_step.limit(sys, state, rest, &mut self.stats)
+            } else {
+                f64::INFINITY
+            };
+            let h_try = contact_step::sub_step(rest, limit, self.contact_floor);
+            let t_try = if h_try < rest { state.t + h_try } else { t_end };
+            match self.try_step(sys, state, h_try) {
                 Ok(()) => {}
                 Err(cause) => {
                     if let Some(cause) = self.event_failure.take() {
-                        return Err(StepFailure { t: state.t, h_min: rest, cause });
+                        return Err(StepFailure { t: state.t, h_min: h_try, cause });
                     }
                     self.stats.rejected_steps += 1;
                     self.workspace.invalidate();
                     if depth >= MAX_HALVINGS {
-                        return Err(StepFailure { t: state.t, h_min: rest, cause });
+                        return Err(StepFailure { t: state.t, h_min: h_try, cause });
                     }
-                    self.step_halving(sys, state, 0.5 * rest, depth + 1)?;
-                    self.step_halving(sys, state, t_end - state.t, depth + 1)?;
+                    self.step_halving(sys, state, 0.5 * h_try, depth + 1)?;
+                    self.step_halving(sys, state, t_try - state.t, depth + 1)?;
                 }
             }
         }

@@ -58,6 +58,17 @@ pub trait ElementGroup: Debug + Send + Sync {
     fn history_count(&self, counts: &mut super::history::MemoryCounts);
     /// Take the elements' memories from `h`, in order.
     fn load_history(&mut self, h: &mut HistoryReader);
+    /// Whether the group holds compliant contacts that limit the step.
+    fn has_contact_time_scales(&self) -> bool;
+    /// The shortest step limit of the group's closed or closing contacts (infinite if none).
+    fn contact_step_limit(
+        &self,
+        q: &[f64],
+        v: &[f64],
+        horizon: f64,
+        fraction: f64,
+        inverse_mass: &mut dyn FnMut(&[usize], &[f64]) -> f64,
+    ) -> f64;
     /// Number of event functions (switching surfaces) of the group.
     fn event_count(&self) -> usize;
     /// The event functions into `out` (`event_count()` values).
@@ -149,6 +160,27 @@ impl<E: Element + Debug + Clone + Send + Sync + 'static> ElementGroup for Elemen
                 }
             }
         }
+    }
+
+    fn has_contact_time_scales(&self) -> bool {
+        E::CONTACT_TIME_SCALE && !self.elements.is_empty()
+    }
+
+    fn contact_step_limit(
+        &self,
+        q: &[f64],
+        v: &[f64],
+        horizon: f64,
+        fraction: f64,
+        inverse_mass: &mut dyn FnMut(&[usize], &[f64]) -> f64,
+    ) -> f64 {
+        if !E::CONTACT_TIME_SCALE {
+            return f64::INFINITY;
+        }
+        self.elements
+            .iter()
+            .filter_map(|e| e.contact_step_limit(q, v, horizon, fraction, inverse_mass))
+            .fold(f64::INFINITY, f64::min)
     }
 
     fn event_count(&self) -> usize {

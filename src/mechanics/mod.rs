@@ -508,6 +508,26 @@ impl Dynamics for System {
         self.record_history(q, v, t);
     }
 
+    fn has_contact_time_scales(&self) -> bool {
+        self.groups.iter().any(|g| g.has_contact_time_scales())
+    }
+
+    fn contact_step_limit(
+        &self,
+        q: &[f64],
+        v: &[f64],
+        _t: f64,
+        horizon: f64,
+        fraction: f64,
+        inverse_mass: &mut dyn FnMut(&[usize], &[f64]) -> f64,
+    ) -> f64 {
+        self.groups
+            .iter()
+            .filter(|g| g.has_contact_time_scales())
+            .map(|g| g.contact_step_limit(q, v, horizon, fraction, inverse_mass))
+            .fold(f64::INFINITY, f64::min)
+    }
+
     /// The elements' events (one per contact force: its penetration, whose zeros are contact
     /// onset and separation), then one per contact constraint: onset while separated, its
     /// multiplier while active.

@@ -25,6 +25,7 @@ mod constraint_treatments;
 mod contact;
 mod contact_3d;
 mod contact_constraint;
+mod contact_step;
 mod corpus;
 mod crane_3d;
 mod crank_slider;

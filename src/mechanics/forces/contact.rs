@@ -33,6 +33,7 @@ use crate::integrators::TangentCoefficients;
 use crate::mechanics::contact_gap::ContactGap;
 use crate::mechanics::derivatives::MAX_DOFS;
 use crate::mechanics::elements::{Element, Energy, Kin};
+use crate::mechanics::forces::impact_duration::impact_duration;
 use crate::mechanics::history::{Memory, MemoryKind};
 
 /// How the damping factor follows from the restitution coefficient.
@@ -321,6 +322,37 @@ impl Element for Contact {
         if let Memory::Contact(c) = m {
             self.memory = c;
         }
+    }
+
+    const CONTACT_TIME_SCALE: bool = true;
+
+    /// While closed (delta > 0, or delta = 0 and closing): `fraction` of the duration of an
+    /// impact with this law's elastic part and the current normal energy
+    /// (src/mechanics/forces/impact_duration.rs), m_eff = 1/(G^T M_c^-1 G) along the gap
+    /// gradient G. While open but closing at a rate that reaches contact within `horizon`: the
+    /// time to contact at that rate plus the same for an impact at that rate, so that a step
+    /// ends inside the impact, where its onset is located (a longer step could pass over a
+    /// whole impact, with no sign change of the penetration at its ends).
+    fn contact_step_limit(
+        &self,
+        q: &[f64],
+        v: &[f64],
+        horizon: f64,
+        fraction: f64,
+        inverse_mass: &mut dyn FnMut(&[usize], &[f64]) -> f64,
+    ) -> Option<f64> {
+        self.with_geometry(q, v, |delta, rate, gradient, _| {
+            let onset = if delta > 0.0 || (delta == 0.0 && rate > 0.0) {
+                0.0
+            } else if delta < 0.0 && rate > 0.0 && -delta < rate * horizon {
+                -delta / rate
+            } else {
+                return None;
+            };
+            let w = inverse_mass(self.gap.dofs(), gradient);
+            impact_duration(self.stiffness, self.exponent, w, delta.max(0.0), rate)
+                .map(|duration| onset + fraction * duration)
+        })
     }
 
     /// One event: the penetration (contact onset and separation are its zeros).

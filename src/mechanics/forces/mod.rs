@@ -3,6 +3,7 @@
 
 pub mod contact;
 pub mod fractional_damper;
+pub mod impact_duration;
 pub mod load;
 pub mod multi_point_force;
 pub mod spatial_load;
