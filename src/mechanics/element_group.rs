@@ -65,6 +65,7 @@ pub trait ElementGroup: Debug + Send + Sync {
         &self,
         q: &[f64],
         v: &[f64],
+        t: f64,
         horizon: f64,
         fraction: f64,
         inverse_mass: &mut dyn FnMut(&[usize], &[f64]) -> f64,
@@ -170,6 +171,7 @@ impl<E: Element + Debug + Clone + Send + Sync + 'static> ElementGroup for Elemen
         &self,
         q: &[f64],
         v: &[f64],
+        t: f64,
         horizon: f64,
         fraction: f64,
         inverse_mass: &mut dyn FnMut(&[usize], &[f64]) -> f64,
@@ -179,7 +181,7 @@ impl<E: Element + Debug + Clone + Send + Sync + 'static> ElementGroup for Elemen
         }
         self.elements
             .iter()
-            .filter_map(|e| e.contact_step_limit(q, v, horizon, fraction, inverse_mass))
+            .filter_map(|e| e.contact_step_limit(q, v, t, horizon, fraction, inverse_mass))
             .fold(f64::INFINITY, f64::min)
     }
 

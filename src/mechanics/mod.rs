@@ -516,7 +516,7 @@ impl Dynamics for System {
         &self,
         q: &[f64],
         v: &[f64],
-        _t: f64,
+        t: f64,
         horizon: f64,
         fraction: f64,
         inverse_mass: &mut dyn FnMut(&[usize], &[f64]) -> f64,
@@ -524,7 +524,7 @@ impl Dynamics for System {
         self.groups
             .iter()
             .filter(|g| g.has_contact_time_scales())
-            .map(|g| g.contact_step_limit(q, v, horizon, fraction, inverse_mass))
+            .map(|g| g.contact_step_limit(q, v, t, horizon, fraction, inverse_mass))
             .fold(f64::INFINITY, f64::min)
     }
 

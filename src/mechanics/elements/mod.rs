@@ -79,14 +79,15 @@ pub trait Element {
     fn set_memory(&mut self, _m: Memory) {}
     /// Whether the kind is a compliant contact that limits the step (`contact_step_limit`).
     const CONTACT_TIME_SCALE: bool = false;
-    /// A compliant contact's step limit at (q, v) while it is closed or closes within
-    /// `horizon`: the time until it closes plus `fraction` of its impact duration; None
+    /// A compliant contact's step limit at (q, v, t) while an impact is under way or begins
+    /// within `horizon`: the time until it closes plus `fraction` of its impact duration; None
     /// otherwise. `inverse_mass(dofs, d)` gives d^T M_c^-1 d for a gradient d over `dofs`
     /// (`Dynamics::contact_step_limit`).
     fn contact_step_limit(
         &self,
         _q: &[f64],
         _v: &[f64],
+        _t: f64,
         _horizon: f64,
         _fraction: f64,
         _inverse_mass: &mut dyn FnMut(&[usize], &[f64]) -> f64,

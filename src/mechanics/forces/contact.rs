@@ -99,6 +99,11 @@ pub fn restitution_of_damping_factor(c: f64) -> f64 {
 
 pub use crate::mechanics::history::ContactMemory;
 
+/// A contact closed for longer than this many impact durations (at its onset speed) is a
+/// sustained contact and no longer limits the step (`Contact::contact_step_limit`): an impact
+/// with damping lasts about one duration.
+const SUSTAINED: f64 = 2.0;
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Contact {
     /// s: plane-normal projection or centre distance (src/mechanics/contact_gap.rs).
@@ -332,11 +337,17 @@ impl Element for Contact {
     /// gradient G. While open but closing at a rate that reaches contact within `horizon`: the
     /// time to contact at that rate plus the same for an impact at that rate, so that a step
     /// ends inside the impact, where its onset is located (a longer step could pass over a
-    /// whole impact, with no sign change of the penetration at its ends).
+    /// whole impact, with no sign change of the penetration at its ends). A contact closed for
+    /// longer than `SUSTAINED` impact durations (at its onset speed) is no longer an impact but a
+    /// sustained contact (resting, rolling, pressed): nothing excites its oscillation at the
+    /// contact's own time scale, and the method's step resolves its slow motion, so it sets no
+    /// limit (a resting contact would otherwise keep the step at a fraction of its natural
+    /// period for ever).
     fn contact_step_limit(
         &self,
         q: &[f64],
         v: &[f64],
+        t: f64,
         horizon: f64,
         fraction: f64,
         inverse_mass: &mut dyn FnMut(&[usize], &[f64]) -> f64,
@@ -350,6 +361,13 @@ impl Element for Contact {
                 return None;
             };
             let w = inverse_mass(self.gap.dofs(), gradient);
+            let m = self.memory;
+            if onset == 0.0 && m.onset >= 0.0 && !m.impact.is_nan() {
+                let impact = impact_duration(self.stiffness, self.exponent, w, 0.0, m.impact);
+                if impact.is_none_or(|duration| t - m.onset > SUSTAINED * duration) {
+                    return None;
+                }
+            }
             impact_duration(self.stiffness, self.exponent, w, delta.max(0.0), rate)
                 .map(|duration| onset + fraction * duration)
         })
