@@ -150,21 +150,20 @@ impl Mul<f64> for HyperDual {
     }
 }
 
-/// Seed coordinate i in e1 and coordinate j in e2 (either may be `None`).
-fn seeded<const N: usize>(x: &[f64; N], i: Option<usize>, j: Option<usize>) -> [HyperDual; N] {
+/// Seed coordinate i in e1 and coordinate j in e2.
+fn seeded<const N: usize>(x: &[f64; N], i: usize, j: usize) -> [HyperDual; N] {
     std::array::from_fn(|k| HyperDual {
         x0: x[k],
-        x1: f64::from(u8::from(Some(k) == i)),
-        x2: f64::from(u8::from(Some(k) == j)),
+        x1: f64::from(u8::from(k == i)),
+        x2: f64::from(u8::from(k == j)),
         x12: 0.0,
     })
 }
 
 /// The Hessian of f at x (N(N+1)/2 evaluations, symmetric).
 pub fn hessian<const N: usize>(f: impl Fn(&[HyperDual; N]) -> HyperDual, x: &[f64; N]) -> [[f64; N]; N] {
-    let upper: [[f64; N]; N] = std::array::from_fn(|i| {
-        std::array::from_fn(|j| if j >= i { f(&seeded(x, Some(i), Some(j))).x12 } else { 0.0 })
-    });
+    let upper: [[f64; N]; N] =
+        std::array::from_fn(|i| std::array::from_fn(|j| if j >= i { f(&seeded(x, i, j)).x12 } else { 0.0 }));
     std::array::from_fn(|i| std::array::from_fn(|j| upper[i.min(j)][i.max(j)]))
 }
 
