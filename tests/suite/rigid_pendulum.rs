@@ -93,17 +93,7 @@ fn reference_is_converged() {
     // RK4 at 1e-5 vs 2e-5 (4th order): the reference's own error is far below the errors
     // measured against it (>= 1e-7 below).
     let (a, wa) = reference(T_END);
-    let f = |th: f64, w: f64| (w, -1.5 * G / L * th.cos());
-    let h = 2e-5;
-    let (mut th, mut w) = (0.0f64, 0.0f64);
-    for _ in 0..(T_END / h).round() as usize {
-        let k1 = f(th, w);
-        let k2 = f(th + 0.5 * h * k1.0, w + 0.5 * h * k1.1);
-        let k3 = f(th + 0.5 * h * k2.0, w + 0.5 * h * k2.1);
-        let k4 = f(th + h * k3.0, w + h * k3.1);
-        th += h / 6.0 * (k1.0 + 2.0 * k2.0 + 2.0 * k3.0 + k4.0);
-        w += h / 6.0 * (k1.1 + 2.0 * k2.1 + 2.0 * k3.1 + k4.1);
-    }
+    let (th, w) = common::reference::rigid_pendulum_rk4(T_END, G / L, 2e-5);
     assert!((a - th).abs() < 1e-12 && (wa - w).abs() < 1e-12, "RK4 reference not converged: {} {}", a - th, wa - w);
     // Initial reaction of a rod released horizontal: m g / 4 upwards.
     let r = reference_reaction(0.0, 0.0);

@@ -4,8 +4,13 @@
 /// theta'' = -(3 g / 2 L) cos theta, with `g_over_l` = g / L. (theta, omega) at t by RK4 with
 /// step 1e-5 from (0, 0) (global error ~1e-17: far below every error measured against it).
 pub fn rigid_pendulum(t: f64, g_over_l: f64) -> (f64, f64) {
+    rigid_pendulum_rk4(t, g_over_l, 1e-5)
+}
+
+/// `rigid_pendulum` by RK4 with about the step `step` (t divided into whole steps).
+pub fn rigid_pendulum_rk4(t: f64, g_over_l: f64, step: f64) -> (f64, f64) {
     let f = |th: f64, w: f64| (w, -1.5 * g_over_l * th.cos());
-    let n = (t / 1e-5).round() as usize;
+    let n = (t / step).round() as usize;
     let h = t / n as f64;
     let (mut th, mut w) = (0.0f64, 0.0f64);
     for _ in 0..n {
