@@ -53,36 +53,73 @@ SAMPLE = 0.01
 
 # Ji et al. (2025) sec. 3.1, as in models/pendulum_corotational.toml.
 L, B, H, E, NU, RHO, G = 1.2, 0.015, 0.01, 1.0e7, 0.3, 5540.0, 9.81
-SHEAR_FACTOR = 10 * (1 + NU) / (12 + 11 * NU)
 
 # The forced cantilever, as in models/cantilever_corotational.toml.
 C_L, C_B, C_H, C_E, C_NU, C_RHO, C_P0, C_W = 10.0, 0.25, 0.5, 210.0e9, 0.3, 7850.0, 1.0e7, 50.0
+
+
+def add_beam_chain(mbs, length, elements, width, height, young, nu, rho):
+    """A straight chain of 2D geometrically exact beams along x from the origin (rectangular
+    section width x height, Timoshenko shear factor 10(1+nu)/(12+11nu)): its nodes and beams."""
+    from exudyn.itemInterface import NodeRigidBody2D, ObjectBeamGeometricallyExact2D
+
+    shear_factor = 10 * (1 + nu) / (12 + 11 * nu)
+    area, inertia = width * height, width * height**3 / 12
+    shear_modulus = young / (2 * (1 + nu))
+    le = length / elements
+    nodes = [mbs.AddNode(NodeRigidBody2D(referenceCoordinates=[i * le, 0.0, 0.0])) for i in range(elements + 1)]
+    beams = [mbs.AddObject(ObjectBeamGeometricallyExact2D(
+        nodeNumbers=[nodes[i], nodes[i + 1]], length=le, massPerLength=rho * area, crossSectionInertia=rho * inertia,
+        bendingStiffness=young * inertia, axialStiffness=young * area, shearStiffness=shear_factor * shear_modulus * area))
+        for i in range(elements)]
+    return nodes, beams
+
+
+def hold_first_node(mbs, nodes, coordinates):
+    """Coordinate constraints holding the first node's `coordinates` (0 x, 1 y, 2 rotation)."""
+    from exudyn.itemInterface import CoordinateConstraint, MarkerNodeCoordinate, NodePointGround
+
+    ground = mbs.AddMarker(MarkerNodeCoordinate(nodeNumber=mbs.AddNode(NodePointGround(referenceCoordinates=[0.0, 0.0, 0.0])),
+                                                coordinate=0))
+    for c in coordinates:
+        mbs.AddObject(CoordinateConstraint(markerNumbers=[ground, mbs.AddMarker(MarkerNodeCoordinate(nodeNumber=nodes[0], coordinate=c))]))
+
+
+def solve_dynamic(exu, mbs, t_end, h, rho_inf, write_period, sparse):
+    """Exudyn's generalized-alpha (index 3, consistent initial accelerations) over t_end at step
+    h, sensors stored every `write_period`, dense or sparse (Eigen) linear solver: the wall time
+    of exu.SolveDynamic."""
+    st = exu.SimulationSettings()
+    ti = st.timeIntegration
+    ti.endTime = t_end
+    ti.numberOfSteps = round(t_end / h)
+    ti.verboseMode = 0
+    ti.generalizedAlpha.spectralRadius = rho_inf
+    ti.generalizedAlpha.useIndex2Constraints = False
+    ti.generalizedAlpha.computeInitialAccelerations = True
+    st.solution.file.write = False
+    st.solution.sensors.writePeriod = write_period
+    st.show.statistics = False
+    st.show.computationTime = False
+    if sparse:
+        st.linearSolver.solverType = exu.LinearSolverType.EigenSparse
+    t0 = time.perf_counter()
+    exu.SolveDynamic(mbs, st)
+    return time.perf_counter() - t0
 
 
 def exudyn_cantilever_run(elements, h, t_end=1.0, rho_inf=0.0):
     """Tip position at the 0.01 s samples and the wall time of exu.SolveDynamic for the forced
     cantilever (dense solver up to 16 elements, sparse above, as for the pendulum)."""
     import exudyn as exu
+    import numpy as np
     from exudyn.advancedUtilities import CreateSymbolicUserFunction
-    from exudyn.itemInterface import (CoordinateConstraint, LoadForceVector, MarkerNodeCoordinate, MarkerNodePosition,
-                                      NodePointGround, NodeRigidBody2D, ObjectBeamGeometricallyExact2D, SensorNode)
+    from exudyn.itemInterface import LoadForceVector, MarkerNodePosition, SensorNode
 
-    shear_factor = 10 * (1 + C_NU) / (12 + 11 * C_NU)
-    area, inertia = C_B * C_H, C_B * C_H**3 / 12
-    shear_modulus = C_E / (2 * (1 + C_NU))
     sc = exu.SystemContainer()
     mbs = sc.AddSystem()
-    le = C_L / elements
-    nodes = [mbs.AddNode(NodeRigidBody2D(referenceCoordinates=[i * le, 0.0, 0.0])) for i in range(elements + 1)]
-    for i in range(elements):
-        mbs.AddObject(ObjectBeamGeometricallyExact2D(
-            nodeNumbers=[nodes[i], nodes[i + 1]], length=le, massPerLength=C_RHO * area,
-            crossSectionInertia=C_RHO * inertia, bendingStiffness=C_E * inertia, axialStiffness=C_E * area,
-            shearStiffness=shear_factor * shear_modulus * area))
-    ground = mbs.AddMarker(MarkerNodeCoordinate(nodeNumber=mbs.AddNode(NodePointGround(referenceCoordinates=[0.0, 0.0, 0.0])),
-                                                coordinate=0))
-    for c in (0, 1, 2):  # the clamp: x, y and rotation of the first node held
-        mbs.AddObject(CoordinateConstraint(markerNumbers=[ground, mbs.AddMarker(MarkerNodeCoordinate(nodeNumber=nodes[0], coordinate=c))]))
+    nodes, _ = add_beam_chain(mbs, C_L, elements, C_B, C_H, C_E, C_NU, C_RHO)
+    hold_first_node(mbs, nodes, (0, 1, 2))  # the clamp: x, y and rotation of the first node held
     esym = exu.symbolic
 
     def tip_force(mbs, t, load_vector):
@@ -94,29 +131,10 @@ def exudyn_cantilever_run(elements, h, t_end=1.0, rho_inf=0.0):
     mbs.SetLoadParameter(load, "loadVectorUserFunction", symbolic)
     sensor = mbs.AddSensor(SensorNode(nodeNumber=nodes[-1], storeInternal=True, outputVariableType=exu.OutputVariableType.Position))
     mbs.Assemble()
-
-    st = exu.SimulationSettings()
-    ti = st.timeIntegration
-    ti.endTime = t_end
-    ti.numberOfSteps = round(t_end / h)
-    ti.verboseMode = 0
-    ti.generalizedAlpha.spectralRadius = rho_inf
-    ti.generalizedAlpha.useIndex2Constraints = False
-    ti.generalizedAlpha.computeInitialAccelerations = True
-    st.solution.file.write = False
     # Every step stored (in memory: a negligible cost) and the tip interpolated linearly to the
     # samples: where its Newton iteration fails (fine meshes), Exudyn's automatic step size
     # (on by default) shrinks the step, and its steps leave the 0.01 s grid.
-    st.solution.sensors.writePeriod = h
-    st.show.statistics = False
-    st.show.computationTime = False
-    if elements > 16:
-        st.linearSolver.solverType = exu.LinearSolverType.EigenSparse
-    t0 = time.perf_counter()
-    exu.SolveDynamic(mbs, st)
-    wall = time.perf_counter() - t0
-    import numpy as np
-
+    wall = solve_dynamic(exu, mbs, t_end, h, rho_inf, h, elements > 16)
     rows = mbs.GetSensorStoredData(sensor)
     times = [k * SAMPLE for k in range(round(rows[-1][0] / SAMPLE) + 1)]
     x, y = np.interp(times, rows[:, 0], rows[:, 1]), np.interp(times, rows[:, 0], rows[:, 2])
@@ -129,44 +147,17 @@ def exudyn_run(elements, h, t_end=1.0, rho_inf=0.0, sparse=None):
     dense or sparse (Eigen) linear solver; by default the faster one for the mesh (dense up to
     16 elements, measured in the scaling table)."""
     import exudyn as exu
-    from exudyn.itemInterface import (CoordinateConstraint, LoadMassProportional, MarkerBodyMass, MarkerNodeCoordinate,
-                                      NodePointGround, NodeRigidBody2D, ObjectBeamGeometricallyExact2D, SensorNode)
+    from exudyn.itemInterface import LoadMassProportional, MarkerBodyMass, SensorNode
 
-    area, inertia = B * H, B * H**3 / 12
-    shear_modulus = E / (2 * (1 + NU))
     sc = exu.SystemContainer()
     mbs = sc.AddSystem()
-    le = L / elements
-    nodes = [mbs.AddNode(NodeRigidBody2D(referenceCoordinates=[i * le, 0.0, 0.0])) for i in range(elements + 1)]
-    for i in range(elements):
-        beam = mbs.AddObject(ObjectBeamGeometricallyExact2D(
-            nodeNumbers=[nodes[i], nodes[i + 1]], length=le, massPerLength=RHO * area, crossSectionInertia=RHO * inertia,
-            bendingStiffness=E * inertia, axialStiffness=E * area, shearStiffness=SHEAR_FACTOR * shear_modulus * area))
+    nodes, beams = add_beam_chain(mbs, L, elements, B, H, E, NU, RHO)
+    for beam in beams:
         mbs.AddLoad(LoadMassProportional(markerNumber=mbs.AddMarker(MarkerBodyMass(bodyNumber=beam)), loadVector=[0.0, -G, 0.0]))
-    ground = mbs.AddMarker(MarkerNodeCoordinate(nodeNumber=mbs.AddNode(NodePointGround(referenceCoordinates=[0.0, 0.0, 0.0])),
-                                                coordinate=0))
-    for c in (0, 1):  # the pin: x and y of the first node held
-        mbs.AddObject(CoordinateConstraint(markerNumbers=[ground, mbs.AddMarker(MarkerNodeCoordinate(nodeNumber=nodes[0], coordinate=c))]))
+    hold_first_node(mbs, nodes, (0, 1))  # the pin: x and y of the first node held
     sensor = mbs.AddSensor(SensorNode(nodeNumber=nodes[-1], storeInternal=True, outputVariableType=exu.OutputVariableType.Position))
     mbs.Assemble()
-
-    st = exu.SimulationSettings()
-    ti = st.timeIntegration
-    ti.endTime = t_end
-    ti.numberOfSteps = round(t_end / h)
-    ti.verboseMode = 0
-    ti.generalizedAlpha.spectralRadius = rho_inf
-    ti.generalizedAlpha.useIndex2Constraints = False
-    ti.generalizedAlpha.computeInitialAccelerations = True
-    st.solution.file.write = False
-    st.solution.sensors.writePeriod = SAMPLE
-    st.show.statistics = False
-    st.show.computationTime = False
-    if sparse if sparse is not None else elements > 16:
-        st.linearSolver.solverType = exu.LinearSolverType.EigenSparse
-    t0 = time.perf_counter()
-    exu.SolveDynamic(mbs, st)
-    wall = time.perf_counter() - t0
+    wall = solve_dynamic(exu, mbs, t_end, h, rho_inf, SAMPLE, sparse if sparse is not None else elements > 16)
     rows = mbs.GetSensorStoredData(sensor)
     tip = {round(r[0] / SAMPLE): (r[1], r[2]) for r in rows if abs(r[0] / SAMPLE - round(r[0] / SAMPLE)) < 1e-6}
     return tip, wall
