@@ -453,14 +453,13 @@ impl Instance {
             }
         }
         let clock = std::time::Instant::now();
-        let status = self.advance(function, tc, h, stop_at_events, early);
+        let status = self.advance(function, tc, target, stop_at_events, early);
         self.step_times.record(clock.elapsed().as_secs_f64(), tc);
         status
     }
 
-    /// `step` after its checks of the arguments.
-    fn advance(&mut self, function: &str, tc: f64, h: f64, stop_at_events: bool, early: &mut bool) -> Status {
-        let target = tc + h;
+    /// `step` from `tc` to `target`, after its checks of the arguments.
+    fn advance(&mut self, function: &str, tc: f64, target: f64, stop_at_events: bool, early: &mut bool) -> Status {
         let settings = self.settings;
         let Some(sim) = self.sim.as_mut() else { return Status::Error };
         if *sim.settings() != settings {
