@@ -66,6 +66,8 @@ pub struct CorotationalBeam2d {
     /// Rotary inertia per unit length I_rho.
     pub rho_i: f64,
     pub gravity: [f64; 2],
+    /// The th_bar-independent part of M_L (eqs. 13-16), built once.
+    local_mass_constant: M6,
 }
 
 /// Current geometry of the chord.
@@ -97,7 +99,36 @@ impl CorotationalBeam2d {
             rho_a: p.density * p.area,
             rho_i: p.density * p.inertia,
             gravity,
+            local_mass_constant: M6::zeros(),
         }
+        .with_local_mass_constant()
+    }
+
+    /// Local consistent mass without its th_bar coupling: M_L1 + M_L2 at th_bar = 0 (eqs. 13-16).
+    fn with_local_mass_constant(mut self) -> Self {
+        let l = self.l0;
+        let a = self.rho_i / (30.0 * l);
+        #[rustfmt::skip]
+        let m1 = M6::from_row_slice(&[
+            0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+            0.0, 36.0, 3.0 * l, 0.0, -36.0, 3.0 * l,
+            0.0, 3.0 * l, 4.0 * l * l, 0.0, -3.0 * l, -l * l,
+            0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+            0.0, -36.0, -3.0 * l, 0.0, 36.0, -3.0 * l,
+            0.0, 3.0 * l, -l * l, 0.0, -3.0 * l, 4.0 * l * l,
+        ]) * a;
+        let b = self.rho_a * l / 420.0;
+        #[rustfmt::skip]
+        let m2 = M6::from_row_slice(&[
+            140.0, 0.0, 0.0, 70.0, 0.0, 0.0,
+            0.0, 156.0, 22.0 * l, 0.0, 54.0, -13.0 * l,
+            0.0, 22.0 * l, 4.0 * l * l, 0.0, 13.0 * l, -3.0 * l * l,
+            70.0, 0.0, 0.0, 140.0, 0.0, 0.0,
+            0.0, 54.0, 13.0 * l, 0.0, 156.0, -22.0 * l,
+            0.0, -13.0 * l, -3.0 * l * l, 0.0, -22.0 * l, 4.0 * l * l,
+        ]) * b;
+        self.local_mass_constant = m1 + m2;
+        self
     }
 
     fn gather(&self, v: &[f64]) -> V6 {
@@ -131,28 +162,8 @@ impl CorotationalBeam2d {
 
     /// Local consistent mass M_L = M_L1 + M_L2 (eqs. 13-16) at th_bar.
     fn local_mass(&self, thb: [f64; 2]) -> M6 {
-        let l = self.l0;
-        let a = self.rho_i / (30.0 * l);
-        #[rustfmt::skip]
-        let m1 = M6::from_row_slice(&[
-            0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-            0.0, 36.0, 3.0 * l, 0.0, -36.0, 3.0 * l,
-            0.0, 3.0 * l, 4.0 * l * l, 0.0, -3.0 * l, -l * l,
-            0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-            0.0, -36.0, -3.0 * l, 0.0, 36.0, -3.0 * l,
-            0.0, 3.0 * l, -l * l, 0.0, -3.0 * l, 4.0 * l * l,
-        ]) * a;
-        let b = self.rho_a * l / 420.0;
-        #[rustfmt::skip]
-        let m2 = M6::from_row_slice(&[
-            140.0, 0.0, 0.0, 70.0, 0.0, 0.0,
-            0.0, 156.0, 22.0 * l, 0.0, 54.0, -13.0 * l,
-            0.0, 22.0 * l, 4.0 * l * l, 0.0, 13.0 * l, -3.0 * l * l,
-            70.0, 0.0, 0.0, 140.0, 0.0, 0.0,
-            0.0, 54.0, 13.0 * l, 0.0, 156.0, -22.0 * l,
-            0.0, -13.0 * l, -3.0 * l * l, 0.0, -22.0 * l, 4.0 * l * l,
-        ]) * b;
-        m1 + m2 + Self::coupling(21.0 * thb[0] - 14.0 * thb[1], 14.0 * thb[0] - 21.0 * thb[1]) * b
+        let b = self.rho_a * self.l0 / 420.0;
+        self.local_mass_constant + Self::coupling(21.0 * thb[0] - 14.0 * thb[1], 14.0 * thb[0] - 21.0 * thb[1]) * b
     }
 
     /// The th_bar-dependent part of eq. 15 for given (m1, m2) (eq. 16), without A_rho l0/420.
@@ -249,8 +260,11 @@ impl CorotationalBeam2d {
 
     /// Elastic force F_E = B^T F_EL (eq. 8) alone (the residual path: no tangent).
     pub fn elastic_force(&self, q: &[f64]) -> V6 {
-        let g = self.geometry(&self.gather(q));
-        let ([n, m1, m2], b) = self.elastic(&g);
+        self.elastic_force_at(&self.geometry(&self.gather(q)))
+    }
+
+    fn elastic_force_at(&self, g: &Geometry) -> V6 {
+        let ([n, m1, m2], b) = self.elastic(g);
         b[0] * n + b[1] * m1 + b[2] * m2
     }
 
@@ -277,28 +291,32 @@ impl CorotationalBeam2d {
     /// M_beta = T'^T M_L T + T^T M_L T' + T^T dM_L/dbeta T, M_i = T^T dM_L/dth_i T.
     /// Equals `inertia(..).0, .1` (tested in tests/suite/beam_element.rs).
     pub fn inertia_force(&self, q: &[f64], v: &[f64], a: &[f64]) -> (V6, V6) {
-        let (q, v, a) = (self.gather(q), self.gather(v), self.gather(a));
-        let g = self.geometry(&q);
-        let [t, t1, _] = Self::rotations(g.c, g.s);
+        let g = self.geometry(&self.gather(q));
+        self.inertia_force_at(&g, &self.gather(v), &self.gather(a))
+    }
+
+    fn inertia_force_at(&self, g: &Geometry, v: &V6, a: &V6) -> (V6, V6) {
+        let (c, s) = (g.c, g.s);
         let ml = self.local_mass(g.thb);
         let b = self.rho_a * self.l0 / 420.0;
-        let (tv, t1v) = (t * v, t1 * v);
+        let (tv, t1v) = (rotate(c, s, v), rotate_derivative(c, s, v));
         let mltv = ml * tv;
         // dM_L/dth_i T v (eq. 16 differentiated); dM_L/dbeta = -(dM_L/dth1 + dM_L/dth2).
-        let d1tv = Self::coupling(21.0, 14.0) * tv * b;
-        let d2tv = Self::coupling(-14.0, -21.0) * tv * b;
+        let d1tv = coupling_times(21.0, 14.0, &tv) * b;
+        let d2tv = coupling_times(-14.0, -21.0, &tv) * b;
         let mv = [
-            t1.transpose() * mltv + t.transpose() * (ml * t1v) - t.transpose() * (d1tv + d2tv),
-            t.transpose() * d1tv,
-            t.transpose() * d2tv,
+            rotate_derivative_transposed(c, s, &mltv) + rotate_transposed(c, s, &(ml * t1v))
+                - rotate_transposed(c, s, &(d1tv + d2tv)),
+            rotate_transposed(c, s, &d1tv),
+            rotate_transposed(c, s, &d2tv),
         ];
         // dp/dq for p = (beta, th1, th2), without the Hessian of beta the tangent needs.
         let gp = [g.z, V6::from([0.0, 0.0, 1.0, 0.0, 0.0, 0.0]), V6::from([0.0, 0.0, 0.0, 0.0, 0.0, 1.0])];
         let mut quad = V6::zeros();
         for j in 0..3 {
-            quad += mv[j] * gp[j].dot(&v) - gp[j] * (0.5 * v.dot(&mv[j]));
+            quad += mv[j] * gp[j].dot(v) - gp[j] * (0.5 * v.dot(&mv[j]));
         }
-        (t.transpose() * (ml * (t * a)), quad)
+        (rotate_transposed(c, s, &(ml * rotate(c, s, a))), quad)
     }
 
     /// Inertia force F_I (eq. 17) split into M_g a and the quadratic-velocity part, and the
@@ -360,8 +378,9 @@ impl Element for CorotationalBeam2d {
     }
 
     fn add_forces(&self, x: &Kin, inertial: &mut [f64], forces: &mut [f64]) {
-        let (ma, quad) = self.inertia_force(x.q, x.v, x.a);
-        let fe = self.elastic_force(x.q);
+        let g = self.geometry(&self.gather(x.q));
+        let (ma, quad) = self.inertia_force_at(&g, &self.gather(x.v), &self.gather(x.a));
+        let fe = self.elastic_force_at(&g);
         let m = self.half_mass();
         for (k, &i) in self.dofs.iter().enumerate() {
             inertial[i] += ma[k];
@@ -392,4 +411,32 @@ impl Element for CorotationalBeam2d {
         }
         Energy { kinetic: self.kinetic_energy(x.q, x.v), potential: self.strain_energy(x.q) + gravity }
     }
+}
+
+// T (eq. 12) rotates each node's translation into the chord frame and leaves its rotation:
+// its products written out, the zeros of the 6 x 6 matrices skipped (same sums, same order).
+
+/// T x.
+fn rotate(c: f64, s: f64, x: &V6) -> V6 {
+    V6::from([c * x[0] + s * x[1], c * x[1] - s * x[0], x[2], c * x[3] + s * x[4], c * x[4] - s * x[3], x[5]])
+}
+
+/// T^T x.
+fn rotate_transposed(c: f64, s: f64, x: &V6) -> V6 {
+    V6::from([c * x[0] - s * x[1], s * x[0] + c * x[1], x[2], c * x[3] - s * x[4], s * x[3] + c * x[4], x[5]])
+}
+
+/// (dT/dbeta) x.
+fn rotate_derivative(c: f64, s: f64, x: &V6) -> V6 {
+    V6::from([c * x[1] - s * x[0], -(c * x[0] + s * x[1]), 0.0, c * x[4] - s * x[3], -(c * x[3] + s * x[4]), 0.0])
+}
+
+/// (dT/dbeta)^T x.
+fn rotate_derivative_transposed(c: f64, s: f64, x: &V6) -> V6 {
+    V6::from([-(s * x[0] + c * x[1]), c * x[0] - s * x[1], 0.0, -(s * x[3] + c * x[4]), c * x[3] - s * x[4], 0.0])
+}
+
+/// `CorotationalBeam2d::coupling(m1, m2) x` without the matrix.
+fn coupling_times(m1: f64, m2: f64, x: &V6) -> V6 {
+    V6::from([m1 * x[1] - m1 * x[4], m1 * x[0] + m2 * x[3], 0.0, m2 * x[1] - m2 * x[4], -(m1 * x[0] + m2 * x[3]), 0.0])
 }
