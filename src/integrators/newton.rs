@@ -352,10 +352,10 @@ impl Workspace {
         }
         let c = dt / hist.h;
         for ((o, x), p) in a_out.iter_mut().zip(a).zip(&hist.a) {
-            *o = c.mul_add(x - p, *x);
+            *o = c * (x - p) + *x;
         }
         for ((o, x), p) in lambda_out.iter_mut().zip(lambda).zip(&hist.lambda) {
-            *o = c.mul_add(x - p, *x);
+            *o = c * (x - p) + *x;
         }
     }
 
@@ -501,7 +501,7 @@ impl<'a> Stage<'a> {
     /// q = q_base + beta' a + shift, v = v_base + gamma' a.
     fn kinematics(&self, a: &[f64], shift: &[f64], q: &mut [f64], v: &mut [f64]) {
         for i in 0..a.len() {
-            q[i] = self.q_base[i] + self.beta.mul_add(a[i], shift[i]);
+            q[i] = self.q_base[i] + (self.beta * a[i] + shift[i]);
             v[i] = self.v_base[i] + self.gamma * a[i];
         }
     }
@@ -889,7 +889,7 @@ fn residual(
             let c = match stage.constraint_acceleration {
                 Some((c, d)) => {
                     for ((t, x), y) in ws.shift.iter_mut().zip(a.iter()).zip(d) {
-                        *t = c.mul_add(*x, *y);
+                        *t = c * *x + *y;
                     }
                     sys.constraint_velocity(q, &ws.shift, stage.t, &mut ws.phi_q_a);
                     ws.shift.fill(0.0);
@@ -934,10 +934,10 @@ impl Workspace {
         let n = x.a.len();
         let c = to - from;
         for (y, d) in x.a.iter_mut().zip(&self.step[..n]) {
-            *y = c.mul_add(*d, *y);
+            *y = c * *d + *y;
         }
         for (y, d) in x.lambda.iter_mut().zip(&self.step[n..]) {
-            *y = c.mul_add(*d, *y);
+            *y = c * *d + *y;
         }
         if self.previous_shift.len() == self.shift.len() {
             self.shift.clone_from(&self.previous_shift);

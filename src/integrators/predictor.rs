@@ -136,6 +136,6 @@ pub fn extrapolate_through(tau: f64, points: &[(f64, &[f64])], out: &mut [f64]) 
         w[i] = (0..k).filter(|&j| j != i).fold(1.0, |l, j| l * (tau - points[j].0) / (points[i].0 - points[j].0));
     }
     for (r, o) in out.iter_mut().enumerate() {
-        *o = points[..k].iter().zip(&w).fold(0.0, |x, (p, w)| w.mul_add(p.1[r], x));
+        *o = points[..k].iter().zip(&w).fold(0.0, |x, (p, w)| w * p.1[r] + x);
     }
 }

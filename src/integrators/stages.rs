@@ -138,7 +138,7 @@ impl<const K: usize> BackwardFormula<K> {
 /// out = x_1 + c (x_1 - x_0) (c = the ratio of the time spans).
 pub fn extrapolate(c: f64, x0: &[f64], x1: &[f64], out: &mut [f64]) {
     for ((o, p), x) in out.iter_mut().zip(x0).zip(x1) {
-        *o = c.mul_add(x - p, *x);
+        *o = c * (x - p) + *x;
     }
 }
 
