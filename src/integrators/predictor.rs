@@ -135,7 +135,11 @@ pub fn extrapolate_through(tau: f64, points: &[(f64, &[f64])], out: &mut [f64]) 
     for i in 0..k {
         w[i] = (0..k).filter(|&j| j != i).fold(1.0, |l, j| l * (tau - points[j].0) / (points[i].0 - points[j].0));
     }
-    for (r, o) in out.iter_mut().enumerate() {
-        *o = points[..k].iter().zip(&w).fold(0.0, |x, (p, w)| w * p.1[r] + x);
+    // Point by point over all coordinates (vectorizes); each sum still runs over the points in order.
+    out.fill(0.0);
+    for ((_, x), w) in points[..k].iter().zip(w) {
+        for (o, x) in out.iter_mut().zip(*x) {
+            *o += w * x;
+        }
     }
 }
