@@ -170,6 +170,14 @@ pub fn consistent_initial_state(
 /// when it raises the rank of the rows kept before it (singular values below 1e-10 of the
 /// largest count as zero). The rows left out are combinations of earlier rows.
 fn independent_rows(jm: &DMatrix<f64>) -> Option<Vec<usize>> {
+    // A single row is independent if and only if it is not zero. This is the SVD's answer
+    // without computing it: nalgebra divides the matrix by its largest entry first, so a
+    // nonzero row's singular value is at least that entry (positive), and it stays finite
+    // for entries up to 1e300; a zero row's is zero, which the test below counts as
+    // dependent. Larger or non-finite entries take the SVD path (and its errors).
+    if jm.nrows() == 1 && jm.iter().all(|x| x.abs() <= 1e300) {
+        return Some(if jm.iter().any(|&x| x != 0.0) { vec![0] } else { Vec::new() });
+    }
     let full = svd(jm.clone(), false)?.singular_values;
     let smax = full.max();
     if full.iter().filter(|&&s| s > 1e-10 * smax).count() == jm.nrows() {
