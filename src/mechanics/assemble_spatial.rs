@@ -22,6 +22,7 @@ use super::{BodyInfo, System};
 use crate::model::schema::{Definition, JointDecl, Name, OutputDecl, Vec2};
 use crate::model::{Model, ModelError, Scope};
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::ops::Range;
 
 struct Body3 {
@@ -109,12 +110,16 @@ impl Builder<'_> {
         if n == "ground" || n.is_empty() {
             return Err(self.model.error(name.span(), format!("{what} name '{n}' is empty or reserved")));
         }
-        if let Some(first) = self.names.get(n) {
-            let (line, _) = crate::model::line_column(&self.model.source, first.start);
-            return Err(self.model.error(name.span(), format!("name '{n}' is already used on line {line}")));
+        match self.names.entry(n.clone()) {
+            Entry::Occupied(first) => {
+                let (line, _) = crate::model::line_column(&self.model.source, first.get().start);
+                Err(self.model.error(name.span(), format!("name '{n}' is already used on line {line}")))
+            }
+            Entry::Vacant(slot) => {
+                slot.insert(name.span());
+                Ok(())
+            }
         }
-        self.names.insert(n.clone(), name.span());
-        Ok(())
     }
 
     fn body(&self, name: &Name) -> Result<Option<&Body3>, ModelError> {

@@ -170,6 +170,19 @@ pub fn consistent_initial_state(
 /// when it raises the rank of the rows kept before it (singular values below 1e-10 of the
 /// largest count as zero). The rows left out are combinations of earlier rows.
 fn independent_rows(jm: &DMatrix<f64>) -> Option<Vec<usize>> {
+    // A single row is independent if and only if it is not zero. This is the SVD's answer
+    // without computing it: nalgebra divides the matrix by its largest entry first, so a
+    // nonzero row's singular value is at least that entry (positive), and it stays finite
+    // for entries up to 1e300; a zero row's is zero, which the test below counts as
+    // dependent. Larger or non-finite entries take the SVD path (and its errors).
+    if jm.nrows() == 1 && jm.iter().all(|x| x.abs() <= 1e300) {
+        return Some(if jm.iter().any(|&x| x != 0.0) { vec![0] } else { Vec::new() });
+    }
+    independent_rows_by_svd(jm)
+}
+
+/// `independent_rows` by the rank of the SVD, for any number of rows.
+fn independent_rows_by_svd(jm: &DMatrix<f64>) -> Option<Vec<usize>> {
     let full = svd(jm.clone(), false)?.singular_values;
     let smax = full.max();
     if full.iter().filter(|&&s| s > 1e-10 * smax).count() == jm.nrows() {
@@ -199,4 +212,32 @@ fn svd(m: DMatrix<f64>, vectors: bool) -> Option<nalgebra::linalg::SVD<f64, nalg
     }
     // The tolerance of `DMatrix::svd` (5 eps); it iterates without bound.
     m.try_svd(vectors, vectors, 5.0 * f64::EPSILON, 10_000)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The single-row shortcut gives the SVD's answer: nonzero rows (from subnormal to 1e300
+    /// entries, one to five columns) are independent, zero rows are not.
+    #[test]
+    fn a_single_row_is_independent_exactly_when_the_svd_says_so() {
+        let rows: [&[f64]; 9] = [
+            &[0.0, 1.0],
+            &[-3.5, 2.0, 0.25],
+            &[0.0, 0.0],
+            &[-0.0],
+            &[5e-324, 0.0],
+            &[1e-300, -2e-300, 3e-300],
+            &[1e300, 1e300, -1e300, 1e300, 1e300],
+            &[7.0],
+            &[0.0, 0.0, 1e-200, 0.0],
+        ];
+        for r in rows {
+            let jm = DMatrix::from_row_slice(1, r.len(), r);
+            let expected = independent_rows_by_svd(&jm).expect("finite entries");
+            assert_eq!(independent_rows(&jm), Some(expected.clone()), "row {r:?}");
+            assert_eq!(expected.is_empty(), r.iter().all(|&x| x == 0.0), "row {r:?}");
+        }
+    }
 }

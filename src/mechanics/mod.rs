@@ -241,6 +241,7 @@ impl System {
         }
         self.pattern = b.build();
         self.body_index.clear();
+        self.body_index.reserve(self.bodies.len());
         for (i, body) in self.bodies.iter().enumerate() {
             self.body_index.entry(body.name.clone()).or_insert(i);
         }

@@ -23,6 +23,7 @@ use crate::model::schema::{Definition, Name, Vec2};
 use crate::model::{Model, ModelError, Scope};
 use floating_frame::FloatingPoints;
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 
 struct BodyEntry {
     info: BodyInfo,
@@ -195,14 +196,22 @@ fn check_name(model: &Model, name: &Name, what: &str, names: &mut Names) -> Resu
     if n == "ground" || n.is_empty() {
         return Err(model.error(name.span(), format!("{what} name '{n}' is empty or reserved")));
     }
-    if let Some(first) = names.get(n) {
-        let (earlier, later) =
-            if first.start < name.span().start { (first.clone(), name.span()) } else { (name.span(), first.clone()) };
-        let (line, _) = crate::model::line_column(&model.source, earlier.start);
-        return Err(model.error(later, format!("name '{n}' is already used on line {line}")));
+    match names.entry(n.clone()) {
+        Entry::Occupied(first) => {
+            let first = first.get();
+            let (earlier, later) = if first.start < name.span().start {
+                (first.clone(), name.span())
+            } else {
+                (name.span(), first.clone())
+            };
+            let (line, _) = crate::model::line_column(&model.source, earlier.start);
+            Err(model.error(later, format!("name '{n}' is already used on line {line}")))
+        }
+        Entry::Vacant(slot) => {
+            slot.insert(name.span());
+            Ok(())
+        }
     }
-    names.insert(n.clone(), name.span());
-    Ok(())
 }
 
 /// The coordinates laid out so far, with their initial values, the named bodies and the
@@ -269,11 +278,22 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
         beam_nodes: Vec::new(),
         floating: FloatingPoints::default(),
         contact_index: HashMap::new(),
-        body_index: HashMap::new(),
+        body_index: HashMap::with_capacity(def.point_masses.len() + def.rigid_bodies.len() + def.beams.len()),
         joint_index: HashMap::new(),
     };
 
-    let mut names = Names::new();
+    // Sized for every declared name at once (no rehashing of a growing map).
+    let declared = [
+        def.inputs.len(),
+        def.point_masses.len(),
+        def.rigid_bodies.len(),
+        def.beams.len(),
+        def.joints.len(),
+        def.springs.len(),
+        def.contacts.len(),
+        def.outputs.len(),
+    ];
+    let mut names = Names::with_capacity(declared.iter().sum());
     for (i, inp) in def.inputs.iter().enumerate() {
         check_name(model, &inp.name, "input", &mut names)?;
         if !inp.start.is_finite() {

@@ -35,6 +35,7 @@
 use super::{BeamProperties, Element, Energy, Kin};
 use crate::integrators::TangentCoefficients;
 use nalgebra::{DMatrix, DVector};
+use std::sync::Arc;
 
 /// Segments and points per segment of the composite Gauss-Legendre rule over the beam.
 const SEGMENTS: usize = 16;
@@ -84,7 +85,7 @@ pub fn clamped_free_root(n: usize) -> f64 {
 }
 
 /// A clamped-free Euler-Bernoulli eigenfunction: value, first and second derivative in x.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 struct TransverseMode {
     beta: f64,
     lambda: f64,
@@ -145,11 +146,21 @@ pub struct FloatingFrameBeam2d {
     /// Modes per direction (N axial + N transverse).
     pub modes: usize,
     pub gravity: [f64; 2],
+    /// The modal integrals, shared by the beams built alike (`moved_to`).
+    modal: Arc<ModalIntegrals>,
+}
+
+/// What the modes give a beam of one length, section, material and number of modes: the
+/// quadrature points with their mode values and H (004 eq. 1), the modal stiffness (004
+/// eq. 4), the tip's shape, and the transverse eigenfunctions (for `material_point`).
+#[derive(Debug, PartialEq)]
+struct ModalIntegrals {
     points: Vec<ModalPoint>,
     /// Modal stiffness K1 (axial), K2 (transverse).
     k1: DMatrix<f64>,
     k2: DMatrix<f64>,
-    pub tip: TipShape,
+    tip: TipShape,
+    transverse: Vec<TransverseMode>,
 }
 
 /// Largest number of modes per direction (the model file allows `modes` in 1..=20).
@@ -272,13 +283,14 @@ impl FloatingFrameBeam2d {
             slope_y: DVector::from_iterator(n, ty.iter().map(|m| m.eval(length)[1])),
             h: h_before,
         };
-        FloatingFrameBeam2d { dofs: (x..x + 3 + 2 * n).collect(), length, modes: n, gravity, points, k1, k2, tip }
+        let modal = Arc::new(ModalIntegrals { points, k1, k2, tip, transverse: ty });
+        FloatingFrameBeam2d { dofs: (x..x + 3 + 2 * n).collect(), length, modes: n, gravity, modal }
     }
 
     /// The same beam (length, modes, section, material, gravity) on the coordinates from `x`:
-    /// its modal integrals copied rather than computed again.
+    /// its modal integrals shared rather than computed again.
     pub fn moved_to(&self, x: usize) -> Self {
-        FloatingFrameBeam2d { dofs: (x..x + self.coordinates()).collect(), ..self.clone() }
+        FloatingFrameBeam2d { dofs: (x..x + self.coordinates()).collect(), modal: Arc::clone(&self.modal), ..*self }
     }
 
     pub fn coordinates(&self) -> usize {
@@ -292,7 +304,7 @@ impl FloatingFrameBeam2d {
 
     /// Modal stiffness blocks (K1 axial, K2 transverse), 004 eq. 4.
     pub fn modal_stiffness(&self) -> (&DMatrix<f64>, &DMatrix<f64>) {
-        (&self.k1, &self.k2)
+        (&self.modal.k1, &self.modal.k2)
     }
 
     /// Local position p = (x + Phi_x A - B^T H B / 2, Phi_y B) of a point (004 eq. 1); H B
@@ -317,16 +329,21 @@ impl FloatingFrameBeam2d {
         let n = self.modes;
         let (a, b) = (&e[3..3 + n], &e[3 + n..]);
         let mut hb = [0.0; MAX_MODES];
-        mat_vec(&self.tip.h, b, &mut hb[..n]);
-        let px = self.length + dot(self.tip.phi_x.as_slice(), a) - 0.5 * dot(b, &hb[..n]);
-        let py = dot(self.tip.phi_y.as_slice(), b);
+        mat_vec(&self.modal.tip.h, b, &mut hb[..n]);
+        let px = self.length + dot(self.modal.tip.phi_x.as_slice(), a) - 0.5 * dot(b, &hb[..n]);
+        let py = dot(self.modal.tip.phi_y.as_slice(), b);
         let (s, c) = e[2].sin_cos();
-        ([e[0] + c * px - s * py, e[1] + s * px + c * py], e[2] + dot(self.tip.slope_y.as_slice(), b))
+        ([e[0] + c * px - s * py, e[1] + s * px + c * py], e[2] + dot(self.modal.tip.slope_y.as_slice(), b))
     }
 
     /// The beam's tip as a material point with its derivatives (for contacts at the tip).
     pub fn tip_point(&self) -> FloatingFramePoint {
-        FloatingFramePoint { first: self.dofs[0], modes: self.modes, abscissa: self.length, shape: self.tip.clone() }
+        FloatingFramePoint {
+            first: self.dofs[0],
+            modes: self.modes,
+            abscissa: self.length,
+            shape: self.modal.tip.clone(),
+        }
     }
 
     /// The material point at abscissa x (0 <= x <= L) of the undeformed axis: the mode
@@ -339,15 +356,24 @@ impl FloatingFrameBeam2d {
         let n = self.modes;
         let pi = std::f64::consts::PI;
         let kx: Vec<f64> = (1..=n).map(|i| (2 * i - 1) as f64 * pi / (2.0 * self.length)).collect();
-        let ty: Vec<TransverseMode> = (1..=n).map(|i| TransverseMode::new(i, self.length)).collect();
+        let ty = &self.modal.transverse;
         let gl = gauss_legendre(POINTS);
         let seg = x / SEGMENTS as f64;
+        // h += d d^T (seg w / 2) entry by entry, the sums of nalgebra's outer product in order.
         let mut h = DMatrix::zeros(n, n);
+        let mut d = [0.0; MAX_MODES];
         for sgm in 0..SEGMENTS {
             for &(t, w) in &gl {
                 let xi = seg * (sgm as f64 + 0.5 * (t + 1.0));
-                let d = DVector::from_iterator(n, ty.iter().map(|m| m.eval(xi)[1]));
-                h += d.clone() * d.transpose() * (0.5 * seg * w);
+                for (di, m) in d.iter_mut().zip(ty) {
+                    *di = m.eval(xi)[1];
+                }
+                let c = 0.5 * seg * w;
+                for j in 0..n {
+                    for i in 0..n {
+                        h[(i, j)] += d[i] * d[j] * c;
+                    }
+                }
             }
         }
         let shape = TipShape {
@@ -396,7 +422,7 @@ impl FloatingFrameBeam2d {
         let mut wv1 = [0.0; MAX_COORDINATES];
         let mut wq0 = [0.0; MAX_COORDINATES];
         let mut wq1 = [0.0; MAX_COORDINATES];
-        for pt in &self.points {
+        for pt in &self.modal.points {
             mat_vec2(&pt.h, (b, &mut *hb), (bd, &mut *hbd));
             let p = Self::local_from(pt, a, b, hb);
             l0[0] = co;
@@ -487,8 +513,8 @@ impl FloatingFrameBeam2d {
         // elastic forces K1 A, K2 B and their stiffness
         let mut fa = [0.0; MAX_MODES];
         let mut fb = [0.0; MAX_MODES];
-        mat_vec(&self.k1, a, &mut fa[..n]);
-        mat_vec(&self.k2, b, &mut fb[..n]);
+        mat_vec(&self.modal.k1, a, &mut fa[..n]);
+        mat_vec(&self.modal.k2, b, &mut fb[..n]);
         for i in 0..n {
             rest[3 + i] += fa[i];
             rest[3 + n + i] += fb[i];
@@ -496,8 +522,8 @@ impl FloatingFrameBeam2d {
         if let Some(c) = c {
             for i in 0..n {
                 for j in 0..n {
-                    tangent[(3 + i) * nd + 3 + j] += c.stiffness * self.k1[(i, j)];
-                    tangent[(3 + n + i) * nd + 3 + n + j] += c.stiffness * self.k2[(i, j)];
+                    tangent[(3 + i) * nd + 3 + j] += c.stiffness * self.modal.k1[(i, j)];
+                    tangent[(3 + n + i) * nd + 3 + n + j] += c.stiffness * self.modal.k2[(i, j)];
                 }
             }
         }
@@ -541,7 +567,7 @@ impl FloatingFrameBeam2d {
         let mut hb = [0.0; MAX_MODES];
         let hb = &mut hb[..n];
         let mut t = 0.0;
-        for pt in &self.points {
+        for pt in &self.modal.points {
             let p = Self::local(pt, a, b, hb);
             let pdx = pt.phi_x.as_slice().iter().zip(ad).map(|(x, y)| x * y).sum::<f64>() - dot(hb, bd);
             let pdy = dot(pt.phi_y.as_slice(), bd);
@@ -560,19 +586,19 @@ impl FloatingFrameBeam2d {
         let mut hb = [0.0; MAX_MODES];
         let hb = &mut hb[..n];
         let mut v = 0.0;
-        for pt in &self.points {
+        for pt in &self.modal.points {
             let p = Self::local(pt, a, b, hb);
             let r = [e[0] + co * p[0] - s * p[1], e[1] + s * p[0] + co * p[1]];
             v -= pt.mu * (self.gravity[0] * r[0] + self.gravity[1] * r[1]);
         }
         let (mut ka, mut kb) = ([0.0; MAX_MODES], [0.0; MAX_MODES]);
-        mat_vec(&self.k1, a, &mut ka[..n]);
-        mat_vec(&self.k2, b, &mut kb[..n]);
+        mat_vec(&self.modal.k1, a, &mut ka[..n]);
+        mat_vec(&self.modal.k2, b, &mut kb[..n]);
         v + 0.5 * dot(a, &ka[..n]) + 0.5 * dot(b, &kb[..n])
     }
 
     pub fn mass(&self) -> f64 {
-        self.points.iter().map(|p| p.mu).sum()
+        self.modal.points.iter().map(|p| p.mu).sum()
     }
 }
 
@@ -835,7 +861,7 @@ mod tests {
         let nd = b.coordinates();
         let z = vec![0.0; nd];
         let omega0 = {
-            let kb = b.k2.clone();
+            let kb = b.modal.k2.clone();
             let m = b.local_tangent(
                 &z,
                 &z,
