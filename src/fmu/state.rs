@@ -27,8 +27,9 @@ pub struct FmuState {
 
 impl Blob for FmuState {
     const MAGIC: [u8; 8] = *b"flexFMUS";
-    /// 1: the first serde layout (replaced the hand-written codec "flexfmuS").
-    const VERSION: u32 = 1;
+    /// 1: the first serde layout (replaced the hand-written codec "flexfmuS"); 2: a contact's
+    /// history holds its impact's duration and inverse effective mass.
+    const VERSION: u32 = 2;
     const WHAT: &'static str = "FMU state";
 }
 

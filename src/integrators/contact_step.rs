@@ -13,8 +13,9 @@
 //! inverse mass under the constraints: the upper left block of [M Phi_q^T; Phi_q 0]^-1, the
 //! matrix of the consistent accelerations and of the impulse at an impact (the mass a unit
 //! impulse along d accelerates; Pfeiffer & Glocker, Multibody Dynamics with Unilateral
-//! Contacts, 1996, sec. 4.2). It is factorized once per step that starts with a contact
-//! closed, in a matrix and LU of its own (the Newton iteration keeps its factorization),
+//! Contacts, 1996, sec. 4.2). It is factorized once per step that starts with a contact in an
+//! impact or closing (`Dynamics::contact_may_limit`, decided without it; a sustained contact
+//! needs none), in a matrix and LU of its own (the Newton iteration keeps its factorization),
 //! allocated with the stepper, so a step allocates nothing.
 //!
 //! The fraction: measured on Newton's cradle (models/newtons_cradle.toml, t_c = 4.0 ms at
@@ -50,32 +51,24 @@ impl ContactStep {
 
     /// The longest step from `state` that resolves the compliant contacts closed there or
     /// closing within `horizon` (`Dynamics::contact_step_limit` with `CONTACT_STEP_FRACTION`;
-    /// infinite if none is, or if the system has no compliant contacts).
-    pub fn limit(&mut self, sys: &dyn Dynamics, state: &State, horizon: f64, stats: &mut Statistics) -> f64 {
+    /// infinite if none is, or if the system has no compliant contacts). The mass matrix is
+    /// factorized only if a contact can limit the step (`Dynamics::contact_may_limit`): a
+    /// resting contact costs what a free body costs.
+    pub fn limit(&mut self, sys: &mut dyn Dynamics, state: &State, horizon: f64, stats: &mut Statistics) -> f64 {
         if self.mass.is_none() || !sys.has_contact_time_scales() {
             return f64::INFINITY;
         }
-        let (n, m) = (sys.coordinates(), sys.constraints());
-        // None: not yet factorized at this state; Some(false): the factorization failed.
-        let mut factorized: Option<bool> = None;
+        let may_limit = sys.contact_may_limit(&state.q, &state.v, state.t, horizon);
+        // The first step of a run factorizes once, limited or not, so that the LU's storage is
+        // allocated before the first impact (tests/allocation_free_step.rs).
+        let factorized = if may_limit || !self.warm { self.factorize(&*sys, state, stats) } else { false };
         let ContactStep { mass, rhs, warm } = self;
         let mut inverse_mass = |dofs: &[usize], d: &[f64]| -> f64 {
-            let Some((matrix, lu)) = mass.as_mut() else { return f64::NAN };
-            if factorized.is_none() {
-                let c = TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 1.0 };
-                rhs.clear();
-                rhs.resize(n + m, 0.0);
-                let (a, lambda) = rhs.split_at(n);
-                sys.newton_matrix(&state.q, &state.v, a, lambda, state.t, c, matrix);
-                stats.jacobian_evaluations += 1;
-                factorized = Some(lu.factorize(matrix).is_ok());
-                stats.factorizations += 1;
-            }
-            if factorized != Some(true) {
+            let Some((_, lu)) = mass.as_mut() else { return f64::NAN };
+            if !factorized {
                 return f64::NAN;
             }
-            rhs.clear();
-            rhs.resize(n + m, 0.0);
+            rhs.iter_mut().for_each(|x| *x = 0.0);
             for (&i, &g) in dofs.iter().zip(d) {
                 rhs[i] += g;
             }
@@ -84,15 +77,27 @@ impl ContactStep {
             }
             dofs.iter().zip(d).map(|(&i, &g)| g * rhs[i]).sum()
         };
-        let limit =
-            sys.contact_step_limit(&state.q, &state.v, state.t, horizon, CONTACT_STEP_FRACTION, &mut inverse_mass);
         if !*warm {
-            // The first step of a run factorizes once, open or closed, so that the LU's
-            // storage is allocated before the first impact (tests/allocation_free_step.rs).
             *warm = true;
             inverse_mass(&[], &[]);
         }
-        limit
+        if !may_limit {
+            return f64::INFINITY;
+        }
+        sys.contact_step_limit(&state.q, &state.v, state.t, horizon, CONTACT_STEP_FRACTION, &mut inverse_mass)
+    }
+
+    /// Assemble [M Phi_q^T; Phi_q 0] at `state` and factorize it; false if that fails.
+    fn factorize(&mut self, sys: &dyn Dynamics, state: &State, stats: &mut Statistics) -> bool {
+        let Some((matrix, lu)) = self.mass.as_mut() else { return false };
+        let n = sys.coordinates();
+        let c = TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 1.0 };
+        self.rhs.iter_mut().for_each(|x| *x = 0.0);
+        let (a, lambda) = self.rhs.split_at(n);
+        sys.newton_matrix(&state.q, &state.v, a, lambda, state.t, c, matrix);
+        stats.jacobian_evaluations += 1;
+        stats.factorizations += 1;
+        lu.factorize(matrix).is_ok()
     }
 }
 

@@ -66,17 +66,26 @@ pub trait Dynamics {
     fn has_contact_time_scales(&self) -> bool {
         false
     }
+    /// Whether a compliant contact can limit a step from (q, v, t): one in an impact, or open
+    /// but closing within `horizon` at its current rate. Decided from the state and the
+    /// contacts' histories without effective masses, so that the caller factorizes the mass
+    /// matrix for `contact_step_limit` only where one is needed.
+    fn contact_may_limit(&self, _q: &[f64], _v: &[f64], _t: f64, _horizon: f64) -> bool {
+        false
+    }
     /// The longest step from (q, v, t) that resolves the compliant contacts (infinite if none
-    /// limits it): for each contact that is closed, or open but closing within `horizon` at its
+    /// limits it): for each contact in an impact, or open but closing within `horizon` at its
     /// current rate, the time until it closes (0 if closed) plus `fraction` of the duration of
     /// an impact with its force law and normal energy (src/mechanics/forces/impact_duration.rs).
     /// The effective mass along a contact's measure s(q) comes from the caller:
     /// `inverse_mass(dofs, d)` returns d^T M_c^-1 d for the gradient d of s over the
     /// coordinates `dofs`, M_c^-1 the inverse mass matrix under the constraints (the upper
-    /// left block of [M Phi_q^T; Phi_q 0]^-1), or NaN if it is not available.
+    /// left block of [M Phi_q^T; Phi_q 0]^-1), or NaN if it is not available; it is asked only
+    /// by contacts for which `contact_may_limit` holds. (q, v, t) is the accepted state a step
+    /// starts from: a contact stores there the scales of an impact that starts (its history).
     #[allow(clippy::too_many_arguments)]
     fn contact_step_limit(
-        &self,
+        &mut self,
         _q: &[f64],
         _v: &[f64],
         _t: f64,

@@ -60,9 +60,12 @@ pub trait ElementGroup: Debug + Send + Sync {
     fn load_history(&mut self, h: &mut HistoryReader);
     /// Whether the group holds compliant contacts that limit the step.
     fn has_contact_time_scales(&self) -> bool;
+    /// Whether one of the group's contacts can limit a step from (q, v, t), decided without
+    /// effective masses (`Element::contact_may_limit`).
+    fn contact_may_limit(&self, q: &[f64], v: &[f64], t: f64, horizon: f64) -> bool;
     /// The shortest step limit of the group's closed or closing contacts (infinite if none).
     fn contact_step_limit(
-        &self,
+        &mut self,
         q: &[f64],
         v: &[f64],
         t: f64,
@@ -167,8 +170,12 @@ impl<E: Element + Debug + Clone + Send + Sync + 'static> ElementGroup for Elemen
         E::CONTACT_TIME_SCALE && !self.elements.is_empty()
     }
 
+    fn contact_may_limit(&self, q: &[f64], v: &[f64], t: f64, horizon: f64) -> bool {
+        E::CONTACT_TIME_SCALE && self.elements.iter().any(|e| e.contact_may_limit(q, v, t, horizon))
+    }
+
     fn contact_step_limit(
-        &self,
+        &mut self,
         q: &[f64],
         v: &[f64],
         t: f64,
@@ -180,7 +187,7 @@ impl<E: Element + Debug + Clone + Send + Sync + 'static> ElementGroup for Elemen
             return f64::INFINITY;
         }
         self.elements
-            .iter()
+            .iter_mut()
             .filter_map(|e| e.contact_step_limit(q, v, t, horizon, fraction, inverse_mass))
             .fold(f64::INFINITY, f64::min)
     }

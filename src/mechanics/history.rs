@@ -1,9 +1,11 @@
 //! The history of a system: everything its equations depend on besides (q, v, a, lambda, t)
 //! and the inputs. Contact forces remember the impact speed and onset of the current
-//! impact, fractional dampers their accepted samples, contact constraints their mode (the
-//! active set). It is explicit state: elements change it only through `&mut` when a step is
-//! accepted (`Dynamics::step_accepted`, `Dynamics::event_update`), so a rejected step never
-//! commits a history, and it is part of every snapshot and FMU state.
+//! impact (and its duration, for the step limit), fractional dampers their accepted samples,
+//! contact constraints their mode (the active set). It is explicit state: elements change it
+//! only through `&mut` when a step is accepted (`Dynamics::step_accepted`,
+//! `Dynamics::event_update`) or, for a contact's impact scales, at the accepted state a step
+//! starts from (`Dynamics::contact_step_limit`), so a rejected step never commits a history,
+//! and it is part of every snapshot and FMU state.
 //!
 //! The memory types of the element kinds live here (the elements re-export them), so the
 //! history depends on no element and every element can name its `Memory`.
@@ -217,25 +219,50 @@ impl FractionalHistory {
 }
 
 /// The history of one contact: the approach rate at the last accepted separated state, the
-/// impact speed v0 recorded at onset (NaN while separated) and the time of the latest onset
-/// (the first accepted state in contact; -1 before any). Part of the system's
-/// [`History`](crate::mechanics::History): changed only by `Contact::record` at an accepted step.
+/// impact speed v0 recorded at onset (NaN while separated; the damping's v0) and the time of
+/// the latest onset (the first accepted state in contact; -1 before any; the output
+/// `impact_time`). For the step limit (`Contact::contact_step_limit`): the start of the
+/// current impact (the onset, or a new impact on a sustained contact), and that impact's
+/// duration and inverse effective mass 1/m_eff along the contact (both NaN until the first
+/// step of the impact has computed them). Part of the system's
+/// [`History`](crate::mechanics::History): changed by `Contact::record` at an accepted step
+/// and by the step limit at the state a step starts from.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ContactMemory {
     pub approach: f64,
     pub impact: f64,
     pub onset: f64,
+    pub start: f64,
+    pub duration: f64,
+    pub inverse_mass: f64,
 }
 
 impl ContactMemory {
     /// Before any contact.
-    pub const NONE: ContactMemory = ContactMemory { approach: 0.0, impact: f64::NAN, onset: -1.0 };
+    pub const NONE: ContactMemory = ContactMemory {
+        approach: 0.0,
+        impact: f64::NAN,
+        onset: -1.0,
+        start: -1.0,
+        duration: f64::NAN,
+        inverse_mass: f64::NAN,
+    };
 
-    /// Whether the numbers can be a contact's history (finite; the impact speed NaN while
-    /// separated).
+    /// Whether the numbers can be a contact's history (finite; the impact speed, duration and
+    /// inverse mass NaN while unknown, the latter two never negative).
     pub fn validate(&self) -> Result<(), String> {
-        if !(self.approach.is_finite() && (self.impact.is_finite() || self.impact.is_nan()) && self.onset.is_finite()) {
+        let finite_or_nan = |x: f64| x.is_finite() || x.is_nan();
+        if !(self.approach.is_finite()
+            && finite_or_nan(self.impact)
+            && self.onset.is_finite()
+            && self.start.is_finite()
+            && finite_or_nan(self.duration)
+            && finite_or_nan(self.inverse_mass))
+        {
             return Err(format!("contact history {self:?} is not finite"));
+        }
+        if self.duration < 0.0 || self.inverse_mass < 0.0 {
+            return Err(format!("contact history {self:?} has a negative impact duration or inverse mass"));
         }
         Ok(())
     }

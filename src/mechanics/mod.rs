@@ -513,8 +513,12 @@ impl Dynamics for System {
         self.groups.iter().any(|g| g.has_contact_time_scales())
     }
 
+    fn contact_may_limit(&self, q: &[f64], v: &[f64], t: f64, horizon: f64) -> bool {
+        self.groups.iter().any(|g| g.has_contact_time_scales() && g.contact_may_limit(q, v, t, horizon))
+    }
+
     fn contact_step_limit(
-        &self,
+        &mut self,
         q: &[f64],
         v: &[f64],
         t: f64,
@@ -523,7 +527,7 @@ impl Dynamics for System {
         inverse_mass: &mut dyn FnMut(&[usize], &[f64]) -> f64,
     ) -> f64 {
         self.groups
-            .iter()
+            .iter_mut()
             .filter(|g| g.has_contact_time_scales())
             .map(|g| g.contact_step_limit(q, v, t, horizon, fraction, inverse_mass))
             .fold(f64::INFINITY, f64::min)

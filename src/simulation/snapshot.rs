@@ -25,8 +25,9 @@ pub struct Snapshot {
 
 impl Blob for Snapshot {
     const MAGIC: [u8; 8] = *b"flexSNAP";
-    /// 1: the first serde layout (replaced the hand-written codec "flexfmu4").
-    const VERSION: u32 = 1;
+    /// 1: the first serde layout (replaced the hand-written codec "flexfmu4"); 2: a contact's
+    /// history holds its impact's duration and inverse effective mass.
+    const VERSION: u32 = 2;
     const WHAT: &'static str = "simulation snapshot";
 }
 

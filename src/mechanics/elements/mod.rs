@@ -79,12 +79,19 @@ pub trait Element {
     fn set_memory(&mut self, _m: Memory) {}
     /// Whether the kind is a compliant contact that limits the step (`contact_step_limit`).
     const CONTACT_TIME_SCALE: bool = false;
+    /// Whether a compliant contact can limit a step from (q, v, t) (an impact under way or
+    /// beginning within `horizon`), decided without its effective mass: `contact_step_limit`
+    /// asks `inverse_mass` only where this is true (`Dynamics::contact_may_limit`).
+    fn contact_may_limit(&self, _q: &[f64], _v: &[f64], _t: f64, _horizon: f64) -> bool {
+        false
+    }
     /// A compliant contact's step limit at (q, v, t) while an impact is under way or begins
     /// within `horizon`: the time until it closes plus `fraction` of its impact duration; None
     /// otherwise. `inverse_mass(dofs, d)` gives d^T M_c^-1 d for a gradient d over `dofs`
-    /// (`Dynamics::contact_step_limit`).
+    /// (`Dynamics::contact_step_limit`). The contact may store its impact's scales in its
+    /// memory (the state is the accepted one a step starts from).
     fn contact_step_limit(
-        &self,
+        &mut self,
         _q: &[f64],
         _v: &[f64],
         _t: f64,

@@ -104,6 +104,30 @@ pub use crate::mechanics::history::ContactMemory;
 /// with damping lasts about one duration.
 const SUSTAINED: f64 = 2.0;
 
+/// A sustained contact whose normal kinetic energy delta'^2/2 exceeds this multiple of its
+/// elastic energy K delta^(n+1)/((n+1) m_eff) (both per unit effective mass) is struck: a new
+/// impact begins (`Contact::phase`). Resting, rolling and slowly pressed contacts change their
+/// penetration slowly against the contact's own time scale, so the ratio of the two is of the
+/// order of (t_c/T)^2 (T the time scale of the load), far below one; an impact starts with all
+/// of its normal energy kinetic.
+const STRUCK: f64 = 1.0;
+
+/// What a contact is for the step limit at one state (`Contact::phase`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Phase {
+    /// Open and not closing within the horizon, or a sustained contact at rest: no limit.
+    Free,
+    /// Open, and closing at its current rate after this time (s).
+    Closing(f64),
+    /// Closed in an impact (or without a recorded onset): limited by its current energy.
+    Impact,
+    /// Closed at the first step of an impact: its duration and effective mass are not yet known.
+    Start,
+    /// A sustained contact whose normal motion is of its own time scale (`STRUCK`): a new
+    /// impact begins.
+    Struck,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Contact {
     /// s: plane-normal projection or centre distance (src/mechanics/contact_gap.rs).
@@ -237,10 +261,45 @@ impl Contact {
         if delta < 0.0 {
             m.impact = f64::NAN;
             m.approach = rate;
+            m.duration = f64::NAN;
+            m.inverse_mass = f64::NAN;
         } else if m.impact.is_nan() {
             m.impact = rate;
             m.onset = t;
+            m.start = t;
+            m.duration = f64::NAN;
+            m.inverse_mass = f64::NAN;
         }
+    }
+
+    /// The contact's phase for the step limit at penetration `delta`, rate `rate` and time
+    /// `t`, from its history alone (no effective mass is computed here). A closed contact is
+    /// sustained once it has been closed for `SUSTAINED` durations of its impact (stored at
+    /// the impact's first step); a sustained contact is struck when its normal kinetic energy
+    /// exceeds `STRUCK` times its elastic energy, with the effective mass stored at the
+    /// impact's first step (the threshold's scale: m_eff changes with the configuration, not
+    /// with a strike).
+    fn phase(&self, delta: f64, rate: f64, t: f64, horizon: f64) -> Phase {
+        if !(delta > 0.0 || (delta == 0.0 && rate > 0.0)) {
+            return if delta < 0.0 && rate > 0.0 && -delta < rate * horizon {
+                Phase::Closing(-delta / rate)
+            } else {
+                Phase::Free
+            };
+        }
+        let m = self.memory;
+        if m.start < 0.0 || m.impact.is_nan() {
+            return Phase::Impact;
+        }
+        if m.duration.is_nan() {
+            return Phase::Start;
+        }
+        if m.duration > 0.0 && t - m.start <= SUSTAINED * m.duration {
+            return Phase::Impact;
+        }
+        let p = self.exponent + 1.0;
+        let elastic = self.stiffness * m.inverse_mass * delta.max(0.0).powf(p) / p;
+        if m.inverse_mass > 0.0 && 0.5 * rate * rate > STRUCK * elastic { Phase::Struck } else { Phase::Free }
     }
 }
 
@@ -331,6 +390,12 @@ impl Element for Contact {
 
     const CONTACT_TIME_SCALE: bool = true;
 
+    /// Whether the contact is closing, in an impact or struck (`Contact::phase`): decided from
+    /// the penetration, its rate and the contact's history, without its effective mass.
+    fn contact_may_limit(&self, q: &[f64], v: &[f64], t: f64, horizon: f64) -> bool {
+        self.with_rate(q, v, |delta, rate, _| self.phase(delta, rate, t, horizon) != Phase::Free)
+    }
+
     /// While closed (delta > 0, or delta = 0 and closing): `fraction` of the duration of an
     /// impact with this law's elastic part and the current normal energy
     /// (src/mechanics/forces/impact_duration.rs), m_eff = 1/(G^T M_c^-1 G) along the gap
@@ -338,13 +403,15 @@ impl Element for Contact {
     /// time to contact at that rate plus the same for an impact at that rate, so that a step
     /// ends inside the impact, where its onset is located (a longer step could pass over a
     /// whole impact, with no sign change of the penetration at its ends). A contact closed for
-    /// longer than `SUSTAINED` impact durations (at its onset speed) is no longer an impact but a
-    /// sustained contact (resting, rolling, pressed): nothing excites its oscillation at the
-    /// contact's own time scale, and the method's step resolves its slow motion, so it sets no
-    /// limit (a resting contact would otherwise keep the step at a fraction of its natural
-    /// period for ever).
+    /// longer than `SUSTAINED` impact durations (at its onset speed, with m_eff at the impact's
+    /// first step, both stored in the history there) is no longer an impact but a sustained
+    /// contact (resting, rolling, pressed): nothing excites its oscillation at the contact's
+    /// own time scale, and the method's step resolves its slow motion, so it sets no limit (a
+    /// resting contact would otherwise keep the step at a fraction of its natural period for
+    /// ever) and asks for no effective mass. Until it is struck (`STRUCK`): then a new impact
+    /// starts at `t`, with the duration of an impact of the current normal energy.
     fn contact_step_limit(
-        &self,
+        &mut self,
         q: &[f64],
         v: &[f64],
         t: f64,
@@ -352,25 +419,47 @@ impl Element for Contact {
         fraction: f64,
         inverse_mass: &mut dyn FnMut(&[usize], &[f64]) -> f64,
     ) -> Option<f64> {
-        self.with_geometry(q, v, |delta, rate, gradient, _| {
-            let onset = if delta > 0.0 || (delta == 0.0 && rate > 0.0) {
-                0.0
-            } else if delta < 0.0 && rate > 0.0 && -delta < rate * horizon {
-                -delta / rate
-            } else {
-                return None;
-            };
-            let w = inverse_mass(self.gap.dofs(), gradient);
-            let m = self.memory;
-            if onset == 0.0 && m.onset >= 0.0 && !m.impact.is_nan() {
-                let impact = impact_duration(self.stiffness, self.exponent, w, 0.0, m.impact);
-                if impact.is_none_or(|duration| t - m.onset > SUSTAINED * duration) {
-                    return None;
+        let (k, n) = (self.stiffness, self.exponent);
+        let (limit, memory) = self.with_rate(q, v, |delta, rate, gradient| {
+            let mut m = self.memory;
+            let limit = match self.phase(delta, rate, t, horizon) {
+                Phase::Free => None,
+                Phase::Closing(onset) => {
+                    let w = inverse_mass(self.gap.dofs(), gradient);
+                    impact_duration(k, n, w, 0.0, rate).map(|duration| onset + fraction * duration)
                 }
-            }
-            impact_duration(self.stiffness, self.exponent, w, delta.max(0.0), rate)
-                .map(|duration| onset + fraction * duration)
-        })
+                Phase::Impact => {
+                    let w = inverse_mass(self.gap.dofs(), gradient);
+                    impact_duration(k, n, w, delta.max(0.0), rate).map(|duration| fraction * duration)
+                }
+                Phase::Start => {
+                    let w = inverse_mass(self.gap.dofs(), gradient);
+                    let impact = impact_duration(k, n, w, 0.0, m.impact);
+                    if !w.is_nan() {
+                        m.duration = impact.unwrap_or(0.0);
+                        m.inverse_mass = w;
+                    }
+                    if impact.is_none_or(|duration| t - m.start > SUSTAINED * duration) {
+                        None
+                    } else {
+                        impact_duration(k, n, w, delta.max(0.0), rate).map(|duration| fraction * duration)
+                    }
+                }
+                Phase::Struck => {
+                    let w = inverse_mass(self.gap.dofs(), gradient);
+                    let impact = impact_duration(k, n, w, delta.max(0.0), rate);
+                    if !w.is_nan() {
+                        m.start = t;
+                        m.duration = impact.unwrap_or(0.0);
+                        m.inverse_mass = w;
+                    }
+                    impact.map(|duration| fraction * duration)
+                }
+            };
+            (limit, m)
+        });
+        self.memory = memory;
+        limit
     }
 
     /// One event: the penetration (contact onset and separation are its zeros).
@@ -415,7 +504,7 @@ mod tests {
             MeasureKind::Projection { u: [0.6, 0.8], rotating: false },
         );
         let mut c = Contact::new(ContactGap::Measure(m), 0.25, 1e6, 0.5, DampingModel::Exact, 1e-3);
-        c.set_memory(ContactMemory { approach: 2.0, impact: 2.0, onset: 0.0 });
+        c.set_memory(ContactMemory { approach: 2.0, impact: 2.0, onset: 0.0, ..ContactMemory::NONE });
         let q = [0.05, 0.08, 0.3];
         let v = [0.4, -1.2, 2.0];
         let force = |q: &[f64], v: &[f64]| {
