@@ -934,10 +934,10 @@ impl Workspace {
         let n = x.a.len();
         let c = to - from;
         for (y, d) in x.a.iter_mut().zip(&self.step[..n]) {
-            *y = c * *d + *y;
+            *y += c * *d;
         }
         for (y, d) in x.lambda.iter_mut().zip(&self.step[n..]) {
-            *y = c * *d + *y;
+            *y += c * *d;
         }
         if self.previous_shift.len() == self.shift.len() {
             self.shift.clone_from(&self.previous_shift);
