@@ -19,6 +19,8 @@
 //! (the same numbers, bit for bit) alongside the samples' storage, so a term is one
 //! interpolation and one product; past the list (spacings d shorter than the sampling step
 //! need more terms than there are samples) the recurrence continues from its last entry.
+//! The series at a new sample's own time is carried over from the step that computed it
+//! there when it cannot change (`carried_series`). docs/solver.md has the measured cost.
 //!
 //! Energy: with alpha = 0 the element is a spring of stiffness k + c (its energy is
 //! potential); with alpha > 0 the work of the c D^alpha q term is booked as dissipated
