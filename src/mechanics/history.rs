@@ -110,6 +110,16 @@ impl<'a> HistoryWriter<'a> {
         self.fractional += 1;
     }
 
+    /// The next entry of the fractional list, to be filled in place: its lists keep their
+    /// storage (for an element that keeps its samples in another layout).
+    pub fn fractional_entry(&mut self) -> &mut FractionalHistory {
+        if self.fractional == self.history.fractional.len() {
+            self.history.fractional.push(FractionalHistory::default());
+        }
+        self.fractional += 1;
+        &mut self.history.fractional[self.fractional - 1]
+    }
+
     /// The next entry of its list.
     pub fn memory(&mut self, m: Memory) {
         match m {
@@ -189,19 +199,6 @@ impl Clone for FractionalHistory {
 }
 
 impl FractionalHistory {
-    /// q at time s by linear interpolation, searching backwards from sample index `k`.
-    pub(crate) fn value(&self, s: f64, k: &mut usize) -> f64 {
-        while *k > 0 && self.t[*k] > s {
-            *k -= 1;
-        }
-        if *k + 1 < self.t.len() && self.t[*k] < s {
-            let (t0, t1) = (self.t[*k], self.t[*k + 1]);
-            self.q[*k] + (self.q[*k + 1] - self.q[*k]) * (s - t0) / (t1 - t0)
-        } else {
-            self.q[*k]
-        }
-    }
-
     /// Whether the samples can be a history: as many times as values, all finite, times
     /// strictly increasing.
     pub fn validate(&self) -> Result<(), String> {
