@@ -77,6 +77,12 @@ fn a_snapshot_inside_an_impact_resteps_bit_for_bit() {
     }
 }
 
+/// models/ball_drop.toml without its `step = 5e-5`: on the default step.
+fn ball_drop_on_the_default_step() -> flexfmu::model::Model {
+    let text = std::fs::read_to_string(common::sim::model_path("ball_drop")).unwrap();
+    flexfmu::model::Model::parse(&text.replace("step = 5e-5\n", ""), "ball_drop.toml").unwrap()
+}
+
 /// A ball dropped from 1 mm onto the floor of models/ball_drop.toml (on the default step) comes
 /// to rest after its impacts; resting, its contact is sustained and sets no limit. Over 10 s it
 /// takes at most 5 % more steps than the run without the limit (a limit at the resting
@@ -84,9 +90,7 @@ fn a_snapshot_inside_an_impact_resteps_bit_for_bit() {
 /// static penetration (m g / K)^(2/3) below the radius, to 1e-9 m.
 #[test]
 fn a_resting_contact_sets_no_limit() {
-    let text = std::fs::read_to_string(common::sim::model_path("ball_drop")).unwrap();
-    let text = text.replace("step = 5e-5\n", "");
-    let model = flexfmu::model::Model::parse(&text, "ball_drop.toml").unwrap();
+    let model = ball_drop_on_the_default_step();
     let run = |limit: bool| {
         let mut sim = simulation_with(&model, &[("h0", 1e-3)], |_| {});
         sim.set_contact_step_limit(limit);
@@ -112,9 +116,7 @@ fn a_resting_contact_sets_no_limit() {
 /// over the 10 s). It rests at the static penetration as before.
 #[test]
 fn a_resting_contact_costs_what_a_free_body_costs() {
-    let text = std::fs::read_to_string(common::sim::model_path("ball_drop")).unwrap();
-    let text = text.replace("step = 5e-5\n", "");
-    let model = flexfmu::model::Model::parse(&text, "ball_drop.toml").unwrap();
+    let model = ball_drop_on_the_default_step();
     let run = |limit: bool| {
         let mut sim = simulation_with(&model, &[("h0", 1e-3)], |_| {});
         sim.set_contact_step_limit(limit);
