@@ -693,6 +693,17 @@ impl Simulation {
         }
     }
 
+    /// `snapshot` into `s`, copying into its vectors (no allocation once it has this
+    /// simulation's sizes): what a caller that saves a state before every call keeps.
+    pub fn snapshot_into(&self, s: &mut Snapshot) {
+        s.state.clone_from(&self.state);
+        s.inputs.clone_from(&self.system.inputs);
+        s.settings = self.settings;
+        s.stats = self.stepper.stats;
+        self.system.history_into(&mut s.history);
+        s.next_step = self.next_step;
+    }
+
     /// The sizes a snapshot of this simulation has.
     pub fn dimensions(&self) -> Dimensions {
         Dimensions {

@@ -226,3 +226,34 @@ fn every_example_model_allocations() {
         println!("{name}: {counts:?}");
     }
 }
+
+/// The FMU's doStep (the version-neutral core behind fmi2DoStep and fmi3DoStep, with its
+/// rollback copy of the state, its inputs and its outputs) allocates nothing after warm-up
+/// either. (A fractional damper's history grows with the run, with amortized allocations:
+/// `fractional_dampers_copy_their_history_without_allocating`.)
+#[test]
+fn fmu_do_step_allocates_nothing_after_warm_up() {
+    use flexfmu::fmu::instance::Instance;
+    use flexfmu::fmu::status::Status;
+    for name in ["pendulum_corotational", "crank_slider", "ball_drop", "heavy_top", "impact_beam"] {
+        let dir = tempfile::tempdir().unwrap();
+        let resources = dir.path().join("resources");
+        let model = common::fmu::example_resources(&resources, name);
+        let guid = flexfmu::fmu::variables::guid(&model.source);
+        let mut inst = Instance::instantiate(&resources, &guid, Box::new(|_, _, _| {}), false).unwrap();
+        assert_eq!(inst.enter_initialization_mode(), Status::Ok);
+        assert_eq!(inst.exit_initialization_mode("test"), Status::Ok);
+        let h = 1e-3;
+        let mut t = 0.0;
+        let mut step = |n: usize| {
+            for _ in 0..n {
+                assert_eq!(inst.do_step("test", t, h), Status::Ok);
+                t += h;
+            }
+        };
+        step(20);
+        let n = allocations_in(|| step(20));
+        println!("{name}: {n} allocations in 20 doSteps after 20 of warm-up");
+        assert_eq!(n, 0, "{name}: doStep allocated");
+    }
+}

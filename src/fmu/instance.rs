@@ -15,7 +15,7 @@ use super::status::Status;
 use super::variables::{Role, VarType, Variables, guid};
 use crate::simulation::blob;
 use crate::simulation::call_times::CallTimes;
-use crate::simulation::{Experiment, Model, Simulation, SolverSettings, StepEnd};
+use crate::simulation::{Experiment, Model, Simulation, Snapshot, SolverSettings, StepEnd};
 
 /// Relative tolerance for comparing communication points with the FMU time.
 const TIME_TOLERANCE: f64 = 1e-9;
@@ -44,6 +44,9 @@ pub struct Instance {
     tunable_marked: bool,
     /// Wall times of the doStep calls, logged with the solver statistics at termination.
     step_times: CallTimes,
+    /// The state before the current doStep, to return to if its outputs cannot be computed;
+    /// kept between calls so that taking it allocates nothing once it has the model's sizes.
+    rollback: Option<Snapshot>,
 }
 
 impl Instance {
@@ -79,6 +82,7 @@ impl Instance {
             sim: Some(sim),
             tunable_marked: false,
             step_times: CallTimes::default(),
+            rollback: None,
             model,
             guid,
             vars,
@@ -468,9 +472,11 @@ impl Instance {
                 return self.error(&format!("{function}: solver settings refused: {e}; kept the previous ones"));
             }
         }
-        let before = sim.snapshot();
-        let derivatives = std::mem::replace(&mut self.input_derivatives, vec![[0.0; 2]; self.inputs.len()]);
-        for (i, d) in derivatives.iter().enumerate() {
+        let before = self.rollback.get_or_insert_with(|| sim.snapshot());
+        sim.snapshot_into(before);
+        for (i, d) in self.input_derivatives.iter_mut().enumerate() {
+            // Used by this step only (cleared in place: a doStep allocates nothing).
+            let d = std::mem::take(d);
             for (k, x) in d.iter().enumerate().filter(|(_, x)| **x != 0.0) {
                 // Checked when set (finite, order 1 or 2, an input).
                 let _ = sim.set_input_derivative(i, k + 1, *x);
@@ -484,7 +490,7 @@ impl Instance {
         let outputs = stepped.map_err(|e| e.to_string()).and_then(|()| sim.output_values().map(|_| ()));
         if outputs.is_err() && sim.output_values().is_err() {
             // The snapshot is this simulation's own, so it fits.
-            let _ = sim.restore(&before);
+            let _ = sim.restore(before);
         }
         match outputs {
             Ok(()) => {
