@@ -299,13 +299,14 @@ impl CorotationalBeam2d {
         let (c, s) = (g.c, g.s);
         let ml = self.local_mass(g.thb);
         let b = self.rho_a * self.l0 / 420.0;
-        let (tv, t1v) = (rotate(c, s, v), rotate_derivative(c, s, v));
+        let tv = rotate(c, s, v);
+        let t1v = turn(&tv); // (dT/dbeta) v = J T v
         let mltv = ml * tv;
         // dM_L/dth_i T v (eq. 16 differentiated); dM_L/dbeta = -(dM_L/dth1 + dM_L/dth2).
         let d1tv = coupling_times(21.0, 14.0, &tv) * b;
         let d2tv = coupling_times(-14.0, -21.0, &tv) * b;
         let mv = [
-            rotate_derivative_transposed(c, s, &mltv) + rotate_transposed(c, s, &(ml * t1v))
+            rotate_transposed(c, s, &turn_back(&mltv)) + rotate_transposed(c, s, &(ml * t1v))
                 - rotate_transposed(c, s, &(d1tv + d2tv)),
             rotate_transposed(c, s, &d1tv),
             rotate_transposed(c, s, &d2tv),
@@ -426,14 +427,14 @@ fn rotate_transposed(c: f64, s: f64, x: &V6) -> V6 {
     V6::from([c * x[0] - s * x[1], s * x[0] + c * x[1], x[2], c * x[3] - s * x[4], s * x[3] + c * x[4], x[5]])
 }
 
-/// (dT/dbeta) x.
-fn rotate_derivative(c: f64, s: f64, x: &V6) -> V6 {
-    V6::from([c * x[1] - s * x[0], -(c * x[0] + s * x[1]), 0.0, c * x[4] - s * x[3], -(c * x[3] + s * x[4]), 0.0])
+/// J x, with dT/dbeta = J T (eq. 12 differentiated): J = diag(W, 0, W, 0), W = [[0, 1], [-1, 0]].
+fn turn(x: &V6) -> V6 {
+    V6::from([x[1], -x[0], 0.0, x[4], -x[3], 0.0])
 }
 
-/// (dT/dbeta)^T x.
-fn rotate_derivative_transposed(c: f64, s: f64, x: &V6) -> V6 {
-    V6::from([-(s * x[0] + c * x[1]), c * x[0] - s * x[1], 0.0, -(s * x[3] + c * x[4]), c * x[3] - s * x[4], 0.0])
+/// J^T x, so that (dT/dbeta)^T x = T^T J^T x.
+fn turn_back(x: &V6) -> V6 {
+    V6::from([-x[1], x[0], 0.0, -x[4], x[3], 0.0])
 }
 
 /// `CorotationalBeam2d::coupling(m1, m2) x` without the matrix.
