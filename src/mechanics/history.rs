@@ -103,11 +103,7 @@ impl<'a> HistoryWriter<'a> {
 
     /// The next entry of the fractional list.
     pub fn fractional(&mut self, h: &FractionalHistory) {
-        match self.history.fractional.get_mut(self.fractional) {
-            Some(entry) => entry.clone_from(h),
-            None => self.history.fractional.push(h.clone()),
-        }
-        self.fractional += 1;
+        self.fractional_entry().clone_from(h);
     }
 
     /// The next entry of the fractional list, to be filled in place: its lists keep their

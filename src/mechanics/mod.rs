@@ -514,7 +514,7 @@ impl Dynamics for System {
     }
 
     fn contact_may_limit(&self, q: &[f64], v: &[f64], t: f64, horizon: f64) -> bool {
-        self.groups.iter().any(|g| g.has_contact_time_scales() && g.contact_may_limit(q, v, t, horizon))
+        self.groups.iter().any(|g| g.contact_may_limit(q, v, t, horizon))
     }
 
     fn contact_step_limit(

@@ -152,7 +152,7 @@ impl FractionalSpringDamper {
                     if s < end {
                         break;
                     }
-                    w = w * (jf - self.order - 1.0) / jf;
+                    w = next_coefficient(w, jf, self.order);
                     sum += w * interpolate(h, s, &mut k);
                     jf += 1.0;
                 }
@@ -182,7 +182,7 @@ impl FractionalSpringDamper {
         }
         let mut w = c[c.len() - 1];
         for j in c.len()..target {
-            w = w * (j as f64 - self.order - 1.0) / j as f64;
+            w = next_coefficient(w, j as f64, self.order);
             c.push(w);
         }
     }
@@ -335,6 +335,11 @@ impl Element for FractionalSpringDamper {
         let (_, fractional, _) = self.force(x.q, x.t);
         fractional * self.measure.rate(x.q, x.v)
     }
+}
+
+/// The Grünwald coefficient A_{j+1} from A_j (paper 003 eq. 10): A_{j+1} = (j - alpha - 1)/j A_j.
+fn next_coefficient(a_j: f64, j: f64, order: f64) -> f64 {
+    a_j * (j - order - 1.0) / j
 }
 
 /// q at time s by linear interpolation between the samples, searching backwards from sample
