@@ -462,7 +462,7 @@ impl Simulation {
     /// from the others, the state at the interval's end violates a joint, so the simulation
     /// returns to the interval's start and reports `StepError::RedundancyChanged`.
     pub fn step_to(&mut self, t_end: f64) -> Result<(), StepError> {
-        let start = self.system.has_redundant_rows().then(|| self.snapshot());
+        let start = self.system.has_redundant_rows().then(|| self.copy_state());
         let result = self.advance_to(t_end).and_then(|()| self.check_redundant_rows());
         if let (Err(StepError::RedundancyChanged { .. }), Some(start)) = (&result, &start) {
             // This simulation's own snapshot: it fits.
@@ -548,9 +548,8 @@ impl Simulation {
             return Err(StepError::TooManySteps { t: self.state.t, t_end, step: largest, needed });
         }
         self.outputs_current = false;
-        // Each communication interval starts from a fresh Newton matrix, so that a restored
-        // snapshot re-steps bit for bit like the original run.
-        self.stepper.workspace.invalidate();
+        // The Newton matrix and the predictor's history carry over from the last interval (a
+        // snapshot starts both afresh).
         // Steps far below the internal step (masters that drift produce ~1e-13 s) are taken
         // by Taylor extrapolation: an implicit step that short is ill-conditioned.
         if span <= 1e-9 * self.settings.step {
@@ -682,7 +681,19 @@ impl Simulation {
         scene.frame(&self.system, &self.state.q, &self.state.v, self.state.t)
     }
 
-    pub fn snapshot(&self) -> Snapshot {
+    /// A state to come back to (an FMU state, a saved run): its snapshot, and the next step
+    /// starts from a fresh Newton matrix and predictor, as it does after `restore`, so that a
+    /// restored snapshot re-steps bit for bit like the run that took it. Otherwise the Newton
+    /// matrix and the predictor's history carry over from one `step_to` to the next.
+    pub fn snapshot(&mut self) -> Snapshot {
+        self.stepper.workspace.invalidate();
+        self.copy_state()
+    }
+
+    /// The snapshot's contents without making the state a restart point: a copy to return to
+    /// if the next call fails (`restore` starts afresh, so re-stepping from it takes the
+    /// same steps as the original run only up to the Newton tolerance).
+    pub fn copy_state(&self) -> Snapshot {
         Snapshot {
             state: self.state.clone(),
             inputs: self.system.inputs.clone(),
@@ -693,7 +704,7 @@ impl Simulation {
         }
     }
 
-    /// `snapshot` into `s`, copying into its vectors (no allocation once it has this
+    /// `copy_state` into `s`, copying into its vectors (no allocation once it has this
     /// simulation's sizes): what a caller that saves a state before every call keeps.
     pub fn snapshot_into(&self, s: &mut Snapshot) {
         s.state.clone_from(&self.state);

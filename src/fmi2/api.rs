@@ -361,7 +361,7 @@ unsafe fn no_variables(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2GetFMUstate(c: Fmi2Component, FMUstate: *mut Fmi2FmuState) -> c_int {
     let function = "fmi2GetFMUstate";
-    unsafe { guarded(c, Call::GetFmuState, function, |inst| handle::get(&inst.core, function, FMUstate)) }
+    unsafe { guarded(c, Call::GetFmuState, function, |inst| handle::get(&mut inst.core, function, FMUstate)) }
 }
 
 #[unsafe(no_mangle)]

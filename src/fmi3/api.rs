@@ -257,7 +257,7 @@ pub unsafe extern "C" fn fmi3DoStep(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi3GetFMUState(instance: Fmi3Instance, FMUState: *mut Fmi3FmuState) -> c_int {
     let function = "fmi3GetFMUState";
-    unsafe { guarded(instance, Call::FmuState, function, |inst| handle::get(&inst.core, function, FMUState)) }
+    unsafe { guarded(instance, Call::FmuState, function, |inst| handle::get(&mut inst.core, function, FMUState)) }
 }
 
 #[unsafe(no_mangle)]

@@ -472,7 +472,7 @@ impl Instance {
                 return self.error(&format!("{function}: solver settings refused: {e}; kept the previous ones"));
             }
         }
-        let before = self.rollback.get_or_insert_with(|| sim.snapshot());
+        let before = self.rollback.get_or_insert_with(|| sim.copy_state());
         sim.snapshot_into(before);
         for (i, d) in self.input_derivatives.iter_mut().enumerate() {
             // Used by this step only (cleared in place: a doStep allocates nothing).
@@ -623,7 +623,7 @@ impl Instance {
     }
 
     /// The instance's FMU state as a blob.
-    pub fn fmu_state(&self) -> Vec<u8> {
+    pub fn fmu_state(&mut self) -> Vec<u8> {
         blob::encode(&FmuState {
             guid: self.guid.clone(),
             lifecycle: self.state,
@@ -633,7 +633,7 @@ impl Instance {
             start_time: self.start_time,
             stop_time: self.stop_time,
             last_successful_time: self.last_successful_time,
-            simulation: self.sim.as_ref().map(Simulation::snapshot),
+            simulation: self.sim.as_mut().map(Simulation::snapshot),
         })
     }
 

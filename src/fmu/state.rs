@@ -122,7 +122,7 @@ pub mod handle {
     ///
     /// # Safety
     /// `state` is NULL or valid for reads and writes; a non-NULL `*state` came from this module.
-    pub unsafe fn get(core: &Instance, function: &str, state: *mut *mut c_void) -> Status {
+    pub unsafe fn get(core: &mut Instance, function: &str, state: *mut *mut c_void) -> Status {
         if state.is_null() {
             return null_argument(core, function);
         }
