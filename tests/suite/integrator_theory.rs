@@ -313,3 +313,48 @@ fn linear_problem_needs_one_factorization_per_run() {
         assert_eq!(st.factorizations, 1, "{method}: one factorization for a linear problem");
     }
 }
+
+/// The Newton matrix and the predictor carry over from one `step_to` to the next, and the
+/// outputs computed between two calls (as every doStep does) use a factorization of their own:
+/// a run cut into one call per step factorizes about as often as a run in one call (each
+/// call started afresh before: one factorization per step) and ends at the same state up to
+/// the Newton tolerance (the cut run's step sizes differ from the whole run's in the last
+/// bits, so not bit for bit). A snapshot is a restart point: the run continued after it and
+/// a run restored from it re-step bit for bit.
+#[test]
+fn results_do_not_depend_on_the_communication_points() {
+    for name in ["pendulum_corotational", "crank_slider", "heavy_top", "rigid_pendulum"] {
+        let model = common::sim::example(name);
+        let h = common::sim::simulation_with(&model, &[], |_| {}).settings().step;
+        let steps = 200;
+        let mut whole = common::sim::simulation_with(&model, &[], |_| {});
+        whole.step_to(steps as f64 * h).unwrap();
+        let mut cut = common::sim::simulation_with(&model, &[], |_| {});
+        for k in 1..=steps {
+            cut.step_to(k as f64 * h).unwrap();
+            cut.output_values().unwrap();
+        }
+        let (w, c) = (whole.statistics(), cut.statistics());
+        let dq = whole.state().q.iter().zip(&cut.state().q).fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+        let dv = whole.state().v.iter().zip(&cut.state().v).fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+        println!(
+            "{name}: {steps} steps in one call: {} factorizations; one call per step: {}; max |dq| {dq:.1e}, |dv| {dv:.1e}",
+            w.factorizations, c.factorizations
+        );
+        assert_eq!((w.steps, c.steps), (steps as u64, steps as u64), "{name}");
+        assert!(c.factorizations <= 2 * w.factorizations + 2, "{name}: {} vs {}", c.factorizations, w.factorizations);
+        // Newton tolerance 1e-10 (relative to the coordinates, at most ~1) per step, summed.
+        let tol = steps as f64 * whole.settings().tolerance.max(1e-10);
+        assert!(dq <= tol && dv <= 100.0 * tol, "{name}: |dq| {dq:e}, |dv| {dv:e}");
+        // A snapshot mid-run: continuing and restoring re-step alike.
+        let mut sim = common::sim::simulation_with(&model, &[], |_| {});
+        sim.step_to(50.0 * h).unwrap();
+        let snapshot = sim.snapshot();
+        sim.step_to(100.0 * h).unwrap();
+        let mut restored = common::sim::simulation_with(&model, &[], |_| {});
+        restored.restore(&snapshot).unwrap();
+        restored.step_to(100.0 * h).unwrap();
+        assert_eq!(sim.state().q, restored.state().q, "{name}: restored positions");
+        assert_eq!(sim.state().v, restored.state().v, "{name}: restored velocities");
+    }
+}
