@@ -793,17 +793,18 @@ fn iterate(cx: &mut StepContext, stage: &Stage, x: &mut Iterate, strategy: Newto
             theta = increment / previous_increment;
         }
         // At a singular configuration (the constraint Jacobian loses rank, e.g. a four-bar
-        // chain passing its flat position) the exact Newton step (and the one before it)
-        // stops contracting in the
-        // directions the rank loss frees (the steps flip back and forth, theta = 1) while the
-        // residual is already small: the iterate solves the stage equations as well as
-        // floating point allows there (the residual form of the stagnation test, Deuflhard
-        // 2004, sec. 2.1.5); keep it, without the step. "Small" is sqrt(tol) of the forces:
-        // at a singular (multiple) root a solve attains about the square root of the accuracy
-        // it attains at a regular one; IFToMM's N four-bar (N = 40) flipped at a
-        // force residual of 4e-9-1e-7 relative with tol = 1e-10, and at tol that run stopped
-        // at its flat position at t = 8.58 s, depending on where earlier steps had refreshed
-        // the matrix.
+        // chain passing its flat position) exact Newton steps (this one and the last) stop
+        // contracting in the directions the rank loss frees (the steps flip back and forth,
+        // theta = 1) while the residual is already small: the iterate solves the stage
+        // equations as well as floating point allows there (the residual form of the
+        // stagnation test, Deuflhard 2004, sec. 2.1.5); keep it, without the step. "Small" is
+        // sqrt(tol) of the forces: at a singular (multiple) root a solve attains about the
+        // square root of the accuracy it attains at a regular one. IFToMM's N four-bar
+        // (N = 40) flipped at force residuals of 4e-9 to 1e-7 relative with tol = 1e-10, and
+        // with tol here that run stopped at its flat position at t = 8.58 s, or not,
+        // depending on where earlier steps had refreshed the matrix. Two exact steps: a
+        // refreshed matrix's first step is often longer than the kept matrix's before it,
+        // which is no sign of a singular configuration.
         if fresh
             && previous_exact
             && theta >= 0.5
