@@ -706,7 +706,7 @@ impl Simulation {
 
     /// `copy_state` into `s`, copying into its vectors (no allocation once it has this
     /// simulation's sizes): what a caller that saves a state before every call keeps.
-    pub fn snapshot_into(&self, s: &mut Snapshot) {
+    pub fn copy_state_into(&self, s: &mut Snapshot) {
         s.state.clone_from(&self.state);
         s.inputs.clone_from(&self.system.inputs);
         s.settings = self.settings;

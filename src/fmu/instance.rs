@@ -473,7 +473,7 @@ impl Instance {
             }
         }
         let before = self.rollback.get_or_insert_with(|| sim.copy_state());
-        sim.snapshot_into(before);
+        sim.copy_state_into(before);
         for (i, d) in self.input_derivatives.iter_mut().enumerate() {
             // Used by this step only (cleared in place: a doStep allocates nothing).
             let d = std::mem::take(d);
