@@ -89,9 +89,10 @@ impl SolverSettings {
         if let Some(k) = &s.newton {
             out.strategy = k.get_ref().parse().map_err(|e| model.error(k.span(), e))?;
         }
-        if let Some(c) = &s.constraints {
-            out.constraints = c.get_ref().parse().map_err(|e| model.error(c.span(), e))?;
-        }
+        out.constraints = match &s.constraints {
+            Some(c) => c.get_ref().parse().map_err(|e| model.error(c.span(), e))?,
+            None => ConstraintTreatment::default_for(out.rho_inf),
+        };
         for (decl, slot, name) in [
             (&s.baumgarte_alpha, &mut out.baumgarte.alpha, "baumgarte_alpha"),
             (&s.baumgarte_beta, &mut out.baumgarte.beta, "baumgarte_beta"),

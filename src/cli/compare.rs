@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use flexfmu::integrators::{ErrorControl, Method, NewtonStrategy};
+use flexfmu::integrators::{ConstraintTreatment, ErrorControl, Method, NewtonStrategy};
 use flexfmu::model::Model;
 use flexfmu::simulation::{Experiment, Simulation, SolverSettings};
 
@@ -124,11 +124,17 @@ fn errors(run: &Run, reference: &Run, scale: &[f64]) -> (Vec<f64>, f64) {
     (end, max)
 }
 
-/// Fixed steps: the comparison is over the step size.
-fn settings_for(base: &SolverSettings, method: Method, rho_inf: f64, step: f64) -> SolverSettings {
+/// Fixed steps: the comparison is over the step size. Without a treatment named in the model
+/// file, each method runs with the default for its rho_inf (src/integrators/constraints.rs).
+fn settings_for(base: &SolverSettings, model: &Model, method: Method, rho_inf: f64, step: f64) -> SolverSettings {
     let (lo, hi) = method.rho_inf_range();
+    let rho_inf = rho_inf.clamp(lo, hi);
     let error_control = ErrorControl { enabled: false, ..base.error_control };
-    SolverSettings { method, rho_inf: rho_inf.clamp(lo, hi), step, error_control, ..*base }
+    let constraints = match model.definition.solver.constraints {
+        Some(_) => base.constraints,
+        None => ConstraintTreatment::default_for(rho_inf),
+    };
+    SolverSettings { method, rho_inf, step, error_control, constraints, ..*base }
 }
 
 pub fn run(args: CompareArgs) -> Result<()> {
@@ -198,8 +204,10 @@ pub fn run(args: CompareArgs) -> Result<()> {
 
     // The reference, and its own error estimated from a run at twice its step.
     let ref_tolerance = base.tolerance.min(1e-12);
-    let ref_settings =
-        |h| SolverSettings { tolerance: ref_tolerance, ..settings_for(&base, args.reference_integrator, rho_inf, h) };
+    let ref_settings = |h| SolverSettings {
+        tolerance: ref_tolerance,
+        ..settings_for(&base, &model, args.reference_integrator, rho_inf, h)
+    };
     let total = 2 + methods.len() * steps.len();
     let mut progress = Progress::new(total as u64, "{msg}");
     progress.update(0, || format!("run 1/{total}: reference"));
@@ -219,7 +227,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
     for &method in &methods {
         let mut previous: Option<(f64, f64)> = None;
         for &h in &steps {
-            let s = settings_for(&base, method, rho_inf, h);
+            let s = settings_for(&base, &model, method, rho_inf, h);
             s.validate().map_err(anyhow::Error::msg)?;
             let done = 2 + rows.len();
             progress.update(done as u64, || format!("run {}/{total}: {method} at step {h:e}", done + 1));
