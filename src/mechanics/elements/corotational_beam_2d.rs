@@ -66,9 +66,19 @@ pub struct CorotationalBeam2d {
     /// Rotary inertia per unit length I_rho.
     pub rho_i: f64,
     pub gravity: [f64; 2],
-    /// The th_bar-independent part of M_L (eqs. 13-16), built once.
-    local_mass_constant: M6,
+    /// The th_bar-independent part of M_L (eqs. 13-16), built once, by blocks: the axial dofs
+    /// (u1, u2: rows/columns 0, 3) couple only with each other (A_rho l0/420 [[140, 70],
+    /// [70, 140]], M_L2 alone) and the transverse dofs (w1, th1, w2, th2: 1, 2, 4, 5) form a
+    /// dense symmetric block (M_L1 + M_L2); only the coupling of eq. 16 joins the two.
+    mass_axial: [[f64; 2]; 2],
+    mass_transverse: [[f64; 4]; 4],
+    /// A_rho l0/420, the factor of M_L2 and of its th_bar coupling (eqs. 15-16).
+    coupling_scale: f64,
 }
+
+/// Rows/columns of M_L's axial and transverse blocks.
+const AXIAL: [usize; 2] = [0, 3];
+const TRANSVERSE: [usize; 4] = [1, 2, 4, 5];
 
 /// Current geometry of the chord.
 struct Geometry {
@@ -76,10 +86,19 @@ struct Geometry {
     c: f64,
     s: f64,
     thb: [f64; 2],
-    /// b1 = dl/dq.
-    r: V6,
+}
+
+impl Geometry {
+    /// r = b1 = dl/dq.
+    fn r(&self) -> V6 {
+        V6::from([-self.c, -self.s, 0.0, self.c, self.s, 0.0])
+    }
+
     /// z / l = dbeta/dq.
-    z: V6,
+    fn z(&self) -> V6 {
+        let (c, s, l) = (self.c, self.s, self.l);
+        V6::from([s / l, -c / l, 0.0, -s / l, c / l, 0.0])
+    }
 }
 
 impl CorotationalBeam2d {
@@ -99,12 +118,15 @@ impl CorotationalBeam2d {
             rho_a: p.density * p.area,
             rho_i: p.density * p.inertia,
             gravity,
-            local_mass_constant: M6::zeros(),
+            mass_axial: [[0.0; 2]; 2],
+            mass_transverse: [[0.0; 4]; 4],
+            coupling_scale: p.density * p.area * l0 / 420.0,
         }
         .with_local_mass_constant()
     }
 
-    /// Local consistent mass without its th_bar coupling: M_L1 + M_L2 at th_bar = 0 (eqs. 13-16).
+    /// Local consistent mass without its th_bar coupling: M_L1 + M_L2 at th_bar = 0 (eqs. 13-16),
+    /// kept as its axial and transverse blocks (all its other entries are zero).
     fn with_local_mass_constant(mut self) -> Self {
         let l = self.l0;
         let a = self.rho_i / (30.0 * l);
@@ -117,7 +139,7 @@ impl CorotationalBeam2d {
             0.0, -36.0, -3.0 * l, 0.0, 36.0, -3.0 * l,
             0.0, 3.0 * l, -l * l, 0.0, -3.0 * l, 4.0 * l * l,
         ]) * a;
-        let b = self.rho_a * l / 420.0;
+        let b = self.coupling_scale;
         #[rustfmt::skip]
         let m2 = M6::from_row_slice(&[
             140.0, 0.0, 0.0, 70.0, 0.0, 0.0,
@@ -127,12 +149,16 @@ impl CorotationalBeam2d {
             0.0, 54.0, 13.0 * l, 0.0, 156.0, -22.0 * l,
             0.0, -13.0 * l, -3.0 * l * l, 0.0, -22.0 * l, 4.0 * l * l,
         ]) * b;
-        self.local_mass_constant = m1 + m2;
+        let m = m1 + m2;
+        self.mass_axial = AXIAL.map(|i| AXIAL.map(|j| m[(i, j)]));
+        self.mass_transverse = TRANSVERSE.map(|i| TRANSVERSE.map(|j| m[(i, j)]));
         self
     }
 
+    /// The element's six values of a global vector: each node's (x, y, th) are consecutive.
     fn gather(&self, v: &[f64]) -> V6 {
-        V6::from_fn(|i, _| v[self.dofs[i]])
+        let (n1, n2) = (&v[self.dofs[0]..][..3], &v[self.dofs[3]..][..3]);
+        V6::from([n1[0], n1[1], n1[2], n2[0], n2[1], n2[2]])
     }
 
     fn geometry(&self, q: &V6) -> Geometry {
@@ -143,14 +169,7 @@ impl CorotationalBeam2d {
         let a = dy.atan2(dx);
         let tau = std::f64::consts::TAU;
         let beta = a + tau * ((0.5 * (q[2] + q[5]) - a) / tau).round();
-        Geometry {
-            l,
-            c,
-            s,
-            thb: [q[2] - beta, q[5] - beta],
-            r: V6::from([-c, -s, 0.0, c, s, 0.0]),
-            z: V6::from([s / l, -c / l, 0.0, -s / l, c / l, 0.0]),
-        }
+        Geometry { l, c, s, thb: [q[2] - beta, q[5] - beta] }
     }
 
     /// Local bending stiffness (Timoshenko, w1 = w2 = 0): [M1, M2] = Kb [thb1, thb2].
@@ -160,10 +179,43 @@ impl CorotationalBeam2d {
         [[d, o], [o, d]]
     }
 
-    /// Local consistent mass M_L = M_L1 + M_L2 (eqs. 13-16) at th_bar.
+    /// The coefficients A_rho l0/420 (m1, m2) of eq. 16's coupling at th_bar:
+    /// m1 = 21 th_bar1 - 14 th_bar2, m2 = 14 th_bar1 - 21 th_bar2. Linear, so at th_bar's
+    /// rate they give dM_L/dt.
+    fn coupling_coefficients(&self, thb: [f64; 2]) -> (f64, f64) {
+        let b = self.coupling_scale;
+        ((21.0 * thb[0] - 14.0 * thb[1]) * b, (14.0 * thb[0] - 21.0 * thb[1]) * b)
+    }
+
+    /// Local consistent mass M_L = M_L1 + M_L2 (eqs. 13-16) at th_bar (the tangent path).
     fn local_mass(&self, thb: [f64; 2]) -> M6 {
-        let b = self.rho_a * self.l0 / 420.0;
-        self.local_mass_constant + Self::coupling(21.0 * thb[0] - 14.0 * thb[1], 14.0 * thb[0] - 21.0 * thb[1]) * b
+        let (m1, m2) = self.coupling_coefficients(thb);
+        let mut m = Self::coupling(m1, m2);
+        for (a, &i) in AXIAL.iter().enumerate() {
+            for (b, &j) in AXIAL.iter().enumerate() {
+                m[(i, j)] += self.mass_axial[a][b];
+            }
+        }
+        for (a, &i) in TRANSVERSE.iter().enumerate() {
+            for (b, &j) in TRANSVERSE.iter().enumerate() {
+                m[(i, j)] += self.mass_transverse[a][b];
+            }
+        }
+        m
+    }
+
+    /// M_L(th_bar) x (eqs. 13-16) without forming M_L: the axial 2 x 2 and transverse 4 x 4
+    /// blocks of the constant part, plus the th_bar coupling of eq. 16 (8 non-zeros).
+    fn local_mass_times(&self, thb: [f64; 2], x: &V6) -> V6 {
+        let (m1, m2) = self.coupling_coefficients(thb);
+        let mut y = coupling_times(m1, m2, x);
+        for (row, &i) in self.mass_axial.iter().zip(&AXIAL) {
+            y[i] += row[0] * x[0] + row[1] * x[3];
+        }
+        for (row, &i) in self.mass_transverse.iter().zip(&TRANSVERSE) {
+            y[i] += row[0] * x[1] + row[1] * x[2] + row[2] * x[4] + row[3] * x[5];
+        }
+        y
     }
 
     /// The th_bar-dependent part of eq. 15 for given (m1, m2) (eq. 16), without A_rho l0/420.
@@ -208,7 +260,7 @@ impl CorotationalBeam2d {
     fn mass_derivatives(&self, g: &Geometry) -> (M6, [M6; 3], [M6; 3]) {
         let [t, t1, t2] = Self::rotations(g.c, g.s);
         let ml = self.local_mass(g.thb);
-        let b = self.rho_a * self.l0 / 420.0;
+        let b = self.coupling_scale;
         let d1 = Self::coupling(21.0, 14.0) * b; // dM_L/dth1
         let d2 = Self::coupling(-14.0, -21.0) * b; // dM_L/dth2
         let db = -(d1 + d2); // dM_L/dbeta (th_bar_i = th_i - beta)
@@ -232,8 +284,9 @@ impl CorotationalBeam2d {
         e3[2] = 1.0;
         let mut e6 = V6::zeros();
         e6[5] = 1.0;
-        let h = -(g.r * g.z.transpose() + g.z * g.r.transpose()) / g.l;
-        ([g.z, e3, e6], h)
+        let (r, z) = (g.r(), g.z());
+        let h = -(r * z.transpose() + z * r.transpose()) / g.l;
+        ([z, e3, e6], h)
     }
 
     /// Second derivative d2M_g/dp_j dp_k (zero unless beta is involved).
@@ -245,27 +298,38 @@ impl CorotationalBeam2d {
         }
     }
 
-    /// Local elastic forces (N, M1, M2) and B (eq. 5).
-    fn elastic(&self, g: &Geometry) -> ([f64; 3], [V6; 3]) {
+    /// Local elastic forces F_EL = (N, M1, M2).
+    fn section_forces(&self, g: &Geometry) -> [f64; 3] {
         let kb = self.bending();
         let n = self.ea * (g.l - self.l0) / self.l0;
         let m1 = kb[0][0] * g.thb[0] + kb[0][1] * g.thb[1];
         let m2 = kb[1][0] * g.thb[0] + kb[1][1] * g.thb[1];
-        let mut b2 = -g.z;
+        [n, m1, m2]
+    }
+
+    /// Local elastic forces (N, M1, M2) and B (eq. 5).
+    fn elastic(&self, g: &Geometry) -> ([f64; 3], [V6; 3]) {
+        let z = g.z();
+        let mut b2 = -z;
         b2[2] += 1.0;
-        let mut b3 = -g.z;
+        let mut b3 = -z;
         b3[5] += 1.0;
-        ([n, m1, m2], [g.r, b2, b3])
+        (self.section_forces(g), [g.r(), b2, b3])
     }
 
     /// Elastic force F_E = B^T F_EL (eq. 8) alone (the residual path: no tangent).
     pub fn elastic_force(&self, q: &[f64]) -> V6 {
-        self.elastic_force_at(&self.geometry(&self.gather(q)))
+        let g = self.geometry(&self.gather(q));
+        rotate_transposed(g.c, g.s, &self.local_elastic_force(&g))
     }
 
-    fn elastic_force_at(&self, g: &Geometry) -> V6 {
-        let ([n, m1, m2], b) = self.elastic(g);
-        b[0] * n + b[1] * m1 + b[2] * m2
+    /// T F_E. The rows of B (eq. 5) are T^T times local rows: b1 = r = T^T (-1, 0, 0, 1, 0, 0),
+    /// b2, b3 = e_th1, e_th2 - z/l with z = T^T (0, -1, 0, 0, 1, 0), so F_E = B^T F_EL =
+    /// T^T (-N, (M1 + M2)/l, M1, N, -(M1 + M2)/l, M2).
+    fn local_elastic_force(&self, g: &Geometry) -> V6 {
+        let [n, m1, m2] = self.section_forces(g);
+        let shear = (m1 + m2) / g.l;
+        V6::from([-n, shear, m1, n, -shear, m2])
     }
 
     /// Elastic force F_E (eq. 8) and tangent dF_E/dq.
@@ -280,44 +344,54 @@ impl CorotationalBeam2d {
                 k += b[i + 1] * b[j + 1].transpose() * kb[i][j];
             }
         }
-        k += g.z * g.z.transpose() * (n * g.l) + (g.r * g.z.transpose() + g.z * g.r.transpose()) * ((m1 + m2) / g.l);
+        let (r, z) = (g.r(), g.z());
+        k += z * z.transpose() * (n * g.l) + (r * z.transpose() + z * r.transpose()) * ((m1 + m2) / g.l);
         (f, k)
     }
 
     /// Inertia force F_I (eq. 17) split into M_g a and the quadratic-velocity part, by
-    /// matrix-vector products only (the residual path, evaluated every Newton iteration):
-    /// with T, T' = dT/dbeta (eq. 12) and M_L(th_bar) (eqs. 13-16),
-    /// M_g a = T^T M_L T a, and M_j v (j = beta, th1, th2) from
-    /// M_beta = T'^T M_L T + T^T M_L T' + T^T dM_L/dbeta T, M_i = T^T dM_L/dth_i T.
-    /// Equals `inertia(..).0, .1` (tested in tests/suite/beam_element.rs).
+    /// products with vectors only (the residual path, evaluated every Newton iteration; see
+    /// `local_inertia_force`). Equals `inertia(..).0, .1` (tested in tests/suite/beam_element.rs).
     pub fn inertia_force(&self, q: &[f64], v: &[f64], a: &[f64]) -> (V6, V6) {
         let g = self.geometry(&self.gather(q));
-        self.inertia_force_at(&g, &self.gather(v), &self.gather(a))
+        let (tv, ta) = (rotate(g.c, g.s, &self.gather(v)), rotate(g.c, g.s, &self.gather(a)));
+        let (ma, quad) = self.local_inertia_force(&g, &tv, &ta);
+        (rotate_transposed(g.c, g.s, &ma), rotate_transposed(g.c, g.s, &quad))
     }
 
-    fn inertia_force_at(&self, g: &Geometry, v: &V6, a: &V6) -> (V6, V6) {
-        let (c, s) = (g.c, g.s);
-        let ml = self.local_mass(g.thb);
-        let b = self.rho_a * self.l0 / 420.0;
-        let tv = rotate(c, s, v);
-        let t1v = turn(&tv); // (dT/dbeta) v = J T v
-        let mltv = ml * tv;
-        // dM_L/dth_i T v (eq. 16 differentiated); dM_L/dbeta = -(dM_L/dth1 + dM_L/dth2).
-        let d1tv = coupling_times(21.0, 14.0, &tv) * b;
-        let d2tv = coupling_times(-14.0, -21.0, &tv) * b;
-        let mv = [
-            rotate_transposed(c, s, &turn_back(&mltv)) + rotate_transposed(c, s, &(ml * t1v))
-                - rotate_transposed(c, s, &(d1tv + d2tv)),
-            rotate_transposed(c, s, &d1tv),
-            rotate_transposed(c, s, &d2tv),
-        ];
-        // dp/dq for p = (beta, th1, th2), without the Hessian of beta the tangent needs.
-        let gp = [g.z, V6::from([0.0, 0.0, 1.0, 0.0, 0.0, 0.0]), V6::from([0.0, 0.0, 0.0, 0.0, 0.0, 1.0])];
-        let mut quad = V6::zeros();
-        for j in 0..3 {
-            quad += mv[j] * gp[j].dot(v) - gp[j] * (0.5 * v.dot(&mv[j]));
-        }
-        (rotate_transposed(c, s, &(ml * rotate(c, s, a))), quad)
+    /// T F_I (eq. 17), as T M_g a and T times the quadratic-velocity part, from T v and T a,
+    /// without forming a matrix. With T, T' = dT/dbeta = J T (eq. 12) and M_L(th_bar)
+    /// (eqs. 13-16), every M_j = dM_g/dp_j, p = (beta, th1, th2), is T^T (local) T:
+    /// M_beta = T^T (J^T M_L + M_L J + dM_L/dbeta) T, M_i = T^T dM_L/dth_i T, and
+    /// dM_L/dbeta = -(dM_L/dth1 + dM_L/dth2) since th_bar_i = th_i - beta. The gradients
+    /// g_j = dp_j/dq are T^T of local ones too: g_beta = z/l = T^T (0, -1, 0, 0, 1, 0)/l, and T
+    /// leaves the rotations, g_thi = e_thi. So in the local frame:
+    /// * M_g a = T^T M_L (T a);
+    /// * sum_j pdot_j M_j v = dM_g/dt v = T^T (betadot (J^T M_L + M_L J) + dM_L/dt) T v, with
+    ///   dM_L/dt the coupling of eq. 16 at th_bar's rate;
+    /// * v^T M_j v = (T v)^T (local M_j) (T v): (T v)^T (J^T M_L + M_L J) (T v) = 2 (J T v) . (M_L T v).
+    fn local_inertia_force(&self, g: &Geometry, tv: &V6, ta: &V6) -> (V6, V6) {
+        // pdot: betadot = z . v = ((T v)_w2 - (T v)_w1)/l (transverse velocities in the chord
+        // frame), th_bar's rate = thdot - betadot.
+        let betadot = (tv[4] - tv[1]) / g.l;
+        let thb_rate = [tv[2] - betadot, tv[5] - betadot];
+        let mtv = self.local_mass_times(g.thb, tv);
+        let jtv = turn(tv);
+        let (m1_rate, m2_rate) = self.coupling_coefficients(thb_rate);
+        let mut quad =
+            (turn_back(&mtv) + self.local_mass_times(g.thb, &jtv)) * betadot + coupling_times(m1_rate, m2_rate, tv);
+        // (T v)^T dM_L/dth_i (T v) (eq. 16 differentiated) and (T v)^T (local M_beta) (T v).
+        let b = self.coupling_scale;
+        let vmv1 = coupling_form(21.0, 14.0, tv) * b;
+        let vmv2 = coupling_form(-14.0, -21.0, tv) * b;
+        let vmvb = 2.0 * jtv.dot(&mtv) - (vmv1 + vmv2);
+        // - 1/2 sum_j (v^T M_j v) g_j, local g_j.
+        let vmvb_l = 0.5 * vmvb / g.l;
+        quad[1] += vmvb_l;
+        quad[4] -= vmvb_l;
+        quad[2] -= 0.5 * vmv1;
+        quad[5] -= 0.5 * vmv2;
+        (self.local_mass_times(g.thb, ta), quad)
     }
 
     /// Inertia force F_I (eq. 17) split into M_g a and the quadratic-velocity part, and the
@@ -363,9 +437,8 @@ impl CorotationalBeam2d {
 
     pub fn kinetic_energy(&self, q: &[f64], v: &[f64]) -> f64 {
         let g = self.geometry(&self.gather(q));
-        let [t, ..] = Self::rotations(g.c, g.s);
-        let tv = t * self.gather(v);
-        0.5 * tv.dot(&(self.local_mass(g.thb) * tv))
+        let tv = rotate(g.c, g.s, &self.gather(v));
+        0.5 * tv.dot(&self.local_mass_times(g.thb, &tv))
     }
 
     fn half_mass(&self) -> f64 {
@@ -380,16 +453,20 @@ impl Element for CorotationalBeam2d {
 
     fn add_forces(&self, x: &Kin, inertial: &mut [f64], forces: &mut [f64]) {
         let g = self.geometry(&self.gather(x.q));
-        let (ma, quad) = self.inertia_force_at(&g, &self.gather(x.v), &self.gather(x.a));
-        let fe = self.elastic_force_at(&g);
+        let (c, s) = (g.c, g.s);
+        let (tv, ta) = (rotate(c, s, &self.gather(x.v)), rotate(c, s, &self.gather(x.a)));
+        let (ma, quad) = self.local_inertia_force(&g, &tv, &ta);
+        // Quadratic-velocity and elastic forces summed in the chord frame, rotated once.
+        let (ma, f) = (rotate_transposed(c, s, &ma), rotate_transposed(c, s, &(quad + self.local_elastic_force(&g))));
         let m = self.half_mass();
-        for (k, &i) in self.dofs.iter().enumerate() {
-            inertial[i] += ma[k];
-            forces[i] += quad[k] + fe[k];
-        }
-        for node in [0, 3] {
-            forces[self.dofs[node]] -= m * self.gravity[0];
-            forces[self.dofs[node + 1]] -= m * self.gravity[1];
+        for (k, node) in [(0, self.dofs[0]), (3, self.dofs[3])] {
+            let (inertial, forces) = (&mut inertial[node..][..3], &mut forces[node..][..3]);
+            for j in 0..3 {
+                inertial[j] += ma[k + j];
+                forces[j] += f[k + j];
+            }
+            forces[0] -= m * self.gravity[0];
+            forces[1] -= m * self.gravity[1];
         }
     }
 
@@ -440,4 +517,9 @@ fn turn_back(x: &V6) -> V6 {
 /// `CorotationalBeam2d::coupling(m1, m2) x` without the matrix.
 fn coupling_times(m1: f64, m2: f64, x: &V6) -> V6 {
     V6::from([m1 * x[1] - m1 * x[4], m1 * x[0] + m2 * x[3], 0.0, m2 * x[1] - m2 * x[4], -(m1 * x[0] + m2 * x[3]), 0.0])
+}
+
+/// x^T `CorotationalBeam2d::coupling(m1, m2)` x = 2 (m1 x[0] + m2 x[3]) (x[1] - x[4]).
+fn coupling_form(m1: f64, m2: f64, x: &V6) -> f64 {
+    2.0 * (m1 * x[0] + m2 * x[3]) * (x[1] - x[4])
 }
