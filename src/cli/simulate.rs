@@ -256,7 +256,8 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         std::fs::File::create(&args.output).with_context(|| format!("cannot write {}", args.output.display()))?;
     let mut csv = std::io::BufWriter::new(file);
     let names: Vec<&str> = sim.outputs().iter().map(|o| o.name.as_str()).collect();
-    writeln!(csv, "time,{}", names.join(","))?;
+    // No trailing comma without outputs: the header is then `time` alone.
+    writeln!(csv, "{}", std::iter::once("time").chain(names.iter().copied()).collect::<Vec<_>>().join(","))?;
 
     let start = experiment.start_time;
     let count = ((stop - start) / interval * (1.0 - 1e-12)).ceil().max(0.0) as u64;
@@ -266,8 +267,8 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let write_row = |sim: &mut Simulation, csv: &mut std::io::BufWriter<std::fs::File>| -> Result<()> {
         let t = sim.time();
         let values = sim.output_values().map_err(|e| anyhow::anyhow!("t = {t}: {e}"))?;
-        let row: Vec<String> = values.iter().map(|v| format!("{v:.17e}")).collect();
-        writeln!(csv, "{t:.17e},{}", row.join(","))?;
+        let row: Vec<String> = std::iter::once(t).chain(values.iter().copied()).map(|v| format!("{v:.17e}")).collect();
+        writeln!(csv, "{}", row.join(","))?;
         // Every row reaches the file as it is computed: a run that stops keeps its results.
         csv.flush()?;
         Ok(())

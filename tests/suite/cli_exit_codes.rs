@@ -87,3 +87,19 @@ fn a_failure_that_is_not_in_the_model_file_returns_1() {
     let (code, stderr) = run(&args, &good);
     assert_eq!(code, 1, "{stderr}");
 }
+
+#[test]
+fn a_model_without_outputs_writes_time_alone() {
+    // The header and rows of a model with no outputs are `time` alone, without a trailing
+    // comma (a CSV reader would otherwise see an unnamed empty column).
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("free.toml");
+    std::fs::write(&model, "[model]\nname = \"free\"\n[solver]\nstop_time = 0.01\nstep = 1e-3\n[[rigid_bodies]]\nname = \"b\"\nmass = 1.0\ninertia = 1.0\nposition = [0.0, 0.0]\n").unwrap();
+    let csv = dir.path().join("free.csv");
+    let out = Command::new(EXE).args(["simulate"]).arg(&model).arg("-o").arg(&csv).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "time");
+    assert!(lines.len() > 2 && lines[1..].iter().all(|l| !l.contains(',') && l.parse::<f64>().is_ok()), "{text}");
+}
