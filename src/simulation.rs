@@ -135,6 +135,16 @@ impl SolverSettings {
     }
 
     /// Check the combination (rho_inf range of the method, positive step and tolerance).
+    /// The constraint treatment of a run of `model` with these settings at `rho_inf`: the
+    /// model file's (already in `self`), else the default for rho_inf
+    /// (`ConstraintTreatment::default_for`).
+    pub fn constraints_at(&self, model: &Model, rho_inf: f64) -> ConstraintTreatment {
+        match model.definition.solver.constraints {
+            Some(_) => self.constraints,
+            None => ConstraintTreatment::default_for(rho_inf),
+        }
+    }
+
     pub fn validate(&self) -> Result<Integrator, String> {
         self.validate_values()?;
         self.error_control.validate()?;

@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use flexfmu::integrators::{ConstraintTreatment, ErrorControl, Method, NewtonStrategy};
+use flexfmu::integrators::{ErrorControl, Method, NewtonStrategy};
 use flexfmu::model::Model;
 use flexfmu::simulation::{Experiment, Simulation, SolverSettings};
 
@@ -130,11 +130,7 @@ fn settings_for(base: &SolverSettings, model: &Model, method: Method, rho_inf: f
     let (lo, hi) = method.rho_inf_range();
     let rho_inf = rho_inf.clamp(lo, hi);
     let error_control = ErrorControl { enabled: false, ..base.error_control };
-    let constraints = match model.definition.solver.constraints {
-        Some(_) => base.constraints,
-        None => ConstraintTreatment::default_for(rho_inf),
-    };
-    SolverSettings { method, rho_inf, step, error_control, constraints, ..*base }
+    SolverSettings { method, rho_inf, step, error_control, constraints: base.constraints_at(model, rho_inf), ..*base }
 }
 
 pub fn run(args: CompareArgs) -> Result<()> {

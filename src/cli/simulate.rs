@@ -200,13 +200,9 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     if let Some(strategy) = args.solver.newton {
         settings.strategy = strategy;
     }
-    // Neither the command line nor the model file names a treatment: the default for the
-    // method as now set (src/integrators/constraints.rs).
-    settings.constraints = match (args.solver.constraints, &model.definition.solver.constraints) {
-        (Some(c), _) => c,
-        (None, Some(_)) => settings.constraints,
-        (None, None) => ConstraintTreatment::default_for(settings.rho_inf),
-    };
+    // Without a treatment on the command line or in the model file: the default for rho_inf
+    // as now set (src/integrators/constraints.rs).
+    settings.constraints = args.solver.constraints.unwrap_or(settings.constraints_at(&model, settings.rho_inf));
     if let Some(x) = args.solver.baumgarte_alpha {
         settings.baumgarte.alpha = x;
     }

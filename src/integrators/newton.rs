@@ -4,10 +4,10 @@
 //! acceleration a (and multipliers lambda) determine velocity and position affinely,
 //!   v = v_base + gamma' a,   q = q_base + beta' a,
 //! and the residual is
-//!   R1 = M(q) a + w (g(q, v, t) + Phi_q^T lambda) + extra = 0,
+//!   R1 = M(q) a + g(q, v, t) + Phi_q^T lambda = 0,
 //!   R2 = Phi(q, t) / beta' = 0.
 //! Dividing Phi by beta' is the constraint-row scaling of paper 000 eqs. (33), (39): with
-//! it every Newton-matrix entry is O(dt^0), M + w gamma' C + w beta' K in the first rows
+//! it every Newton-matrix entry is O(dt^0), M + gamma' C + beta' K in the first rows
 //! and Phi_q in the last (paper 000 eqs. 36, 40).
 
 use super::constraints::{BaumgarteConstants, ConstraintTreatment};
@@ -502,21 +502,13 @@ pub struct Stage<'a> {
     pub beta: f64,
     /// dv/da
     pub gamma: f64,
-    /// Weight w on g + Phi_q^T lambda (1 + alpha for HHT, 1 otherwise).
-    pub force_weight: f64,
-    /// Constant term of R1 (HHT: -alpha (g + Phi_q^T lambda) at t_n).
-    pub extra: Option<&'a [f64]>,
-    /// The acceleration the Baumgarte row constrains, c a + d, if not a itself: HHT's a_{n+1}
-    /// belongs to the shifted time t_{n+1} + alpha h, so the row holds for the equilibrium
-    /// acceleration a~_{n+1} = (a_{n+1} + alpha a~_n) / (1 + alpha) instead (src/integrators/hht.rs).
-    pub constraint_acceleration: Option<(f64, &'a [f64])>,
 }
 
 impl<'a> Stage<'a> {
     /// The plain stage at time t: equilibrium M a + g + Phi_q^T lambda = 0 with
     /// q = q_base + beta' a, v = v_base + gamma' a.
     pub fn new(t: f64, q_base: &'a [f64], v_base: &'a [f64], beta: f64, gamma: f64) -> Self {
-        Stage { t, q_base, v_base, beta, gamma, force_weight: 1.0, extra: None, constraint_acceleration: None }
+        Stage { t, q_base, v_base, beta, gamma }
     }
 
     /// q = q_base + beta' a + shift, v = v_base + gamma' a.
@@ -724,9 +716,7 @@ fn iterate(cx: &mut StepContext, stage: &Stage, x: &mut Iterate, strategy: Newto
     let (sys, settings) = (cx.sys, cx.settings);
     let (ws, stats) = (&mut *cx.workspace, &mut *cx.stats);
     let n = sys.coordinates();
-    let w = stage.force_weight;
-    let coefficients =
-        TangentCoefficients { mass: 1.0, damping: w * stage.gamma, stiffness: w * stage.beta, lambda: w };
+    let coefficients = TangentCoefficients { mass: 1.0, damping: stage.gamma, stiffness: stage.beta, lambda: 1.0 };
     let full = strategy == NewtonStrategy::Full;
     if full {
         ws.factorized = None;
@@ -904,16 +894,14 @@ fn residual(
 ) -> (f64, f64, ConstraintError) {
     let (a, lambda, q, v): (&[f64], &[f64], &[f64], &[f64]) = (x.a, x.lambda, x.q, x.v);
     let n = sys.coordinates();
-    let w = stage.force_weight;
     sys.forces(q, v, a, stage.t, &mut ws.inertial, &mut ws.forces);
     let (r1, r2) = ws.rhs.split_at_mut(n);
     r1.fill(0.0);
     sys.add_constraint_forces(q, lambda, r1);
     let mut force_scale = f64::MIN_POSITIVE;
-    for i in 0..n {
-        let e = stage.extra.map_or(0.0, |e| e[i]);
-        force_scale = force_scale.max(ws.inertial[i].abs() + w * (ws.forces[i].abs() + r1[i].abs()) + e.abs());
-        r1[i] = -(ws.inertial[i] + w * (ws.forces[i] + r1[i]) + e);
+    for ((r, m), f) in r1.iter_mut().zip(&ws.inertial).zip(&ws.forces) {
+        force_scale = force_scale.max(m.abs() + (f.abs() + r.abs()));
+        *r = -(m + (f + *r));
     }
     // Constraint rows, and their errors at position level (phi_max) and, for GGL, at velocity
     // level (phi_dot_max).
@@ -939,22 +927,9 @@ fn residual(
             let BaumgarteConstants { alpha, beta } = settings.baumgarte;
             // Phi'' + 2 alpha Phi' + beta^2 Phi (paper 004 eqs. 12-13), scaled to a Phi_q row.
             sys.constraint_velocity(q, v, stage.t, &mut ws.phi_dot);
-            let c = match stage.constraint_acceleration {
-                Some((c, d)) => {
-                    for ((t, x), y) in ws.shift.iter_mut().zip(a.iter()).zip(d) {
-                        *t = c * *x + *y;
-                    }
-                    sys.constraint_velocity(q, &ws.shift, stage.t, &mut ws.phi_q_a);
-                    ws.shift.fill(0.0);
-                    c
-                }
-                None => {
-                    sys.constraint_velocity(q, a, stage.t, &mut ws.phi_q_a);
-                    1.0
-                }
-            };
+            sys.constraint_velocity(q, a, stage.t, &mut ws.phi_q_a);
             sys.constraint_acceleration_rhs(q, v, stage.t, &mut ws.acceleration_rhs);
-            let scale = c + 2.0 * alpha * stage.gamma + beta * beta * stage.beta;
+            let scale = 1.0 + 2.0 * alpha * stage.gamma + beta * beta * stage.beta;
             phi_max = 0.0;
             for (k, r) in r2.iter_mut().enumerate() {
                 let g = ws.phi_q_a[k] - ws.acceleration_rhs[k] + 2.0 * alpha * ws.phi_dot[k] + beta * beta * ws.phi[k];
