@@ -271,3 +271,75 @@ contact = "hit"
         assert!((momentum[0] - 2.0).abs() < 1e-9 && (momentum[1] - 1.5).abs() < 1e-9);
     }
 }
+
+/// Energy dissipated by three balls on a line, e = 0.8 (K = 1e7, m = 1 kg, r = 0.05 m): the
+/// first at 1 m/s hits the second across a 10 mm gap, and the second sits `gap` from the third.
+fn touching_line_dissipation(gap: f64) -> f64 {
+    let text = r#"
+[model]
+name = "three_balls"
+gravity = [0.0, 0.0]
+[parameters]
+g = 0.0
+[[point_masses]]
+name = "a"
+mass = 1.0
+position = [0.0, 0.0]
+velocity = [1.0, 0.0]
+[[point_masses]]
+name = "b"
+mass = 1.0
+position = [0.11, 0.0]
+velocity = [0.0, 0.0]
+[[point_masses]]
+name = "c"
+mass = 1.0
+position = ["0.21 + g", 0.0]
+velocity = [0.0, 0.0]
+[[contacts]]
+name = "ab"
+type = "circle_circle"
+body1 = "a"
+radius1 = 0.05
+body2 = "b"
+radius2 = 0.05
+stiffness = 1e7
+restitution = 0.8
+[[contacts]]
+name = "bc"
+type = "circle_circle"
+body1 = "b"
+radius1 = 0.05
+body2 = "c"
+radius2 = 0.05
+stiffness = 1e7
+restitution = 0.8
+[[outputs]]
+name = "energy_dissipated"
+quantity = "energy_dissipated"
+"#;
+    let model = Model::parse(text, "three_balls.toml").unwrap();
+    let mut sim = simulation_with(&model, &[("g", gap)], |_| {});
+    sim.step_to(0.1).unwrap();
+    output(&mut sim, "energy_dissipated")
+}
+
+/// A contact that starts closed at rest (balls touching) and is then struck dissipates as
+/// the limit of the same contact with a vanishing initial gap: the damping's v0 is the largest
+/// approach speed while closed, not the speed 0 at which it closed (that would give v0 its
+/// floor `min_impact_speed` and a damping a thousand times too large).
+#[test]
+fn a_contact_that_starts_closed_dissipates_as_the_limit_of_a_vanishing_gap() {
+    let touching = touching_line_dissipation(0.0);
+    let gaps = [1e-6, 1e-7, 1e-8].map(touching_line_dissipation);
+    println!(
+        "energy dissipated: touching {touching:.6e} J; gaps 1e-6, 1e-7, 1e-8 m: {:.6e}, {:.6e}, {:.6e} J",
+        gaps[0], gaps[1], gaps[2]
+    );
+    let limit = gaps[2];
+    assert!(
+        (touching - limit).abs() <= 1e-3 * limit,
+        "touching {touching:.6e} J against the vanishing-gap limit {limit:.6e} J"
+    );
+    assert!((gaps[1] - limit).abs() <= 1e-3 * limit, "the gapped runs do not converge: {gaps:?}");
+}

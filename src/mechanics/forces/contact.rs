@@ -254,7 +254,8 @@ impl Contact {
     }
 
     /// An accepted state: while separated track the approach rate; at the first accepted
-    /// state in contact record the impact speed v0 (eq. 10); after separation forget it.
+    /// state in contact record the impact speed v0 (eq. 10), raised to any larger approach
+    /// rate while the contact stays closed; after separation forget it.
     pub fn record(&mut self, q: &[f64], v: &[f64], t: f64) {
         let (delta, rate) = self.geometry(q, v);
         let m = &mut self.memory;
@@ -269,6 +270,10 @@ impl Contact {
             m.start = t;
             m.duration = f64::NAN;
             m.inverse_mass = f64::NAN;
+        } else if rate > m.impact {
+            // A closed contact struck again (or one that starts closed, at rest): v0 is the
+            // largest approach speed since onset; in a free impact that is the onset speed.
+            m.impact = rate;
         }
     }
 
