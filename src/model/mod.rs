@@ -457,6 +457,14 @@ impl<'a> Scope<'a> {
             _ => Err(self.model.error(t.span(), format!("{what}: expected a number in a planar model"))),
         }
     }
+
+    /// The vector form of a number-or-list entry (3D angular velocity): [x, y, z].
+    pub fn vector3(&self, t: &toml::Spanned<schema::Tensor>, what: &str) -> Result<[f64; 3], ModelError> {
+        match t.get_ref() {
+            schema::Tensor::Vector(v) => self.vec3(&toml::Spanned::new(t.span(), v.clone())),
+            _ => Err(self.model.error(t.span(), format!("in a spatial model, {what} is a vector [x, y, z]"))),
+        }
+    }
 }
 
 fn is_identifier(s: &str) -> bool {

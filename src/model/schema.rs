@@ -181,11 +181,12 @@ pub struct BeamDecl {
     /// normal to the axis); default: local z is the global z normal to the axis.
     #[serde(default)]
     pub y_axis: Option<Vec2>,
-    /// Spatial models: initial rigid motion, velocity of `start` and angular velocity.
+    /// Initial rigid motion: velocity of `start` and angular velocity (rad/s; in 3D a vector in
+    /// the global frame). Given, every velocity of the beam is kept by the initial state.
     #[serde(default)]
     pub velocity: Option<Vec2>,
     #[serde(default)]
-    pub angular_velocity: Option<Vec2>,
+    pub angular_velocity: Option<Spanned<Tensor>>,
 }
 
 /// `{ width, height }` (rectangle, height in the plane of motion) or `{ area, inertia }`;

@@ -66,6 +66,7 @@ mod modes;
 mod newton_strategies;
 mod overconstrained;
 mod pendulum_fractional;
+mod planar_beam_velocity;
 mod plate_discrete;
 mod plate_fe;
 mod published_benchmarks;

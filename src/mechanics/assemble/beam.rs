@@ -1,6 +1,7 @@
 //! `[[beams]]` of planar models: corotational (Timoshenko or Euler-Bernoulli) elements
 //! between nodes (x, y, theta), ANCF elements with nodes (r, d) (paper 003), or one
 //! floating-frame beam with assumed modes (paper 004); its nodes and ends are named bodies.
+//! An initial rigid motion (`velocity` of `start`, `angular_velocity`) sets every node's rates.
 
 use std::collections::HashMap;
 
@@ -40,8 +41,6 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
         let spatial_only = [
             (bd.center.as_ref().map(|v| v.span()), "center"),
             (bd.y_axis.as_ref().map(|v| v.span()), "y_axis"),
-            (bd.velocity.as_ref().map(|v| v.span()), "velocity"),
-            (bd.angular_velocity.as_ref().map(|v| v.span()), "angular_velocity"),
             (sec.shape.as_ref().map(|v| v.span()), "section.shape"),
             (sec.radius.as_ref().map(|v| v.span()), "section.radius"),
             (sec.iy.as_ref().map(|v| v.span()), "section.iy"),
@@ -81,6 +80,17 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
         };
         let angle = (p1[1] - p0[1]).atan2(p1[0] - p0[0]);
         let first = l.n;
+        // Initial rigid motion: velocity of `start` (0 when only the angular velocity is given)
+        // and angular velocity. Given, all the beam's velocities are kept by the initial state,
+        // as for spatial beams; omitted, all are solved from the joints.
+        let velocity = bd.velocity.as_ref().map(|v| b.scope.vec2(v)).transpose()?;
+        let omega = bd.angular_velocity.as_ref().map(|w| b.scope.scalar(w, "angular_velocity")).transpose()?;
+        let given = velocity.is_some() || omega.is_some();
+        let (v_start, w) = (velocity.unwrap_or([0.0; 2]), omega.unwrap_or(0.0));
+        let rigid_velocity = |p: [f64; 2]| {
+            let t = turned(w, [p[0] - p0[0], p[1] - p0[1]]);
+            [v_start[0] + t[0], v_start[1] + t[1]]
+        };
         if floating {
             // Floating frame with assumed modes (paper 004 section 2): coordinates (x0, y0,
             // theta) of the frame at the clamped end, then N axial and N transverse modal
@@ -105,8 +115,10 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
             coordinates_fit(l.n, 3 + 2 * count, "this beam").map_err(|e| model.error(modes.span(), e))?;
             l.q0.extend([p0[0], p0[1], angle]);
             l.q0.extend(std::iter::repeat_n(0.0, 2 * count));
-            l.v0.extend(std::iter::repeat_n(0.0, 3 + 2 * count));
-            l.specified.extend(std::iter::repeat_n(false, 3 + 2 * count));
+            // The frame moves with the rigid motion; the modal coordinates start at rest.
+            l.v0.extend([v_start[0], v_start[1], w]);
+            l.v0.extend(std::iter::repeat_n(0.0, 2 * count));
+            l.specified.extend(std::iter::repeat_n(given, 3 + 2 * count));
             let info = BodyInfo { name: format!("{name}.start"), x: l.n, rotates: true, director: false };
             b.add_body(BodyEntry { info: info.clone(), position: p0, angle, listed: false, section: None });
             l.bodies.push(info);
@@ -162,8 +174,10 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
                 let section = ends.iter().find(|(x, _)| *x == l.n).map(|(_, s)| *s);
                 let p = [p0[0] + f * (p1[0] - p0[0]), p0[1] + f * (p1[1] - p0[1])];
                 l.q0.extend([p[0], p[1], -sa, ca]);
-                l.v0.extend([0.0; 4]);
-                l.specified.extend([false; 4]);
+                // Rigid motion: r' = v + w z x (r - r_start), the slope turns, d' = w z x d.
+                l.v0.extend(rigid_velocity(p));
+                l.v0.extend(turned(w, [-sa, ca]));
+                l.specified.extend([given; 4]);
                 let mut aliases =
                     vec![if k % 2 == 0 { format!("{name}.node[{}]", k / 2) } else { format!("{name}.mid[{}]", k / 2) }];
                 if k == 0 {
@@ -190,8 +204,10 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
             let f = k as f64 / count as f64;
             let p = [p0[0] + f * (p1[0] - p0[0]), p0[1] + f * (p1[1] - p0[1])];
             l.q0.extend([p[0], p[1], angle]);
-            l.v0.extend([0.0; 3]);
-            l.specified.extend([false; 3]);
+            // Rigid motion: r' = v + w z x (r - r_start), theta' = w.
+            l.v0.extend(rigid_velocity(p));
+            l.v0.push(w);
+            l.specified.extend([given; 3]);
             let mut aliases = vec![format!("{name}.node[{k}]")];
             if k == 0 {
                 aliases.push(format!("{name}.start"));
@@ -212,6 +228,11 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
         }
     }
     Ok(())
+}
+
+/// The rate of a vector a turning at angular velocity w: w z x a = w (-a_y, a_x).
+fn turned(w: f64, a: [f64; 2]) -> [f64; 2] {
+    [-w * a[1], w * a[0]]
 }
 
 /// The rigid-section row of a revolute joint whose body2 is the start or end node of an ANCF

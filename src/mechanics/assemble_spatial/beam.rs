@@ -175,7 +175,7 @@ pub(super) fn build(def: &Definition, b: &mut Builder, l: &mut Layout) -> Result
         let nodes = geometry(b, bd, count)?;
         let y_axis = bd.y_axis.as_ref().map(|a| b.scope.vec3(a)).transpose()?;
         let velocity = bd.velocity.as_ref().map(|v| b.scope.vec3(v)).transpose()?;
-        let omega = bd.angular_velocity.as_ref().map(|w| b.scope.vec3(w)).transpose()?;
+        let omega = bd.angular_velocity.as_ref().map(|w| b.scope.vector3(w, "angular_velocity")).transpose()?;
         let props = SpatialBeamProperties {
             young,
             shear: young / (2.0 * (1.0 + nu)),

@@ -7,7 +7,7 @@ use crate::limits::coordinates_fit;
 use crate::mechanics::elements::RigidBody3d;
 use crate::mechanics::euler_parameters::{Mat3, e_matrix, from_axis_angle};
 use crate::model::ModelError;
-use crate::model::schema::{Definition, RigidBodyDecl, Tensor, Vec2};
+use crate::model::schema::{Definition, RigidBodyDecl, Tensor};
 
 /// Lay out the section's bodies after those of the kinds before it in `BODY_KINDS`.
 pub(super) fn build(def: &Definition, b: &mut Builder, l: &mut Layout) -> Result<(), ModelError> {
@@ -21,18 +21,7 @@ pub(super) fn build(def: &Definition, b: &mut Builder, l: &mut Layout) -> Result
         let r = b.scope.vec3(&rb.position)?;
         let p = orientation(b, rb)?;
         let v = rb.velocity.as_ref().map(|v| b.scope.vec3(v)).transpose()?;
-        let w = match &rb.angular_velocity {
-            None => None,
-            Some(w) => match w.get_ref() {
-                Tensor::Vector(v) => Some(b.scope.vec3(&Vec2::new(w.span(), v.clone()))?),
-                _ => {
-                    return Err(model.error(
-                        w.span(),
-                        "in a spatial model, angular_velocity is a vector [wx, wy, wz] (global frame)".into(),
-                    ));
-                }
-            },
-        };
+        let w = rb.angular_velocity.as_ref().map(|w| b.scope.vector3(w, "angular_velocity")).transpose()?;
         // p' = 1/2 E^T omega (omega = 2 E p', E E^T = I on p.p = 1).
         let e = e_matrix(&p);
         let pd: [f64; 4] =
