@@ -20,7 +20,7 @@ fn is_model_file_problem(e: &anyhow::Error) -> bool {
 }
 
 #[derive(Debug, Parser)]
-#[command(name = "flexfmu", version, about = "Flexible multibody models as FMI 2.0 Co-Simulation FMUs")]
+#[command(name = "flexfmu", version, about = "Flexible multibody models as FMI 2.0 and 3.0 Co-Simulation FMUs")]
 enum Command {
     /// Run a model with the built-in solver and write its outputs as CSV.
     Simulate(cli::simulate::SimulateArgs),

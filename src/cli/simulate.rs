@@ -17,37 +17,41 @@ use super::states::StatesRecorder;
 /// The solver options of `simulate`, also taken (and passed on) by `flexfmu sweep`.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct SolverArgs {
-    /// Internal step (s).
+    /// Internal step (s) [default: the model's step, else 1e-3].
     #[arg(long)]
     pub step: Option<f64>,
-    /// Integration method.
+    /// Integration method: ttbif, hht, generalized-alpha, newmark or bathe [default: the
+    /// model's integrator, else ttbif].
     #[arg(long)]
     pub integrator: Option<Method>,
-    /// Spectral radius at infinity.
+    /// Spectral radius at infinity [default: the model's rho_inf, else 0.5 (HHT at least 0.5;
+    /// Newmark is 1)].
     #[arg(long)]
     pub rho_inf: Option<f64>,
-    /// Newton tolerance (relative).
+    /// Newton tolerance (relative) [default: the model's tolerance, else 1e-10].
     #[arg(long)]
     pub tolerance: Option<f64>,
-    /// Newton strategy: full, modified or broyden.
+    /// Newton strategy: full, modified or broyden [default: the model's newton, else modified].
     #[arg(long)]
     pub newton: Option<NewtonStrategy>,
-    /// Constraint treatment: index3, ggl or baumgarte.
+    /// Constraint treatment: index3, ggl or baumgarte [default: the model's constraints, else
+    /// ggl at rho_inf 1 and index3 below].
     #[arg(long)]
     pub constraints: Option<ConstraintTreatment>,
-    /// Baumgarte's alpha (1/s), with --constraints baumgarte.
+    /// Baumgarte's alpha (1/s), with --constraints baumgarte [default: the model's, else 10].
     #[arg(long)]
     pub baumgarte_alpha: Option<f64>,
-    /// Baumgarte's beta (1/s), with --constraints baumgarte.
+    /// Baumgarte's beta (1/s), with --constraints baumgarte [default: the model's, else 50].
     #[arg(long)]
     pub baumgarte_beta: Option<f64>,
-    /// Error-controlled internal steps: true or false (default: the model's error_control).
+    /// Error-controlled internal steps: true or false [default: the model's error_control, else
+    /// false].
     #[arg(long)]
     pub error_control: Option<bool>,
-    /// Relative tolerance of the error-controlled step.
+    /// Relative tolerance of the error-controlled step [default: the model's rtol, else 1e-4].
     #[arg(long)]
     pub rtol: Option<f64>,
-    /// Absolute tolerance of the error-controlled step.
+    /// Absolute tolerance of the error-controlled step [default: the model's atol, else 1e-6].
     #[arg(long)]
     pub atol: Option<f64>,
 }

@@ -103,3 +103,33 @@ fn a_model_without_outputs_writes_time_alone() {
     assert_eq!(lines[0], "time");
     assert!(lines.len() > 2 && lines[1..].iter().all(|l| !l.contains(',') && l.parse::<f64>().is_ok()), "{text}");
 }
+
+/// `simulate --help` states every solver option's default (docs/cli.md promises it): each
+/// stated value is the one `SolverSettings::default()` has, and every method is named.
+#[test]
+fn simulate_help_states_the_solver_defaults() {
+    use flexfmu::integrators::Method;
+    use flexfmu::simulation::SolverSettings;
+    let out = Command::new(EXE).args(["simulate", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout).replace('\n', " ");
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    let d = SolverSettings::default();
+    let stated = [
+        format!("the model's step, else {:e}", d.step),
+        format!("the model's integrator, else {}", d.method.name()),
+        format!("the model's rho_inf, else {}", d.rho_inf),
+        format!("the model's tolerance, else {:e}", d.tolerance),
+        format!("the model's newton, else {}", d.strategy.name()),
+        format!("the model's, else {}]", d.baumgarte.alpha),
+        format!("the model's, else {}]", d.baumgarte.beta),
+        format!("the model's error_control, else {}", d.error_control.enabled),
+        format!("the model's rtol, else {:e}", d.error_control.rtol),
+        format!("the model's atol, else {:e}", d.error_control.atol),
+    ];
+    for s in &stated {
+        assert!(help.contains(s.as_str()), "simulate --help does not say '{s}':\n{help}");
+    }
+    for m in Method::ALL {
+        assert!(help.contains(m.name()), "simulate --help does not name the integrator {}", m.name());
+    }
+}
