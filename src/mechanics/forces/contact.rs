@@ -99,6 +99,11 @@ pub fn restitution_of_damping_factor(c: f64) -> f64 {
 
 pub use crate::mechanics::history::ContactMemory;
 
+/// A closed contact whose approach rate exceeds this multiple of its v0 has been struck: its
+/// damping follows the new blow (`Contact::record`). Other forces pressing on during a free
+/// impact (gravity on a dropped ball) raise the rate after onset by far less.
+const STRIKE: f64 = 2.0;
+
 /// A contact closed for longer than this many impact durations (at its onset speed) is a
 /// sustained contact and no longer limits the step (`Contact::contact_step_limit`): an impact
 /// with damping lasts about one duration.
@@ -254,8 +259,9 @@ impl Contact {
     }
 
     /// An accepted state: while separated track the approach rate; at the first accepted
-    /// state in contact record the impact speed v0 (eq. 10), raised to any larger approach
-    /// rate while the contact stays closed; after separation forget it.
+    /// state in contact record the impact speed v0 (eq. 10); a contact that closed slower than
+    /// `min_impact_speed`, or is struck while closed (its approach rate exceeds `STRIKE` v0),
+    /// follows the largest approach rate while it stays closed; after separation forget it.
     pub fn record(&mut self, q: &[f64], v: &[f64], t: f64) {
         let (delta, rate) = self.geometry(q, v);
         let m = &mut self.memory;
@@ -270,10 +276,14 @@ impl Contact {
             m.start = t;
             m.duration = f64::NAN;
             m.inverse_mass = f64::NAN;
-        } else if rate > m.impact {
-            // A closed contact struck again (or one that starts closed, at rest): v0 is the
-            // largest approach speed since onset; in a free impact that is the onset speed.
+        } else if rate > m.impact && (m.approach < self.min_impact_speed || rate > STRIKE * m.impact) {
+            // Struck while closed (or closed at rest, or started closed): v0 follows the
+            // largest approach speed since, not the small speed it closed with; `approach`
+            // (the speed before onset) is set to 0 to keep following it. A contact that closed
+            // fast and is only pressed on by other forces keeps its located onset speed (the
+            // steps that sample the rate after onset do not change it).
             m.impact = rate;
+            m.approach = 0.0;
         }
     }
 
