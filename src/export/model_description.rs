@@ -83,7 +83,8 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
     // FMI 2.0 sec. 2.2.8: `dependencies` lists the knowns an unknown depends on. At a
     // communication point the knowns are the inputs: the direct dependencies of
     // `Simulation::direct_dependencies` (only accelerations and reactions respond to
-    // inputs). In Initialization Mode the parameters (initial = "exact") are knowns too:
+    // inputs, and the potential energy where a spring's free length reads one). In
+    // Initialization Mode the parameters (initial = "exact") are knowns too:
     // `Variables::initial_dependencies` (the model parameters the initial state is assembled
     // from, not the solver settings; a parameter is never connected to another FMU's output,
     // so this creates no algebraic loop). Every known enters through the solver:

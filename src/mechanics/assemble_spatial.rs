@@ -285,7 +285,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
         b.check_name(&s.name, "spring")?;
         let build = super::springs::spatial(s, model)?;
         let m = build(s, &Site { b: &b, q0: &q0, joints: &sys.joints, joint_index: &joint_index })?;
-        super::springs::push_element(s, m, &b.scope, model, &q0, &mut sys)?;
+        super::springs::push_element(s, m, &input_scope, t0, model, &q0, &mut sys)?;
     }
 
     // Contacts: a geometry of the table `CONTACT_TYPES`, as a force or a constraint.

@@ -1,8 +1,8 @@
 //! Element kinds as the system sees them: one object-safe [`ElementGroup`] per registered
 //! kind, implemented once for every [`ElementSet<E>`] of an [`Element`] type. The system
 //! iterates over its groups in registration order for the sparsity pattern, the matrix slots,
-//! forces, tangents, energy, dissipated power, history and event functions; it never names a
-//! kind.
+//! forces, tangents, energy, dissipated power, history, event functions and the forces'
+//! derivatives with respect to the inputs; it never names a kind.
 
 use std::any::Any;
 use std::fmt::Debug;
@@ -73,6 +73,11 @@ pub trait ElementGroup: Debug + Send + Sync {
         fraction: f64,
         inverse_mass: &mut dyn FnMut(&[usize], &[f64]) -> f64,
     ) -> f64;
+    /// Whether the forces of one of the group's elements read input `i` (`Element::reads_input`).
+    fn reads_input(&self, i: usize) -> bool;
+    /// Add the derivative of the forces of the group's elements that read input `i`
+    /// (`Element::reads_input`) with respect to it into `forces` (`Element::add_input_derivative`).
+    fn add_input_derivative(&self, x: &Kin, i: usize, forces: &mut [f64]);
     /// Number of event functions (switching surfaces) of the group.
     fn event_count(&self) -> usize;
     /// The event functions into `out` (`event_count()` values).
@@ -190,6 +195,16 @@ impl<E: Element + Debug + Clone + Send + Sync + 'static> ElementGroup for Elemen
             .iter_mut()
             .filter_map(|e| e.contact_step_limit(q, v, t, horizon, fraction, inverse_mass))
             .fold(f64::INFINITY, f64::min)
+    }
+
+    fn reads_input(&self, i: usize) -> bool {
+        self.elements.iter().any(|e| e.reads_input(i))
+    }
+
+    fn add_input_derivative(&self, x: &Kin, i: usize, forces: &mut [f64]) {
+        for e in self.elements.iter().filter(|e| e.reads_input(i)) {
+            e.add_input_derivative(x, i, forces);
+        }
     }
 
     fn event_count(&self) -> usize {

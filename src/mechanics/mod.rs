@@ -279,7 +279,13 @@ impl System {
 
     /// Kinetic and potential (gravity + springs + strain) energy.
     pub fn energy(&self, q: &[f64], v: &[f64], t: f64) -> Energy {
-        let x = self.kin(q, v, v, t);
+        self.energy_with_inputs(q, v, t, &self.inputs)
+    }
+
+    /// `energy` with the input values `inputs` (a spring's potential reads its free length
+    /// s0(t, u)).
+    pub fn energy_with_inputs(&self, q: &[f64], v: &[f64], t: f64, inputs: &[f64]) -> Energy {
+        let x = Kin { q, v, a: v, t, inputs };
         let mut e = Energy::default();
         for g in &self.groups {
             e += g.energy(&x);
@@ -336,6 +342,23 @@ impl System {
             g.load_history(&mut reader);
         }
         Ok(())
+    }
+
+    /// Whether the forces of some element read input `i` (`Element::reads_input`).
+    pub fn reads_input(&self, i: usize) -> bool {
+        self.groups.iter().any(|g| g.reads_input(i))
+    }
+
+    /// dg/du_i at (q, v, t) and the inputs `inputs`: the derivative of the elements' forces
+    /// (`Dynamics::forces`) with respect to input `i`, into `out` (overwritten). Only the
+    /// elements that read input i (`Element::reads_input`) contribute; drives reading inputs
+    /// are constraint rows, not elements.
+    pub fn input_force_derivative(&self, q: &[f64], v: &[f64], t: f64, inputs: &[f64], i: usize, out: &mut [f64]) {
+        out.fill(0.0);
+        let x = Kin { q, v, a: v, t, inputs };
+        for g in &self.groups {
+            g.add_input_derivative(&x, i, out);
+        }
     }
 
     pub fn body(&self, name: &str) -> Option<&BodyInfo> {

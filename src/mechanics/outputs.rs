@@ -176,6 +176,12 @@ impl OutputKind {
         }
     }
 
+    /// Whether the output reads the potential energy, which an element storing an energy of
+    /// the current inputs (a spring whose free length reads them) makes depend on them directly.
+    pub fn reads_potential_energy(&self) -> bool {
+        matches!(self, OutputKind::EnergyTotal | OutputKind::EnergyPotential)
+    }
+
     /// Whether evaluating needs accelerations and multipliers consistent with (q, v).
     pub fn needs_accelerations(&self) -> bool {
         matches!(

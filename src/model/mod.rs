@@ -342,7 +342,11 @@ impl<'a> Scope<'a> {
                 // +1: the span starts at the opening quote.
                 let mut span = n.span();
                 span.start += 1 + e.offset;
-                let hint = if time_allowed { "" } else { " (only parameters may appear here)" };
+                let hint = if time_allowed {
+                    " (parameters, inputs and t may appear here)"
+                } else {
+                    " (only parameters may appear here)"
+                };
                 let string = self
                     .model
                     .parameters

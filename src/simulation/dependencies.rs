@@ -2,27 +2,35 @@
 //! 3.3.4 `<Outputs>` `dependencies`): an output depends directly on an input if setting the
 //! input changes the output without a step.
 //!
-//! Inputs enter only through the magnitudes of loads (src/mechanics/forces/load.rs), i.e.
-//! the applied forces f(q, v, t, u). At a communication point q and v are fixed, so only
+//! Inputs enter through the forces g(q, v, t, u) of the elements that read them
+//! (`Element::reads_input`: load magnitudes, src/mechanics/forces/load.rs; spring free
+//! lengths, src/mechanics/forces/spring_damper.rs) and through the drives' prescribed
+//! accelerations (below). At a communication point q and v are fixed, so only
 //! what is solved from the forces at that instant responds: the accelerations a and
 //! multipliers lambda of the index-1 system
 //!   [ M(q)   Phi_q^T ] [ a      ]   [ -g(q, v, t, u) ]
 //!   [ Phi_q  0       ] [ lambda ] = [ gamma(q, v)    ]
-//! (`Simulation::output_values`). Positions, velocities, energies and the element states
-//! never read the current inputs. An acceleration or multiplier responds to the forces on
+//! (`Simulation::output_values`). Positions, velocities, the kinetic and dissipated energies
+//! and the element states never read the current inputs; the potential energy reads them
+//! where an element stores an energy of them (a spring's k (s - s0(t, u))^2 / 2), so
+//! energy_total and energy_potential depend on input i when the potential changes with u_i
+//! (`potential_reads_input`). An acceleration or multiplier responds to the forces on
 //! the coordinates of its connected block of the matrix above: the inverse of an
 //! irreducible matrix is structurally full (Duff, Erisman & Reid 2017, sec. 6.7), and
 //! coordinates of another block cannot respond. So an output depends on input i exactly when
-//! an acceleration or multiplier it reads lies in a block that contains a coordinate of a
-//! load reading i. The blocks come from the matrix's nonzeros at the current configuration
-//! and at a perturbed one (a coefficient like s sin(theta) vanishing at one configuration is
-//! still structural), with every contact constraint treated as active (it may close later).
+//! an acceleration or multiplier it reads lies in a block that contains a coordinate the
+//! forces reading i act on or the row of a drive whose acceleration reads i. The blocks come
+//! from the matrix's nonzeros at the current configuration and at a perturbed one (a
+//! coefficient like s sin(theta) vanishing at one configuration is still structural), with
+//! every contact constraint treated as active (it may close later); the coordinates the
+//! forces act on are the nonzeros of dg/du_i (`System::input_force_derivative`, only the
+//! elements that read u_i) at both configurations, and they and the drives are sampled at
+//! three times and three values of u_i (`samples`), so that a coefficient vanishing at one
+//! point does not hide a dependence (a force along x on a point mass acts on x, not on y).
 
 use super::Simulation;
 use crate::integrators::{Dynamics, TangentCoefficients};
 use crate::mechanics::System;
-use crate::mechanics::elements::Element;
-use crate::mechanics::forces::{Load, SpatialLoad};
 use crate::mechanics::kinematics::Anchor;
 use crate::mechanics::outputs::OutputKind;
 use crate::model::expr::{Expr, InputRates};
@@ -96,7 +104,8 @@ impl Simulation {
         let sys = &self.system;
         let inputs = sys.inputs.len();
         let reads: Vec<_> = self.outputs.iter().map(|o| solved_unknowns(&o.kind, sys)).collect();
-        if inputs == 0 || reads.iter().all(Option::is_none) {
+        let energies = self.outputs.iter().any(|o| o.kind.reads_potential_energy());
+        if inputs == 0 || (reads.iter().all(Option::is_none) && !energies) {
             return vec![Vec::new(); self.outputs.len()];
         }
         let (n, m) = (sys.coordinates(), sys.constraints());
@@ -108,10 +117,11 @@ impl Simulation {
             .enumerate()
             .map(|(i, x)| x + 0.01 * (1.0 + x.abs()) * (0.3 + (i as f64 * 0.618).fract()))
             .collect();
+        let configurations = [q.as_slice(), &perturbed];
         let c = TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 1.0 };
         let mut matrix = sys.newton_pattern();
         let zeros = vec![0.0; n];
-        for q in [q.as_slice(), &perturbed] {
+        for q in configurations {
             sys.newton_matrix(q, &zeros, &zeros, &vec![0.0; m], self.state.t, c, &mut matrix);
             for (i, j, x) in matrix.entries() {
                 if i != j && x != 0.0 {
@@ -126,17 +136,8 @@ impl Simulation {
         }
         let driven: Vec<Vec<usize>> = (0..inputs)
             .map(|i| {
-                let mut roots: Vec<usize> = sys
-                    .elements::<Load>()
-                    .iter()
-                    .filter(|l| l.magnitude.reads_input(i))
-                    .flat_map(|l| l.dofs().to_vec())
-                    .chain(
-                        sys.elements::<SpatialLoad>()
-                            .iter()
-                            .filter(|l| l.magnitude.reads_input(i))
-                            .flat_map(|l| l.dofs().to_vec()),
-                    )
+                let mut roots: Vec<usize> = forced_coordinates(sys, configurations, i)
+                    .into_iter()
                     // A drive whose f'' reads u_i changes its row's acceleration rhs
                     // (-Phi_tt = f''); an input held over the interval enters f'' only through
                     // terms that also vary in time (u t^2, u sin t), so `theta = u` does not.
@@ -156,9 +157,15 @@ impl Simulation {
                 roots
             })
             .collect();
-        reads
-            .into_iter()
-            .map(|r| {
+        let potential: Vec<bool> =
+            (0..inputs).map(|i| energies && potential_reads_input(sys, configurations, i)).collect();
+        self.outputs
+            .iter()
+            .zip(reads)
+            .map(|(o, r)| {
+                if o.kind.reads_potential_energy() {
+                    return (0..inputs).filter(|&i| potential[i]).collect();
+                }
                 let Some((a, lambda)) = r else { return Vec::new() };
                 let unknowns = a.into_iter().chain(lambda.into_iter().map(|r| n + r));
                 let roots: Vec<usize> = unknowns.map(|u| blocks.root(u)).collect();
@@ -168,21 +175,64 @@ impl Simulation {
     }
 }
 
+/// The points a dependence on input `i` is looked for at: three times and, at each, the
+/// inputs `inputs` with u_i at its value and at two others (the value itself first).
+fn samples(inputs: &[f64], i: usize) -> impl Iterator<Item = (f64, [Vec<f64>; 3])> + '_ {
+    let at = move |du: f64| {
+        let mut u = inputs.to_vec();
+        u[i] += du * (1.0 + inputs[i].abs());
+        u
+    };
+    [0.0, 0.37, 1.3].into_iter().map(move |t| (t, [at(0.0), at(0.5), at(-1.7)]))
+}
+
+/// The coordinates on which the forces of the elements reading input `i` act: the nonzeros of
+/// dg/du_i at the `configurations` (at rest) and the `samples`.
+fn forced_coordinates(sys: &System, configurations: [&[f64]; 2], i: usize) -> Vec<usize> {
+    if !sys.reads_input(i) {
+        return Vec::new();
+    }
+    let n = sys.coordinates();
+    let (zeros, mut dg) = (vec![0.0; n], vec![0.0; n]);
+    let mut acted = vec![false; n];
+    for q in configurations {
+        for (t, values) in samples(&sys.inputs, i) {
+            for u in &values {
+                sys.input_force_derivative(q, &zeros, t, u, i, &mut dg);
+                for (a, d) in acted.iter_mut().zip(&dg) {
+                    *a |= *d != 0.0;
+                }
+            }
+        }
+    }
+    (0..n).filter(|&d| acted[d]).collect()
+}
+
+/// Whether the potential energy (at rest) changes with input `i`: at one of the `samples` at
+/// either configuration, another value of u_i changes it. Only elements that read inputs
+/// store an energy of them.
+fn potential_reads_input(sys: &System, configurations: [&[f64]; 2], i: usize) -> bool {
+    if !sys.reads_input(i) {
+        return false;
+    }
+    let zeros = vec![0.0; sys.coordinates()];
+    configurations.into_iter().any(|q| {
+        samples(&sys.inputs, i).any(|(t, [u, others @ ..])| {
+            let base = sys.energy_with_inputs(q, &zeros, t, &u).potential;
+            others.iter().any(|v| sys.energy_with_inputs(q, &zeros, t, v).potential != base)
+        })
+    })
+}
+
 /// Whether the second time derivative of a drive `f` (inputs held) changes with input `i`:
-/// compared at three times and two values of the input, so that a coefficient vanishing at one
-/// point does not hide the dependence.
+/// at one of the `samples`, another value of u_i changes it.
 fn acceleration_reads_input(f: &Expr, i: usize, inputs: &[f64]) -> bool {
     if !f.reads_input(i) {
         return false;
     }
     let held = InputRates::default();
-    let mut u = inputs.to_vec();
-    [0.0, 0.37, 1.3].iter().any(|&t| {
-        u[i] = inputs[i];
+    samples(inputs, i).any(|(t, [u, others @ ..])| {
         let base = f.eval_time_jet(t, &u, &held)[2];
-        [0.5, -1.7].iter().any(|&du| {
-            u[i] = inputs[i] + du * (1.0 + inputs[i].abs());
-            f.eval_time_jet(t, &u, &held)[2] != base
-        })
+        others.iter().any(|v| f.eval_time_jet(t, v, &held)[2] != base)
     })
 }

@@ -7,22 +7,21 @@
 //!   [ M(q)   Phi_q^T ] [ a      ]   [ -g(q, v, t, u) ]
 //!   [ Phi_q  0       ] [ lambda ] = [ gamma(q, v)    ]
 //! (as `output_values` uses). Since q and v do not respond to u at a communication point,
-//! d(a, lambda)/du_i = A^-1 [-dg/du_i; 0] with the same matrix A (the solver's Newton
-//! matrix with the mass and constraint blocks only). The applied forces are linear in each
-//! load's magnitude: dg/du_i is the sum over the loads reading u_i of the magnitude's
-//! derivative (forward-mode, `Expr::eval_with_input_derivative`) times the load's force at
-//! unit magnitude, exact. The outputs that respond
+//! d(a, lambda)/du_i = A^-1 [-dg/du_i; dgamma/du_i] with the same matrix A (the solver's Newton
+//! matrix with the mass and constraint blocks only). dg/du_i is the sum over the elements
+//! reading u_i of their exact derivatives (`System::input_force_derivative`,
+//! `Element::add_input_derivative`: a load's force at unit magnitude times the magnitude's
+//! derivative, a spring's -k ds0/du_i along its measure; forward mode through the
+//! expressions, `Expr::eval_with_input_derivative`); a drive reading u_i changes its row of
+//! gamma. The potential energy reads u_i where a spring's free length does (energy_total and
+//! energy_potential: a central difference of it). The other outputs that respond
 //! (accelerations, reactions) are linear in (a, lambda) once q and v are fixed, so their
 //! derivative is the output evaluated at (q, v = 0, da, dlambda).
 
 use super::Simulation;
 use crate::integrators::{Dynamics, TangentCoefficients};
 use crate::linalg::SparseLu;
-use crate::mechanics::elements::{Element, Kin};
-use crate::mechanics::forces::load::TimeFunction;
-use crate::mechanics::forces::{Load, SpatialLoad};
 use crate::mechanics::outputs::{OutputKind, OutputState};
-use crate::model::expr::Expr;
 
 /// The output whose value is the `k`-th time derivative of `kind`, if the solver state has it.
 fn derived(kind: &OutputKind, k: usize) -> Option<OutputKind> {
@@ -116,59 +115,48 @@ impl Simulation {
         let mut lu = SparseLu::new(&matrix);
         lu.factorize(&matrix).map_err(|e| e.to_string())?;
         let zeros = vec![0.0; n];
-        let kin = Kin { q: &s.q, v: &s.v, a: &zeros, t: s.t, inputs: &sys.inputs };
-        let mut inertial = vec![0.0; n];
+        let mut dg = vec![0.0; n];
         for i in 0..inputs {
             if !dependencies.iter().any(|d| d.contains(&i)) {
                 continue;
             }
-            // -dg/du_i = -sum over the loads reading u_i of (d magnitude / du_i) times the
-            // load's generalized force at unit magnitude (g is linear in each magnitude).
+            // -dg/du_i from the elements reading u_i.
             let mut rhs = vec![0.0; n + m];
-            for load in sys.elements::<Load>().iter().filter(|l| l.magnitude.reads_input(i)) {
-                let TimeFunction::Expr(e) = &load.magnitude else { continue };
-                let (_, slope) = e.eval_with_input_derivative(s.t, &sys.inputs, i);
-                let mut unit = load.clone();
-                unit.magnitude = TimeFunction::Expr(Expr::Num(1.0));
-                let mut g = vec![0.0; n];
-                unit.add_forces(&kin, &mut inertial, &mut g);
-                for (r, gk) in rhs.iter_mut().zip(&g) {
-                    *r -= slope * gk;
-                }
+            sys.input_force_derivative(&s.q, &s.v, s.t, &sys.inputs, i, &mut dg);
+            for (r, d) in rhs.iter_mut().zip(&dg) {
+                *r = -d;
             }
-            for load in sys.elements::<SpatialLoad>().iter().filter(|l| l.magnitude.reads_input(i)) {
-                let TimeFunction::Expr(e) = &load.magnitude else { continue };
-                let (_, slope) = e.eval_with_input_derivative(s.t, &sys.inputs, i);
-                let mut unit = load.clone();
-                unit.magnitude = TimeFunction::Expr(Expr::Num(1.0));
-                let mut g = vec![0.0; n];
-                unit.add_forces(&kin, &mut inertial, &mut g);
-                for (r, gk) in rhs.iter_mut().zip(&g) {
-                    *r -= slope * gk;
-                }
-            }
-            // A drive reading u_i: its row's rhs gamma = ... + f''(t, u) changes by df''/du_i
-            // (central difference in u_i, relative step 1e-6: error O(h^2)).
+            // A drive reading u_i: its row's rhs gamma = ... + f''(t, u) changes by df''/du_i.
             for (r, c) in sys.constraints.iter().enumerate() {
                 if c.drive.as_ref().is_some_and(|f| f.reads_input(i)) {
-                    let h = 1e-6 * (1.0 + sys.inputs[i].abs());
-                    let mut u = sys.inputs.clone();
-                    u[i] += h;
-                    let plus = c.prescribed(s.t, &u, &sys.input_rates)[2];
-                    u[i] -= 2.0 * h;
-                    let minus = c.prescribed(s.t, &u, &sys.input_rates)[2];
-                    rhs[n + r] += (plus - minus) / (2.0 * h);
+                    rhs[n + r] += central_difference(&sys.inputs, i, |u| c.prescribed(s.t, u, &sys.input_rates)[2]);
                 }
             }
             lu.solve(&mut rhs).map_err(|e| e.to_string())?;
             let (da, dlambda) = rhs.split_at(n);
             let os = OutputState { q: &s.q, v: &zeros, a: da, lambda: dlambda, t: s.t, dissipated: 0.0 };
+            // The potential energy reading u_i (a spring's free length; the kinetic energy does
+            // not read the inputs).
+            let potential =
+                || central_difference(&sys.inputs, i, |u| sys.energy_with_inputs(&s.q, &s.v, s.t, u).potential);
             for (row, (output, deps)) in jacobian.iter_mut().zip(self.outputs.iter().zip(&dependencies)) {
                 if deps.contains(&i) {
-                    row[i] = output.eval(sys, &os);
+                    row[i] = if output.kind.reads_potential_energy() { potential() } else { output.eval(sys, &os) };
                 }
             }
         }
         Ok(jacobian)
     }
+}
+
+/// d f/du_i at `inputs`: central difference in u_i, relative step 1e-6 (error O(h^2), none for
+/// an f quadratic in u_i).
+fn central_difference(inputs: &[f64], i: usize, f: impl Fn(&[f64]) -> f64) -> f64 {
+    let h = 1e-6 * (1.0 + inputs[i].abs());
+    let mut u = inputs.to_vec();
+    u[i] += h;
+    let plus = f(&u);
+    u[i] -= 2.0 * h;
+    let minus = f(&u);
+    (plus - minus) / (2.0 * h)
 }

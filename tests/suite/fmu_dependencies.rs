@@ -176,3 +176,73 @@ fn two_fmus_coupled_both_ways_need_no_algebraic_loop() {
     assert!(e2 < 0.05 * 1e-3 + 2e-5, "{e2}");
     assert!((1.6..2.4).contains(&(e1 / e2)), "first order in H: ratio {}", e1 / e2);
 }
+
+/// Springs whose free length is an input (tests/suite/spring_input.rs `two_actuators`): a mass
+/// on a slide pulled by a spring to free length u, and a rod on a pivot turned by a torsional
+/// spring to free angle w. The declared dependencies are exact: the mass's acceleration reads
+/// u only, the rod's angular acceleration and its pivot reaction (one block with the rod) read
+/// w only, energy_total both (each spring's potential uses its current free length), and
+/// positions, angles and the slide's reaction (the y block of the mass, which the spring along
+/// x does not act on) read neither; they equal the probed ones at three points and in
+/// Initialization Mode.
+/// fmi2GetDirectionalDerivative gives d ax/du = k/m = 100 and d alpha/dw = k_t/J_O = 24.
+#[test]
+fn input_free_lengths_declare_exactly_the_outputs_they_change() {
+    let model = Model::parse(&crate::spring_input::two_actuators(), "two.toml").unwrap();
+    let fmu = Fmu::build(&model);
+    let md = fmu.import.model_description();
+    let outputs = fmu.outputs();
+    let (u, w) = (fmu.vr("u"), fmu.vr("w"));
+    let names = ["x", "ax", "slide_reaction", "angle", "alpha", "pivot_reaction", "energy"];
+    let expected: Vec<(u32, BTreeSet<u32>)> = names
+        .iter()
+        .map(|name| {
+            let known: BTreeSet<u32> = match *name {
+                "ax" => [u + 1].into(),
+                "alpha" | "pivot_reaction" => [w + 1].into(),
+                "energy" => [u + 1, w + 1].into(),
+                _ => BTreeSet::new(),
+            };
+            (fmu.vr(name) + 1, known)
+        })
+        .collect();
+    assert_eq!(declared(&md.model_structure.outputs.unknowns), expected);
+
+    // Initialization Mode: the inputs' part of <InitialUnknowns> is the same.
+    let mut inst = fmu.import.instantiate_cs("probe", false, false).unwrap();
+    FmiInstance::enter_initialization_mode(&mut inst, None, 0.0, None).unwrap();
+    let initial: Vec<BTreeSet<u32>> = declared(&md.model_structure.initial_unknowns.unknowns)
+        .into_iter()
+        .map(|(_, known)| known.into_iter().filter(|k| [u + 1, w + 1].contains(k)).collect())
+        .collect();
+    assert_eq!(initial, expected.iter().map(|e| e.1.clone()).collect::<Vec<_>>());
+    assert_eq!(probe(&mut inst, &outputs, &[(u, 0.1), (w, 0.2)]), initial);
+    FmiInstance::exit_initialization_mode(&mut inst).unwrap();
+    let mut probed = probe(&mut inst, &outputs, &[(u, 0.1), (w, 0.2)]);
+    let mut t = 0.0;
+    for steps in [5, 15] {
+        for _ in 0..steps {
+            inst.do_step(t, 0.01, true).unwrap();
+            t += 0.01;
+        }
+        for (p, more) in probed.iter_mut().zip(probe(&mut inst, &outputs, &[(u, 0.1), (w, 0.2)])) {
+            p.extend(more);
+        }
+    }
+    assert_eq!(probed, expected.iter().map(|e| e.1.clone()).collect::<Vec<_>>());
+
+    // One unknown per call: the `fmi` crate (0.8.0) asserts as many unknowns as knowns.
+    let derivative = |of: &str, by: u32| {
+        let mut d = [0.0];
+        inst.get_directional_derivative(&[fmu.vr(of)], &[by], &[1.0], &mut d).unwrap();
+        d[0]
+    };
+    let j_o: f64 = 0.25 / 12.0 + 0.25 * 0.25;
+    let (ax_u, ax_w, alpha_u, alpha_w) =
+        (derivative("ax", u), derivative("ax", w), derivative("alpha", u), derivative("alpha", w));
+    println!("d ax/du = {ax_u}, d alpha/dw = {alpha_w} (k_t/J_O = {})", 2.0 / j_o);
+    assert_eq!((ax_w, alpha_u), (0.0, 0.0));
+    assert!((ax_u - 100.0).abs() < 1e-9, "d ax/du = {ax_u}");
+    assert!((alpha_w - 2.0 / j_o).abs() < 1e-9, "d alpha/dw = {alpha_w}");
+    FmiInstance::terminate(&mut inst).unwrap();
+}

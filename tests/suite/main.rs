@@ -79,5 +79,6 @@ mod spatial_loads_fmu;
 mod spatial_outputs;
 mod spatial_rigid_body;
 mod spin_up;
+mod spring_input;
 mod springs_3d;
 mod visualization_outputs;

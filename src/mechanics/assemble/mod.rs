@@ -323,8 +323,10 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
     sys.bodies = system_bodies;
     sys.inputs = def.inputs.iter().map(|i| i.start).collect();
 
+    // Parameters, `t` and the inputs: drives, spring free lengths and load magnitudes.
+    let input_scope = model.scope(params).with_inputs(&input_names);
+
     // Joints.
-    let drive_scope = model.scope(params).with_inputs(&input_names);
     let mut joint_spans = Vec::new();
     for j in &def.joints {
         check_name(model, &j.name, "joint", &mut names)?;
@@ -410,7 +412,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
                     ));
                 }
             }
-            let f = drive_scope.time_function(d)?;
+            let f = input_scope.time_function(d)?;
             if let Some(bad) = f.eval_time_jet(t0, &sys.inputs, &sys.input_rates).into_iter().find(|x| !x.is_finite()) {
                 return Err(model.error(
                     d.span(),
@@ -439,11 +441,10 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
     for s in &def.springs {
         check_name(model, &s.name, "spring", &mut names)?;
         let measure = super::springs::planar(s, model)?(s, &Site { b: &b, joints: &sys.joints, q0: &q0, tip: None })?;
-        super::springs::push_element(s, measure, &b.scope, model, &q0, &mut sys)?;
+        super::springs::push_element(s, measure, &input_scope, t0, model, &q0, &mut sys)?;
     }
 
     // Loads.
-    let input_scope = model.scope(params).with_inputs(&input_names);
     for l in &def.loads {
         let magnitude = load_magnitude(l, &input_scope, model)?;
         if let Some((point, u)) = floating_frame::load_point(l, &b, &sys, &q0)? {

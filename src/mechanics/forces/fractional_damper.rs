@@ -1,7 +1,13 @@
 //! Fractional-derivative spring-damper along a kinematic measure (paper 003 eqs. 7-10):
-//!   F = k q + c D^alpha q,   q = s - s0,   alpha in [0, 1],
+//!   F = k (s - s0(t, u)) + c D^alpha q,   q = s - s0(t0, u0),   alpha in [0, 1],
 //! with the Grünwald-Letnikov series (paper 003 eq. 9)
 //!   D^alpha q(t) = h^-alpha sum_{j>=0} A_{j+1} q(t - j h),  A_1 = 1,  A_{j+1} = (j - alpha - 1)/j A_j.
+//! The free length s0 is an expression of time, parameters and inputs (docs/model-file.md
+//! `[[springs]]`), evaluated at the stage's time and the current inputs as a load's magnitude
+//! is; it moves the spring's rest point only. The damper acts on s: q is s measured from the
+//! constant `reference` s0(t0, u0), the free length at the start time with the inputs' start
+//! values, so that the element was at rest before the start (the zero history below); with a
+//! constant free length q = s - s0, paper 003's form. dF/du_i = -k ds0/du_i.
 //!
 //! The history is part of the simulation state: q is sampled at every accepted internal
 //! step (`record`, through `&mut` only). At an evaluation time tau (a step point or an inner
@@ -22,15 +28,18 @@
 //! The series at a new sample's own time is carried over from the step that computed it
 //! there when it cannot change (`carried_series`). docs/solver.md has the measured cost.
 //!
-//! Energy: with alpha = 0 the element is a spring of stiffness k + c (its energy is
-//! potential); with alpha > 0 the work of the c D^alpha q term is booked as dissipated
-//! (the energy a viscoelastic element stores is not uniquely defined), so
-//! energy_total + energy_dissipated is conserved by construction.
+//! Energy: the spring term stores k (s - s0)²/2 with the current s0 (it changes by the work
+//! the input does); with alpha = 0 the damper term is a second spring, c q²/2 (with a
+//! constant free length the element is a spring of stiffness k + c); with alpha > 0 the work
+//! of the c D^alpha q term is booked as dissipated (the energy a viscoelastic element stores is
+//! not uniquely defined), so energy_total + energy_dissipated is conserved by construction
+//! while s0 is constant.
 
 use crate::integrators::TangentCoefficients;
 use crate::mechanics::elements::{Element, Energy, Kin};
 use crate::mechanics::history::{HistoryWriter, Memory, MemoryKind};
 use crate::mechanics::kinematics::{Derivatives, MAX_DOFS, Measure};
+use crate::model::expr::Expr;
 
 pub use crate::mechanics::history::FractionalHistory;
 
@@ -48,7 +57,10 @@ pub struct FractionalSpringDamper {
     pub damping: f64,
     /// The fractional order alpha in [0, 1].
     pub order: f64,
-    pub free_value: f64,
+    /// s0(t, u): the measure at which the spring term vanishes.
+    pub free_length: Expr,
+    /// s0(t0, u0): the value of s the damper's q is measured from.
+    pub reference: f64,
     /// History older than this (s) is dropped from the series; None: the whole run.
     pub memory: Option<f64>,
     /// The accepted samples, oldest first: the element's [`FractionalHistory`].
@@ -69,7 +81,8 @@ impl FractionalSpringDamper {
         stiffness: f64,
         damping: f64,
         order: f64,
-        free_value: f64,
+        free_length: Expr,
+        reference: f64,
         memory: Option<f64>,
     ) -> Self {
         FractionalSpringDamper {
@@ -77,7 +90,8 @@ impl FractionalSpringDamper {
             stiffness,
             damping,
             order,
-            free_value,
+            free_length,
+            reference,
             memory,
             samples: Vec::new(),
             coefficients: Vec::new(),
@@ -86,8 +100,9 @@ impl FractionalSpringDamper {
         }
     }
 
+    /// The damper's q = s - s0(t0, u0).
     fn displacement(&self, q: &[f64]) -> f64 {
-        self.measure.value(q) - self.free_value
+        self.measure.value(q) - self.reference
     }
 
     /// Precompute the series at the evaluation times of the next step.
@@ -263,12 +278,14 @@ impl FractionalSpringDamper {
         self.grow_coefficients();
     }
 
-    /// Force along the measure at time t: (F, fractional term c D^alpha q, dF/ds).
-    pub fn force(&self, q: &[f64], t: f64) -> (f64, f64, f64) {
-        let x = self.displacement(q);
-        let (derivative, slope) = self.derivative(x, t);
+    /// Force along the measure at `x`: (F, fractional term c D^alpha q, dF/ds).
+    pub fn force(&self, x: &Kin) -> (f64, f64, f64) {
+        let s = self.measure.value(x.q);
+        let q = s - self.reference;
+        let (derivative, slope) = self.derivative(q, x.t);
         let fractional = self.damping * derivative;
-        (self.stiffness * x + fractional, fractional, self.stiffness + self.damping * slope)
+        let spring = self.stiffness * (s - self.free_length.eval(x.t, x.inputs));
+        (spring + fractional, fractional, self.stiffness + self.damping * slope)
     }
 }
 
@@ -279,7 +296,7 @@ impl Element for FractionalSpringDamper {
 
     fn add_forces(&self, x: &Kin, _inertial: &mut [f64], forces: &mut [f64]) {
         let d = self.measure.gradient(x.q);
-        let (f, _, _) = self.force(x.q, x.t);
+        let (f, _, _) = self.force(x);
         for (k, &i) in self.measure.dofs().iter().enumerate() {
             forces[i] += f * d.gradient[k];
         }
@@ -287,7 +304,7 @@ impl Element for FractionalSpringDamper {
 
     fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
         let d: Derivatives = self.measure.derivatives(x.q);
-        let (f, _, slope) = self.force(x.q, x.t);
+        let (f, _, slope) = self.force(x);
         let n = self.measure.dofs().len();
         debug_assert!(n <= MAX_DOFS);
         for a in 0..n {
@@ -298,9 +315,14 @@ impl Element for FractionalSpringDamper {
     }
 
     fn energy(&self, x: &Kin) -> Energy {
-        let q = self.displacement(x.q);
-        let k = if self.order == 0.0 { self.stiffness + self.damping } else { self.stiffness };
-        Energy { kinetic: 0.0, potential: 0.5 * k * q * q }
+        let s = self.measure.value(x.q);
+        let stretch = s - self.free_length.eval(x.t, x.inputs);
+        let mut potential = 0.5 * self.stiffness * stretch * stretch;
+        if self.order == 0.0 {
+            let q = s - self.reference;
+            potential += 0.5 * self.damping * q * q;
+        }
+        Energy { kinetic: 0.0, potential }
     }
 
     const DISSIPATIVE: bool = true;
@@ -332,8 +354,22 @@ impl Element for FractionalSpringDamper {
         if self.order == 0.0 {
             return 0.0;
         }
-        let (_, fractional, _) = self.force(x.q, x.t);
+        let (_, fractional, _) = self.force(x);
         fractional * self.measure.rate(x.q, x.v)
+    }
+
+    fn reads_input(&self, i: usize) -> bool {
+        self.free_length.reads_input(i)
+    }
+
+    fn add_input_derivative(&self, x: &Kin, i: usize, forces: &mut [f64]) {
+        // dF/du_i = -k ds0/du_i (q does not read the inputs), along G.
+        let (_, slope) = self.free_length.eval_with_input_derivative(x.t, x.inputs, i);
+        let df = -self.stiffness * slope;
+        let d = self.measure.gradient(x.q);
+        for (k, &j) in self.measure.dofs().iter().enumerate() {
+            forces[j] += df * d.gradient[k];
+        }
     }
 }
 
@@ -367,7 +403,7 @@ mod tests {
             Anchor::Point { x: 0 },
             MeasureKind::Projection { u: [1.0, 0.0], rotating: false },
         );
-        FractionalSpringDamper::new(m, 0.0, 1.0, order, 0.0, None)
+        FractionalSpringDamper::new(m, 0.0, 1.0, order, Expr::Num(0.0), 0.0, None)
     }
 
     #[test]
@@ -442,7 +478,7 @@ mod tests {
         let (d0, sum0) = e.compute_series(next);
         assert_eq!((d.to_bits(), sum.to_bits()), (d0.to_bits(), sum0.to_bits()));
         // Not with a memory span: recording drops old samples.
-        let mut f = FractionalSpringDamper::new(e.measure.clone(), 0.0, 1.0, 0.5, 0.0, Some(0.1));
+        let mut f = FractionalSpringDamper::new(e.measure.clone(), 0.0, 1.0, 0.5, Expr::Num(0.0), 0.0, Some(0.1));
         f.set_history(e.history());
         f.prepare(&[next, next + h]);
         f.record(&[0.0, 0.0], next + h);

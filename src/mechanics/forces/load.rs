@@ -46,6 +46,15 @@ impl TimeFunction {
     pub fn reads_input(&self, i: usize) -> bool {
         matches!(self, TimeFunction::Expr(e) if e.reads_input(i))
     }
+
+    /// d/du_i at (t, inputs): forward mode through the expression (`Expr::eval_with_input_derivative`);
+    /// a table reads no input.
+    pub fn input_derivative(&self, t: f64, inputs: &[f64], i: usize) -> f64 {
+        match self {
+            TimeFunction::Expr(e) => e.eval_with_input_derivative(t, inputs, i).1,
+            TimeFunction::Table(_) => 0.0,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -87,15 +96,9 @@ impl Load {
     pub fn torque(anchor: Anchor, magnitude: TimeFunction) -> Self {
         Load { dofs: anchor.dofs(), kind: LoadKind::Torque { anchor }, magnitude }
     }
-}
 
-impl Element for Load {
-    fn dofs(&self) -> &[usize] {
-        &self.dofs
-    }
-
-    fn add_forces(&self, x: &Kin, _inertial: &mut [f64], forces: &mut [f64]) {
-        let f = self.magnitude.eval(x.t, x.inputs);
+    /// Add the generalized force of magnitude `f` at `x` into `forces` (g is linear in f).
+    fn add_force_of(&self, f: f64, x: &Kin, forces: &mut [f64]) {
         match &self.kind {
             LoadKind::Torque { anchor } => {
                 // Q = T dtheta/dq (003 eq. 24, sign for an applied torque: see the module doc).
@@ -121,6 +124,16 @@ impl Element for Load {
                 }
             }
         }
+    }
+}
+
+impl Element for Load {
+    fn dofs(&self) -> &[usize] {
+        &self.dofs
+    }
+
+    fn add_forces(&self, x: &Kin, _inertial: &mut [f64], forces: &mut [f64]) {
+        self.add_force_of(self.magnitude.eval(x.t, x.inputs), x, forces);
     }
 
     fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
@@ -152,5 +165,14 @@ impl Element for Load {
 
     fn energy(&self, _x: &Kin) -> Energy {
         Energy::default()
+    }
+
+    fn reads_input(&self, i: usize) -> bool {
+        self.magnitude.reads_input(i)
+    }
+
+    fn add_input_derivative(&self, x: &Kin, i: usize, forces: &mut [f64]) {
+        // g is linear in the magnitude: dg/du_i = (d magnitude/du_i) g at unit magnitude.
+        self.add_force_of(self.magnitude.input_derivative(x.t, x.inputs, i), x, forces);
     }
 }

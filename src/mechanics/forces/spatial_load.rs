@@ -45,21 +45,9 @@ impl SpatialLoad {
     pub fn dofs(&self) -> &[usize] {
         &self.dofs
     }
-}
 
-/// 2 E(p)^T u: the generalized force of a unit torque u on the Euler parameters p.
-fn torque_on_p(p: &[f64], u: [f64; 3]) -> [f64; 4] {
-    let e = e_matrix(p);
-    std::array::from_fn(|k| 2.0 * (0..3).map(|i| e[i][k] * u[i]).sum::<f64>())
-}
-
-impl Element for SpatialLoad {
-    fn dofs(&self) -> &[usize] {
-        &self.dofs
-    }
-
-    fn add_forces(&self, x: &Kin, _inertial: &mut [f64], forces: &mut [f64]) {
-        let f = self.magnitude.eval(x.t, x.inputs);
+    /// Add the generalized force of magnitude `f` at `x` into `forces` (g is linear in f).
+    fn add_force_of(&self, f: f64, x: &Kin, forces: &mut [f64]) {
         match &self.kind {
             SpatialLoadKind::Force { measure } => {
                 let d = measure.gradient(x.q);
@@ -74,6 +62,22 @@ impl Element for SpatialLoad {
                 }
             }
         }
+    }
+}
+
+/// 2 E(p)^T u: the generalized force of a unit torque u on the Euler parameters p.
+fn torque_on_p(p: &[f64], u: [f64; 3]) -> [f64; 4] {
+    let e = e_matrix(p);
+    std::array::from_fn(|k| 2.0 * (0..3).map(|i| e[i][k] * u[i]).sum::<f64>())
+}
+
+impl Element for SpatialLoad {
+    fn dofs(&self) -> &[usize] {
+        &self.dofs
+    }
+
+    fn add_forces(&self, x: &Kin, _inertial: &mut [f64], forces: &mut [f64]) {
+        self.add_force_of(self.magnitude.eval(x.t, x.inputs), x, forces);
     }
 
     fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
@@ -100,5 +104,14 @@ impl Element for SpatialLoad {
 
     fn energy(&self, _x: &Kin) -> Energy {
         Energy::default()
+    }
+
+    fn reads_input(&self, i: usize) -> bool {
+        self.magnitude.reads_input(i)
+    }
+
+    fn add_input_derivative(&self, x: &Kin, i: usize, forces: &mut [f64]) {
+        // g is linear in the magnitude: dg/du_i = (d magnitude/du_i) g at unit magnitude.
+        self.add_force_of(self.magnitude.input_derivative(x.t, x.inputs, i), x, forces);
     }
 }

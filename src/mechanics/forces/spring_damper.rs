@@ -1,18 +1,25 @@
 //! Linear spring-damper acting along a kinematic measure s (a distance, a prismatic joint
-//! coordinate, a relative angle): generalized force G^T f with f = k (s - s0) + c s'.
-//! Tangents: K = (k G + c (H v)) G^T + f H, C = c G G^T (see `kinematics`).
+//! coordinate, a relative angle): generalized force G^T f with f = k (s - s0(t, u)) + c s'
+//! (docs/model-file.md `[[springs]]`). The free length s0 is an expression of time,
+//! parameters and inputs, evaluated at the stage's time and the current inputs as a load's
+//! magnitude is (`Kin::t`, `Kin::inputs`); the damper acts on the rate of s itself.
+//! s0 does not depend on q or v, so the tangents are those of a fixed free length:
+//! K = (k G + c (H v)) G^T + f H, C = c G G^T (see `kinematics`). With respect to input i,
+//! df/du_i = -k ds0/du_i (`add_input_derivative`). The potential ½ k (s - s0)² uses the
+//! current s0, so it changes by the work the input does on the spring.
 
 use crate::integrators::TangentCoefficients;
 use crate::mechanics::elements::{Element, Energy, Kin};
 use crate::mechanics::kinematics::{Jet, MAX_DOFS, Measure};
+use crate::model::expr::Expr;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SpringDamper {
     pub measure: Measure,
     pub stiffness: f64,
     pub damping: f64,
-    /// s0: the measure at which the spring force vanishes.
-    pub free_value: f64,
+    /// s0(t, u): the measure at which the spring force vanishes.
+    pub free_length: Expr,
 }
 
 impl SpringDamper {
@@ -23,10 +30,9 @@ impl SpringDamper {
         (d.value, rate, d)
     }
 
-    /// Tension-positive force along the measure.
-    pub fn force(&self, q: &[f64], v: &[f64]) -> f64 {
-        let s = self.measure.value(q);
-        self.stiffness * (s - self.free_value) + self.damping * self.measure.rate(q, v)
+    /// s - s0(t, u) at the state `x` with measure `s`.
+    fn stretch(&self, x: &Kin, s: f64) -> f64 {
+        s - self.free_length.eval(x.t, x.inputs)
     }
 }
 
@@ -37,7 +43,7 @@ impl Element for SpringDamper {
 
     fn add_forces(&self, x: &Kin, _inertial: &mut [f64], forces: &mut [f64]) {
         let (s, rate, d) = self.eval::<0>(x);
-        let f = self.stiffness * (s - self.free_value) + self.damping * rate;
+        let f = self.stiffness * self.stretch(x, s) + self.damping * rate;
         for (k, &i) in self.measure.dofs().iter().enumerate() {
             forces[i] += f * d.gradient[k];
         }
@@ -45,7 +51,7 @@ impl Element for SpringDamper {
 
     fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
         let (s, rate, d) = self.eval::<{ MAX_DOFS * MAX_DOFS }>(x);
-        let f = self.stiffness * (s - self.free_value) + self.damping * rate;
+        let f = self.stiffness * self.stretch(x, s) + self.damping * rate;
         let dofs = self.measure.dofs();
         let n = dofs.len();
         // (H v)_a
@@ -65,7 +71,7 @@ impl Element for SpringDamper {
 
     fn energy(&self, x: &Kin) -> Energy {
         let s = self.measure.value(x.q);
-        Energy { kinetic: 0.0, potential: 0.5 * self.stiffness * (s - self.free_value).powi(2) }
+        Energy { kinetic: 0.0, potential: 0.5 * self.stiffness * self.stretch(x, s).powi(2) }
     }
 
     const DISSIPATIVE: bool = true;
@@ -73,5 +79,19 @@ impl Element for SpringDamper {
     fn dissipation_power(&self, x: &Kin) -> f64 {
         let rate = self.measure.rate(x.q, x.v);
         self.damping * rate * rate
+    }
+
+    fn reads_input(&self, i: usize) -> bool {
+        self.free_length.reads_input(i)
+    }
+
+    fn add_input_derivative(&self, x: &Kin, i: usize, forces: &mut [f64]) {
+        // d(G^T f)/du_i = G^T (-k ds0/du_i): G does not depend on u.
+        let (_, slope) = self.free_length.eval_with_input_derivative(x.t, x.inputs, i);
+        let df = -self.stiffness * slope;
+        let d = self.measure.gradient(x.q);
+        for (k, &j) in self.measure.dofs().iter().enumerate() {
+            forces[j] += df * d.gradient[k];
+        }
     }
 }

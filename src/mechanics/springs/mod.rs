@@ -17,6 +17,7 @@ use super::forces::{FractionalSpringDamper, SpringDamper};
 use super::kind_list::listing;
 use super::kinematics::Measure;
 pub use super::site::{PlanarSite, Site, SpatialSite};
+use crate::model::expr::Expr;
 use crate::model::schema::SpringDecl;
 use crate::model::{Model, ModelError, Scope};
 
@@ -63,21 +64,29 @@ pub fn spatial(s: &SpringDecl, model: &Model) -> Result<Spatial, ModelError> {
 
 /// The spring element on the measure `measure` (either dimension): a `SpringDamper`, or a
 /// `FractionalSpringDamper` (paper 003 eqs. 7-10) with `fractional_order`; the keys common to
-/// every type (stiffness, damping, free_length, fractional_order, memory).
+/// every type (stiffness, damping, free_length, fractional_order, memory). `scope` resolves
+/// parameters, `t` and the inputs: the free length s0(t, u) is a time function like a load's
+/// magnitude (omitted: the initial measure), which must be finite at the start time `t0` with
+/// the inputs' start values (`sys.inputs`).
 pub fn push_element(
     s: &SpringDecl,
     measure: Measure,
     scope: &Scope,
+    t0: f64,
     model: &Model,
     q0: &[f64],
     sys: &mut System,
 ) -> Result<(), ModelError> {
     let stiffness = s.stiffness.as_ref().map(|k| scope.non_negative(k, "stiffness")).transpose()?.unwrap_or(0.0);
     let damping = s.damping.as_ref().map(|c| scope.non_negative(c, "damping")).transpose()?.unwrap_or(0.0);
-    let free_value = match &s.free_length {
-        Some(l) => scope.number(l)?,
-        None => measure.value(q0),
+    let free_length = match &s.free_length {
+        Some(l) => scope.time_function(l)?,
+        None => Expr::Num(measure.value(q0)),
     };
+    let start = free_length.eval(t0, &sys.inputs);
+    if let (Some(l), false) = (&s.free_length, start.is_finite()) {
+        return Err(model.error(l.span(), format!("free_length is {start} at t = {t0}, the start time")));
+    }
     match &s.fractional_order {
         Some(order_num) => {
             let order = scope.number(order_num)?;
@@ -85,14 +94,14 @@ pub fn push_element(
                 return Err(model.error(order_num.span(), format!("fractional_order must be in [0, 1], got {order}")));
             }
             let memory = s.memory.as_ref().map(|m| scope.positive(m, "memory")).transpose()?;
-            sys.push(FractionalSpringDamper::new(measure, stiffness, damping, order, free_value, memory));
+            sys.push(FractionalSpringDamper::new(measure, stiffness, damping, order, free_length, start, memory));
         }
         None => {
             if let Some(m) = &s.memory {
                 return Err(model
                     .error(m.span(), "`memory` applies only to fractional dampers (give `fractional_order`)".into()));
             }
-            sys.push(SpringDamper { measure, stiffness, damping, free_value });
+            sys.push(SpringDamper { measure, stiffness, damping, free_length });
         }
     }
     Ok(())
