@@ -21,7 +21,7 @@ pub use crate::model::{Model, ParameterKind};
 use crate::integrators::error_control::{MAX_STEP_RATIO, MIN_STEP_RATIO};
 use crate::integrators::{
     BaumgarteConstants, Dynamics, EVENT_TOLERANCE, ErrorControl, Integrator, NewtonSettings, NewtonStrategy, State,
-    Statistics, Stepper,
+    Statistics, StepFailure, Stepper,
 };
 use crate::limits::MAX_STEPS_PER_INTERVAL;
 use crate::mechanics::assemble::assemble_at;
@@ -259,6 +259,10 @@ pub struct Simulation {
     /// Per input, its first and second time derivative over the next `step_to` (FMI's
     /// fmi2SetRealInputDerivatives); cleared by every `step_to`.
     input_derivatives: Vec<[f64; 2]>,
+    /// An input changed since the accelerations in `state` were consistent: the next
+    /// `step_to` restarts from accelerations and multipliers consistent with the new inputs
+    /// (`restart_with_inputs`).
+    restart_pending: bool,
 }
 
 impl Simulation {
@@ -319,6 +323,7 @@ impl Simulation {
             next_step: settings.step,
             accepted: History::default(),
             input_derivatives: vec![[0.0; 2]; system_inputs],
+            restart_pending: false,
         })
     }
 
@@ -357,7 +362,34 @@ impl Simulation {
                 *rates = [0.0; 2];
             }
             self.outputs_current = false;
+            self.restart_pending = true;
         }
+        Ok(())
+    }
+
+    /// Restart the method from accelerations and multipliers consistent with the current
+    /// inputs, as at the start and after an event or a parameter change. An input set at a
+    /// communication point is held over the interval (zero-order hold): the forces jump
+    /// there, and a step that starts from the accelerations of the old inputs (a method's
+    /// state, e.g. the trapezoidal rule's a_n) makes an O(h) error at every such jump. With
+    /// an input changed at every communication point the methods were then first-order
+    /// accurate (a mass-spring under a held sin 3t, tests/suite/held_inputs.rs). Inputs
+    /// interpolated from their derivatives are held over each internal step the same way, so
+    /// each internal step that changes them restarts too. The auxiliary acceleration of
+    /// generalized-alpha and HHT is shifted by the jump of a (a restart with aux = a costs
+    /// those methods their second order when every step restarts).
+    fn restart_with_inputs(&mut self) -> Result<(), StepError> {
+        let s = &mut self.state;
+        self.scratch_a.copy_from_slice(&s.a);
+        self.stepper
+            .workspace
+            .consistent_accelerations(&self.system, (&s.q, &s.v, s.t), &mut s.a, &mut s.lambda, &mut self.stepper.stats)
+            .map_err(|cause| StepError::Failure(StepFailure { t: s.t, h_min: 0.0, cause }))?;
+        for ((x, new), old) in s.aux.iter_mut().zip(&s.a).zip(&self.scratch_a) {
+            *x += new - old;
+        }
+        self.stepper.workspace.forget_history();
+        self.restart_pending = false;
         Ok(())
     }
 
@@ -389,7 +421,9 @@ impl Simulation {
         rates.t0 = self.state.t;
         rates.rates.clear();
         for ((u, b), [d1, d2]) in self.system.inputs.iter_mut().zip(base).zip(&self.input_derivatives) {
-            *u = b + d1 * dt + 0.5 * d2 * dt * dt;
+            let value = b + d1 * dt + 0.5 * d2 * dt * dt;
+            self.restart_pending |= *u != value;
+            *u = value;
             rates.rates.push([d1 + d2 * dt, *d2]);
         }
     }
@@ -484,6 +518,9 @@ impl Simulation {
 
     /// `step_to` without the check of the redundant rows.
     fn advance_to(&mut self, t_end: f64) -> Result<(), StepError> {
+        if self.restart_pending {
+            self.restart_with_inputs()?;
+        }
         if self.input_derivatives.iter().all(|d| *d == [0.0; 2]) {
             self.system.input_rates.rates.clear();
             return self.step_with_inputs_held(t_end);
@@ -583,6 +620,9 @@ impl Simulation {
         for k in 1..=count {
             if interpolate {
                 self.interpolate_inputs(&base, t0);
+                if self.restart_pending {
+                    self.restart_with_inputs()?;
+                }
             }
             let target = if k == count { t_end } else { t0 + span * (k as f64) / (count as f64) };
             let h = target - self.state.t;
@@ -618,6 +658,9 @@ impl Simulation {
         while t_end - self.state.t > tolerance {
             if interpolate {
                 self.interpolate_inputs(&base, t0);
+                if self.restart_pending {
+                    self.restart_with_inputs()?;
+                }
             }
             budget.check(&self.stepper.stats, self.state.t, t_end)?;
             let rest = t_end - self.state.t;
@@ -712,6 +755,7 @@ impl Simulation {
             stats: self.stepper.stats,
             history: self.system.history(),
             next_step: self.next_step,
+            restart_pending: self.restart_pending,
         }
     }
 
@@ -724,6 +768,7 @@ impl Simulation {
         s.stats = self.stepper.stats;
         self.system.history_into(&mut s.history);
         s.next_step = self.next_step;
+        s.restart_pending = self.restart_pending;
     }
 
     /// The sizes a snapshot of this simulation has.
@@ -747,6 +792,7 @@ impl Simulation {
         self.stepper.workspace.invalidate();
         self.outputs_current = false;
         self.next_step = s.next_step;
+        self.restart_pending = s.restart_pending;
         self.input_derivatives.iter_mut().for_each(|d| *d = [0.0; 2]);
         self.system.input_rates.rates.clear();
         Ok(())

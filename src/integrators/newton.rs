@@ -326,6 +326,13 @@ impl Workspace {
         self.memory_valid = false;
     }
 
+    /// Forget what the predictor extrapolates from (the last steps' accelerations), keeping
+    /// the factorization: the state was restarted from consistent accelerations.
+    pub fn forget_history(&mut self) {
+        self.history.valid = false;
+        self.memory_valid = false;
+    }
+
     /// Remember (a, lambda) at the start of a step of size h that succeeded, and what its
     /// method kept of it for the next step's predictor.
     pub(crate) fn record_step(&mut self, h: f64, a: &[f64], lambda: &[f64], memory: &StageMemory) {

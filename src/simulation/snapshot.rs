@@ -21,13 +21,16 @@ pub struct Snapshot {
     pub(super) history: History,
     /// The error-controlled step's proposal for the next step.
     pub(super) next_step: f64,
+    /// Inputs changed since the state's accelerations were consistent (`Simulation::set_input`).
+    pub(super) restart_pending: bool,
 }
 
 impl Blob for Snapshot {
     const MAGIC: [u8; 8] = *b"flexSNAP";
     /// 1: the first serde layout (replaced the hand-written codec "flexfmu4"); 2: a contact's
-    /// history holds its impact's duration and inverse effective mass.
-    const VERSION: u32 = 2;
+    /// history holds its impact's duration and inverse effective mass; 3: whether changed
+    /// inputs await a restart.
+    const VERSION: u32 = 3;
     const WHAT: &'static str = "simulation snapshot";
 }
 

@@ -53,6 +53,7 @@ mod fmu_tunable;
 mod fractional_damper;
 mod fractional_fmu;
 mod heavy_top_fmu;
+mod held_inputs;
 mod hostile_inputs;
 mod impact_beam;
 mod initial_unknowns;
