@@ -21,7 +21,7 @@ pub use crate::model::{Model, ParameterKind};
 use crate::integrators::error_control::{MAX_STEP_RATIO, MIN_STEP_RATIO};
 use crate::integrators::{
     BaumgarteConstants, Dynamics, EVENT_TOLERANCE, ErrorControl, Integrator, NewtonSettings, NewtonStrategy, State,
-    Statistics, StepFailure, Stepper,
+    Statistics, Stepper,
 };
 use crate::limits::MAX_STEPS_PER_INTERVAL;
 use crate::mechanics::assemble::assemble_at;
@@ -380,14 +380,16 @@ impl Simulation {
     /// those methods their second order when every step restarts).
     fn restart_with_inputs(&mut self) -> Result<(), StepError> {
         let s = &mut self.state;
-        self.scratch_a.copy_from_slice(&s.a);
+        let (a, lambda) = (&mut self.scratch_a, &mut self.scratch_lambda);
         self.stepper
             .workspace
-            .consistent_accelerations(&self.system, (&s.q, &s.v, s.t), &mut s.a, &mut s.lambda, &mut self.stepper.stats)
-            .map_err(|cause| StepError::Failure(StepFailure { t: s.t, h_min: 0.0, cause }))?;
-        for ((x, new), old) in s.aux.iter_mut().zip(&s.a).zip(&self.scratch_a) {
+            .consistent_accelerations(&self.system, (&s.q, &s.v, s.t), a, lambda, &mut self.stepper.stats)
+            .map_err(|cause| StepError::InputRestart { t: s.t, cause })?;
+        for ((x, new), old) in s.aux.iter_mut().zip(a.iter()).zip(&s.a) {
             *x += new - old;
         }
+        s.a.copy_from_slice(a);
+        s.lambda.copy_from_slice(lambda);
         self.stepper.workspace.forget_history();
         self.restart_pending = false;
         Ok(())

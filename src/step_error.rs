@@ -2,7 +2,7 @@
 //! it cannot be done within the budget of internal steps (`MAX_STEPS_PER_INTERVAL`,
 //! src/limits.rs) or does not end at a finite time. The FMU reports each as fmi2Discard.
 
-use crate::integrators::{Statistics, StepFailure};
+use crate::integrators::{NewtonError, Statistics, StepFailure};
 use crate::limits::MAX_STEPS_PER_INTERVAL;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -36,6 +36,10 @@ pub enum StepError {
          rows that are redundant only there"
     )]
     RedundancyChanged { t: f64, joint: String, violation: f64 },
+    /// The accelerations consistent with changed inputs could not be solved for
+    /// (`Simulation::set_input`); nothing was stepped.
+    #[error("at t = {t} the accelerations consistent with the changed inputs could not be computed: {cause}")]
+    InputRestart { t: f64, cause: NewtonError },
 }
 
 /// The internal steps one `step_to` has taken, counted from the stepper's statistics.
