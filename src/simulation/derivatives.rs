@@ -137,11 +137,17 @@ impl Simulation {
             let os = OutputState { q: &s.q, v: &zeros, a: da, lambda: dlambda, t: s.t, dissipated: 0.0 };
             // The potential energy reading u_i (a spring's free length; the kinetic energy does
             // not read the inputs).
-            let potential =
-                || central_difference(&sys.inputs, i, |u| sys.energy_with_inputs(&s.q, &s.v, s.t, u).potential);
+            // Differenced once, however many energy outputs read it.
+            let mut potential = None;
             for (row, (output, deps)) in jacobian.iter_mut().zip(self.outputs.iter().zip(&dependencies)) {
                 if deps.contains(&i) {
-                    row[i] = if output.kind.reads_potential_energy() { potential() } else { output.eval(sys, &os) };
+                    row[i] = if output.kind.reads_potential_energy() {
+                        *potential.get_or_insert_with(|| {
+                            central_difference(&sys.inputs, i, |u| sys.energy_with_inputs(&s.q, &s.v, s.t, u).potential)
+                        })
+                    } else {
+                        output.eval(sys, &os)
+                    };
                 }
             }
         }

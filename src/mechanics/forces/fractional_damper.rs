@@ -35,6 +35,7 @@
 //! not uniquely defined), so energy_total + energy_dissipated is conserved by construction
 //! while s0 is constant.
 
+use super::spring_damper::add_free_length_derivative;
 use crate::integrators::TangentCoefficients;
 use crate::mechanics::elements::{Element, Energy, Kin};
 use crate::mechanics::history::{HistoryWriter, Memory, MemoryKind};
@@ -363,13 +364,8 @@ impl Element for FractionalSpringDamper {
     }
 
     fn add_input_derivative(&self, x: &Kin, i: usize, forces: &mut [f64]) {
-        // dF/du_i = -k ds0/du_i (q does not read the inputs), along G.
-        let (_, slope) = self.free_length.eval_with_input_derivative(x.t, x.inputs, i);
-        let df = -self.stiffness * slope;
-        let d = self.measure.gradient(x.q);
-        for (k, &j) in self.measure.dofs().iter().enumerate() {
-            forces[j] += df * d.gradient[k];
-        }
+        // The damper acts on q = s - s0(t0, u0), which does not read the inputs.
+        add_free_length_derivative(&self.measure, self.stiffness, &self.free_length, x, i, forces);
     }
 }
 

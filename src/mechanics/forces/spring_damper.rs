@@ -86,12 +86,24 @@ impl Element for SpringDamper {
     }
 
     fn add_input_derivative(&self, x: &Kin, i: usize, forces: &mut [f64]) {
-        // d(G^T f)/du_i = G^T (-k ds0/du_i): G does not depend on u.
-        let (_, slope) = self.free_length.eval_with_input_derivative(x.t, x.inputs, i);
-        let df = -self.stiffness * slope;
-        let d = self.measure.gradient(x.q);
-        for (k, &j) in self.measure.dofs().iter().enumerate() {
-            forces[j] += df * d.gradient[k];
-        }
+        add_free_length_derivative(&self.measure, self.stiffness, &self.free_length, x, i, forces);
+    }
+}
+
+/// d(G^T f)/du_i = G^T (-k ds0/du_i) of a spring term k (s - s0(t, u)) on `measure` (G does
+/// not depend on u; a damper on s does not read u): the viscous and the fractional element.
+pub(super) fn add_free_length_derivative(
+    measure: &Measure,
+    stiffness: f64,
+    free_length: &Expr,
+    x: &Kin,
+    i: usize,
+    forces: &mut [f64],
+) {
+    let (_, slope) = free_length.eval_with_input_derivative(x.t, x.inputs, i);
+    let df = -stiffness * slope;
+    let d = measure.gradient(x.q);
+    for (k, &j) in measure.dofs().iter().enumerate() {
+        forces[j] += df * d.gradient[k];
     }
 }
