@@ -95,7 +95,7 @@ fn rigid_motion_has_no_elastic_force_and_exact_kinetic_energy() {
     // Node velocities of a rigid rod whose centre moves with vc and turns at w.
     let arm = [0.5 * l * c, 0.5 * l * s];
     let v = [vc[0] + w * arm[1], vc[1] - w * arm[0], w, vc[0] - w * arm[1], vc[1] + w * arm[0], w];
-    let (fe, _) = e.elastic_force_and_tangent(&q);
+    let fe = e.elastic_force(&q);
     assert!(fe.iter().all(|f| f.abs() < 1e-9), "elastic force {fe:?}");
     let m = p.density * p.area * l;
     // Translation + rotation of a uniform rod; the rotary inertia of the section (rho I l,
@@ -107,7 +107,7 @@ fn rigid_motion_has_no_elastic_force_and_exact_kinetic_energy() {
     assert!((ke - exact).abs() <= 1e-13 * exact);
     // Quadratic-velocity forces of rigid rotation: centripetal, summing to zero torque-free
     // forces of a spinning rod about its centre (m w^2 times centre offset = 0 here).
-    let (_, quad, ..) = e.inertia(&q, &v, &[0.0; 6]);
+    let (_, quad) = e.inertia_force(&q, &v, &[0.0; 6]);
     let total = [quad[0] + quad[3], quad[1] + quad[4]];
     assert!(total[0].abs() < 1e-12 && total[1].abs() < 1e-12, "net quadratic-velocity force {total:?}");
 }
@@ -123,7 +123,7 @@ fn energy_is_kinetic_plus_strain_plus_gravity() {
     assert!((en.kinetic - e.kinetic_energy(&q, &v)).abs() < 1e-15);
     assert!((en.potential - e.strain_energy(&q) - gravity).abs() < 1e-12);
     // The elastic force is the gradient of the strain energy.
-    let (fe, _) = e.elastic_force_and_tangent(&q);
+    let fe = e.elastic_force(&q);
     for j in 0..6 {
         let h = 1e-7;
         let (mut qp, mut qm) = (q, q);
@@ -134,23 +134,43 @@ fn energy_is_kinetic_plus_strain_plus_gravity() {
     }
 }
 
-/// The residual path (matrix-vector products, `inertia_force`, `elastic_force`) equals the
-/// tangent path (`inertia`, `elastic_force_and_tangent`) whose derivatives are checked above.
+/// The inertia forces are Lagrange's equations of the kinetic energy (eq. 17):
+/// F_I = d/dt dT/dv - dT/dq = M_g a + (d2T/dv dq) v - dT/dq, with T = `kinetic_energy`, whose
+/// derivatives here are differences (T is quadratic in v: its v-differences are exact).
 #[test]
-fn residual_path_equals_tangent_path() {
+fn inertia_forces_are_lagrange_equations_of_the_kinetic_energy() {
     for shear in [true, false] {
         let e = element(shear);
         let (q, v, a) = state();
+        let t = |q: &[f64; 6], v: &[f64; 6]| e.kinetic_energy(q, v);
+        let shift = |x: &[f64; 6], j: usize, h: f64| {
+            let mut y = *x;
+            y[j] += h;
+            y
+        };
+        // dT/dv at (q, v), exact for a quadratic in v up to round-off.
+        let momentum = |q: &[f64; 6], v: &[f64; 6]| -> [f64; 6] {
+            std::array::from_fn(|j| (t(q, &shift(v, j, 1.0)) - t(q, &shift(v, j, -1.0))) / 2.0)
+        };
+        let hq = 1e-6;
         let (ma, quad) = e.inertia_force(&q, &v, &a);
-        let (ma_ref, quad_ref, ..) = e.inertia(&q, &v, &a);
-        let fe = e.elastic_force(&q);
-        let (fe_ref, _) = e.elastic_force_and_tangent(&q);
-        let d = [
-            (ma - ma_ref).amax() / ma_ref.amax(),
-            (quad - quad_ref).amax() / quad_ref.amax(),
-            (fe - fe_ref).amax() / fe_ref.amax(),
-        ];
-        println!("shear {shear}: relative differences M a {:.1e}, quadratic {:.1e}, elastic {:.1e}", d[0], d[1], d[2]);
-        assert!(d.iter().all(|&x| x < 1e-13), "{d:?}");
+        // M_g a: dT/dv is linear in v, so its derivative along a is a difference.
+        let v_plus_a: [f64; 6] = std::array::from_fn(|j| v[j] + a[j]);
+        let (pa, p0) = (momentum(&q, &v_plus_a), momentum(&q, &v));
+        let mut lagrange = [0.0; 6];
+        for i in 0..6 {
+            lagrange[i] = pa[i] - p0[i];
+            // (d2T/dv dq) v - dT/dq by central differences in q.
+            for j in 0..6 {
+                let dp = (momentum(&shift(&q, j, hq), &v)[i] - momentum(&shift(&q, j, -hq), &v)[i]) / (2.0 * hq);
+                lagrange[i] += dp * v[j];
+            }
+            lagrange[i] -= (t(&shift(&q, i, hq), &v) - t(&shift(&q, i, -hq), &v)) / (2.0 * hq);
+        }
+        let total = ma + quad;
+        let scale = total.amax();
+        let err = (0..6).fold(0.0f64, |m, i| m.max((total[i] - lagrange[i]).abs()));
+        println!("shear {shear}: max |F_I - Lagrange| / max |F_I| = {:.1e}", err / scale);
+        assert!(err <= 1e-7 * scale, "F_I {total:?}, Lagrange {lagrange:?}");
     }
 }

@@ -13,7 +13,9 @@
 //! * Inertia: K = 1/2 qdot^T M_g(q) qdot, M_g = T^T M_L T (eqs. 11-16). M_g depends on q only
 //!   through p = (beta, th1, th2); with g_j = dp_j/dq and M_j = dM_g/dp_j, Lagrange's equation
 //!   (eq. 17) gives F_I = M_g a + sum_j pdot_j M_j qdot - 1/2 sum_j (qdot^T M_j qdot) g_j, and
-//!   its derivatives give the tangents M (eq. 18), C (eq. 19) and K_I (eq. 20) below.
+//!   its derivatives give the tangents M (eq. 18), C (eq. 19) and K_I (eq. 20).
+//! * Both, and their tangents, are evaluated in the chord frame (T x, without forming M_g or
+//!   its derivatives): `local_inertia_force`, `local_elastic_force`, `local_tangent`.
 //! * Gravity: lumped to the translations, rho A l0 / 2 at each node, no nodal moments
 //!   (potential -sum_i (m/2) g . x_i, exactly consistent with the forces).
 //!
@@ -86,19 +88,6 @@ struct Geometry {
     c: f64,
     s: f64,
     thb: [f64; 2],
-}
-
-impl Geometry {
-    /// r = b1 = dl/dq.
-    fn r(&self) -> V6 {
-        V6::from([-self.c, -self.s, 0.0, self.c, self.s, 0.0])
-    }
-
-    /// z / l = dbeta/dq.
-    fn z(&self) -> V6 {
-        let (c, s, l) = (self.c, self.s, self.l);
-        V6::from([s / l, -c / l, 0.0, -s / l, c / l, 0.0])
-    }
 }
 
 impl CorotationalBeam2d {
@@ -232,72 +221,6 @@ impl CorotationalBeam2d {
         m
     }
 
-    /// T (eq. 12) and dT/dbeta, d2T/dbeta2.
-    fn rotations(c: f64, s: f64) -> [M6; 3] {
-        let mut t = M6::zeros();
-        let mut t1 = M6::zeros();
-        let mut t2 = M6::zeros();
-        for k in [0, 3] {
-            t[(k, k)] = c;
-            t[(k, k + 1)] = s;
-            t[(k + 1, k)] = -s;
-            t[(k + 1, k + 1)] = c;
-            t[(k + 2, k + 2)] = 1.0;
-            t1[(k, k)] = -s;
-            t1[(k, k + 1)] = c;
-            t1[(k + 1, k)] = -c;
-            t1[(k + 1, k + 1)] = -s;
-            t2[(k, k)] = -c;
-            t2[(k, k + 1)] = -s;
-            t2[(k + 1, k)] = s;
-            t2[(k + 1, k + 1)] = -c;
-        }
-        [t, t1, t2]
-    }
-
-    /// Global mass M_g = T^T M_L T, its first derivatives M_j = dM_g/dp_j and the non-zero
-    /// second derivatives (M_bb, M_b1, M_b2), p = (beta, th1, th2).
-    fn mass_derivatives(&self, g: &Geometry) -> (M6, [M6; 3], [M6; 3]) {
-        let [t, t1, t2] = Self::rotations(g.c, g.s);
-        let ml = self.local_mass(g.thb);
-        let b = self.coupling_scale;
-        let d1 = Self::coupling(21.0, 14.0) * b; // dM_L/dth1
-        let d2 = Self::coupling(-14.0, -21.0) * b; // dM_L/dth2
-        let db = -(d1 + d2); // dM_L/dbeta (th_bar_i = th_i - beta)
-        let sandwich = |a: &M6, m: &M6, c: &M6| a.transpose() * m * c;
-        let mg = sandwich(&t, &ml, &t);
-        let mb = sandwich(&t1, &ml, &t) + sandwich(&t, &ml, &t1) + sandwich(&t, &db, &t);
-        let m1 = sandwich(&t, &d1, &t);
-        let m2 = sandwich(&t, &d2, &t);
-        let mbb = sandwich(&t2, &ml, &t)
-            + sandwich(&t, &ml, &t2)
-            + sandwich(&t1, &ml, &t1) * 2.0
-            + (sandwich(&t1, &db, &t) + sandwich(&t, &db, &t1)) * 2.0;
-        let mb1 = sandwich(&t1, &d1, &t) + sandwich(&t, &d1, &t1);
-        let mb2 = sandwich(&t1, &d2, &t) + sandwich(&t, &d2, &t1);
-        (mg, [mb, m1, m2], [mbb, mb1, mb2])
-    }
-
-    /// dp/dq for p = (beta, th1, th2) and the Hessian of beta.
-    fn parameter_gradients(g: &Geometry) -> ([V6; 3], M6) {
-        let mut e3 = V6::zeros();
-        e3[2] = 1.0;
-        let mut e6 = V6::zeros();
-        e6[5] = 1.0;
-        let (r, z) = (g.r(), g.z());
-        let h = -(r * z.transpose() + z * r.transpose()) / g.l;
-        ([z, e3, e6], h)
-    }
-
-    /// Second derivative d2M_g/dp_j dp_k (zero unless beta is involved).
-    fn second(mpp: &[M6; 3], j: usize, k: usize) -> Option<&M6> {
-        match (j, k) {
-            (0, k) => Some(&mpp[k]),
-            (j, 0) => Some(&mpp[j]),
-            _ => None,
-        }
-    }
-
     /// Local elastic forces F_EL = (N, M1, M2).
     fn section_forces(&self, g: &Geometry) -> [f64; 3] {
         let kb = self.bending();
@@ -305,16 +228,6 @@ impl CorotationalBeam2d {
         let m1 = kb[0][0] * g.thb[0] + kb[0][1] * g.thb[1];
         let m2 = kb[1][0] * g.thb[0] + kb[1][1] * g.thb[1];
         [n, m1, m2]
-    }
-
-    /// Local elastic forces (N, M1, M2) and B (eq. 5).
-    fn elastic(&self, g: &Geometry) -> ([f64; 3], [V6; 3]) {
-        let z = g.z();
-        let mut b2 = -z;
-        b2[2] += 1.0;
-        let mut b3 = -z;
-        b3[5] += 1.0;
-        (self.section_forces(g), [g.r(), b2, b3])
     }
 
     /// Elastic force F_E = B^T F_EL (eq. 8) alone (the residual path: no tangent).
@@ -330,23 +243,6 @@ impl CorotationalBeam2d {
         let [n, m1, m2] = self.section_forces(g);
         let shear = (m1 + m2) / g.l;
         V6::from([-n, shear, m1, n, -shear, m2])
-    }
-
-    /// Elastic force F_E (eq. 8) and tangent dF_E/dq.
-    pub fn elastic_force_and_tangent(&self, q: &[f64]) -> (V6, M6) {
-        let g = self.geometry(&self.gather(q));
-        let ([n, m1, m2], b) = self.elastic(&g);
-        let f = b[0] * n + b[1] * m1 + b[2] * m2;
-        let kb = self.bending();
-        let mut k = b[0] * b[0].transpose() * (self.ea / self.l0);
-        for i in 0..2 {
-            for j in 0..2 {
-                k += b[i + 1] * b[j + 1].transpose() * kb[i][j];
-            }
-        }
-        let (r, z) = (g.r(), g.z());
-        k += z * z.transpose() * (n * g.l) + (r * z.transpose() + z * r.transpose()) * ((m1 + m2) / g.l);
-        (f, k)
     }
 
     /// Inertia force F_I (eq. 17) split into M_g a and the quadratic-velocity part, by
@@ -394,35 +290,71 @@ impl CorotationalBeam2d {
         (self.local_mass_times(g.thb, ta), quad)
     }
 
-    /// Inertia force F_I (eq. 17) split into M_g a and the quadratic-velocity part, and the
-    /// tangents M (eq. 18), C (eq. 19), K_I = dF_I/dq (inertial part of eq. 20).
-    pub fn inertia(&self, q: &[f64], v: &[f64], a: &[f64]) -> (V6, V6, M6, M6, M6) {
-        let (q, v, a) = (self.gather(q), self.gather(v), self.gather(a));
-        let g = self.geometry(&q);
-        let (mg, mp, mpp) = self.mass_derivatives(&g);
-        let (gp, hb) = Self::parameter_gradients(&g);
-        let pdot: [f64; 3] = std::array::from_fn(|j| gp[j].dot(&v));
-        let mv: [V6; 3] = std::array::from_fn(|j| mp[j] * v);
-        let vmv: [f64; 3] = std::array::from_fn(|j| v.dot(&mv[j]));
-        let hv = hb * v; // d(pdot_beta)/dq
-        let mut quad = V6::zeros();
-        let mut c = M6::zeros();
-        let mut k = M6::zeros();
-        for j in 0..3 {
-            quad += mv[j] * pdot[j] - gp[j] * (0.5 * vmv[j]);
-            c += mv[j] * gp[j].transpose() + mp[j] * pdot[j] - gp[j] * mv[j].transpose();
-            k += (mp[j] * a) * gp[j].transpose();
-            for kk in 0..3 {
-                if let Some(m) = Self::second(&mpp, j, kk) {
-                    let mvk = m * v;
-                    k += mvk * (pdot[j] * 1.0) * gp[kk].transpose();
-                    k -= gp[j] * gp[kk].transpose() * (0.5 * v.dot(&mvk));
-                }
+    /// The tangent c_m M + c_d C + c_k K (eqs. 18-20 and the elastic tangent) in the chord
+    /// frame: the element's block is T^T A T. Everything F = F_I + F_E depends on is local:
+    /// F = T^T phi(T v, T a, l, th_bar), with phi = M_L(th_bar) (T a) + quad (T v) + T F_E and
+    /// quad as in `local_inertia_force`. So with x = T v, y = T a (local), M = T^T M_L T,
+    /// C = T^T (d quad/dx) T, and K = sum_p dF/dp (dp/dq)^T over p = (beta, l, th1, th2), whose
+    /// gradients are T^T of local ones (e_b = (0, -1/l, 0, 0, 1/l, 0) for beta,
+    /// b1 = (-1, 0, 0, 1, 0, 0) for l; T leaves e_th1, e_th2), with
+    /// dF/dbeta = T^T (J^T phi + (d phi/dx) J x + M_L J y - d phi/dth_bar1 - d phi/dth_bar2)
+    /// (dT/dbeta = J T; th_bar_i = th_i - beta). Linear in th_bar, M_L = M_0 + th_bar1 C_1 +
+    /// th_bar2 C_2 (eq. 16), and written with S = J^T M_L + M_L J, the quadratic-velocity part is
+    ///   quad = betadot S x + (rho1 C_1 + rho2 C_2) x - 1/2 (x^T S x - x^T C_1 x - x^T C_2 x) e_b
+    ///          - 1/2 (x^T C_1 x) e_th1 - 1/2 (x^T C_2 x) e_th2,
+    /// betadot = e_b . x, rho_i = x_thi - betadot (th_bar's rate); its derivatives below are
+    /// those of this polynomial. About a tenth of the work of forming M_g's derivatives (the
+    /// Newton matrix of a beam refreshed every few steps spent most of its time there).
+    fn local_tangent(&self, g: &Geometry, x: &V6, y: &V6, k: &TangentCoefficients) -> M6 {
+        let l = g.l;
+        let ml = self.local_mass(g.thb);
+        let b = self.coupling_scale;
+        let cm = [Self::coupling(21.0, 14.0) * b, Self::coupling(-14.0, -21.0) * b]; // dM_L/dth_bar_i
+        let unit = |i: usize| V6::from_fn(|r, _| if r == i { 1.0 } else { 0.0 });
+        let (e_th, b1) = ([unit(2), unit(5)], unit(3) - unit(0));
+        let e_b = (unit(4) - unit(1)) / l;
+        let betadot = e_b.dot(x);
+        let rho = [x[2] - betadot, x[5] - betadot];
+        // S = P + P^T with P = J^T M_L (turn_back of each column; M_L is symmetric).
+        let mut p_mat = M6::zeros();
+        for j in 0..6 {
+            p_mat.set_column(j, &turn_back(&ml.column(j).into_owned()));
+        }
+        let s_mat = p_mat + p_mat.transpose();
+        let jx = turn(x);
+        let sx = s_mat * x;
+        let p = [cm[0] * x, cm[1] * x];
+        // d quad/dx.
+        let mut d = s_mat * betadot + cm[0] * rho[0] + cm[1] * rho[1] + sx * e_b.transpose()
+            - e_b * (sx - p[0] - p[1]).transpose();
+        for i in 0..2 {
+            d += p[i] * (e_th[i] - e_b).transpose() - e_th[i] * p[i].transpose();
+        }
+        // d phi/dth_bar_i (S_i = J^T C_i + C_i J; x^T S_i x = 2 (J x) . C_i x) and d phi/dl.
+        let d_th: [V6; 2] =
+            std::array::from_fn(|i| cm[i] * y + (turn_back(&p[i]) + cm[i] * jx) * betadot - e_b * jx.dot(&p[i]));
+        let vmvb = x.dot(&sx) - x.dot(&p[0]) - x.dot(&p[1]);
+        let d_l = ((p[0] + p[1] - sx) * betadot + e_b * (0.5 * vmvb)) / l;
+        let (ma, quad) = self.local_inertia_force(g, x, y);
+        let d_beta = turn_back(&(ma + quad)) + d * jx + ml * turn(y) - d_th[0] - d_th[1];
+        let mut stiffness = d_beta * e_b.transpose() + d_l * b1.transpose();
+        for i in 0..2 {
+            stiffness += d_th[i] * e_th[i].transpose();
+        }
+        // The elastic part: B = (b1, e_th1 - e_b, e_th2 - e_b) locally (eq. 5), K_L, and the
+        // terms of dB/dq: N l e_b e_b^T + (M1 + M2)/l (b1 e_b^T + e_b b1^T).
+        let [n, m1, m2] = self.section_forces(g);
+        let kb = self.bending();
+        let bb = [e_th[0] - e_b, e_th[1] - e_b];
+        stiffness += b1 * b1.transpose() * (self.ea / self.l0)
+            + e_b * e_b.transpose() * (n * l)
+            + (b1 * e_b.transpose() + e_b * b1.transpose()) * ((m1 + m2) / l);
+        for i in 0..2 {
+            for j in 0..2 {
+                stiffness += bb[i] * bb[j].transpose() * kb[i][j];
             }
         }
-        // Terms through the Hessian of beta (only p_0 = beta has one).
-        k += mv[0] * hv.transpose() - hb * (0.5 * vmv[0]);
-        (mg * a, quad, mg, c, k)
+        ml * k.mass + d * k.damping + stiffness * k.stiffness
     }
 
     /// Strain energy 1/2 EA u_bar^2/l0 + 1/2 th_bar^T Kb th_bar.
@@ -471,12 +403,18 @@ impl Element for CorotationalBeam2d {
     }
 
     fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
-        let (_, _, mg, cm, ki) = self.inertia(x.q, x.v, x.a);
-        let (_, ke) = self.elastic_force_and_tangent(x.q);
-        let total = mg * c.mass + cm * c.damping + (ki + ke) * c.stiffness;
+        let g = self.geometry(&self.gather(x.q));
+        let (tv, ta) = (rotate(g.c, g.s, &self.gather(x.v)), rotate(g.c, g.s, &self.gather(x.a)));
+        let local = self.local_tangent(&g, &tv, &ta, c);
+        // T^T A T: T^T on each column, then on each row.
+        let mut left = M6::zeros();
+        for j in 0..6 {
+            left.set_column(j, &rotate_transposed(g.c, g.s, &local.column(j).into_owned()));
+        }
         for i in 0..6 {
-            for j in 0..6 {
-                block[6 * i + j] += total[(i, j)];
+            let row = rotate_transposed(g.c, g.s, &left.row(i).transpose());
+            for (b, r) in block[6 * i..][..6].iter_mut().zip(row.iter()) {
+                *b += r;
             }
         }
     }
