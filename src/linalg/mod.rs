@@ -2,7 +2,12 @@
 //!
 //! The pattern of the Newton matrix is built once per topology; every Newton iteration
 //! writes values into precomputed slots and refactorizes numerically, reusing the symbolic
-//! analysis (column ordering, elimination structure) and all scratch memory.
+//! analysis (column ordering, elimination structure) and all scratch memory. Up to
+//! DENSE_LIMIT unknowns the matrix is factorized dense instead (src/linalg/dense_lu.rs).
+
+mod dense_lu;
+
+use dense_lu::DenseLu;
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::mat::MatMut;
@@ -163,13 +168,48 @@ pub enum FactorizationError {
     NotFinite,
 }
 
-/// Sparse LU with partial pivoting; the symbolic analysis and all buffers are reused.
+/// Systems of up to this many unknowns are factorized dense (callgrind, instructions of a
+/// whole run against faer's sparse LU: rigid pendulum 89M -> 77M, crank-slider 218M -> 199M,
+/// four-element pendulum, 17 unknowns, 223M -> 206M, heavy top and Bricard's mechanism about
+/// half). Not higher: at 128 the banded matrices of beam chains lost (20-element cantilever,
+/// 66 unknowns, 1763M -> 2151M; 16-element pendulum 954M -> 1067M) while coupled rigid
+/// mechanisms gained a few per cent.
+const DENSE_LIMIT: usize = 32;
+
+/// LU with partial pivoting of a `SparseMatrix`: sparse (faer; the symbolic analysis and all
+/// buffers reused) or, up to DENSE_LIMIT unknowns, dense. Allocates nothing after `new`.
+#[derive(Clone)]
 pub struct SparseLu {
+    factors: Factors,
+    factorized: bool,
+}
+
+#[derive(Clone)]
+enum Factors {
+    Sparse(Box<FaerLu>),
+    Dense(DenseLu),
+}
+
+struct FaerLu {
     symbolic: SymbolicLu<usize>,
     numeric: NumericLu<usize, f64>,
     factor_scratch: MemBuffer,
     solve_scratch: MemBuffer,
-    factorized: bool,
+}
+
+impl FaerLu {
+    fn new(symbolic: SymbolicLu<usize>) -> Self {
+        let factor_scratch = MemBuffer::new(symbolic.factorize_numeric_lu_scratch::<f64>(Par::Seq, Default::default()));
+        let solve_scratch = MemBuffer::new(symbolic.solve_in_place_scratch::<f64>(1, Par::Seq));
+        FaerLu { symbolic, numeric: NumericLu::new(), factor_scratch, solve_scratch }
+    }
+}
+
+impl Clone for FaerLu {
+    /// A clone shares the symbolic analysis and starts unfactorized.
+    fn clone(&self) -> Self {
+        FaerLu::new(self.symbolic.clone())
+    }
 }
 
 impl std::fmt::Debug for SparseLu {
@@ -178,28 +218,16 @@ impl std::fmt::Debug for SparseLu {
     }
 }
 
-impl Clone for SparseLu {
-    /// A clone shares the symbolic analysis and starts unfactorized.
-    fn clone(&self) -> Self {
-        SparseLu {
-            symbolic: self.symbolic.clone(),
-            numeric: NumericLu::new(),
-            factor_scratch: MemBuffer::new(
-                self.symbolic.factorize_numeric_lu_scratch::<f64>(Par::Seq, Default::default()),
-            ),
-            solve_scratch: MemBuffer::new(self.symbolic.solve_in_place_scratch::<f64>(1, Par::Seq)),
-            factorized: false,
-        }
-    }
-}
-
 impl SparseLu {
     pub fn new(matrix: &SparseMatrix) -> Self {
-        let symbolic =
-            factorize_symbolic_lu(matrix.symbolic(), Default::default()).expect("symbolic LU of a valid pattern");
-        let factor_scratch = MemBuffer::new(symbolic.factorize_numeric_lu_scratch::<f64>(Par::Seq, Default::default()));
-        let solve_scratch = MemBuffer::new(symbolic.solve_in_place_scratch::<f64>(1, Par::Seq));
-        SparseLu { symbolic, numeric: NumericLu::new(), factor_scratch, solve_scratch, factorized: false }
+        let factors = if matrix.n <= DENSE_LIMIT {
+            Factors::Dense(DenseLu::new(matrix.n))
+        } else {
+            let symbolic =
+                factorize_symbolic_lu(matrix.symbolic(), Default::default()).expect("symbolic LU of a valid pattern");
+            Factors::Sparse(Box::new(FaerLu::new(symbolic)))
+        };
+        SparseLu { factors, factorized: false }
     }
 
     pub fn factorize(&mut self, matrix: &SparseMatrix) -> Result<(), FactorizationError> {
@@ -207,16 +235,21 @@ impl SparseLu {
         if matrix.values.iter().any(|v| !v.is_finite()) {
             return Err(FactorizationError::NotFinite);
         }
-        let a = SparseColMatRef::new(matrix.symbolic(), &matrix.values);
-        self.symbolic
-            .factorize_numeric_lu(
-                &mut self.numeric,
-                a,
-                Par::Seq,
-                MemStack::new(&mut self.factor_scratch),
-                Default::default(),
-            )
-            .map_err(|_| FactorizationError::Singular)?;
+        match &mut self.factors {
+            Factors::Sparse(f) => {
+                let a = SparseColMatRef::new(matrix.symbolic(), &matrix.values);
+                f.symbolic
+                    .factorize_numeric_lu(
+                        &mut f.numeric,
+                        a,
+                        Par::Seq,
+                        MemStack::new(&mut f.factor_scratch),
+                        Default::default(),
+                    )
+                    .map_err(|_| FactorizationError::Singular)?;
+            }
+            Factors::Dense(d) => d.factorize(matrix.entries())?,
+        }
         self.factorized = true;
         Ok(())
     }
@@ -225,10 +258,15 @@ impl SparseLu {
     /// (numerically singular matrix).
     pub fn solve(&mut self, rhs: &mut [f64]) -> Result<(), FactorizationError> {
         assert!(self.factorized, "solve before a successful factorization");
-        let n = rhs.len();
-        let lu = LuRef::new_unchecked(&self.symbolic, &self.numeric);
-        let mat = MatMut::from_column_major_slice_mut(rhs, n, 1);
-        lu.solve_in_place_with_conj(Conj::No, mat, Par::Seq, MemStack::new(&mut self.solve_scratch));
+        match &mut self.factors {
+            Factors::Sparse(f) => {
+                let n = rhs.len();
+                let lu = LuRef::new_unchecked(&f.symbolic, &f.numeric);
+                let mat = MatMut::from_column_major_slice_mut(rhs, n, 1);
+                lu.solve_in_place_with_conj(Conj::No, mat, Par::Seq, MemStack::new(&mut f.solve_scratch));
+            }
+            Factors::Dense(d) => d.solve(rhs),
+        }
         if rhs.iter().all(|v| v.is_finite()) { Ok(()) } else { Err(FactorizationError::Singular) }
     }
 }
