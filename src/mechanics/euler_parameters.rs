@@ -21,8 +21,13 @@ pub fn g_matrix(p: &[f64]) -> [[f64; 4]; 3] {
 
 /// A(p) = E G^T (homogeneous quadratic form).
 pub fn rotation(p: &[f64]) -> Mat3 {
-    let (e, g) = (e_matrix(p), g_matrix(p));
-    std::array::from_fn(|i| std::array::from_fn(|j| (0..4).map(|k| e[i][k] * g[j][k]).sum()))
+    let (e0, e) = (p[0], [p[1], p[2], p[3]]);
+    let d = e0 * e0 - (e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+    // e~ (the cross-product matrix of e), row by row.
+    let tilde = [[0.0, -e[2], e[1]], [e[2], 0.0, -e[0]], [-e[1], e[0], 0.0]];
+    std::array::from_fn(|i| {
+        std::array::from_fn(|j| 2.0 * (e[i] * e[j] + e0 * tilde[i][j]) + if i == j { d } else { 0.0 })
+    })
 }
 
 pub fn mat_vec(a: &Mat3, s: [f64; 3]) -> [f64; 3] {
@@ -33,36 +38,43 @@ pub fn mat_t_vec(a: &Mat3, s: [f64; 3]) -> [f64; 3] {
     std::array::from_fn(|i| a[0][i] * s[0] + a[1][i] * s[1] + a[2][i] * s[2])
 }
 
-/// The constant Hessians d2(A(p) s)_i / dp2 (4 x 4 each), by polarisation of the quadratic form.
-#[allow(clippy::needless_range_loop)] // h[i][j][k] filled from per-(j, k) vectors
+/// The constant Hessians d2(A(p) s)_i / dp2 (4 x 4 each) of the quadratic form
+/// (A s)_i = (e0^2 - e.e) s_i + 2 e_i (e.s) + 2 e0 (e x s)_i:
+/// d2/de0^2 = 2 s_i, d2/de0 de_j = 2 eps_ijk s_k, d2/de_j de_k = 2 (delta_ij s_k + delta_ik s_j
+/// - delta_jk s_i). Written out (not differenced): the joints evaluate them on every residual.
 pub fn rotated_vector_hessians(s: [f64; 3]) -> [[[f64; 4]; 4]; 3] {
-    let unit = |j: usize| -> [f64; 4] { std::array::from_fn(|k| f64::from(u8::from(k == j))) };
-    let a = |p: [f64; 4]| mat_vec(&rotation(&p), s);
-    // A(e_j) s and A(e_j + e_k) s, each evaluated once.
-    let units: [[f64; 3]; 4] = std::array::from_fn(|j| a(unit(j)));
-    let pairs: [[[f64; 3]; 4]; 4] = std::array::from_fn(|j| {
-        std::array::from_fn(|k| {
-            let mut ejk = unit(j.min(k));
-            ejk[j.max(k)] = 1.0;
-            if j < k { a(ejk) } else { [0.0; 3] }
-        })
-    });
-    let mut h = [[[0.0; 4]; 4]; 3];
-    for j in 0..4 {
-        let aj = units[j];
-        for k in 0..4 {
-            let v = if j == k {
-                aj.map(|x| 2.0 * x)
-            } else {
-                let (ak, ajk) = (units[k], pairs[j.min(k)][j.max(k)]);
-                std::array::from_fn(|i| ajk[i] - aj[i] - ak[i])
-            };
-            for i in 0..3 {
-                h[i][j][k] = v[i];
+    let delta = |a: usize, b: usize| f64::from(u8::from(a == b));
+    // eps_ijk s_k = (s~)^T: (e x s)_i = -(s x e)_i = -(s~ e)_i, so d(e x s)_i/de_j = -s~_ij.
+    let tilde = [[0.0, -s[2], s[1]], [s[2], 0.0, -s[0]], [-s[1], s[0], 0.0]];
+    std::array::from_fn(|i| {
+        let mut h = [[0.0; 4]; 4];
+        h[0][0] = 2.0 * s[i];
+        for j in 0..3 {
+            h[0][j + 1] = -2.0 * tilde[i][j];
+            h[j + 1][0] = h[0][j + 1];
+            for k in 0..3 {
+                h[j + 1][k + 1] = 2.0 * (delta(i, j) * s[k] + delta(i, k) * s[j] - delta(j, k) * s[i]);
             }
         }
-    }
-    h
+        h
+    })
+}
+
+/// The Jacobian d(A(p) s)_i / dp_j = (H_i p)_j of the same quadratic form, written out:
+/// d/de0 = 2 e0 s_i + 2 (e x s)_i, d/de_j = 2 (e_i s_j - e_j s_i + delta_ij e.s) + 2 e0 eps_ijk s_k.
+pub fn rotated_vector_jacobian(p: &[f64], s: [f64; 3]) -> [[f64; 4]; 3] {
+    let (e0, e) = (p[0], [p[1], p[2], p[3]]);
+    let es = e[0] * s[0] + e[1] * s[1] + e[2] * s[2];
+    let cross = [e[1] * s[2] - e[2] * s[1], e[2] * s[0] - e[0] * s[2], e[0] * s[1] - e[1] * s[0]];
+    let tilde = [[0.0, -s[2], s[1]], [s[2], 0.0, -s[0]], [-s[1], s[0], 0.0]];
+    std::array::from_fn(|i| {
+        let mut g = [2.0 * (e0 * s[i] + cross[i]); 4];
+        for j in 0..3 {
+            let diagonal = if i == j { es } else { 0.0 };
+            g[j + 1] = 2.0 * (e[i] * s[j] - e[j] * s[i] + diagonal - e0 * tilde[i][j]);
+        }
+        g
+    })
 }
 
 /// Euler parameters of a rotation by `angle` about the unit `axis`: (cos(a/2), sin(a/2) u).
@@ -113,6 +125,15 @@ mod tests {
                 assert!((d - f64::from(u8::from(i == j))).abs() < 1e-15);
             }
         }
+        // A(p) = E G^T, at any p.
+        let q = [0.9, 0.2, -1.1, 0.4];
+        let (e, g, aq) = (e_matrix(&q), g_matrix(&q), rotation(&q));
+        for i in 0..3 {
+            for j in 0..3 {
+                let egt: f64 = (0..4).map(|k| e[i][k] * g[j][k]).sum();
+                assert!((aq[i][j] - egt).abs() < 1e-15, "A[{i}][{j}] = {} vs E G^T {egt}", aq[i][j]);
+            }
+        }
         // (A s)_i = 1/2 p^T H_i p for the homogeneous quadratic form, at any p.
         let s = [0.4, -1.2, 0.7];
         let h = rotated_vector_hessians(s);
@@ -121,6 +142,14 @@ mod tests {
         for i in 0..3 {
             let v: f64 = (0..4).map(|j| (0..4).map(|k| 0.5 * q[j] * h[i][j][k] * q[k]).sum::<f64>()).sum();
             assert!((v - aq[i]).abs() < 1e-14, "{v} vs {}", aq[i]);
+        }
+        // The Jacobian is H_i p.
+        let jac = rotated_vector_jacobian(&q, s);
+        for i in 0..3 {
+            for j in 0..4 {
+                let hp: f64 = (0..4).map(|k| h[i][j][k] * q[k]).sum();
+                assert!((jac[i][j] - hp).abs() < 1e-14, "dA s/dp [{i}][{j}] = {} vs H p {hp}", jac[i][j]);
+            }
         }
         // Shepperd's method inverts A(p), also for rotations near 180 degrees.
         for r in [p, [0.01, 0.99, -0.1, 0.05], [0.0, 0.0, 0.6, 0.8]] {

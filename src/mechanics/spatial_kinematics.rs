@@ -9,7 +9,7 @@
 //! Euler-parameter norm p.p.
 
 use super::derivatives::{Derivatives, Gradient, Jet, MAX_DOFS};
-use super::euler_parameters::{mat_vec, rotated_vector_hessians, rotation};
+use super::euler_parameters::{mat_vec, rotated_vector_hessians, rotated_vector_jacobian, rotation};
 
 /// A point fixed to ground, or to a spatial rigid body (first coordinate `x`) at the
 /// body-frame offset `s` from its centre of mass.
@@ -47,12 +47,9 @@ impl Anchor3 {
         match *self {
             Anchor3::Ground { .. } => [0.0; 3],
             Anchor3::Body { x, s } => {
-                let h = rotated_vector_hessians(s);
-                let p = &q[x + 3..x + 7];
+                let jac = rotated_vector_jacobian(&q[x + 3..x + 7], s);
                 let pd = &v[x + 3..x + 7];
-                std::array::from_fn(|i| {
-                    v[x + i] + (0..4).map(|j| (0..4).map(|k| h[i][j][k] * p[k]).sum::<f64>() * pd[j]).sum::<f64>()
-                })
+                std::array::from_fn(|i| v[x + i] + (0..4).map(|j| jac[i][j] * pd[j]).sum::<f64>())
             }
         }
     }
@@ -64,13 +61,12 @@ impl Anchor3 {
         match *self {
             Anchor3::Ground { .. } => [0.0; 3],
             Anchor3::Body { x, s } => {
-                let h = rotated_vector_hessians(s);
                 let (p, pd, pdd) = (&q[x + 3..x + 7], &v[x + 3..x + 7], &a[x + 3..x + 7]);
+                // p'^T H_i p' = (H_i p')^T p' = 2 (A(p') s)_i: the Jacobian at p' times p' twice.
+                let (jac, jac_rate) = (rotated_vector_jacobian(p, s), rotated_vector_jacobian(pd, s));
                 std::array::from_fn(|i| {
-                    let linear: f64 =
-                        (0..4).map(|j| (0..4).map(|k| h[i][j][k] * p[k]).sum::<f64>() * pdd[j]).sum::<f64>();
-                    let quadratic: f64 =
-                        (0..4).map(|j| (0..4).map(|k| h[i][j][k] * pd[k]).sum::<f64>() * pd[j]).sum::<f64>();
+                    let linear: f64 = (0..4).map(|j| jac[i][j] * pdd[j]).sum();
+                    let quadratic: f64 = (0..4).map(|j| jac_rate[i][j] * pd[j]).sum();
                     a[x + i] + linear + quadratic
                 })
             }
@@ -132,11 +128,12 @@ impl<const G: usize, const H: usize> VecFn<G, H> {
             Anchor3::Body { x, s } => {
                 let s = s_dir.unwrap_or(s);
                 let p = &q[x + 3..x + 7];
-                let h = rotated_vector_hessians(s);
+                let jac = rotated_vector_jacobian(p, s);
+                let h = if H > 0 { rotated_vector_hessians(s) } else { [[[0.0; 4]; 4]; 3] };
                 for i in 0..3 {
                     let mut v = 0.0;
                     for j in 0..4 {
-                        let g: f64 = (0..4).map(|k| h[i][j][k] * p[k]).sum();
+                        let g = jac[i][j];
                         v += 0.5 * g * p[j];
                         if G > 0 {
                             self.jac[i][off + 3 + j] += sign * g;
