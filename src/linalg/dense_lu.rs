@@ -10,8 +10,10 @@
 
 use super::FactorizationError;
 
-/// The factors of P A = L U in one row-major matrix (L unit lower, below the diagonal) and the
-/// row interchanges.
+/// The factors of P A = L U in one column-major matrix (L unit lower, below the diagonal) and
+/// the row interchanges. Column-major so that elimination and both triangular solves are
+/// column updates (axpys, vectorized) rather than dot products (a dependent chain of adds:
+/// the row-oriented solve cost 2,900 instructions for 17 unknowns).
 #[derive(Debug, Clone)]
 pub struct DenseLu {
     n: usize,
@@ -32,27 +34,31 @@ impl DenseLu {
         let a = &mut self.lu;
         a.fill(0.0);
         for (i, j, v) in entries {
-            a[i * n + j] += v;
+            a[j * n + i] += v;
         }
         for k in 0..n {
-            let p = (k..n).fold(k, |p, i| if a[i * n + k].abs() > a[p * n + k].abs() { i } else { p });
-            if a[p * n + k] == 0.0 {
+            let column = &a[k * n..(k + 1) * n];
+            let p = (k..n).fold(k, |p, i| if column[i].abs() > column[p].abs() { i } else { p });
+            if column[p] == 0.0 {
                 return Err(FactorizationError::Singular);
             }
             self.pivot[k] = p;
             if p != k {
                 for j in 0..n {
-                    a.swap(k * n + j, p * n + j);
+                    a.swap(j * n + k, j * n + p);
                 }
             }
-            let (upper, lower) = a.split_at_mut((k + 1) * n);
-            let row_k = &upper[k * n..];
-            let pivot = row_k[k];
-            for row_i in lower.chunks_exact_mut(n) {
-                let l = row_i[k] / pivot;
-                row_i[k] = l;
-                if l != 0.0 {
-                    for (x, u) in row_i[k + 1..].iter_mut().zip(&row_k[k + 1..]) {
+            let (done, rest) = a.split_at_mut((k + 1) * n);
+            let column_k = &mut done[k * n..];
+            let pivot = column_k[k];
+            for l in &mut column_k[k + 1..] {
+                *l /= pivot;
+            }
+            let multipliers = &column_k[k + 1..];
+            for column_j in rest.chunks_exact_mut(n) {
+                let u = column_j[k];
+                if u != 0.0 {
+                    for (x, l) in column_j[k + 1..].iter_mut().zip(multipliers) {
                         *x -= l * u;
                     }
                 }
@@ -67,13 +73,24 @@ impl DenseLu {
         for (k, &p) in self.pivot.iter().enumerate() {
             b.swap(k, p);
         }
-        for i in 0..n {
-            let s: f64 = a[i * n..i * n + i].iter().zip(&b[..i]).map(|(l, x)| l * x).sum();
-            b[i] -= s;
+        for (k, column) in a.chunks_exact(n).enumerate() {
+            let (head, tail) = b.split_at_mut(k + 1);
+            let x = head[k];
+            if x != 0.0 {
+                for (y, l) in tail.iter_mut().zip(&column[k + 1..]) {
+                    *y -= l * x;
+                }
+            }
         }
-        for i in (0..n).rev() {
-            let s: f64 = a[i * n + i + 1..(i + 1) * n].iter().zip(&b[i + 1..]).map(|(u, x)| u * x).sum();
-            b[i] = (b[i] - s) / a[i * n + i];
+        for (k, column) in a.chunks_exact(n).enumerate().rev() {
+            let (head, tail) = b.split_at_mut(k);
+            tail[0] /= column[k];
+            let x = tail[0];
+            if x != 0.0 {
+                for (y, u) in head.iter_mut().zip(&column[..k]) {
+                    *y -= u * x;
+                }
+            }
         }
     }
 }
