@@ -299,6 +299,33 @@ mod tests {
         }
     }
 
+    /// A tridiagonal system with one saddle-point row, below and above DENSE_LIMIT (the dense
+    /// and the sparse factorization), solved to round-off.
+    #[test]
+    fn both_factorizations_solve_a_saddle_point_system() {
+        for n in [DENSE_LIMIT, DENSE_LIMIT + 9] {
+            let mut b = PatternBuilder::new(n);
+            for i in 0..n - 1 {
+                b.block(&[i, i + 1], &[i, i + 1]);
+            }
+            let mut a = b.build();
+            for (i, j, _) in a.entries().collect::<Vec<_>>() {
+                let s = a.slot(i, j);
+                // The last row and column: a constraint with a zero diagonal.
+                a.values[s] = if i == j { if i == n - 1 { 0.0 } else { 4.0 + i as f64 } } else { -1.0 };
+            }
+            let x: Vec<f64> = (0..n).map(|i| (i as f64 * 0.7).sin()).collect();
+            let mut rhs = vec![0.0; n];
+            a.mul_vec(&x, &mut rhs);
+            let mut lu = SparseLu::new(&a);
+            assert_eq!(matches!(lu.factors, Factors::Dense(_)), n <= DENSE_LIMIT);
+            lu.factorize(&a).unwrap();
+            lu.solve(&mut rhs).unwrap();
+            let err = rhs.iter().zip(&x).fold(0.0f64, |m, (y, z)| m.max((y - z).abs()));
+            assert!(err < 1e-14, "n = {n}: error {err:.1e}");
+        }
+    }
+
     #[test]
     fn singular_matrix_is_reported() {
         let mut b = PatternBuilder::new(2);
