@@ -261,7 +261,7 @@ pub struct Simulation {
     input_derivatives: Vec<[f64; 2]>,
     /// An input changed since the accelerations in `state` were consistent: the next
     /// `step_to` restarts from accelerations and multipliers consistent with the new inputs
-    /// (`restart_with_inputs`).
+    /// (`restart_if_inputs_changed`).
     restart_pending: bool,
 }
 
@@ -367,7 +367,8 @@ impl Simulation {
         Ok(())
     }
 
-    /// Restart the method from accelerations and multipliers consistent with the current
+    /// If an input changed since the accelerations were consistent (`restart_pending`),
+    /// restart the method from accelerations and multipliers consistent with the current
     /// inputs, as at the start and after an event or a parameter change. An input set at a
     /// communication point is held over the interval (zero-order hold): the forces jump
     /// there, and a step that starts from the accelerations of the old inputs (a method's
@@ -378,7 +379,10 @@ impl Simulation {
     /// each internal step that changes them restarts too. The auxiliary acceleration of
     /// generalized-alpha and HHT is shifted by the jump of a (a restart with aux = a costs
     /// those methods their second order when every step restarts).
-    fn restart_with_inputs(&mut self) -> Result<(), StepError> {
+    fn restart_if_inputs_changed(&mut self) -> Result<(), StepError> {
+        if !self.restart_pending {
+            return Ok(());
+        }
         let s = &mut self.state;
         let (a, lambda) = (&mut self.scratch_a, &mut self.scratch_lambda);
         self.stepper
@@ -520,9 +524,7 @@ impl Simulation {
 
     /// `step_to` without the check of the redundant rows.
     fn advance_to(&mut self, t_end: f64) -> Result<(), StepError> {
-        if self.restart_pending {
-            self.restart_with_inputs()?;
-        }
+        self.restart_if_inputs_changed()?;
         if self.input_derivatives.iter().all(|d| *d == [0.0; 2]) {
             self.system.input_rates.rates.clear();
             return self.step_with_inputs_held(t_end);
@@ -622,9 +624,7 @@ impl Simulation {
         for k in 1..=count {
             if interpolate {
                 self.interpolate_inputs(&base, t0);
-                if self.restart_pending {
-                    self.restart_with_inputs()?;
-                }
+                self.restart_if_inputs_changed()?;
             }
             let target = if k == count { t_end } else { t0 + span * (k as f64) / (count as f64) };
             let h = target - self.state.t;
@@ -660,9 +660,7 @@ impl Simulation {
         while t_end - self.state.t > tolerance {
             if interpolate {
                 self.interpolate_inputs(&base, t0);
-                if self.restart_pending {
-                    self.restart_with_inputs()?;
-                }
+                self.restart_if_inputs_changed()?;
             }
             budget.check(&self.stepper.stats, self.state.t, t_end)?;
             let rest = t_end - self.state.t;

@@ -1,7 +1,7 @@
 //! Inputs held over communication intervals (zero-order hold, what an FMI master does with a
 //! controller's output): the forces jump at every communication point, and each interval's
 //! first step must start from accelerations consistent with the new input
-//! (`Simulation::set_input`, `restart_with_inputs`). Reference: a mass-spring (m = 1 kg,
+//! (`Simulation::set_input`, `restart_if_inputs_changed`). Reference: a mass-spring (m = 1 kg,
 //! k = 100 N/m) under a force u_n = sin(3 t_n) held over [t_n, t_n + H], solved exactly
 //! interval by interval: x = p + (x_n - p) cos(w tau) + v_n/w sin(w tau), p = u_n/k.
 //! Every method must stay second order in the internal step h, whether an interval holds ten
