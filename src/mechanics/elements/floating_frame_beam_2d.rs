@@ -32,6 +32,7 @@
 //!   inertia and gravity terms) is the exact derivative of the quadrature sums (checked against
 //!   central differences in the tests).
 
+use super::floating_frame_integrals::{Features, MAX_FEATURES, ONE, SMALL_FEATURES, ShapeGram, X};
 use super::{BeamProperties, Element, Energy, Kin};
 use crate::integrators::TangentCoefficients;
 use nalgebra::{DMatrix, DVector};
@@ -118,18 +119,6 @@ impl TransverseMode {
     }
 }
 
-/// Mode data at one integration point.
-#[derive(Debug, Clone, PartialEq)]
-struct ModalPoint {
-    /// rho S times the quadrature weight.
-    mu: f64,
-    x: f64,
-    phi_x: DVector<f64>,
-    phi_y: DVector<f64>,
-    /// H(x) = int_0^x Phi_y'^T Phi_y'.
-    h: DMatrix<f64>,
-}
-
 /// Mode values and H at one abscissa (the tip, x = L, or any material point).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TipShape {
@@ -155,7 +144,8 @@ pub struct FloatingFrameBeam2d {
 /// eq. 4), the tip's shape, and the transverse eigenfunctions (for `material_point`).
 #[derive(Debug, PartialEq)]
 struct ModalIntegrals {
-    points: Vec<ModalPoint>,
+    /// The inertia shape integrals (`floating_frame_integrals`).
+    gram: ShapeGram,
     /// Modal stiffness K1 (axial), K2 (transverse).
     k1: DMatrix<f64>,
     k2: DMatrix<f64>,
@@ -180,24 +170,6 @@ fn mat_vec(h: &DMatrix<f64>, x: &[f64], y: &mut [f64]) {
     for (col, &xj) in h.chunks_exact(n).zip(x).skip(1) {
         for (yi, hij) in y.iter_mut().zip(col) {
             *yi += hij * xj;
-        }
-    }
-}
-
-/// `mat_vec` for two vectors at once (one pass over H): y = H x, z = H w.
-#[inline(always)]
-fn mat_vec2(h: &DMatrix<f64>, (x, y): (&[f64], &mut [f64]), (w, z): (&[f64], &mut [f64])) {
-    let n = y.len();
-    let h = &h.as_slice()[..n * n];
-    let (x, w, z) = (&x[..n], &w[..n], &mut z[..n]);
-    for ((yi, zi), hi0) in y.iter_mut().zip(z.iter_mut()).zip(&h[..n]) {
-        *yi = hi0 * x[0];
-        *zi = hi0 * w[0];
-    }
-    for ((col, &xj), &wj) in h.chunks_exact(n).zip(x).zip(w).skip(1) {
-        for ((yi, zi), hij) in y.iter_mut().zip(z.iter_mut()).zip(col) {
-            *yi += hij * xj;
-            *zi += hij * wj;
         }
     }
 }
@@ -258,7 +230,7 @@ impl FloatingFrameBeam2d {
             }
             h
         };
-        let mut points = Vec::new();
+        let mut gram = ShapeGram::new(n);
         let mut k1 = DMatrix::zeros(n, n);
         let mut k2 = DMatrix::zeros(n, n);
         let mut h_before = DMatrix::zeros(n, n);
@@ -273,7 +245,7 @@ impl FloatingFrameBeam2d {
                 let curv = DVector::from_iterator(n, ev.iter().map(|e| e[2]));
                 k1 += dphi_x.clone() * dphi_x.transpose() * (w * young * area);
                 k2 += curv.clone() * curv.transpose() * (w * young * inertia);
-                points.push(ModalPoint { mu: density * area * w, x, phi_x, phi_y, h });
+                gram.add_point(density * area * w, x, &phi_x, &phi_y, &h);
             }
             h_before += slope_product(a, a + seg, 1);
         }
@@ -283,7 +255,7 @@ impl FloatingFrameBeam2d {
             slope_y: DVector::from_iterator(n, ty.iter().map(|m| m.eval(length)[1])),
             h: h_before,
         };
-        let modal = Arc::new(ModalIntegrals { points, k1, k2, tip, transverse: ty });
+        let modal = Arc::new(ModalIntegrals { gram, k1, k2, tip, transverse: ty });
         FloatingFrameBeam2d { dofs: (x..x + 3 + 2 * n).collect(), length, modes: n, gravity, modal }
     }
 
@@ -305,21 +277,6 @@ impl FloatingFrameBeam2d {
     /// Modal stiffness blocks (K1 axial, K2 transverse), 004 eq. 4.
     pub fn modal_stiffness(&self) -> (&DMatrix<f64>, &DMatrix<f64>) {
         (&self.modal.k1, &self.modal.k2)
-    }
-
-    /// Local position p = (x + Phi_x A - B^T H B / 2, Phi_y B) of a point (004 eq. 1); H B
-    /// into `hb`.
-    fn local(pt: &ModalPoint, a: &[f64], b: &[f64], hb: &mut [f64]) -> [f64; 2] {
-        mat_vec(&pt.h, b, hb);
-        Self::local_from(pt, a, b, hb)
-    }
-
-    /// `local` with H B given.
-    #[inline(always)]
-    fn local_from(pt: &ModalPoint, a: &[f64], b: &[f64], hb: &[f64]) -> [f64; 2] {
-        let px = pt.x + pt.phi_x.as_slice().iter().zip(a).map(|(p, q)| p * q).sum::<f64>() - 0.5 * dot(b, hb);
-        let py = dot(pt.phi_y.as_slice(), b);
-        [px, py]
     }
 
     /// Global position of the tip (x = L) and the rotation of its section
@@ -388,10 +345,29 @@ impl FloatingFrameBeam2d {
     /// The generalized inertia + gravity force int rho S L^T w, split into the acceleration
     /// part M q_ddot (added to `inertial`) and the rest (added to `rest`), and, with `c`, the
     /// tangent blocks c_m M + c_d dF/dq_dot + c_k dF/dq (added to `tangent`, row-major
-    /// nd x nd). All three start from zero in the caller; the work is on the stack (no heap
-    /// allocation in a step), with every sum in the order of nalgebra's products that the
-    /// element used before (`mat_vec`, `dot`), so that results are bit for bit unchanged.
+    /// nd x nd). All three start from zero in the caller. The integrals are products with the
+    /// Gram matrix of the shape features (`floating_frame_integrals`): w and every column of
+    /// L, dw/dq_dot and dw/dq are linear forms in the features, so int rho S L_k . w is
+    /// `l_dot(k, G c_w0, G c_w1)`. The work is on the stack (no heap allocation in a step).
     fn evaluate_into(
+        &self,
+        kin: (&[f64], &[f64], &[f64]),
+        c: Option<&TangentCoefficients>,
+        inertial: &mut [f64],
+        rest: &mut [f64],
+        tangent: &mut [f64],
+    ) {
+        // the forms on the stack sized for the model's modes: zeroing them for 20 modes would
+        // cost more than the products for 5
+        if self.modal.gram.features.len() <= SMALL_FEATURES {
+            self.evaluate_in::<SMALL_FEATURES>(kin, c, inertial, rest, tangent)
+        } else {
+            self.evaluate_in::<MAX_FEATURES>(kin, c, inertial, rest, tangent)
+        }
+    }
+
+    /// `evaluate_into` with linear forms of capacity `F`.
+    fn evaluate_in<const F: usize>(
         &self,
         (q, v, acc): (&[f64], &[f64], &[f64]),
         c: Option<&TangentCoefficients>,
@@ -401,130 +377,106 @@ impl FloatingFrameBeam2d {
     ) {
         let n = self.modes;
         let nd = self.coordinates();
+        let gram = &self.modal.gram;
+        let m = gram.features.len();
         let (e, ed, edd) = (self.local_slice(q), self.local_slice(v), self.local_slice(acc));
-        let (th, om, al) = (e[2], ed[2], edd[2]);
-        let (s, co) = th.sin_cos();
+        let (om, al) = (ed[2], edd[2]);
+        let x = LocalForms::new(gram.features, e, ed, edd);
+        let (s, co) = (x.sin, x.cos);
         let rt = |u: [f64; 2]| [co * u[0] + s * u[1], -s * u[0] + co * u[1]];
         let a0 = rt([edd[0], edd[1]]);
         let g_loc = rt(self.gravity);
-        let a_g = rt([edd[0] - self.gravity[0], edd[1] - self.gravity[1]]);
-        let (a, b) = (&e[3..3 + n], &e[3 + n..]);
-        let (bd, bdd) = (&ed[3 + n..], &edd[3 + n..]);
-        // L = [R^T, J p, P] (2 x nd) as its two rows; P = [[Phi_x, -(H B)^T], [0, Phi_y]]
-        let mut l0 = [0.0; MAX_COORDINATES];
-        let mut l1 = [0.0; MAX_COORDINATES];
-        let (l0, l1) = (&mut l0[..nd], &mut l1[..nd]);
-        let mut hb = [0.0; MAX_MODES];
-        let mut hbd = [0.0; MAX_MODES];
-        let mut hbdd = [0.0; MAX_MODES];
-        let (hb, hbd, hbdd) = (&mut hb[..n], &mut hbd[..n], &mut hbdd[..n]);
-        let mut wv0 = [0.0; MAX_COORDINATES];
-        let mut wv1 = [0.0; MAX_COORDINATES];
-        let mut wq0 = [0.0; MAX_COORDINATES];
-        let mut wq1 = [0.0; MAX_COORDINATES];
-        for pt in &self.modal.points {
-            mat_vec2(&pt.h, (b, &mut *hb), (bd, &mut *hbd));
-            let p = Self::local_from(pt, a, b, hb);
-            l0[0] = co;
-            l0[1] = s;
-            l1[0] = -s;
-            l1[1] = co;
-            let jp = perp(p);
-            l0[2] = jp[0];
-            l1[2] = jp[1];
-            for i in 0..n {
-                l0[3 + i] = pt.phi_x[i];
-                l1[3 + i] = 0.0;
-                l0[3 + n + i] = -hb[i];
-                l1[3 + n + i] = pt.phi_y[i];
-            }
-            let pe = |vec: &[f64]| -> [f64; 2] {
-                let mut r = [0.0; 2];
-                for k in 0..2 * n {
-                    r[0] += l0[3 + k] * vec[3 + k];
-                    r[1] += l1[3 + k] * vec[3 + k];
-                }
-                r
-            };
-            let pd = pe(ed);
-            let pdd = pe(edd);
-            let bhb = dot(bd, hbd);
-            let jpd = perp(pd);
-            // acceleration part L q_ddot and the rest of w
-            let wa = [a0[0] + al * jp[0] + pdd[0], a0[1] + al * jp[1] + pdd[1]];
-            let wr =
-                [-g_loc[0] - om * om * p[0] + 2.0 * om * jpd[0] - bhb, -g_loc[1] - om * om * p[1] + 2.0 * om * jpd[1]];
-            for k in 0..nd {
-                inertial[k] += pt.mu * (l0[k] * wa[0] + l1[k] * wa[1]);
-                rest[k] += pt.mu * (l0[k] * wr[0] + l1[k] * wr[1]);
-            }
-            let Some(c) = c else { continue };
-            let w = [wa[0] + wr[0], wa[1] + wr[1]];
-            // dw/dq_dot (2 x nd): theta column -2 om p + 2 J p_dot; e columns 2 om J P + Q_v,
-            // Q_v = [0, -2 (H B_dot)^T] in the x row.
-            // dw/dq: theta column -J R^T (a0 - g); e columns al J P - om^2 P + 2 om J D(e_dot)
-            // + D(e_ddot), D(u) = [0, -(H u_B)^T] in the x row.
-            mat_vec(&pt.h, bdd, hbdd);
-            wv0[2] = -2.0 * om * p[0] + 2.0 * jpd[0];
-            wv1[2] = -2.0 * om * p[1] + 2.0 * jpd[1];
-            let ja = perp(a_g);
-            wq0[2] = -ja[0];
-            wq1[2] = -ja[1];
-            for k in 3..nd {
-                let col = [l0[k], l1[k]];
-                let jc = perp(col);
-                wv0[k] = 2.0 * om * jc[0];
-                wv1[k] = 2.0 * om * jc[1];
-                wq0[k] = al * jc[0] - om * om * col[0];
-                wq1[k] = al * jc[1] - om * om * col[1];
-            }
-            for i in 0..n {
-                let k = 3 + n + i;
-                wv0[k] -= 2.0 * hbd[i];
-                // 2 om J D(e_dot): D(e_dot) x-row -(H B_dot)^T -> J maps (dx, 0) to (0, dx)
-                wq1[k] += 2.0 * om * (-hbd[i]);
-                wq0[k] -= hbdd[i];
-            }
-            // t = L^T L c_m + L^T dw/dq_dot c_d + L^T dw/dq c_k, plus d(L^T)/dq w:
-            // rows x0, y0 / column theta: R J w; row theta / columns e: w^T J P;
-            // rows B / columns B: -w_x H.
-            let rjw = {
-                let jw = perp(w);
-                [co * jw[0] - s * jw[1], s * jw[0] + co * jw[1]]
-            };
-            let jtw = [w[1], -w[0]]; // J^T w
-            for i in 0..nd {
-                let row = &mut tangent[i * nd..(i + 1) * nd];
-                for j in 0..nd {
-                    let mut t = (l0[i] * l0[j] + l1[i] * l1[j]) * c.mass
-                        + (l0[i] * wv0[j] + l1[i] * wv1[j]) * c.damping
-                        + (l0[i] * wq0[j] + l1[i] * wq1[j]) * c.stiffness;
-                    if i < 2 && j == 2 {
-                        t += c.stiffness * rjw[i];
-                    } else if i == 2 && j >= 3 {
-                        t += c.stiffness * (jtw[0] * l0[j] + jtw[1] * l1[j]);
-                    } else if i >= 3 + n && j >= 3 + n {
-                        t -= c.stiffness * w[0] * pt.h[(i - 3 - n, j - 3 - n)];
-                    }
-                    row[j] += t * pt.mu;
-                }
-            }
+        // w = wa + wr: the acceleration part wa = R^T r0_ddot + al J p + p_ddot (without the
+        // B_dot^T H B_dot of p_ddot) and the rest wr = -R^T g - om^2 p + 2 om J p_dot
+        // - (B_dot^T H B_dot, 0), each component a linear form in the features.
+        let mut cw = [[0.0; F]; 4];
+        cw[0][ONE] = a0[0];
+        x.add_py(&mut cw[0], -al);
+        x.add_pddx(&mut cw[0], 1.0);
+        cw[1][ONE] = a0[1];
+        x.add_px(&mut cw[1], al);
+        x.add_pddy(&mut cw[1], 1.0);
+        cw[2][ONE] = -g_loc[0];
+        x.add_px(&mut cw[2], -om * om);
+        x.add_pdy(&mut cw[2], -2.0 * om);
+        x.features.add_quadratic(&mut cw[2], -1.0, x.bd, x.bd);
+        cw[3][ONE] = -g_loc[1];
+        x.add_py(&mut cw[3], -om * om);
+        x.add_pdx(&mut cw[3], 2.0 * om);
+        let (mut wa0, mut wa1, mut wr0, mut wr1) = ([0.0; F], [0.0; F], [0.0; F], [0.0; F]);
+        gram.apply2((&cw[0], &mut wa0), (&cw[1], &mut wa1));
+        gram.apply2((&cw[2], &mut wr0), (&cw[3], &mut wr1));
+        for k in 0..nd {
+            inertial[k] += x.l_dot(k, &wa0, &wa1);
+            rest[k] += x.l_dot(k, &wr0, &wr1);
         }
-        // elastic forces K1 A, K2 B and their stiffness
+        // elastic forces K1 A, K2 B
         let mut fa = [0.0; MAX_MODES];
         let mut fb = [0.0; MAX_MODES];
-        mat_vec(&self.modal.k1, a, &mut fa[..n]);
-        mat_vec(&self.modal.k2, b, &mut fb[..n]);
+        mat_vec(&self.modal.k1, x.a, &mut fa[..n]);
+        mat_vec(&self.modal.k2, x.b, &mut fb[..n]);
         for i in 0..n {
             rest[3 + i] += fa[i];
             rest[3 + n + i] += fb[i];
         }
-        if let Some(c) = c {
-            for i in 0..n {
-                for j in 0..n {
-                    tangent[(3 + i) * nd + 3 + j] += c.stiffness * self.modal.k1[(i, j)];
-                    tangent[(3 + n + i) * nd + 3 + n + j] += c.stiffness * self.modal.k2[(i, j)];
+        let Some(c) = c else { return };
+        // t_ik = int rho S L_i . (c_m L_k + c_d dw/dq_dot_k + c_k dw/dq_k), column by column,
+        // plus the terms of d(L^T)/dq w: rows x0, y0 / column theta: R J int w; row theta /
+        // columns e: int w^T J P; rows B / columns B: -int w_x H.
+        let (mut r0, mut r1) = ([0.0; F], [0.0; F]);
+        let (mut e0, mut e1) = ([0.0; F], [0.0; F]);
+        let a_g = rt([edd[0] - self.gravity[0], edd[1] - self.gravity[1]]);
+        // for the modal columns, c_m L + c_d 2 om J L + c_k (al J - om^2) L
+        let (diag, skew) = (c.mass - c.stiffness * om * om, 2.0 * om * c.damping + al * c.stiffness);
+        for k in 0..nd {
+            r0[..m].fill(0.0);
+            r1[..m].fill(0.0);
+            if k < 2 {
+                x.add_l(k, [[c.mass, 0.0], [0.0, c.mass]], &mut r0, &mut r1);
+            } else if k == 2 {
+                x.add_l(k, [[c.mass, 0.0], [0.0, c.mass]], &mut r0, &mut r1);
+                // dw/dtheta_dot = -2 om p + 2 J p_dot; dw/dtheta = -J R^T (r0_ddot - g)
+                x.add_px(&mut r0, -2.0 * om * c.damping);
+                x.add_pdy(&mut r0, -2.0 * c.damping);
+                x.add_py(&mut r1, -2.0 * om * c.damping);
+                x.add_pdx(&mut r1, 2.0 * c.damping);
+                r0[ONE] += c.stiffness * a_g[1];
+                r1[ONE] -= c.stiffness * a_g[0];
+            } else {
+                x.add_l(k, [[diag, -skew], [skew, diag]], &mut r0, &mut r1);
+                if k >= 3 + n {
+                    // the x row's -(H B)^T: -2 H B_dot in dw/dq_dot, -H B_ddot and
+                    // 2 om J (-(H B_dot), 0) in dw/dq
+                    let i = k - 3 - n;
+                    x.features.add_h_row(&mut r0, -2.0 * c.damping, i, x.bd);
+                    x.features.add_h_row(&mut r0, -c.stiffness, i, x.bdd);
+                    x.features.add_h_row(&mut r1, -2.0 * om * c.stiffness, i, x.bd);
                 }
+            }
+            gram.apply2((&r0, &mut e0), (&r1, &mut e1));
+            for i in 0..nd {
+                tangent[i * nd + k] += x.l_dot(i, &e0, &e1);
+            }
+        }
+        // w = wa + wr integrated: W0 = G c_w0, W1 = G c_w1
+        let (mut w0, mut w1) = ([0.0; F], [0.0; F]);
+        let mut minus_w0 = [0.0; F];
+        for j in 0..m {
+            w0[j] = wa0[j] + wr0[j];
+            w1[j] = wa1[j] + wr1[j];
+            minus_w0[j] = -w0[j];
+        }
+        let jw = [-w1[ONE], w0[ONE]];
+        tangent[2] += c.stiffness * (co * jw[0] - s * jw[1]);
+        tangent[nd + 2] += c.stiffness * (s * jw[0] + co * jw[1]);
+        for j in 3..nd {
+            tangent[2 * nd + j] += c.stiffness * x.l_dot(j, &w1, &minus_w0);
+        }
+        for i in 0..n {
+            for l in 0..n {
+                tangent[(3 + n + i) * nd + 3 + n + l] -= c.stiffness * w0[x.features.h(i, l)];
+                tangent[(3 + i) * nd + 3 + l] += c.stiffness * self.modal.k1[(i, l)];
+                tangent[(3 + n + i) * nd + 3 + n + l] += c.stiffness * self.modal.k2[(i, l)];
             }
         }
     }
@@ -557,48 +509,168 @@ impl FloatingFrameBeam2d {
         self.evaluate(q, v, a, Some(c)).2
     }
 
+    /// T = 1/2 int rho S |r_dot|^2 with the local velocity u = R^T r0_dot + theta_dot J p + p_dot.
     pub fn kinetic_energy(&self, q: &[f64], v: &[f64]) -> f64 {
-        let n = self.modes;
         let (e, ed) = (self.local_slice(q), self.local_slice(v));
-        let (s, co) = e[2].sin_cos();
-        let v0 = [co * ed[0] + s * ed[1], -s * ed[0] + co * ed[1]];
-        let (a, b) = (&e[3..3 + n], &e[3 + n..]);
-        let (ad, bd) = (&ed[3..3 + n], &ed[3 + n..]);
-        let mut hb = [0.0; MAX_MODES];
-        let hb = &mut hb[..n];
-        let mut t = 0.0;
-        for pt in &self.modal.points {
-            let p = Self::local(pt, a, b, hb);
-            let pdx = pt.phi_x.as_slice().iter().zip(ad).map(|(x, y)| x * y).sum::<f64>() - dot(hb, bd);
-            let pdy = dot(pt.phi_y.as_slice(), bd);
-            let u = [v0[0] - ed[2] * p[1] + pdx, v0[1] + ed[2] * p[0] + pdy];
-            t += 0.5 * pt.mu * (u[0] * u[0] + u[1] * u[1]);
-        }
-        t
+        let x = LocalForms::new(self.modal.gram.features, e, ed, ed);
+        let (s, co) = (x.sin, x.cos);
+        let (mut u0, mut u1) = ([0.0; MAX_FEATURES], [0.0; MAX_FEATURES]);
+        u0[ONE] = co * ed[0] + s * ed[1];
+        x.add_py(&mut u0, -ed[2]);
+        x.add_pdx(&mut u0, 1.0);
+        u1[ONE] = -s * ed[0] + co * ed[1];
+        x.add_px(&mut u1, ed[2]);
+        x.add_pdy(&mut u1, 1.0);
+        0.5 * (self.modal.gram.inner(&u0, &u0) + self.modal.gram.inner(&u1, &u1))
     }
 
     /// Gravitational + elastic potential.
     pub fn potential_energy(&self, q: &[f64]) -> f64 {
         let n = self.modes;
         let e = self.local_slice(q);
-        let (s, co) = e[2].sin_cos();
-        let (a, b) = (&e[3..3 + n], &e[3 + n..]);
-        let mut hb = [0.0; MAX_MODES];
-        let hb = &mut hb[..n];
-        let mut v = 0.0;
-        for pt in &self.modal.points {
-            let p = Self::local(pt, a, b, hb);
-            let r = [e[0] + co * p[0] - s * p[1], e[1] + s * p[0] + co * p[1]];
-            v -= pt.mu * (self.gravity[0] * r[0] + self.gravity[1] * r[1]);
-        }
+        let x = LocalForms::new(self.modal.gram.features, e, e, e);
+        let (s, co) = (x.sin, x.cos);
+        let (mut one, mut px, mut py) = ([0.0; MAX_FEATURES], [0.0; MAX_FEATURES], [0.0; MAX_FEATURES]);
+        one[ONE] = 1.0;
+        x.add_px(&mut px, 1.0);
+        x.add_py(&mut py, 1.0);
+        let gram = &self.modal.gram;
+        // int rho S p, then int rho S r = m r0 + R int rho S p
+        let (sx, sy) = (gram.inner(&one, &px), gram.inner(&one, &py));
+        let r = [gram.mass() * e[0] + co * sx - s * sy, gram.mass() * e[1] + s * sx + co * sy];
+        let (a, b) = (x.a, x.b);
         let (mut ka, mut kb) = ([0.0; MAX_MODES], [0.0; MAX_MODES]);
         mat_vec(&self.modal.k1, a, &mut ka[..n]);
         mat_vec(&self.modal.k2, b, &mut kb[..n]);
-        v + 0.5 * dot(a, &ka[..n]) + 0.5 * dot(b, &kb[..n])
+        -(self.gravity[0] * r[0] + self.gravity[1] * r[1]) + 0.5 * dot(a, &ka[..n]) + 0.5 * dot(b, &kb[..n])
     }
 
     pub fn mass(&self) -> f64 {
-        self.modal.points.iter().map(|p| p.mu).sum()
+        self.modal.gram.mass()
+    }
+}
+
+/// A state's linear forms (`floating_frame_integrals`) of a material point's local position
+/// p = (x + Phi_x A - B^T H B / 2, Phi_y B) (004 eq. 1), its rate p_dot = (Phi_x A_dot -
+/// B^T H B_dot, Phi_y B_dot), the acceleration terms p_ddot = (Phi_x A_ddot - B^T H B_ddot,
+/// Phi_y B_ddot) (without B_dot^T H B_dot), and of the columns of L = [R^T, J p, P],
+/// P = [[Phi_x, -(H B)^T], [0, Phi_y]].
+struct LocalForms<'a> {
+    features: Features,
+    sin: f64,
+    cos: f64,
+    a: &'a [f64],
+    b: &'a [f64],
+    ad: &'a [f64],
+    bd: &'a [f64],
+    add: &'a [f64],
+    bdd: &'a [f64],
+}
+
+impl<'a> LocalForms<'a> {
+    /// From the element's coordinates, velocities and accelerations (x0, y0, theta, A, B).
+    fn new(features: Features, e: &'a [f64], ed: &'a [f64], edd: &'a [f64]) -> Self {
+        let n = features.modes;
+        let (sin, cos) = e[2].sin_cos();
+        LocalForms {
+            features,
+            sin,
+            cos,
+            a: &e[3..3 + n],
+            b: &e[3 + n..3 + 2 * n],
+            ad: &ed[3..3 + n],
+            bd: &ed[3 + n..3 + 2 * n],
+            add: &edd[3..3 + n],
+            bdd: &edd[3 + n..3 + 2 * n],
+        }
+    }
+
+    fn add_px(&self, c: &mut [f64], k: f64) {
+        c[X] += k;
+        for (i, ai) in self.a.iter().enumerate() {
+            c[self.features.phi_x(i)] += k * ai;
+        }
+        self.features.add_quadratic(c, -0.5 * k, self.b, self.b);
+    }
+
+    fn add_py(&self, c: &mut [f64], k: f64) {
+        for (i, bi) in self.b.iter().enumerate() {
+            c[self.features.phi_y(i)] += k * bi;
+        }
+    }
+
+    fn add_pdx(&self, c: &mut [f64], k: f64) {
+        for (i, ai) in self.ad.iter().enumerate() {
+            c[self.features.phi_x(i)] += k * ai;
+        }
+        self.features.add_quadratic(c, -k, self.b, self.bd);
+    }
+
+    fn add_pdy(&self, c: &mut [f64], k: f64) {
+        for (i, bi) in self.bd.iter().enumerate() {
+            c[self.features.phi_y(i)] += k * bi;
+        }
+    }
+
+    fn add_pddx(&self, c: &mut [f64], k: f64) {
+        for (i, ai) in self.add.iter().enumerate() {
+            c[self.features.phi_x(i)] += k * ai;
+        }
+        self.features.add_quadratic(c, -k, self.b, self.bdd);
+    }
+
+    fn add_pddy(&self, c: &mut [f64], k: f64) {
+        for (i, bi) in self.bdd.iter().enumerate() {
+            c[self.features.phi_y(i)] += k * bi;
+        }
+    }
+
+    /// Adds k times row `row` (0: local x, 1: local y) of L's column `col` to `c`.
+    fn add_l_row(&self, col: usize, row: usize, k: f64, c: &mut [f64]) {
+        let n = self.features.modes;
+        let (s, co) = (self.sin, self.cos);
+        match (col, row) {
+            (0, 0) => c[ONE] += k * co,
+            (0, _) => c[ONE] -= k * s,
+            (1, 0) => c[ONE] += k * s,
+            (1, _) => c[ONE] += k * co,
+            (2, 0) => self.add_py(c, -k),
+            (2, _) => self.add_px(c, k),
+            (j, 0) if j < 3 + n => c[self.features.phi_x(j - 3)] += k,
+            (j, _) if j < 3 + n => {}
+            (j, 0) => self.features.add_h_row(c, -k, j - 3 - n, self.b),
+            (j, _) => c[self.features.phi_y(j - 3 - n)] += k,
+        }
+    }
+
+    /// (r0, r1) += t (l0, l1) for L's column `col` = (l0, l1) and the 2 x 2 matrix t.
+    fn add_l(&self, col: usize, t: [[f64; 2]; 2], r0: &mut [f64], r1: &mut [f64]) {
+        for (row, r) in [(0, r0), (1, r1)] {
+            for (l, k) in t[row].into_iter().enumerate() {
+                if k != 0.0 {
+                    self.add_l_row(col, l, k, r);
+                }
+            }
+        }
+    }
+
+    /// int rho S L_k . u for L's column k, given d0 = G c_u0 and d1 = G c_u1.
+    fn l_dot(&self, k: usize, d0: &[f64], d1: &[f64]) -> f64 {
+        let f = &self.features;
+        let n = f.modes;
+        let (s, co) = (self.sin, self.cos);
+        match k {
+            0 => co * d0[ONE] - s * d1[ONE],
+            1 => s * d0[ONE] + co * d1[ONE],
+            2 => {
+                let py: f64 = self.b.iter().enumerate().map(|(i, bi)| bi * d0[f.phi_y(i)]).sum();
+                let px: f64 = d1[X] + self.a.iter().enumerate().map(|(i, ai)| ai * d1[f.phi_x(i)]).sum::<f64>()
+                    - 0.5 * f.quadratic_dot(d1, self.b, self.b);
+                px - py
+            }
+            k if k < 3 + n => d0[f.phi_x(k - 3)],
+            k => d1[f.phi_y(k - 3 - n)] - f.h_row_dot(d0, k - 3 - n, self.b),
+        }
     }
 }
 
@@ -821,6 +893,82 @@ mod tests {
             println!("tangent block {which}: max |fd - analytic| / max|block| = {worst:.3e} (max |block| {scale:.3e})");
             assert!(worst < 1e-6, "block {which}: {worst}");
         }
+    }
+
+    /// A deformed, moving state of the 4-mode test beam (coordinates, velocities, accelerations).
+    fn moving_state(nd: usize) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+        let q = (0..nd).map(|i| [0.1, -0.2, 0.7, 1e-3, -2e-4, 3e-5, 1e-5, 0.05, -0.02, 4e-3, -1e-3, 2e-4][i]).collect();
+        let v = (0..nd).map(|i| [0.5, -0.3, 2.0, 0.01, -0.02, 0.003, 1e-3, 0.5, -0.4, 0.2, 0.1, -0.05][i]).collect();
+        let a = (0..nd).map(|i| [1.0, 2.0, -3.0, 0.5, 0.2, -0.1, 0.05, 10.0, -5.0, 3.0, -2.0, 1.0][i]).collect();
+        (q, v, a)
+    }
+
+    #[test]
+    fn kinetic_energy_equals_the_quadrature_over_material_points() {
+        // The Gram form against 1/2 sum rho S w |r_dot|^2 over 32 x 8 Gauss points, each
+        // material point's velocity from its own Jacobian (mode values and H(x) computed there).
+        let b = beam([0.0, -9.81]);
+        let nd = b.coordinates();
+        let (q, v, _) = moving_state(nd);
+        let (mut t, mut vg) = (0.0, 0.0);
+        let rho_s = 2766.7 * 3.14e-4;
+        let gl = gauss_legendre(8);
+        let (mut jac, mut hess) = (vec![[0.0; 2]; nd], vec![0.0; nd * nd]);
+        for seg in 0..32 {
+            for &(xi, w) in &gl {
+                let x = (seg as f64 + 0.5 * (xi + 1.0)) / 32.0;
+                let r = b.material_point(x).derivatives_into(&q, [0.0, 0.0], &mut jac, &mut hess);
+                let u = (0..nd).fold([0.0; 2], |u, k| [u[0] + jac[k][0] * v[k], u[1] + jac[k][1] * v[k]]);
+                t += 0.5 * rho_s * w / 64.0 * (u[0] * u[0] + u[1] * u[1]);
+                vg += rho_s * w / 64.0 * 9.81 * r[1];
+            }
+        }
+        let gram = b.kinetic_energy(&q, &v);
+        let (ka, kb) = b.modal_stiffness();
+        let (av, bv) = (DVector::from_column_slice(&q[3..7]), DVector::from_column_slice(&q[7..11]));
+        let elastic = 0.5 * av.dot(&(ka * &av)) + 0.5 * bv.dot(&(kb * &bv));
+        let v_gram = b.potential_energy(&q) - elastic;
+        println!("T: Gram {gram}, quadrature {t}; V_g: Gram {v_gram}, quadrature {vg}");
+        assert!((gram - t).abs() < 1e-11 * t, "T {gram} vs {t}");
+        assert!((v_gram - vg).abs() < 1e-11 * vg.abs(), "V {v_gram} vs {vg}");
+    }
+
+    #[test]
+    fn forces_are_lagrange_equations_of_the_energies() {
+        // inertial + rest = d/dt dT/dv - dT/dq + dV/dq: T quadratic in v, so its v-differences
+        // are exact; the q-derivatives are central differences.
+        let b = beam([0.3, -9.81]);
+        let nd = b.coordinates();
+        let (q, v, a) = moving_state(nd);
+        let shift = |x: &[f64], j: usize, h: f64| {
+            let mut y = x.to_vec();
+            y[j] += h;
+            y
+        };
+        let momentum = |q: &[f64], v: &[f64]| -> Vec<f64> {
+            (0..nd)
+                .map(|j| (b.kinetic_energy(q, &shift(v, j, 1.0)) - b.kinetic_energy(q, &shift(v, j, -1.0))) / 2.0)
+                .collect()
+        };
+        let vpa: Vec<f64> = v.iter().zip(&a).map(|(v, a)| v + a).collect();
+        let (pa, p0) = (momentum(&q, &vpa), momentum(&q, &v));
+        let (inertial, rest) = b.local_forces(&q, &v, &a);
+        let total = inertial + rest;
+        let mut worst: f64 = 0.0;
+        for i in 0..nd {
+            let hq = if i < 3 { 1e-6 } else { 1e-7 };
+            let mut lagrange = pa[i] - p0[i];
+            for j in 0..nd {
+                let h = if j < 3 { 1e-6 } else { 1e-7 };
+                let dp = (momentum(&shift(&q, j, h), &v)[i] - momentum(&shift(&q, j, -h), &v)[i]) / (2.0 * h);
+                lagrange += dp * v[j];
+            }
+            let l = |q: &[f64]| b.potential_energy(q) - b.kinetic_energy(q, &v);
+            lagrange += (l(&shift(&q, i, hq)) - l(&shift(&q, i, -hq))) / (2.0 * hq);
+            worst = worst.max((total[i] - lagrange).abs());
+        }
+        println!("max |F - Lagrange| / max |F| = {:.1e}", worst / total.amax());
+        assert!(worst < 1e-6 * total.amax(), "{worst}");
     }
 
     #[test]
