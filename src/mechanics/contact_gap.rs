@@ -103,7 +103,7 @@ impl ContactGap {
                 let mut gradient = [0.0; FLOATING_COORDINATES];
                 let gradient = &mut gradient[..nd];
                 with_zeros(nd * nd, |hessian| {
-                    let value = floating_tip_derivatives(tip, *target, q, gradient, hessian);
+                    let value = floating_tip_derivatives(tip, *target, q, gradient, Some(&mut *hessian));
                     f(value, gradient, hessian)
                 })
             }
@@ -123,7 +123,13 @@ impl ContactGap {
                 let d = m.gradient(q);
                 f(d.value, &d.gradient[..n])
             }
-            _ => self.with_derivatives(q, |value, gradient, _| f(value, gradient)),
+            ContactGap::FloatingTip { tip, target, .. } => {
+                let mut gradient = [0.0; FLOATING_COORDINATES];
+                let gradient = &mut gradient[..tip.coordinates()];
+                let value = floating_tip_derivatives(tip, *target, q, gradient, None);
+                f(value, gradient)
+            }
+            ContactGap::FloatingJoint { .. } => self.with_derivatives(q, |value, gradient, _| f(value, gradient)),
         }
     }
 
@@ -161,7 +167,7 @@ impl ContactGap {
             ContactGap::FloatingTip { tip, target, .. } => {
                 let nd = tip.coordinates();
                 let (mut gradient, mut hessian) = (vec![0.0; nd], vec![0.0; nd * nd]);
-                let value = floating_tip_derivatives(tip, *target, q, &mut gradient, &mut hessian);
+                let value = floating_tip_derivatives(tip, *target, q, &mut gradient, Some(&mut hessian));
                 GapDerivatives { value, gradient, hessian }
             }
             ContactGap::FloatingJoint { point, anchor, u, dofs } => {
@@ -211,18 +217,19 @@ fn with_zeros<R>(len: usize, f: impl FnOnce(&mut [f64]) -> R) -> R {
     }
 }
 
-/// s of a floating-frame beam's tip against a ground shape, its gradient and Hessian (zero
-/// on entry) over the beam's coordinates.
+/// s of a floating-frame beam's tip against a ground shape, its gradient and, if asked, its
+/// Hessian (zero on entry) over the beam's coordinates.
 fn floating_tip_derivatives(
     tip: &FloatingFramePoint,
     target: GroundShape,
     q: &[f64],
     gradient: &mut [f64],
-    hessian: &mut [f64],
+    hessian: Option<&mut [f64]>,
 ) -> f64 {
     let nd = tip.coordinates();
-    // s_r (the weight of d2r/dq2) needs r: evaluate the position first.
-    let r = tip.position(q);
+    let mut jac = [[0.0; 2]; FLOATING_COORDINATES];
+    let jac = &mut jac[..nd];
+    let r = tip.jacobian_into(q, jac);
     let (value, sr, curvature) = match target {
         GroundShape::Plane { point, normal } => {
             (normal[0] * (r[0] - point[0]) + normal[1] * (r[1] - point[1]), normal, None)
@@ -234,12 +241,11 @@ fn floating_tip_derivatives(
             (len, u, (len > 0.0).then_some(len))
         }
     };
-    let mut jac = [[0.0; 2]; FLOATING_COORDINATES];
-    let jac = &mut jac[..nd];
-    tip.derivatives_into(q, sr, jac, hessian);
     for (g, c) in gradient.iter_mut().zip(jac.iter()) {
         *g = sr[0] * c[0] + sr[1] * c[1];
     }
+    let Some(hessian) = hessian else { return value };
+    tip.weighted_hessian_into(q, sr, hessian);
     if let Some(len) = curvature {
         // D^T (I - u u^T) D / |d|
         for a in 0..nd {

@@ -738,18 +738,33 @@ impl FloatingFramePoint {
     /// `derivatives` into `jac` (3 + 2N columns) and `hess` ((3 + 2N)^2, zero on entry),
     /// without allocating; returns the position.
     pub fn derivatives_into(&self, q: &[f64], w: [f64; 2], jac: &mut [[f64; 2]], hess: &mut [f64]) -> [f64; 2] {
+        self.weighted_hessian_into(q, w, hess);
+        self.jacobian_into(q, jac)
+    }
+
+    /// The Jacobian columns dr/de into `jac` (3 + 2N of them); returns the position.
+    pub fn jacobian_into(&self, q: &[f64], jac: &mut [[f64; 2]]) -> [f64; 2] {
         let mut hb = [0.0; MAX_MODES];
         let hb = &mut hb[..self.modes];
         let p = self.local(q, hb);
         let x = self.first;
-        let nd = self.coordinates();
         let (s, c) = q[x + 2].sin_cos();
         let rot = |u: [f64; 2]| [c * u[0] - s * u[1], s * u[0] + c * u[1]];
         let rp = rot(p);
         jac[..3].copy_from_slice(&[[1.0, 0.0], [0.0, 1.0], perp(rp)]);
-        for k in 0..nd - 3 {
+        for k in 0..self.coordinates() - 3 {
             jac[3 + k] = rot(self.column(k, hb));
         }
+        [q[x] + rp[0], q[x + 1] + rp[1]]
+    }
+
+    /// w . d2r/de2 into `hess` ((3 + 2N)^2, row-major, zero on entry).
+    pub fn weighted_hessian_into(&self, q: &[f64], w: [f64; 2], hess: &mut [f64]) {
+        let mut hb = [0.0; MAX_MODES];
+        let hb = &mut hb[..self.modes];
+        let p = self.local(q, hb);
+        let nd = self.coordinates();
+        let (s, c) = q[self.first + 2].sin_cos();
         let wl = [c * w[0] + s * w[1], -s * w[0] + c * w[1]];
         hess[2 * nd + 2] = -(wl[0] * p[0] + wl[1] * p[1]);
         for k in 0..nd - 3 {
@@ -764,7 +779,6 @@ impl FloatingFramePoint {
                 hess[(3 + n + i) * nd + 3 + n + j] = -wl[0] * self.shape.h[(i, j)];
             }
         }
-        [q[x] + rp[0], q[x + 1] + rp[1]]
     }
 }
 
