@@ -28,9 +28,12 @@
 //!   K1 = int EA Phi_x'^T Phi_x', K2 = int EI Phi_y''^T Phi_y''. The axial strain
 //!   u_x' + u_y'^2/2 = Phi_x' A because w_c' = -(Phi_y' B)^2/2, so U is exactly quadratic.
 //! * Integrals over x: composite Gauss-Legendre, 16 segments x 8 points; H(x) at each point by
-//!   the same rule over [0, x]. The tangent (mass, gyroscopic damping, stiffness incl. the
-//!   inertia and gravity terms) is the exact derivative of the quadrature sums (checked against
-//!   central differences in the tests).
+//!   the same rule over [0, x]. The rule runs once per beam type, into the Gram matrix of the
+//!   shape features (1, x, Phi_x, Phi_y, H): the inertia shape integrals
+//!   (`floating_frame_integrals`), from which every evaluation forms the forces, the tangent
+//!   and the energies. The tangent (mass, gyroscopic damping, stiffness incl. the inertia and
+//!   gravity terms) is the exact derivative of the same sums (checked against central
+//!   differences in the tests, and the forces against Lagrange's equations of the energies).
 
 use super::floating_frame_integrals::{Features, MAX_FEATURES, ONE, SMALL_FEATURES, ShapeGram, X};
 use super::{BeamProperties, Element, Energy, Kin};
