@@ -407,8 +407,7 @@ impl FloatingFrameBeam2d {
         x.add_py(&mut cw[3], -om * om);
         x.add_pdx(&mut cw[3], 2.0 * om);
         let (mut wa0, mut wa1, mut wr0, mut wr1) = ([0.0; F], [0.0; F], [0.0; F], [0.0; F]);
-        gram.apply2((&cw[0], &mut wa0), (&cw[1], &mut wa1));
-        gram.apply2((&cw[2], &mut wr0), (&cw[3], &mut wr1));
+        gram.apply([&cw[0], &cw[1], &cw[2], &cw[3]], [&mut wa0, &mut wa1, &mut wr0, &mut wr1]);
         for k in 0..nd {
             inertial[k] += x.l_dot(k, &wa0, &wa1);
             rest[k] += x.l_dot(k, &wr0, &wr1);
@@ -456,7 +455,7 @@ impl FloatingFrameBeam2d {
                     x.features.add_h_row(&mut r1, -2.0 * om * c.stiffness, i, x.bd);
                 }
             }
-            gram.apply2((&r0, &mut e0), (&r1, &mut e1));
+            gram.apply([&r0, &r1], [&mut e0, &mut e1]);
             for i in 0..nd {
                 tangent[i * nd + k] += x.l_dot(i, &e0, &e1);
             }

@@ -130,20 +130,14 @@ impl ShapeGram {
         self.gram[0]
     }
 
-    /// d = G c: the integrals int rho S f u dx of the quantity u with linear form c.
-    pub fn apply(&self, c: &[f64], d: &mut [f64]) {
+    /// d_k = G c_k for K forms in one pass over G: d_k holds the integrals int rho S f u_k dx
+    /// of the quantities u_k with the linear forms c_k.
+    pub fn apply<const K: usize>(&self, c: [&[f64]; K], mut d: [&mut [f64]; K]) {
         let m = self.features.len();
-        for (di, row) in d[..m].iter_mut().zip(self.gram.chunks_exact(m)) {
-            *di = row_dot(row, &c[..m]);
-        }
-    }
-
-    /// G c and G e for two forms in one pass over G.
-    pub fn apply2(&self, (c, d): (&[f64], &mut [f64]), (e, g): (&[f64], &mut [f64])) {
-        let m = self.features.len();
-        for ((di, gi), row) in d[..m].iter_mut().zip(&mut g[..m]).zip(self.gram.chunks_exact(m)) {
-            *di = row_dot(row, &c[..m]);
-            *gi = row_dot(row, &e[..m]);
+        for (i, row) in self.gram.chunks_exact(m).enumerate() {
+            for (ck, dk) in c.iter().zip(d.iter_mut()) {
+                dk[i] = row_dot(row, &ck[..m]);
+            }
         }
     }
 
@@ -151,7 +145,7 @@ impl ShapeGram {
     pub fn inner(&self, c: &[f64], e: &[f64]) -> f64 {
         let m = self.features.len();
         let mut d = [0.0; MAX_FEATURES];
-        self.apply(c, &mut d);
+        self.apply([c], [&mut d[..]]);
         d[..m].iter().zip(&e[..m]).map(|(a, b)| a * b).sum()
     }
 }
