@@ -433,10 +433,12 @@ impl FloatingFrameBeam2d {
         for k in 0..nd {
             r0[..m].fill(0.0);
             r1[..m].fill(0.0);
-            if k < 2 {
+            if k < 3 {
                 x.add_l(k, [[c.mass, 0.0], [0.0, c.mass]], &mut r0, &mut r1);
-            } else if k == 2 {
-                x.add_l(k, [[c.mass, 0.0], [0.0, c.mass]], &mut r0, &mut r1);
+            } else {
+                x.add_l(k, [[diag, -skew], [skew, diag]], &mut r0, &mut r1);
+            }
+            if k == 2 {
                 // dw/dtheta_dot = -2 om p + 2 J p_dot; dw/dtheta = -J R^T (r0_ddot - g)
                 x.add_px(&mut r0, -2.0 * om * c.damping);
                 x.add_pdy(&mut r0, -2.0 * c.damping);
@@ -444,16 +446,14 @@ impl FloatingFrameBeam2d {
                 x.add_pdx(&mut r1, 2.0 * c.damping);
                 r0[ONE] += c.stiffness * a_g[1];
                 r1[ONE] -= c.stiffness * a_g[0];
-            } else {
-                x.add_l(k, [[diag, -skew], [skew, diag]], &mut r0, &mut r1);
-                if k >= 3 + n {
-                    // the x row's -(H B)^T: -2 H B_dot in dw/dq_dot, -H B_ddot and
-                    // 2 om J (-(H B_dot), 0) in dw/dq
-                    let i = k - 3 - n;
-                    x.features.add_h_row(&mut r0, -2.0 * c.damping, i, x.bd);
-                    x.features.add_h_row(&mut r0, -c.stiffness, i, x.bdd);
-                    x.features.add_h_row(&mut r1, -2.0 * om * c.stiffness, i, x.bd);
-                }
+            }
+            if k >= 3 + n {
+                // the x row's -(H B)^T: -2 H B_dot in dw/dq_dot, -H B_ddot and
+                // 2 om J (-(H B_dot), 0) in dw/dq
+                let i = k - 3 - n;
+                x.features.add_h_row(&mut r0, -2.0 * c.damping, i, x.bd);
+                x.features.add_h_row(&mut r0, -c.stiffness, i, x.bdd);
+                x.features.add_h_row(&mut r1, -2.0 * om * c.stiffness, i, x.bd);
             }
             gram.apply([&r0, &r1], [&mut e0, &mut e1]);
             for i in 0..nd {
@@ -589,42 +589,30 @@ impl<'a> LocalForms<'a> {
 
     fn add_px(&self, c: &mut [f64], k: f64) {
         c[X] += k;
-        for (i, ai) in self.a.iter().enumerate() {
-            c[self.features.phi_x(i)] += k * ai;
-        }
+        self.features.add_phi_x(c, k, self.a);
         self.features.add_quadratic(c, -0.5 * k, self.b, self.b);
     }
 
     fn add_py(&self, c: &mut [f64], k: f64) {
-        for (i, bi) in self.b.iter().enumerate() {
-            c[self.features.phi_y(i)] += k * bi;
-        }
+        self.features.add_phi_y(c, k, self.b);
     }
 
     fn add_pdx(&self, c: &mut [f64], k: f64) {
-        for (i, ai) in self.ad.iter().enumerate() {
-            c[self.features.phi_x(i)] += k * ai;
-        }
+        self.features.add_phi_x(c, k, self.ad);
         self.features.add_quadratic(c, -k, self.b, self.bd);
     }
 
     fn add_pdy(&self, c: &mut [f64], k: f64) {
-        for (i, bi) in self.bd.iter().enumerate() {
-            c[self.features.phi_y(i)] += k * bi;
-        }
+        self.features.add_phi_y(c, k, self.bd);
     }
 
     fn add_pddx(&self, c: &mut [f64], k: f64) {
-        for (i, ai) in self.add.iter().enumerate() {
-            c[self.features.phi_x(i)] += k * ai;
-        }
+        self.features.add_phi_x(c, k, self.add);
         self.features.add_quadratic(c, -k, self.b, self.bdd);
     }
 
     fn add_pddy(&self, c: &mut [f64], k: f64) {
-        for (i, bi) in self.bdd.iter().enumerate() {
-            c[self.features.phi_y(i)] += k * bi;
-        }
+        self.features.add_phi_y(c, k, self.bdd);
     }
 
     /// Adds k times row `row` (0: local x, 1: local y) of L's column `col` to `c`.

@@ -51,6 +51,20 @@ impl Features {
         2 + 2 * self.modes + i * (2 * self.modes - i - 1) / 2 + l
     }
 
+    /// Adds k Phi_x . v to the linear form `c`.
+    pub fn add_phi_x(&self, c: &mut [f64], k: f64, v: &[f64]) {
+        for (ci, vi) in c[2..2 + self.modes].iter_mut().zip(v) {
+            *ci += k * vi;
+        }
+    }
+
+    /// Adds k Phi_y . v to the linear form `c`.
+    pub fn add_phi_y(&self, c: &mut [f64], k: f64, v: &[f64]) {
+        for (ci, vi) in c[2 + self.modes..2 + 2 * self.modes].iter_mut().zip(v) {
+            *ci += k * vi;
+        }
+    }
+
     /// Adds k u^T H v to the linear form `c`.
     pub fn add_quadratic(&self, c: &mut [f64], k: f64, u: &[f64], v: &[f64]) {
         for i in 0..self.modes {
