@@ -4,12 +4,12 @@
 //! given state, a linear combination of the point's *shape features*
 //!   f(x) = (1, x, Phi_x(x), Phi_y(x), H(x))   (H symmetric, stored as its upper triangle),
 //! with coefficients that depend on the state only: the local position
-//! p = (x + Phi_x A - B^T H B / 2, Phi_y B) (paper 004 eq. 1), its rates, the columns of
+//! p = (x + Phi_x A - B^T H B / 2, Phi_y B) (Guo et al. 2017, eq. 1), its rates, the columns of
 //! L = dp_global/dq and of the local acceleration w and its derivatives. So every integral
 //! int rho S u(x) v(x) dx of two such quantities is c_u^T G c_v with the Gram matrix
 //! G = int rho S f f^T dx: the inertia shape integrals of the floating frame of reference
-//! formulation (Shabana, *Dynamics of Multibody Systems*, 2005, sec. 5.4, here with the
-//! second-order shortening term of 004 eq. 1, which adds the H features). G is computed once
+//! formulation (Shabana, *Dynamics of Multibody Systems*, 3rd ed., 2005), here with the
+//! second-order shortening term of Guo et al.'s eq. 1, which adds the H features. G is computed once
 //! per beam type by the element's quadrature; an evaluation then costs a few products with G
 //! ((2 + 2N + N(N+1)/2)^2 each) instead of a pass over every quadrature point.
 
