@@ -19,14 +19,18 @@ pub fn g_matrix(p: &[f64]) -> [[f64; 4]; 3] {
     [[-e1, e0, e3, -e2], [-e2, -e3, e0, e1], [-e3, e2, -e1, e0]]
 }
 
+/// v~, the cross-product matrix of v (v~ u = v x u), row by row.
+fn tilde(v: [f64; 3]) -> Mat3 {
+    [[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]]
+}
+
 /// A(p) = E G^T (homogeneous quadratic form).
 pub fn rotation(p: &[f64]) -> Mat3 {
     let (e0, e) = (p[0], [p[1], p[2], p[3]]);
     let d = e0 * e0 - (e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
-    // e~ (the cross-product matrix of e), row by row.
-    let tilde = [[0.0, -e[2], e[1]], [e[2], 0.0, -e[0]], [-e[1], e[0], 0.0]];
+    let e_tilde = tilde(e);
     std::array::from_fn(|i| {
-        std::array::from_fn(|j| 2.0 * (e[i] * e[j] + e0 * tilde[i][j]) + if i == j { d } else { 0.0 })
+        std::array::from_fn(|j| 2.0 * (e[i] * e[j] + e0 * e_tilde[i][j]) + if i == j { d } else { 0.0 })
     })
 }
 
@@ -45,12 +49,12 @@ pub fn mat_t_vec(a: &Mat3, s: [f64; 3]) -> [f64; 3] {
 pub fn rotated_vector_hessians(s: [f64; 3]) -> [[[f64; 4]; 4]; 3] {
     let delta = |a: usize, b: usize| f64::from(u8::from(a == b));
     // eps_ijk s_k = (s~)^T: (e x s)_i = -(s x e)_i = -(s~ e)_i, so d(e x s)_i/de_j = -s~_ij.
-    let tilde = [[0.0, -s[2], s[1]], [s[2], 0.0, -s[0]], [-s[1], s[0], 0.0]];
+    let s_tilde = tilde(s);
     std::array::from_fn(|i| {
         let mut h = [[0.0; 4]; 4];
         h[0][0] = 2.0 * s[i];
         for j in 0..3 {
-            h[0][j + 1] = -2.0 * tilde[i][j];
+            h[0][j + 1] = -2.0 * s_tilde[i][j];
             h[j + 1][0] = h[0][j + 1];
             for k in 0..3 {
                 h[j + 1][k + 1] = 2.0 * (delta(i, j) * s[k] + delta(i, k) * s[j] - delta(j, k) * s[i]);
@@ -66,12 +70,12 @@ pub fn rotated_vector_jacobian(p: &[f64], s: [f64; 3]) -> [[f64; 4]; 3] {
     let (e0, e) = (p[0], [p[1], p[2], p[3]]);
     let es = e[0] * s[0] + e[1] * s[1] + e[2] * s[2];
     let cross = [e[1] * s[2] - e[2] * s[1], e[2] * s[0] - e[0] * s[2], e[0] * s[1] - e[1] * s[0]];
-    let tilde = [[0.0, -s[2], s[1]], [s[2], 0.0, -s[0]], [-s[1], s[0], 0.0]];
+    let s_tilde = tilde(s);
     std::array::from_fn(|i| {
         let mut g = [2.0 * (e0 * s[i] + cross[i]); 4];
         for j in 0..3 {
             let diagonal = if i == j { es } else { 0.0 };
-            g[j + 1] = 2.0 * (e[i] * s[j] - e[j] * s[i] + diagonal - e0 * tilde[i][j]);
+            g[j + 1] = 2.0 * (e[i] * s[j] - e[j] * s[i] + diagonal - e0 * s_tilde[i][j]);
         }
         g
     })
