@@ -20,7 +20,7 @@
 //! and every mode), exactly as for rigid bodies.
 
 use super::elements::FloatingFramePoint;
-use super::elements::floating_frame_beam_2d::MAX_MODES;
+use super::elements::floating_frame_beam_2d::MAX_COORDINATES as FLOATING_COORDINATES;
 use super::kinematics::{Anchor, Measure, MeasureKind, quadratic_form};
 
 /// What a floating-frame beam tip touches (fixed to ground).
@@ -202,9 +202,6 @@ impl ContactGap {
         quadratic_form(self.dofs(), &d.hessian, v)
     }
 }
-
-/// Most coordinates of a floating-frame beam (3 + 2N, N <= `MAX_MODES`).
-const FLOATING_COORDINATES: usize = 3 + 2 * MAX_MODES;
 
 /// `f` on `len` zeros on the stack: a buffer of the smaller size class that holds them, so
 /// that the common beams (up to 7 modes, 17 coordinates) do not clear the largest Hessian.

@@ -158,7 +158,8 @@ struct ModalIntegrals {
 
 /// Largest number of modes per direction (the model file allows `modes` in 1..=20).
 pub const MAX_MODES: usize = 20;
-const MAX_COORDINATES: usize = 3 + 2 * MAX_MODES;
+/// Most coordinates of a floating-frame beam (3 + 2N).
+pub const MAX_COORDINATES: usize = 3 + 2 * MAX_MODES;
 
 /// y = H x in the order of nalgebra's `&h * &x` (column by column: y = H[:, 0] x_0, then
 /// y += H[:, j] x_j), so that the sums are bit for bit those of the allocating product.

@@ -12,6 +12,7 @@
 //! tests/suite/ancf_torque.rs). Q depends on q, so the load contributes the tangent -T d2theta/dq2.
 
 use crate::integrators::TangentCoefficients;
+use crate::mechanics::elements::floating_frame_beam_2d::MAX_COORDINATES;
 use crate::mechanics::elements::{Element, Energy, FloatingFramePoint, Kin};
 use crate::mechanics::kinematics::Anchor;
 use crate::model::expr::Expr;
@@ -118,8 +119,10 @@ impl Load {
                 }
             }
             LoadKind::FloatingForce { point, direction: u } => {
-                let (_, jac, _) = point.derivatives(x.q, *u);
-                for (&d, col) in self.dofs.iter().zip(&jac) {
+                let mut jac = [[0.0; 2]; MAX_COORDINATES];
+                let jac = &mut jac[..point.coordinates()];
+                point.jacobian_into(x.q, jac);
+                for (&d, col) in self.dofs.iter().zip(jac.iter()) {
                     forces[d] -= f * (u[0] * col[0] + u[1] * col[1]);
                 }
             }
