@@ -142,8 +142,10 @@ impl Element for Load {
     fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
         if let LoadKind::FloatingForce { point, direction: u } = &self.kind {
             let f = self.magnitude.eval(x.t, x.inputs);
-            let (_, _, hess) = point.derivatives(x.q, *u);
-            for (b, h) in block.iter_mut().zip(&hess) {
+            let nd = point.coordinates();
+            let mut hess = [0.0; MAX_COORDINATES * MAX_COORDINATES];
+            point.weighted_hessian_into(x.q, *u, &mut hess[..nd * nd]);
+            for (b, h) in block.iter_mut().zip(&hess[..nd * nd]) {
                 *b -= c.stiffness * f * h;
             }
             return;
