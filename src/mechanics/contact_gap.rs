@@ -21,7 +21,7 @@
 
 use super::elements::FloatingFramePoint;
 use super::elements::floating_frame_beam_2d::MAX_COORDINATES as FLOATING_COORDINATES;
-use super::kinematics::{Anchor, Measure, MeasureKind, quadratic_form};
+use super::kinematics::{Anchor, MAX_DOFS, Measure, MeasureKind, quadratic_form};
 
 /// What a floating-frame beam tip touches (fixed to ground).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -107,9 +107,14 @@ impl ContactGap {
                     f(value, gradient, hessian)
                 })
             }
-            ContactGap::FloatingJoint { .. } => {
-                let d = self.derivatives(q);
-                f(d.value, &d.gradient, &d.hessian)
+            ContactGap::FloatingJoint { point, anchor, u, dofs } => {
+                let n = dofs.len();
+                let mut gradient = [0.0; JOINT_COORDINATES];
+                let gradient = &mut gradient[..n];
+                with_zeros(n * n, |hessian| {
+                    let value = floating_joint_derivatives(point, anchor, *u, q, gradient, Some(&mut *hessian));
+                    f(value, gradient, hessian)
+                })
             }
         }
     }
@@ -129,7 +134,12 @@ impl ContactGap {
                 let value = floating_tip_derivatives(tip, *target, q, gradient, None);
                 f(value, gradient)
             }
-            ContactGap::FloatingJoint { .. } => self.with_derivatives(q, |value, gradient, _| f(value, gradient)),
+            ContactGap::FloatingJoint { point, anchor, u, dofs } => {
+                let mut gradient = [0.0; JOINT_COORDINATES];
+                let gradient = &mut gradient[..dofs.len()];
+                let value = floating_joint_derivatives(point, anchor, *u, q, gradient, None);
+                f(value, gradient)
+            }
         }
     }
 
@@ -171,23 +181,10 @@ impl ContactGap {
                 GapDerivatives { value, gradient, hessian }
             }
             ContactGap::FloatingJoint { point, anchor, u, dofs } => {
-                // G = [u . D, -G_A], H = diag(u . d2r/dq2, -H_A): no coordinate is shared.
-                let (nb, n) = (point.coordinates(), dofs.len());
-                let (r, jac, hp) = point.derivatives(q, *u);
-                let a = anchor.derivatives(q);
-                let mut gradient: Vec<f64> = jac.iter().map(|c| u[0] * c[0] + u[1] * c[1]).collect();
-                let na = n - nb;
-                gradient.extend(a.gradient[..na].iter().map(|g| -g));
-                let mut hessian = vec![0.0; n * n];
-                for i in 0..nb {
-                    hessian[i * n..i * n + nb].copy_from_slice(&hp[i * nb..(i + 1) * nb]);
-                }
-                for i in 0..na {
-                    for j in 0..na {
-                        hessian[(nb + i) * n + nb + j] = -a.hessian[i * na + j];
-                    }
-                }
-                GapDerivatives { value: u[0] * r[0] + u[1] * r[1] - a.value, gradient, hessian }
+                let n = dofs.len();
+                let (mut gradient, mut hessian) = (vec![0.0; n], vec![0.0; n * n]);
+                let value = floating_joint_derivatives(point, anchor, *u, q, &mut gradient, Some(&mut hessian));
+                GapDerivatives { value, gradient, hessian }
             }
         }
     }
@@ -203,15 +200,62 @@ impl ContactGap {
     }
 }
 
+/// The most coordinates of a `FloatingJoint`: the beam's and the anchor's.
+const JOINT_COORDINATES: usize = FLOATING_COORDINATES + MAX_DOFS;
+
 /// `f` on `len` zeros on the stack: a buffer of the smaller size class that holds them, so
 /// that the common beams (up to 7 modes, 17 coordinates) do not clear the largest Hessian.
 fn with_zeros<R>(len: usize, f: impl FnOnce(&mut [f64]) -> R) -> R {
     const SMALL: usize = 17 * 17;
-    if len <= SMALL {
-        f(&mut [0.0; SMALL][..len])
-    } else {
-        f(&mut [0.0; FLOATING_COORDINATES * FLOATING_COORDINATES][..len])
+    if len <= SMALL { f(&mut [0.0; SMALL][..len]) } else { f(&mut [0.0; JOINT_COORDINATES * JOINT_COORDINATES][..len]) }
+}
+
+/// u . r_P - u . r_A for the point P of a floating-frame beam and the anchor measure
+/// `anchor` (u . r_A), its gradient G = [u . D, -G_A] over the beam's then the anchor's
+/// coordinates and, if asked, its Hessian (zero on entry) H = diag(u . d2r/dq2, -H_A): no
+/// coordinate is shared.
+fn floating_joint_derivatives(
+    point: &FloatingFramePoint,
+    anchor: &Measure,
+    u: [f64; 2],
+    q: &[f64],
+    gradient: &mut [f64],
+    hessian: Option<&mut [f64]>,
+) -> f64 {
+    let (nb, n) = (point.coordinates(), gradient.len());
+    let na = n - nb;
+    let mut jac = [[0.0; 2]; FLOATING_COORDINATES];
+    let jac = &mut jac[..nb];
+    let r = point.jacobian_into(q, jac);
+    for (g, c) in gradient.iter_mut().zip(jac.iter()) {
+        *g = u[0] * c[0] + u[1] * c[1];
     }
+    let anchor_value = match hessian {
+        None => {
+            let a = anchor.gradient(q);
+            for (g, ga) in gradient[nb..].iter_mut().zip(&a.gradient[..na]) {
+                *g = -ga;
+            }
+            a.value
+        }
+        Some(hessian) => {
+            with_zeros(nb * nb, |hp| {
+                point.weighted_hessian_into(q, u, hp);
+                for i in 0..nb {
+                    hessian[i * n..i * n + nb].copy_from_slice(&hp[i * nb..(i + 1) * nb]);
+                }
+            });
+            let a = anchor.derivatives(q);
+            for i in 0..na {
+                gradient[nb + i] = -a.gradient[i];
+                for j in 0..na {
+                    hessian[(nb + i) * n + nb + j] = -a.hessian[i * na + j];
+                }
+            }
+            a.value
+        }
+    };
+    u[0] * r[0] + u[1] * r[1] - anchor_value
 }
 
 /// s of a floating-frame beam's tip against a ground shape, its gradient and, if asked, its

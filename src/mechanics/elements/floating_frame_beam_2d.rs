@@ -717,22 +717,6 @@ impl FloatingFramePoint {
         [q[x] + c * p[0] - s * p[1], q[x + 1] + s * p[0] + c * p[1]]
     }
 
-    /// Position, Jacobian columns dr/de (3 + 2N of them) and, for the weight w, the matrix
-    /// w . d2r/de2 (row-major, (3 + 2N)^2).
-    pub fn derivatives(&self, q: &[f64], w: [f64; 2]) -> ([f64; 2], Vec<[f64; 2]>, Vec<f64>) {
-        let nd = self.coordinates();
-        let (mut jac, mut hess) = (vec![[0.0; 2]; nd], vec![0.0; nd * nd]);
-        let r = self.derivatives_into(q, w, &mut jac, &mut hess);
-        (r, jac, hess)
-    }
-
-    /// `derivatives` into `jac` (3 + 2N columns) and `hess` ((3 + 2N)^2, zero on entry),
-    /// without allocating; returns the position.
-    pub fn derivatives_into(&self, q: &[f64], w: [f64; 2], jac: &mut [[f64; 2]], hess: &mut [f64]) -> [f64; 2] {
-        self.weighted_hessian_into(q, w, hess);
-        self.jacobian_into(q, jac)
-    }
-
     /// The Jacobian columns dr/de into `jac` (3 + 2N of them); returns the position.
     pub fn jacobian_into(&self, q: &[f64], jac: &mut [[f64; 2]]) -> [f64; 2] {
         let mut hb = [0.0; MAX_MODES];
@@ -918,11 +902,11 @@ mod tests {
         let (mut t, mut vg) = (0.0, 0.0);
         let rho_s = 2766.7 * 3.14e-4;
         let gl = gauss_legendre(8);
-        let (mut jac, mut hess) = (vec![[0.0; 2]; nd], vec![0.0; nd * nd]);
+        let mut jac = vec![[0.0; 2]; nd];
         for seg in 0..32 {
             for &(xi, w) in &gl {
                 let x = (seg as f64 + 0.5 * (xi + 1.0)) / 32.0;
-                let r = b.material_point(x).derivatives_into(&q, [0.0, 0.0], &mut jac, &mut hess);
+                let r = b.material_point(x).jacobian_into(&q, &mut jac);
                 let u = (0..nd).fold([0.0; 2], |u, k| [u[0] + jac[k][0] * v[k], u[1] + jac[k][1] * v[k]]);
                 t += 0.5 * rho_s * w / 64.0 * (u[0] * u[0] + u[1] * u[1]);
                 vg += rho_s * w / 64.0 * 9.81 * r[1];
