@@ -259,12 +259,19 @@ impl Instance {
         Status::Ok
     }
 
-    fn variable(&self, function: &str, vr: u32, ty: VarType) -> Result<(Role, String), Status> {
+    /// The role of variable `vr`, which must be of type `ty` (its name for messages: `name`;
+    /// not copied here, so that reading and setting values allocates nothing).
+    fn variable(&self, function: &str, vr: u32, ty: VarType) -> Result<Role, Status> {
         match self.vars.get(vr) {
-            Some(v) if v.ty == ty => Ok((v.role, v.name.clone())),
+            Some(v) if v.ty == ty => Ok(v.role),
             Some(v) => Err(self.error(&format!("{function}: value reference {vr} ({}) is not of type {ty:?}", v.name))),
             None => Err(self.error(&format!("{function}: unknown value reference {vr}"))),
         }
+    }
+
+    /// The name of a variable `variable` accepted.
+    fn name(&self, vr: u32) -> &str {
+        self.vars.get(vr).map_or("?", |v| &v.name)
     }
 
     fn value(&mut self, function: &str, role: Role) -> Result<f64, Status> {
@@ -289,7 +296,7 @@ impl Instance {
     /// Values of `vrs` (all of type `ty`), handed to `out` with their position.
     pub fn get(&mut self, function: &str, ty: VarType, vrs: &[u32], out: &mut dyn FnMut(usize, f64)) -> Status {
         for (k, vr) in vrs.iter().enumerate() {
-            let (role, _) = match self.variable(function, *vr, ty) {
+            let role = match self.variable(function, *vr, ty) {
                 Ok(r) => r,
                 Err(s) => return s,
             };
@@ -303,11 +310,11 @@ impl Instance {
 
     pub fn set(&mut self, function: &str, ty: VarType, vrs: &[u32], values: &[f64]) -> Status {
         for (vr, x) in vrs.iter().zip(values) {
-            let (role, name) = match self.variable(function, *vr, ty) {
+            let role = match self.variable(function, *vr, ty) {
                 Ok(r) => r,
                 Err(s) => return s,
             };
-            let status = self.set_one(function, role, &name, *x);
+            let status = self.set_one(function, role, *vr, *x);
             if status != Status::Ok {
                 return status;
             }
@@ -315,13 +322,13 @@ impl Instance {
         Status::Ok
     }
 
-    fn set_one(&mut self, function: &str, role: Role, name: &str, x: f64) -> Status {
+    fn set_one(&mut self, function: &str, role: Role, vr: u32, x: f64) -> Status {
         if !x.is_finite() {
-            return self.error(&format!("{function}: {name} must be finite, got {x}"));
+            return self.error(&format!("{function}: {} must be finite, got {x}", self.name(vr)));
         }
         let running = self.state == State::StepComplete;
         match role {
-            Role::Output(_) => self.error(&format!("{function}: {name} is an output and cannot be set")),
+            Role::Output(_) => self.error(&format!("{function}: {} is an output and cannot be set", self.name(vr))),
             Role::Parameter(i) => {
                 if running && !self.tunable_marked {
                     self.vars.mark_tunable(&self.model);
@@ -330,8 +337,9 @@ impl Instance {
                 let tunable = self.vars.list.iter().any(|v| v.role == role && v.tunable);
                 if running && !tunable {
                     return self.error(&format!(
-                        "{function}: parameter {name} is fixed (it changes the model's structure or initial \
-                         state); set it before fmi2ExitInitializationMode"
+                        "{function}: parameter {} is fixed (it changes the model's structure or initial \
+                         state); set it before fmi2ExitInitializationMode",
+                        self.name(vr)
                     ));
                 }
                 let mut params = self.params.clone();
@@ -346,7 +354,7 @@ impl Instance {
                         None => Err("no simulation (internal error)".into()),
                     };
                     if let Err(e) = retuned {
-                        return self.error(&format!("{function}: {name} = {x} refused: {e}"));
+                        return self.error(&format!("{function}: {} = {x} refused: {e}", self.name(vr)));
                     }
                     self.params = params;
                     return Status::Ok;
@@ -365,7 +373,7 @@ impl Instance {
                 self.inputs[i] = x;
                 Status::Ok
             }
-            Role::Solver(field) => match settings::with(self.settings, field, name, x) {
+            Role::Solver(field) => match settings::with(self.settings, field, self.name(vr), x) {
                 Ok(s) => {
                     self.change_settings(s);
                     Status::Ok
@@ -377,7 +385,8 @@ impl Instance {
 
     /// The current choice of the string parameter `vr`: (parameter index, choice index).
     pub fn string_choice(&self, function: &str, vr: u32) -> Result<(usize, usize), Status> {
-        let (role, name) = self.variable(function, vr, VarType::String)?;
+        let role = self.variable(function, vr, VarType::String)?;
+        let name = self.name(vr);
         let Role::Parameter(i) = role else {
             return Err(self.error(&format!("{function}: {name} is not a string parameter")));
         };
@@ -390,10 +399,11 @@ impl Instance {
     /// Set string parameters by their texts (compared with the choices).
     pub fn set_strings(&mut self, function: &str, vrs: &[u32], values: &[Option<String>]) -> Status {
         for (vr, text) in vrs.iter().zip(values) {
-            let (role, name) = match self.variable(function, *vr, VarType::String) {
+            let role = match self.variable(function, *vr, VarType::String) {
                 Ok(r) => r,
                 Err(s) => return s,
             };
+            let name = self.name(*vr).to_string();
             let Role::Parameter(i) = role else {
                 return self.error(&format!("{function}: {name} is not a string parameter"));
             };
@@ -487,12 +497,16 @@ impl Instance {
         } else {
             sim.step_to(target)
         };
-        let outputs = stepped.map_err(|e| e.to_string()).and_then(|()| sim.output_values().map(|_| ()));
-        if outputs.is_err() && sim.output_values().is_err() {
-            // The snapshot is this simulation's own, so it fits.
+        // Outputs are computed when read (`value`), not here: a master that reads none, or
+        // only some communication points, does not pay for the index-1 solve of the
+        // accelerations and reactions.
+        let stepped = stepped.map_err(|e| e.to_string());
+        if stepped.is_err() && sim.output_values().is_err() {
+            // The last good internal step's outputs cannot be computed: back to the start of
+            // the step. The snapshot is this simulation's own, so it fits.
             let _ = sim.restore(before);
         }
-        match outputs {
+        match stepped {
             Ok(()) => {
                 self.last_successful_time = sim.time();
                 if *early {
@@ -528,15 +542,15 @@ impl Instance {
         out: &mut dyn FnMut(usize, f64),
     ) -> Status {
         for (k, (vr, order)) in vrs.iter().zip(orders).enumerate() {
-            let (role, name) = match self.variable(function, *vr, VarType::Real) {
+            let role = match self.variable(function, *vr, VarType::Real) {
                 Ok(r) => r,
                 Err(s) => return s,
             };
             let Role::Output(i) = role else {
-                return self.error(&format!("{function}: {name} is not an output"));
+                return self.error(&format!("{function}: {} is not an output", self.name(*vr)));
             };
             let Ok(order) = usize::try_from(*order) else {
-                return self.error(&format!("{function}: order {order} of {name} must be 1 or 2"));
+                return self.error(&format!("{function}: order {order} of {} must be 1 or 2", self.name(*vr)));
             };
             let value = match self.ensure_simulation() {
                 Ok(sim) => sim.output_derivative(i, order),
@@ -553,25 +567,30 @@ impl Instance {
     /// Derivatives of inputs `vrs` for the next step (fmi2SetRealInputDerivatives): inside it
     /// an input is u + u' (t - tc) + u'' (t - tc)^2 / 2 at each internal step.
     pub fn set_input_derivatives(&mut self, function: &str, vrs: &[u32], orders: &[i32], values: &[f64]) -> Status {
-        let mut pending = self.input_derivatives.clone();
+        // Checked in full before any is kept (no copy: a call allocates nothing).
         for ((vr, order), x) in vrs.iter().zip(orders).zip(values) {
-            let (role, name) = match self.variable(function, *vr, VarType::Real) {
+            let role = match self.variable(function, *vr, VarType::Real) {
                 Ok(r) => r,
                 Err(s) => return s,
             };
-            let Role::Input(i) = role else {
-                return self.error(&format!("{function}: {name} is not an input"));
+            let Role::Input(_) = role else {
+                return self.error(&format!("{function}: {} is not an input", self.name(*vr)));
             };
             if !(1..=2).contains(order) {
-                return self.error(&format!("{function}: order {order} of {name} must be 1 or 2"));
+                return self.error(&format!("{function}: order {order} of {} must be 1 or 2", self.name(*vr)));
             }
             if !x.is_finite() {
-                return self
-                    .error(&format!("{function}: derivative of order {order} of {name} must be finite, got {x}"));
+                return self.error(&format!(
+                    "{function}: derivative of order {order} of {} must be finite, got {x}",
+                    self.name(*vr)
+                ));
             }
-            pending[i][*order as usize - 1] = *x;
         }
-        self.input_derivatives = pending;
+        for ((vr, order), x) in vrs.iter().zip(orders).zip(values) {
+            if let Some(Role::Input(i)) = self.vars.get(*vr).map(|v| v.role) {
+                self.input_derivatives[i][*order as usize - 1] = *x;
+            }
+        }
         Status::Ok
     }
 
@@ -588,19 +607,19 @@ impl Instance {
         let mut outputs = Vec::with_capacity(unknowns.len());
         for vr in unknowns {
             match self.variable(function, *vr, VarType::Real) {
-                Ok((Role::Output(i), _)) => outputs.push(i),
-                Ok((_, name)) => return self.error(&format!("{function}: unknown {name} is not an output")),
+                Ok(Role::Output(i)) => outputs.push(i),
+                Ok(_) => return self.error(&format!("{function}: unknown {} is not an output", self.name(*vr))),
                 Err(s) => return s,
             }
         }
         let mut inputs = Vec::with_capacity(knowns.len());
         for (vr, dv) in knowns.iter().zip(dv_known) {
             match self.variable(function, *vr, VarType::Real) {
-                Ok((Role::Input(i), _)) if dv.is_finite() => inputs.push((i, *dv)),
-                Ok((Role::Input(_), name)) => {
-                    return self.error(&format!("{function}: seed of {name} must be finite, got {dv}"));
+                Ok(Role::Input(i)) if dv.is_finite() => inputs.push((i, *dv)),
+                Ok(Role::Input(_)) => {
+                    return self.error(&format!("{function}: seed of {} must be finite, got {dv}", self.name(*vr)));
                 }
-                Ok((_, name)) => return self.error(&format!("{function}: known {name} is not an input")),
+                Ok(_) => return self.error(&format!("{function}: known {} is not an input", self.name(*vr))),
                 Err(s) => return s,
             }
         }
