@@ -113,6 +113,17 @@ impl Anchor {
         }
     }
 
+    /// The anchor as a point of the same position over its position coordinates only,
+    /// when that position does not depend on its other coordinates (no offset from a rigid
+    /// anchor's reference point, an ANCF node), unless `keep_angle`.
+    fn position_only(self, keep_angle: bool) -> Anchor {
+        match self {
+            Anchor::Rigid { x, s: [0.0, 0.0] } if !keep_angle => Anchor::Point { x },
+            Anchor::Director { x, .. } => Anchor::Point { x },
+            a => a,
+        }
+    }
+
     /// Offset R(theta) s of a rigid anchor (zero otherwise).
     fn arm(&self, q: &[f64]) -> [f64; 2] {
         match *self {
@@ -127,6 +138,15 @@ impl Anchor {
             _ => None,
         }
     }
+}
+
+/// An anchor point of a measure (`Measure::add_point_jacobian`).
+struct PointJacobian {
+    p: [f64; 2],
+    /// d2p/dtheta2 = -R s of a rigid anchor.
+    pp: [f64; 2],
+    /// The measure-local index of a rigid anchor's theta.
+    theta: Option<usize>,
 }
 
 /// What a measure measures.
@@ -159,6 +179,16 @@ pub struct Measure {
 
 impl Measure {
     pub fn new(a1: Anchor, a2: Anchor, kind: MeasureKind) -> Self {
+        // A distance or projection sees only the anchors' positions: the angle of a point
+        // without offset (a beam node, a body's reference point) and an ANCF node's slope do
+        // not enter it, so they are left out of its coordinates (their gradient entries are
+        // zero) and the point costs no sine and cosine. Body 1's angle stays when it turns
+        // the projection axis.
+        let (a1, a2) = match kind {
+            MeasureKind::Distance => (a1.position_only(false), a2.position_only(false)),
+            MeasureKind::Projection { rotating, .. } => (a1.position_only(rotating), a2.position_only(false)),
+            _ => (a1, a2),
+        };
         let d1 = a1.dofs();
         let off2 = d1.len();
         let mut dofs = d1;
@@ -232,35 +262,33 @@ impl Measure {
         }
     }
 
-    /// The anchor point p_k (k = 1, 2), its gradient with respect to the measure's dofs
-    /// (columns dp/dq_j stored as [x-row; y-row]), and d2p/dtheta2 = -R s for rigid anchors
-    /// with the index of theta. One sine/cosine per anchor.
-    #[allow(clippy::type_complexity)]
-    fn point_jacobian(&self, q: &[f64], second: bool) -> ([f64; 2], [[f64; MAX_DOFS]; 2], [f64; 2], Option<usize>) {
-        let (a, off) = if second { (self.a2, self.off2) } else { (self.a1, 0) };
-        let mut j = [[0.0; MAX_DOFS]; 2];
-        let mut pp = [0.0; 2];
-        let mut th = None;
-        let p = match a {
+    /// The anchor point p_k (k = 1, 2), with sign * its gradient with respect to the
+    /// measure's dofs added to `dd` (columns dp/dq_j stored as [x-row; y-row]), and
+    /// d2p/dtheta2 = -R s for rigid anchors with the index of theta. One sine/cosine per
+    /// rigid anchor with an offset.
+    fn add_point_jacobian(&self, q: &[f64], second: bool, sign: f64, dd: &mut [[f64; MAX_DOFS]; 2]) -> PointJacobian {
+        let (a, off) = if second { (&self.a2, self.off2) } else { (&self.a1, 0) };
+        let mut pj = PointJacobian { p: [0.0; 2], pp: [0.0; 2], theta: None };
+        pj.p = match *a {
             Anchor::Ground { p } => p,
             Anchor::Point { x } | Anchor::Director { x, .. } => {
-                j[0][off] = 1.0;
-                j[1][off + 1] = 1.0;
+                dd[0][off] += sign;
+                dd[1][off + 1] += sign;
                 [q[x], q[x + 1]]
             }
             Anchor::Rigid { x, .. } => {
-                j[0][off] = 1.0;
-                j[1][off + 1] = 1.0;
+                dd[0][off] += sign;
+                dd[1][off + 1] += sign;
                 let arm = a.arm(q);
                 let w = perp(arm);
-                j[0][off + 2] = w[0];
-                j[1][off + 2] = w[1];
-                pp = [-arm[0], -arm[1]];
-                th = Some(off + 2);
+                dd[0][off + 2] += sign * w[0];
+                dd[1][off + 2] += sign * w[1];
+                pj.pp = [-arm[0], -arm[1]];
+                pj.theta = Some(off + 2);
                 [q[x] + arm[0], q[x + 1] + arm[1]]
             }
         };
-        (p, j, pp, th)
+        pj
     }
 
     /// The value and gradient (forces G^T f, constraint forces C_q^T lambda, velocities C_q v).
@@ -312,17 +340,12 @@ impl Measure {
                 }
             }
             MeasureKind::Distance | MeasureKind::Projection { .. } => {
-                let (p1, j1, pp1, th1) = self.point_jacobian(q, false);
-                let (p2, j2, pp2, th2) = self.point_jacobian(q, true);
-                let dv = [p2[0] - p1[0], p2[1] - p1[1]];
                 // D = d(p2 - p1)/dq, and the only second derivatives of d: theta2-theta2 (pp2)
                 // and theta1-theta1 (-pp1).
                 let mut dd = [[0.0; MAX_DOFS]; 2];
-                for r in 0..2 {
-                    for c in 0..n {
-                        dd[r][c] = j2[r][c] - j1[r][c];
-                    }
-                }
+                let PointJacobian { p: p1, pp: pp1, theta: th1 } = self.add_point_jacobian(q, false, -1.0, &mut dd);
+                let PointJacobian { p: p2, pp: pp2, theta: th2 } = self.add_point_jacobian(q, true, 1.0, &mut dd);
+                let dv = [p2[0] - p1[0], p2[1] - p1[1]];
                 let d2 = |h: &mut [f64; H], w: [f64; 2]| {
                     // adds w . d2(p2 - p1)/dq2
                     if H == 0 {
