@@ -36,9 +36,9 @@ fn parse_fmi_version(s: &str) -> Result<FmiVersion, String> {
     }
 }
 
-/// The generic FMU binary built into this executable by build.rs (empty in contributors'
-/// builds, which find it beside the executable instead).
-const EMBEDDED_FMU_BINARY: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/fmu_binary"));
+/// The generic FMU binary built into this executable (the library's cdylib of the same build,
+/// named by build.rs; empty in contributors' builds, which find it beside the executable).
+const EMBEDDED_FMU_BINARY: &[u8] = include_bytes!(env!("FLEXFMU_EMBEDDED_FMU_BINARY"));
 
 /// The FMU binary's bytes: `--binary`, `$FLEXFMU_BINARY`, the embedded one, or the file beside
 /// the executable, in that order.
