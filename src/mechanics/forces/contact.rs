@@ -449,7 +449,11 @@ impl Element for Contact {
                 }
                 Phase::Start => {
                     let w = inverse_mass(self.gap.dofs(), gradient);
-                    let impact = impact_duration(k, n, w, 0.0, m.impact);
+                    // The impact of the onset speed; for a contact that closed at rest (or
+                    // started closed: a body placed into the ground) the energy it holds now,
+                    // which it gives back at its own time scale.
+                    let impact = impact_duration(k, n, w, 0.0, m.impact)
+                        .or_else(|| impact_duration(k, n, w, delta.max(0.0), rate));
                     if !w.is_nan() {
                         m.duration = impact.unwrap_or(0.0);
                         m.inverse_mass = w;
