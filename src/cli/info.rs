@@ -29,6 +29,21 @@ pub fn run(args: InfoArgs) -> Result<()> {
         sys.bodies.len(),
         sys.joints.len()
     );
+    // Overconstrained joints (docs/solver.md, "Redundant constraints"): name the rows left out.
+    let redundant: Vec<String> = sys
+        .joints
+        .iter()
+        .filter_map(|j| {
+            let n = j.rows.clone().filter(|&r| sys.is_redundant(r)).count();
+            (n > 0).then(|| format!("{} ({n} of {})", j.name, j.rows.len()))
+        })
+        .collect();
+    if !redundant.is_empty() {
+        println!(
+            "redundant constraint rows, left out (their reactions are reported as 0; the others carry the load): {}",
+            redundant.join(", ")
+        );
+    }
     let s = &vars.settings;
     println!("solver {} rho_inf={} step={:e} tolerance={:e}", s.method, s.rho_inf, s.step, s.tolerance);
     let e = &vars.experiment;

@@ -247,6 +247,13 @@ fn floating_frame_errors_are_located() {
             "unknown body 'arm.middle'",
             "body2 = \"arm.middle\"",
         ),
+        (
+            format!(
+                "{base}\n[[springs]]\nname = \"s\"\ntype = \"point_to_point\"\nbody1 = \"ground\"\npoint1 = [1.0, 1.0]\nbody2 = \"arm.end\"\nstiffness = 10.0\n"
+            ),
+            "'arm.end' is a point of a floating_frame beam, which only revolute joints",
+            "body2 = \"arm.end\"",
+        ),
     ];
     for (text, message, at) in cases {
         let err = Model::parse(&text, "ff.toml")

@@ -260,3 +260,22 @@ fn a_redundancy_that_does_not_last_stops_the_run_at_the_last_consistent_state() 
     // The sag had begun: the arch is not stopped before it moves (t > 0), nor after it fell.
     assert!(t > 0.0 && t < 0.2, "stopped at {t}");
 }
+
+/// `flexfmu info` names the joints whose rows are left out, so that a user sizing the hinges
+/// knows why the second one reports no load; a model without redundant rows gets no such line.
+#[test]
+fn info_names_the_redundant_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    for (two, expected) in [(true, Some("upper (5 of 5)")), (false, None)] {
+        let path = dir.path().join("door.toml");
+        std::fs::write(&path, door(two)).unwrap();
+        let out = std::process::Command::new(common::cli::EXE).arg("info").arg(&path).output().unwrap();
+        assert!(out.status.success());
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        let line = stdout.lines().find(|l| l.starts_with("redundant constraint rows"));
+        match expected {
+            Some(joint) => assert!(line.is_some_and(|l| l.ends_with(joint)), "{stdout}"),
+            None => assert!(line.is_none(), "{stdout}"),
+        }
+    }
+}

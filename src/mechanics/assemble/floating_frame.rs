@@ -34,7 +34,7 @@ impl FloatingPoints {
     }
 
     /// Whether `name` is a floating-frame beam or its tip.
-    fn names(&self, name: &str) -> bool {
+    pub(super) fn names(&self, name: &str) -> bool {
         self.tips.contains_key(name) || self.beams.contains_key(name)
     }
 }
