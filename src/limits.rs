@@ -30,6 +30,25 @@ pub const MAX_COORDINATES: usize = 250_000;
 /// is made consistent with dense matrices per group, in time ~ rows^2 x coordinates.
 pub const MAX_CONSTRAINT_GROUP_ROWS: usize = 1000;
 
+/// Most output rows one command run writes (`simulate`, `statics`, `compare`): 1e8 rows of a
+/// few outputs are several GB of CSV. A span and interval asking for more are refused before
+/// any work.
+pub const MAX_OUTPUT_ROWS: u64 = 100_000_000;
+
+/// The number of output intervals from `start` to `stop` every `interval` (the last one may
+/// be shorter), at most `MAX_OUTPUT_ROWS`.
+pub fn output_intervals(start: f64, stop: f64, interval: f64) -> Result<u64, String> {
+    let count = ((stop - start) / interval * (1.0 - 1e-12)).ceil().max(0.0);
+    // NaN (a zero or non-finite interval) is refused too.
+    let fits = count <= MAX_OUTPUT_ROWS as f64;
+    if !fits {
+        return Err(format!(
+            "{start} s to {stop} s every {interval} s is {count:e} output rows, more than the {MAX_OUTPUT_ROWS} allowed"
+        ));
+    }
+    Ok(count as u64)
+}
+
 /// Err(message) if a model with `n` coordinates cannot take `added` more.
 pub fn coordinates_fit(n: usize, added: usize, what: &str) -> Result<(), String> {
     match n.checked_add(added) {

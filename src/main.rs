@@ -32,6 +32,8 @@ enum Command {
     Info(cli::info::InfoArgs),
     /// Natural frequencies (Hz) linearised about the initial configuration, constraints respected.
     Modes(cli::modes::ModesArgs),
+    /// Quasi-static analysis: the static equilibrium at each output time, loads growing with t as increments.
+    Statics(cli::statics::StaticsArgs),
     /// Run a model with every integrator at several steps: error against a tight reference vs cost.
     Compare(cli::compare::CompareArgs),
     /// Plot outputs of a results CSV against time as a PNG.
@@ -49,6 +51,7 @@ fn main() -> ExitCode {
         Command::Build(args) => cli::build::build(args),
         Command::Check(args) => cli::build::check(args),
         Command::Modes(args) => cli::modes::run(args),
+        Command::Statics(args) => cli::statics::run(args),
         Command::Info(args) => cli::info::run(args),
         Command::Compare(args) => cli::compare::run(args),
         Command::Plot(args) => cli::plot::run(args),

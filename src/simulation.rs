@@ -724,6 +724,29 @@ impl Simulation {
             .map_err(|e| e.to_string())
     }
 
+    /// Quasi-static analysis: the static equilibrium g(q, t) + Phi_q^T lambda = 0,
+    /// Phi(q, t) = 0 at time `t` (loads and drives at t, the inputs as set), by Newton's method
+    /// from the current configuration (src/analysis/statics.rs); the state is then at rest
+    /// there (v = a = 0), with the static reactions as multipliers. Loads that grow with t are
+    /// load increments: a sequence of times follows a large deflection. Returns the Newton
+    /// iterations; on failure the state is unchanged.
+    pub fn settle_static(&mut self, t: f64) -> Result<usize, String> {
+        let s = &self.state;
+        let (mut q, mut lambda) = (s.q.clone(), s.lambda.clone());
+        let iterations =
+            crate::analysis::statics::static_equilibrium(&self.system, &mut q, &mut lambda, t, self.settings.tolerance)
+                .map_err(|e| format!("static equilibrium at t = {t}: {e}"))?;
+        let s = &mut self.state;
+        (s.q, s.lambda, s.t) = (q, lambda, t);
+        s.v.fill(0.0);
+        s.a.fill(0.0);
+        // A step from here starts afresh (matrix, predictor, consistent accelerations).
+        self.stepper.workspace.invalidate();
+        self.restart_pending = true;
+        self.outputs_current = false;
+        Ok(iterations)
+    }
+
     /// What an animation shows of this simulation (bodies, beams, contacts); `model` and
     /// `params` must be those it was created with.
     pub fn scene(&self, model: &Model, params: &[f64]) -> Result<Scene, ModelError> {

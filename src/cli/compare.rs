@@ -174,7 +174,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
     if interval.is_nan() || interval <= 0.0 {
         bail!("--output-interval must be positive");
     }
-    let count = ((stop - start) / interval * (1.0 - 1e-12)).ceil().max(1.0) as u64;
+    let count = flexfmu::limits::output_intervals(start, stop, interval).map_err(anyhow::Error::msg)?.max(1);
     let times: Vec<f64> = (1..=count).map(|k| if k == count { stop } else { start + k as f64 * interval }).collect();
 
     // Output columns to compare.

@@ -11,5 +11,6 @@ pub mod plot_font;
 pub mod progress;
 pub mod simulate;
 pub mod states;
+pub mod statics;
 pub mod sweep;
 pub mod sweep_grid;

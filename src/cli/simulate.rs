@@ -139,13 +139,13 @@ pub fn parameter_values(model: &Model, sets: &[String]) -> Result<Vec<f64>> {
 }
 
 /// An input signal given on the command line.
-enum InputSignal {
+pub enum InputSignal {
     Constant(f64),
     Table(Vec<(f64, f64)>),
 }
 
 impl InputSignal {
-    fn at(&self, t: f64) -> f64 {
+    pub fn at(&self, t: f64) -> f64 {
         match self {
             InputSignal::Constant(v) => *v,
             InputSignal::Table(rows) => {
@@ -162,7 +162,7 @@ impl InputSignal {
         }
     }
 
-    fn parse(text: &str) -> Result<InputSignal> {
+    pub fn parse(text: &str) -> Result<InputSignal> {
         if let Ok(v) = text.parse::<f64>() {
             return Ok(InputSignal::Constant(v));
         }
@@ -260,7 +260,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     writeln!(csv, "{}", std::iter::once("time").chain(names.iter().copied()).collect::<Vec<_>>().join(","))?;
 
     let start = experiment.start_time;
-    let count = ((stop - start) / interval * (1.0 - 1e-12)).ceil().max(0.0) as u64;
+    let count = flexfmu::limits::output_intervals(start, stop, interval).map_err(anyhow::Error::msg)?;
     let mut progress = if args.quiet { Progress::hidden() } else { Progress::new(count, "t = {msg} s") };
     progress.update(0, || format!("{start:.4}"));
     let clock = Instant::now();

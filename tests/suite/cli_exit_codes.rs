@@ -15,6 +15,7 @@ fn commands(out: &Path) -> Vec<Vec<String>> {
         vec!["info".into()],
         vec!["modes".into()],
         vec!["simulate".into(), "-o".into(), o("m.csv")],
+        vec!["statics".into(), "-o".into(), o("s.csv")],
         vec!["compare".into(), "--halvings".into(), "1".into()],
     ]
 }

@@ -19,6 +19,7 @@ mod cli_exit_codes;
 mod cli_plot;
 mod cli_progress;
 mod cli_states;
+mod cli_statics;
 mod cli_sweep;
 mod common;
 mod constraint_treatments;

@@ -1,0 +1,93 @@
+//! `flexfmu statics`: quasi-static analysis. At each output time the model's static
+//! equilibrium with its loads, drives and inputs at that time (`Simulation::settle_static`),
+//! from the equilibrium before: loads that grow with `t` are load increments, so a sequence of
+//! output times follows a large deflection. The CSV has the columns of `flexfmu simulate`;
+//! reactions are the static reactions, velocities and accelerations zero.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+
+use flexfmu::model::Model;
+use flexfmu::simulation::{Experiment, Simulation, SolverSettings};
+
+use super::simulate::{InputSignal, parameter_values};
+
+#[derive(Debug, clap::Args)]
+pub struct StaticsArgs {
+    /// Model file (TOML).
+    pub model: PathBuf,
+    /// Last time (s) at which to solve; default: the model's stop_time.
+    #[arg(long)]
+    pub stop_time: Option<f64>,
+    /// Interval between the times solved, one CSV row each (s); default: the model's
+    /// output_interval, else a tenth of the time span. Smaller intervals are smaller load
+    /// increments.
+    #[arg(long)]
+    pub output_interval: Option<f64>,
+    /// Override a parameter (repeatable): NAME=VALUE.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+    /// Input values: NAME=VALUE (constant) or NAME=FILE.csv (columns time,value; linear interpolation).
+    #[arg(long = "input", value_name = "NAME=VALUE|CSV")]
+    pub inputs: Vec<String>,
+    /// Output CSV file.
+    #[arg(short = 'o', long)]
+    pub output: PathBuf,
+}
+
+pub fn run(args: StaticsArgs) -> Result<()> {
+    let model = Model::load(&args.model)?;
+    let params = parameter_values(&model, &args.set)?;
+    let settings = SolverSettings::from_model(&model, &params)?;
+    let experiment = Experiment::from_model(&model, &params)?;
+    let (start, stop) = (experiment.start_time, args.stop_time.unwrap_or(experiment.stop_time));
+    let interval = args.output_interval.or(experiment.output_interval).unwrap_or((stop - start) / 10.0);
+    let valid = interval > 0.0 && interval.is_finite() && stop >= start;
+    if !valid {
+        bail!("statics needs a positive --output-interval and --stop-time >= the start time {start}");
+    }
+    let mut sim = Simulation::new(&model, &params, settings, start)?;
+    let mut signals = Vec::new();
+    for spec in &args.inputs {
+        let (name, value) =
+            spec.split_once('=').with_context(|| format!("--input expects NAME=VALUE or NAME=FILE, got '{spec}'"))?;
+        let Some(i) = sim.input_names().iter().position(|n| n == name.trim()) else {
+            bail!("unknown input '{}' (the model declares: {})", name.trim(), sim.input_names().join(", "));
+        };
+        signals.push((i, InputSignal::parse(value.trim())?));
+    }
+    let file =
+        std::fs::File::create(&args.output).with_context(|| format!("cannot write {}", args.output.display()))?;
+    let mut csv = std::io::BufWriter::new(file);
+    let names: Vec<&str> = sim.outputs().iter().map(|o| o.name.as_str()).collect();
+    writeln!(csv, "{}", std::iter::once("time").chain(names.iter().copied()).collect::<Vec<_>>().join(","))?;
+    let count = flexfmu::limits::output_intervals(start, stop, interval).map_err(anyhow::Error::msg)?;
+    let mut iterations = 0;
+    for k in 0..=count {
+        let t = if k == count { stop } else { start + k as f64 * interval };
+        for (i, s) in &signals {
+            sim.set_input(*i, s.at(t)).map_err(anyhow::Error::msg)?;
+        }
+        iterations += sim.settle_static(t).map_err(|e| {
+            anyhow::anyhow!(
+                "{e}\n{} holds the equilibria up to the time before; smaller increments \
+                 (--output-interval) or loads that grow with t may reach it",
+                args.output.display()
+            )
+        })?;
+        let values = sim.output_values().map_err(|e| anyhow::anyhow!("t = {t}: {e}"))?;
+        let row: Vec<String> = std::iter::once(t).chain(values.iter().copied()).map(|v| format!("{v:.17e}")).collect();
+        writeln!(csv, "{}", row.join(","))?;
+        // Every row reaches the file as it is solved: a run that stops keeps its results.
+        csv.flush()?;
+    }
+    println!(
+        "{}: {} with {} equilibria from t = {start} to {stop} s, {iterations} Newton iterations",
+        model.name(),
+        args.output.display(),
+        count + 1
+    );
+    Ok(())
+}
