@@ -138,6 +138,20 @@ pub fn parameter_values(model: &Model, sets: &[String]) -> Result<Vec<f64>> {
     Ok(params)
 }
 
+/// `--input NAME=VALUE|NAME=FILE.csv` options: (the input's index, its signal) each.
+pub fn input_signals(sim: &Simulation, specs: &[String]) -> Result<Vec<(usize, InputSignal)>> {
+    let mut signals = Vec::new();
+    for spec in specs {
+        let (name, value) =
+            spec.split_once('=').with_context(|| format!("--input expects NAME=VALUE or NAME=FILE, got '{spec}'"))?;
+        let Some(i) = sim.input_names().iter().position(|n| n == name.trim()) else {
+            bail!("unknown input '{}' (the model declares: {})", name.trim(), sim.input_names().join(", "));
+        };
+        signals.push((i, InputSignal::parse(value.trim())?));
+    }
+    Ok(signals)
+}
+
 /// An input signal given on the command line.
 pub enum InputSignal {
     Constant(f64),
@@ -162,7 +176,7 @@ impl InputSignal {
         }
     }
 
-    pub fn parse(text: &str) -> Result<InputSignal> {
+    fn parse(text: &str) -> Result<InputSignal> {
         if let Ok(v) = text.parse::<f64>() {
             return Ok(InputSignal::Constant(v));
         }
@@ -238,15 +252,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     }
     let mut sim = Simulation::new(&model, &params, settings, experiment.start_time)?;
 
-    let mut signals = Vec::new();
-    for spec in &args.inputs {
-        let (name, value) =
-            spec.split_once('=').with_context(|| format!("--input expects NAME=VALUE or NAME=FILE, got '{spec}'"))?;
-        let Some(i) = sim.input_names().iter().position(|n| n == name.trim()) else {
-            bail!("unknown input '{}' (the model declares: {})", name.trim(), sim.input_names().join(", "));
-        };
-        signals.push((i, InputSignal::parse(value.trim())?));
-    }
+    let signals = input_signals(&sim, &args.inputs)?;
 
     let mut states = match &args.states {
         Some(path) => Some(StatesRecorder::new(path, model.name(), sim.scene(&model, &params)?)?),

@@ -12,7 +12,7 @@ use anyhow::{Context, Result, bail};
 use flexfmu::model::Model;
 use flexfmu::simulation::{Experiment, Simulation, SolverSettings};
 
-use super::simulate::{InputSignal, parameter_values};
+use super::simulate::{input_signals, parameter_values};
 
 #[derive(Debug, clap::Args)]
 pub struct StaticsArgs {
@@ -49,15 +49,7 @@ pub fn run(args: StaticsArgs) -> Result<()> {
         bail!("statics needs a positive --output-interval and --stop-time >= the start time {start}");
     }
     let mut sim = Simulation::new(&model, &params, settings, start)?;
-    let mut signals = Vec::new();
-    for spec in &args.inputs {
-        let (name, value) =
-            spec.split_once('=').with_context(|| format!("--input expects NAME=VALUE or NAME=FILE, got '{spec}'"))?;
-        let Some(i) = sim.input_names().iter().position(|n| n == name.trim()) else {
-            bail!("unknown input '{}' (the model declares: {})", name.trim(), sim.input_names().join(", "));
-        };
-        signals.push((i, InputSignal::parse(value.trim())?));
-    }
+    let signals = input_signals(&sim, &args.inputs)?;
     let file =
         std::fs::File::create(&args.output).with_context(|| format!("cannot write {}", args.output.display()))?;
     let mut csv = std::io::BufWriter::new(file);
