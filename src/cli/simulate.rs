@@ -1,6 +1,5 @@
 //! `flexfmu simulate`: the solver without FMI, writing a CSV of the outputs.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -11,6 +10,7 @@ use flexfmu::model::{Model, ParameterKind};
 use flexfmu::simulation::call_times::CallTimes;
 use flexfmu::simulation::{Experiment, Simulation, SolverSettings};
 
+use super::outputs_csv::OutputsCsv;
 use super::progress::Progress;
 use super::states::StatesRecorder;
 
@@ -258,31 +258,17 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         Some(path) => Some(StatesRecorder::new(path, model.name(), sim.scene(&model, &params)?)?),
         None => None,
     };
-    let file =
-        std::fs::File::create(&args.output).with_context(|| format!("cannot write {}", args.output.display()))?;
-    let mut csv = std::io::BufWriter::new(file);
-    let names: Vec<&str> = sim.outputs().iter().map(|o| o.name.as_str()).collect();
-    // No trailing comma without outputs: the header is then `time` alone.
-    writeln!(csv, "{}", std::iter::once("time").chain(names.iter().copied()).collect::<Vec<_>>().join(","))?;
+    let mut csv = OutputsCsv::create(&args.output, &sim)?;
 
     let start = experiment.start_time;
     let count = flexfmu::limits::output_intervals(start, stop, interval).map_err(anyhow::Error::msg)?;
     let mut progress = if args.quiet { Progress::hidden() } else { Progress::new(count, "t = {msg} s") };
     progress.update(0, || format!("{start:.4}"));
     let clock = Instant::now();
-    let write_row = |sim: &mut Simulation, csv: &mut std::io::BufWriter<std::fs::File>| -> Result<()> {
-        let t = sim.time();
-        let values = sim.output_values().map_err(|e| anyhow::anyhow!("t = {t}: {e}"))?;
-        let row: Vec<String> = std::iter::once(t).chain(values.iter().copied()).map(|v| format!("{v:.17e}")).collect();
-        writeln!(csv, "{}", row.join(","))?;
-        // Every row reaches the file as it is computed: a run that stops keeps its results.
-        csv.flush()?;
-        Ok(())
-    };
     for (i, s) in &signals {
         sim.set_input(*i, s.at(start)).map_err(anyhow::Error::msg)?;
     }
-    write_row(&mut sim, &mut csv)?;
+    csv.write_row(&mut sim)?;
     if let Some(s) = &mut states {
         s.record(&sim);
     }
@@ -299,7 +285,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             // (If even its outputs fail, the rows so far stay and the step's error is reported.)
             let stopped = sim.time();
             if stopped > last_row {
-                let _ = write_row(&mut sim, &mut csv);
+                let _ = csv.write_row(&mut sim);
             }
             if let Some(s) = &mut states {
                 s.record(&sim);
@@ -313,14 +299,13 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         for (i, s) in &signals {
             sim.set_input(*i, s.at(t)).map_err(anyhow::Error::msg)?;
         }
-        write_row(&mut sim, &mut csv)?;
+        csv.write_row(&mut sim)?;
         if let Some(s) = &mut states {
             s.record(&sim);
         }
         last_row = t;
         progress.update(k, || format!("{t:.4}"));
     }
-    csv.flush()?;
     if let Some(s) = &states {
         s.write()?;
     }

@@ -4,14 +4,14 @@
 //! output times follows a large deflection. The CSV has the columns of `flexfmu simulate`;
 //! reactions are the static reactions, velocities and accelerations zero.
 
-use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 
 use flexfmu::model::Model;
 use flexfmu::simulation::{Experiment, Simulation, SolverSettings};
 
+use super::outputs_csv::OutputsCsv;
 use super::simulate::{input_signals, parameter_values};
 
 #[derive(Debug, clap::Args)]
@@ -50,11 +50,7 @@ pub fn run(args: StaticsArgs) -> Result<()> {
     }
     let mut sim = Simulation::new(&model, &params, settings, start)?;
     let signals = input_signals(&sim, &args.inputs)?;
-    let file =
-        std::fs::File::create(&args.output).with_context(|| format!("cannot write {}", args.output.display()))?;
-    let mut csv = std::io::BufWriter::new(file);
-    let names: Vec<&str> = sim.outputs().iter().map(|o| o.name.as_str()).collect();
-    writeln!(csv, "{}", std::iter::once("time").chain(names.iter().copied()).collect::<Vec<_>>().join(","))?;
+    let mut csv = OutputsCsv::create(&args.output, &sim)?;
     let count = flexfmu::limits::output_intervals(start, stop, interval).map_err(anyhow::Error::msg)?;
     let mut iterations = 0;
     for k in 0..=count {
@@ -69,11 +65,7 @@ pub fn run(args: StaticsArgs) -> Result<()> {
                 args.output.display()
             )
         })?;
-        let values = sim.output_values().map_err(|e| anyhow::anyhow!("t = {t}: {e}"))?;
-        let row: Vec<String> = std::iter::once(t).chain(values.iter().copied()).map(|v| format!("{v:.17e}")).collect();
-        writeln!(csv, "{}", row.join(","))?;
-        // Every row reaches the file as it is solved: a run that stops keeps its results.
-        csv.flush()?;
+        csv.write_row(&mut sim)?;
     }
     println!(
         "{}: {} with {} equilibria from t = {start} to {stop} s, {iterations} Newton iterations",

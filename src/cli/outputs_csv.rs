@@ -1,0 +1,37 @@
+//! The CSV of a run's outputs (`simulate`, `statics`): `time` and one column per output, a row
+//! per output time. Every row is flushed as it is written, so that a run that stops keeps the
+//! rows it computed.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use flexfmu::simulation::Simulation;
+
+pub struct OutputsCsv {
+    file: BufWriter<File>,
+}
+
+impl OutputsCsv {
+    /// Create `path` with the header of `sim`'s outputs (`time` alone without outputs: no
+    /// trailing comma).
+    pub fn create(path: &Path, sim: &Simulation) -> Result<OutputsCsv> {
+        let file = File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
+        let mut file = BufWriter::new(file);
+        let names = sim.outputs().iter().map(|o| o.name.as_str());
+        writeln!(file, "{}", std::iter::once("time").chain(names).collect::<Vec<_>>().join(","))?;
+        Ok(OutputsCsv { file })
+    }
+
+    /// The row of `sim`'s outputs at its current time.
+    pub fn write_row(&mut self, sim: &mut Simulation) -> Result<()> {
+        let t = sim.time();
+        let values = sim.output_values().map_err(|e| anyhow::anyhow!("t = {t}: {e}"))?;
+        let row: Vec<String> = std::iter::once(t).chain(values.iter().copied()).map(|v| format!("{v:.17e}")).collect();
+        writeln!(self.file, "{}", row.join(","))?;
+        self.file.flush()?;
+        Ok(())
+    }
+}
