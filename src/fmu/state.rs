@@ -28,8 +28,9 @@ pub struct FmuState {
 impl Blob for FmuState {
     const MAGIC: [u8; 8] = *b"flexFMUS";
     /// 1: the first serde layout (replaced the hand-written codec "flexfmuS"); 2: a contact's
-    /// history holds its impact's duration and inverse effective mass.
-    const VERSION: u32 = 2;
+    /// history holds its impact's duration and inverse effective mass; 3: the state holds the
+    /// supplied energy beside the dissipated.
+    const VERSION: u32 = 3;
     const WHAT: &'static str = "FMU state";
 }
 

@@ -82,13 +82,13 @@ impl TimeIntegrator for BatheParameters {
     ) -> Result<(), NewtonError> {
         let gh = self.gamma * h;
         let [q0, q1, q2] = self.q;
-        let power0 = cx.dissipation_power(&s.q, &s.v, s.t);
+        let power0 = cx.power(&s.q, &s.v, &s.lambda, s.t);
 
         // Sub-step 1: trapezoidal rule over gamma*h.
         cx.predict((&s.a, &s.lambda), gh, (&mut b.s1.a, &mut b.s1.lambda));
         let bases = (&mut b.q_base[..], &mut b.v_base[..]);
         trapezoidal_substep(cx, (&s.q, &s.v, &s.a), (s.t + gh, gh), bases, b.s1.iterate())?;
-        let power1 = cx.dissipation_power(&b.s1.q, &b.s1.v, s.t + gh);
+        let power1 = cx.power(&b.s1.q, &b.s1.v, &b.s1.lambda, s.t + gh);
 
         // Sub-step 2: the rho_inf-Bathe three-point formula over h. With v_1 = v_base + q2 h a_1,
         // q_1 = q_0 + h (q0 v_0 + q1 v_g) + q2 h v_1: dv/da = q2 h, dq/da = (q2 h)^2.
@@ -100,10 +100,10 @@ impl TimeIntegrator for BatheParameters {
         let points = [(&s.v[..], &s.a[..]), (&b.s1.v[..], &b.s1.a[..])];
         let bases = (&mut b.q_base[..], &mut b.v_base[..]);
         formula.substep(cx, (s.t + h, h), (&s.q, points), bases, Iterate::of_state(out))?;
-        let power2 = cx.dissipation_power(&out.q, &out.v, s.t + h);
+        let power2 = cx.power(&out.q, &out.v, &out.lambda, s.t + h);
         // Dissipated energy with the method's own quadrature: the weights q0, q1, q2 of sub-step 2
         // on the nodes (0, gamma, 1) (exact for linear power, second order).
-        out.dissipated = s.dissipated + formula.dissipated(h, [power0, power1], power2);
+        out.exchanged = s.exchanged + formula.exchanged(h, [power0, power1], power2);
         out.t = s.t + h;
         out.aux.copy_from_slice(&out.a);
         Ok(())

@@ -19,6 +19,36 @@ pub struct TangentCoefficients {
     pub lambda: f64,
 }
 
+/// The energy that leaves the system's mechanical energy through dampers (`dissipated`) and
+/// enters it through loads, drives and free lengths that move in time (`supplied`): as powers
+/// (W) from [`Dynamics::power`], and integrated since the start (J) in the `State`. Then
+/// energy_total + dissipated - supplied is constant in time (up to the method's error).
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct EnergyFlow {
+    pub dissipated: f64,
+    pub supplied: f64,
+}
+
+impl std::ops::Add for EnergyFlow {
+    type Output = EnergyFlow;
+    fn add(self, o: EnergyFlow) -> EnergyFlow {
+        EnergyFlow { dissipated: self.dissipated + o.dissipated, supplied: self.supplied + o.supplied }
+    }
+}
+
+impl std::ops::Mul<EnergyFlow> for f64 {
+    type Output = EnergyFlow;
+    fn mul(self, o: EnergyFlow) -> EnergyFlow {
+        EnergyFlow { dissipated: self * o.dissipated, supplied: self * o.supplied }
+    }
+}
+
+impl EnergyFlow {
+    pub fn is_finite(&self) -> bool {
+        self.dissipated.is_finite() && self.supplied.is_finite()
+    }
+}
+
 pub trait Dynamics {
     /// Number of generalized coordinates n.
     fn coordinates(&self) -> usize;
@@ -51,8 +81,11 @@ pub trait Dynamics {
         c: TangentCoefficients,
         matrix: &mut SparseMatrix,
     );
-    /// Power dissipated by dampers (W, >= 0) at (q, v, t).
-    fn dissipation_power(&self, q: &[f64], v: &[f64], t: f64) -> f64;
+    /// Kinetic and potential energy at (q, v, t) (J).
+    fn mechanical_energy(&self, q: &[f64], v: &[f64], t: f64) -> (f64, f64);
+    /// The power dampers dissipate and loads, drives and moving free lengths supply at
+    /// (q, v, lambda, t) (W).
+    fn power(&self, q: &[f64], v: &[f64], lambda: &[f64], t: f64) -> EnergyFlow;
     /// The stepper is about to evaluate the system at these times (the start and stages of
     /// one step, possibly repeated): a system may precompute what depends only on time and
     /// its history (the fractional dampers' series). Evaluations at other times must give

@@ -7,7 +7,7 @@
 
 use super::integrator::TimeIntegrator;
 use super::newton::{Iterate, NewtonError, Stage, StepContext};
-use super::stages::{StepBuffers, trapezoidal_dissipation};
+use super::stages::{StepBuffers, trapezoidal_exchange};
 use super::{Method, State};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -68,13 +68,13 @@ impl TimeIntegrator for GeneralizedAlphaParameters {
         }
         cx.predict((&s.a, &s.lambda), h, (&mut out.a, &mut out.lambda));
         let stage = Stage::new(s.t + h, &b.q_base, &b.v_base, beta * h * h * c, gamma * h * c);
-        let power0 = cx.dissipation_power(&s.q, &s.v, s.t);
+        let power0 = cx.power(&s.q, &s.v, &s.lambda, s.t);
         cx.solve(&stage, Iterate::of_state(out))?;
-        let power1 = cx.dissipation_power(&out.q, &out.v, s.t + h);
+        let power1 = cx.power(&out.q, &out.v, &out.lambda, s.t + h);
         for i in 0..n {
             out.aux[i] = c * out.a[i] + (alpha_f * s.a[i] - alpha_m * s.aux[i]) / (1.0 - alpha_m);
         }
-        out.dissipated = s.dissipated + trapezoidal_dissipation(h, power0, power1);
+        out.exchanged = s.exchanged + trapezoidal_exchange(h, power0, power1);
         out.t = s.t + h;
         Ok(())
     }

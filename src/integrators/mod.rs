@@ -5,6 +5,7 @@ pub mod constraints;
 pub mod contact_step;
 pub mod convergence;
 pub mod dynamics;
+pub mod energy_check;
 pub mod error_control;
 pub mod generalized_alpha;
 pub mod hht;
@@ -18,7 +19,7 @@ pub mod ttbif;
 
 pub use constraints::{BaumgarteConstants, ConstraintTreatment};
 use contact_step::ContactStep;
-pub use dynamics::{Dynamics, EventAction, TangentCoefficients};
+pub use dynamics::{Dynamics, EnergyFlow, EventAction, TangentCoefficients};
 pub use error_control::ErrorControl;
 pub use integrator::{Integrator, TimeIntegrator};
 pub use method::Method;
@@ -36,8 +37,8 @@ pub struct State {
     pub a: Vec<f64>,
     pub lambda: Vec<f64>,
     pub aux: Vec<f64>,
-    /// Energy dissipated by dampers since the start (J).
-    pub dissipated: f64,
+    /// Energy dissipated and supplied since the start (J).
+    pub exchanged: EnergyFlow,
 }
 
 impl Clone for State {
@@ -49,7 +50,7 @@ impl Clone for State {
             a: self.a.clone(),
             lambda: self.lambda.clone(),
             aux: self.aux.clone(),
-            dissipated: self.dissipated,
+            exchanged: self.exchanged,
         }
     }
 
@@ -61,7 +62,7 @@ impl Clone for State {
         self.a.clone_from(&source.a);
         self.lambda.clone_from(&source.lambda);
         self.aux.clone_from(&source.aux);
-        self.dissipated = source.dissipated;
+        self.exchanged = source.exchanged;
     }
 }
 
@@ -70,7 +71,7 @@ impl State {
     pub fn is_finite(&self) -> bool {
         let finite = |x: &[f64]| x.iter().all(|x| x.is_finite());
         self.t.is_finite()
-            && self.dissipated.is_finite()
+            && self.exchanged.is_finite()
             && finite(&self.q)
             && finite(&self.v)
             && finite(&self.a)
@@ -86,7 +87,7 @@ impl State {
             a: vec![0.0; n],
             lambda: vec![0.0; m],
             aux: vec![0.0; n],
-            dissipated: 0.0,
+            exchanged: EnergyFlow::default(),
         }
     }
 }
@@ -190,7 +191,7 @@ impl Stepper {
         self.buffers.memory.clear();
         self.integrator.step(&mut cx, &mut self.buffers, state, h, &mut self.trial)?;
         std::mem::swap(&mut self.buffers.memory, &mut self.trial_memory);
-        Ok(())
+        self.workspace.energy.check(&*sys, state, &self.trial)
     }
 
     /// One attempt at a step of at most h. If an event function changes sign over the step,
@@ -271,7 +272,7 @@ impl Stepper {
                     }
                     // T- - T+ = -(1/2)(v+ + v-)^T M dv = (1/2) impulse . (w- + w+), w+ = w- + jump.
                     let lost: f64 = (0..m).map(|i| 0.5 * impulse[i] * (2.0 * w[i] + jump[i])).sum();
-                    state.dissipated += lost;
+                    state.exchanged.dissipated += lost;
                     // The impacting row starts at the penetration where the event was located
                     // (up to the event tolerance past zero): put q on the active constraints
                     // now. Left to the next step, an index-3 row would remove it within that

@@ -12,7 +12,8 @@
 
 use super::constraints::{BaumgarteConstants, ConstraintTreatment};
 use super::convergence::{ConstraintError, IncrementScale, can_converge, converged};
-use super::dynamics::{Dynamics, TangentCoefficients};
+use super::dynamics::{Dynamics, EnergyFlow, TangentCoefficients};
+use super::energy_check::EnergyCheck;
 use super::predictor::{Known, StageMemory, extrapolate_through};
 use crate::linalg::{FactorizationError, SparseLu, SparseMatrix};
 
@@ -125,6 +126,12 @@ pub enum NewtonError {
     LocalErrorTest(f64),
     #[error("{0}")]
     Factorization(#[from] FactorizationError),
+    #[error(
+        "the step to t = {t} gained {growth:.3e} J of energy that no load, drive or input supplied (energy in play \
+         {scale:.3e} J): its iteration found a spurious root or the method is unstable on this model; try the \
+         default integrator (TTBIF), a smaller step or error_control = true"
+    )]
+    EnergyGrowth { t: f64, growth: f64, scale: f64 },
 }
 
 impl NewtonError {
@@ -182,6 +189,8 @@ pub struct Workspace {
     /// The last step and (GGL) the shift before it, to retreat along the step.
     previous_shift: Vec<f64>,
     step: Vec<f64>,
+    /// The energy check of converged steps, forgotten with the factorization.
+    pub energy: EnergyCheck,
 }
 
 /// Acceleration and multipliers at the start of the previous step, for the Newton predictor
@@ -307,6 +316,7 @@ impl Workspace {
             start_lambda: Vec::with_capacity(m),
             previous_shift: Vec::new(),
             step: vec![0.0; n + m],
+            energy: EnergyCheck::default(),
         }
     }
 
@@ -320,6 +330,7 @@ impl Workspace {
 
     /// Forget the factorization (after a restore, a parameter change or a failed step).
     pub fn invalidate(&mut self) {
+        self.energy.forget();
         self.factorized = None;
         self.spare = None;
         self.history.valid = false;
@@ -683,9 +694,9 @@ impl StepContext<'_> {
         }
     }
 
-    /// Power dissipated by the system's dampers at (q, v, t).
-    pub fn dissipation_power(&self, q: &[f64], v: &[f64], t: f64) -> f64 {
-        self.sys.dissipation_power(q, v, t)
+    /// The power dissipated and supplied at (q, v, lambda, t) (`Dynamics::power`).
+    pub fn power(&self, q: &[f64], v: &[f64], lambda: &[f64], t: f64) -> EnergyFlow {
+        self.sys.power(q, v, lambda, t)
     }
 }
 

@@ -6,6 +6,7 @@
 //! v = v_base + gamma' a, q = q_base + beta' a.
 
 use super::State;
+use super::dynamics::EnergyFlow;
 use super::newton::{Iterate, NewtonError, Stage, StepContext};
 use super::predictor::StageMemory;
 
@@ -123,12 +124,12 @@ impl<const K: usize> BackwardFormula<K> {
         cx.solve(&Stage::new(t, q_base, v_base, th * th, th), x)
     }
 
-    /// The energy dissipated over the step by the formula's own quadrature of the power
-    /// (its weights on the points and the end; second order).
-    pub fn dissipated(&self, h: f64, powers: [f64; K], end: f64) -> f64 {
+    /// The energy dissipated and supplied over the step by the formula's own quadrature of
+    /// the powers (its weights on the points and the end; second order).
+    pub fn exchanged(&self, h: f64, powers: [EnergyFlow; K], end: EnergyFlow) -> EnergyFlow {
         let mut sum = self.weights[0] * powers[0];
-        for (w, p) in self.weights.iter().zip(&powers).skip(1) {
-            sum += w * p;
+        for (w, &p) in self.weights.iter().zip(&powers).skip(1) {
+            sum = sum + *w * p;
         }
         h * (sum + self.last * end)
     }
@@ -142,8 +143,8 @@ pub fn extrapolate(c: f64, x0: &[f64], x1: &[f64], out: &mut [f64]) {
     }
 }
 
-/// The energy dissipated over a one-stage step by the trapezoidal rule on the power at its
-/// ends (second order).
-pub fn trapezoidal_dissipation(h: f64, power0: f64, power1: f64) -> f64 {
-    0.5 * h * (power0 + power1)
+/// The energy dissipated and supplied over a one-stage step by the trapezoidal rule on the
+/// powers at its ends (second order).
+pub fn trapezoidal_exchange(h: f64, power0: EnergyFlow, power1: EnergyFlow) -> EnergyFlow {
+    (0.5 * h) * (power0 + power1)
 }

@@ -1,7 +1,7 @@
 //! Element kinds as the system sees them: one object-safe [`ElementGroup`] per registered
 //! kind, implemented once for every [`ElementSet<E>`] of an [`Element`] type. The system
 //! iterates over its groups in registration order for the sparsity pattern, the matrix slots,
-//! forces, tangents, energy, dissipated power, history, event functions and the forces'
+//! forces, tangents, energy, dissipated and supplied power, history, event functions and the forces'
 //! derivatives with respect to the inputs; it never names a kind.
 
 use std::any::Any;
@@ -9,7 +9,7 @@ use std::fmt::Debug;
 
 use super::elements::{Element, Energy, Kin};
 use super::history::{HistoryReader, HistoryWriter};
-use crate::integrators::TangentCoefficients;
+use crate::integrators::{EnergyFlow, TangentCoefficients};
 use crate::linalg::{PatternBuilder, SparseMatrix};
 
 /// Elements of one kind, with the matrix slots of their tangent blocks.
@@ -46,8 +46,10 @@ pub trait ElementGroup: Debug + Send + Sync {
     /// Add every element's weighted tangent block into `m` (`block` is scratch space).
     fn assemble_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut Vec<f64>, m: &mut SparseMatrix);
     fn energy(&self, x: &Kin) -> Energy;
-    /// The power the group dissipates, `None` if its kind never dissipates.
-    fn dissipation_power(&self, x: &Kin) -> Option<f64>;
+    /// Whether the group has elements of a non-conservative kind (`Element::NON_CONSERVATIVE`).
+    fn non_conservative(&self) -> bool;
+    /// The power the group dissipates and supplies (zero if its kind is conservative).
+    fn power(&self, x: &Kin) -> EnergyFlow;
     /// Prepare a run over the output `times` (kinds with memory).
     fn prepare(&mut self, times: &[f64]);
     /// Record an accepted state in the elements' memory (kinds with memory).
@@ -133,8 +135,12 @@ impl<E: Element + Debug + Clone + Send + Sync + 'static> ElementGroup for Elemen
         e
     }
 
-    fn dissipation_power(&self, x: &Kin) -> Option<f64> {
-        E::DISSIPATIVE.then(|| self.elements.iter().map(|e| e.dissipation_power(x)).sum())
+    fn non_conservative(&self) -> bool {
+        E::NON_CONSERVATIVE && !self.elements.is_empty()
+    }
+
+    fn power(&self, x: &Kin) -> EnergyFlow {
+        self.elements.iter().fold(EnergyFlow::default(), |p, e| p + e.power(x))
     }
 
     fn prepare(&mut self, times: &[f64]) {

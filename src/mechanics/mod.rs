@@ -38,7 +38,7 @@ use history::{HistoryWriter, MemoryCounts};
 use joints::{ConstraintRow, ContactConstraint};
 use kinematics::quadratic_form;
 
-use crate::integrators::{Dynamics, EventAction, TangentCoefficients};
+use crate::integrators::{Dynamics, EnergyFlow, EventAction, TangentCoefficients};
 use crate::linalg::{PatternBuilder, SparseMatrix};
 use crate::model::expr::InputRates;
 
@@ -91,6 +91,11 @@ pub struct System {
     /// Joint rows found linearly dependent on earlier rows at the initial state (empty if none):
     /// they are left out of the Newton matrix, their multipliers are zero (`set_redundant`).
     redundant: Vec<bool>,
+    /// The groups with an element that reads an input, the non-conservative groups
+    /// (`Element::NON_CONSERVATIVE`) and the driving rows (built by `finish`).
+    input_groups: Vec<usize>,
+    power_groups: Vec<usize>,
+    drive_rows: Vec<usize>,
 }
 
 impl System {
@@ -113,6 +118,9 @@ impl System {
             constraint_slots: Vec::new(),
             contact_slots: Vec::new(),
             redundant: Vec::new(),
+            input_groups: Vec::new(),
+            power_groups: Vec::new(),
+            drive_rows: Vec::new(),
         }
         .with_kinds()
     }
@@ -249,6 +257,11 @@ impl System {
         for g in &mut self.groups {
             g.compute_slots(p);
         }
+        let inputs = self.inputs.len();
+        self.input_groups =
+            (0..self.groups.len()).filter(|&g| (0..inputs).any(|i| self.groups[g].reads_input(i))).collect();
+        self.power_groups = (0..self.groups.len()).filter(|&g| self.groups[g].non_conservative()).collect();
+        self.drive_rows = (0..self.constraints.len()).filter(|&r| self.constraints[r].drive.is_some()).collect();
         self.constraint_slots = self
             .constraints
             .iter()
@@ -342,6 +355,14 @@ impl System {
             g.load_history(&mut reader);
         }
         Ok(())
+    }
+
+    /// The potential energy of the elements that read inputs, at the current inputs: a
+    /// spring's k (s - s0(t, u))^2 / 2. An input that changes at a communication point changes
+    /// it at once by the work the change supplies (`Simulation::set_input`).
+    pub fn input_potential(&self, q: &[f64], v: &[f64], t: f64) -> f64 {
+        let x = self.kin(q, v, v, t);
+        self.input_groups.iter().map(|&g| self.groups[g].energy(&x).potential).sum()
     }
 
     /// Whether the forces of some element read input `i` (`Element::reads_input`).
@@ -516,10 +537,23 @@ impl Dynamics for System {
         }
     }
 
-    fn dissipation_power(&self, q: &[f64], v: &[f64], t: f64) -> f64 {
+    fn mechanical_energy(&self, q: &[f64], v: &[f64], t: f64) -> (f64, f64) {
+        let e = self.energy(q, v, t);
+        (e.kinetic, e.potential)
+    }
+
+    fn power(&self, q: &[f64], v: &[f64], lambda: &[f64], t: f64) -> EnergyFlow {
         let x = self.kin(q, v, v, t);
-        // Summed in registration order over the kinds that can dissipate.
-        self.groups.iter().filter_map(|g| g.dissipation_power(&x)).reduce(|a, b| a + b).unwrap_or(0.0)
+        // Summed in registration order over the non-conservative kinds.
+        let mut p = EnergyFlow::default();
+        for &g in &self.power_groups {
+            p = p + self.groups[g].power(&x);
+        }
+        // A drive applies -lambda along its coordinate, which moves at the prescribed rate f'.
+        for &r in &self.drive_rows {
+            p.supplied -= lambda[r] * self.constraints[r].prescribed(t, &self.inputs, &self.input_rates)[1];
+        }
+        p
     }
 
     fn prepare(&mut self, times: &[f64]) {

@@ -57,6 +57,7 @@ pub enum Quantity {
     EnergyKinetic,
     EnergyPotential,
     EnergyDissipated,
+    EnergySupplied,
 }
 
 /// The dimensions a quantity exists in.
@@ -139,6 +140,7 @@ pub const OUTPUT_QUANTITIES: &[OutputQuantity] = &[
     row("energy_kinetic", Q::EnergyKinetic, Both, "kinetic energy"),
     row("energy_potential", Q::EnergyPotential, Both, "potential energy"),
     row("energy_dissipated", Q::EnergyDissipated, Both, "dissipated energy"),
+    row("energy_supplied", Q::EnergySupplied, Both, "work of loads, drives, inputs"),
 ];
 
 /// The quantity named `name` in a model of `dimension` (2 or 3).

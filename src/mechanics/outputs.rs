@@ -8,6 +8,7 @@ use super::joints::JointKind;
 use super::kinematics::Anchor;
 use super::output_quantities::Quantity;
 use super::spatial_kinematics::Anchor3;
+use crate::integrators::EnergyFlow;
 use crate::model::schema::OutputDecl;
 use crate::model::{Model, ModelError};
 use std::collections::HashMap;
@@ -131,6 +132,7 @@ pub enum OutputKind {
     EnergyKinetic,
     EnergyPotential,
     EnergyDissipated,
+    EnergySupplied,
 }
 
 impl OutputKind {
@@ -177,9 +179,10 @@ impl OutputKind {
     }
 
     /// Whether the output reads the potential energy, which an element storing an energy of
-    /// the current inputs (a spring whose free length reads them) makes depend on them directly.
+    /// the current inputs (a spring whose free length reads them) makes depend on them directly;
+    /// the supplied energy changes with it (`Simulation::set_input`).
     pub fn reads_potential_energy(&self) -> bool {
-        matches!(self, OutputKind::EnergyTotal | OutputKind::EnergyPotential)
+        matches!(self, OutputKind::EnergyTotal | OutputKind::EnergyPotential | OutputKind::EnergySupplied)
     }
 
     /// Whether evaluating needs accelerations and multipliers consistent with (q, v).
@@ -214,7 +217,8 @@ pub struct OutputState<'a> {
     pub a: &'a [f64],
     pub lambda: &'a [f64],
     pub t: f64,
-    pub dissipated: f64,
+    /// Energy dissipated and supplied since the start.
+    pub exchanged: EnergyFlow,
 }
 
 /// The output quantities that mean the same in planar and spatial models, built once for
@@ -292,6 +296,7 @@ pub fn parse_shared(
         Quantity::EnergyKinetic => OutputKind::EnergyKinetic,
         Quantity::EnergyPotential => OutputKind::EnergyPotential,
         Quantity::EnergyDissipated => OutputKind::EnergyDissipated,
+        Quantity::EnergySupplied => OutputKind::EnergySupplied,
         _ => return Ok(None),
     }))
 }
@@ -450,7 +455,8 @@ impl Output {
             }
             OutputKind::EnergyKinetic => sys.energy(s.q, s.v, s.t).kinetic,
             OutputKind::EnergyPotential => sys.energy(s.q, s.v, s.t).potential,
-            OutputKind::EnergyDissipated => s.dissipated,
+            OutputKind::EnergyDissipated => s.exchanged.dissipated,
+            OutputKind::EnergySupplied => s.exchanged.supplied,
         }
     }
 }

@@ -19,7 +19,7 @@
 //! derivative is the output evaluated at (q, v = 0, da, dlambda).
 
 use super::Simulation;
-use crate::integrators::{Dynamics, TangentCoefficients};
+use crate::integrators::{Dynamics, EnergyFlow, TangentCoefficients};
 use crate::linalg::SparseLu;
 use crate::mechanics::outputs::{OutputKind, OutputState};
 
@@ -87,7 +87,7 @@ impl Simulation {
             a: &self.scratch_a,
             lambda: &self.scratch_lambda,
             t: s.t,
-            dissipated: s.dissipated,
+            exchanged: s.exchanged,
         };
         let out = crate::mechanics::outputs::Output { kind, ..o.clone() };
         let x = out.eval(&self.system, &os);
@@ -134,7 +134,8 @@ impl Simulation {
             }
             lu.solve(&mut rhs).map_err(|e| e.to_string())?;
             let (da, dlambda) = rhs.split_at(n);
-            let os = OutputState { q: &s.q, v: &zeros, a: da, lambda: dlambda, t: s.t, dissipated: 0.0 };
+            let os =
+                OutputState { q: &s.q, v: &zeros, a: da, lambda: dlambda, t: s.t, exchanged: EnergyFlow::default() };
             // The potential energy reading u_i (a spring's free length; the kinetic energy does
             // not read the inputs).
             // Differenced once, however many energy outputs read it.

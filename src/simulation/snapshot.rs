@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::SolverSettings;
 use super::blob::{self, Blob};
 use crate::integrators::error_control::{MAX_STEP_RATIO, MIN_STEP_RATIO};
-use crate::integrators::{State, Statistics};
+use crate::integrators::{EnergyFlow, State, Statistics};
 use crate::mechanics::History;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -29,8 +29,8 @@ impl Blob for Snapshot {
     const MAGIC: [u8; 8] = *b"flexSNAP";
     /// 1: the first serde layout (replaced the hand-written codec "flexfmu4"); 2: a contact's
     /// history holds its impact's duration and inverse effective mass; 3: whether changed
-    /// inputs await a restart.
-    const VERSION: u32 = 3;
+    /// inputs await a restart; 4: the state holds the supplied energy beside the dissipated.
+    const VERSION: u32 = 4;
     const WHAT: &'static str = "simulation snapshot";
 }
 
@@ -89,8 +89,12 @@ impl Snapshot {
                 ));
             }
         }
-        if !s.t.is_finite() || !s.dissipated.is_finite() {
-            return Err(format!("time {} and dissipated energy {} must be finite", s.t, s.dissipated));
+        if !s.t.is_finite() || !s.exchanged.is_finite() {
+            let EnergyFlow { dissipated, supplied } = s.exchanged;
+            return Err(format!(
+                "time {}, dissipated energy {dissipated} and supplied energy {supplied} must be finite",
+                s.t
+            ));
         }
         let vectors = [("q", &s.q), ("v", &s.v), ("a", &s.a), ("aux", &s.aux), ("lambda", &s.lambda)];
         for (name, x) in vectors.into_iter().chain([("inputs", &self.inputs)]) {

@@ -10,7 +10,7 @@
 //! settings is structural: changing it in a run would not describe the same mechanism.
 
 use super::{Experiment, Model, ParameterKind, Simulation, SolverSettings};
-use crate::integrators::{Dynamics, Statistics};
+use crate::integrators::{Dynamics, EnergyFlow, Statistics};
 use crate::mechanics::System;
 use crate::mechanics::assemble::{Assembly, assemble};
 use crate::mechanics::forces::Contact;
@@ -22,7 +22,7 @@ use crate::mechanics::outputs::{OutputKind, OutputState};
 fn geometry(a: &Assembly) -> Vec<f64> {
     let (q, v) = (&a.initial.q, &a.initial.v);
     let zeros = (vec![0.0; q.len()], vec![0.0; a.initial.lambda.len()]);
-    let state = OutputState { q, v, a: &zeros.0, lambda: &zeros.1, t: a.initial.t, dissipated: 0.0 };
+    let state = OutputState { q, v, a: &zeros.0, lambda: &zeros.1, t: a.initial.t, exchanged: EnergyFlow::default() };
     let kinematic = |k: &OutputKind| match k {
         OutputKind::Point { order, .. }
         | OutputKind::Rotation { order, .. }
@@ -125,7 +125,12 @@ impl Simulation {
             .workspace
             .consistent_accelerations(&system, (&s.q, &s.v, s.t), &mut a, &mut lambda, &mut Statistics::default())
             .map_err(|e| format!("accelerations with the new values: {e}"))?;
+        // New coefficients (a stiffness, a mass) change the energy at the same (q, v): the
+        // change is supplied from outside, as an input's change is.
+        let total = |e: crate::mechanics::elements::Energy| e.kinetic + e.potential;
+        let change = total(system.energy(&s.q, &s.v, s.t)) - total(self.system.energy(&s.q, &s.v, s.t));
         self.system = system;
+        self.state.exchanged.supplied += change;
         self.state.aux.copy_from_slice(&a);
         self.state.a = a;
         self.state.lambda = lambda;

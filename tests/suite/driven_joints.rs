@@ -3,7 +3,8 @@
 //! is the force/torque the drive applies (-lambda of that row). References:
 //! - the crank of models/crank_slider_driven.toml turns at theta0 + omega t to the Newton
 //!   tolerance, and the drive's work int T omega dt equals the change of kinetic + potential
-//!   energy plus the damper's dissipation (energy balance of the mechanism);
+//!   energy plus the damper's dissipation (energy balance of the mechanism), and the output
+//!   energy_supplied;
 //! - a pendulum (rigid body of mass m, centroidal inertia Ic, centre at distance l below the
 //!   pivot) driven along theta(t) = A sin(W t) needs the inverse-dynamics torque
 //!   T = J theta'' + m g l sin(theta), J = Ic + m l^2 (Newton-Euler about the fixed pivot);
@@ -24,9 +25,10 @@ fn output(sim: &mut Simulation, name: &str) -> f64 {
     sim.output_values().unwrap()[k]
 }
 
-/// Crank angle error (max over the steps) and the relative energy-balance error of the driven
-/// crank-slider over `t_end` with step h.
-fn crank_slider_run(h: f64, t_end: f64) -> (f64, f64) {
+/// Crank angle error (max over the steps), the relative energy-balance error of the driven
+/// crank-slider over `t_end` with step h, and energy_supplied's relative difference from the
+/// work.
+fn crank_slider_run(h: f64, t_end: f64) -> (f64, f64, f64) {
     let model = Model::load(std::path::Path::new("models/crank_slider_driven.toml")).unwrap();
     let p = model.default_parameters();
     let mut sim = Simulation::new(&model, &p, settings(h), 0.0).unwrap();
@@ -44,16 +46,20 @@ fn crank_slider_run(h: f64, t_end: f64) -> (f64, f64) {
         power = next;
     }
     let balance = output(&mut sim, "energy_total") - e0 + output(&mut sim, "energy_dissipated");
-    (angle_error, (work - balance).abs() / balance.abs())
+    let supplied = output(&mut sim, "energy_supplied");
+    (angle_error, (work - balance).abs() / balance.abs(), (supplied - work).abs() / work.abs())
 }
 
 #[test]
 fn crank_driven_at_constant_speed_follows_omega_t_and_its_work_balances_the_energy() {
-    let (angle, balance) = crank_slider_run(1e-3, 1.5);
-    let (_, balance_fine) = crank_slider_run(5e-4, 1.5);
+    let (angle, balance, supplied) = crank_slider_run(1e-3, 1.5);
+    let (_, balance_fine, supplied_fine) = crank_slider_run(5e-4, 1.5);
     eprintln!(
-        "crank angle error {angle:.3e}; energy balance error {balance:.3e} (h = 1e-3), {balance_fine:.3e} (h = 5e-4)"
+        "crank angle error {angle:.3e}; energy balance error {balance:.3e} (h = 1e-3), {balance_fine:.3e} (h = 5e-4); \
+         energy_supplied against the work {supplied:.3e}, {supplied_fine:.3e}"
     );
+    // The method's quadrature of the drive's power against the trapezoidal rule on the steps.
+    assert!(supplied < 2e-4 && supplied_fine < supplied / 3.0, "energy_supplied: {supplied:.3e}, {supplied_fine:.3e}");
     assert!(angle < 1e-9, "crank angle off omega t by {angle:.3e}");
     assert!(balance < 2e-4, "drive work vs energy change + dissipation: relative error {balance:.3e}");
     // Second order: halving the step divides the balance error by about 4.

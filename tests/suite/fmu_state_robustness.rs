@@ -279,7 +279,14 @@ fn fuzzed_states_are_refused_or_step_without_panic() {
                         continue;
                     }
                     let mut t = 0.0;
-                    assert_eq!(fmi2GetRealStatus(c, 2, &mut t), OK);
+                    // A state of another lifecycle phase (a mutated phase byte) may not answer
+                    // status queries (fmi2Error), and then does not step either.
+                    let status = fmi2GetRealStatus(c, 2, &mut t);
+                    assert!(status == OK || status == ERROR, "GetRealStatus {status}");
+                    if status == ERROR {
+                        assert_eq!(restore(c, &bytes), OK);
+                        continue;
+                    }
                     let status = fmi2DoStep(c, t, 1e-3, 1);
                     assert!(status == OK || status == DISCARD || status == ERROR, "DoStep {status}");
                     let mut v = vec![0.0; out.len()];

@@ -32,7 +32,8 @@ const U: f64 = 0.1;
 
 /// The mass on a prismatic joint with a prismatic spring (stiffness 100 N/m, damping `c`)
 /// whose free length is `free_length`; `fractional` adds keys to the spring. Input `u`
-/// (start 0.1 m); outputs x, ax, energy_total, energy_dissipated and the slide's reaction_y.
+/// (start 0.1 m); outputs x, ax, energy_total, energy_dissipated, energy_supplied and the
+/// slide's reaction_y.
 pub fn servo(free_length: &str, c: f64, fractional: &str) -> String {
     format!(
         r#"[model]
@@ -91,6 +92,10 @@ quantity = "energy_total"
 [[outputs]]
 name = "energy_dissipated"
 quantity = "energy_dissipated"
+
+[[outputs]]
+name = "energy_supplied"
+quantity = "energy_supplied"
 
 [[outputs]]
 name = "reaction_y"
@@ -186,7 +191,7 @@ fn input_free_length_gives_the_step_response_through_the_facade_the_cli_and_the_
 #[test]
 fn time_function_free_length_gives_the_forced_response_and_the_inputs_work() {
     let model = Model::parse(&servo("0.1*sin(2*t)", 0.0, ""), "servo.toml").unwrap();
-    let names = ["x", "energy_total"];
+    let names = ["x", "energy_total", "energy_supplied"];
     let coarse = run(&model, 1e-3, &names);
     let fine = run(&model, 5e-4, &names);
     let (e1, e2) = (worst(&coarse, |t| forced(0.0, t)), worst(&fine, |t| forced(0.0, t)));
@@ -205,9 +210,42 @@ fn time_function_free_length_gives_the_forced_response_and_the_inputs_work() {
         })
         .sum();
     let gained = fine.last().unwrap().1[1] - fine[0].1[1];
-    println!("energy_total change {gained:.8} J, work of the moving free length {work:.8} J");
+    let supplied = fine.last().unwrap().1[2];
+    println!(
+        "energy_total change {gained:.8} J, energy_supplied {supplied:.8} J, work of the moving free length \
+         {work:.8} J"
+    );
     assert!(work.abs() > 1e-3);
     assert!((gained - work).abs() < 1e-4 * work.abs(), "{gained} vs {work}");
+    assert!((supplied - work).abs() < 1e-4 * work.abs(), "{supplied} vs {work}");
+}
+
+/// An input changed between steps moves the free length at once: energy_total jumps by
+/// k ((x - u1)^2 - (x - u0)^2) / 2 at the same x, and energy_supplied by as much, so
+/// energy_total + energy_dissipated - energy_supplied keeps its initial value through the
+/// jumps (damped servo, c = 4, u set to 0.3, then -0.2).
+#[test]
+fn an_input_step_supplies_the_energy_it_adds_to_the_spring() {
+    let model = Model::parse(&servo("u", 4.0, ""), "servo.toml").unwrap();
+    let mut sim = simulation_with(&model, &[], |s| s.tolerance = 1e-12);
+    let balance = |sim: &mut flexfmu::simulation::Simulation| {
+        output(sim, "energy_total") + output(sim, "energy_dissipated") - output(sim, "energy_supplied")
+    };
+    let e0 = balance(&mut sim);
+    let mut worst = 0.0f64;
+    for (t, u) in [(0.3, 0.3), (0.6, -0.2), (1.0, -0.2)] {
+        sim.step_to(t).unwrap();
+        worst = worst.max((balance(&mut sim) - e0).abs());
+        let (x, before) = (output(&mut sim, "x"), output(&mut sim, "energy_supplied"));
+        let u0 = sim.inputs()[0];
+        sim.set_input(0, u).unwrap();
+        let jump = 0.5 * K * ((x - u).powi(2) - (x - u0).powi(2));
+        let got = output(&mut sim, "energy_supplied") - before;
+        assert!((got - jump).abs() <= 1e-12 * jump.abs().max(1.0), "jump {got} against {jump}");
+        worst = worst.max((balance(&mut sim) - e0).abs());
+    }
+    println!("max |E + D - S - E0| {worst:.2e} J (k u^2/2 = {:.2e} J)", 0.5 * K * 0.3 * 0.3);
+    assert!(worst < 1e-4 * 0.5 * K * 0.3 * 0.3, "{worst}");
 }
 
 #[test]

@@ -18,7 +18,7 @@ pub use rigid_body_2d::RigidBody2d;
 pub use rigid_body_3d::RigidBody3d;
 
 use super::history::{HistoryWriter, Memory, MemoryKind};
-use crate::integrators::TangentCoefficients;
+use crate::integrators::{EnergyFlow, TangentCoefficients};
 
 /// The state an element is evaluated at (global vectors).
 #[derive(Debug, Clone, Copy)]
@@ -53,11 +53,13 @@ pub trait Element {
     /// Add c.mass*M + c.damping*C + c.stiffness*K into `block` (row-major over `dofs()`).
     fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]);
     fn energy(&self, x: &Kin) -> Energy;
-    /// Whether the kind can dissipate energy (its `dissipation_power` counts in the balance).
-    const DISSIPATIVE: bool = false;
-    /// Power dissipated (W).
-    fn dissipation_power(&self, _x: &Kin) -> f64 {
-        0.0
+    /// Whether the kind's forces do work that `energy` does not hold: they dissipate
+    /// (dampers) or supply energy (loads, free lengths that move in time). Only such kinds
+    /// count in the balance (`power`).
+    const NON_CONSERVATIVE: bool = false;
+    /// The power the element dissipates and supplies (W).
+    fn power(&self, _x: &Kin) -> EnergyFlow {
+        EnergyFlow::default()
     }
     /// The list of `History` the kind's memory goes to; `None` for kinds without memory.
     const MEMORY: Option<MemoryKind> = None;

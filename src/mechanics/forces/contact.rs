@@ -29,7 +29,7 @@
 //! The generalized force is G_delta^T F; tangents as for the spring-damper:
 //!   K = G (F_delta G + F_rate (H_delta v))^T + F H_delta,   C = F_rate G G^T.
 
-use crate::integrators::TangentCoefficients;
+use crate::integrators::{EnergyFlow, TangentCoefficients};
 use crate::mechanics::contact_gap::ContactGap;
 use crate::mechanics::derivatives::MAX_DOFS;
 use crate::mechanics::elements::{Element, Energy, Kin};
@@ -381,12 +381,12 @@ impl Element for Contact {
 
     /// (F - F_k) delta' >= 0: the hysteresis damping of eq. 9, and the elastic force lost to
     /// the no-tension clamp while separating.
-    fn dissipation_power(&self, x: &Kin) -> f64 {
+    fn power(&self, x: &Kin) -> EnergyFlow {
         let law = self.evaluate(x.q, x.v);
-        (law.force - law.elastic) * law.rate
+        EnergyFlow { dissipated: (law.force - law.elastic) * law.rate, supplied: 0.0 }
     }
 
-    const DISSIPATIVE: bool = true;
+    const NON_CONSERVATIVE: bool = true;
     const MEMORY: Option<MemoryKind> = Some(MemoryKind::Contact);
 
     fn record(&mut self, q: &[f64], v: &[f64], t: f64) {

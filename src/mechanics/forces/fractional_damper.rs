@@ -35,8 +35,8 @@
 //! not uniquely defined), so energy_total + energy_dissipated is conserved by construction
 //! while s0 is constant.
 
-use super::spring_damper::add_free_length_derivative;
-use crate::integrators::TangentCoefficients;
+use super::spring_damper::{add_free_length_derivative, free_length_power};
+use crate::integrators::{EnergyFlow, TangentCoefficients};
 use crate::mechanics::elements::{Element, Energy, Kin};
 use crate::mechanics::history::{HistoryWriter, Memory, MemoryKind};
 use crate::mechanics::kinematics::{Derivatives, MAX_DOFS, Measure};
@@ -326,7 +326,7 @@ impl Element for FractionalSpringDamper {
         Energy { kinetic: 0.0, potential }
     }
 
-    const DISSIPATIVE: bool = true;
+    const NON_CONSERVATIVE: bool = true;
     const MEMORY: Option<MemoryKind> = Some(MemoryKind::Fractional);
 
     fn prepare(&mut self, times: &[f64]) {
@@ -351,12 +351,13 @@ impl Element for FractionalSpringDamper {
         }
     }
 
-    fn dissipation_power(&self, x: &Kin) -> f64 {
+    fn power(&self, x: &Kin) -> EnergyFlow {
+        let supplied = free_length_power(&self.measure, self.stiffness, &self.free_length, x);
         if self.order == 0.0 {
-            return 0.0;
+            return EnergyFlow { dissipated: 0.0, supplied };
         }
         let (_, fractional, _) = self.force(x);
-        fractional * self.measure.rate(x.q, x.v)
+        EnergyFlow { dissipated: fractional * self.measure.rate(x.q, x.v), supplied }
     }
 
     fn reads_input(&self, i: usize) -> bool {

@@ -11,7 +11,7 @@
 //! above is the one whose work is T dtheta (checked by finite differences in
 //! tests/suite/ancf_torque.rs). Q depends on q, so the load contributes the tangent -T d2theta/dq2.
 
-use crate::integrators::TangentCoefficients;
+use crate::integrators::{EnergyFlow, TangentCoefficients};
 use crate::mechanics::elements::floating_frame_beam_2d::MAX_COORDINATES;
 use crate::mechanics::elements::{Element, Energy, FloatingFramePoint, Kin};
 use crate::mechanics::kinematics::Anchor;
@@ -100,22 +100,27 @@ impl Load {
 
     /// Add the generalized force of magnitude `f` at `x` into `forces` (g is linear in f).
     fn add_force_of(&self, f: f64, x: &Kin, forces: &mut [f64]) {
+        self.generalized_force(f, x, |i, q| forces[i] -= q);
+    }
+
+    /// Each component (coordinate i, Q_i) of the generalized force Q of magnitude `f` at `x`.
+    fn generalized_force(&self, f: f64, x: &Kin, mut out: impl FnMut(usize, f64)) {
         match &self.kind {
             LoadKind::Torque { anchor } => {
                 // Q = T dtheta/dq (003 eq. 24, sign for an applied torque: see the module doc).
                 let (g, _) = anchor.angle_derivatives(x.q);
                 for (k, &i) in self.dofs.iter().enumerate() {
-                    forces[i] -= f * g[k];
+                    out(i, f * g[k]);
                 }
             }
             LoadKind::Force { anchor, direction: u } => {
-                forces[self.dofs[0]] -= f * u[0];
-                forces[self.dofs[1]] -= f * u[1];
+                out(self.dofs[0], f * u[0]);
+                out(self.dofs[1], f * u[1]);
                 if let Anchor::Rigid { x: i, .. } = *anchor {
                     // Generalized force on theta: (dp/dtheta) . F, dp/dtheta = perp(R s).
                     let p = anchor.position(x.q);
                     let arm = [p[0] - x.q[i], p[1] - x.q[i + 1]];
-                    forces[i + 2] -= f * (-arm[1] * u[0] + arm[0] * u[1]);
+                    out(i + 2, f * (-arm[1] * u[0] + arm[0] * u[1]));
                 }
             }
             LoadKind::FloatingForce { point, direction: u } => {
@@ -123,7 +128,7 @@ impl Load {
                 let jac = &mut jac[..point.coordinates()];
                 point.jacobian_into(x.q, jac);
                 for (&d, col) in self.dofs.iter().zip(jac.iter()) {
-                    forces[d] -= f * (u[0] * col[0] + u[1] * col[1]);
+                    out(d, f * (u[0] * col[0] + u[1] * col[1]));
                 }
             }
         }
@@ -170,6 +175,15 @@ impl Element for Load {
 
     fn energy(&self, _x: &Kin) -> Energy {
         Energy::default()
+    }
+
+    const NON_CONSERVATIVE: bool = true;
+
+    /// The load's power Q . v.
+    fn power(&self, x: &Kin) -> EnergyFlow {
+        let mut supplied = 0.0;
+        self.generalized_force(self.magnitude.eval(x.t, x.inputs), x, |i, q| supplied += q * x.v[i]);
+        EnergyFlow { dissipated: 0.0, supplied }
     }
 
     fn reads_input(&self, i: usize) -> bool {

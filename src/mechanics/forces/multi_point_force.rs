@@ -30,7 +30,7 @@
 //! quadratic form of `euler_parameters::rotation`, as for the rigid bodies.
 //! Energy: 1/2 e^T K e - f0^T e (K symmetric); dissipation x_dot^T C x_dot.
 
-use crate::integrators::TangentCoefficients;
+use crate::integrators::{EnergyFlow, TangentCoefficients};
 use crate::mechanics::elements::{Element, Energy, Kin};
 
 /// Second-order truncated Taylor number over N variables: value, gradient, Hessian (M = N),
@@ -480,15 +480,16 @@ impl Element for MultiPointForce {
         Energy { kinetic: 0.0, potential: u }
     }
 
-    const DISSIPATIVE: bool = true;
+    const NON_CONSERVATIVE: bool = true;
 
-    fn dissipation_power(&self, x: &Kin) -> f64 {
-        self.scratch.with(|ws| {
+    fn power(&self, x: &Kin) -> EnergyFlow {
+        let dissipated = self.scratch.with(|ws| {
             self.deformation_into(x.q, x.v, ws);
             let rate = &ws.rate;
             let n = rate.len();
             (0..n).map(|r| rate[r] * (0..n).map(|c| self.damping[r * n + c] * rate[c]).sum::<f64>()).sum()
-        })
+        });
+        EnergyFlow { dissipated, supplied: 0.0 }
     }
 }
 

@@ -10,7 +10,7 @@
 //!   dQ_p/dp_l = 2 E(e_l)^T T exactly.
 
 use super::TimeFunction;
-use crate::integrators::TangentCoefficients;
+use crate::integrators::{EnergyFlow, TangentCoefficients};
 use crate::mechanics::elements::{Element, Energy, Kin};
 use crate::mechanics::euler_parameters::e_matrix;
 use crate::mechanics::spatial_kinematics::{Anchor3, SpatialKind, SpatialMeasure};
@@ -48,17 +48,22 @@ impl SpatialLoad {
 
     /// Add the generalized force of magnitude `f` at `x` into `forces` (g is linear in f).
     fn add_force_of(&self, f: f64, x: &Kin, forces: &mut [f64]) {
+        self.generalized_force(f, x, |i, q| forces[i] -= q);
+    }
+
+    /// Each component (coordinate i, Q_i) of the generalized force Q of magnitude `f` at `x`.
+    fn generalized_force(&self, f: f64, x: &Kin, mut out: impl FnMut(usize, f64)) {
         match &self.kind {
             SpatialLoadKind::Force { measure } => {
                 let d = measure.gradient(x.q);
                 for (k, &i) in self.dofs.iter().enumerate() {
-                    forces[i] -= f * d.gradient[k];
+                    out(i, f * d.gradient[k]);
                 }
             }
             SpatialLoadKind::Torque { x: b, direction } => {
                 let q = torque_on_p(&x.q[b + 3..b + 7], *direction);
-                for k in 0..4 {
-                    forces[b + 3 + k] -= f * q[k];
+                for (k, qk) in q.iter().enumerate() {
+                    out(b + 3 + k, f * qk);
                 }
             }
         }
@@ -104,6 +109,15 @@ impl Element for SpatialLoad {
 
     fn energy(&self, _x: &Kin) -> Energy {
         Energy::default()
+    }
+
+    const NON_CONSERVATIVE: bool = true;
+
+    /// The load's power Q . v.
+    fn power(&self, x: &Kin) -> EnergyFlow {
+        let mut supplied = 0.0;
+        self.generalized_force(self.magnitude.eval(x.t, x.inputs), x, |i, q| supplied += q * x.v[i]);
+        EnergyFlow { dissipated: 0.0, supplied }
     }
 
     fn reads_input(&self, i: usize) -> bool {

@@ -8,10 +8,10 @@
 //! df/du_i = -k ds0/du_i (`add_input_derivative`). The potential ½ k (s - s0)² uses the
 //! current s0, so it changes by the work the input does on the spring.
 
-use crate::integrators::TangentCoefficients;
+use crate::integrators::{EnergyFlow, TangentCoefficients};
 use crate::mechanics::elements::{Element, Energy, Kin};
 use crate::mechanics::kinematics::{Jet, MAX_DOFS, Measure};
-use crate::model::expr::Expr;
+use crate::model::expr::{Expr, InputRates};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SpringDamper {
@@ -74,11 +74,12 @@ impl Element for SpringDamper {
         Energy { kinetic: 0.0, potential: 0.5 * self.stiffness * self.stretch(x, s).powi(2) }
     }
 
-    const DISSIPATIVE: bool = true;
+    const NON_CONSERVATIVE: bool = true;
 
-    fn dissipation_power(&self, x: &Kin) -> f64 {
+    fn power(&self, x: &Kin) -> EnergyFlow {
         let rate = self.measure.rate(x.q, x.v);
-        self.damping * rate * rate
+        let supplied = free_length_power(&self.measure, self.stiffness, &self.free_length, x);
+        EnergyFlow { dissipated: self.damping * rate * rate, supplied }
     }
 
     fn reads_input(&self, i: usize) -> bool {
@@ -88,6 +89,18 @@ impl Element for SpringDamper {
     fn add_input_derivative(&self, x: &Kin, i: usize, forces: &mut [f64]) {
         add_free_length_derivative(&self.measure, self.stiffness, &self.free_length, x, i, forces);
     }
+}
+
+/// The power a free length s0(t) that moves in time supplies to a spring term k (s - s0) on
+/// `measure`: d/dt of the potential at fixed q, -k (s - s0) ds0/dt (inputs held, as they are
+/// over a step; an input's change at a communication point changes the potential at once,
+/// `System::input_energy_change`). Zero for a constant s0.
+pub(super) fn free_length_power(measure: &Measure, stiffness: f64, free_length: &Expr, x: &Kin) -> f64 {
+    if stiffness == 0.0 || free_length.constant().is_some() {
+        return 0.0;
+    }
+    let [s0, rate, _] = free_length.eval_time_jet(x.t, x.inputs, &InputRates::default());
+    -stiffness * (measure.value(x.q) - s0) * rate
 }
 
 /// d(G^T f)/du_i = G^T (-k ds0/du_i) of a spring term k (s - s0(t, u)) on `measure` (G does

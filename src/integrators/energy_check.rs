@@ -1,0 +1,73 @@
+//! The energy check of a converged step. energy_total + dissipated - supplied is constant for
+//! the exact motion, and the methods keep it to their accuracy (the dissipative ones lose
+//! some). A step that gains more than `GROWTH_LIMIT` of the energy in play has not found the
+//! motion: its iteration converged to a spurious root of the step equations, or the method is
+//! unstable on the model (the trapezoidal rule on a stiff nonlinear beam, Simo & Tarnow,
+//! ZAMP 43, 1992). It fails, and is retried shorter, instead of passing on a state of
+//! arbitrary energy.
+
+use super::State;
+use super::dynamics::{Dynamics, EnergyFlow};
+use super::newton::NewtonError;
+
+/// A converged step fails if its mechanical energy grew, beyond what loads, drives and inputs
+/// supplied and dampers took, by more than this fraction of the energy in play.
+const GROWTH_LIMIT: f64 = 0.5;
+
+/// The check, with the energy of the state the last checked step ended at: the next step
+/// starts there unless the state changed in between (compared exactly) or the system did
+/// (`forget`).
+#[derive(Debug, Clone, Default)]
+pub struct EnergyCheck {
+    /// Off for studies of the plain method from states that are not motions.
+    pub off: bool,
+    /// Whether `end` holds the energy of the last checked step's end.
+    valid: bool,
+    end: Energies,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Energies {
+    t: f64,
+    q: Vec<f64>,
+    v: Vec<f64>,
+    exchanged: EnergyFlow,
+    kinetic: f64,
+    potential: f64,
+}
+
+impl EnergyCheck {
+    /// Forget the last step's end (the system's coefficients or inputs changed).
+    pub fn forget(&mut self) {
+        self.valid = false;
+    }
+
+    /// The energy balance of a converged step from `start` to `end` (module doc).
+    pub fn check(&mut self, sys: &dyn Dynamics, start: &State, end: &State) -> Result<(), NewtonError> {
+        if self.off {
+            return Ok(());
+        }
+        let e = &mut self.end;
+        let (k0, v0) =
+            if self.valid && e.t == start.t && e.exchanged == start.exchanged && e.q == start.q && e.v == start.v {
+                (e.kinetic, e.potential)
+            } else {
+                sys.mechanical_energy(&start.q, &start.v, start.t)
+            };
+        let (k1, v1) = sys.mechanical_energy(&end.q, &end.v, end.t);
+        // The copies reuse their storage (no allocation once they have the state's length).
+        e.t = end.t;
+        e.q.clone_from(&end.q);
+        e.v.clone_from(&end.v);
+        (e.exchanged, e.kinetic, e.potential) = (end.exchanged, k1, v1);
+        self.valid = true;
+        let dissipated = end.exchanged.dissipated - start.exchanged.dissipated;
+        let supplied = end.exchanged.supplied - start.exchanged.supplied;
+        let growth = (k1 + v1) - (k0 + v0) + dissipated - supplied;
+        let scale = k0 + k1 + v0.abs() + v1.abs() + dissipated.abs() + supplied.abs();
+        if growth > GROWTH_LIMIT * scale {
+            return Err(NewtonError::EnergyGrowth { t: end.t, growth, scale });
+        }
+        Ok(())
+    }
+}
