@@ -617,7 +617,11 @@ impl Simulation {
         }
         let largest =
             if self.settings.error_control.enabled { MAX_STEP_RATIO * self.settings.step } else { self.settings.step };
-        let needed = (span / largest * (1.0 - 1e-12)).ceil().max(1.0);
+        // The span is a difference of times that carry round-off of a few ulps of their size: an
+        // interval one step long at t = 8.2 s can come out 2e-12 of a step longer, which must
+        // not make it two steps.
+        let round_off = 8.0 * f64::EPSILON * t_end.abs().max(self.state.t.abs()) / largest;
+        let needed = (span / largest * (1.0 - 1e-12) - round_off).ceil().max(1.0);
         if needed.is_nan() || needed > MAX_STEPS_PER_INTERVAL as f64 {
             return Err(StepError::TooManySteps { t: self.state.t, t_end, step: largest, needed });
         }

@@ -24,8 +24,8 @@ pub struct SolverArgs {
     /// model's integrator, else ttbif].
     #[arg(long)]
     pub integrator: Option<Method>,
-    /// Spectral radius at infinity [default: the model's rho_inf, else 0.5 (HHT at least 0.5;
-    /// Newmark is 1)].
+    /// Spectral radius at infinity [default: the model's rho_inf, else 0.5; with --integrator,
+    /// moved into that method's range (HHT at least 0.5; Newmark is 1)].
     #[arg(long)]
     pub rho_inf: Option<f64>,
     /// Newton tolerance (relative) [default: the model's tolerance, else 1e-10].
@@ -204,7 +204,9 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let mut settings = SolverSettings::from_model(&model, &params)?;
     if let Some(m) = args.solver.integrator {
         settings.method = m;
-        settings.rho_inf = m.selected_rho_inf(settings.rho_inf);
+        // The model's rho_inf was chosen for its own method (TTBIF takes 0): moved into this
+        // one's range. An explicit --rho-inf below is checked as given.
+        settings.rho_inf = m.default_rho_inf(settings.rho_inf);
     }
     if let Some(r) = args.solver.rho_inf {
         settings.rho_inf = r;

@@ -144,6 +144,9 @@ impl Model {
                     format!("parameter name '{pname}' must be an identifier other than 't' and 'pi'"),
                 ));
             }
+            if pname.starts_with(SOLVER_PREFIX) {
+                return Err(model.error(key.span(), reserved_solver_name(&pname)));
+            }
             let p = model.parameter(pname, decl)?;
             if parameters.iter().any(|q| q.name == p.name) {
                 return Err(model.error(key.span(), format!("parameter '{}' declared twice", p.name)));
@@ -154,9 +157,34 @@ impl Model {
             parameters.push(p);
         }
         model.parameters = parameters;
+        model.check_variable_names()?;
         let defaults = model.default_parameters();
         model.check_parameters(&defaults)?;
         Ok(model)
+    }
+
+    /// Parameters, inputs and outputs are also the FMU's variables, beside its `solver_*`
+    /// parameters: an input or output may not take a parameter's name or the prefix (the
+    /// assemblers check inputs and outputs against each other and the other names).
+    fn check_variable_names(&self) -> Result<(), ModelError> {
+        let d = &self.definition;
+        for name in d.inputs.iter().map(|i| &i.name).chain(d.outputs.iter().map(|o| &o.name)) {
+            let n = name.get_ref();
+            if n.starts_with(SOLVER_PREFIX) {
+                return Err(self.error(name.span(), reserved_solver_name(n)));
+            }
+            if let Some(p) = self.parameters.iter().find(|p| p.name == *n) {
+                let (line, _) = line_column(&self.source, p.span.start);
+                return Err(self.error(
+                    name.span(),
+                    format!(
+                        "name '{n}' is the parameter's on line {line}: parameters, inputs and outputs are the FMU's \
+                         variables and share one namespace"
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn parameter(&self, name: String, decl: &ParameterDecl) -> Result<Parameter, ModelError> {
@@ -475,6 +503,13 @@ fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The prefix of the FMU's solver parameters (`solver_step`, ...), reserved in model files.
+const SOLVER_PREFIX: &str = "solver_";
+
+fn reserved_solver_name(name: &str) -> String {
+    format!("name '{name}': names starting with '{SOLVER_PREFIX}' are reserved for the FMU's solver parameters")
 }
 
 /// 1-based line and column (in characters) of a byte offset.

@@ -134,3 +134,33 @@ fn simulate_help_states_the_solver_defaults() {
         assert!(help.contains(m.name()), "simulate --help does not name the integrator {}", m.name());
     }
 }
+
+/// `--integrator` on a model whose rho_inf suits its own method (the cantilever asks TTBIF for
+/// rho_inf = 0) moves rho_inf into the chosen method's range (HHT: 0.5); an explicit
+/// `--rho-inf` outside it is refused with the range.
+#[test]
+fn integrator_from_the_command_line_takes_a_rho_inf_it_can_realise() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/cantilever_corotational.toml");
+    let (csv, stats) = (dir.path().join("c.csv"), dir.path().join("s.json"));
+    let simulate = |extra: &[&str]| {
+        Command::new(EXE)
+            .args(["simulate"])
+            .arg(&model)
+            .arg("-o")
+            .arg(&csv)
+            .args(["--stop-time", "0.01", "--integrator", "hht", "--stats-json"])
+            .arg(&stats)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = simulate(&[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    assert_eq!(json["rho_inf"], 0.5, "{json}");
+    let out = simulate(&["--rho-inf", "0.2"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("rho_inf = 0.2 is outside [0.5, 1] for hht"), "{stderr}");
+}

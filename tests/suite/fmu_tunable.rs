@@ -137,3 +137,36 @@ fn structural_parameters_stay_fixed() {
         }
     }
 }
+
+/// A tunable change changes the energy at the same state (a stiffness: the spring's
+/// potential); energy_supplied takes the change, so energy_total + energy_dissipated -
+/// energy_supplied stays at its initial value through it, as through the work of the input
+/// force (mass_spring pushed by 0.5 N, k raised by half at t = 0.5 s).
+#[test]
+fn a_tunable_change_supplies_the_energy_it_adds() {
+    use flexfmu::simulation::Simulation;
+    let text = std::fs::read_to_string(common::sim::model_path("mass_spring")).unwrap()
+        + "\n[[outputs]]\nname = \"S\"\nquantity = \"energy_supplied\"\n";
+    let model = Model::parse(&text, "mass_spring.toml").unwrap();
+    let mut params = model.default_parameters();
+    let mut sim = common::sim::simulation_with(&model, &[], |s| s.tolerance = 1e-12);
+    let out = |sim: &mut Simulation, name: &str| common::sim::output(sim, name);
+    let balance = |sim: &mut Simulation| out(sim, "energy_total") - out(sim, "S");
+    let e0 = balance(&mut sim);
+    sim.set_input(0, 0.5).unwrap();
+    sim.step_to(0.5).unwrap();
+    let (e, s) = (out(&mut sim, "energy_total"), out(&mut sim, "S"));
+    let k = model.parameters.iter().position(|p| p.name == "k").unwrap();
+    params[k] *= 1.5;
+    sim.retune(&model, &params).unwrap();
+    let (jump_e, jump_s) = (out(&mut sim, "energy_total") - e, out(&mut sim, "S") - s);
+    assert!(jump_e > 1e-3, "the stiffer spring holds more energy: {jump_e}");
+    assert_eq!(jump_s, jump_e);
+    sim.step_to(1.0).unwrap();
+    let drift = (balance(&mut sim) - e0).abs();
+    println!(
+        "energy jump {jump_e:.6} J at the change; |E - S - E0| at 1 s {drift:.2e} J, work {:.4} J",
+        out(&mut sim, "S")
+    );
+    assert!(drift < 1e-7, "{drift}");
+}

@@ -156,6 +156,36 @@ fn the_step_budget_bounds_one_interval_not_a_run() {
     assert_eq!(sim.statistics().steps, 200_000);
 }
 
+/// Parameters, inputs and outputs are the FMU's variables: `simulate` refuses a name they share
+/// (or the `solver_` prefix of the FMU's solver parameters) as `check` and `build` do.
+#[test]
+fn variable_names_are_one_namespace_for_every_command() {
+    let output =
+        |name: &str| with_line(&mass_spring(), &format!("[[outputs]]\nquantity = \"energy_total\"\nname = \"{name}\""));
+    let (text, line) = output("k");
+    refused_everywhere(&text, line, "name 'k' is the parameter's on line 10");
+    let (text, line) = output("solver_step");
+    refused_everywhere(&text, line, "reserved for the FMU's solver parameters");
+    let base = mass_spring().replacen("[parameters]", "[parameters]\nsolver_x = 1.0", 1);
+    refused_everywhere(&base, 9, "names starting with 'solver_' are reserved");
+}
+
+/// Output times k h computed by the master carry round-off of a few ulps of t: past t = 8.192 s
+/// an interval of one step came out up to 2e-12 of a step longer and was taken as two steps
+/// (10624 steps for 10 s at h = 1 ms). One step per interval, to t = 100 s.
+#[test]
+fn an_interval_of_one_step_is_one_step_at_any_time() {
+    let model = Model::parse(&mass_spring(), "mass_spring.toml").unwrap();
+    let params = model.default_parameters();
+    let mut settings = SolverSettings::from_model(&model, &params).unwrap();
+    settings.step = 1e-3;
+    let mut sim = Simulation::new(&model, &params, settings, 0.0).unwrap();
+    for k in 1..=100_000 {
+        sim.step_to(k as f64 * 1e-3).unwrap();
+    }
+    assert_eq!(sim.statistics().steps, 100_000);
+}
+
 /// A beam of `elements` corotational elements named `name`, pinned at the origin.
 fn beam(name: &str, elements: usize) -> String {
     format!(
