@@ -361,7 +361,14 @@ impl CorotationalBeam2d {
 
     /// Strain energy 1/2 EA u_bar^2/l0 + 1/2 th_bar^T Kb th_bar.
     pub fn strain_energy(&self, q: &[f64]) -> f64 {
-        let g = self.geometry(&self.gather(q));
+        self.strain_energy_at(&self.geometry(&self.gather(q)))
+    }
+
+    pub fn kinetic_energy(&self, q: &[f64], v: &[f64]) -> f64 {
+        self.kinetic_energy_at(&self.geometry(&self.gather(q)), v)
+    }
+
+    fn strain_energy_at(&self, g: &Geometry) -> f64 {
         let kb = self.bending();
         let u = g.l - self.l0;
         let t = g.thb;
@@ -369,8 +376,8 @@ impl CorotationalBeam2d {
             + 0.5 * (kb[0][0] * t[0] * t[0] + 2.0 * kb[0][1] * t[0] * t[1] + kb[1][1] * t[1] * t[1])
     }
 
-    pub fn kinetic_energy(&self, q: &[f64], v: &[f64]) -> f64 {
-        let g = self.geometry(&self.gather(q));
+    /// 1/2 v^T M v with the consistent mass in the chord frame (eq. 12's T v).
+    fn kinetic_energy_at(&self, g: &Geometry, v: &[f64]) -> f64 {
         let tv = rotate(g.c, g.s, &self.gather(v));
         0.5 * tv.dot(&self.local_mass_times(g.thb, &tv))
     }
@@ -427,7 +434,8 @@ impl Element for CorotationalBeam2d {
         for node in [0, 3] {
             gravity -= m * (self.gravity[0] * x.q[self.dofs[node]] + self.gravity[1] * x.q[self.dofs[node + 1]]);
         }
-        Energy { kinetic: self.kinetic_energy(x.q, x.v), potential: self.strain_energy(x.q) + gravity }
+        let g = self.geometry(&self.gather(x.q));
+        Energy { kinetic: self.kinetic_energy_at(&g, x.v), potential: self.strain_energy_at(&g) + gravity }
     }
 }
 
