@@ -11,7 +11,11 @@ use crate::linalg::SparseLu;
 pub enum StaticsError {
     #[error("the static tangent is singular (a mechanism, or a coordinate without stiffness)")]
     Singular,
-    #[error("static Newton did not converge in {0} iterations (load too large for one increment?)")]
+    #[error(
+        "static Newton did not converge in {0} iterations: the load increment is too large (take smaller ones, \
+         e.g. a shorter output interval) or the load is beyond a limit point, past which load control finds no \
+         equilibrium nearby (snap-through)"
+    )]
     NotConverged(usize),
 }
 
