@@ -30,6 +30,9 @@ struct Body3 {
     x: usize,
     position: [f64; 3],
     orientation: [f64; 4],
+    /// Its `RigidBody3d` element (index among them): rigid bodies and plate patches; `None`
+    /// for beam nodes, whose mass belongs to their elements.
+    rigid: Option<usize>,
 }
 
 struct Builder<'a> {
@@ -275,6 +278,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
             rows: start..sys.constraints.len(),
             body2_x: b2x,
             body2_rotates: false,
+            body2_point: Some(a2),
             coordinate,
         });
         joint_spans.push(j.name.span());
@@ -429,6 +433,36 @@ fn output_kind(
         Some(Quantity::Reaction { component }) => {
             let joint = need_joint()?;
             OutputKind::SpatialReaction { joint, component }
+        }
+        Some(Quantity::ReactionTorque { component }) => {
+            let joint = need_joint()?;
+            let point = sys.joints[joint].body2_point.expect("spatial joints have body 2's anchor");
+            OutputKind::SpatialReactionTorque { joint, point, component }
+        }
+        Some(Quantity::AngularMomentum { component }) => {
+            if let Some(p) = &o.point {
+                return Err(model.error(
+                    p.span(),
+                    format!("`point` does not apply to {q}: angular momentum is taken about the global origin"),
+                ));
+            }
+            let body = match o.body {
+                None => None,
+                Some(_) => {
+                    let (body, name) = need_body()?;
+                    Some(body.rigid.ok_or_else(|| {
+                        model.error(
+                            name.span(),
+                            format!(
+                                "{q} needs a rigid body: '{}' is a beam node, whose mass belongs to its elements \
+                                 (leave out `body` for the whole model's angular momentum, beams included)",
+                                name.get_ref()
+                            ),
+                        )
+                    })?)
+                }
+            };
+            OutputKind::AngularMomentum { body, component }
         }
         Some(Quantity::SupportForce { component }) => {
             let name = o

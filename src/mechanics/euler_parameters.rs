@@ -42,6 +42,11 @@ pub fn mat_t_vec(a: &Mat3, s: [f64; 3]) -> [f64; 3] {
     std::array::from_fn(|i| a[0][i] * s[0] + a[1][i] * s[1] + a[2][i] * s[2])
 }
 
+/// The cross product a x b.
+pub fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+}
+
 /// The constant Hessians d2(A(p) s)_i / dp2 (4 x 4 each) of the quadratic form
 /// (A s)_i = (e0^2 - e.e) s_i + 2 e_i (e.s) + 2 e0 (e x s)_i:
 /// d2/de0^2 = 2 s_i, d2/de0 de_j = 2 eps_ijk s_k, d2/de_j de_k = 2 (delta_ij s_k + delta_ik s_j

@@ -37,6 +37,15 @@ pub enum Quantity {
     Reaction {
         component: usize,
     },
+    /// Moment of body1 on body2 of a spatial joint about the joint point, global component.
+    ReactionTorque {
+        component: usize,
+    },
+    /// Angular momentum about the global origin (of a rigid body, or the whole model), global
+    /// component.
+    AngularMomentum {
+        component: usize,
+    },
     /// Joint coordinate (order 0) or its rate (1).
     JointCoordinate {
         order: usize,
@@ -125,6 +134,9 @@ pub const OUTPUT_QUANTITIES: &[OutputQuantity] = &[
     row("reaction_y", Q::Reaction { component: 1 }, Both, "joint force on body2, y"),
     row("reaction_z", Q::Reaction { component: 2 }, Spatial, "joint force on body2, z"),
     row("reaction_torque", Q::Reaction { component: 2 }, Planar, "joint torque on body2"),
+    row("reaction_torque_x", Q::ReactionTorque { component: 0 }, Spatial, "joint moment on body2, x"),
+    row("reaction_torque_y", Q::ReactionTorque { component: 1 }, Spatial, "joint moment on body2, y"),
+    row("reaction_torque_z", Q::ReactionTorque { component: 2 }, Spatial, "joint moment on body2, z"),
     row("joint_position", Q::JointCoordinate { order: 0 }, Both, "joint coordinate"),
     row("joint_velocity", Q::JointCoordinate { order: 1 }, Both, "its rate"),
     row("drive_force", Q::DriveForce, Both, "force or torque of a joint's drive"),
@@ -136,6 +148,9 @@ pub const OUTPUT_QUANTITIES: &[OutputQuantity] = &[
     row("contact_state", Q::Contact { quantity: 2 }, Both, "1 in contact, else 0"),
     row("impact_time", Q::Contact { quantity: 3 }, Both, "time of the latest contact onset"),
     row("transverse_deflection", Q::TransverseDeflection, Planar, "distance of a point from a chord"),
+    row("angular_momentum_x", Q::AngularMomentum { component: 0 }, Spatial, "angular momentum about the origin, x"),
+    row("angular_momentum_y", Q::AngularMomentum { component: 1 }, Spatial, "angular momentum about the origin, y"),
+    row("angular_momentum_z", Q::AngularMomentum { component: 2 }, Spatial, "angular momentum about the origin, z"),
     row("energy_total", Q::EnergyTotal, Both, "kinetic + potential energy"),
     row("energy_kinetic", Q::EnergyKinetic, Both, "kinetic energy"),
     row("energy_potential", Q::EnergyPotential, Both, "potential energy"),

@@ -1,4 +1,5 @@
-//! Output variables: kinematics of body points, joint reactions and coordinates, energies.
+//! Output variables: kinematics of body points, joint reactions and coordinates, angular
+//! momentum, energies.
 
 use super::System;
 use super::derivatives::quadratic_form;
@@ -8,6 +9,7 @@ use super::joints::JointKind;
 use super::kinematics::Anchor;
 use super::output_quantities::Quantity;
 use super::spatial_kinematics::Anchor3;
+use super::{momentum, reactions};
 use crate::integrators::EnergyFlow;
 use crate::model::schema::OutputDecl;
 use crate::model::{Model, ModelError};
@@ -83,6 +85,20 @@ pub enum OutputKind {
         joint: usize,
         component: usize,
     },
+    /// Moment of body 1 on body 2 of a spatial joint about the joint point carried by body 2
+    /// (`point`, body 2's anchor there), global component 0..3 (src/mechanics/reactions.rs).
+    SpatialReactionTorque {
+        joint: usize,
+        point: Anchor3,
+        component: usize,
+    },
+    /// Angular momentum about the global origin, global component 0..3, of the spatial rigid
+    /// body element `body` (its index among the `RigidBody3d` elements) or, for `None`, of the
+    /// whole model (src/mechanics/momentum.rs).
+    AngularMomentum {
+        body: Option<usize>,
+        component: usize,
+    },
     /// One Euler parameter (global coordinate index).
     EulerParameter {
         index: usize,
@@ -146,6 +162,8 @@ impl OutputKind {
             OutputKind::Reaction { component, .. } => ["N", "N", "N.m"][*component],
             OutputKind::DriveForce { torque, .. } => ["N", "N.m"][usize::from(*torque)],
             OutputKind::SpatialReaction { .. } | OutputKind::SupportForce { .. } => "N",
+            OutputKind::SpatialReactionTorque { .. } => "N.m",
+            OutputKind::AngularMomentum { .. } => "kg.m2/s",
             OutputKind::JointCoordinate { .. } | OutputKind::EulerParameter { .. } => "",
             OutputKind::SpatialPoint { order, .. } => ["m", "m/s", "m/s2"][*order],
             OutputKind::SpatialAngularVelocity { .. } | OutputKind::SpatialBodyAngularVelocity { .. } => "rad/s",
@@ -197,6 +215,7 @@ impl OutputKind {
                 | OutputKind::Reaction { .. }
                 | OutputKind::DriveForce { .. }
                 | OutputKind::SpatialReaction { .. }
+                | OutputKind::SpatialReactionTorque { .. }
                 | OutputKind::ContactConstraint { quantity: 0, .. }
         )
     }
@@ -346,21 +365,15 @@ impl Output {
                 r
             }
             OutputKind::Reaction { joint, component } | OutputKind::SpatialReaction { joint, component } => {
-                // Constraint force on body 2: -Phi_q^T lambda restricted to its coordinates.
                 let j = &sys.joints[*joint];
-                let target = j.body2_x + component;
-                let mut f = 0.0;
-                for r in j.rows.clone() {
-                    let c = &sys.constraints[r];
-                    c.measure.with_gradient(s.q, |_, gradient| {
-                        for (g, &i) in gradient.iter().zip(c.measure.dofs()) {
-                            if i == target {
-                                f -= g * s.lambda[r];
-                            }
-                        }
-                    });
-                }
+                let [f] = reactions::generalized_force::<1>(sys, j, j.body2_x + component, s.q, s.lambda);
                 f
+            }
+            OutputKind::SpatialReactionTorque { joint, point, component } => {
+                reactions::spatial_moment(sys, &sys.joints[*joint], point, s.q, s.lambda)[*component]
+            }
+            OutputKind::AngularMomentum { body, component } => {
+                momentum::angular_momentum(sys, *body, s.q, s.v)[*component]
             }
             OutputKind::DriveForce { row, .. } => -s.lambda[*row],
             OutputKind::JointCoordinate { joint, order } => {

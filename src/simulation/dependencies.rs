@@ -33,6 +33,7 @@ use crate::integrators::{Dynamics, TangentCoefficients};
 use crate::mechanics::System;
 use crate::mechanics::kinematics::Anchor;
 use crate::mechanics::outputs::OutputKind;
+use crate::mechanics::reactions;
 use crate::model::expr::{Expr, InputRates};
 
 /// Union-find over the n + m unknowns of the index-1 system.
@@ -80,6 +81,11 @@ fn solved_unknowns(kind: &OutputKind, sys: &System) -> Option<(Vec<usize>, Vec<u
         OutputKind::Reaction { joint, .. } | OutputKind::SpatialReaction { joint, .. } => {
             (vec![], sys.joints[*joint].rows.clone().collect())
         }
+        // A spherical joint's moment is 0 whatever the multipliers.
+        OutputKind::SpatialReactionTorque { joint, .. } if reactions::moment_free(&sys.joints[*joint]) => {
+            (vec![], vec![])
+        }
+        OutputKind::SpatialReactionTorque { joint, .. } => (vec![], sys.joints[*joint].rows.clone().collect()),
         OutputKind::ContactConstraint { contact, .. } => (vec![], vec![sys.contact_constraint_row(*contact)]),
         // Any other kind that re-solves accelerations: every unknown (conservative).
         _ => ((0..n).collect(), (0..sys.constraints()).collect()),

@@ -246,3 +246,93 @@ fn input_free_lengths_declare_exactly_the_outputs_they_change() {
     assert!((alpha_w - 2.0 / j_o).abs() < 1e-9, "d alpha/dw = {alpha_w}");
     FmiInstance::terminate(&mut inst).unwrap();
 }
+
+/// Spatial joint moments are reactions: a body on a revolute joint loaded by an input torque
+/// declares `reaction_torque_*` dependent on the input (the joint's multipliers respond at
+/// once), the angular momentum (of the body and of the model: functions of q and v) and the
+/// position not; the declarations equal the probed ones, and the directional derivative of a
+/// moment is its change per unit torque (linear in the input: the difference quotient).
+#[test]
+fn spatial_joint_moments_depend_on_the_inputs_and_angular_momentum_does_not() {
+    let text = r#"[model]
+name = "hinge"
+dimension = 3
+gravity = [0.0, 0.0, -9.81]
+[[inputs]]
+name = "tau"
+unit = "N.m"
+start = 0.5
+[[rigid_bodies]]
+name = "b"
+mass = 2.0
+inertia = [[0.05, 0.01, -0.005], [0.01, 0.08, 0.002], [-0.005, 0.002, 0.06]]
+position = [0.5, 0.1, -0.2]
+angular_velocity = [1.2, 1.6, 0.0]
+[[joints]]
+name = "j"
+type = "revolute"
+body2 = "b"
+point = [0.1, -0.2, 0.05]
+axis = [0.6, 0.8, 0.0]
+[[loads]]
+type = "torque"
+body = "b"
+direction = [0.3, -0.5, 0.8]
+value = "tau"
+[[outputs]]
+name = "mx"
+quantity = "reaction_torque_x"
+joint = "j"
+[[outputs]]
+name = "mz"
+quantity = "reaction_torque_z"
+joint = "j"
+[[outputs]]
+name = "lx"
+quantity = "angular_momentum_x"
+body = "b"
+[[outputs]]
+name = "lz"
+quantity = "angular_momentum_z"
+[[outputs]]
+name = "x"
+quantity = "x"
+body = "b"
+"#;
+    let model = Model::parse(text, "hinge.toml").unwrap();
+    let fmu = Fmu::build(&model);
+    let md = fmu.import.model_description();
+    let outputs = fmu.outputs();
+    let tau = fmu.vr("tau");
+    let out = declared(&md.model_structure.outputs.unknowns);
+    let expected: Vec<BTreeSet<u32>> =
+        [true, true, false, false, false].iter().map(|&d| if d { [tau + 1].into() } else { BTreeSet::new() }).collect();
+    assert_eq!(out.iter().map(|o| o.1.clone()).collect::<Vec<_>>(), expected);
+    let mut inst = fmu.start("hinge", None, |_| {});
+    let mut t = 0.0;
+    for _ in 0..10 {
+        inst.do_step(t, 0.01, true).unwrap();
+        t += 0.01;
+    }
+    let probed = probe(&mut inst, &outputs, &[(tau, 0.5)]);
+    assert_eq!(probed, expected);
+    // d mx / d tau by the FMU, against the change of mx for a unit change of tau.
+    let before = read(&mut inst, &outputs);
+    inst.set_real(&[tau], &[1.5]).unwrap();
+    let after = read(&mut inst, &outputs);
+    inst.set_real(&[tau], &[0.5]).unwrap();
+    let mut dv = [0.0; 2];
+    for (k, d) in dv.iter_mut().enumerate() {
+        let mut one = [0.0];
+        inst.get_directional_derivative(&[outputs[k]], &[tau], &[1.0], &mut one).unwrap();
+        *d = one[0];
+    }
+    println!(
+        "hinge: d(mx, mz)/d tau = {dv:?}, difference quotient ({}, {})",
+        after[0] - before[0],
+        after[1] - before[1]
+    );
+    for k in 0..2 {
+        assert!((dv[k] - (after[k] - before[k])).abs() < 1e-9, "{dv:?}");
+    }
+}

@@ -6,6 +6,7 @@
 
 mod ancf_beam;
 mod ancf_torque;
+mod angular_momentum;
 mod assembly_scaling;
 mod beam3d;
 mod beam_benchmarks;
@@ -79,6 +80,7 @@ mod spatial_joint_kinds;
 mod spatial_loads;
 mod spatial_loads_fmu;
 mod spatial_outputs;
+mod spatial_reactions;
 mod spatial_rigid_body;
 mod spin_up;
 mod spring_input;

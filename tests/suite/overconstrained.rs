@@ -74,6 +74,33 @@ fn door_on_two_hinges_swings_like_the_door_on_one() {
     assert!(drift < 1e-3, "energy {drift}");
 }
 
+#[test]
+fn a_redundant_hinge_carries_no_moment() {
+    // The door's hinges as above, with their moments: the kept hinge carries the whole wrench,
+    // the bending moment that two real hinges would share as a couple included; the redundant
+    // one reports exactly zero force and moment (docs/solver.md, "Redundant constraints").
+    let moments = |joint: &str| -> String {
+        ["x", "y", "z"]
+            .map(|c| {
+                format!(
+                    "[[outputs]]\nname = \"{joint}_m{c}\"\nquantity = \"reaction_torque_{c}\"\njoint = \"{joint}\"\n"
+                )
+            })
+            .concat()
+    };
+    let mut one = run(&(door(false) + &moments("lower")), 1e-3, 0.5);
+    let mut two = run(&(door(true) + &moments("lower") + &moments("upper")), 1e-3, 0.5);
+    let read = |sim: &mut Simulation, joint: &str| ["x", "y", "z"].map(|c| output(sim, &format!("{joint}_m{c}")));
+    let (m1, m2, mu) = (read(&mut one, "lower"), read(&mut two, "lower"), read(&mut two, "upper"));
+    println!("door at 0.5 s: lower hinge moment, one hinge {m1:.9?}, two hinges {m2:.9?}; upper {mu:?}");
+    assert!(mu == [0.0; 3] && output(&mut two, "upper_z") == 0.0);
+    let size = m1.iter().fold(0.0f64, |a, m| a.max(m.abs()));
+    assert!(size > 1.0 && (0..3).all(|k| (m1[k] - m2[k]).abs() < 1e-8 * size), "{m1:?} vs {m2:?}");
+    // The hinge axis is y: no moment about it, and the bending moment of the weight's arm
+    // about the lower hinge (at y = -0.8 m) is about x.
+    assert!(m1[1].abs() < 1e-10 * size, "{m1:?}");
+}
+
 /// A crank-rocker four-bar under gravity -y, released at rest: ground pivots A = (0, 0) and
 /// D = (2, 0), B = (0.6, 0.8), C = (2, 1.5); slender rods of 1 kg (lengths 1, 1.565, 1.5 and
 /// ground 2: s + l = 3 < p + q = 3.065, no change point, Phi_q keeps its rank). In 2D (`spatial`

@@ -358,6 +358,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
                 rows: start..sys.constraints.len(),
                 body2_x,
                 body2_rotates: false,
+                body2_point: None,
                 coordinate: None,
             });
             joint_spans.push(j.name.span());
@@ -440,6 +441,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
             rows: start..sys.constraints.len(),
             body2_x: b2.info.x,
             body2_rotates: b2.info.rotates,
+            body2_point: None,
             coordinate,
         });
         joint_spans.push(j.name.span());

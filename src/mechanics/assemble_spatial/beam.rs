@@ -6,14 +6,10 @@
 use super::{Body3, Builder, Layout, unit3};
 use crate::limits::coordinates_fit;
 use crate::mechanics::elements::{BeamProperties, CorotationalBeam3d, SpatialBeamProperties};
-use crate::mechanics::euler_parameters::{Mat3, e_matrix, from_rotation};
+use crate::mechanics::euler_parameters::{Mat3, cross, e_matrix, from_rotation};
 use crate::model::ModelError;
 use crate::model::schema::{BeamDecl, Definition, Name};
 use std::f64::consts::PI;
-
-fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
-}
 
 fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
@@ -213,7 +209,7 @@ pub(super) fn build(def: &Definition, b: &mut Builder, l: &mut Layout) -> Result
             let node_name = format!("{name}.node[{k}]");
             b.check_name(&Name::new(bd.name.span(), node_name.clone()), "beam node")?;
             let index = b.bodies.len();
-            b.add_body(Body3 { name: node_name, x: first, position: x, orientation: p });
+            b.add_body(Body3 { name: node_name, x: first, position: x, orientation: p, rigid: None });
             let mut aliases = Vec::new();
             if k == 0 {
                 aliases.push(format!("{name}.start"));

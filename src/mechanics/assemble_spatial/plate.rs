@@ -33,8 +33,9 @@ pub(super) fn build(def: &Definition, b: &mut Builder, l: &mut Layout) -> Result
             l.q0.extend(p);
             l.v0.extend([0.0; 7]);
             l.specified.extend([false; 7]);
+            let rigid = Some(l.sys.elements::<RigidBody3d>().len());
             l.sys.push(RigidBody3d::new(x, body.mass, body.inertia, l.gravity));
-            b.add_body(Body3 { name, x, position: r, orientation: p });
+            b.add_body(Body3 { name, x, position: r, orientation: p, rigid });
             // c = conj(p_R0) p_0 = identity: every patch starts aligned with the reference.
             if plate.reference == Some(k) {
                 reference = Some(x);

@@ -32,8 +32,9 @@ pub(super) fn build(def: &Definition, b: &mut Builder, l: &mut Layout) -> Result
         l.v0.extend(pd);
         l.specified.extend([v.is_some(); 3]);
         l.specified.extend([w.is_some(); 4]);
+        let rigid = Some(l.sys.elements::<RigidBody3d>().len());
         l.sys.push(RigidBody3d::new(x, mass, inertia, l.gravity));
-        b.add_body(Body3 { name: rb.name.get_ref().clone(), x, position: r, orientation: p });
+        b.add_body(Body3 { name: rb.name.get_ref().clone(), x, position: r, orientation: p, rigid });
     }
     Ok(())
 }

@@ -38,7 +38,7 @@
 use super::{Element, Energy, Kin, RigidBody3d};
 use crate::integrators::TangentCoefficients;
 use crate::mechanics::dual::{Dual, gradient};
-use crate::mechanics::euler_parameters::{Mat3, g_matrix, mat_vec, rotation};
+use crate::mechanics::euler_parameters::{Mat3, rotation};
 use crate::mechanics::hyper_dual::{HyperDual, Real, hessian};
 
 /// Section, material and formulation of a spatial beam (element axes x along the beam, y, z).
@@ -246,19 +246,15 @@ impl CorotationalBeam3d {
     /// Linear momentum and angular momentum about the origin (the quantities conserved by a
     /// free beam: U is invariant under rigid motions, T under global rotations).
     pub fn momentum(&self, q: &[f64], v: &[f64]) -> ([f64; 3], [f64; 3]) {
-        let (q, v) = (self.gather(q), self.gather(v));
+        let (qe, ve) = (self.gather(q), self.gather(v));
         let m = self.mass / 6.0;
         let (mut lin, mut ang) = ([0.0; 3], [0.0; 3]);
         for i in 0..2 {
             let (o, other) = (7 * i, 7 * (1 - i));
-            let p: [f64; 3] = std::array::from_fn(|k| m * (2.0 * v[o + k] + v[other + k]));
-            let x = [q[o], q[o + 1], q[o + 2]];
-            let c = cross(x, p);
-            let (pe, pd) = (&q[o + 3..o + 7], &v[o + 3..o + 7]);
-            let g = g_matrix(pe);
-            let w: [f64; 3] = std::array::from_fn(|r| 2.0 * (0..4).map(|k| g[r][k] * pd[k]).sum::<f64>());
-            let jw = mat_vec(&self.rotary[i].inertia, w);
-            let l_rot = mat_vec(&rotation(pe), jw);
+            let p: [f64; 3] = std::array::from_fn(|k| m * (2.0 * ve[o + k] + ve[other + k]));
+            let c = cross([qe[o], qe[o + 1], qe[o + 2]], p);
+            // The node's rotary inertia: a rigid body of zero mass, its spin A J' omega'.
+            let l_rot = self.rotary[i].angular_momentum(q, v);
             for k in 0..3 {
                 lin[k] += p[k];
                 ang[k] += c[k] + l_rot[k];

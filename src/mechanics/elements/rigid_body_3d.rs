@@ -23,7 +23,7 @@
 
 use super::{Element, Energy, Kin};
 use crate::integrators::TangentCoefficients;
-use crate::mechanics::euler_parameters::{Mat3, g_matrix, lambda_matrix};
+use crate::mechanics::euler_parameters::{Mat3, cross, g_matrix, lambda_matrix, mat_vec, rotation};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct RigidBody3d {
@@ -78,6 +78,15 @@ impl RigidBody3d {
     /// Body-frame angular velocity omega' = 2 G p'.
     pub fn body_angular_velocity(&self, q: &[f64], v: &[f64]) -> [f64; 3] {
         mul(&g_matrix(self.slices(q)), self.slices(v)).map(|x| 2.0 * x)
+    }
+
+    /// Angular momentum about the global origin, global components: r x m r' + A(p) J' omega'
+    /// (the spin part alone for zero mass, a beam node's rotary inertia).
+    pub fn angular_momentum(&self, q: &[f64], v: &[f64]) -> [f64; 3] {
+        let r = &self.dofs[..3];
+        let spin = mat_vec(&rotation(self.slices(q)), jmul(&self.inertia, self.body_angular_velocity(q, v)));
+        let orbital = cross([q[r[0]], q[r[1]], q[r[2]]], [v[r[0]], v[r[1]], v[r[2]]]);
+        std::array::from_fn(|k| self.mass * orbital[k] + spin[k])
     }
 }
 

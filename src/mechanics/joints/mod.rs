@@ -186,6 +186,9 @@ pub struct JointInfo {
     /// First coordinate of body 2 (reactions act on it).
     pub body2_x: usize,
     pub body2_rotates: bool,
+    /// Spatial joints: body 2's anchor at the joint point, about which the reaction moment is
+    /// taken (src/mechanics/reactions.rs); `None` in planar models.
+    pub body2_point: Option<Anchor3>,
     /// The joint coordinate: slider displacement along the axis, or relative angle (None at a
     /// floating-frame beam point, whose section angle is no anchor).
     pub coordinate: Option<Measure>,
