@@ -1,7 +1,7 @@
 //! The energy check of a converged step. energy_total + dissipated - supplied is constant for
 //! the exact motion, and the methods keep it to their accuracy (the dissipative ones lose
-//! some). A step that gains more than `GROWTH_LIMIT` of the energy in play has not found the
-//! motion: its iteration converged to a spurious root of the step equations, or the method is
+//! some). A step that gains more than `GROWTH_LIMIT` of the energy in play (beyond a floor far
+//! below any resolved motion) has not found the motion: its iteration converged to a spurious root of the step equations, or the method is
 //! unstable on the model (the trapezoidal rule on a stiff nonlinear beam, Simo & Tarnow,
 //! ZAMP 43, 1992). It fails, and is retried shorter, instead of passing on a state of
 //! arbitrary energy.
@@ -11,8 +11,13 @@ use super::dynamics::{Dynamics, EnergyFlow};
 use super::newton::NewtonError;
 
 /// A converged step fails if its mechanical energy grew, beyond what loads, drives and inputs
-/// supplied and dampers took, by more than this fraction of the energy in play.
+/// supplied and dampers took, by more than this fraction of the energy in play plus the floor.
 const GROWTH_LIMIT: f64 = 0.5;
+
+/// The floor, as a fraction of the model's characteristic energy: the kinetic energy with
+/// every coordinate moving at the model length per second. A system at rest has no energy in
+/// play, and the round-off of its steps (1e-44 J on a rotor at rest) is no growth.
+const FLOOR: f64 = 1e-6;
 
 /// The check, with the energy of the state the last checked step ended at: the next step
 /// starts there unless the state changed in between (compared exactly) or the system did
@@ -24,6 +29,8 @@ pub struct EnergyCheck {
     /// Whether `end` holds the energy of the last checked step's end.
     valid: bool,
     end: Energies,
+    /// FLOOR times the characteristic energy, once computed (at the first check).
+    floor: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -42,11 +49,16 @@ impl EnergyCheck {
         self.valid = false;
     }
 
-    /// The energy balance of a converged step from `start` to `end` (module doc).
-    pub fn check(&mut self, sys: &dyn Dynamics, start: &State, end: &State) -> Result<(), NewtonError> {
+    /// The energy balance of a converged step from `start` to `end` (module doc); `length` is
+    /// the model's length (m), its velocity scale per second.
+    pub fn check(&mut self, sys: &dyn Dynamics, start: &State, end: &State, length: f64) -> Result<(), NewtonError> {
         if self.off {
             return Ok(());
         }
+        let floor = *self.floor.get_or_insert_with(|| {
+            let v = vec![length; start.v.len()];
+            FLOOR * sys.mechanical_energy(&start.q, &v, start.t).0
+        });
         let e = &mut self.end;
         let (k0, v0) =
             if self.valid && e.t == start.t && e.exchanged == start.exchanged && e.q == start.q && e.v == start.v {
@@ -65,7 +77,7 @@ impl EnergyCheck {
         let supplied = end.exchanged.supplied - start.exchanged.supplied;
         let growth = (k1 + v1) - (k0 + v0) + dissipated - supplied;
         let scale = k0 + k1 + v0.abs() + v1.abs() + dissipated.abs() + supplied.abs();
-        if growth > GROWTH_LIMIT * scale {
+        if growth > GROWTH_LIMIT * scale + floor {
             return Err(NewtonError::EnergyGrowth { t: end.t, growth, scale });
         }
         Ok(())

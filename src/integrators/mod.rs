@@ -191,7 +191,7 @@ impl Stepper {
         self.buffers.memory.clear();
         self.integrator.step(&mut cx, &mut self.buffers, state, h, &mut self.trial)?;
         std::mem::swap(&mut self.buffers.memory, &mut self.trial_memory);
-        self.workspace.energy.check(&*sys, state, &self.trial)
+        self.workspace.check_energy(&*sys, state, &self.trial)
     }
 
     /// One attempt at a step of at most h. If an event function changes sign over the step,

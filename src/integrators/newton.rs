@@ -337,6 +337,17 @@ impl Workspace {
         self.memory_valid = false;
     }
 
+    /// The energy check of a converged step from `start` to `end` (src/integrators/energy_check.rs),
+    /// with the model length as the velocity scale of its floor.
+    pub(crate) fn check_energy(
+        &mut self,
+        sys: &dyn Dynamics,
+        start: &super::State,
+        end: &super::State,
+    ) -> Result<(), NewtonError> {
+        self.energy.check(sys, start, end, self.length)
+    }
+
     /// Forget what the predictor extrapolates from (the last steps' accelerations), keeping
     /// the factorization: the state was restarted from consistent accelerations.
     pub fn forget_history(&mut self) {

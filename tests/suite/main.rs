@@ -35,6 +35,7 @@ mod crank_slider_contact;
 mod doc_links;
 mod driven_joints;
 mod driven_start;
+mod energy_check;
 mod error_control;
 mod failed_run;
 mod flexible_arm;
