@@ -22,9 +22,11 @@
 //!   K_b = EI / (l0 (1 + phi)) [[4 + phi, 2 - phi], [2 - phi, 4 + phi]],
 //! phi = 12 EI / (k G A l0^2) (Timoshenko, Przemieniecki 1968 ch. 5) or 0 (Euler-Bernoulli):
 //! in a plane this is exactly the planar element of `corotational_beam_2d.rs` (there
-//! theta_i = th_i - beta). Internal force and tangent are the gradient and Hessian of U, computed with
-//! hyper-dual numbers (`hyper_dual.rs`, Fike & Alonso 2011): exact to rounding, and checked
-//! against central differences in tests/suite/beam3d.rs.
+//! theta_i = th_i - beta). So U = 1/2 d^T K d over d = (u, theta_1, theta_2) with the constant
+//! local stiffness K (7 x 7), the local forces are f = K d, and the internal force and tangent
+//! are the gradient and Hessian of U in closed form (`corotational_derivatives_3d.rs`): exact to
+//! rounding (checked there against automatic differentiation of `strain_energy`, and against
+//! central differences in tests/suite/beam3d.rs).
 //!
 //! Mass (our choice, justified by the frequency tests of tests/suite/beam3d.rs): translations
 //! interpolated linearly, so the consistent translational mass rho A l0 / 6 [[2, 1], [1, 2]]
@@ -35,11 +37,11 @@
 //! J' G(p') p). Gravity: rho A l0 g / 2 on each node (consistent with the linear
 //! interpolation). This mass converges as O(h^2) in the element size.
 
+use super::corotational_derivatives_3d::{elastic_force, elastic_stiffness};
 use super::{Element, Energy, Kin, RigidBody3d};
 use crate::integrators::TangentCoefficients;
-use crate::mechanics::dual::{Dual, gradient};
 use crate::mechanics::euler_parameters::{Mat3, rotation};
-use crate::mechanics::hyper_dual::{HyperDual, Real, hessian};
+use crate::mechanics::hyper_dual::Real;
 
 /// Section, material and formulation of a spatial beam (element axes x along the beam, y, z).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -69,10 +71,8 @@ pub struct CorotationalBeam3d {
     pub l0: f64,
     /// C_i = R(p_i0)^T E_0 of both nodes.
     c: [Mat3; 2],
-    ea: f64,
-    gj: f64,
-    /// EI and phi for bending about the element's y and z axes.
-    bending: [(f64, f64); 2],
+    /// K over d = (u, theta_1, theta_2): EA/l0, GJ/l0 and K_b of both bending planes.
+    stiffness: [[f64; 7]; 7],
     /// Element mass rho A l0.
     pub mass: f64,
     /// Rotary inertia of each node's half (zero mass).
@@ -80,19 +80,19 @@ pub struct CorotationalBeam3d {
     gravity: [f64; 3],
 }
 
-type V3<S> = [S; 3];
+pub(super) type V3<S = f64> = [S; 3];
 
 fn sub<S: Real>(a: V3<S>, b: V3<S>) -> V3<S> {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
 
 #[inline]
-fn dot<S: Real>(a: V3<S>, b: V3<S>) -> S {
+pub(super) fn dot<S: Real>(a: V3<S>, b: V3<S>) -> S {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
 #[inline]
-fn cross<S: Real>(a: V3<S>, b: V3<S>) -> V3<S> {
+pub(super) fn cross<S: Real>(a: V3<S>, b: V3<S>) -> V3<S> {
     [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
 }
 
@@ -144,6 +144,17 @@ fn rotation_vector<S: Real>(r: &[[S; 3]; 3]) -> V3<S> {
     scale(v, factor)
 }
 
+/// The element at its coordinates: node triads T_i (columns), the element frame E (rows e1,
+/// e2, e3), the chord length l, q = (T_1 + T_2) e_y / 2 with |e1 x q|, and the local rotations.
+pub(super) struct Configuration<S> {
+    pub t: [[V3<S>; 3]; 2],
+    pub e: [V3<S>; 3],
+    pub l: S,
+    pub q: V3<S>,
+    pub normal: S,
+    pub theta: [V3<S>; 2],
+}
+
 impl CorotationalBeam3d {
     /// An element between the nodes whose first coordinates are `node1`, `node2`, at rest at
     /// positions `x1`, `x2` with Euler parameters `p1`, `p2` (each node's frame: its x axis
@@ -172,6 +183,22 @@ impl CorotationalBeam3d {
         let (c1, c2) = (c(&r1), c(&r2));
         let e = props.young;
         let phi = |i: f64| props.shear_factor.map_or(0.0, |k| 12.0 * e * i / (k * props.shear * props.area * l0 * l0));
+        let mut stiffness = [[0.0; 7]; 7];
+        stiffness[0][0] = e * props.area / l0;
+        let gj = props.shear * props.torsion / l0;
+        for (a, b, k) in [(1, 1, gj), (4, 4, gj), (1, 4, -gj), (4, 1, -gj)] {
+            stiffness[a][b] = k;
+        }
+        // Bending about the element's y (theta_y: rows 2, 5) and z (rows 3, 6) axes.
+        for (axis, i) in [(2, props.iy), (3, props.iz)] {
+            let (ei, phi) = (e * i, phi(i));
+            let k = ei / (l0 * (1.0 + phi));
+            let (a, b) = (axis, axis + 3);
+            stiffness[a][a] = k * (4.0 + phi);
+            stiffness[b][b] = k * (4.0 + phi);
+            stiffness[a][b] = k * (2.0 - phi);
+            stiffness[b][a] = k * (2.0 - phi);
+        }
         let half = 0.5 * props.density * l0;
         let local = [props.iy + props.iz, props.iy, props.iz].map(|j| half * j);
         // J' = C D C^T in the node frame.
@@ -182,9 +209,7 @@ impl CorotationalBeam3d {
             dofs: std::array::from_fn(|k| if k < 7 { node1 + k } else { node2 + k - 7 }),
             l0,
             c: [c1, c2],
-            ea: e * props.area,
-            gj: props.shear * props.torsion,
-            bending: [(e * props.iy, phi(props.iy)), (e * props.iz, phi(props.iz))],
+            stiffness,
             mass: props.density * props.area * l0,
             rotary: [
                 RigidBody3d::new(node1, 0.0, inertia(&c1), [0.0; 3]),
@@ -194,9 +219,8 @@ impl CorotationalBeam3d {
         }
     }
 
-    /// Local deformations: u = l - l0 and the rotation vectors theta_1, theta_2 in the
-    /// element frame.
-    pub fn deformations<S: Real>(&self, q: &[S; 14]) -> (S, [V3<S>; 2]) {
+    /// Triads, frame and local rotations at the element's coordinates `q`.
+    pub(super) fn configuration<S: Real>(&self, q: &[S; 14]) -> Configuration<S> {
         let (x1, x2) = ([q[0], q[1], q[2]], [q[7], q[8], q[9]]);
         let t = [triad(&q[3..7], &self.c[0]), triad(&q[10..14], &self.c[1])];
         let d = sub(x2, x1);
@@ -204,7 +228,8 @@ impl CorotationalBeam3d {
         let e1 = scale(d, S::constant(1.0) / l);
         let qv = scale([t[0][1][0] + t[1][1][0], t[0][1][1] + t[1][1][1], t[0][1][2] + t[1][1][2]], S::constant(0.5));
         let e3 = cross(e1, qv);
-        let e3 = scale(e3, S::constant(1.0) / dot(e3, e3).sqrt());
+        let normal = dot(e3, e3).sqrt();
+        let e3 = scale(e3, S::constant(1.0) / normal);
         let e2 = cross(e3, e1);
         let frame = [e1, e2, e3];
         let theta = t.map(|ti| {
@@ -212,19 +237,32 @@ impl CorotationalBeam3d {
             let r: [[S; 3]; 3] = std::array::from_fn(|b| std::array::from_fn(|a| dot(frame[a], ti[b])));
             rotation_vector(&r)
         });
-        (l + -self.l0, theta)
+        Configuration { t, e: frame, l, q: qv, normal, theta }
     }
 
-    /// The strain energy U(q) over the element's 14 coordinates.
+    /// Local deformations: u = l - l0 and the rotation vectors theta_1, theta_2 in the
+    /// element frame.
+    pub fn deformations<S: Real>(&self, q: &[S; 14]) -> (S, [V3<S>; 2]) {
+        let c = self.configuration(q);
+        (c.l + -self.l0, c.theta)
+    }
+
+    /// d = (u, theta_1, theta_2) of a configuration.
+    fn deformation_vector<S: Real>(&self, c: &Configuration<S>) -> [S; 7] {
+        let [t1, t2] = c.theta;
+        [c.l + -self.l0, t1[0], t1[1], t1[2], t2[0], t2[1], t2[2]]
+    }
+
+    /// The strain energy U(q) = 1/2 d^T K d over the element's 14 coordinates.
     pub fn strain_energy<S: Real>(&self, q: &[S; 14]) -> S {
-        let (u, [t1, t2]) = self.deformations(q);
-        let l0 = self.l0;
-        let torsion = t2[0] - t1[0];
-        let mut energy = u * u * (0.5 * self.ea / l0) + torsion * torsion * (0.5 * self.gj / l0);
-        for (axis, &(ei, phi)) in [1, 2].iter().zip(&self.bending) {
-            let (a, b) = (t1[*axis], t2[*axis]);
-            let k = ei / (l0 * (1.0 + phi));
-            energy = energy + ((a * a + b * b) * (4.0 + phi) + a * b * (2.0 * (2.0 - phi))) * (0.5 * k);
+        let d = self.deformation_vector(&self.configuration(q));
+        let mut energy = S::constant(0.0);
+        for (a, row) in self.stiffness.iter().enumerate() {
+            for (b, &k) in row.iter().enumerate() {
+                if k != 0.0 {
+                    energy = energy + d[a] * d[b] * (0.5 * k);
+                }
+            }
         }
         energy
     }
@@ -233,14 +271,26 @@ impl CorotationalBeam3d {
         std::array::from_fn(|k| v[self.dofs[k]])
     }
 
+    /// The configuration at the global coordinates `q`, the element's coordinates and the
+    /// local forces f = K d.
+    fn local_forces(&self, q: &[f64]) -> (Configuration<f64>, [f64; 14], [f64; 7]) {
+        let q = self.gather(q);
+        let c = self.configuration(&q);
+        let d = self.deformation_vector(&c);
+        let f = self.stiffness.map(|row| (0..7).map(|b| row[b] * d[b]).sum());
+        (c, q, f)
+    }
+
     /// The elastic force dU/dq.
     pub fn elastic_force(&self, q: &[f64]) -> [f64; 14] {
-        gradient(|x: &[Dual<14>; 14]| self.strain_energy(x), &self.gather(q))
+        let (c, q, f) = self.local_forces(q);
+        elastic_force(&c, &q, &f)
     }
 
     /// The elastic stiffness d2U/dq2.
     pub fn elastic_stiffness(&self, q: &[f64]) -> [[f64; 14]; 14] {
-        hessian(|x: &[HyperDual; 14]| self.strain_energy(x), &self.gather(q))
+        let (c, q, f) = self.local_forces(q);
+        elastic_stiffness(&c, &q, &f, &self.stiffness)
     }
 
     /// Linear momentum and angular momentum about the origin (the quantities conserved by a
