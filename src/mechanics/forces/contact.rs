@@ -8,7 +8,7 @@
 //! the form above: the damping force pushes the bodies apart while they approach and pulls
 //! on them while they separate, i.e. it always opposes delta', and its power
 //! C K delta^(3/2) delta'^2 is never negative. The total force is clamped at zero (no
-//! tension), which can only remove energy further (see `dissipation_power`).
+//! tension), which can only remove energy further (see `power`).
 //!
 //! Damping factor C = c / v0 with v0 the approach speed recorded at contact onset (history):
 //! - `LankaraniNikravesh`: c = 3 (1 - e^2) / 4, paper 004 eq. 10 as printed. Its derivation
