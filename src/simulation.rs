@@ -435,17 +435,15 @@ impl Simulation {
         rates.t0 = self.state.t;
         rates.rates.clear();
         rates.rates.extend(self.input_derivatives.iter().map(|[d1, d2]| [d1 + d2 * dt, *d2]));
-        let derivatives = &self.input_derivatives;
-        let value = |(b, [d1, d2]): (&f64, &[f64; 2])| b + d1 * dt + 0.5 * d2 * dt * dt;
-        if self.system.inputs.iter().zip(base.iter().zip(derivatives).map(value)).all(|(u, v)| *u == v) {
-            return;
-        }
-        self.restart_pending = true;
+        let mut changed = false;
         change_inputs(&mut self.system, &mut self.state, |inputs| {
-            for (u, v) in inputs.iter_mut().zip(base.iter().zip(derivatives).map(value)) {
-                *u = v;
+            for ((u, b), [d1, d2]) in inputs.iter_mut().zip(base).zip(&self.input_derivatives) {
+                let value = b + d1 * dt + 0.5 * d2 * dt * dt;
+                changed |= *u != value;
+                *u = value;
             }
         });
+        self.restart_pending |= changed;
     }
 
     pub fn outputs(&self) -> &[Output] {
