@@ -23,7 +23,8 @@ pub enum Anchor {
     Director { x: usize, reference: [f64; 2] },
 }
 
-fn rot(theta: f64, s: [f64; 2]) -> [f64; 2] {
+/// s rotated by theta.
+pub fn rot(theta: f64, s: [f64; 2]) -> [f64; 2] {
     let (sn, cs) = theta.sin_cos();
     [cs * s[0] - sn * s[1], sn * s[0] + cs * s[1]]
 }

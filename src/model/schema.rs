@@ -313,6 +313,8 @@ pub struct LoadDecl {
     pub point: Option<Vec2>,
     /// Direction of a force, fixed in the global frame (normalised).
     pub direction: Option<Vec2>,
+    /// The direction turns with the body (a follower load); given in the initial configuration.
+    pub follower: Option<Spanned<bool>>,
     /// Magnitude: number or expression in parameters, `t` and inputs.
     pub value: Option<Num>,
     /// Magnitude as a piecewise-linear table of [time, value] rows (held constant outside).

@@ -53,6 +53,7 @@ mod fmu_derivatives;
 mod fmu_hostile;
 mod fmu_state_robustness;
 mod fmu_tunable;
+mod follower_loads;
 mod fractional_damper;
 mod fractional_fmu;
 mod heavy_top_fmu;

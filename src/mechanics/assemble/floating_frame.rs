@@ -150,6 +150,9 @@ pub(super) fn load_point(
     if l.kind.get_ref() != "force" {
         return Err(model.error(l.kind.span(), format!("only `type = \"force\"` loads act at a point of a floating_frame beam (apply torques to its frame, '<beam>.start'), got '{}'", l.kind.get_ref())));
     }
+    if let Some(f) = l.follower.as_ref().filter(|f| *f.get_ref()) {
+        return Err(model.error(f.span(), "follower loads are not available at points of a floating_frame beam".into()));
+    }
     let Some(dir) = &l.direction else {
         return Err(model.error(l.kind.span(), "a force needs `direction = [x, y]`".into()));
     };

@@ -1,5 +1,5 @@
-//! Applied forces (fixed global direction, at a point of a body) and torques, whose magnitude
-//! is a function of time and inputs.
+//! Applied forces (at a point of a body, along a fixed global direction or one that turns
+//! with the body) and torques, whose magnitude is a function of time and inputs.
 //!
 //! A torque T acts on a section angle theta(q) (a rigid body's or corotational node's rotation
 //! coordinate, or the angle of an ANCF node's slope d = dr/dy, paper 003 eq. 4). Its virtual
@@ -14,7 +14,7 @@
 use crate::integrators::{EnergyFlow, TangentCoefficients};
 use crate::mechanics::elements::floating_frame_beam_2d::MAX_COORDINATES;
 use crate::mechanics::elements::{Element, Energy, FloatingFramePoint, Kin};
-use crate::mechanics::kinematics::Anchor;
+use crate::mechanics::kinematics::{Anchor, rot};
 use crate::model::expr::Expr;
 
 /// Magnitude of a load over time.
@@ -62,6 +62,14 @@ impl TimeFunction {
 pub enum LoadKind {
     /// Force of the given magnitude along the fixed unit vector `direction`, at `anchor`.
     Force { anchor: Anchor, direction: [f64; 2] },
+    /// Force along a direction that turns with the section angle theta of `anchor` (a
+    /// follower force): u(q) = R(theta(q)) `direction`, with `direction` the unit vector at
+    /// theta = 0. Its virtual work f u . dP gives Q = f J_P^T u: on the position f u, and on a
+    /// rigid anchor's theta f (R s) x u = f s x `direction`, constant. So only u's turning
+    /// enters the tangent: dQ_P/dq = f perp(u) dtheta/dq (not symmetric: a follower load is
+    /// not conservative; Argyris & Symeonidis 1981, "Nonlinear finite element analysis of
+    /// elastic systems under nonconservative loading").
+    FollowerForce { anchor: Anchor, direction: [f64; 2] },
     /// Torque on the section angle of `anchor` (a rigid anchor's theta or an ANCF node's slope
     /// angle).
     Torque { anchor: Anchor },
@@ -82,6 +90,13 @@ pub struct Load {
 impl Load {
     pub fn force(anchor: Anchor, direction: [f64; 2], magnitude: TimeFunction) -> Self {
         Load { dofs: anchor.dofs(), kind: LoadKind::Force { anchor, direction }, magnitude }
+    }
+
+    /// A follower force at `anchor` (a rigid anchor or an ANCF node) along the unit
+    /// `direction` (global, at the anchor's angle in `q0`), which then turns with the anchor.
+    pub fn follower_force(anchor: Anchor, direction: [f64; 2], q0: &[f64], magnitude: TimeFunction) -> Self {
+        let direction = rot(-anchor.angle(q0), direction);
+        Load { dofs: anchor.dofs(), kind: LoadKind::FollowerForce { anchor, direction }, magnitude }
     }
 
     pub fn floating_force(point: FloatingFramePoint, direction: [f64; 2], magnitude: TimeFunction) -> Self {
@@ -123,6 +138,14 @@ impl Load {
                     out(i + 2, f * (-arm[1] * u[0] + arm[0] * u[1]));
                 }
             }
+            LoadKind::FollowerForce { anchor, direction } => {
+                let u = rot(anchor.angle(x.q), *direction);
+                out(self.dofs[0], f * u[0]);
+                out(self.dofs[1], f * u[1]);
+                if let Anchor::Rigid { x: i, s } = *anchor {
+                    out(i + 2, f * (s[0] * direction[1] - s[1] * direction[0]));
+                }
+            }
             LoadKind::FloatingForce { point, direction: u } => {
                 let mut jac = [[0.0; 2]; MAX_COORDINATES];
                 let jac = &mut jac[..point.coordinates()];
@@ -161,6 +184,19 @@ impl Element for Load {
             let (_, h) = anchor.angle_derivatives(x.q);
             for (b, hk) in block.iter_mut().zip(h.iter()) {
                 *b -= c.stiffness * f * hk;
+            }
+            return;
+        }
+        if let LoadKind::FollowerForce { anchor, direction } = &self.kind {
+            // d/dq of -f u(theta(q)) on the position rows: -f perp(u) dtheta/dq.
+            let f = self.magnitude.eval(x.t, x.inputs);
+            let u = rot(anchor.angle(x.q), *direction);
+            let (g, _) = anchor.angle_derivatives(x.q);
+            let n = self.dofs.len();
+            for (row, du) in [-u[1], u[0]].into_iter().enumerate() {
+                for (b, gj) in block[row * n..(row + 1) * n].iter_mut().zip(g) {
+                    *b -= c.stiffness * f * du * gj;
+                }
             }
             return;
         }

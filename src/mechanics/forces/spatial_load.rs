@@ -7,12 +7,18 @@
 //!   `spatial_kinematics`, from the global origin to the body point);
 //! - torque T = f u: the virtual rotation is dpi = 2 E(p) dp (global angular velocity
 //!   omega = 2 E p', Nikravesh 1988, eq. 6.94), so Q_p = 2 E(p)^T T; E is linear in p, hence
-//!   dQ_p/dp_l = 2 E(e_l)^T T exactly.
+//!   dQ_p/dp_l = 2 E(e_l)^T T exactly;
+//! - a follower load (`follower = true`), fixed in the body: force F' at the body point s'
+//!   and moment M' (body frame); the virtual rotation in the body frame is dpi' = 2 G(p) dp
+//!   (omega' = 2 G p'), so Q_r = A(p) F' and Q_p = 2 G(p)^T (M' + s' x F'); not conservative,
+//!   so its tangent is not symmetric (Argyris & Symeonidis 1981).
 
 use super::TimeFunction;
 use crate::integrators::{EnergyFlow, TangentCoefficients};
 use crate::mechanics::elements::{Element, Energy, Kin};
-use crate::mechanics::euler_parameters::e_matrix;
+use crate::mechanics::euler_parameters::{
+    cross, e_matrix, g_matrix, mat_t_vec, mat_vec, rotated_vector_jacobian, rotation,
+};
 use crate::mechanics::spatial_kinematics::{Anchor3, SpatialKind, SpatialMeasure};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -21,6 +27,11 @@ pub enum SpatialLoadKind {
     Force { measure: SpatialMeasure },
     /// Torque about the unit global `direction` on the body whose first coordinate is `x`.
     Torque { x: usize, direction: [f64; 3] },
+    /// A load fixed in the body whose first coordinate is `x` (a follower load), per unit
+    /// magnitude in the body frame: the force F' at the reference point (zero for a torque)
+    /// and the moment M' about it (s' x F' for a force at the body point s', the axis for a
+    /// torque).
+    Follower { x: usize, force: [f64; 3], moment: [f64; 3] },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -40,6 +51,18 @@ impl SpatialLoad {
     /// A torque about the unit global `direction` on the body whose first coordinate is `x`.
     pub fn torque(x: usize, direction: [f64; 3], magnitude: TimeFunction) -> Self {
         SpatialLoad { dofs: (x..x + 7).collect(), kind: SpatialLoadKind::Torque { x, direction }, magnitude }
+    }
+
+    /// A load fixed in the body whose first coordinate is `x`, along the unit global
+    /// `direction` in the initial configuration `q0`: a force at the body point `s` (body
+    /// frame), or a torque (`s` = None).
+    pub fn follower(x: usize, q0: &[f64], s: Option<[f64; 3]>, direction: [f64; 3], magnitude: TimeFunction) -> Self {
+        let u = mat_t_vec(&rotation(&q0[x + 3..x + 7]), direction);
+        let (force, moment) = match s {
+            Some(s) => (u, cross(s, u)),
+            None => ([0.0; 3], u),
+        };
+        SpatialLoad { dofs: (x..x + 7).collect(), kind: SpatialLoadKind::Follower { x, force, moment }, magnitude }
     }
 
     pub fn dofs(&self) -> &[usize] {
@@ -66,14 +89,42 @@ impl SpatialLoad {
                     out(b + 3 + k, f * qk);
                 }
             }
+            SpatialLoadKind::Follower { x: b, force, moment } => {
+                let p = &x.q[b + 3..b + 7];
+                for (k, fk) in mat_vec(&rotation(p), *force).iter().enumerate() {
+                    out(b + k, f * fk);
+                }
+                for (k, qk) in body_torque_on_p(p, *moment).iter().enumerate() {
+                    out(b + 3 + k, f * qk);
+                }
+            }
         }
     }
+}
+
+/// 2 G(p)^T u: the generalized force of a unit torque u given in the body frame on the Euler
+/// parameters p (omega' = 2 G p_dot).
+fn body_torque_on_p(p: &[f64], u: [f64; 3]) -> [f64; 4] {
+    let g = g_matrix(p);
+    std::array::from_fn(|k| 2.0 * (0..3).map(|i| g[i][k] * u[i]).sum::<f64>())
 }
 
 /// 2 E(p)^T u: the generalized force of a unit torque u on the Euler parameters p.
 fn torque_on_p(p: &[f64], u: [f64; 3]) -> [f64; 4] {
     let e = e_matrix(p);
     std::array::from_fn(|k| 2.0 * (0..3).map(|i| e[i][k] * u[i]).sum::<f64>())
+}
+
+/// Subtract `scale` times the Jacobian of Q_p = `linear`(p), linear in p, from the Euler
+/// parameter block of `block` (n x n, the body's coordinates first): its columns are
+/// `linear`(e_l).
+fn add_linear_tangent(block: &mut [f64], n: usize, scale: f64, linear: impl Fn(&[f64]) -> [f64; 4]) {
+    for l in 0..4 {
+        let unit: [f64; 4] = std::array::from_fn(|k| f64::from(u8::from(k == l)));
+        for (k, d) in linear(&unit).iter().enumerate() {
+            block[(3 + k) * n + 3 + l] -= scale * d;
+        }
+    }
 }
 
 impl Element for SpatialLoad {
@@ -96,13 +147,18 @@ impl Element for SpatialLoad {
                 }
             }
             SpatialLoadKind::Torque { direction, .. } => {
-                for l in 0..4 {
-                    let unit: [f64; 4] = std::array::from_fn(|k| f64::from(u8::from(k == l)));
-                    let column = torque_on_p(&unit, *direction);
-                    for k in 0..4 {
-                        block[(3 + k) * n + 3 + l] -= c.stiffness * f * column[k];
+                add_linear_tangent(block, n, c.stiffness * f, |p| torque_on_p(p, *direction));
+            }
+            SpatialLoadKind::Follower { x: b, force, moment } => {
+                // Q_r = f A(p) F' (d/dp: the Jacobian of A(p) F'); Q_p = 2 f G(p)^T M', linear
+                // in p (d/dp_l = 2 f G(e_l)^T M'). Neither depends on r.
+                let jac = rotated_vector_jacobian(&x.q[b + 3..b + 7], *force);
+                for (k, row) in jac.iter().enumerate() {
+                    for (l, d) in row.iter().enumerate() {
+                        block[k * n + 3 + l] -= c.stiffness * f * d;
                     }
                 }
+                add_linear_tangent(block, n, c.stiffness * f, |p| body_torque_on_p(p, *moment));
             }
         }
     }

@@ -1,9 +1,11 @@
-//! `type = "force"`: a force of the given magnitude along a direction fixed in the global
-//! frame, at a body point (`point`, default the body's reference point resp. centre of
-//! mass): generalized force J^T F with J the point's Jacobian.
+//! `type = "force"`: a force of the given magnitude at a body point (`point`, default the
+//! body's reference point resp. centre of mass), along a direction fixed in the global frame
+//! or, with `follower = true`, fixed in the body (given in the initial configuration):
+//! generalized force J^T F with J the point's Jacobian.
 
-use super::{LoadType, PlanarSite, SpatialSite};
+use super::{LoadType, PlanarSite, SpatialSite, is_follower};
 use crate::mechanics::forces::{Load, SpatialLoad, TimeFunction};
+use crate::mechanics::spatial_kinematics::Anchor3;
 use crate::model::ModelError;
 use crate::model::schema::LoadDecl;
 
@@ -19,7 +21,18 @@ fn planar(l: &LoadDecl, site: &dyn PlanarSite, magnitude: TimeFunction) -> Resul
     let Some(u) = (n > 0.0).then(|| [v[0] / n, v[1] / n]) else {
         return Err(model.error(dir.span(), "direction must not be zero".into()));
     };
-    Ok(Load::force(site.anchor(&l.body, l.point.as_ref())?, u, magnitude))
+    let anchor = site.anchor(&l.body, l.point.as_ref())?;
+    if !is_follower(l) {
+        return Ok(Load::force(anchor, u, magnitude));
+    }
+    if site.has_angle(&l.body)? != Some(true) {
+        return Err(model.error(
+            l.body.span(),
+            "a follower force needs a body that turns (a rigid body or a beam node); a point mass has no orientation"
+                .into(),
+        ));
+    }
+    Ok(Load::follower_force(anchor, u, site.q0(), magnitude))
 }
 
 fn spatial(
@@ -28,5 +41,12 @@ fn spatial(
     u: [f64; 3],
     magnitude: TimeFunction,
 ) -> Result<SpatialLoad, ModelError> {
-    Ok(SpatialLoad::force(site.anchor(&l.body, l.point.as_ref())?, u, magnitude))
+    let anchor = site.anchor(&l.body, l.point.as_ref())?;
+    if !is_follower(l) {
+        return Ok(SpatialLoad::force(anchor, u, magnitude));
+    }
+    match anchor {
+        Anchor3::Body { x, s } => Ok(SpatialLoad::follower(x, site.q0(), Some(s), u, magnitude)),
+        Anchor3::Ground { .. } => Err(site.model().error(l.body.span(), "loads on ground have no effect".into())),
+    }
 }

@@ -58,6 +58,11 @@ pub fn spatial(l: &LoadDecl, model: &Model) -> Result<Spatial, ModelError> {
         .ok_or_else(|| unknown(l, model, |t| t.spatial.is_some()))
 }
 
+/// Whether the load's direction turns with its body (`follower = true`).
+fn is_follower(l: &LoadDecl) -> bool {
+    l.follower.as_ref().is_some_and(|f| *f.get_ref())
+}
+
 /// `point` has no meaning for a torque.
 fn no_point(l: &LoadDecl, model: &Model) -> Result<(), ModelError> {
     match &l.point {

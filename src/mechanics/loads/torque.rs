@@ -1,8 +1,10 @@
 //! `type = "torque"`: a torque of the given magnitude on a body. Planar: on the body's angle
 //! (a rigid body's theta, a corotational node's section angle, an ANCF node's slope angle,
-//! paper 003 eqs. 4, 24). Spatial: about a direction fixed in the global frame.
+//! paper 003 eqs. 4, 24), which turns with the body either way (`follower` changes nothing).
+//! Spatial: about a direction fixed in the global frame or, with `follower = true`, in the
+//! body.
 
-use super::{LoadType, PlanarSite, SpatialSite, no_point};
+use super::{LoadType, PlanarSite, SpatialSite, is_follower, no_point};
 use crate::mechanics::forces::{Load, SpatialLoad, TimeFunction};
 use crate::mechanics::spatial_kinematics::Anchor3;
 use crate::model::ModelError;
@@ -34,6 +36,7 @@ fn spatial(
     let model = site.model();
     no_point(l, model)?;
     match site.anchor(&l.body, None)? {
+        Anchor3::Body { x, .. } if is_follower(l) => Ok(SpatialLoad::follower(x, site.q0(), None, u, magnitude)),
         Anchor3::Body { x, .. } => Ok(SpatialLoad::torque(x, u, magnitude)),
         Anchor3::Ground { .. } => Err(model.error(l.body.span(), "loads on ground have no effect".into())),
     }
