@@ -221,11 +221,11 @@ pub enum SimulationError {
 }
 
 /// The unit of a joint coordinate output (its kind alone cannot tell a slider's displacement
-/// from a relative angle): m and m/s for a prismatic joint, rad and rad/s otherwise.
+/// from a relative angle): m and m/s for a prismatic or distance joint, rad and rad/s otherwise.
 fn joint_coordinate_unit(kind: &crate::mechanics::outputs::OutputKind, system: &System) -> Option<&'static str> {
     let crate::mechanics::outputs::OutputKind::JointCoordinate { joint, order } = kind else { return None };
-    let prismatic = system.joints.get(*joint)?.kind == crate::mechanics::joints::JointKind::Prismatic;
-    Some(if prismatic { ["m", "m/s"] } else { ["rad", "rad/s"] }[(*order).min(1)])
+    let linear = system.joints.get(*joint)?.kind.linear();
+    Some(if linear { ["m", "m/s"] } else { ["rad", "rad/s"] }[(*order).min(1)])
 }
 
 /// How `Simulation::step_to_event` ended.

@@ -8,12 +8,14 @@ mod plate;
 mod rigid_body;
 
 use super::assembly::Assembly;
-use super::contact_gap::ContactGap;
 use super::contacts::ContactElement;
 use super::euler_parameters::{mat_t_vec, rotation};
 use super::initial_state::consistent_initial_state;
 use super::joints::spatial::normalisation_row;
-use super::joints::{ConstraintRow, JointInfo, JointKind, Rows, axis_only, spatial_type};
+use super::joints::{
+    Drive, JointInfo, JointKind, Rows, axis_only, check_apart, check_points, coordinate_row, drive_function,
+    drive_only, held_length, spatial_type,
+};
 use super::load_magnitude::load_magnitude;
 use super::output_quantities::{self, Quantity};
 use super::outputs::{Output, OutputKind, parse_shared};
@@ -232,13 +234,23 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
             .body(&j.body2)?
             .ok_or_else(|| model.error(j.body2.span(), "body2 must not be ground (put ground in body1)".into()))?;
         let b2x = b2.x;
-        let point = match &j.point {
-            Some(p) => b.scope.vec3(p)?,
-            None => b2.position,
+        check_points(j, joint_type, body1.get_ref() == "ground", model)?;
+        let (a1, a2) = if joint_type.two_points {
+            // A link between two points, each anchor at its own (default: the body's centre).
+            let (a1, a2) = (b.anchor(body1, j.point1.as_ref())?, b.anchor(&j.body2, j.point2.as_ref())?);
+            check_apart(j, &a1.position(&q0), &a2.position(&q0), model)?;
+            (a1, a2)
+        } else {
+            let point = match &j.point {
+                Some(p) => b.scope.vec3(p)?,
+                None => b2.position,
+            };
+            let pt = Vec2::new(
+                j.point.as_ref().map_or(j.name.span(), |p| p.span()),
+                point.iter().map(|&x| x.into()).collect(),
+            );
+            (b.anchor(body1, Some(&pt))?, b.anchor(&j.body2, Some(&pt))?)
         };
-        let pt =
-            Vec2::new(j.point.as_ref().map_or(j.name.span(), |p| p.span()), point.iter().map(|&x| x.into()).collect());
-        let (a1, a2) = (b.anchor(body1, Some(&pt))?, b.anchor(&j.body2, Some(&pt))?);
         let axis = match (&j.axis, joint_type.spatial_axis) {
             (Some(ax), true) => {
                 unit3(b.scope.vec3(ax)?).ok_or_else(|| model.error(ax.span(), "axis must not be zero".into()))?
@@ -253,23 +265,16 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
         };
         let axis2 = universal_pin(model, &b, j, kind, axis)?;
         let Rows { mut rows, coordinate } = build(a1, a2, [axis, axis2], &q0);
-        if let Some(d) = &j.drive {
+        let held = held_length(j, joint_type, &b.scope, model)?;
+        let drive = match &j.drive {
             // The rheonomic row coordinate(q) - f(t) = 0; its multiplier gives `drive_force`.
-            let f = input_scope.time_function(d)?;
-            if let Some(bad) = f.eval_time_jet(t0, &sys.inputs, &sys.input_rates).into_iter().find(|x| !x.is_finite()) {
-                return Err(model.error(
-                    d.span(),
-                    format!("the drive or its time derivatives are not finite at t = {t0}, the start time ({bad})"),
-                ));
+            Some(d) if joint_type.drive == Drive::No || coordinate.is_none() => {
+                return Err(model.error(d.span(), format!("{}, not {}", drive_only(true), j.kind.get_ref())));
             }
-            let m = coordinate.clone().ok_or_else(|| {
-                model.error(
-                    d.span(),
-                    format!("`drive` applies to revolute and prismatic joints, not {}", j.kind.get_ref()),
-                )
-            })?;
-            rows.push(ConstraintRow::driven(ContactGap::Measure(m), f));
-        }
+            Some(d) => Some(drive_function(d, joint_type, &input_scope, t0, (&sys.inputs, &sys.input_rates), model)?),
+            None => None,
+        };
+        rows.extend(coordinate_row(joint_type, coordinate.as_ref(), drive, held, &q0));
         let start = sys.constraints.len();
         sys.constraints.extend(rows);
         sys.joints.push(JointInfo {

@@ -52,6 +52,9 @@ pub enum Quantity {
     },
     /// Force or torque of a joint's drive.
     DriveForce,
+    /// Tension of a distance joint (the force along its link, positive pulling the points
+    /// together).
+    LinkForce,
     /// Force of a plate's multi-point element on its reference, global component.
     SupportForce {
         component: usize,
@@ -140,6 +143,7 @@ pub const OUTPUT_QUANTITIES: &[OutputQuantity] = &[
     row("joint_position", Q::JointCoordinate { order: 0 }, Both, "joint coordinate"),
     row("joint_velocity", Q::JointCoordinate { order: 1 }, Both, "its rate"),
     row("drive_force", Q::DriveForce, Both, "force or torque of a joint's drive"),
+    row("link_force", Q::LinkForce, Both, "tension of a distance joint"),
     row("support_force_x", Q::SupportForce { component: 0 }, Spatial, "plate support force, x"),
     row("support_force_y", Q::SupportForce { component: 1 }, Spatial, "plate support force, y"),
     row("support_force_z", Q::SupportForce { component: 2 }, Spatial, "plate support force, z"),

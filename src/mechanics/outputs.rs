@@ -54,6 +54,13 @@ pub enum OutputKind {
         row: usize,
         torque: bool,
     },
+    /// Tension of a distance joint, positive pulling its points together: +lambda of its row
+    /// |P2 - P1| - L, whose gradient on body 2's point is the unit direction u, so the force
+    /// on body 2 is -lambda u (src/mechanics/joints/distance.rs). A driven joint's
+    /// `drive_force` is its opposite.
+    LinkForce {
+        row: usize,
+    },
     /// Slider displacement / relative angle of a joint (order 0) or its rate (1); a driven
     /// spatial revolute joint's angle is continuous (drive(t) + wrapped residual).
     JointCoordinate {
@@ -161,6 +168,7 @@ impl OutputKind {
             }
             OutputKind::Reaction { component, .. } => ["N", "N", "N.m"][*component],
             OutputKind::DriveForce { torque, .. } => ["N", "N.m"][usize::from(*torque)],
+            OutputKind::LinkForce { .. } => "N",
             OutputKind::SpatialReaction { .. } | OutputKind::SupportForce { .. } => "N",
             OutputKind::SpatialReactionTorque { .. } => "N.m",
             OutputKind::AngularMomentum { .. } => "kg.m2/s",
@@ -214,6 +222,7 @@ impl OutputKind {
                 | OutputKind::SpatialPoint { order: 2, .. }
                 | OutputKind::Reaction { .. }
                 | OutputKind::DriveForce { .. }
+                | OutputKind::LinkForce { .. }
                 | OutputKind::SpatialReaction { .. }
                 | OutputKind::SpatialReactionTorque { .. }
                 | OutputKind::ContactConstraint { quantity: 0, .. }
@@ -279,7 +288,7 @@ pub fn parse_shared(
                         "{q} is not available for a joint at a floating_frame beam point (its section angle is not a joint coordinate)"
                     )
                 } else {
-                    format!("{q} needs a revolute or prismatic joint (one coordinate)")
+                    format!("{q} needs a revolute, prismatic or distance joint (one coordinate)")
                 };
                 return Err(model.error(o.quantity.span(), msg));
             }
@@ -290,7 +299,16 @@ pub fn parse_shared(
             let Some(row) = j.rows.clone().find(|&r| sys.constraints[r].drive.is_some()) else {
                 return Err(model.error(o.quantity.span(), "drive_force needs a driven joint (`drive = ...`)".into()));
             };
-            OutputKind::DriveForce { row, torque: j.kind == JointKind::Revolute }
+            OutputKind::DriveForce { row, torque: !j.kind.linear() }
+        }
+        Quantity::LinkForce => {
+            let j = &sys.joints[need_joint()?];
+            if j.kind != JointKind::Distance {
+                let span = o.joint.as_ref().map_or(o.quantity.span(), |n| n.span());
+                return Err(model.error(span, "link_force needs a distance joint".into()));
+            }
+            // Its one row, held at its length or driven.
+            OutputKind::LinkForce { row: j.rows.start }
         }
         Quantity::Contact { quantity } => {
             let name = o
@@ -376,6 +394,7 @@ impl Output {
                 momentum::angular_momentum(sys, *body, s.q, s.v)[*component]
             }
             OutputKind::DriveForce { row, .. } => -s.lambda[*row],
+            OutputKind::LinkForce { row } => s.lambda[*row],
             OutputKind::JointCoordinate { joint, order } => {
                 let j = &sys.joints[*joint];
                 let m = j.coordinate.as_ref().expect("checked when the output was built");

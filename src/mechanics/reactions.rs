@@ -43,11 +43,12 @@ pub fn generalized_force<const N: usize>(
     f
 }
 
-/// Whether the joint transmits no moment about its point: a spherical joint's rows hold the
-/// point alone, so its force passes through it. Its moment is reported as exactly 0 (computed,
+/// Whether the joint transmits no moment about its point (body 2's): a spherical joint's rows
+/// hold the point alone, and a distance joint's force acts along the link through its point 2,
+/// so either force passes through it. Its moment is reported as exactly 0 (computed,
 /// n - (A s) x Q_r would be round-off) and depends on no input.
 pub fn moment_free(joint: &JointInfo) -> bool {
-    joint.kind == JointKind::Spherical
+    matches!(joint.kind, JointKind::Spherical | JointKind::Distance)
 }
 
 /// The moment of `joint`'s rows on body 2 (a spatial body or beam node, coordinates r, p from

@@ -260,6 +260,12 @@ pub struct JointDecl {
     pub body2: Name,
     /// Joint location, global coordinates in the initial configuration.
     pub point: Option<Vec2>,
+    /// Distance joints: the linked points on body1 and body2 (global, initial configuration;
+    /// default each body's reference point), instead of `point`.
+    pub point1: Option<Vec2>,
+    pub point2: Option<Vec2>,
+    /// Distance joints: the distance held, |P2 - P1| = length (default: the initial distance).
+    pub length: Option<Num>,
     /// Sliding direction of a prismatic joint, global, initial configuration.
     pub axis: Option<Vec2>,
     /// Body 2's pin of a spatial universal joint (`axis` is body 1's), global, initial
@@ -269,7 +275,8 @@ pub struct JointDecl {
     /// slope dr/dy normal to the axis tangent dr/dx (paper 003 eq. 23).
     pub rigid_section: Option<Spanned<bool>>,
     /// Driven joint: the joint coordinate (relative angle of a revolute joint, displacement of
-    /// a prismatic one) prescribed as an expression of `t`, parameters and inputs.
+    /// a prismatic one, length of a distance joint) prescribed as an expression of `t`,
+    /// parameters and inputs.
     pub drive: Option<Num>,
 }
 

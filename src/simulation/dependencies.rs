@@ -76,7 +76,7 @@ fn solved_unknowns(kind: &OutputKind, sys: &System) -> Option<(Vec<usize>, Vec<u
             Anchor::Rigid { x, .. } => (vec![x + component, x + 2], vec![]),
         },
         OutputKind::Rotation { theta, .. } => (vec![*theta], vec![]),
-        OutputKind::DriveForce { row, .. } => (vec![], vec![*row]),
+        OutputKind::DriveForce { row, .. } | OutputKind::LinkForce { row } => (vec![], vec![*row]),
         OutputKind::SectionAngle { anchor, .. } => (anchor.dofs(), vec![]),
         OutputKind::Reaction { joint, .. } | OutputKind::SpatialReaction { joint, .. } => {
             (vec![], sys.joints[*joint].rows.clone().collect())

@@ -172,7 +172,10 @@ fn bad_drives_are_located_errors() {
     let base = "[model]\nname = \"e\"\n[[rigid_bodies]]\nname = \"b\"\nmass = 1.0\ninertia = 0.1\nposition = [0.0, 0.0]\n\
                 [[point_masses]]\nname = \"pm\"\nmass = 1.0\nposition = [1.0, 0.0]\n";
     let cases = [
-        ("[[joints]]\nname = \"j\"\ntype = \"fixed\"\nbody2 = \"b\"\ndrive = \"t\"\n", "revolute and prismatic"),
+        (
+            "[[joints]]\nname = \"j\"\ntype = \"fixed\"\nbody2 = \"b\"\ndrive = \"t\"\n",
+            "revolute, prismatic and distance joints, not fixed",
+        ),
         ("[[joints]]\nname = \"j\"\ntype = \"revolute\"\nbody2 = \"b\"\ndrive = \"2*foo\"\n", "unknown name 'foo'"),
         ("[[joints]]\nname = \"j\"\ntype = \"revolute\"\nbody2 = \"pm\"\ndrive = \"t\"\n", "rigid body2"),
         ("[[joints]]\nname = \"j\"\ntype = \"revolute\"\nbody2 = \"b\"\ndrive = \"sqrt(t)\"\n", "not finite at t = 0"),
@@ -200,7 +203,10 @@ fn bad_drives_are_located_errors() {
                 body2 = \"b\"\ndrive = \"t\"\n";
     let model = Model::parse(text, "bad3.toml").unwrap();
     let err = flexfmu::mechanics::assemble_spatial::assemble_spatial(&model, &[]).map(|_| ()).unwrap_err().to_string();
-    assert!(err.contains("revolute and prismatic") && err.contains("bad3.toml:13:9"), "{err}");
+    assert!(
+        err.contains("revolute, prismatic and distance joints, not spherical") && err.contains("bad3.toml:13:9"),
+        "{err}"
+    );
 }
 
 /// A rotor (principal inertias J1, J2, J3, centre on the axis) on a revolute joint to ground

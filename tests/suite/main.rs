@@ -32,6 +32,7 @@ mod corpus;
 mod crane_3d;
 mod crank_slider;
 mod crank_slider_contact;
+mod distance_joint;
 mod doc_links;
 mod driven_joints;
 mod driven_start;

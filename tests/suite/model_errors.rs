@@ -267,7 +267,7 @@ fn spatial_model_errors() {
     spatial_error(
         "type = \"spherical\"",
         "type = \"ball\"",
-        "unknown joint type 'ball', expected spherical, revolute, prismatic or fixed",
+        "unknown joint type 'ball', expected spherical, revolute, prismatic, fixed or distance",
     );
     spatial_error("quantity = \"z\"", "quantity = \"angle\"", "unknown output quantity 'angle' in a spatial model");
     let text = SPATIAL.replacen(

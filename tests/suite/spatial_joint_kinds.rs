@@ -160,7 +160,10 @@ fn bad_universal_joints_are_located_errors() {
         ("type = \"universal\"\nbody2 = \"b\"\naxis = [1.0, 0.0, 0.0]\n", "needs `axis2"),
         ("type = \"universal\"\nbody2 = \"b\"\naxis = [1.0, 0.0, 0.0]\naxis2 = [1.0, 1.0, 0.0]\n", "perpendicular"),
         ("type = \"revolute\"\nbody2 = \"b\"\naxis = [1.0, 0.0, 0.0]\naxis2 = [0.0, 1.0, 0.0]\n", "only applies"),
-        ("type = \"cylindrical\"\nbody2 = \"b\"\naxis = [1.0, 0.0, 0.0]\ndrive = \"t\"\n", "revolute and prismatic"),
+        (
+            "type = \"cylindrical\"\nbody2 = \"b\"\naxis = [1.0, 0.0, 0.0]\ndrive = \"t\"\n",
+            "revolute, prismatic and distance joints, not cylindrical",
+        ),
         ("type = \"cylindrical\"\nbody2 = \"b\"\n", "needs `axis"),
     ] {
         let model = Model::parse(&format!("{base}{joint}"), "u.toml").unwrap();

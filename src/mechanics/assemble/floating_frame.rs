@@ -94,16 +94,16 @@ pub(super) fn joint(
             "put the floating_frame beam point in body2 (body1 is ground or another body)".into(),
         ));
     }
-    let Some(p) = b.floating_point(&j.body2, j.point.as_ref(), "point", sys.elements::<FloatingFrameBeam2d>(), q0)?
-    else {
-        return Ok(None);
-    };
-    if kind != JointKind::Revolute {
+    if kind != JointKind::Revolute && b.floating.names(j.body2.get_ref()) {
         return Err(model.error(
             j.kind.span(),
             format!("only revolute joints act at a point of a floating_frame beam, got '{}'", j.kind.get_ref()),
         ));
     }
+    let Some(p) = b.floating_point(&j.body2, j.point.as_ref(), "point", sys.elements::<FloatingFrameBeam2d>(), q0)?
+    else {
+        return Ok(None);
+    };
     if let Some(ax) = &j.axis {
         return Err(model.error(ax.span(), axis_only(false)));
     }

@@ -12,7 +12,10 @@ use super::contacts::ContactElement;
 use super::elements::FloatingFramePoint;
 use super::forces::Load;
 use super::initial_state::consistent_initial_state;
-use super::joints::{ConstraintRow, JointInfo, JointKind, Rows, axis_only, planar_type};
+use super::joints::{
+    Drive, JointInfo, JointKind, Rows, axis_only, check_apart, check_points, coordinate_row, drive_function,
+    drive_only, held_length, planar_type,
+};
 use super::kinematics::{Anchor, Measure, MeasureKind};
 use super::load_magnitude::load_magnitude;
 use super::output_quantities::{self, Quantity};
@@ -349,6 +352,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
         if let Some(ax) = &j.axis2 {
             return Err(model.error(ax.span(), "`axis2` applies to spatial universal joints only".into()));
         }
+        check_points(j, joint_type, body1.get_ref() == "ground", model)?;
         if let Some((rows, body2_x)) = floating_frame::joint(j, kind, body1, &b, &sys, &q0)? {
             let start = sys.constraints.len();
             sys.constraints.extend(rows);
@@ -368,26 +372,37 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
         let b2 = b
             .body(&j.body2)?
             .ok_or_else(|| model.error(j.body2.span(), "body2 must not be ground (put ground in body1)".into()))?;
-        let point = match &j.point {
-            Some(p) => b.scope.vec2(p)?,
-            None => b2.position,
-        };
-        let pt =
-            Vec2::new(j.point.as_ref().map_or(j.name.span(), |p| p.span()), vec![point[0].into(), point[1].into()]);
-        let b1_director = b1.is_some_and(|b| b.info.director);
-        if (b1.is_some_and(|b| !b.info.rotates)
-            && kind != JointKind::Revolute
-            && !(b1_director && kind == JointKind::Fixed))
-            || (b1_director && kind == JointKind::Prismatic)
-        {
-            return Err(model
-                .error(body1.span(), format!("body1 of a {} joint must be ground or a rigid body", j.kind.get_ref())));
-        }
-        let a1 = b.anchor(body1, Some(&pt))?;
-        let a2 = match b2.info.rotates {
-            true => b.anchor(&j.body2, Some(&pt))?,
-            false if kind == JointKind::Prismatic => b.anchor(&j.body2, None)?,
-            false => b.anchor(&j.body2, j.point.as_ref())?,
+        let (a1, a2) = if joint_type.two_points {
+            // A link between two points: each anchor at its own point (default: the body's
+            // reference point); its row sees positions only, so any body1 will do.
+            let (a1, a2) = (b.anchor(body1, j.point1.as_ref())?, b.anchor(&j.body2, j.point2.as_ref())?);
+            check_apart(j, &a1.position(&q0), &a2.position(&q0), model)?;
+            (a1, a2)
+        } else {
+            let point = match &j.point {
+                Some(p) => b.scope.vec2(p)?,
+                None => b2.position,
+            };
+            let pt =
+                Vec2::new(j.point.as_ref().map_or(j.name.span(), |p| p.span()), vec![point[0].into(), point[1].into()]);
+            let b1_director = b1.is_some_and(|b| b.info.director);
+            if (b1.is_some_and(|b| !b.info.rotates)
+                && kind != JointKind::Revolute
+                && !(b1_director && kind == JointKind::Fixed))
+                || (b1_director && kind == JointKind::Prismatic)
+            {
+                return Err(model.error(
+                    body1.span(),
+                    format!("body1 of a {} joint must be ground or a rigid body", j.kind.get_ref()),
+                ));
+            }
+            let a1 = b.anchor(body1, Some(&pt))?;
+            let a2 = match b2.info.rotates {
+                true => b.anchor(&j.body2, Some(&pt))?,
+                false if kind == JointKind::Prismatic => b.anchor(&j.body2, None)?,
+                false => b.anchor(&j.body2, j.point.as_ref())?,
+            };
+            (a1, a2)
         };
         let axis = match (&j.axis, joint_type.planar_axis) {
             (Some(ax), true) => {
@@ -404,35 +419,25 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
         };
         let Rows { mut rows, coordinate } = build(a1, a2, axis, &q0);
         rows.extend(beam::rigid_section(model, j, kind, b2.section, a2, &q0)?);
-        if let Some(d) = &j.drive {
+        let held = held_length(j, joint_type, &b.scope, model)?;
+        let drive = match &j.drive {
             // The rheonomic row joint_coordinate(q) - f(t) = 0 (its multiplier is the drive's
             // force/torque, `drive_force`).
-            match kind {
-                JointKind::Revolute if !b2.info.rotates => {
+            Some(d) => {
+                if joint_type.drive == Drive::No {
+                    return Err(model.error(d.span(), format!("{}, not {}", drive_only(false), j.kind.get_ref())));
+                }
+                if kind == JointKind::Revolute && !b2.info.rotates {
                     return Err(model.error(
                         d.span(),
                         "a driven revolute joint needs a rigid body2 (the relative angle is its coordinate)".into(),
                     ));
                 }
-                JointKind::Revolute | JointKind::Prismatic => {}
-                _ => {
-                    return Err(model.error(
-                        d.span(),
-                        format!("`drive` applies to revolute and prismatic joints, not {}", j.kind.get_ref()),
-                    ));
-                }
+                Some(drive_function(d, joint_type, &input_scope, t0, (&sys.inputs, &sys.input_rates), model)?)
             }
-            let f = input_scope.time_function(d)?;
-            if let Some(bad) = f.eval_time_jet(t0, &sys.inputs, &sys.input_rates).into_iter().find(|x| !x.is_finite()) {
-                return Err(model.error(
-                    d.span(),
-                    format!("the drive or its time derivatives are not finite at t = {t0}, the start time ({bad})"),
-                ));
-            }
-            if let Some(m) = &coordinate {
-                rows.push(ConstraintRow::driven(ContactGap::Measure(m.clone()), f));
-            }
-        }
+            None => None,
+        };
+        rows.extend(coordinate_row(joint_type, coordinate.as_ref(), drive, held, &q0));
         let start = sys.constraints.len();
         sys.constraints.extend(rows);
         sys.joints.push(JointInfo {

@@ -2,7 +2,7 @@
 //! in body 1: the two projections of the prismatic joint and the two axis rows of the
 //! revolute joint (4 rows); two coordinates, so none is a joint coordinate.
 
-use super::{JointKind, JointType, Rows, spatial};
+use super::{Drive, JointKind, JointType, Rows, spatial};
 use crate::mechanics::spatial_kinematics::Anchor3;
 
 pub const TYPE: JointType = JointType {
@@ -11,6 +11,8 @@ pub const TYPE: JointType = JointType {
     freedoms: 2,
     planar_axis: false,
     spatial_axis: true,
+    two_points: false,
+    drive: Drive::No,
     planar: None,
     spatial: Some(rows3),
 };

@@ -3,7 +3,7 @@
 //! slope d = dr/dy, paper 003 eq. 4, so the section is clamped and its shear stays free;
 //! spatial: `spatial::orientation_kept`). Planar joint coordinate: the relative angle.
 
-use super::{JointKind, JointType, Rows, planar, spatial};
+use super::{Drive, JointKind, JointType, Rows, planar, spatial};
 use crate::mechanics::kinematics::Anchor;
 use crate::mechanics::spatial_kinematics::Anchor3;
 
@@ -13,6 +13,8 @@ pub const TYPE: JointType = JointType {
     freedoms: 0,
     planar_axis: false,
     spatial_axis: false,
+    two_points: false,
+    drive: Drive::No,
     planar: Some(rows2),
     spatial: Some(rows3),
 };

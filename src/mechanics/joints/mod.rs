@@ -13,10 +13,12 @@
 //! - fixed: revolute plus fixed relative angle (for an ANCF beam node: the angle of its slope
 //!   d = dr/dy, paper 003 eq. 4, so the section is clamped; its shear stays free).
 //!
-//! Spatial joints: see `spatial.rs`.
+//! Spatial joints: see `spatial.rs`. The distance joint (`distance.rs`, both dimensions)
+//! links two points, one on each body, instead of anchoring both bodies at one point.
 
 pub mod contact_constraint;
 pub mod cylindrical;
+pub mod distance;
 pub mod fixed;
 pub mod planar;
 pub mod prismatic;
@@ -32,6 +34,8 @@ use super::kind_list::listing;
 use super::kinematics::{Anchor, Measure, MeasureKind};
 use super::spatial_kinematics::{Anchor3, SpatialKind, SpatialMeasure};
 use crate::model::expr::{Expr, InputRates};
+use crate::model::schema::{JointDecl, Num};
+use crate::model::{Model, ModelError, Scope};
 use std::ops::Range;
 
 /// Phi = measure - target - f(t). The measure is a planar or spatial `Measure`, or a component
@@ -111,6 +115,28 @@ pub enum JointKind {
     Fixed,
     Cylindrical,
     Universal,
+    Distance,
+}
+
+impl JointKind {
+    /// Whether its coordinate is a length (m: a slider's displacement, a link's length)
+    /// rather than an angle (rad).
+    pub fn linear(self) -> bool {
+        matches!(self, JointKind::Prismatic | JointKind::Distance)
+    }
+}
+
+/// What `drive` does on a joint type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Drive {
+    /// Not available: the joint has no single coordinate, or (planar fixed joint) holds it.
+    No,
+    /// One more row, coordinate(q) = drive(t), besides the joint's rows (revolute, prismatic).
+    Adds,
+    /// The joint is the one row on its coordinate: coordinate(q) = `length` (default: its
+    /// initial value), or = drive(t) when driven (distance). The type's row builders return
+    /// no rows, only the coordinate; `coordinate_row` makes the row.
+    Holds,
 }
 
 /// A joint's rows and its joint coordinate (slider displacement or relative angle; `None`
@@ -131,21 +157,32 @@ pub type Planar = fn(a1: Anchor, a2: Anchor, axis: [f64; 2], q0: &[f64]) -> Rows
 pub type Spatial = fn(a1: Anchor3, a2: Anchor3, axes: [[f64; 3]; 2], q0: &[f64]) -> Rows;
 
 /// One joint type: its `type` name, what it is, the relative degrees of freedom it leaves
-/// (in space), whether it takes `axis` in planar resp. spatial models, and its rows in each
-/// dimension (`None` where it does not exist).
+/// (in space), whether it takes `axis` in planar resp. spatial models, whether it links two
+/// points (`point1` on body1, `point2` on body2) instead of anchoring both bodies at one
+/// `point`, what `drive` does on it, and its rows in each dimension (`None` where it does not
+/// exist). The anchors the row builders get are at the one point, or at the two points.
 pub struct JointType {
     pub name: &'static str,
     pub kind: JointKind,
     pub freedoms: usize,
     pub planar_axis: bool,
     pub spatial_axis: bool,
+    pub two_points: bool,
+    pub drive: Drive,
     pub planar: Option<Planar>,
     pub spatial: Option<Spatial>,
 }
 
 /// Every joint type, in the order error messages list them.
-pub const JOINT_TYPES: &[JointType] =
-    &[spherical::TYPE, revolute::TYPE, prismatic::TYPE, fixed::TYPE, cylindrical::TYPE, universal::TYPE];
+pub const JOINT_TYPES: &[JointType] = &[
+    spherical::TYPE,
+    revolute::TYPE,
+    prismatic::TYPE,
+    fixed::TYPE,
+    distance::TYPE,
+    cylindrical::TYPE,
+    universal::TYPE,
+];
 
 /// The planar joint type named `name` and its rows; an unknown name is the message listing
 /// the table.
@@ -177,6 +214,141 @@ pub fn axis_only(spatial: bool) -> String {
     format!("`axis` only applies to {} joints", listing(&with, "and"))
 }
 
+/// The names of the planar (`spatial` false) or spatial types for which `has` holds, listed
+/// "a, b and c".
+fn types_with(spatial: bool, has: impl Fn(&JointType) -> bool) -> String {
+    let with: Vec<_> = JOINT_TYPES
+        .iter()
+        .filter(|t| if spatial { t.spatial.is_some() } else { t.planar.is_some() })
+        .filter(|t| has(t))
+        .map(|t| t.name)
+        .collect();
+    listing(&with, "and")
+}
+
+/// "`drive` applies to a and b joints" in planar (`spatial` false) or spatial models.
+pub fn drive_only(spatial: bool) -> String {
+    format!("`drive` applies to {} joints", types_with(spatial, |t| t.drive != Drive::No))
+}
+
+/// The keys locating a joint of type `t`: `point1`/`point2` on a two-point type, `point` on
+/// the others (the other keys are located errors); a two-point joint to ground needs
+/// `point1` (ground has no reference point).
+pub fn check_points(j: &JointDecl, t: &JointType, body1_is_ground: bool, model: &Model) -> Result<(), ModelError> {
+    let name = j.kind.get_ref();
+    if t.two_points {
+        if let Some(p) = &j.point {
+            return Err(model.error(p.span(), format!("a {name} joint takes `point1` and `point2`, not `point`")));
+        }
+        if body1_is_ground && j.point1.is_none() {
+            let span = j.body1.as_ref().map_or(j.name.span(), |b| b.span());
+            return Err(model.error(span, format!("a {name} joint to ground needs `point1`, its ground point")));
+        }
+    } else if let Some(p) = j.point1.as_ref().or(j.point2.as_ref()) {
+        let with: Vec<_> = JOINT_TYPES.iter().filter(|t| t.two_points).map(|t| t.name).collect();
+        return Err(model.error(
+            p.span(),
+            format!("`point1` and `point2` apply to {} joints; a {name} joint takes `point`", listing(&with, "and")),
+        ));
+    }
+    Ok(())
+}
+
+/// Whether a two-point joint's points `p1`, `p2` (global, initial configuration) are apart:
+/// a link between coincident points has no direction (its row's gradient is undefined).
+/// Refused below 1e-12 of the points' size, so points equal up to round-off are too.
+fn points_apart(p1: &[f64], p2: &[f64]) -> bool {
+    let size = 1.0 + p1.iter().chain(p2).fold(0.0f64, |a, x| a.max(x.abs()));
+    let d = p1.iter().zip(p2).map(|(a, b)| (b - a) * (b - a)).sum::<f64>().sqrt();
+    d > 1e-12 * size
+}
+
+/// `points_apart`, or the located error (at `point1`, else `point2`, else the name).
+pub fn check_apart(j: &JointDecl, p1: &[f64], p2: &[f64], model: &Model) -> Result<(), ModelError> {
+    if points_apart(p1, p2) {
+        return Ok(());
+    }
+    Err(model.error(
+        j.point1.as_ref().or(j.point2.as_ref()).map_or(j.name.span(), |p| p.span()),
+        format!(
+            "the points of {} joint '{}' coincide initially; a link needs two distinct points",
+            j.kind.get_ref(),
+            j.name.get_ref()
+        ),
+    ))
+}
+
+/// The `length` of a joint that holds its coordinate (`Drive::Holds`): > 0, or `None` for the
+/// initial value; `length` on another type is a located error.
+pub fn held_length(j: &JointDecl, t: &JointType, scope: &Scope, model: &Model) -> Result<Option<f64>, ModelError> {
+    match &j.length {
+        None => Ok(None),
+        Some(l) if t.drive == Drive::Holds => {
+            if j.drive.is_some() {
+                return Err(model
+                    .error(l.span(), "give either `length` or `drive` (a driven joint's length is drive(t))".into()));
+            }
+            scope.positive(l, "length").map(Some)
+        }
+        Some(l) => {
+            let with: Vec<_> = JOINT_TYPES.iter().filter(|t| t.drive == Drive::Holds).map(|t| t.name).collect();
+            Err(model.error(l.span(), format!("`length` applies to {} joints", listing(&with, "and"))))
+        }
+    }
+}
+
+/// The drive f(t, inputs) of a joint of type `t`, an expression of `t`, parameters and inputs
+/// (`scope`); it and its first two time derivatives must be finite at the start time `t0`
+/// with the inputs' start values and rates, and a held length (`Drive::Holds`) must be
+/// positive there (the initial state is projected onto it).
+pub fn drive_function(
+    d: &Num,
+    t: &JointType,
+    scope: &Scope,
+    t0: f64,
+    (inputs, rates): (&[f64], &InputRates),
+    model: &Model,
+) -> Result<Expr, ModelError> {
+    let f = scope.time_function(d)?;
+    let jet = f.eval_time_jet(t0, inputs, rates);
+    if let Some(bad) = jet.into_iter().find(|x| !x.is_finite()) {
+        return Err(model.error(
+            d.span(),
+            format!("the drive or its time derivatives are not finite at t = {t0}, the start time ({bad})"),
+        ));
+    }
+    if t.drive == Drive::Holds && jet[0] <= 0.0 {
+        return Err(model.error(
+            d.span(),
+            format!(
+                "the driven length of a {} joint must be positive; it is {} at t = {t0}, the start time",
+                t.name, jet[0]
+            ),
+        ));
+    }
+    Ok(f)
+}
+
+/// The row that prescribes the joint coordinate `m`: coordinate(q) = drive(t) when driven;
+/// undriven, for a type that holds its coordinate (`Drive::Holds`), coordinate(q) = `held`
+/// (the initial value `m(q0)` when `None`). `None` otherwise (no coordinate, or the type's own
+/// rows do not prescribe it).
+pub fn coordinate_row(
+    t: &JointType,
+    m: Option<&Measure>,
+    drive: Option<Expr>,
+    held: Option<f64>,
+    q0: &[f64],
+) -> Option<ConstraintRow> {
+    let measure = ContactGap::Measure(m?.clone());
+    match (drive, t.drive, held) {
+        (Some(f), _, _) => Some(ConstraintRow::driven(measure, f)),
+        (None, Drive::Holds, Some(target)) => Some(ConstraintRow { measure, target, drive: None }),
+        (None, Drive::Holds, None) => Some(ConstraintRow::holding(measure, q0)),
+        (None, _, _) => None,
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct JointInfo {
     pub name: String,
@@ -204,17 +376,29 @@ mod tests {
     fn messages_list_the_table() {
         assert_eq!(
             planar_type("hinge").err().as_deref(),
-            Some("unknown joint type 'hinge', expected revolute, prismatic or fixed")
+            Some("unknown joint type 'hinge', expected revolute, prismatic, fixed or distance")
         );
         assert_eq!(
             spatial_type("ball").err().as_deref(),
             Some(
-                "unknown joint type 'ball', expected spherical, revolute, prismatic or fixed, or the two-coordinate \
-                 cylindrical or universal"
+                "unknown joint type 'ball', expected spherical, revolute, prismatic, fixed or distance, or the \
+                 two-coordinate cylindrical or universal"
             )
         );
         assert!(planar_type("spherical").is_err() && spatial_type("spherical").is_ok());
         assert_eq!(axis_only(false), "`axis` only applies to prismatic joints");
         assert_eq!(axis_only(true), "`axis` only applies to revolute, prismatic, cylindrical and universal joints");
+        assert_eq!(drive_only(false), "`drive` applies to revolute, prismatic and distance joints");
+        assert_eq!(drive_only(true), "`drive` applies to revolute, prismatic and distance joints");
+    }
+
+    /// Points apart by a relative 1e-12 of their size are refused (no direction); 1e-9 apart
+    /// is a link.
+    #[test]
+    fn coincident_points_are_told_apart_from_close_ones() {
+        assert!(!points_apart(&[0.1 + 0.2, 0.0], &[0.3, 0.0]));
+        assert!(!points_apart(&[1.0, 2.0, 3.0], &[1.0, 2.0, 3.0]));
+        assert!(points_apart(&[0.0, 0.0], &[0.0, 1e-9]));
+        assert!(points_apart(&[0.0, 0.0, 0.0], &[0.0, 0.0, -2.0]));
     }
 }

@@ -4,7 +4,7 @@
 //! body 2 has one; spatial: `spatial::on_axis` and `spatial::orientation_kept`). Its
 //! coordinate is the displacement along the axis.
 
-use super::{JointKind, JointType, Rows, planar, spatial};
+use super::{Drive, JointKind, JointType, Rows, planar, spatial};
 use crate::mechanics::kinematics::{Anchor, Measure, MeasureKind};
 use crate::mechanics::spatial_kinematics::Anchor3;
 
@@ -14,6 +14,8 @@ pub const TYPE: JointType = JointType {
     freedoms: 1,
     planar_axis: true,
     spatial_axis: true,
+    two_points: false,
+    drive: Drive::Adds,
     planar: Some(rows2),
     spatial: Some(rows3),
 };

@@ -2,7 +2,7 @@
 //! body 1, stays normal to two directions fixed in body 2 (`spatial::axis_kept`). Its
 //! coordinate is the relative angle (planar: theta2 - theta1; spatial: about the axis).
 
-use super::{JointKind, JointType, Rows, planar, spatial};
+use super::{Drive, JointKind, JointType, Rows, planar, spatial};
 use crate::mechanics::kinematics::Anchor;
 use crate::mechanics::spatial_kinematics::Anchor3;
 
@@ -12,6 +12,8 @@ pub const TYPE: JointType = JointType {
     freedoms: 1,
     planar_axis: false,
     spatial_axis: true,
+    two_points: false,
+    drive: Drive::Adds,
     planar: Some(rows2),
     spatial: Some(rows3),
 };

@@ -1,7 +1,7 @@
 //! `type = "spherical"` (ball joint, spatial models): the anchor points coincide (3 rows); no
 //! joint coordinate (three relative rotations).
 
-use super::{JointKind, JointType, Rows, spatial};
+use super::{Drive, JointKind, JointType, Rows, spatial};
 use crate::mechanics::spatial_kinematics::Anchor3;
 
 pub const TYPE: JointType = JointType {
@@ -10,6 +10,8 @@ pub const TYPE: JointType = JointType {
     freedoms: 3,
     planar_axis: false,
     spatial_axis: false,
+    two_points: false,
+    drive: Drive::No,
     planar: None,
     spatial: Some(rows3),
 };

@@ -3,7 +3,7 @@
 //! body 1 and a2 (`axis2`) in body 2 (4 rows; Haug 1989, ch. 9: spherical + dot-1); two
 //! coordinates, so none is a joint coordinate.
 
-use super::{JointKind, JointType, Rows, spatial};
+use super::{Drive, JointKind, JointType, Rows, spatial};
 use crate::mechanics::spatial_kinematics::Anchor3;
 
 pub const TYPE: JointType = JointType {
@@ -12,6 +12,8 @@ pub const TYPE: JointType = JointType {
     freedoms: 2,
     planar_axis: false,
     spatial_axis: true,
+    two_points: false,
+    drive: Drive::No,
     planar: None,
     spatial: Some(rows3),
 };
