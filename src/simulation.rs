@@ -347,6 +347,18 @@ impl Simulation {
         &self.system
     }
 
+    /// The energy balance at the current state, energy_total + energy_dissipated −
+    /// energy_supplied (J; constant up to the method's error), and the energy in play to
+    /// judge its changes by: the largest of the kinetic energy plus |potential energy|,
+    /// energy_dissipated and |energy_supplied|.
+    pub fn energy_balance(&self) -> (f64, f64) {
+        let s = &self.state;
+        let e = self.system.energy(&s.q, &s.v, s.t);
+        let flow = s.exchanged;
+        let in_play = (e.kinetic + e.potential.abs()).max(flow.dissipated.abs()).max(flow.supplied.abs());
+        (e.kinetic + e.potential + flow.dissipated - flow.supplied, in_play)
+    }
+
     pub fn input_names(&self) -> &[String] {
         &self.input_names
     }
