@@ -46,7 +46,8 @@ pub trait ElementGroup: Debug + Send + Sync {
     /// Add every element's weighted tangent block into `m` (`block` is scratch space).
     fn assemble_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut Vec<f64>, m: &mut SparseMatrix);
     fn energy(&self, x: &Kin) -> Energy;
-    /// Whether the group has elements of a non-conservative kind (`Element::NON_CONSERVATIVE`).
+    /// Whether the group has elements of a non-conservative kind (`Element::NON_CONSERVATIVE`)
+    /// that exchange energy (`Element::exchanges_energy`).
     fn non_conservative(&self) -> bool;
     /// The power the group dissipates and supplies (zero if its kind is conservative).
     fn power(&self, x: &Kin) -> EnergyFlow;
@@ -136,7 +137,7 @@ impl<E: Element + Debug + Clone + Send + Sync + 'static> ElementGroup for Elemen
     }
 
     fn non_conservative(&self) -> bool {
-        E::NON_CONSERVATIVE && !self.elements.is_empty()
+        E::NON_CONSERVATIVE && self.elements.iter().any(Element::exchanges_energy)
     }
 
     fn power(&self, x: &Kin) -> EnergyFlow {

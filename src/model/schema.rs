@@ -219,6 +219,9 @@ pub struct MaterialDecl {
     pub nu: Num,
     /// Density (kg/m^3).
     pub rho: Num,
+    /// Beams only: Kelvin-Voigt material damping beta (s), sigma = E (eps + beta eps'), the
+    /// stiffness-proportional (Rayleigh beta) damping of the element's deformations; default 0.
+    pub damping: Option<Num>,
 }
 
 /// A flat rectangular plate discretised as in paper 001 (spatial models only): a MITC4 finite-

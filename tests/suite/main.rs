@@ -10,6 +10,7 @@ mod angular_momentum;
 mod assembly_scaling;
 mod beam3d;
 mod beam_benchmarks;
+mod beam_damping;
 mod beam_element;
 mod beam_models;
 mod c_api;

@@ -37,6 +37,8 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
         if !(nu > -1.0 && nu < 0.5) {
             return Err(model.error(mat.nu.span(), format!("nu must be in (-1, 0.5), got {nu}")));
         }
+        // Kelvin-Voigt material damping beta (s), every formulation.
+        let damping = mat.damping.as_ref().map(|d| b.scope.non_negative(d, "damping")).transpose()?.unwrap_or(0.0);
         let sec = bd.section.get_ref();
         let spatial_only = [
             (bd.center.as_ref().map(|v| v.span()), "center"),
@@ -138,7 +140,7 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
                 };
                 FloatingFrameBeam2d::new(first, length, count, &properties, l.gravity)
             });
-            l.sys.push(beam);
+            l.sys.push(beam.with_damping(damping));
             l.n += 3 + 2 * count;
             continue;
         }
@@ -196,7 +198,7 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
             b.beam_nodes.push(format!("{name}.start, {name}.end, {name}.node[0..={count}], {name}.mid[0..{count}]"));
             for k in 0..count {
                 let at = |j: usize| first + 4 * (2 * k + j);
-                l.sys.push(AncfBeam2d::new([at(0), at(1), at(2)], l_el, &props, l.gravity));
+                l.sys.push(AncfBeam2d::new([at(0), at(1), at(2)], l_el, &props, l.gravity).with_damping(damping));
             }
             continue;
         }
@@ -224,7 +226,8 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
         }
         b.beam_nodes.push(format!("{name}.start, {name}.end, {name}.node[0..={count}]"));
         for k in 0..count {
-            l.sys.push(CorotationalBeam2d::new(first + 3 * k, first + 3 * (k + 1), l_el, &props, l.gravity));
+            let element = CorotationalBeam2d::new(first + 3 * k, first + 3 * (k + 1), l_el, &props, l.gravity);
+            l.sys.push(element.with_damping(damping));
         }
     }
     Ok(())

@@ -158,6 +158,8 @@ pub(super) fn build(def: &Definition, b: &mut Builder, l: &mut Layout) -> Result
         if !(nu > -1.0 && nu < 0.5) {
             return Err(model.error(mat.nu.span(), format!("nu must be in (-1, 0.5), got {nu}")));
         }
+        // Kelvin-Voigt material damping beta (s).
+        let damping = mat.damping.as_ref().map(|d| b.scope.non_negative(d, "damping")).transpose()?.unwrap_or(0.0);
         let (area, iy, iz, torsion, default_k) = section(b, bd, nu)?;
         let shear_factor = match &bd.section.get_ref().shear_factor {
             Some(k) => b.scope.positive(k, "shear_factor")?,
@@ -225,7 +227,7 @@ pub(super) fn build(def: &Definition, b: &mut Builder, l: &mut Layout) -> Result
         }
         for w in rest.windows(2) {
             let ((n1, x1, p1), (n2, x2, p2)) = (w[0], w[1]);
-            l.sys.push(CorotationalBeam3d::new(n1, n2, (x1, p1, x2, p2), &props, l.gravity));
+            l.sys.push(CorotationalBeam3d::new(n1, n2, (x1, p1, x2, p2), &props, l.gravity).with_damping(damping));
         }
     }
     Ok(())

@@ -79,6 +79,12 @@ fn plate_spec(b: &Builder, pd: &PlateDecl) -> Result<PlateSpec, ModelError> {
     if !(nu > -1.0 && nu < 0.5) {
         return Err(model.error(mat.nu.span(), format!("nu must be in (-1, 0.5), got {nu}")));
     }
+    if let Some(d) = &mat.damping {
+        return Err(model.error(
+            d.span(),
+            "`material.damping` applies to beams; a plate's stiffness-proportional damping is `damping_ratio`".into(),
+        ));
+    }
     let mesh = count(b, &pd.mesh, "mesh")?;
     let bodies = count(b, &pd.bodies, "bodies")?;
     let mut edges = [EdgeSupport::Free; 4];

@@ -34,9 +34,15 @@
 //!   structure: here the invariant matrices are the H of each measure and Gauss point.
 //! * Gravity: distributed, Q = int rho S^T g dV = rho A l (1/6, 2/3, 1/6) g on the positions;
 //!   potential -Q . r, exact.
+//! * Material damping (Kelvin-Voigt, sigma = E (eps + b eps'), b = `damping` in s): every
+//!   measure's stress resultant k s becomes k (s + b s'), s' = (H e) . e', so the damping force
+//!   is sum w k b s' H e, with the exact tangents C = sum w k b (H e)(H e)^T and
+//!   dF_D/de = sum w k b ((H e)(H e')^T + s' H), and the dissipated power sum w k b s'^2 >= 0.
+//!   The Green-Lagrange measures are invariant under rigid motions, so s' = 0 for any
+//!   translation and rotation of the element: rigid motion is not damped.
 
 use super::{BeamProperties, Element, Energy, Kin};
-use crate::integrators::TangentCoefficients;
+use crate::integrators::{EnergyFlow, TangentCoefficients};
 use nalgebra::{SMatrix, SVector};
 
 pub type M12 = SMatrix<f64, 12, 12>;
@@ -102,6 +108,8 @@ pub struct AncfBeam2d {
     pub gravity: [f64; 2],
     strains: Vec<StrainPoint>,
     mass: M12,
+    /// Kelvin-Voigt material damping b (s) on every strain measure; 0 = none.
+    pub damping: f64,
 }
 
 impl AncfBeam2d {
@@ -144,7 +152,13 @@ impl AncfBeam2d {
                 }
             }
         }
-        AncfBeam2d { dofs, l0, rho_a, rho_i, gravity, strains, mass }
+        AncfBeam2d { dofs, l0, rho_a, rho_i, gravity, strains, mass, damping: 0.0 }
+    }
+
+    /// The element with Kelvin-Voigt material damping `beta` (s, >= 0).
+    pub fn with_damping(mut self, beta: f64) -> Self {
+        self.damping = beta;
+        self
     }
 
     fn gather(&self, v: &[f64]) -> V12 {
@@ -179,6 +193,36 @@ impl AncfBeam2d {
         f
     }
 
+    /// Elastic and damping force sum w k (s + b s') H e at the coordinates `q` and rates `v`.
+    pub fn internal_force(&self, q: &[f64], v: &[f64]) -> V12 {
+        let (e, ed) = (self.gather(q), self.gather(v));
+        let mut f = V12::zeros();
+        for p in &self.strains {
+            let (s, he) = p.value(&e);
+            f += he * (p.k * (s + self.damping * he.dot(&ed)));
+        }
+        f
+    }
+
+    /// The damping tangents at (q, v): dF_D/de and C = dF_D/de' (module documentation).
+    pub fn damping_tangents(&self, q: &[f64], v: &[f64]) -> (M12, M12) {
+        let (e, ed) = (self.gather(q), self.gather(v));
+        let (mut k, mut c) = (M12::zeros(), M12::zeros());
+        for p in &self.strains {
+            let (he, hed) = (p.h * e, p.h * ed);
+            let kb = p.k * self.damping;
+            k += (he * hed.transpose()) * kb + p.h * (kb * he.dot(&ed));
+            c += (he * he.transpose()) * kb;
+        }
+        (k, c)
+    }
+
+    /// The power the material damping dissipates, sum w k b s'^2.
+    pub fn damping_power(&self, q: &[f64], v: &[f64]) -> f64 {
+        let (e, ed) = (self.gather(q), self.gather(v));
+        self.strains.iter().map(|p| p.k * self.damping * (p.h * e).dot(&ed).powi(2)).sum()
+    }
+
     pub fn strain_energy(&self, q: &[f64]) -> f64 {
         let e = self.gather(q);
         self.strains.iter().map(|p| 0.5 * p.k * p.value(&e).0.powi(2)).sum()
@@ -203,7 +247,7 @@ impl Element for AncfBeam2d {
 
     fn add_forces(&self, x: &Kin, inertial: &mut [f64], forces: &mut [f64]) {
         let ma = self.mass * self.gather(x.a);
-        let fe = self.elastic_force(x.q);
+        let fe = if self.damping == 0.0 { self.elastic_force(x.q) } else { self.internal_force(x.q, x.v) };
         for (k, &i) in self.dofs.iter().enumerate() {
             inertial[i] += ma[k];
             forces[i] += fe[k];
@@ -216,7 +260,11 @@ impl Element for AncfBeam2d {
 
     fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
         let (_, ke) = self.elastic_force_and_tangent(x.q);
-        let total = self.mass * c.mass + ke * c.stiffness;
+        let mut total = self.mass * c.mass + ke * c.stiffness;
+        if self.damping != 0.0 {
+            let (kd, cd) = self.damping_tangents(x.q, x.v);
+            total += kd * c.stiffness + cd * c.damping;
+        }
         for i in 0..12 {
             for j in 0..12 {
                 block[12 * i + j] += total[(i, j)];
@@ -230,5 +278,19 @@ impl Element for AncfBeam2d {
             gravity -= w * (self.gravity[0] * x.q[self.dofs[4 * m]] + self.gravity[1] * x.q[self.dofs[4 * m + 1]]);
         }
         Energy { kinetic: self.kinetic_energy(x.v), potential: self.strain_energy(x.q) + gravity }
+    }
+
+    /// Material damping dissipates (when `damping` > 0).
+    const NON_CONSERVATIVE: bool = true;
+
+    fn exchanges_energy(&self) -> bool {
+        self.damping != 0.0
+    }
+
+    fn power(&self, x: &Kin) -> EnergyFlow {
+        if self.damping == 0.0 {
+            return EnergyFlow::default();
+        }
+        EnergyFlow { dissipated: self.damping_power(x.q, x.v), supplied: 0.0 }
     }
 }

@@ -18,13 +18,26 @@
 //!   its derivatives): `local_inertia_force`, `local_elastic_force`, `local_tangent`.
 //! * Gravity: lumped to the translations, rho A l0 / 2 at each node, no nodal moments
 //!   (potential -sum_i (m/2) g . x_i, exactly consistent with the forces).
+//! * Material damping (Kelvin-Voigt, sigma = E (eps + b eps'), b = `damping` in s; the
+//!   stiffness-proportional "Rayleigh beta" damping of linear structural dynamics, Clough &
+//!   Penzien, Dynamics of Structures, ch. 12: modal damping ratio b omega / 2):
+//!   local damping forces F_DL = b K_L d' on the rates of the local deformations
+//!   d = (u_bar, th_bar1, th_bar2), d' = B v, added to F_EL, so F_D = B^T F_DL (eq. 8 with
+//!   F_DL for F_EL). d' vanishes for every rigid motion (u_bar and th_bar are the
+//!   corotational frame's deformational measures, Crisfield, Non-linear Finite Element
+//!   Analysis of Solids and Structures, vol. 1, ch. 7), so translation and rotation of the
+//!   whole element are not damped. Exact tangents: C = b B^T K_L B, and dF_D/dq = the terms of
+//!   dB/dq with F_DL (as in K_E) + B^T b K_L d(B v)/dq with, in the chord frame,
+//!   d(u_bar')/dq = betadot l e_b and d(th_bar_i')/dq = -d(betadot)/dq = (u_bar'/l) e_b +
+//!   (betadot/l) b1 (betadot = z . v / l, z turns with beta, dz/dbeta = -r). Dissipated
+//!   power F_DL . d' = b d'^T K_L d' >= 0.
 //!
 //! Note on eq. 15: the printed entry (5, 4) reads m2; symmetry of the kinetic energy (and
 //! the derivation: the axial velocity field contains -betadot w(x), whose products with the
 //! linear axial interpolation give int N1 w = l^2 m1/420, int N2 w = l^2 m2/420) requires -m2.
 
 use super::{Element, Energy, Kin};
-use crate::integrators::TangentCoefficients;
+use crate::integrators::{EnergyFlow, TangentCoefficients};
 use nalgebra::{SMatrix, SVector};
 
 type M6 = SMatrix<f64, 6, 6>;
@@ -76,6 +89,8 @@ pub struct CorotationalBeam2d {
     mass_transverse: [[f64; 4]; 4],
     /// A_rho l0/420, the factor of M_L2 and of its th_bar coupling (eqs. 15-16).
     coupling_scale: f64,
+    /// Kelvin-Voigt material damping b (s): F_DL = b K_L d' (module documentation); 0 = none.
+    pub damping: f64,
 }
 
 /// Rows/columns of M_L's axial and transverse blocks.
@@ -110,8 +125,15 @@ impl CorotationalBeam2d {
             mass_axial: [[0.0; 2]; 2],
             mass_transverse: [[0.0; 4]; 4],
             coupling_scale: p.density * p.area * l0 / 420.0,
+            damping: 0.0,
         }
         .with_local_mass_constant()
+    }
+
+    /// The element with Kelvin-Voigt material damping `beta` (s, >= 0).
+    pub fn with_damping(mut self, beta: f64) -> Self {
+        self.damping = beta;
+        self
     }
 
     /// Local consistent mass without its th_bar coupling: M_L1 + M_L2 at th_bar = 0 (eqs. 13-16),
@@ -232,6 +254,32 @@ impl CorotationalBeam2d {
         [n, m1, m2]
     }
 
+    /// The rates of the local deformations d' = B v = (u_bar', th_bar1', th_bar2') from the
+    /// chord-frame velocities T v (B's local rows b1, e_th_i - e_b, eq. 5).
+    fn deformation_rates(g: &Geometry, tv: &V6) -> [f64; 3] {
+        let betadot = (tv[4] - tv[1]) / g.l;
+        [tv[3] - tv[0], tv[2] - betadot, tv[5] - betadot]
+    }
+
+    /// Local damping forces F_DL = b K_L d' (Kelvin-Voigt).
+    fn damping_forces(&self, rates: [f64; 3]) -> [f64; 3] {
+        let kb = self.bending();
+        let b = self.damping;
+        [
+            b * (self.ea / self.l0) * rates[0],
+            b * (kb[0][0] * rates[1] + kb[0][1] * rates[2]),
+            b * (kb[1][0] * rates[1] + kb[1][1] * rates[2]),
+        ]
+    }
+
+    /// The dissipated power F_DL . d' = b d'^T K_L d' of the material damping.
+    pub fn damping_power(&self, q: &[f64], v: &[f64]) -> f64 {
+        let g = self.geometry(&self.gather(q));
+        let rates = Self::deformation_rates(&g, &rotate(g.c, g.s, &self.gather(v)));
+        let f = self.damping_forces(rates);
+        f[0] * rates[0] + f[1] * rates[1] + f[2] * rates[2]
+    }
+
     /// Elastic force F_E = B^T F_EL (eq. 8) alone (the residual path: no tangent).
     pub fn elastic_force(&self, q: &[f64]) -> V6 {
         let g = self.geometry(&self.gather(q));
@@ -242,9 +290,18 @@ impl CorotationalBeam2d {
     /// b2, b3 = e_th1, e_th2 - z/l with z = T^T (0, -1, 0, 0, 1, 0), so F_E = B^T F_EL =
     /// T^T (-N, (M1 + M2)/l, M1, N, -(M1 + M2)/l, M2).
     fn local_elastic_force(&self, g: &Geometry) -> V6 {
+        local_force(self.section_forces(g), g.l)
+    }
+
+    /// T (F_E + F_D): B^T of the elastic and damping section forces F_EL + F_DL, from the
+    /// chord-frame velocities T v; F_E alone without damping.
+    fn local_internal_force(&self, g: &Geometry, tv: &V6) -> V6 {
+        if self.damping == 0.0 {
+            return self.local_elastic_force(g);
+        }
         let [n, m1, m2] = self.section_forces(g);
-        let shear = (m1 + m2) / g.l;
-        V6::from([-n, shear, m1, n, -shear, m2])
+        let [nd, m1d, m2d] = self.damping_forces(Self::deformation_rates(g, tv));
+        local_force([n + nd, m1 + m1d, m2 + m2d], g.l)
     }
 
     /// Inertia force F_I (eq. 17) split into M_g a and the quadratic-velocity part, by
@@ -356,6 +413,27 @@ impl CorotationalBeam2d {
                 stiffness += bb[i] * bb[j].transpose() * kb[i][j];
             }
         }
+        if self.damping != 0.0 {
+            // Material damping (module documentation): C = b B^T K_L B, and dF_D/dq = the dB/dq
+            // terms with F_DL + B^T b K_L d(d')/dq; B's and d(d')/dq's rows locally.
+            let rates = Self::deformation_rates(g, x);
+            let [nd, m1d, m2d] = self.damping_forces(rates);
+            let b = self.damping;
+            let rows = [b1, bb[0], bb[1]];
+            let rate_th = e_b * (rates[0] / l) + b1 * (betadot / l);
+            let rate_rows = [e_b * (betadot * l), rate_th, rate_th];
+            let kl = [[self.ea / self.l0, 0.0, 0.0], [0.0, kb[0][0], kb[0][1]], [0.0, kb[1][0], kb[1][1]]];
+            for i in 0..3 {
+                for j in 0..3 {
+                    if kl[i][j] != 0.0 {
+                        d += rows[i] * rows[j].transpose() * (b * kl[i][j]);
+                        stiffness += rows[i] * rate_rows[j].transpose() * (b * kl[i][j]);
+                    }
+                }
+            }
+            stiffness +=
+                e_b * e_b.transpose() * (nd * l) + (b1 * e_b.transpose() + e_b * b1.transpose()) * ((m1d + m2d) / l);
+        }
         ml * k.mass + d * k.damping + stiffness * k.stiffness
     }
 
@@ -398,7 +476,8 @@ impl Element for CorotationalBeam2d {
         let (tv, ta) = (rotate(c, s, &self.gather(x.v)), rotate(c, s, &self.gather(x.a)));
         let (ma, quad) = self.local_inertia_force(&g, &tv, &ta);
         // Quadratic-velocity and elastic forces summed in the chord frame, rotated once.
-        let (ma, f) = (rotate_transposed(c, s, &ma), rotate_transposed(c, s, &(quad + self.local_elastic_force(&g))));
+        let (ma, f) =
+            (rotate_transposed(c, s, &ma), rotate_transposed(c, s, &(quad + self.local_internal_force(&g, &tv))));
         let m = self.half_mass();
         for (k, node) in [(0, self.dofs[0]), (3, self.dofs[3])] {
             let (inertial, forces) = (&mut inertial[node..][..3], &mut forces[node..][..3]);
@@ -437,6 +516,27 @@ impl Element for CorotationalBeam2d {
         let g = self.geometry(&self.gather(x.q));
         Energy { kinetic: self.kinetic_energy_at(&g, x.v), potential: self.strain_energy_at(&g) + gravity }
     }
+
+    /// Material damping dissipates (when `damping` > 0).
+    const NON_CONSERVATIVE: bool = true;
+
+    fn exchanges_energy(&self) -> bool {
+        self.damping != 0.0
+    }
+
+    fn power(&self, x: &Kin) -> EnergyFlow {
+        if self.damping == 0.0 {
+            return EnergyFlow::default();
+        }
+        EnergyFlow { dissipated: self.damping_power(x.q, x.v), supplied: 0.0 }
+    }
+}
+
+/// B^T F_L in the chord frame for section forces F_L = (N, M1, M2) (eq. 8): see
+/// `local_elastic_force`.
+fn local_force([n, m1, m2]: [f64; 3], l: f64) -> V6 {
+    let shear = (m1 + m2) / l;
+    V6::from([-n, shear, m1, n, -shear, m2])
 }
 
 // T (eq. 12) rotates each node's translation into the chord frame and leaves its rotation:

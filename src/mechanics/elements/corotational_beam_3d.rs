@@ -36,12 +36,26 @@
 //! terms of a spatial rigid body (`RigidBody3d` with zero mass: 4 G^T J' G p'' - 8 G(p')^T
 //! J' G(p') p). Gravity: rho A l0 g / 2 on each node (consistent with the linear
 //! interpolation). This mass converges as O(h^2) in the element size.
+//!
+//! Material damping (Kelvin-Voigt, sigma = E (eps + b eps'), b = `damping` in s, the
+//! stiffness-proportional "Rayleigh beta" damping with modal damping ratio b omega / 2): the
+//! local forces become f = K (d + b d') with d' = B q' the rates of the deformations
+//! (B = dd/dq), so the internal force is B^T K (d + b d') (`elastic_force` is B^T of any local
+//! forces). d is invariant under rigid motions (Crisfield 1990; Battini & Pacoste 2002), so
+//! d' = 0 for any translation and rotation of the element and rigid motion is not damped. d'
+//! comes from one evaluation of d on dual numbers along q'. The tangents: C = b B^T K B and
+//! dF/dq = (the closed-form Hessian terms of `elastic_stiffness` with the local forces
+//! K (d + b d')) + B^T b K B', B' = d(B q')/dq = d2d/dq2 [q', .], exact from 14 hyper-dual
+//! evaluations of d seeded with q' and each coordinate (the element's whole tangent took 17 us
+//! instead of 5.4 us undamped, its force 1.05 us instead of 0.58 us; only damped beams pay
+//! it). Dissipated power b d'^T K d' >= 0.
 
 use super::corotational_derivatives_3d::{elastic_force, elastic_stiffness};
 use super::{Element, Energy, Kin, RigidBody3d};
-use crate::integrators::TangentCoefficients;
+use crate::integrators::{EnergyFlow, TangentCoefficients};
+use crate::mechanics::dual::Dual;
 use crate::mechanics::euler_parameters::{Mat3, rotation};
-use crate::mechanics::hyper_dual::Real;
+use crate::mechanics::hyper_dual::{HyperDual, Real};
 
 /// Section, material and formulation of a spatial beam (element axes x along the beam, y, z).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -78,6 +92,8 @@ pub struct CorotationalBeam3d {
     /// Rotary inertia of each node's half (zero mass).
     rotary: [RigidBody3d; 2],
     gravity: [f64; 3],
+    /// Kelvin-Voigt material damping b (s): local damping forces b K d'; 0 = none.
+    pub damping: f64,
 }
 
 pub(super) type V3<S = f64> = [S; 3];
@@ -216,7 +232,14 @@ impl CorotationalBeam3d {
                 RigidBody3d::new(node2, 0.0, inertia(&c2), [0.0; 3]),
             ],
             gravity,
+            damping: 0.0,
         }
+    }
+
+    /// The element with Kelvin-Voigt material damping `beta` (s, >= 0).
+    pub fn with_damping(mut self, beta: f64) -> Self {
+        self.damping = beta;
+        self
     }
 
     /// Triads, frame and local rotations at the element's coordinates `q`.
@@ -265,6 +288,79 @@ impl CorotationalBeam3d {
             }
         }
         energy
+    }
+
+    /// The rates of the deformations d' = B q' at the element's coordinates `q` and rates `v`
+    /// (d on dual numbers seeded with v: exact to rounding).
+    pub fn deformation_rates(&self, q: &[f64; 14], v: &[f64; 14]) -> [f64; 7] {
+        let x: [Dual<1>; 14] = std::array::from_fn(|k| Dual { x0: q[k], d: [v[k]] });
+        self.deformation_vector(&self.configuration(&x)).map(|d| d.d[0])
+    }
+
+    /// B = dd/dq (7 x 14), d' = B q' and B' = d(B q')/dq (7 x 14): column j of B and of B'
+    /// from one hyper-dual evaluation of d seeded with coordinate j (e1) and q' (e2).
+    #[allow(clippy::type_complexity)]
+    fn deformation_jacobians(&self, q: &[f64; 14], v: &[f64; 14]) -> ([[f64; 14]; 7], [f64; 7], [[f64; 14]; 7]) {
+        let (mut b, mut rates, mut b_dot) = ([[0.0; 14]; 7], [0.0; 7], [[0.0; 14]; 7]);
+        for j in 0..14 {
+            let x: [HyperDual; 14] =
+                std::array::from_fn(|k| HyperDual { x0: q[k], x1: f64::from(u8::from(k == j)), x2: v[k], x12: 0.0 });
+            let d = self.deformation_vector(&self.configuration(&x));
+            for r in 0..7 {
+                b[r][j] = d[r].x1;
+                b_dot[r][j] = d[r].x12;
+                rates[r] = d[r].x2;
+            }
+        }
+        (b, rates, b_dot)
+    }
+
+    /// The local damping forces b K d'.
+    fn damping_forces(&self, rates: &[f64; 7]) -> [f64; 7] {
+        self.stiffness.map(|row| self.damping * (0..7).map(|b| row[b] * rates[b]).sum::<f64>())
+    }
+
+    /// The internal force B^T K (d + b d') at the global coordinates `q` and rates `v`: the
+    /// elastic force plus the material damping's.
+    pub fn internal_force(&self, q: &[f64], v: &[f64]) -> [f64; 14] {
+        let (c, qe, f) = self.local_forces(q);
+        let fd = self.damping_forces(&self.deformation_rates(&qe, &self.gather(v)));
+        elastic_force(&c, &qe, &std::array::from_fn(|k| f[k] + fd[k]))
+    }
+
+    /// The internal force's tangents at (q, v): dF/dq (elastic and damping) and C = dF/dq'.
+    pub fn internal_tangents(&self, q: &[f64], v: &[f64]) -> ([[f64; 14]; 14], [[f64; 14]; 14]) {
+        let (c, qe, f) = self.local_forces(q);
+        let (b, rates, b_dot) = self.deformation_jacobians(&qe, &self.gather(v));
+        let fd = self.damping_forces(&rates);
+        let mut k = elastic_stiffness(&c, &qe, &std::array::from_fn(|r| f[r] + fd[r]), &self.stiffness);
+        // b K B and b K B', then B^T times each.
+        let scaled = |m: &[[f64; 14]; 7]| -> [[f64; 14]; 7] {
+            std::array::from_fn(|r| {
+                std::array::from_fn(|j| self.damping * (0..7).map(|s| self.stiffness[r][s] * m[s][j]).sum::<f64>())
+            })
+        };
+        let (kb, kb_dot) = (scaled(&b), scaled(&b_dot));
+        let mut damping = [[0.0; 14]; 14];
+        for i in 0..14 {
+            for j in 0..14 {
+                let (mut kij, mut cij) = (0.0, 0.0);
+                for r in 0..7 {
+                    kij += b[r][i] * kb_dot[r][j];
+                    cij += b[r][i] * kb[r][j];
+                }
+                k[i][j] += kij;
+                damping[i][j] = cij;
+            }
+        }
+        (k, damping)
+    }
+
+    /// The power the material damping dissipates, b d'^T K d'.
+    pub fn damping_power(&self, q: &[f64], v: &[f64]) -> f64 {
+        let rates = self.deformation_rates(&self.gather(q), &self.gather(v));
+        let fd = self.damping_forces(&rates);
+        (0..7).map(|r| fd[r] * rates[r]).sum()
     }
 
     fn gather(&self, v: &[f64]) -> [f64; 14] {
@@ -332,7 +428,7 @@ impl Element for CorotationalBeam3d {
         for r in &self.rotary {
             r.add_forces(x, inertial, forces);
         }
-        let f = self.elastic_force(x.q);
+        let f = if self.damping == 0.0 { self.elastic_force(x.q) } else { self.internal_force(x.q, x.v) };
         for (k, &i) in self.dofs.iter().enumerate() {
             forces[i] += f[k];
         }
@@ -357,7 +453,14 @@ impl Element for CorotationalBeam3d {
                 }
             }
         }
-        if c.stiffness != 0.0 {
+        if self.damping != 0.0 && (c.stiffness != 0.0 || c.damping != 0.0) {
+            let (k, damping) = self.internal_tangents(x.q, x.v);
+            for i in 0..14 {
+                for j in 0..14 {
+                    block[i * 14 + j] += c.stiffness * k[i][j] + c.damping * damping[i][j];
+                }
+            }
+        } else if c.stiffness != 0.0 {
             let k = self.elastic_stiffness(x.q);
             for i in 0..14 {
                 for j in 0..14 {
@@ -380,5 +483,19 @@ impl Element for CorotationalBeam3d {
             e += r.energy(x);
         }
         e
+    }
+
+    /// Material damping dissipates (when `damping` > 0).
+    const NON_CONSERVATIVE: bool = true;
+
+    fn exchanges_energy(&self) -> bool {
+        self.damping != 0.0
+    }
+
+    fn power(&self, x: &Kin) -> EnergyFlow {
+        if self.damping == 0.0 {
+            return EnergyFlow::default();
+        }
+        EnergyFlow { dissipated: self.damping_power(x.q, x.v), supplied: 0.0 }
     }
 }

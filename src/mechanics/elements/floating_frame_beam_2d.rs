@@ -27,6 +27,11 @@
 //! * Elastic energy (004 eq. 4, K1 A and K2 B): U = 1/2 A^T K1 A + 1/2 B^T K2 B with
 //!   K1 = int EA Phi_x'^T Phi_x', K2 = int EI Phi_y''^T Phi_y''. The axial strain
 //!   u_x' + u_y'^2/2 = Phi_x' A because w_c' = -(Phi_y' B)^2/2, so U is exactly quadratic.
+//! * Material damping (Kelvin-Voigt, sigma = E (eps + b eps'), b = `damping` in s): the
+//!   axial strain Phi_x' A and the curvature Phi_y'' B are linear in the modal coordinates, so
+//!   the stresses' damping part gives exactly the modal forces b K1 A_dot, b K2 B_dot (C = b
+//!   diag(K1, K2), constant; dissipated power b (A_dot^T K1 A_dot + B_dot^T K2 B_dot)). The
+//!   frame's rigid motion (x0, y0, theta) is not damped.
 //! * Integrals over x: composite Gauss-Legendre, 16 segments x 8 points; H(x) at each point by
 //!   the same rule over [0, x]. The rule runs once per beam type, into the Gram matrix of the
 //!   shape features (1, x, Phi_x, Phi_y, H): the inertia shape integrals
@@ -37,7 +42,7 @@
 
 use super::floating_frame_integrals::{Features, MAX_FEATURES, ONE, SMALL_FEATURES, ShapeGram, X};
 use super::{BeamProperties, Element, Energy, Kin};
-use crate::integrators::TangentCoefficients;
+use crate::integrators::{EnergyFlow, TangentCoefficients};
 use nalgebra::{DMatrix, DVector};
 use std::sync::Arc;
 
@@ -140,6 +145,8 @@ pub struct FloatingFrameBeam2d {
     pub gravity: [f64; 2],
     /// The modal integrals, shared by the beams built alike (`moved_to`).
     modal: Arc<ModalIntegrals>,
+    /// Kelvin-Voigt material damping b (s): modal forces b K1 A_dot, b K2 B_dot; 0 = none.
+    pub damping: f64,
 }
 
 /// What the modes give a beam of one length, section, material and number of modes: the
@@ -260,7 +267,24 @@ impl FloatingFrameBeam2d {
             h: h_before,
         };
         let modal = Arc::new(ModalIntegrals { gram, k1, k2, tip, transverse: ty });
-        FloatingFrameBeam2d { dofs: (x..x + 3 + 2 * n).collect(), length, modes: n, gravity, modal }
+        FloatingFrameBeam2d { dofs: (x..x + 3 + 2 * n).collect(), length, modes: n, gravity, modal, damping: 0.0 }
+    }
+
+    /// The beam with Kelvin-Voigt material damping `beta` (s, >= 0).
+    pub fn with_damping(mut self, beta: f64) -> Self {
+        self.damping = beta;
+        self
+    }
+
+    /// The power the material damping dissipates, b (A_dot^T K1 A_dot + B_dot^T K2 B_dot).
+    pub fn damping_power(&self, v: &[f64]) -> f64 {
+        let n = self.modes;
+        let ed = self.local_slice(v);
+        let (ad, bd) = (&ed[3..3 + n], &ed[3 + n..]);
+        let (mut ka, mut kb) = ([0.0; MAX_MODES], [0.0; MAX_MODES]);
+        mat_vec(&self.modal.k1, ad, &mut ka[..n]);
+        mat_vec(&self.modal.k2, bd, &mut kb[..n]);
+        self.damping * (dot(ad, &ka[..n]) + dot(bd, &kb[..n]))
     }
 
     /// The same beam (length, modes, section, material, gravity) on the coordinates from `x`:
@@ -422,6 +446,15 @@ impl FloatingFrameBeam2d {
             rest[3 + i] += fa[i];
             rest[3 + n + i] += fb[i];
         }
+        if self.damping != 0.0 {
+            // material damping b K1 A_dot, b K2 B_dot
+            mat_vec(&self.modal.k1, &ed[3..3 + n], &mut fa[..n]);
+            mat_vec(&self.modal.k2, &ed[3 + n..], &mut fb[..n]);
+            for i in 0..n {
+                rest[3 + i] += self.damping * fa[i];
+                rest[3 + n + i] += self.damping * fb[i];
+            }
+        }
         let Some(c) = c else { return };
         // t_ik = int rho S L_i . (c_m L_k + c_d dw/dq_dot_k + c_k dw/dq_k), column by column,
         // plus the terms of d(L^T)/dq w: rows x0, y0 / column theta: R J int w; row theta /
@@ -480,6 +513,15 @@ impl FloatingFrameBeam2d {
                 tangent[(3 + n + i) * nd + 3 + n + l] -= c.stiffness * w0[x.features.h(i, l)];
                 tangent[(3 + i) * nd + 3 + l] += c.stiffness * self.modal.k1[(i, l)];
                 tangent[(3 + n + i) * nd + 3 + n + l] += c.stiffness * self.modal.k2[(i, l)];
+            }
+        }
+        if self.damping != 0.0 {
+            let cd = c.damping * self.damping;
+            for i in 0..n {
+                for l in 0..n {
+                    tangent[(3 + i) * nd + 3 + l] += cd * self.modal.k1[(i, l)];
+                    tangent[(3 + n + i) * nd + 3 + n + l] += cd * self.modal.k2[(i, l)];
+                }
             }
         }
     }
@@ -784,6 +826,20 @@ impl Element for FloatingFrameBeam2d {
 
     fn energy(&self, x: &Kin) -> Energy {
         Energy { kinetic: self.kinetic_energy(x.q, x.v), potential: self.potential_energy(x.q) }
+    }
+
+    /// Material damping dissipates (when `damping` > 0).
+    const NON_CONSERVATIVE: bool = true;
+
+    fn exchanges_energy(&self) -> bool {
+        self.damping != 0.0
+    }
+
+    fn power(&self, x: &Kin) -> EnergyFlow {
+        if self.damping == 0.0 {
+            return EnergyFlow::default();
+        }
+        EnergyFlow { dissipated: self.damping_power(x.v), supplied: 0.0 }
     }
 }
 

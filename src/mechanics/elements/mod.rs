@@ -62,6 +62,12 @@ pub trait Element {
     fn power(&self, _x: &Kin) -> EnergyFlow {
         EnergyFlow::default()
     }
+    /// Whether this element of a non-conservative kind can have power at all: a beam without
+    /// material damping has none, and a group of such elements is left out of the balance
+    /// (`System::power` then sums exactly what it summed before beams could dissipate).
+    fn exchanges_energy(&self) -> bool {
+        Self::NON_CONSERVATIVE
+    }
     /// The list of `History` the kind's memory goes to; `None` for kinds without memory.
     const MEMORY: Option<MemoryKind> = None;
     /// Prepare a run whose outputs are at `times` (kinds with memory).
