@@ -207,6 +207,10 @@ pub struct SectionDecl {
     pub iy: Option<Num>,
     pub iz: Option<Num>,
     pub j: Option<Num>,
+    /// Spatial models: mass per unit length (kg/m) and mass moments of inertia per unit length
+    /// about the section's x, y, z axes (kg m), instead of those of `rho` and the section.
+    pub mass_per_length: Option<Num>,
+    pub rotary_inertia: Option<Vec2>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

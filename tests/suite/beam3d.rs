@@ -28,8 +28,10 @@ fn props(shear_factor: Option<f64>) -> SpatialBeamProperties {
         iz: 8e-9,
         torsion: 3e-9,
         shear_factor,
-        density: 7850.0,
+        mass_per_length: 0.0,
+        rotary_inertia: [0.0; 3],
     }
+    .with_density(7850.0)
 }
 
 /// Quaternion product a b (Euler parameters of the rotation A(a) A(b)).
@@ -429,4 +431,47 @@ fn beams_jointed_to_each_other_and_to_a_rigid_body() {
     let err = -q1[t1 + 2] / theory - 1.0;
     println!("beam theory {theory:.6e} m: {:+.3} % (small-deflection theory; weight lumped at the nodes)", 100.0 * err);
     assert!(err.abs() < 5e-3 && diff < 1e-12, "{err} {diff}");
+}
+
+/// A section whose mass is given apart from its stiffness (`mass_per_length`,
+/// `rotary_inertia`, as Simo & Vu-Quoc 1988 give rho A and rho J): the clamped-free
+/// frequencies follow the given mass, bending and axial sqrt(EI / (m L^4)) and sqrt(EA / m)
+/// with m = `mass_per_length`, torsion sqrt(GJ / J_x) with J_x the polar `rotary_inertia`.
+#[test]
+fn section_mass_given_apart_from_the_stiffness_sets_the_frequencies() {
+    let (e, nu, l, a, iy, iz, j): (f64, f64, f64, f64, f64, f64, f64) = (2.1e11, 0.3, 1.0, 1e-4, 2e-9, 8e-9, 3e-9);
+    let (m, jx) = (1.7, 2.5e-4); // kg/m and kg m: not those of any density with this section
+    let g = e / (2.0 * (1.0 + nu));
+    let bending = |i: f64, bl: f64| bl * bl / (2.0 * PI) * (e * i / (m * l.powi(4))).sqrt();
+    let theory = [
+        ("bending x-z (Iy), mode 1", bending(iy, 1.875_104_07)),
+        ("bending x-y (Iz), mode 1", bending(iz, 1.875_104_07)),
+        ("torsion, mode 1", (g * j / jx).sqrt() / (4.0 * l)),
+        ("axial, mode 1", (e * a / m).sqrt() / (4.0 * l)),
+    ];
+    let text = format!(
+        "[model]\nname = \"c\"\ndimension = 3\n[[beams]]\nname = \"b\"\nstart = [0.0, 0.0, 0.0]\nend = [{l}, 0.0, 0.0]\n\
+         elements = 40\nsection = {{ area = {a}, iy = {iy}, iz = {iz}, j = {j}, mass_per_length = {m}, \
+         rotary_inertia = [{jx}, 1e-9, 1e-9] }}\nmaterial = {{ E = {e}, nu = {nu}, rho = 7850.0 }}\n\
+         formulation = \"euler_bernoulli\"\n{CLAMPED}"
+    );
+    let f = simulation(&text).natural_frequencies().unwrap();
+    for (what, reference) in theory {
+        let nearest = f.iter().copied().min_by(|x, y| (x - reference).abs().total_cmp(&(y - reference).abs())).unwrap();
+        let err = nearest / reference - 1.0;
+        println!("  {what}: {nearest:.4} Hz vs theory {reference:.4} Hz ({:+.3} %)", 100.0 * err);
+        assert!(err.abs() < 0.01, "{what}: {nearest} vs {reference}");
+    }
+    // Located errors: a non-positive value, and the keys in a planar model.
+    let bad = text.replace("mass_per_length = 1.7", "mass_per_length = -1.0");
+    let e = Model::parse(&bad, "bad.toml")
+        .and_then(|m| flexfmu::mechanics::assemble::assemble(&m, &m.default_parameters()).map(|_| ()));
+    let message = e.unwrap_err().to_string();
+    assert!(message.starts_with("bad.toml:9:") && message.contains("mass_per_length"), "{message}");
+    let planar = "[model]\nname = \"p\"\n[[beams]]\nname = \"b\"\nstart = [0.0, 0.0]\nend = [1.0, 0.0]\nelements = 2\n\
+                  section = { area = 1e-4, inertia = 1e-9, mass_per_length = 1.0 }\nmaterial = { E = 2e11, nu = 0.3, rho = 7850.0 }\n";
+    let e = Model::parse(planar, "p.toml")
+        .and_then(|m| flexfmu::mechanics::assemble::assemble(&m, &m.default_parameters()).map(|_| ()));
+    let message = e.unwrap_err().to_string();
+    assert!(message.starts_with("p.toml:8:") && message.contains("spatial models"), "{message}");
 }

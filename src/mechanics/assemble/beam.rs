@@ -48,6 +48,8 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
             (sec.iy.as_ref().map(|v| v.span()), "section.iy"),
             (sec.iz.as_ref().map(|v| v.span()), "section.iz"),
             (sec.j.as_ref().map(|v| v.span()), "section.j"),
+            (sec.mass_per_length.as_ref().map(|v| v.span()), "section.mass_per_length"),
+            (sec.rotary_inertia.as_ref().map(|v| v.span()), "section.rotary_inertia"),
         ];
         if let Some((Some(span), key)) = spatial_only.into_iter().find(|(s, _)| s.is_some()) {
             return Err(model.error(span, format!("`{key}` applies to beams in spatial models (dimension = 3)")));

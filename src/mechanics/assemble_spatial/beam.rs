@@ -35,6 +35,33 @@ fn section_frame(t: [f64; 3], y_axis: Option<[f64; 3]>) -> Option<Mat3> {
     Some(std::array::from_fn(|i| [t[i], y[i], z[i]]))
 }
 
+/// The section's `mass_per_length` and `rotary_inertia` in place of those of the density:
+/// sections whose mass is not where their stiffness is (Simo & Vu-Quoc 1988's beams give
+/// rho A and rho J apart from EA, EI, GJ). Each positive, or a located error.
+fn mass_overrides(
+    b: &Builder,
+    bd: &BeamDecl,
+    props: SpatialBeamProperties,
+) -> Result<SpatialBeamProperties, ModelError> {
+    let sec = bd.section.get_ref();
+    let mass_per_length = sec.mass_per_length.as_ref().map(|m| b.scope.positive(m, "mass_per_length")).transpose()?;
+    let rotary_inertia = match &sec.rotary_inertia {
+        Some(v) => {
+            let j = b.scope.vec3(v)?;
+            if !j.iter().all(|x| *x > 0.0 && x.is_finite()) {
+                return Err(b.model.error(v.span(), format!("rotary_inertia must be positive, got {j:?}")));
+            }
+            Some(j)
+        }
+        None => None,
+    };
+    Ok(SpatialBeamProperties {
+        mass_per_length: mass_per_length.unwrap_or(props.mass_per_length),
+        rotary_inertia: rotary_inertia.unwrap_or(props.rotary_inertia),
+        ..props
+    })
+}
+
 /// Area, Iy, Iz, J and the default shear factor of the section.
 fn section(b: &Builder, bd: &BeamDecl, nu: f64) -> Result<(f64, f64, f64, f64, f64), ModelError> {
     let model = b.model;
@@ -182,8 +209,11 @@ pub(super) fn build(def: &Definition, b: &mut Builder, l: &mut Layout) -> Result
             iz,
             torsion,
             shear_factor: timoshenko.then_some(shear_factor),
-            density: rho,
-        };
+            mass_per_length: 0.0,
+            rotary_inertia: [0.0; 3],
+        }
+        .with_density(rho);
+        let props = mass_overrides(b, bd, props)?;
         let start = nodes[0].0;
         let mut rest = Vec::new();
         for (k, &(x, t)) in nodes.iter().enumerate() {

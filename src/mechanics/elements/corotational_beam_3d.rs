@@ -74,8 +74,22 @@ pub struct SpatialBeamProperties {
     pub torsion: f64,
     /// Shear correction factor k; `None` = Euler-Bernoulli (phi = 0).
     pub shear_factor: Option<f64>,
-    /// Density (kg/m^3).
-    pub density: f64,
+    /// Mass per unit length rho A (kg/m).
+    pub mass_per_length: f64,
+    /// Mass moments of inertia per unit length about the section's x (polar), y and z axes
+    /// (kg m): rho (Iy + Iz, Iy, Iz) for a homogeneous section.
+    pub rotary_inertia: [f64; 3],
+}
+
+impl SpatialBeamProperties {
+    /// The mass properties of a homogeneous section of density `rho` (kg/m^3).
+    pub fn with_density(self, rho: f64) -> Self {
+        SpatialBeamProperties {
+            mass_per_length: rho * self.area,
+            rotary_inertia: [rho * (self.iy + self.iz), rho * self.iy, rho * self.iz],
+            ..self
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -215,8 +229,7 @@ impl CorotationalBeam3d {
             stiffness[a][b] = k * (2.0 - phi);
             stiffness[b][a] = k * (2.0 - phi);
         }
-        let half = 0.5 * props.density * l0;
-        let local = [props.iy + props.iz, props.iy, props.iz].map(|j| half * j);
+        let local = props.rotary_inertia.map(|j| 0.5 * l0 * j);
         // J' = C D C^T in the node frame.
         let inertia = |c: &Mat3| -> Mat3 {
             std::array::from_fn(|i| std::array::from_fn(|j| (0..3).map(|k| c[i][k] * local[k] * c[j][k]).sum()))
@@ -226,7 +239,7 @@ impl CorotationalBeam3d {
             l0,
             c: [c1, c2],
             stiffness,
-            mass: props.density * props.area * l0,
+            mass: props.mass_per_length * l0,
             rotary: [
                 RigidBody3d::new(node1, 0.0, inertia(&c1), [0.0; 3]),
                 RigidBody3d::new(node2, 0.0, inertia(&c2), [0.0; 3]),

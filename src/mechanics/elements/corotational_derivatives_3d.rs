@@ -462,8 +462,10 @@ mod tests {
             iz: 8e-9,
             torsion: 3e-9,
             shear_factor: Some(0.85),
-            density: 7850.0,
-        };
+            mass_per_length: 0.0,
+            rotary_inertia: [0.0; 3],
+        }
+        .with_density(7850.0);
         let x1 = [0.1, -0.2, 0.3];
         let d = unit([1.0, 0.4, -0.3]).map(|x| 0.5 * x);
         let x2 = [x1[0] + d[0], x1[1] + d[1], x1[2] + d[2]];
