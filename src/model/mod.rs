@@ -315,8 +315,11 @@ impl Model {
             if p.kind == ParameterKind::Integer && v.fract() != 0.0 {
                 return bad(format!("parameter '{}' is an integer, got {v}", p.name));
             }
-            if p.min.is_some_and(|m| v < m) || p.max.is_some_and(|m| v > m) {
-                return bad(format!("parameter '{}' = {v} is outside [{:?}, {:?}]", p.name, p.min, p.max));
+            if let Some(m) = p.min.filter(|&m| v < m) {
+                return bad(format!("parameter '{}' = {v} is below its min = {m}", p.name));
+            }
+            if let Some(m) = p.max.filter(|&m| v > m) {
+                return bad(format!("parameter '{}' = {v} is above its max = {m}", p.name));
             }
         }
         Ok(())

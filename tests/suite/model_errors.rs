@@ -537,3 +537,18 @@ fn plate_model_errors() {
     let text = PLATE.replacen("dimension = 3", "dimension = 2", 1);
     expect_error(&text, line_of(&text, "name = \"p\""), "plates are available in spatial models only");
 }
+
+/// A parameter value outside its declared bounds (a default, `--set`, an FMU parameter) names
+/// the bound it breaks, at the parameter's declaration.
+#[test]
+fn parameter_bounds_name_the_broken_bound() {
+    let text = "[model]\nname = \"b\"\n[parameters]\nn = { value = 4, type = \"integer\", min = 1, max = 1000 }\n";
+    let model = flexfmu::model::Model::parse(text, "b.toml").unwrap();
+    for (value, needle) in
+        [(0.0, "parameter 'n' = 0 is below its min = 1"), (2000.0, "parameter 'n' = 2000 is above its max = 1000")]
+    {
+        let message = model.check_parameters(&[value]).unwrap_err().to_string();
+        assert!(message.starts_with("b.toml:4:") && message.contains(needle), "{message}");
+    }
+    assert!(model.check_parameters(&[1000.0]).is_ok());
+}
