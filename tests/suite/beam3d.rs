@@ -35,7 +35,7 @@ fn props(shear_factor: Option<f64>) -> SpatialBeamProperties {
 }
 
 /// Quaternion product a b (Euler parameters of the rotation A(a) A(b)).
-fn compose(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
+pub(crate) fn compose(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
     [
         a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
         a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
@@ -44,14 +44,14 @@ fn compose(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
     ]
 }
 
-fn unit(v: [f64; 3]) -> [f64; 3] {
+pub(crate) fn unit(v: [f64; 3]) -> [f64; 3] {
     let n = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
     v.map(|x| x / n)
 }
 
 /// An element from (0.1, -0.2, 0.3) along (1, 0.4, -0.3) (length 0.5) whose rest node frames
 /// differ (a curved rest shape): node 1 turned by 0.2 rad about the section's y axis.
-fn element(shear_factor: Option<f64>) -> (CorotationalBeam3d, [f64; 14]) {
+pub(crate) fn element(shear_factor: Option<f64>) -> (CorotationalBeam3d, [f64; 14]) {
     let x1 = [0.1, -0.2, 0.3];
     let d = unit([1.0, 0.4, -0.3]).map(|x| 0.5 * x);
     let x2 = [x1[0] + d[0], x1[1] + d[1], x1[2] + d[2]];

@@ -13,11 +13,9 @@
 //! - a damped free beam spinning rigidly dissipates nothing and keeps its angular momentum;
 //! - a negative beta, and `material.damping` on a plate, are located errors.
 
+use crate::beam3d::{compose, element, unit};
 use flexfmu::integrators::TangentCoefficients;
-use flexfmu::mechanics::elements::{
-    AncfBeam2d, BeamProperties, CorotationalBeam2d, CorotationalBeam3d, Element, FloatingFrameBeam2d, Kin,
-    SpatialBeamProperties,
-};
+use flexfmu::mechanics::elements::{AncfBeam2d, BeamProperties, CorotationalBeam2d, Element, FloatingFrameBeam2d, Kin};
 use flexfmu::mechanics::euler_parameters::from_axis_angle;
 use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
@@ -185,41 +183,12 @@ fn floating_frame_damping_tangents() {
     check_element("floating frame", &plain, &damped, 9, [&q, &v, &a], &rigid);
 }
 
-/// Hamilton product a b.
-fn compose(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
-    [
-        a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-        a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-        a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-        a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0],
-    ]
-}
-
-fn unit(v: [f64; 3]) -> [f64; 3] {
-    let n = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-    v.map(|x| x / n)
-}
-
 #[test]
 fn spatial_element_damping_tangents_and_objectivity() {
-    let props = SpatialBeamProperties {
-        young: 2.1e11,
-        shear: 2.1e11 / 2.6,
-        area: 1e-4,
-        iy: 2e-9,
-        iz: 8e-9,
-        torsion: 3e-9,
-        shear_factor: Some(0.85),
-        mass_per_length: 0.0,
-        rotary_inertia: [0.0; 3],
-    }
-    .with_density(7850.0);
-    let x1 = [0.1, -0.2, 0.3];
-    let d = unit([1.0, 0.4, -0.3]).map(|x| 0.5 * x);
-    let x2 = [x1[0] + d[0], x1[1] + d[1], x1[2] + d[2]];
-    let p1 = from_axis_angle(unit([0.3, -0.5, 0.8]), 0.9);
-    let p2 = compose(p1, from_axis_angle([0.0, 1.0, 0.0], 0.2));
-    let plain = CorotationalBeam3d::new(0, 7, (x1, p1, x2, p2), &props, [0.0, 0.0, -9.81]);
+    // The element of the 3D beam tests: a curved rest shape, Timoshenko (k = 0.85), gravity.
+    let (plain, rest) = element(Some(0.85));
+    let (x1, x2) = ([rest[0], rest[1], rest[2]], [rest[7], rest[8], rest[9]]);
+    let (p1, p2) = ([rest[3], rest[4], rest[5], rest[6]], [rest[10], rest[11], rest[12], rest[13]]);
     let damped = plain.clone().with_damping(1e-4);
     // Deformed: the end moved, both nodes turned (Euler parameters off p.p = 1 on node 2).
     let mut q = [0.0; 14];

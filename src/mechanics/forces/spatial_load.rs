@@ -84,7 +84,7 @@ impl SpatialLoad {
                 }
             }
             SpatialLoadKind::Torque { x: b, direction } => {
-                let q = torque_on_p(&x.q[b + 3..b + 7], *direction);
+                let q = torque_on_p(e_matrix, &x.q[b + 3..b + 7], *direction);
                 for (k, qk) in q.iter().enumerate() {
                     out(b + 3 + k, f * qk);
                 }
@@ -94,7 +94,7 @@ impl SpatialLoad {
                 for (k, fk) in mat_vec(&rotation(p), *force).iter().enumerate() {
                     out(b + k, f * fk);
                 }
-                for (k, qk) in body_torque_on_p(p, *moment).iter().enumerate() {
+                for (k, qk) in torque_on_p(g_matrix, p, *moment).iter().enumerate() {
                     out(b + 3 + k, f * qk);
                 }
             }
@@ -102,16 +102,11 @@ impl SpatialLoad {
     }
 }
 
-/// 2 G(p)^T u: the generalized force of a unit torque u given in the body frame on the Euler
-/// parameters p (omega' = 2 G p_dot).
-fn body_torque_on_p(p: &[f64], u: [f64; 3]) -> [f64; 4] {
-    let g = g_matrix(p);
-    std::array::from_fn(|k| 2.0 * (0..3).map(|i| g[i][k] * u[i]).sum::<f64>())
-}
-
-/// 2 E(p)^T u: the generalized force of a unit torque u on the Euler parameters p.
-fn torque_on_p(p: &[f64], u: [f64; 3]) -> [f64; 4] {
-    let e = e_matrix(p);
+/// 2 E(p)^T u: the generalized force of a unit torque u on the Euler parameters p
+/// (omega = 2 E p_dot) with `matrix` = `e_matrix`; with `g_matrix`, of a torque given in
+/// the body frame (omega' = 2 G p_dot).
+fn torque_on_p(matrix: fn(&[f64]) -> [[f64; 4]; 3], p: &[f64], u: [f64; 3]) -> [f64; 4] {
+    let e = matrix(p);
     std::array::from_fn(|k| 2.0 * (0..3).map(|i| e[i][k] * u[i]).sum::<f64>())
 }
 
@@ -147,7 +142,7 @@ impl Element for SpatialLoad {
                 }
             }
             SpatialLoadKind::Torque { direction, .. } => {
-                add_linear_tangent(block, n, c.stiffness * f, |p| torque_on_p(p, *direction));
+                add_linear_tangent(block, n, c.stiffness * f, |p| torque_on_p(e_matrix, p, *direction));
             }
             SpatialLoadKind::Follower { x: b, force, moment } => {
                 // Q_r = f A(p) F' (d/dp: the Jacobian of A(p) F'); Q_p = 2 f G(p)^T M', linear
@@ -158,7 +153,7 @@ impl Element for SpatialLoad {
                         block[k * n + 3 + l] -= c.stiffness * f * d;
                     }
                 }
-                add_linear_tangent(block, n, c.stiffness * f, |p| body_torque_on_p(p, *moment));
+                add_linear_tangent(block, n, c.stiffness * f, |p| torque_on_p(g_matrix, p, *moment));
             }
         }
     }
