@@ -263,6 +263,8 @@ pub struct Simulation {
     /// `step_to` restarts from accelerations and multipliers consistent with the new inputs
     /// (`restart_if_inputs_changed`).
     restart_pending: bool,
+    /// Located warnings of assembly (`Assembly::warnings`).
+    warnings: Vec<ModelError>,
 }
 
 /// Change the inputs by `change` at the state `s`: the potential energy of the elements that
@@ -320,6 +322,7 @@ impl Simulation {
             system,
             outputs,
             input_names: asm.input_names,
+            warnings: asm.warnings,
             state,
             settings,
             stepper,
@@ -357,6 +360,12 @@ impl Simulation {
         let flow = s.exchanged;
         let in_play = (e.kinetic + e.potential.abs()).max(flow.dissipated.abs()).max(flow.supplied.abs());
         (e.kinetic + e.potential + flow.dissipated - flow.supplied, in_play)
+    }
+
+    /// What assembly changed of the given model, as located warnings (file:line:column; print
+    /// them with `ModelError::warning`).
+    pub fn warnings(&self) -> &[ModelError] {
+        &self.warnings
     }
 
     pub fn input_names(&self) -> &[String] {

@@ -77,6 +77,7 @@ pub fn check(args: CheckArgs) -> Result<()> {
     if !is_fmu {
         let model = Model::load(&args.path)?;
         let vars = Variables::new(&model)?;
+        super::print_warnings(&vars.warnings);
         println!("{}: ok, {} variables, guid {}", model.name(), vars.list.len(), guid(&model.source));
         return Ok(());
     }

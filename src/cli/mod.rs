@@ -15,3 +15,10 @@ pub mod states;
 pub mod statics;
 pub mod sweep;
 pub mod sweep_grid;
+
+/// Print assembly's located warnings (`Simulation::warnings`) to standard error.
+pub fn print_warnings(warnings: &[flexfmu::model::ModelError]) {
+    for w in warnings {
+        eprintln!("{}", w.warning());
+    }
+}

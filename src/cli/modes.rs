@@ -24,6 +24,7 @@ pub fn run(args: ModesArgs) -> Result<()> {
     let settings = SolverSettings::from_model(&model, &params)?;
     let experiment = Experiment::from_model(&model, &params)?;
     let sim = Simulation::new(&model, &params, settings, experiment.start_time)?;
+    super::print_warnings(sim.warnings());
     let freqs = sim.natural_frequencies().map_err(anyhow::Error::msg)?;
     println!("mode,frequency_hz");
     for (k, f) in freqs.iter().take(args.count).enumerate() {

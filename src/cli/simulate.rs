@@ -261,6 +261,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         bail!("--output-interval must be positive");
     }
     let mut sim = Simulation::new(&model, &params, settings, experiment.start_time)?;
+    super::print_warnings(sim.warnings());
 
     let signals = input_signals(&sim, &args.inputs)?;
 

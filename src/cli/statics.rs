@@ -49,6 +49,7 @@ pub fn run(args: StaticsArgs) -> Result<()> {
         bail!("statics needs a positive --output-interval and --stop-time >= the start time {start}");
     }
     let mut sim = Simulation::new(&model, &params, settings, start)?;
+    super::print_warnings(sim.warnings());
     let signals = input_signals(&sim, &args.inputs)?;
     let mut csv = OutputsCsv::create(&args.output, &sim)?;
     let count = flexfmu::limits::output_intervals(start, stop, interval).map_err(anyhow::Error::msg)?;

@@ -88,6 +88,7 @@ impl Instance {
             vars,
         };
         inst.log(Status::Ok, Category::Events, &format!("instantiated {} from {}", inst.model.name(), file.display()));
+        inst.log_warnings();
         Ok(inst)
     }
 
@@ -108,6 +109,13 @@ impl Instance {
     pub fn log(&self, status: Status, category: Category, message: &str) {
         if self.enabled.logs(category) {
             (self.logger)(status, category, message);
+        }
+    }
+
+    /// Log what assembly warned of (`Simulation::warnings`) as fmi2Warning messages.
+    fn log_warnings(&self) {
+        for w in self.sim.iter().flat_map(|s| s.warnings()) {
+            self.log(Status::Warning, Category::StatusWarning, &w.warning());
         }
     }
 
@@ -228,6 +236,7 @@ impl Instance {
             }
             self.log(Status::Ok, Category::Events, &format!("initialized at t = {}", self.start_time));
             self.sim = Some(sim);
+            self.log_warnings();
         }
         Ok(self.sim.as_mut().expect("just built"))
     }

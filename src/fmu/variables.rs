@@ -1,6 +1,7 @@
 //! The FMU's variable table: one list, shared by modelDescription.xml and the C API, so
 //! value references and names cannot drift apart.
 
+use crate::model::ModelError;
 use crate::simulation::{
     ConstraintTreatment, Experiment, Method, Model, ParameterKind, Simulation, SimulationError, SolverSettings,
 };
@@ -117,6 +118,8 @@ pub struct Variables {
     /// Whether the model has events (contact onsets and releases, `Simulation::has_events`):
     /// an FMI 3.0 fmi3DoStep may return early at them.
     pub events: bool,
+    /// What assembly with the default parameters warned of (`Simulation::warnings`).
+    pub warnings: Vec<ModelError>,
 }
 
 impl Variables {
@@ -356,7 +359,7 @@ impl Variables {
                 return Err(model.error(at..at, message).into());
             }
         }
-        Ok(Variables { list, settings, experiment, events: sim.has_events() })
+        Ok(Variables { list, settings, experiment, events: sim.has_events(), warnings: sim.warnings().to_vec() })
     }
 
     pub fn get(&self, vr: u32) -> Option<&Variable> {

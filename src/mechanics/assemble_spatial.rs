@@ -334,8 +334,8 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
     }
 
     sys.finish();
-    let initial = consistent_initial_state(model, &mut sys, q0, v0, &specified, &joint_spans, t0)?;
-    Ok(Assembly { system: sys, initial, outputs, input_names })
+    let (initial, warnings) = consistent_initial_state(model, &mut sys, q0, v0, &specified, &joint_spans, t0)?;
+    Ok(Assembly { system: sys, initial, outputs, input_names, warnings })
 }
 
 /// A positive integer given as a number (or expression) in a list entry.

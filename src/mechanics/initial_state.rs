@@ -8,11 +8,19 @@ use crate::limits::MAX_CONSTRAINT_GROUP_ROWS;
 use crate::model::{Model, ModelError};
 use nalgebra::{DMatrix, DVector};
 
+/// A joint that the given configuration violates by more than this, relative to the model's
+/// size (1 + max |q|, in m or rad as the row measures), gets a warning when the projection
+/// moves the configuration onto it: a drive whose value at t0 is not the joint's given angle
+/// or position, a distance joint's `length` other than its points' distance. Joints built from
+/// the given positions hold exactly; values rounded to six digits pass.
+const MOVED_WARNING: f64 = 1e-6;
+
 /// Project the initial coordinates onto Phi(q, t0) = 0 (Gauss-Newton, minimum-norm corrections),
 /// then solve the unspecified initial velocities from Phi_q v = 0 (minimum norm), keeping
 /// the specified ones. Contradictory constraints are errors; redundant rows (linearly
 /// dependent on earlier rows at the initial state, by a rank-revealing SVD) are handed to
-/// `System::set_redundant`.
+/// `System::set_redundant`. Returns the state and a located warning for each joint whose
+/// violation moved the given configuration (`MOVED_WARNING`).
 pub fn consistent_initial_state(
     model: &Model,
     sys: &mut System,
@@ -21,7 +29,7 @@ pub fn consistent_initial_state(
     specified: &[bool],
     joint_spans: &[std::ops::Range<usize>],
     t0: f64,
-) -> Result<State, ModelError> {
+) -> Result<(State, Vec<ModelError>), ModelError> {
     let n = sys.coordinates();
     // Joint rows; the contact constraint rows start separated (lambda = 0).
     let m = sys.constraints.len();
@@ -55,9 +63,20 @@ pub fn consistent_initial_state(
         jm
     };
     let mut dependent: Vec<usize> = Vec::new();
+    let mut warnings = Vec::new();
     if m > 0 {
         let scale = 1.0 + q.iter().fold(0.0f64, |a, x| a.max(x.abs()));
         let mut phi = vec![0.0; sys.constraints()];
+        // The joints the given configuration violates, each with its largest row violation.
+        sys.constraint_residual(&q, t0, &mut phi);
+        let mut violated_joints: Vec<(usize, f64)> = Vec::new();
+        for (j, joint) in sys.joints.iter().enumerate() {
+            let worst = joint.rows.clone().filter(|&r| r < m).fold(0.0f64, |w, r| w.max(phi[r].abs()));
+            if worst > MOVED_WARNING * scale {
+                violated_joints.push((j, worst));
+            }
+        }
+        let q_given = if violated_joints.is_empty() { Vec::new() } else { q.clone() };
         let mut converged = false;
         for _ in 0..50 {
             sys.constraint_residual(&q, t0, &mut phi);
@@ -86,6 +105,19 @@ pub fn consistent_initial_state(
                     phi[worst]
                 ),
             ));
+        }
+        if !violated_joints.is_empty() {
+            let moved = q.iter().zip(&q_given).fold(0.0f64, |d, (a, b)| d.max((a - b).abs()));
+            for (j, by) in violated_joints {
+                warnings.push(model.error(
+                    joint_spans.get(j).cloned().unwrap_or(0..0),
+                    format!(
+                        "the given initial configuration violates this joint by {by:.3e} (m or rad): the \
+                         positions were moved onto it, the largest coordinate by {moved:.3e}; check its drive at \
+                         the start time, its length or the bodies' positions"
+                    ),
+                ));
+            }
         }
         // Rows on no coordinate, the redundant rows, and the first row whose velocity
         // constraint the given velocities violate (by how much).
@@ -163,7 +195,7 @@ pub fn consistent_initial_state(
     }
     state.q = q;
     state.v = v;
-    Ok(state)
+    Ok((state, warnings))
 }
 
 /// Rows of `jm` that are linearly independent, chosen greedily in row order: a row is kept

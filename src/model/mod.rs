@@ -23,6 +23,13 @@ pub struct ModelError {
     pub message: String,
 }
 
+impl ModelError {
+    /// The message as a located warning: "file:line:column: warning: message".
+    pub fn warning(&self) -> String {
+        format!("{}:{}:{}: warning: {}", self.file, self.line, self.column, self.message)
+    }
+}
+
 impl fmt::Display for ModelError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}:{}: {}", self.file, self.line, self.column, self.message)

@@ -62,6 +62,7 @@ mod heavy_top_fmu;
 mod held_inputs;
 mod hostile_inputs;
 mod impact_beam;
+mod initial_projection;
 mod initial_unknowns;
 mod integrator_family;
 mod integrator_theory;

@@ -505,8 +505,8 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
     }
 
     sys.finish();
-    let initial = consistent_initial_state(model, &mut sys, q0, v0, &specified, &joint_spans, t0)?;
-    Ok(Assembly { system: sys, initial, outputs, input_names })
+    let (initial, warnings) = consistent_initial_state(model, &mut sys, q0, v0, &specified, &joint_spans, t0)?;
+    Ok(Assembly { system: sys, initial, outputs, input_names, warnings })
 }
 
 /// A `[[contacts]]` entry as a contact force element or a contact constraint: its geometry

@@ -1,0 +1,127 @@
+//! The initial configuration projected onto the joints (src/mechanics/initial_state.rs): a
+//! configuration the joints do not hold is moved onto them with a located warning, through
+//! the library, the command line and the FMU's logger. References:
+//! - a pendulum (centre at distance L below its pivot, angle 0) driven along theta(t) =
+//!   theta0 + t starts at theta0: its centre is moved to (L sin theta0, -L cos theta0) and the
+//!   warning names the joint's line with the violation theta0;
+//! - a distance joint whose `length` differs from its points' distance by d is violated by d;
+//! - a drive that starts at the given angle, and a length off by 1e-7 m (below the warning's
+//!   1e-6 of the model's size), give no warning.
+
+use std::ffi::{CString, c_int};
+use std::process::Command;
+
+use flexfmu::export::variables::guid;
+use flexfmu::fmi2::api::*;
+use flexfmu::model::Model;
+use flexfmu::simulation::{Simulation, SolverSettings};
+
+use crate::common;
+use common::c_logger::{Messages, callbacks};
+
+const L: f64 = 0.4;
+
+fn pendulum(drive: &str) -> String {
+    format!(
+        "[model]\nname = \"p\"\ngravity = [0.0, -9.81]\n[[rigid_bodies]]\nname = \"arm\"\nmass = 1.5\n\
+         inertia = 0.02\nposition = [0.0, -{L}]\n[[joints]]\nname = \"pivot\"\ntype = \"revolute\"\n\
+         body2 = \"arm\"\npoint = [0.0, 0.0]\ndrive = \"{drive}\"\n[[outputs]]\nname = \"x\"\nquantity = \"x\"\n\
+         body = \"arm\"\n"
+    )
+}
+
+/// Two point masses on a link of `length` between points 0.4 m apart.
+fn link(length: f64) -> String {
+    format!(
+        "[model]\nname = \"l\"\ngravity = [0.0, 0.0]\n[[point_masses]]\nname = \"a\"\nmass = 1.0\n\
+         position = [0.0, 0.0]\n[[point_masses]]\nname = \"b\"\nmass = 1.0\nposition = [0.4, 0.0]\n\
+         [[joints]]\nname = \"rod\"\ntype = \"distance\"\nbody1 = \"a\"\nbody2 = \"b\"\nlength = {length}\n\
+         [[outputs]]\nname = \"xb\"\nquantity = \"x\"\nbody = \"b\"\n"
+    )
+}
+
+fn simulation(text: &str) -> Simulation {
+    let model = Model::parse(text, "m.toml").unwrap();
+    Simulation::new(&model, &model.default_parameters(), SolverSettings::default(), 0.0).unwrap()
+}
+
+/// The line (1-based) of the first line of `text` that contains `needle`.
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines().position(|l| l.contains(needle)).unwrap() + 1
+}
+
+#[test]
+fn a_drive_that_starts_elsewhere_moves_the_body_with_a_located_warning() {
+    let theta0: f64 = 0.3;
+    let text = pendulum(&format!("{theta0} + t"));
+    let sim = simulation(&text);
+    let w = sim.warnings();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!((w[0].file.as_str(), w[0].line), ("m.toml", line_of(&text, "name = \"pivot\"")), "{}", w[0]);
+    assert!(w[0].message.contains(&format!("{theta0:.3e}")), "{}", w[0]);
+    assert!(w[0].warning().starts_with(&format!("m.toml:{}:", w[0].line)) && w[0].warning().contains(": warning: "));
+    // The body was moved onto the drive: centre at (L sin theta0, -L cos theta0), angle theta0.
+    let q = &sim.state().q;
+    let expected = [L * theta0.sin(), -L * theta0.cos(), theta0];
+    for k in 0..3 {
+        assert!((q[k] - expected[k]).abs() < 1e-12, "q[{k}] = {} against {}", q[k], expected[k]);
+    }
+    assert!(simulation(&pendulum("t")).warnings().is_empty(), "a drive from the given angle");
+}
+
+#[test]
+fn a_distance_joint_longer_than_its_points_warns_and_a_rounding_does_not() {
+    let sim = simulation(&link(0.5));
+    let w = sim.warnings();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].message.contains("1.000e-1"), "violation |P2 - P1| - L = -0.1: {}", w[0]);
+    let q = &sim.state().q;
+    assert!(((q[2] - q[0]).hypot(q[3] - q[1]) - 0.5).abs() < 1e-13, "moved onto the length");
+    assert!(simulation(&link(0.4 + 1e-7)).warnings().is_empty(), "1e-7 m is below the warning");
+}
+
+#[test]
+fn simulate_prints_the_warning_and_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.toml");
+    let text = pendulum("0.3 + t");
+    std::fs::write(&path, &text).unwrap();
+    let o = Command::new(common::cli::EXE)
+        .args(["simulate".as_ref(), path.as_os_str(), "--stop-time".as_ref(), "0.01".as_ref(), "-o".as_ref()])
+        .arg(dir.path().join("p.csv"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    let located = format!("{}:{}:", path.display(), line_of(&text, "name = \"pivot\""));
+    assert!(stderr.lines().any(|l| l.starts_with(&located) && l.contains(": warning: ")), "{stderr}");
+    let o = Command::new(common::cli::EXE).arg("check").arg(&path).output().unwrap();
+    assert!(o.status.success() && String::from_utf8_lossy(&o.stderr).contains(": warning: "));
+}
+
+#[test]
+fn the_fmu_logs_the_warning_at_instantiation() {
+    let dir = tempfile::tempdir().unwrap();
+    let resources = dir.path().join("resources");
+    std::fs::create_dir_all(&resources).unwrap();
+    let text = pendulum("0.3 + t");
+    std::fs::write(resources.join("model.toml"), &text).unwrap();
+    let messages = Messages::default();
+    let cb = callbacks(&messages);
+    let (name, token) = (CString::new("inst").unwrap(), CString::new(guid(&text)).unwrap());
+    let uri = CString::new(format!("file://{}", resources.display())).unwrap();
+    const WARNING: c_int = 1;
+    unsafe {
+        let c = fmi2Instantiate(name.as_ptr(), 1, token.as_ptr(), uri.as_ptr(), &cb, 0, 1);
+        assert!(!c.is_null(), "{:?}", messages.lock().unwrap());
+        let logged = messages.lock().unwrap().clone();
+        assert!(
+            logged.iter().any(|(st, cat, m)| *st == WARNING
+                && cat == "logStatusWarning"
+                && m.contains("model.toml:")
+                && m.contains("violates this joint")),
+            "{logged:?}"
+        );
+        fmi2FreeInstance(c);
+    }
+}
