@@ -160,7 +160,9 @@ pub fn input_signals(sim: &Simulation, specs: &[String]) -> Result<Vec<(usize, I
     Ok(signals)
 }
 
-/// An input signal given on the command line.
+/// An input signal given on the command line: a constant, or a table linearly interpolated
+/// between its rows (constant before the first and after the last; two rows at one time make
+/// a step, the later row's value holding from that time on).
 pub enum InputSignal {
     Constant(f64),
     Table(Vec<(f64, f64)>),
@@ -168,20 +170,50 @@ pub enum InputSignal {
 
 impl InputSignal {
     pub fn at(&self, t: f64) -> f64 {
-        match self {
-            InputSignal::Constant(v) => *v,
-            InputSignal::Table(rows) => {
-                let k = rows.partition_point(|r| r.0 <= t);
-                match k {
-                    0 => rows[0].1,
-                    k if k == rows.len() => rows[k - 1].1,
-                    k => {
-                        let ((t0, v0), (t1, v1)) = (rows[k - 1], rows[k]);
-                        v0 + (v1 - v0) * (t - t0) / (t1 - t0)
-                    }
-                }
-            }
+        let (k, rows) = match self {
+            InputSignal::Constant(v) => return *v,
+            InputSignal::Table(rows) => (rows.partition_point(|r| r.0 <= t), rows),
+        };
+        match k {
+            0 => rows[0].1,
+            k if k == rows.len() => rows[k - 1].1,
+            k => rows[k - 1].1 + self.slope(t) * (t - rows[k - 1].0),
         }
+    }
+
+    /// The slope of the piece that holds t (0 outside the table and for a constant).
+    fn slope(&self, t: f64) -> f64 {
+        match self {
+            InputSignal::Table(rows) => match rows.partition_point(|r| r.0 <= t) {
+                k if k == 0 || k == rows.len() => 0.0,
+                k => {
+                    let ((t0, v0), (t1, v1)) = (rows[k - 1], rows[k]);
+                    (v1 - v0) / (t1 - t0)
+                }
+            },
+            InputSignal::Constant(_) => 0.0,
+        }
+    }
+
+    /// Whether the signal steps at t (table rows at t, the first and last of different values).
+    fn steps_at(&self, t: f64) -> bool {
+        match self {
+            InputSignal::Table(rows) => {
+                let at_t = &rows[rows.partition_point(|r| r.0 < t)..rows.partition_point(|r| r.0 <= t)];
+                at_t.len() > 1 && at_t[0].1 != at_t[at_t.len() - 1].1
+            }
+            InputSignal::Constant(_) => false,
+        }
+    }
+
+    /// The table's row times strictly inside (from, to).
+    fn rows_inside(&self, from: f64, to: f64) -> impl Iterator<Item = f64> + '_ {
+        let rows: &[(f64, f64)] = match self {
+            InputSignal::Table(rows) => rows,
+            InputSignal::Constant(_) => &[],
+        };
+        let first = rows.partition_point(|r| r.0 <= from);
+        rows[first..].iter().map(|r| r.0).take_while(move |&t| t < to)
     }
 
     fn parse(text: &str) -> Result<InputSignal> {
@@ -199,11 +231,42 @@ impl InputSignal {
                 _ => bail!("{text}:{}: expected 'time,value'", i + 1),
             }
         }
-        if rows.is_empty() || rows.windows(2).any(|w| w[1].0 <= w[0].0) {
-            bail!("{text}: needs rows 'time,value' with increasing times");
+        if rows.is_empty() || rows.windows(2).any(|w| w[1].0 < w[0].0) {
+            bail!("{text}: needs rows 'time,value' with increasing times (two rows at one time make a step)");
         }
         Ok(InputSignal::Table(rows))
     }
+}
+
+/// Step from `from` to `to` along the input signals: to each table row inside the interval,
+/// each piece with its inputs' slope as first derivative (`Simulation::set_input_derivative`,
+/// as fmi2SetRealInputDerivatives), so drives follow the tables' linear interpolation
+/// exactly and loads take its value at each internal step's start. A value is set where the
+/// table steps (and at the start); elsewhere the interpolation has taken the input there.
+fn step_along(sim: &mut Simulation, signals: &[(usize, InputSignal)], from: f64, to: f64) -> Result<(), String> {
+    let mut ends: Vec<f64> = signals.iter().flat_map(|(_, s)| s.rows_inside(from, to)).collect();
+    ends.sort_by(f64::total_cmp);
+    ends.dedup();
+    ends.push(to);
+    let mut t0 = from;
+    for t1 in ends {
+        for (i, s) in signals {
+            if s.steps_at(t0) {
+                sim.set_input(*i, s.at(t0))?;
+            }
+            let slope = s.slope(0.5 * (t0 + t1));
+            if slope != 0.0 {
+                sim.set_input_derivative(*i, 1, slope)?;
+            }
+        }
+        sim.step_to(t1).map_err(|e| e.to_string())?;
+        t0 = t1;
+    }
+    // A step at the interval's end holds from there: the output row at `to` shows it.
+    for (i, s) in signals.iter().filter(|(_, s)| s.steps_at(to)) {
+        sim.set_input(*i, s.at(to))?;
+    }
+    Ok(())
 }
 
 pub fn run(args: SimulateArgs) -> Result<()> {
@@ -289,7 +352,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     for k in 1..=count {
         let t = if k == count { stop } else { start + (k as f64) * interval };
         let interval_clock = Instant::now();
-        let stepped = sim.step_to(t);
+        let stepped = step_along(&mut sim, &signals, last_row, t);
         interval_times.record(interval_clock.elapsed().as_secs_f64(), last_row);
         if let Err(e) = stepped {
             progress.finish();
@@ -307,9 +370,6 @@ pub fn run(args: SimulateArgs) -> Result<()> {
                 "simulation stopped at t = {stopped}: {e}\n{} holds the results up to t = {stopped}",
                 args.output.display()
             );
-        }
-        for (i, s) in &signals {
-            sim.set_input(*i, s.at(t)).map_err(anyhow::Error::msg)?;
         }
         csv.write_row(&mut sim)?;
         in_play = in_play.max(sim.energy_balance().1);

@@ -64,6 +64,7 @@ mod hostile_inputs;
 mod impact_beam;
 mod initial_projection;
 mod initial_unknowns;
+mod input_tables;
 mod integrator_family;
 mod integrator_theory;
 mod joints;

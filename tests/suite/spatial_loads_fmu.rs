@@ -1,6 +1,7 @@
 //! A torque input of a spatial model through the FMU (the `fmi` crate, FMI 2.0) equals
-//! `flexfmu simulate --input` with the same input signal: both hold the input over each
-//! communication interval and run the same solver settings. Stepping the FMU to exactly the
+//! `flexfmu simulate --input` with the same input signal: the FMU holds the input over each
+//! communication interval, and the table given to `simulate` holds it too (a staircase: two
+//! rows at each communication time, the old value and the new), with the same solver settings. Stepping the FMU to exactly the
 //! communication times the CLI uses (k H), the outputs agree bit for bit (stepping by t + H
 //! instead gave 9e-14 differences).
 
@@ -86,7 +87,13 @@ fn torque_input_through_the_fmu_equals_simulate_with_input() {
     let (model_file, input_file, out_file) =
         (dir.path().join("spun.toml"), dir.path().join("tau.csv"), dir.path().join("out.csv"));
     std::fs::write(&model_file, MODEL).unwrap();
-    let samples: Vec<String> = (0..=50).map(|k| format!("{},{}", k as f64 * H, tau(k as f64 * H))).collect();
+    let samples: Vec<String> = (0..=50)
+        .map(|k| {
+            let t = k as f64 * H;
+            let before = if k == 0 { String::new() } else { format!("{t},{}\n", tau((k - 1) as f64 * H)) };
+            format!("{before}{t},{}", tau(t))
+        })
+        .collect();
     std::fs::write(&input_file, format!("time,value\n{}\n", samples.join("\n"))).unwrap();
     let status = std::process::Command::new(EXE)
         .args(["simulate", model_file.to_str().unwrap(), "-o", out_file.to_str().unwrap()])
