@@ -45,6 +45,13 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Writing into a closed pipe (`flexfmu info m.toml | head -1`) ends the process quietly,
+    // as it ends other Unix tools, instead of a panic in println! (Rust ignores SIGPIPE).
+    #[cfg(unix)]
+    // SAFETY: restoring the default action of one signal before any thread is started.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let command = Command::parse();
     let result = match command {
         Command::Simulate(args) => cli::simulate::run(args),

@@ -164,3 +164,31 @@ fn integrator_from_the_command_line_takes_a_rho_inf_it_can_realise() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("rho_inf = 0.2 is outside [0.5, 1] for hht"), "{stderr}");
 }
+
+/// A reader that closes the pipe early (`flexfmu simulate ... -o /dev/stdout | head -1`) ends
+/// the run quietly by SIGPIPE, as it ends other Unix tools: no panic message, no backtrace
+/// (println! panicked with "failed printing to stdout: Broken pipe").
+#[test]
+#[cfg(unix)]
+fn a_closed_pipe_ends_the_run_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.toml");
+    std::fs::write(&good, mass_spring()).unwrap();
+    let mut child = Command::new(EXE)
+        .args(["simulate".as_ref(), good.as_os_str(), "--stop-time".as_ref(), "1000".as_ref()])
+        .args(["--output-interval", "1e-3", "-o", "/dev/stdout"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut header = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut header).unwrap();
+    assert!(header.starts_with("time,"), "{header}");
+    // The reader is dropped here: the pipe is closed with a million rows still to write.
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.signal(), Some(libc::SIGPIPE), "{:?}", output.status);
+    assert!(output.stderr.is_empty(), "stderr: {}", String::from_utf8_lossy(&output.stderr));
+}
