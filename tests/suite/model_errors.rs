@@ -552,3 +552,28 @@ fn parameter_bounds_name_the_broken_bound() {
     }
     assert!(model.check_parameters(&[1000.0]).is_ok());
 }
+
+/// A reaction moment on a body2 without an angle coordinate (a point mass here) names what it
+/// needs (a probe found "needs a rigid body2" vague, as corotational nodes are accepted too).
+#[test]
+fn reaction_torque_on_a_point_mass_names_what_it_needs() {
+    let text = BASE
+        .replacen(
+            "[[rigid_bodies]]\nname = \"rod\"\nmass = \"m\"\ninertia = \"m*L^2/12\"",
+            "[[point_masses]]\nname = \"rod\"\nmass = \"m\"",
+            1,
+        )
+        .replacen("type = \"revolute\"", "type = \"distance\"\npoint1 = [0.0, 0.0]", 1)
+        .replacen("point = [0.0, 0.0]\n", "", 1)
+        .replacen(
+            "quantity = \"y\"\nbody = \"rod\"\npoint = [\"L\", 0.0]",
+            "quantity = \"reaction_torque\"\njoint = \"pin\"",
+            1,
+        );
+    let line = text.lines().position(|l| l.contains("reaction_torque")).unwrap() + 1;
+    expect_error(
+        &text,
+        line,
+        "reaction_torque needs a body2 with an angle coordinate (a rigid body or a corotational beam node)",
+    );
+}

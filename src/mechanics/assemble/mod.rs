@@ -611,7 +611,9 @@ impl OutputKind {
             Some(Quantity::Reaction { component }) => {
                 let j = need_joint()?;
                 if component == 2 && !sys.joints[j].body2_rotates {
-                    return Err(model.error(o.quantity.span(), "reaction_torque needs a rigid body2".into()));
+                    let message = "reaction_torque needs a body2 with an angle coordinate (a rigid body or a \
+                                   corotational beam node), not a point mass or an ANCF node";
+                    return Err(model.error(o.quantity.span(), message.into()));
                 }
                 OutputKind::Reaction { joint: j, component }
             }
