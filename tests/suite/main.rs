@@ -44,6 +44,7 @@ mod flexible_arm;
 mod flexible_arm_fmu;
 mod flexible_crank_slider;
 mod flexible_crank_slider_fmu;
+mod flexible_four_bar;
 mod floating_frame_beam;
 mod fmi3;
 mod fmi3_c_api;
