@@ -5,6 +5,7 @@ pub mod blob;
 pub mod call_times;
 mod dependencies;
 mod derivatives;
+pub mod energy_balance;
 mod scene;
 mod snapshot;
 mod tuning;
@@ -30,6 +31,7 @@ use crate::mechanics::{History, System};
 use crate::model::ModelError;
 use crate::step_error::StepBudget;
 pub use crate::step_error::StepError;
+use energy_balance::BalanceWatch;
 
 /// Solver settings: from the model's `[solver]` section, overridable from the CLI and as
 /// tunable FMU parameters.
@@ -265,6 +267,8 @@ pub struct Simulation {
     restart_pending: bool,
     /// Located warnings of assembly (`Assembly::warnings`).
     warnings: Vec<ModelError>,
+    /// The energy balance since the start, for the diagnosis of a run that loses it.
+    balance: BalanceWatch,
 }
 
 /// Change the inputs by `change` at the state `s`: the potential energy of the elements that
@@ -318,11 +322,12 @@ impl Simulation {
         let needs_accelerations = outputs.iter().any(|o| o.kind.needs_accelerations());
         let (n, m) = (state.q.len(), state.lambda.len());
         let system_inputs = system.inputs.len();
-        Ok(Simulation {
+        let mut sim = Simulation {
             system,
             outputs,
             input_names: asm.input_names,
             warnings: asm.warnings,
+            balance: BalanceWatch::new((0.0, 0.0)),
             state,
             settings,
             stepper,
@@ -335,7 +340,19 @@ impl Simulation {
             accepted: History::default(),
             input_derivatives: vec![[0.0; 2]; system_inputs],
             restart_pending: false,
-        })
+        };
+        sim.balance = BalanceWatch::new(sim.energy_balance());
+        Ok(sim)
+    }
+
+    /// The change of the energy balance since the start (J; `energy_balance`).
+    pub fn energy_balance_change(&self) -> f64 {
+        self.balance.change(self.energy_balance().0)
+    }
+
+    /// A warning if the run has lost its energy balance (src/simulation/energy_balance.rs).
+    pub fn energy_balance_warning(&self) -> Option<String> {
+        self.balance.warning(self.energy_balance(), self.settings.rho_inf)
     }
 
     pub fn time(&self) -> f64 {
@@ -552,7 +569,17 @@ impl Simulation {
             // This simulation's own snapshot: it fits.
             let _ = self.restore(start);
         }
-        result
+        match result {
+            Ok(()) => {
+                self.balance.observe(self.energy_balance().1);
+                Ok(())
+            }
+            // A run whose energy ran away before the step failed: the failure is its symptom.
+            Err(failure) => Err(match self.energy_balance_warning() {
+                Some(diagnosis) => StepError::AfterEnergyGrowth { failure: Box::new(failure), diagnosis },
+                None => failure,
+            }),
+        }
     }
 
     /// `step_to` without the check of the redundant rows.

@@ -40,6 +40,9 @@ pub enum StepError {
     /// (`Simulation::set_input`); nothing was stepped.
     #[error("at t = {t} the accelerations consistent with the changed inputs could not be computed: {cause}")]
     InputRestart { t: f64, cause: NewtonError },
+    /// A step failed after the run had lost its energy balance (src/simulation/energy_balance.rs).
+    #[error("{failure}\nbefore it stopped, {diagnosis}")]
+    AfterEnergyGrowth { failure: Box<StepError>, diagnosis: String },
 }
 
 /// The internal steps one `step_to` has taken, counted from the stepper's statistics.

@@ -6,8 +6,12 @@
 //! energy_dissipated - energy_supplied keeps its initial value. And the warning of `simulate`
 //! when a whole run loses its energy balance.
 
+use std::ffi::{CString, c_int};
+
+use flexfmu::fmi2::api::*;
 use flexfmu::model::Model;
 
+use crate::common::c_logger::{Messages, callbacks};
 use crate::common::sim::{output, simulation_with};
 
 const ROTOR: &str = r#"[model]
@@ -199,4 +203,30 @@ quantity = "energy_total"
     let o = run("0.5");
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success() && !stderr.contains("warning"), "{stderr}");
+
+    // Through the FMU (rho_inf = 1 is the model's): fmi2Discard, with the same diagnosis logged.
+    let resources = dir.path().join("resources");
+    std::fs::create_dir_all(&resources).unwrap();
+    std::fs::write(resources.join("model.toml"), model).unwrap();
+    let messages = Messages::default();
+    let cb = callbacks(&messages);
+    let name = CString::new("four_bar").unwrap();
+    let token = CString::new(flexfmu::export::variables::guid(model)).unwrap();
+    let uri = CString::new(format!("file://{}", resources.display())).unwrap();
+    const OK: c_int = 0;
+    const DISCARD: c_int = 2;
+    unsafe {
+        let c = fmi2Instantiate(name.as_ptr(), 1, token.as_ptr(), uri.as_ptr(), &cb, 0, 1);
+        assert!(!c.is_null(), "{:?}", messages.lock().unwrap());
+        assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0), OK);
+        assert_eq!(fmi2EnterInitializationMode(c), OK);
+        assert_eq!(fmi2ExitInitializationMode(c), OK);
+        assert_eq!(fmi2DoStep(c, 0.0, 0.5, 1), DISCARD);
+        let logged = messages.lock().unwrap().clone();
+        assert!(
+            logged.iter().any(|(st, _, m)| *st == DISCARD && m.contains("before it stopped, the energy balance")),
+            "{logged:?}"
+        );
+        fmi2FreeInstance(c);
+    }
 }

@@ -1,0 +1,61 @@
+//! The energy balance of a run: energy_total + energy_dissipated − energy_supplied is
+//! constant for the exact motion. A run whose balance changed by more than a small part of the
+//! largest energy in play has not found the motion: `simulate` warns at its end, and a run that
+//! stops on a failed step says so beside the failure (in the command line's error and the
+//! FMU's log), since the failure is then only the symptom.
+
+/// A gain of more than this fraction of the largest energy in play is no physics. Losses are
+/// allowed ten times more, as the methods' numerical damping (rho_inf < 1) removes the energy
+/// of motions the step does not resolve and `energy_dissipated` does not count it (the examples
+/// lose up to 2.6 %: the impact beam, a suddenly loaded cantilever).
+const GAIN_LIMIT: f64 = 0.01;
+const LOSS_LIMIT: f64 = 0.1;
+
+/// The balance at the start of a run and the largest energy in play seen at its communication
+/// points since: a diagnosis, not part of the simulation's state (a restored state keeps
+/// the values of this run).
+#[derive(Debug, Clone, Copy)]
+pub struct BalanceWatch {
+    start: f64,
+    in_play: f64,
+}
+
+impl BalanceWatch {
+    /// From the balance and the energy in play at the start (`Simulation::energy_balance`).
+    pub fn new((balance, in_play): (f64, f64)) -> BalanceWatch {
+        BalanceWatch { start: balance, in_play }
+    }
+
+    /// Note the energy in play at a communication point.
+    pub fn observe(&mut self, in_play: f64) {
+        self.in_play = self.in_play.max(in_play);
+    }
+
+    /// The balance's change since the start (J) at the current `balance`.
+    pub fn change(&self, balance: f64) -> f64 {
+        balance - self.start
+    }
+
+    /// What to tell of the run at the current (balance, energy in play), if its balance
+    /// changed by more than the limits. A gain at rho_inf = 1 is the method's instability on a
+    /// stiff nonlinear model (the trapezoidal rule on flexible beams, Simo & Tarnow, ZAMP 43,
+    /// 1992: a driven four-bar with a steel coupler grew from 1.2 J to 3.3e4 J in 0.18 s with
+    /// every method at rho_inf = 1, and ran at 0.5), which a smaller step does not cure.
+    pub fn warning(&self, (balance, in_play): (f64, f64), rho_inf: f64) -> Option<String> {
+        let (drift, in_play) = (self.change(balance), self.in_play.max(in_play));
+        if drift <= GAIN_LIMIT * in_play && -drift <= LOSS_LIMIT * in_play {
+            return None;
+        }
+        let advice = if drift > 0.0 && rho_inf >= 1.0 {
+            "at rho_inf = 1 nothing damps the motions the step does not resolve, and a stiff nonlinear model \
+             (flexible beams) can grow unstable: take rho_inf < 1 (the default 0.5)"
+        } else {
+            "the step does not resolve this motion; try a smaller step or error_control = true"
+        };
+        Some(format!(
+            "the energy balance (energy_total + energy_dissipated - energy_supplied) changed by {drift:.3e} J, \
+             {:.1} % of the largest energy in play ({in_play:.3e} J): {advice}",
+            100.0 * drift.abs() / in_play
+        ))
+    }
+}
