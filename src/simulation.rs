@@ -373,10 +373,16 @@ impl Simulation {
     /// energy_dissipated and |energy_supplied|.
     pub fn energy_balance(&self) -> (f64, f64) {
         let s = &self.state;
-        let e = self.system.energy(&s.q, &s.v, s.t);
+        // The energy check of the last step has it, unless the state changed since.
+        let (kinetic, potential) = self
+            .stepper
+            .workspace
+            .energy
+            .energy_at(s)
+            .unwrap_or_else(|| self.system.mechanical_energy(&s.q, &s.v, s.t));
         let flow = s.exchanged;
-        let in_play = (e.kinetic + e.potential.abs()).max(flow.dissipated.abs()).max(flow.supplied.abs());
-        (e.kinetic + e.potential + flow.dissipated - flow.supplied, in_play)
+        let in_play = (kinetic + potential.abs()).max(flow.dissipated.abs()).max(flow.supplied.abs());
+        (kinetic + potential + flow.dissipated - flow.supplied, in_play)
     }
 
     /// What assembly changed of the given model, as located warnings (file:line:column; print

@@ -49,6 +49,13 @@ impl EnergyCheck {
         self.valid = false;
     }
 
+    /// The (kinetic, potential) energy of `state` if it is where the last checked step ended.
+    pub fn energy_at(&self, state: &State) -> Option<(f64, f64)> {
+        let e = &self.end;
+        let same = e.t == state.t && e.exchanged == state.exchanged && e.q == state.q && e.v == state.v;
+        (self.valid && same).then_some((e.kinetic, e.potential))
+    }
+
     /// The energy balance of a converged step from `start` to `end` (module doc); `length` is
     /// the model's length (m), its velocity scale per second.
     pub fn check(&mut self, sys: &dyn Dynamics, start: &State, end: &State, length: f64) -> Result<(), NewtonError> {
@@ -59,14 +66,9 @@ impl EnergyCheck {
             let v = vec![length; start.v.len()];
             FLOOR * sys.mechanical_energy(&start.q, &v, start.t).0
         });
-        let e = &mut self.end;
-        let (k0, v0) =
-            if self.valid && e.t == start.t && e.exchanged == start.exchanged && e.q == start.q && e.v == start.v {
-                (e.kinetic, e.potential)
-            } else {
-                sys.mechanical_energy(&start.q, &start.v, start.t)
-            };
+        let (k0, v0) = self.energy_at(start).unwrap_or_else(|| sys.mechanical_energy(&start.q, &start.v, start.t));
         let (k1, v1) = sys.mechanical_energy(&end.q, &end.v, end.t);
+        let e = &mut self.end;
         // The copies reuse their storage (no allocation once they have the state's length).
         e.t = end.t;
         e.q.clone_from(&end.q);
