@@ -55,13 +55,26 @@ pub fn parse_in_pieces(source: &str, piece: usize) -> Option<Definition> {
 /// the previous cut. Such a line inside a multi-line string or array leaves the piece
 /// before it unterminated, so that piece fails to parse (and the text is parsed whole).
 fn cuts(source: &str, piece: usize) -> impl Iterator<Item = usize> + '_ {
-    let mut last = 0;
-    source.match_indices("\n[[").filter_map(move |(i, _)| {
-        let at = i + 1;
-        (at >= last + piece.max(1)).then(|| {
-            last = at;
-            at
-        })
+    let piece = piece.max(1);
+    // The next cut is the first such line starting at `from` or later, found newline by
+    // newline (`find` of a char is a `memchr`, cheaper than searching for "\n[[").
+    let mut from = piece;
+    std::iter::from_fn(move || {
+        loop {
+            let mut i = from - 1;
+            if i >= source.len() {
+                return None;
+            }
+            while !source.is_char_boundary(i) {
+                i += 1;
+            }
+            let at = i + source[i..].find('\n')? + 1;
+            if source[at..].starts_with("[[") {
+                from = at + piece;
+                return Some(at);
+            }
+            from = at + 1;
+        }
     })
 }
 
@@ -432,6 +445,22 @@ mod tests {
         }
         // Pieces without `[model]` in the first.
         assert!(agrees(&format!("{pm}{head}{pm}")));
+    }
+
+    #[test]
+    fn cuts_are_line_starts_opening_with_brackets_a_piece_apart() {
+        let text = "[model]\n[[a]]\nx = 1\n[[b]]\ny = \"é\"\n  [[c]]\n[[d]]\n[x]\n[[e]]\n";
+        for piece in 0..text.len() + 2 {
+            let mut expected = Vec::new();
+            let mut last = 0;
+            for (i, _) in text.match_indices("\n[[") {
+                if i + 1 >= last + piece.max(1) {
+                    last = i + 1;
+                    expected.push(i + 1);
+                }
+            }
+            assert_eq!(cuts(text, piece).collect::<Vec<_>>(), expected, "{piece}");
+        }
     }
 
     #[test]
