@@ -79,6 +79,9 @@ pub fn check(args: CheckArgs) -> Result<()> {
         let vars = Variables::new(&model)?;
         super::print_warnings(&vars.warnings);
         println!("{}: ok, {} variables, guid {}", model.name(), vars.list.len(), guid(&model.source));
+        // The process ends here: freeing a large model's allocations one by one (a million
+        // for 100,000 bodies) would take 7 % of the check.
+        std::mem::forget((model, vars));
         return Ok(());
     }
     let file = std::fs::File::open(&args.path).with_context(|| format!("cannot open {}", args.path.display()))?;

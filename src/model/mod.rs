@@ -1,6 +1,8 @@
 //! Model files: parsing, parameters, and errors that point at file:line:column.
 
+mod chunks;
 pub mod expr;
+mod number;
 pub mod schema;
 pub mod xml_text;
 
@@ -108,7 +110,7 @@ impl Model {
             let (line, column) = line_column(source, span.map_or(0, |s| s.start));
             ModelError { file: file.to_string(), line, column, message }
         };
-        let definition: Definition = toml::from_str(source).map_err(|e| {
+        let definition = parse_definition(source).map_err(|e| {
             let msg = e.message().trim_end().to_string();
             locate(e.span(), msg)
         })?;
@@ -507,6 +509,17 @@ impl<'a> Scope<'a> {
             _ => Err(self.model.error(t.span(), format!("in a spatial model, {what} is a vector [x, y, z]"))),
         }
     }
+}
+
+/// The model text's definition: a large text in pieces (src/model/chunks.rs), or whole when
+/// that cannot be done or fails (so that any error is the whole text's).
+fn parse_definition(source: &str) -> Result<Definition, toml::de::Error> {
+    if source.len() >= 2 * chunks::PIECE {
+        if let Some(definition) = chunks::parse_in_pieces(source, chunks::PIECE) {
+            return Ok(definition);
+        }
+    }
+    toml::from_str(source)
 }
 
 fn is_identifier(s: &str) -> bool {

@@ -5,8 +5,9 @@ use serde::Deserialize;
 use toml::Spanned;
 
 /// A number, or an expression over the model's parameters (and, for loads, `t` and inputs).
-#[derive(Debug, Clone, Deserialize, PartialEq)]
-#[serde(untagged)]
+/// Deserialized as `#[serde(untagged)]` would (src/model/number.rs), without buffering
+/// every number first.
+#[derive(Debug, Clone, PartialEq)]
 pub enum Number {
     Value(f64),
     Expr(String),
