@@ -385,7 +385,8 @@ impl<'a> Scope<'a> {
                 let hint = if time_allowed {
                     " (parameters, inputs and t may appear here)"
                 } else {
-                    " (only parameters may appear here)"
+                    " (only parameters may appear here; the time t and inputs only in load values, drives and free \
+                     lengths)"
                 };
                 let string = self
                     .model
