@@ -465,5 +465,10 @@ fn unknown_names_in_a_free_length_are_located_errors_naming_what_may_appear() {
     // An input is still refused where only parameters may appear.
     let (e, line) = refused(&text, "servo.toml", "stiffness = \"k\"", "stiffness = \"u\"");
     assert_eq!(e.line, line, "{e}");
-    assert!(e.message.contains("(only parameters may appear here)"), "{e}");
+    assert!(
+        e.message.contains(
+            "(only parameters may appear here; the time t and inputs only in load values, drives and free lengths)"
+        ),
+        "{e}"
+    );
 }
