@@ -55,6 +55,7 @@ pub fn run(args: InfoArgs) -> Result<()> {
     );
     for v in &vars.list {
         let causality = match v.role {
+            Role::Parameter(_) if v.tunable => "parameter (tunable)",
             Role::Parameter(_) => "parameter (fixed)",
             Role::Solver(_) => "parameter (tunable)",
             Role::Input(_) => "input",

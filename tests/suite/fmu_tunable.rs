@@ -170,3 +170,27 @@ fn a_tunable_change_supplies_the_energy_it_adds() {
     );
     assert!(drift < 1e-7, "{drift}");
 }
+
+/// `flexfmu info` shows each parameter as the FMU declares it (a probe found every model
+/// parameter shown as fixed while modelDescription.xml declared k, m, ... tunable).
+#[test]
+fn info_shows_the_variability_the_fmu_declares() {
+    for model in ["crank_slider", "impact_beam"] {
+        let fmu = fixture(model);
+        let path = common::sim::model_path(model);
+        let out = std::process::Command::new(common::cli::EXE).arg("info").arg(&path).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut checked = 0;
+        for v in fmu.vars.list.iter().filter(|v| matches!(v.role, flexfmu::export::variables::Role::Parameter(_))) {
+            let line = text
+                .lines()
+                .find(|l| l.split_whitespace().next() == Some(v.name.as_str()))
+                .unwrap_or_else(|| panic!("{model}: no line for {} in\n{text}", v.name));
+            let declared = if variability(&fmu, &v.name).contains("tunable") { "(tunable)" } else { "(fixed)" };
+            assert!(line.contains(declared), "{model}: {} is {declared} in the FMU; info says: {line}", v.name);
+            checked += 1;
+        }
+        assert!(checked > 3, "{model}: {checked} parameters");
+    }
+}
