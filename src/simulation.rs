@@ -806,14 +806,44 @@ impl Simulation {
     /// Phi(q, t) = 0 at time `t` (loads and drives at t, the inputs as set), by Newton's method
     /// from the current configuration (src/analysis/statics.rs); the state is then at rest
     /// there (v = a = 0), with the static reactions as multipliers. Loads that grow with t are
-    /// load increments: a sequence of times follows a large deflection. Returns the Newton
+    /// load increments: a sequence of times follows a large deflection, and an increment
+    /// whose Newton iteration does not converge is halved, up to `STATIC_HALVINGS` times
+    /// (the equilibria in between are passed through, not kept). Returns the Newton
     /// iterations; on failure the state is unchanged.
     pub fn settle_static(&mut self, t: f64) -> Result<usize, String> {
+        use crate::analysis::statics::{StaticsError, static_equilibrium};
+        /// An increment is halved at most this often: 1/1024 of it at the smallest, and at
+        /// most 1024 + 10 solves per call.
+        const STATIC_HALVINGS: u32 = 10;
         let s = &self.state;
         let (mut q, mut lambda) = (s.q.clone(), s.lambda.clone());
-        let iterations =
-            crate::analysis::statics::static_equilibrium(&self.system, &mut q, &mut lambda, t, self.settings.tolerance)
-                .map_err(|e| format!("static equilibrium at t = {t}: {e}"))?;
+        let (mut reached, mut increment, mut halvings, mut iterations) = (s.t, t - s.t, 0, 0);
+        loop {
+            let target = if halvings == 0 { t } else { (reached + increment).min(t) };
+            let (q0, lambda0) = (q.clone(), lambda.clone());
+            match static_equilibrium(&self.system, &mut q, &mut lambda, target, self.settings.tolerance) {
+                Ok(n) => {
+                    iterations += n;
+                    reached = target;
+                    if target == t {
+                        break;
+                    }
+                }
+                Err(StaticsError::NotConverged(_)) if halvings < STATIC_HALVINGS && increment != 0.0 => {
+                    (q, lambda) = (q0, lambda0);
+                    increment *= 0.5;
+                    halvings += 1;
+                }
+                Err(e) => {
+                    let tried = if halvings > 0 {
+                        format!(" (the increment halved {halvings} times, to {increment:.3e} from t = {reached})")
+                    } else {
+                        String::new()
+                    };
+                    return Err(format!("static equilibrium at t = {target}: {e}{tried}"));
+                }
+            }
+        }
         let s = &mut self.state;
         (s.q, s.lambda, s.t) = (q, lambda, t);
         s.v.fill(0.0);
