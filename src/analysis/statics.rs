@@ -2,7 +2,8 @@
 //!   g(q, t) + Phi_q^T lambda = 0,   Phi(q, t) = 0,
 //! by Newton's method on [dq, dlambda] with the Newton matrix of the `Dynamics` contract
 //! taken with the stiffness coefficient only (K + (Phi_q^T lambda)_q and Phi_q), factorized
-//! with the sparse LU. No load stepping here: `Simulation::settle_static` calls it over load increments, halving one that does not converge.
+//! with the sparse LU. No load stepping here: `Simulation::settle_static` calls it over load
+//! increments, halving one that does not converge.
 
 use crate::integrators::{Dynamics, TangentCoefficients};
 use crate::linalg::SparseLu;
