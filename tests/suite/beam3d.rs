@@ -462,14 +462,15 @@ fn section_mass_given_apart_from_the_stiffness_sets_the_frequencies() {
         println!("  {what}: {nearest:.4} Hz vs theory {reference:.4} Hz ({:+.3} %)", 100.0 * err);
         assert!(err.abs() < 0.01, "{what}: {nearest} vs {reference}");
     }
-    // Located errors: a non-positive value, and the keys in a planar model.
+    // Located errors: a non-positive value, and `rotary_inertia` in a planar model (planar
+    // beams take `mass_per_length` alone: tests/suite/beam_models.rs).
     let bad = text.replace("mass_per_length = 1.7", "mass_per_length = -1.0");
     let e = Model::parse(&bad, "bad.toml")
         .and_then(|m| flexfmu::mechanics::assemble::assemble(&m, &m.default_parameters()).map(|_| ()));
     let message = e.unwrap_err().to_string();
     assert!(message.starts_with("bad.toml:9:") && message.contains("mass_per_length"), "{message}");
     let planar = "[model]\nname = \"p\"\n[[beams]]\nname = \"b\"\nstart = [0.0, 0.0]\nend = [1.0, 0.0]\nelements = 2\n\
-                  section = { area = 1e-4, inertia = 1e-9, mass_per_length = 1.0 }\nmaterial = { E = 2e11, nu = 0.3, rho = 7850.0 }\n";
+                  section = { area = 1e-4, inertia = 1e-9, rotary_inertia = [1.0] }\nmaterial = { E = 2e11, nu = 0.3, rho = 7850.0 }\n";
     let e = Model::parse(planar, "p.toml")
         .and_then(|m| flexfmu::mechanics::assemble::assemble(&m, &m.default_parameters()).map(|_| ()));
     let message = e.unwrap_err().to_string();

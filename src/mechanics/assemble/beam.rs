@@ -48,7 +48,6 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
             (sec.iy.as_ref().map(|v| v.span()), "section.iy"),
             (sec.iz.as_ref().map(|v| v.span()), "section.iz"),
             (sec.j.as_ref().map(|v| v.span()), "section.j"),
-            (sec.mass_per_length.as_ref().map(|v| v.span()), "section.mass_per_length"),
             (sec.rotary_inertia.as_ref().map(|v| v.span()), "section.rotary_inertia"),
         ];
         if let Some((Some(span), key)) = spatial_only.into_iter().find(|(s, _)| s.is_some()) {
@@ -64,6 +63,12 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
                 return Err(model
                     .error(bd.section.span(), "section needs either { width, height } or { area, inertia }".into()));
             }
+        };
+        // The mass per length given apart from the stiffness: the density it makes of the
+        // section (rho A = m; the rotary inertia rho I = m I / A follows the section's shape).
+        let rho = match &sec.mass_per_length {
+            Some(m) => b.scope.positive(m, "mass_per_length")? / area,
+            None => rho,
         };
         let shear_factor = match &sec.shear_factor {
             Some(k) => b.scope.positive(k, "shear_factor")?,
