@@ -391,6 +391,11 @@ impl Simulation {
         &self.warnings
     }
 
+    /// Whether input `index` moves a driven joint (its drive reads the input).
+    pub fn input_drives_a_joint(&self, index: usize) -> bool {
+        self.system.constraints.iter().any(|c| c.drive.as_ref().is_some_and(|d| d.reads_input(index)))
+    }
+
     pub fn input_names(&self) -> &[String] {
         &self.input_names
     }

@@ -47,6 +47,10 @@ pub struct Instance {
     /// The state before the current doStep, to return to if its outputs cannot be computed;
     /// kept between calls so that taking it allocates nothing once it has the model's sizes.
     rollback: Option<Snapshot>,
+    /// An input that moves a driven joint, changed in step mode since the last step; and
+    /// whether the warning that it was held (no derivatives) was logged (once per instance).
+    drive_input_changed: Option<usize>,
+    held_drive_warned: bool,
 }
 
 impl Instance {
@@ -83,6 +87,8 @@ impl Instance {
             tunable_marked: false,
             step_times: CallTimes::default(),
             rollback: None,
+            drive_input_changed: None,
+            held_drive_warned: false,
             model,
             guid,
             vars,
@@ -378,6 +384,9 @@ impl Instance {
                     if let Err(e) = sim.set_input(i, x) {
                         return self.error(&format!("{function}: {e}"));
                     }
+                    if self.state == State::StepComplete && x != self.inputs[i] && sim.input_drives_a_joint(i) {
+                        self.drive_input_changed.get_or_insert(i);
+                    }
                 }
                 self.inputs[i] = x;
                 Status::Ok
@@ -491,6 +500,22 @@ impl Instance {
                 return self.error(&format!("{function}: solver settings refused: {e}; kept the previous ones"));
             }
         }
+        // A drive's input changed without its derivatives: the drive jumps (docs/model-file.md,
+        // driven joints). Told once per instance.
+        if let Some(i) = self.drive_input_changed.take() {
+            if self.input_derivatives[i] == [0.0; 2] && !self.held_drive_warned {
+                self.held_drive_warned = true;
+                let message = format!(
+                    "{function}: input '{}' moves a driven joint and was changed without its derivatives: the \
+                     drive jumps at each communication point, and the motion and drive force are then wrong; give \
+                     them with fmi2SetRealInputDerivatives (FMI 3.0 Co-Simulation has none: take short \
+                     communication steps of a smooth input) (told once)",
+                    sim.input_names()[i]
+                );
+                self.log(Status::Warning, Category::StatusWarning, &message);
+            }
+        }
+        let Some(sim) = self.sim.as_mut() else { return Status::Error };
         let before = self.rollback.get_or_insert_with(|| sim.copy_state());
         sim.copy_state_into(before);
         for (i, d) in self.input_derivatives.iter_mut().enumerate() {
