@@ -269,6 +269,8 @@ pub struct Simulation {
     warnings: Vec<ModelError>,
     /// The energy balance since the start, for the diagnosis of a run that loses it.
     balance: BalanceWatch,
+    /// Per input, whether a driven joint's drive reads it (the FMU asks at every set input).
+    driving_inputs: Vec<bool>,
 }
 
 /// Change the inputs by `change` at the state `s`: the potential energy of the elements that
@@ -322,12 +324,16 @@ impl Simulation {
         let needs_accelerations = outputs.iter().any(|o| o.kind.needs_accelerations());
         let (n, m) = (state.q.len(), state.lambda.len());
         let system_inputs = system.inputs.len();
+        let driving_inputs = (0..system_inputs)
+            .map(|i| system.constraints.iter().any(|c| c.drive.as_ref().is_some_and(|d| d.reads_input(i))))
+            .collect();
         let mut sim = Simulation {
             system,
             outputs,
             input_names: asm.input_names,
             warnings: asm.warnings,
             balance: BalanceWatch::new((0.0, 0.0)),
+            driving_inputs,
             state,
             settings,
             stepper,
@@ -393,7 +399,7 @@ impl Simulation {
 
     /// Whether input `index` moves a driven joint (its drive reads the input).
     pub fn input_drives_a_joint(&self, index: usize) -> bool {
-        self.system.constraints.iter().any(|c| c.drive.as_ref().is_some_and(|d| d.reads_input(index)))
+        self.driving_inputs.get(index).copied().unwrap_or(false)
     }
 
     pub fn input_names(&self) -> &[String] {
