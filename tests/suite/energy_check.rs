@@ -6,12 +6,12 @@
 //! energy_dissipated - energy_supplied keeps its initial value. And the warning of `simulate`
 //! when a whole run loses its energy balance.
 
-use std::ffi::{CString, c_int};
+use std::ffi::c_int;
 
 use flexfmu::fmi2::api::*;
 use flexfmu::model::Model;
 
-use crate::common::c_logger::{Messages, callbacks};
+use crate::common::c_logger::{Messages, TextInstance, callbacks};
 use crate::common::sim::{output, simulation_with};
 
 const ROTOR: &str = r#"[model]
@@ -121,60 +121,15 @@ fn simulate_warns_when_the_energy_balance_is_lost() {
 /// balance within 3 % of the energy in play).
 #[test]
 fn a_run_whose_energy_ran_away_says_so_when_it_stops() {
-    let model = r#"[model]
-name = "four_bar"
-gravity = [0.0, -9.81]
-[solver]
-rho_inf = 1.0
-stop_time = 0.5
-output_interval = 0.01
-[[rigid_bodies]]
-name = "crank"
-mass = 0.2
-inertia = 1.6667e-4
-position = [0.0, 0.05]
-angle = 1.5707963267948966
-[[beams]]
-name = "coupler"
-start = [0.0, 0.1]
-end = [0.3489041676410869, 0.29561667056434726]
-elements = 4
-section = { width = 0.01, height = 0.005 }
-material = { E = 2.1e11, nu = 0.3, rho = 7850.0 }
-[[rigid_bodies]]
-name = "rocker"
-mass = 0.5
-inertia = 3.75e-3
-position = [0.37445208382054345, 0.14780833528217363]
-angle = 1.7419501646378182
-[[joints]]
-name = "O"
-type = "revolute"
-body2 = "crank"
-point = [0.0, 0.0]
-drive = "1.5707963267948966 + 10*t"
-[[joints]]
-name = "A"
-type = "revolute"
-body1 = "crank"
-body2 = "coupler.start"
-[[joints]]
-name = "B"
-type = "revolute"
-body1 = "coupler.end"
-body2 = "rocker"
-[[joints]]
-name = "D"
-type = "revolute"
-body2 = "rocker"
-point = [0.4, 0.0]
-[[outputs]]
-name = "E"
-quantity = "energy_total"
-"#;
+    // The user's four-bar of tests/suite/flexible_four_bar.rs with joint B at the rocker's
+    // reference point (its middle, the default), at rho_inf = 1.
+    let model = crate::flexible_four_bar::MODEL
+        .replacen("[solver]\nstop_time = 2.0", "[solver]\nrho_inf = 1.0\nstop_time = 0.5\noutput_interval = 0.01", 1)
+        .replacen("body2 = \"rocker\"\npoint = [\"Bx\", \"By\"]\n", "body2 = \"rocker\"\n", 1);
+    assert!(model.contains("rho_inf = 1.0") && !model.contains("point = [\"Bx\""));
     let dir = tempfile::tempdir().unwrap();
     let (path, csv) = (dir.path().join("four_bar.toml"), dir.path().join("out.csv"));
-    std::fs::write(&path, model).unwrap();
+    std::fs::write(&path, &model).unwrap();
     let run = |rho_inf: &str| {
         std::process::Command::new(crate::common::cli::EXE)
             .arg("simulate")
@@ -191,12 +146,9 @@ quantity = "energy_total"
         stderr.contains("before it stopped, the energy balance") && stderr.contains("take rho_inf < 1"),
         "{stderr}"
     );
-    let energies: Vec<f64> = std::fs::read_to_string(&csv)
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').nth(1).unwrap().parse().unwrap())
-        .collect();
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let column = text.lines().next().unwrap().split(',').position(|c| c == "E").unwrap();
+    let energies: Vec<f64> = text.lines().skip(1).map(|l| l.split(',').nth(column).unwrap().parse().unwrap()).collect();
     let (first, last) = (energies[0], energies[energies.len() - 1]);
     eprintln!("rho_inf 1: {} rows, energy {first:.3} J -> {last:.3e} J; {stderr}", energies.len());
     assert!(last > 100.0 * first, "the energy ran away: {first} J -> {last} J");
@@ -205,28 +157,15 @@ quantity = "energy_total"
     assert!(o.status.success() && !stderr.contains("warning"), "{stderr}");
 
     // Through the FMU (rho_inf = 1 is the model's): fmi2Discard, with the same diagnosis logged.
-    let resources = dir.path().join("resources");
-    std::fs::create_dir_all(&resources).unwrap();
-    std::fs::write(resources.join("model.toml"), model).unwrap();
     let messages = Messages::default();
     let cb = callbacks(&messages);
-    let name = CString::new("four_bar").unwrap();
-    let token = CString::new(flexfmu::export::variables::guid(model)).unwrap();
-    let uri = CString::new(format!("file://{}", resources.display())).unwrap();
-    const OK: c_int = 0;
+    let instance = TextInstance::new(&model, &cb);
+    instance.initialize();
     const DISCARD: c_int = 2;
-    unsafe {
-        let c = fmi2Instantiate(name.as_ptr(), 1, token.as_ptr(), uri.as_ptr(), &cb, 0, 1);
-        assert!(!c.is_null(), "{:?}", messages.lock().unwrap());
-        assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0), OK);
-        assert_eq!(fmi2EnterInitializationMode(c), OK);
-        assert_eq!(fmi2ExitInitializationMode(c), OK);
-        assert_eq!(fmi2DoStep(c, 0.0, 0.5, 1), DISCARD);
-        let logged = messages.lock().unwrap().clone();
-        assert!(
-            logged.iter().any(|(st, _, m)| *st == DISCARD && m.contains("before it stopped, the energy balance")),
-            "{logged:?}"
-        );
-        fmi2FreeInstance(c);
-    }
+    assert_eq!(unsafe { fmi2DoStep(instance.c, 0.0, 0.5, 1) }, DISCARD);
+    let logged = messages.lock().unwrap().clone();
+    assert!(
+        logged.iter().any(|(st, _, m)| *st == DISCARD && m.contains("before it stopped, the energy balance")),
+        "{logged:?}"
+    );
 }

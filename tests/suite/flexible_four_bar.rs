@@ -15,7 +15,9 @@ use flexfmu::simulation::{Simulation, SolverSettings};
 
 use crate::common::sim::output;
 
-const MODEL: &str = r#"[model]
+/// The four-bar (also the unstable run of tests/suite/energy_check.rs, its coupler pinned to
+/// the rocker's middle).
+pub(crate) const MODEL: &str = r#"[model]
 name = "four_bar"
 gravity = [0.0, -9.81]
 [parameters]

@@ -89,22 +89,16 @@ fn every_method_is_second_order_under_held_inputs() {
 /// the derivatives (fmi2SetRealInputDerivatives) it says nothing.
 #[test]
 fn a_held_input_of_a_drive_is_warned_of_once() {
-    use crate::common::c_logger::{Messages, callbacks};
-    use flexfmu::export::variables::{Variables, guid};
+    use crate::common::c_logger::{Messages, TextInstance, callbacks};
+    use flexfmu::export::variables::Variables;
     use flexfmu::fmi2::api::*;
-    use std::ffi::{CString, c_int};
+    use std::ffi::c_int;
     let model = "[model]\nname = \"servo\"\ngravity = [0.0, -9.81]\n[[inputs]]\nname = \"u\"\n\
                  [[rigid_bodies]]\nname = \"arm\"\nmass = 1.0\ninertia = 0.01\nposition = [0.0, -0.3]\n\
                  [[joints]]\nname = \"pivot\"\ntype = \"revolute\"\nbody2 = \"arm\"\npoint = [0.0, 0.0]\n\
                  drive = \"u\"\n[[outputs]]\nname = \"torque\"\nquantity = \"drive_force\"\njoint = \"pivot\"\n";
-    let dir = tempfile::tempdir().unwrap();
-    let resources = dir.path().join("resources");
-    std::fs::create_dir_all(&resources).unwrap();
-    std::fs::write(resources.join("model.toml"), model).unwrap();
     let vars = Variables::new(&Model::parse(model, "servo.toml").unwrap()).unwrap();
     let u = vars.list.iter().find(|v| v.name == "u").unwrap().vr;
-    let (name, token) = (CString::new("servo").unwrap(), CString::new(guid(model)).unwrap());
-    let uri = CString::new(format!("file://{}", resources.display())).unwrap();
     const OK: c_int = 0;
     const WARNING: c_int = 1;
     // Three steps, the input ramped at 1e-3 rad/s (1e-5 rad per 10 ms step), with or without
@@ -112,12 +106,10 @@ fn a_held_input_of_a_drive_is_warned_of_once() {
     let warnings = |with_derivatives: bool| {
         let messages = Messages::default();
         let cb = callbacks(&messages);
+        let instance = TextInstance::new(model, &cb);
+        instance.initialize();
+        let c = instance.c;
         unsafe {
-            let c = fmi2Instantiate(name.as_ptr(), 1, token.as_ptr(), uri.as_ptr(), &cb, 0, 1);
-            assert!(!c.is_null(), "{:?}", messages.lock().unwrap());
-            assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0), OK);
-            assert_eq!(fmi2EnterInitializationMode(c), OK);
-            assert_eq!(fmi2ExitInitializationMode(c), OK);
             for k in 0..3 {
                 let t = k as f64 * 0.01;
                 assert_eq!(fmi2SetReal(c, [u].as_ptr(), 1, [1e-3 * t].as_ptr()), OK);
@@ -126,8 +118,8 @@ fn a_held_input_of_a_drive_is_warned_of_once() {
                 }
                 assert_eq!(fmi2DoStep(c, t, 0.01, 1), OK);
             }
-            fmi2FreeInstance(c);
         }
+        drop(instance);
         let logged = messages.lock().unwrap().clone();
         logged.into_iter().filter(|(st, _, m)| *st == WARNING && m.contains("moves a driven joint")).count()
     };

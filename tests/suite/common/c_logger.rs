@@ -38,3 +38,44 @@ pub fn callbacks(messages: &Messages) -> CallbackFunctions {
         component_environment: messages as *const Messages as *mut c_void,
     }
 }
+
+/// A model text as an FMU's `resources/model.toml` in a temporary directory, instantiated
+/// in-process (fmi2Instantiate: co-simulation, logging on) with the callbacks `cb`, which
+/// must outlive it; freed (fmi2FreeInstance) when dropped.
+pub struct TextInstance {
+    pub c: *mut c_void,
+    _dir: tempfile::TempDir,
+}
+
+impl TextInstance {
+    pub fn new(text: &str, cb: &CallbackFunctions) -> TextInstance {
+        use flexfmu::fmi2::api::fmi2Instantiate;
+        use std::ffi::CString;
+        let dir = tempfile::tempdir().unwrap();
+        let resources = dir.path().join("resources");
+        std::fs::create_dir_all(&resources).unwrap();
+        std::fs::write(resources.join("model.toml"), text).unwrap();
+        let name = CString::new("inst").unwrap();
+        let token = CString::new(flexfmu::export::variables::guid(text)).unwrap();
+        let uri = CString::new(format!("file://{}", resources.display())).unwrap();
+        let c = unsafe { fmi2Instantiate(name.as_ptr(), 1, token.as_ptr(), uri.as_ptr(), cb, 0, 1) };
+        assert!(!c.is_null(), "fmi2Instantiate refused the model");
+        TextInstance { c, _dir: dir }
+    }
+
+    /// fmi2SetupExperiment at t = 0 without tolerance or stop time, then initialization.
+    pub fn initialize(&self) {
+        use flexfmu::fmi2::api::*;
+        unsafe {
+            assert_eq!(fmi2SetupExperiment(self.c, 0, 0.0, 0.0, 0, 0.0), 0);
+            assert_eq!(fmi2EnterInitializationMode(self.c), 0);
+            assert_eq!(fmi2ExitInitializationMode(self.c), 0);
+        }
+    }
+}
+
+impl Drop for TextInstance {
+    fn drop(&mut self) {
+        unsafe { flexfmu::fmi2::api::fmi2FreeInstance(self.c) };
+    }
+}
