@@ -18,7 +18,7 @@
 
 use super::integrator::TimeIntegrator;
 use super::newton::{Iterate, NewtonError, StepContext};
-use super::stages::{BackwardFormula, StepBuffers, extrapolate, trapezoidal_substep};
+use super::stages::{BackwardFormula, StepBuffers, extrapolate, trapezoidal_substep, work_along};
 use super::{Method, State};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -82,13 +82,11 @@ impl TimeIntegrator for BatheParameters {
     ) -> Result<(), NewtonError> {
         let gh = self.gamma * h;
         let [q0, q1, q2] = self.q;
-        let power0 = cx.power(&s.q, &s.v, &s.lambda, s.t);
 
         // Sub-step 1: trapezoidal rule over gamma*h.
         cx.predict((&s.a, &s.lambda), gh, (&mut b.s1.a, &mut b.s1.lambda));
         let bases = (&mut b.q_base[..], &mut b.v_base[..]);
         trapezoidal_substep(cx, (&s.q, &s.v, &s.a), (s.t + gh, gh), bases, b.s1.iterate())?;
-        let power1 = cx.power(&b.s1.q, &b.s1.v, &b.s1.lambda, s.t + gh);
 
         // Sub-step 2: the rho_inf-Bathe three-point formula over h. With v_1 = v_base + q2 h a_1,
         // q_1 = q_0 + h (q0 v_0 + q1 v_g) + q2 h v_1: dv/da = q2 h, dq/da = (q2 h)^2.
@@ -100,10 +98,14 @@ impl TimeIntegrator for BatheParameters {
         let points = [(&s.v[..], &s.a[..]), (&b.s1.v[..], &b.s1.a[..])];
         let bases = (&mut b.q_base[..], &mut b.v_base[..]);
         formula.substep(cx, (s.t + h, h), (&s.q, points), bases, Iterate::of_state(out))?;
-        let power2 = cx.power(&out.q, &out.v, &out.lambda, s.t + h);
-        // Dissipated energy with the method's own quadrature: the weights q0, q1, q2 of sub-step 2
-        // on the nodes (0, gamma, 1) (exact for linear power, second order).
-        out.exchanged = s.exchanged + formula.exchanged(h, [power0, power1], power2);
+        // Dissipated and supplied energy: the work along the step of the forces averaged with
+        // the weights q0, q1, q2 of sub-step 2 on the nodes (0, gamma, 1) (`work_along`).
+        let points = [
+            (&s.q[..], &s.v[..], &s.lambda[..], s.t),
+            (&b.s1.q[..], &b.s1.v[..], &b.s1.lambda[..], s.t + gh),
+            (&out.q[..], &out.v[..], &out.lambda[..], s.t + h),
+        ];
+        out.exchanged = s.exchanged + work_along(cx, h, points, [q0, q1, q2]);
         out.t = s.t + h;
         out.aux.copy_from_slice(&out.a);
         Ok(())

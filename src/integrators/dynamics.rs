@@ -29,6 +29,38 @@ pub struct EnergyFlow {
     pub supplied: f64,
 }
 
+/// A point of a step, where the power is evaluated: (q, v, lambda, t).
+pub type StepPoint<'a> = (&'a [f64], &'a [f64], &'a [f64], f64);
+
+/// A step's motion, along which the non-conservative forces work (`Dynamics::power`): the
+/// coordinates at its start and end, and its size h.
+#[derive(Debug, Clone, Copy)]
+pub struct Stride<'a> {
+    pub start: &'a [f64],
+    pub end: &'a [f64],
+    pub h: f64,
+}
+
+impl Stride<'_> {
+    /// The mean rate (f(end) - f(start))/h of a quantity of the coordinates over the step (a
+    /// damper's deformation, a contact's penetration).
+    pub fn rate(&self, f: impl Fn(&[f64]) -> f64) -> f64 {
+        (f(self.end) - f(self.start)) / self.h
+    }
+
+    /// The mean rates of `n` quantities of the coordinates, computed by `f(q, out)`
+    /// (`out` has n entries).
+    pub fn rates<const N: usize>(&self, f: impl Fn(&[f64]) -> [f64; N]) -> [f64; N] {
+        let (a, b) = (f(self.start), f(self.end));
+        std::array::from_fn(|k| (b[k] - a[k]) / self.h)
+    }
+
+    /// The mean velocity (end_i - start_i)/h of coordinate i.
+    pub fn velocity(&self, i: usize) -> f64 {
+        (self.end[i] - self.start[i]) / self.h
+    }
+}
+
 impl std::ops::Add for EnergyFlow {
     type Output = EnergyFlow;
     fn add(self, o: EnergyFlow) -> EnergyFlow {
@@ -84,8 +116,10 @@ pub trait Dynamics {
     /// Kinetic and potential energy at (q, v, t) (J).
     fn mechanical_energy(&self, q: &[f64], v: &[f64], t: f64) -> (f64, f64);
     /// The power dampers dissipate and loads, drives and moving free lengths supply at
-    /// (q, v, lambda, t) (W).
-    fn power(&self, q: &[f64], v: &[f64], lambda: &[f64], t: f64) -> EnergyFlow;
+    /// (q, v, lambda, t) over the step `stride` (W): each force at (q, v, t) times the mean
+    /// rate over the step of what it works on (`Element::power`); as the step shrinks to
+    /// q_end = q_start + h v, the power at v (`stages::work_along`).
+    fn power(&self, q: &[f64], v: &[f64], lambda: &[f64], t: f64, stride: &Stride) -> EnergyFlow;
     /// The stepper is about to evaluate the system at these times (the start and stages of
     /// one step, possibly repeated): a system may precompute what depends only on time and
     /// its history (the fractional dampers' series). Evaluations at other times must give

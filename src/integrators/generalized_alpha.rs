@@ -7,7 +7,7 @@
 
 use super::integrator::TimeIntegrator;
 use super::newton::{Iterate, NewtonError, Stage, StepContext};
-use super::stages::{StepBuffers, trapezoidal_exchange};
+use super::stages::{StepBuffers, work_along};
 use super::{Method, State};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -68,13 +68,13 @@ impl TimeIntegrator for GeneralizedAlphaParameters {
         }
         cx.predict((&s.a, &s.lambda), h, (&mut out.a, &mut out.lambda));
         let stage = Stage::new(s.t + h, &b.q_base, &b.v_base, beta * h * h * c, gamma * h * c);
-        let power0 = cx.power(&s.q, &s.v, &s.lambda, s.t);
         cx.solve(&stage, Iterate::of_state(out))?;
-        let power1 = cx.power(&out.q, &out.v, &out.lambda, s.t + h);
         for i in 0..n {
             out.aux[i] = c * out.a[i] + (alpha_f * s.a[i] - alpha_m * s.aux[i]) / (1.0 - alpha_m);
         }
-        out.exchanged = s.exchanged + trapezoidal_exchange(h, power0, power1);
+        // The work of the mean of the end forces along the step (`work_along`).
+        let points = [(&s.q[..], &s.v[..], &s.lambda[..], s.t), (&out.q[..], &out.v[..], &out.lambda[..], s.t + h)];
+        out.exchanged = s.exchanged + work_along(cx, h, points, [0.5, 0.5]);
         out.t = s.t + h;
         Ok(())
     }

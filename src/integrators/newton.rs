@@ -12,7 +12,7 @@
 
 use super::constraints::{BaumgarteConstants, ConstraintTreatment};
 use super::convergence::{ConstraintError, IncrementScale, can_converge, converged};
-use super::dynamics::{Dynamics, EnergyFlow, TangentCoefficients};
+use super::dynamics::{Dynamics, EnergyFlow, StepPoint, Stride, TangentCoefficients};
 use super::energy_check::EnergyCheck;
 use super::predictor::{Known, StageMemory, extrapolate_through};
 use crate::linalg::{FactorizationError, SparseLu, SparseMatrix};
@@ -705,9 +705,10 @@ impl StepContext<'_> {
         }
     }
 
-    /// The power dissipated and supplied at (q, v, lambda, t) (`Dynamics::power`).
-    pub fn power(&self, q: &[f64], v: &[f64], lambda: &[f64], t: f64) -> EnergyFlow {
-        self.sys.power(q, v, lambda, t)
+    /// The power dissipated and supplied at (q, v, lambda, t) over the step `stride`
+    /// (`Dynamics::power`).
+    pub fn power(&self, (q, v, lambda, t): StepPoint, stride: &Stride) -> EnergyFlow {
+        self.sys.power(q, v, lambda, t, stride)
     }
 }
 

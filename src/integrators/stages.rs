@@ -6,7 +6,7 @@
 //! v = v_base + gamma' a, q = q_base + beta' a.
 
 use super::State;
-use super::dynamics::EnergyFlow;
+use super::dynamics::{EnergyFlow, StepPoint, Stride};
 use super::newton::{Iterate, NewtonError, Stage, StepContext};
 use super::predictor::StageMemory;
 
@@ -123,16 +123,6 @@ impl<const K: usize> BackwardFormula<K> {
         let th = self.last * h;
         cx.solve(&Stage::new(t, q_base, v_base, th * th, th), x)
     }
-
-    /// The energy dissipated and supplied over the step by the formula's own quadrature of
-    /// the powers (its weights on the points and the end; second order).
-    pub fn exchanged(&self, h: f64, powers: [EnergyFlow; K], end: EnergyFlow) -> EnergyFlow {
-        let mut sum = self.weights[0] * powers[0];
-        for (w, &p) in self.weights.iter().zip(&powers).skip(1) {
-            sum = sum + *w * p;
-        }
-        h * (sum + self.last * end)
-    }
 }
 
 /// Newton's starting values by linear extrapolation through two earlier values x_0, x_1:
@@ -143,8 +133,19 @@ pub fn extrapolate(c: f64, x0: &[f64], x1: &[f64], out: &mut [f64]) {
     }
 }
 
-/// The energy dissipated and supplied over a one-stage step by the trapezoidal rule on the
-/// powers at its ends (second order).
-pub fn trapezoidal_exchange(h: f64, power0: EnergyFlow, power1: EnergyFlow) -> EnergyFlow {
-    (0.5 * h) * (power0 + power1)
+/// The energy dissipated and supplied over a step of size h through the `points` (its start,
+/// the sub-step ends, its end): the work of the non-conservative forces along the step's own
+/// motion, the forces averaged with the method's quadrature weights on the points (they sum
+/// to 1), h sum_k w_k P_k, with P_k the power at point k over the step (`Dynamics::power`:
+/// the force at the point times the mean rate over the step of the deformation it works on).
+/// For a viscous damper on a linear system this is (d_end - d_0) . c sum_k w_k d'_k; for the
+/// trapezoidal rule it is exactly what the step removes, E_1 - E_0 = -(q_1 - q_0) . C (v_0 +
+/// v_1)/2. Second order like a quadrature of the powers at the points, which would also
+/// count the damping of motions the step does not resolve, whose stage velocities alternate
+/// while the deformation barely moves: a damped cantilever at its default step counted
+/// 0.0193 J dissipated where its energy lost 0.0085 J. The time-rate parts (drives, moving
+/// free lengths) are that quadrature.
+pub fn work_along<const K: usize>(cx: &StepContext, h: f64, points: [StepPoint; K], weights: [f64; K]) -> EnergyFlow {
+    let stride = Stride { start: points[0].0, end: points[K - 1].0, h };
+    h * points.into_iter().zip(weights).fold(EnergyFlow::default(), |s, (p, w)| s + w * cx.power(p, &stride))
 }

@@ -9,7 +9,7 @@
 use super::integrator::TimeIntegrator;
 use super::newton::{Iterate, NewtonError, StepContext};
 use super::predictor::Known;
-use super::stages::{BackwardFormula, StepBuffers, trapezoidal_substep};
+use super::stages::{BackwardFormula, StepBuffers, trapezoidal_substep, work_along};
 use super::{Method, State};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -102,7 +102,6 @@ impl TimeIntegrator for TtbifParameters {
     ) -> Result<(), NewtonError> {
         let gh = self.gamma * h;
         let [t0, t1, t2, t3] = self.theta;
-        let power0 = cx.power(&s.q, &s.v, &s.lambda, s.t);
 
         // Sub-steps 1 and 2: trapezoidal rule over gamma*h (eqs. 21, 22). Newton starts each
         // sub-step from the extrapolation of the latest stage values corrected by the last
@@ -115,7 +114,6 @@ impl TimeIntegrator for TtbifParameters {
         let bases = (&mut b.q_base[..], &mut b.v_base[..]);
         trapezoidal_substep(cx, (&s.q, &s.v, &s.a), (s.t + gh, gh), bases, b.s1.iterate())?;
         b.memory.finish_error(0, &b.s1.a, &b.s1.lambda);
-        let power1 = cx.power(&b.s1.q, &b.s1.v, &b.s1.lambda, s.t + gh);
 
         let known = [start, (gh, &b.s1.a[..], &b.s1.lambda[..])];
         cx.predict_stage(1, 2.0 * gh, &known, (&mut b.s2.a, &mut b.s2.lambda), &mut b.memory);
@@ -125,7 +123,6 @@ impl TimeIntegrator for TtbifParameters {
         let bases = (&mut b.q_base[..], &mut b.v_base[..]);
         trapezoidal_substep(cx, b.s1.kinematics(), (s.t + 2.0 * gh, gh), bases, b.s2.iterate())?;
         b.memory.finish_error(1, &b.s2.a, &b.s2.lambda);
-        let power2 = cx.power(&b.s2.q, &b.s2.v, &b.s2.lambda, s.t + 2.0 * gh);
 
         // Sub-step 3: four-point backward formula over h (eq. 23).
         let known = [start, (gh, &b.s1.a[..], &b.s1.lambda[..]), (2.0 * gh, &b.s2.a[..], &b.s2.lambda[..])];
@@ -138,10 +135,15 @@ impl TimeIntegrator for TtbifParameters {
         let bases = (&mut b.q_base[..], &mut b.v_base[..]);
         formula.substep(cx, (s.t + h, h), (&s.q, points), bases, Iterate::of_state(out))?;
         b.memory.finish_error(2, &out.a, &out.lambda);
-        let power3 = cx.power(&out.q, &out.v, &out.lambda, s.t + h);
-        // Dissipated and supplied energy integrated with the method's own quadrature (the
-        // weights of eq. 23).
-        out.exchanged = s.exchanged + formula.exchanged(h, [power0, power1, power2], power3);
+        // Dissipated and supplied energy: the work along the step of the forces averaged with
+        // the weights of eq. 23 (`work_along`).
+        let points = [
+            (&s.q[..], &s.v[..], &s.lambda[..], s.t),
+            (&b.s1.q[..], &b.s1.v[..], &b.s1.lambda[..], s.t + gh),
+            (&b.s2.q[..], &b.s2.v[..], &b.s2.lambda[..], s.t + 2.0 * gh),
+            (&out.q[..], &out.v[..], &out.lambda[..], s.t + h),
+        ];
+        out.exchanged = s.exchanged + work_along(cx, h, points, [t0, t1, t2, t3]);
         out.t = s.t + h;
         out.aux.copy_from_slice(&out.a);
         b.memory.push_value(0.0, &s.a, &s.lambda);

@@ -9,7 +9,7 @@ use std::fmt::Debug;
 
 use super::elements::{Element, Energy, Kin};
 use super::history::{HistoryReader, HistoryWriter};
-use crate::integrators::{EnergyFlow, TangentCoefficients};
+use crate::integrators::{EnergyFlow, Stride, TangentCoefficients};
 use crate::linalg::{PatternBuilder, SparseMatrix};
 
 /// Elements of one kind, with the matrix slots of their tangent blocks.
@@ -49,8 +49,9 @@ pub trait ElementGroup: Debug + Send + Sync {
     /// Whether the group has elements of a non-conservative kind (`Element::NON_CONSERVATIVE`)
     /// that exchange energy (`Element::exchanges_energy`).
     fn non_conservative(&self) -> bool;
-    /// The power the group dissipates and supplies (zero if its kind is conservative).
-    fn power(&self, x: &Kin) -> EnergyFlow;
+    /// The power the group dissipates and supplies over the step `stride` (`Element::power`;
+    /// zero if its kind is conservative).
+    fn power(&self, x: &Kin, stride: &Stride) -> EnergyFlow;
     /// Prepare a run over the output `times` (kinds with memory).
     fn prepare(&mut self, times: &[f64]);
     /// Record an accepted state in the elements' memory (kinds with memory).
@@ -140,8 +141,8 @@ impl<E: Element + Debug + Clone + Send + Sync + 'static> ElementGroup for Elemen
         E::NON_CONSERVATIVE && self.elements.iter().any(Element::exchanges_energy)
     }
 
-    fn power(&self, x: &Kin) -> EnergyFlow {
-        self.elements.iter().fold(EnergyFlow::default(), |p, e| p + e.power(x))
+    fn power(&self, x: &Kin, stride: &Stride) -> EnergyFlow {
+        self.elements.iter().fold(EnergyFlow::default(), |p, e| p + e.power(x, stride))
     }
 
     fn prepare(&mut self, times: &[f64]) {

@@ -40,7 +40,7 @@ use history::{HistoryWriter, MemoryCounts};
 use joints::{ConstraintRow, ContactConstraint};
 use kinematics::quadratic_form;
 
-use crate::integrators::{Dynamics, EnergyFlow, EventAction, TangentCoefficients};
+use crate::integrators::{Dynamics, EnergyFlow, EventAction, Stride, TangentCoefficients};
 use crate::linalg::{PatternBuilder, SparseMatrix};
 use crate::model::expr::InputRates;
 
@@ -544,12 +544,12 @@ impl Dynamics for System {
         (e.kinetic, e.potential)
     }
 
-    fn power(&self, q: &[f64], v: &[f64], lambda: &[f64], t: f64) -> EnergyFlow {
+    fn power(&self, q: &[f64], v: &[f64], lambda: &[f64], t: f64, stride: &Stride) -> EnergyFlow {
         let x = self.kin(q, v, v, t);
         // Summed in registration order over the non-conservative kinds.
         let mut p = EnergyFlow::default();
         for &g in &self.power_groups {
-            p = p + self.groups[g].power(&x);
+            p = p + self.groups[g].power(&x, stride);
         }
         // A drive applies -lambda along its coordinate, which moves at the prescribed rate f'.
         for &r in &self.drive_rows {

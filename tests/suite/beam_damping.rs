@@ -14,7 +14,7 @@
 //! - a negative beta, and `material.damping` on a plate, are located errors.
 
 use crate::beam3d::{compose, element, unit};
-use flexfmu::integrators::TangentCoefficients;
+use flexfmu::integrators::{Stride, TangentCoefficients};
 use flexfmu::mechanics::elements::{AncfBeam2d, BeamProperties, CorotationalBeam2d, Element, FloatingFrameBeam2d, Kin};
 use flexfmu::mechanics::euler_parameters::from_axis_angle;
 use flexfmu::model::Model;
@@ -87,9 +87,26 @@ fn check_element<E: Element>(what: &str, plain: &E, damped: &E, n: usize, x: [&[
         let (d, p) = (residual(damped, n, x[0], v, x[2]), residual(plain, n, x[0], v, x[2]));
         d.iter().zip(&p).map(|(a, b)| a - b).collect()
     };
-    let power = |v: &[f64]| damped.power(&Kin { q: x[0], v, a: x[2], t: 0.0, inputs: &[] }).dissipated;
+    // The power at velocities v over a short step through q along `along` (the integrators
+    // pass their steps): the damping force at v times the deformations' rates over the step.
+    let power_along = |v: &[f64], along: &[f64]| {
+        let eps = 1e-6;
+        let start: Vec<f64> = x[0].iter().zip(along).map(|(q, w)| q - 0.5 * eps * w).collect();
+        let end: Vec<f64> = x[0].iter().zip(along).map(|(q, w)| q + 0.5 * eps * w).collect();
+        let stride = Stride { start: &start, end: &end, h: eps };
+        damped.power(&Kin { q: x[0], v, a: x[2], t: 0.0, inputs: &[] }, &stride).dissipated
+    };
+    let power = |v: &[f64]| power_along(v, v);
     let (moving, turning) = (largest(damping_force(x[1]).into_iter()), largest(damping_force(rigid).into_iter()));
     let (p_moving, p_turning) = (power(x[1]), power(rigid));
+    // As the step shrinks, the power tends to the damping force at v times the velocity the
+    // step moves at (v itself, or another).
+    for (name, along) in [("the velocities", x[1]), ("another velocity", x[2])] {
+        let work_rate: f64 = damping_force(x[1]).iter().zip(along).map(|(f, w)| f * w).sum();
+        let p = power_along(x[1], along);
+        println!("{what}: damping power over a short step along {name} {p:.6e} W, force . velocity {work_rate:.6e} W");
+        assert!((p - work_rate).abs() < 1e-6 * work_rate.abs(), "{what}: power along {name} {p:e} vs {work_rate:e}");
+    }
     println!(
         "{what}: damping force {moving:.3e}, at a rigid motion {turning:.1e}; dissipated power {p_moving:.3e} W, \
          at a rigid motion {p_turning:.1e} W"
@@ -501,10 +518,14 @@ fn a_damped_beam_spinning_freely_dissipates_nothing() {
             (e1 - e0) / e0
         );
         // Starting unstretched, the beam creeps (overdamped axially) into the stretch the spin
-        // asks for, dissipating about that stretch's strain energy (1.5 times it at this step,
-        // 8.5 times at h = 1 ms where the 1 ms creep is not resolved); the rigid turn itself
-        // dissipates nothing.
-        assert!(d1 >= 0.0 && d1 < 2.0 * strain && d1 < 1e-8 * e0, "{what}: the rigid spin dissipated {d1:.3e} J");
+        // asks for, dissipating that stretch's strain energy, as a damper loading a spring
+        // does (0.99 of it at this step, 0.93 at h = 1 ms where the 1 ms creep is not
+        // resolved; counted as a quadrature of the stage powers it was 1.5 and 8.5 times it);
+        // the rigid turn itself dissipates nothing.
+        assert!(
+            (0.8 * strain..1.2 * strain).contains(&d1) && d1 < 1e-8 * e0,
+            "{what}: the rigid spin dissipated {d1:.3e} J"
+        );
         assert!(((e1 + d1 - e0) / e0).abs() < 1e-6, "{what}: energy balance");
         assert!(turned.abs() < 1e-5, "{what}: the beam did not keep turning at w: {turned:.2e} rad");
         assert!(dl.abs() < 1e-7, "{what}: angular momentum change {dl:.2e}");
@@ -534,4 +555,109 @@ fn negative_damping_and_damping_on_a_plate_are_located_errors() {
     let err = err.to_string();
     println!("{err}");
     assert!(err.starts_with("plate.toml:8:") && err.contains("damping_ratio"), "{err}");
+}
+
+/// A cantilever (steel, 20 x 40 mm, 1 m) under tip loads applied at t = 0, damped by
+/// `beta`: in 2D a transverse force, in 3D forces in both planes and a twisting torque.
+fn loaded_cantilever(dimension: usize, integrator: &str) -> String {
+    let (model, end, point, loads, elements) = if dimension == 3 {
+        let load = |kind: &str, d: &str| {
+            format!("[[loads]]\ntype = \"{kind}\"\nbody = \"b.end\"\ndirection = {d}\nvalue = 10.0\n")
+        };
+        (
+            "dimension = 3\n",
+            "[1.0, 0.0, 0.0]",
+            "[0.0, 0.0, 0.0]",
+            load("force", "[0.0, 1.0, 0.0]") + &load("force", "[0.0, 0.0, 1.0]") + &load("torque", "[1.0, 0.0, 0.0]"),
+            8,
+        )
+    } else {
+        let load = "[[loads]]\ntype = \"force\"\nbody = \"b.end\"\ndirection = [0.0, -1.0]\nvalue = 10.0\n";
+        ("", "[1.0, 0.0]", "[0.0, 0.0]", load.to_string(), 10)
+    };
+    let start = if dimension == 3 { "[0.0, 0.0, 0.0]" } else { "[0.0, 0.0]" };
+    format!(
+        r#"[model]
+name = "loaded_cantilever"
+{model}
+[solver]
+stop_time = 1.0
+integrator = "{integrator}"
+
+[[beams]]
+name = "b"
+start = {start}
+end = {end}
+elements = {elements}
+section = {{ width = 0.02, height = 0.04 }}
+material = {{ E = 2.1e11, nu = 0.3, rho = 7850.0, damping = 0.002 }}
+
+[[joints]]
+name = "clamp"
+type = "fixed"
+body2 = "b.start"
+point = {point}
+
+{loads}
+[[outputs]]
+name = "total"
+quantity = "energy_total"
+
+[[outputs]]
+name = "kinetic"
+quantity = "energy_kinetic"
+
+[[outputs]]
+name = "dissipated"
+quantity = "energy_dissipated"
+
+[[outputs]]
+name = "supplied"
+quantity = "energy_supplied"
+"#
+    )
+}
+
+#[test]
+fn a_damped_cantilever_under_a_step_load_counts_the_dissipation_its_energy_lost() {
+    // Loads applied at once do twice the work the static deflection stores; once the beam has
+    // settled, the other half has left the motion: by the material damping, or by the method's
+    // numerical damping of motions the step does not resolve (at the default 1 ms, the axial
+    // and torsional modes, overdamped with zeta = beta omega / 2 > 1). So what
+    // energy_dissipated counts may not exceed supplied - total at rest (the balance would
+    // gain), and on a beam whose first modes hold most of that energy it is most of it.
+    // The count is each damping force times its deformation's change over the step, weighted
+    // like the method's velocities (src/integrators/stages.rs, `work_along`); for the
+    // trapezoidal rule (Newmark) on the planar beam it is exactly what the step removes.
+    // Counted as a quadrature of the stage powers instead, the 3D beam's count was 1.35 (TTBIF)
+    // and 1.40 (Bathe) times what its energy lost, and the 2D beam's 1.0050, 1.0099 and 1.119
+    // (Newmark).
+    for (dimension, integrator, low, high) in [
+        (2, "ttbif", 0.99, 1.0),
+        (2, "bathe", 0.99, 1.0),
+        (2, "newmark", 1.0 - 1e-6, 1.0 + 1e-6),
+        (3, "ttbif", 0.95, 1.0),
+        (3, "bathe", 0.95, 1.0),
+    ] {
+        let what = format!("{dimension}D {integrator}");
+        let model = Model::parse(&loaded_cantilever(dimension, integrator), "cantilever.toml")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let params = model.default_parameters();
+        let settings = SolverSettings::from_model(&model, &params).unwrap();
+        let mut sim = Simulation::new(&model, &params, settings, 0.0).unwrap();
+        sim.step_to(1.0).unwrap();
+        let (total, kinetic) = (output(&mut sim, "total"), output(&mut sim, "kinetic"));
+        let (dissipated, supplied) = (output(&mut sim, "dissipated"), output(&mut sim, "supplied"));
+        let lost = supplied - total;
+        let ratio = dissipated / lost;
+        println!(
+            "{what}: supplied {supplied:.6e} J, total at rest {total:.6e} J (kinetic {kinetic:.1e} J), dissipated \
+             {dissipated:.6e} J = {ratio:.6} of what the motion lost; balance warning: {:?}",
+            sim.energy_balance_warning()
+        );
+        assert!(kinetic < 1e-6 * supplied, "{what}: the beam has not settled (kinetic {kinetic:e} J)");
+        assert!((0.45..0.55).contains(&(lost / supplied)), "{what}: lost {lost:e} of {supplied:e} J");
+        assert!(low <= ratio && ratio <= high, "{what}: dissipated {ratio} of what the motion lost");
+        assert!(sim.energy_balance_warning().is_none(), "{what}: {:?}", sim.energy_balance_warning());
+    }
 }

@@ -42,7 +42,7 @@
 //!   translation and rotation of the element: rigid motion is not damped.
 
 use super::{BeamProperties, Element, Energy, Kin};
-use crate::integrators::{EnergyFlow, TangentCoefficients};
+use crate::integrators::{EnergyFlow, Stride, TangentCoefficients};
 use nalgebra::{SMatrix, SVector};
 
 pub type M12 = SMatrix<f64, 12, 12>;
@@ -217,10 +217,13 @@ impl AncfBeam2d {
         (k, c)
     }
 
-    /// The power the material damping dissipates, sum w k b s'^2.
-    pub fn damping_power(&self, q: &[f64], v: &[f64]) -> f64 {
+    /// The power the material damping dissipates, sum w k b s'(v) times each strain's rate
+    /// over the step `stride` (`Element::power`).
+    pub fn damping_power(&self, q: &[f64], v: &[f64], stride: &Stride) -> f64 {
         let (e, ed) = (self.gather(q), self.gather(v));
-        self.strains.iter().map(|p| p.k * self.damping * (p.h * e).dot(&ed).powi(2)).sum()
+        let (e0, e1) = (self.gather(stride.start), self.gather(stride.end));
+        let rate = |p: &StrainPoint| (p.value(&e1).0 - p.value(&e0).0) / stride.h;
+        self.strains.iter().map(|p| p.k * self.damping * (p.h * e).dot(&ed) * rate(p)).sum()
     }
 
     pub fn strain_energy(&self, q: &[f64]) -> f64 {
@@ -287,10 +290,10 @@ impl Element for AncfBeam2d {
         self.damping != 0.0
     }
 
-    fn power(&self, x: &Kin) -> EnergyFlow {
+    fn power(&self, x: &Kin, stride: &Stride) -> EnergyFlow {
         if self.damping == 0.0 {
             return EnergyFlow::default();
         }
-        EnergyFlow { dissipated: self.damping_power(x.q, x.v), supplied: 0.0 }
+        EnergyFlow { dissipated: self.damping_power(x.q, x.v, stride), supplied: 0.0 }
     }
 }

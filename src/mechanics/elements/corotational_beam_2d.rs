@@ -37,7 +37,7 @@
 //! linear axial interpolation give int N1 w = l^2 m1/420, int N2 w = l^2 m2/420) requires -m2.
 
 use super::{Element, Energy, Kin};
-use crate::integrators::{EnergyFlow, TangentCoefficients};
+use crate::integrators::{EnergyFlow, Stride, TangentCoefficients};
 use nalgebra::{SMatrix, SVector};
 
 type M6 = SMatrix<f64, 6, 6>;
@@ -272,11 +272,15 @@ impl CorotationalBeam2d {
         ]
     }
 
-    /// The dissipated power F_DL . d' = b d'^T K_L d' of the material damping.
-    pub fn damping_power(&self, q: &[f64], v: &[f64]) -> f64 {
+    /// The power F_DL . d' of the material damping at (q, v), with the local deformations'
+    /// rates d' over the step `stride` (`Element::power`; d = (l - l0, th_bar1, th_bar2)).
+    pub fn damping_power(&self, q: &[f64], v: &[f64], stride: &Stride) -> f64 {
         let g = self.geometry(&self.gather(q));
-        let rates = Self::deformation_rates(&g, &rotate(g.c, g.s, &self.gather(v)));
-        let f = self.damping_forces(rates);
+        let f = self.damping_forces(Self::deformation_rates(&g, &rotate(g.c, g.s, &self.gather(v))));
+        let rates = stride.rates(|q| {
+            let g = self.geometry(&self.gather(q));
+            [g.l, g.thb[0], g.thb[1]]
+        });
         f[0] * rates[0] + f[1] * rates[1] + f[2] * rates[2]
     }
 
@@ -524,11 +528,11 @@ impl Element for CorotationalBeam2d {
         self.damping != 0.0
     }
 
-    fn power(&self, x: &Kin) -> EnergyFlow {
+    fn power(&self, x: &Kin, stride: &Stride) -> EnergyFlow {
         if self.damping == 0.0 {
             return EnergyFlow::default();
         }
-        EnergyFlow { dissipated: self.damping_power(x.q, x.v), supplied: 0.0 }
+        EnergyFlow { dissipated: self.damping_power(x.q, x.v, stride), supplied: 0.0 }
     }
 }
 

@@ -52,7 +52,7 @@
 
 use super::corotational_derivatives_3d::{elastic_force, elastic_stiffness};
 use super::{Element, Energy, Kin, RigidBody3d};
-use crate::integrators::{EnergyFlow, TangentCoefficients};
+use crate::integrators::{EnergyFlow, Stride, TangentCoefficients};
 use crate::mechanics::dual::Dual;
 use crate::mechanics::euler_parameters::{Mat3, rotation};
 use crate::mechanics::hyper_dual::{HyperDual, Real};
@@ -369,10 +369,11 @@ impl CorotationalBeam3d {
         (k, damping)
     }
 
-    /// The power the material damping dissipates, b d'^T K d'.
-    pub fn damping_power(&self, q: &[f64], v: &[f64]) -> f64 {
-        let rates = self.deformation_rates(&self.gather(q), &self.gather(v));
-        let fd = self.damping_forces(&rates);
+    /// The power the material damping dissipates, b d'(v)^T K times the local deformations'
+    /// rates over the step `stride` (`Element::power`).
+    pub fn damping_power(&self, q: &[f64], v: &[f64], stride: &Stride) -> f64 {
+        let fd = self.damping_forces(&self.deformation_rates(&self.gather(q), &self.gather(v)));
+        let rates = stride.rates(|q| self.deformation_vector(&self.configuration(&self.gather(q))));
         (0..7).map(|r| fd[r] * rates[r]).sum()
     }
 
@@ -505,10 +506,10 @@ impl Element for CorotationalBeam3d {
         self.damping != 0.0
     }
 
-    fn power(&self, x: &Kin) -> EnergyFlow {
+    fn power(&self, x: &Kin, stride: &Stride) -> EnergyFlow {
         if self.damping == 0.0 {
             return EnergyFlow::default();
         }
-        EnergyFlow { dissipated: self.damping_power(x.q, x.v), supplied: 0.0 }
+        EnergyFlow { dissipated: self.damping_power(x.q, x.v, stride), supplied: 0.0 }
     }
 }

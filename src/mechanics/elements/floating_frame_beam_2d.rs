@@ -42,7 +42,7 @@
 
 use super::floating_frame_integrals::{Features, MAX_FEATURES, ONE, SMALL_FEATURES, ShapeGram, X};
 use super::{BeamProperties, Element, Energy, Kin};
-use crate::integrators::{EnergyFlow, TangentCoefficients};
+use crate::integrators::{EnergyFlow, Stride, TangentCoefficients};
 use nalgebra::{DMatrix, DVector};
 use std::sync::Arc;
 
@@ -276,15 +276,19 @@ impl FloatingFrameBeam2d {
         self
     }
 
-    /// The power the material damping dissipates, b (A_dot^T K1 A_dot + B_dot^T K2 B_dot).
-    pub fn damping_power(&self, v: &[f64]) -> f64 {
+    /// The power the material damping dissipates over the step `stride` (`Element::power`),
+    /// b (dA^T K1 A_dot + dB^T K2 B_dot) with the modal coordinates' mean rates dA, dB.
+    pub fn damping_power(&self, v: &[f64], stride: &Stride) -> f64 {
         let n = self.modes;
         let ed = self.local_slice(v);
         let (ad, bd) = (&ed[3..3 + n], &ed[3 + n..]);
         let (mut ka, mut kb) = ([0.0; MAX_MODES], [0.0; MAX_MODES]);
         mat_vec(&self.modal.k1, ad, &mut ka[..n]);
         mat_vec(&self.modal.k2, bd, &mut kb[..n]);
-        self.damping * (dot(ad, &ka[..n]) + dot(bd, &kb[..n]))
+        let (start, end) = (self.local_slice(stride.start), self.local_slice(stride.end));
+        let work: f64 =
+            ka[..n].iter().chain(&kb[..n]).zip(&end[3..]).zip(&start[3..]).map(|((f, b), a)| f * (b - a)).sum();
+        self.damping * work / stride.h
     }
 
     /// The same beam (length, modes, section, material, gravity) on the coordinates from `x`:
@@ -835,11 +839,11 @@ impl Element for FloatingFrameBeam2d {
         self.damping != 0.0
     }
 
-    fn power(&self, x: &Kin) -> EnergyFlow {
+    fn power(&self, x: &Kin, stride: &Stride) -> EnergyFlow {
         if self.damping == 0.0 {
             return EnergyFlow::default();
         }
-        EnergyFlow { dissipated: self.damping_power(x.v), supplied: 0.0 }
+        EnergyFlow { dissipated: self.damping_power(x.v, stride), supplied: 0.0 }
     }
 }
 

@@ -19,7 +19,7 @@ pub use rigid_body_2d::RigidBody2d;
 pub use rigid_body_3d::RigidBody3d;
 
 use super::history::{HistoryWriter, Memory, MemoryKind};
-use crate::integrators::{EnergyFlow, TangentCoefficients};
+use crate::integrators::{EnergyFlow, Stride, TangentCoefficients};
 
 /// The state an element is evaluated at (global vectors).
 #[derive(Debug, Clone, Copy)]
@@ -58,8 +58,16 @@ pub trait Element {
     /// (dampers) or supply energy (loads, free lengths that move in time). Only such kinds
     /// count in the balance (`power`).
     const NON_CONSERVATIVE: bool = false;
-    /// The power the element dissipates and supplies (W).
-    fn power(&self, _x: &Kin) -> EnergyFlow {
+    /// The power the element's non-conservative forces at the state `x` dissipate and supply
+    /// over the step `stride` (W): each force times the mean rate over the step of what it
+    /// works on, (d(q_end) - d(q_start))/h for a damper's deformation d (a spring's length, a
+    /// beam's local strains, a contact's penetration), the coordinates' mean velocity for a
+    /// load; plus what moves in time at fixed q (a free length s0(t)). The integrators weight
+    /// it over the step's points, so that the energy they count is the work of the forces
+    /// along the step's own motion (src/integrators/stages.rs, `work_along`). Deformations
+    /// make a rigid motion exchange nothing over a step of any size (the chord of a turn
+    /// would); as the step shrinks to q_end = q_start + h v it is the power at v.
+    fn power(&self, _x: &Kin, _stride: &Stride) -> EnergyFlow {
         EnergyFlow::default()
     }
     /// Whether this element of a non-conservative kind can have power at all: a beam without

@@ -29,7 +29,7 @@
 //! The generalized force is G_delta^T F; tangents as for the spring-damper:
 //!   K = G (F_delta G + F_rate (H_delta v))^T + F H_delta,   C = F_rate G G^T.
 
-use crate::integrators::{EnergyFlow, TangentCoefficients};
+use crate::integrators::{EnergyFlow, Stride, TangentCoefficients};
 use crate::mechanics::contact_gap::ContactGap;
 use crate::mechanics::derivatives::MAX_DOFS;
 use crate::mechanics::elements::{Element, Energy, Kin};
@@ -379,11 +379,12 @@ impl Element for Contact {
         Energy { kinetic: 0.0, potential }
     }
 
-    /// (F - F_k) delta' >= 0: the hysteresis damping of eq. 9, and the elastic force lost to
-    /// the no-tension clamp while separating.
-    fn power(&self, x: &Kin) -> EnergyFlow {
+    /// (F - F_k) times the penetration's rate over the step (at an instant, (F - F_k) delta',
+    /// never negative): the hysteresis damping of eq. 9, and the elastic force lost to the
+    /// no-tension clamp while separating.
+    fn power(&self, x: &Kin, stride: &Stride) -> EnergyFlow {
         let law = self.evaluate(x.q, x.v);
-        EnergyFlow { dissipated: (law.force - law.elastic) * law.rate, supplied: 0.0 }
+        EnergyFlow { dissipated: (law.force - law.elastic) * stride.rate(|q| self.penetration(q)), supplied: 0.0 }
     }
 
     const NON_CONSERVATIVE: bool = true;

@@ -36,7 +36,7 @@
 //! while s0 is constant.
 
 use super::spring_damper::{add_free_length_derivative, free_length_power};
-use crate::integrators::{EnergyFlow, TangentCoefficients};
+use crate::integrators::{EnergyFlow, Stride, TangentCoefficients};
 use crate::mechanics::elements::{Element, Energy, Kin};
 use crate::mechanics::history::{HistoryWriter, Memory, MemoryKind};
 use crate::mechanics::kinematics::{Derivatives, MAX_DOFS, Measure};
@@ -351,13 +351,13 @@ impl Element for FractionalSpringDamper {
         }
     }
 
-    fn power(&self, x: &Kin) -> EnergyFlow {
+    fn power(&self, x: &Kin, stride: &Stride) -> EnergyFlow {
         let supplied = free_length_power(&self.measure, self.stiffness, &self.free_length, x);
         if self.order == 0.0 {
             return EnergyFlow { dissipated: 0.0, supplied };
         }
         let (_, fractional, _) = self.force(x);
-        EnergyFlow { dissipated: fractional * self.measure.rate(x.q, x.v), supplied }
+        EnergyFlow { dissipated: fractional * stride.rate(|q| self.measure.value(q)), supplied }
     }
 
     fn reads_input(&self, i: usize) -> bool {

@@ -11,7 +11,7 @@
 //! above is the one whose work is T dtheta (checked by finite differences in
 //! tests/suite/ancf_torque.rs). Q depends on q, so the load contributes the tangent -T d2theta/dq2.
 
-use crate::integrators::{EnergyFlow, TangentCoefficients};
+use crate::integrators::{EnergyFlow, Stride, TangentCoefficients};
 use crate::mechanics::elements::floating_frame_beam_2d::MAX_COORDINATES;
 use crate::mechanics::elements::{Element, Energy, FloatingFramePoint, Kin};
 use crate::mechanics::kinematics::{Anchor, rot};
@@ -215,10 +215,10 @@ impl Element for Load {
 
     const NON_CONSERVATIVE: bool = true;
 
-    /// The load's power Q . v.
-    fn power(&self, x: &Kin) -> EnergyFlow {
+    /// The load's power Q . (q_end - q_start)/h.
+    fn power(&self, x: &Kin, stride: &Stride) -> EnergyFlow {
         let mut supplied = 0.0;
-        self.generalized_force(self.magnitude.eval(x.t, x.inputs), x, |i, q| supplied += q * x.v[i]);
+        self.generalized_force(self.magnitude.eval(x.t, x.inputs), x, |i, q| supplied += q * stride.velocity(i));
         EnergyFlow { dissipated: 0.0, supplied }
     }
 

@@ -30,7 +30,7 @@
 //! quadratic form of `euler_parameters::rotation`, as for the rigid bodies.
 //! Energy: 1/2 e^T K e - f0^T e (K symmetric); dissipation x_dot^T C x_dot.
 
-use crate::integrators::{EnergyFlow, TangentCoefficients};
+use crate::integrators::{EnergyFlow, Stride, TangentCoefficients};
 use crate::mechanics::elements::{Element, Energy, Kin};
 
 /// Second-order truncated Taylor number over N variables: value, gradient, Hessian (M = N),
@@ -482,12 +482,21 @@ impl Element for MultiPointForce {
 
     const NON_CONSERVATIVE: bool = true;
 
-    fn power(&self, x: &Kin) -> EnergyFlow {
+    /// The damping's force D e'(v) times the deformation's rate over the step,
+    /// (e(q_end) - e(q_start))/h.
+    fn power(&self, x: &Kin, stride: &Stride) -> EnergyFlow {
         let dissipated = self.scratch.with(|ws| {
+            // e(q_end) in the scratch list `w`, then e(q_start), then the rates at (q, v).
+            self.deformation_into(stride.end, x.v, ws);
+            std::mem::swap(&mut ws.e, &mut ws.w);
+            self.deformation_into(stride.start, x.v, ws);
+            for (end, start) in ws.w.iter_mut().zip(&ws.e) {
+                *end = (*end - start) / stride.h;
+            }
             self.deformation_into(x.q, x.v, ws);
-            let rate = &ws.rate;
+            let (rate, rate_along) = (&ws.rate, &ws.w);
             let n = rate.len();
-            (0..n).map(|r| rate[r] * (0..n).map(|c| self.damping[r * n + c] * rate[c]).sum::<f64>()).sum()
+            (0..n).map(|r| rate_along[r] * (0..n).map(|c| self.damping[r * n + c] * rate[c]).sum::<f64>()).sum()
         });
         EnergyFlow { dissipated, supplied: 0.0 }
     }

@@ -14,7 +14,7 @@
 //!   so its tangent is not symmetric (Argyris & Symeonidis 1981).
 
 use super::TimeFunction;
-use crate::integrators::{EnergyFlow, TangentCoefficients};
+use crate::integrators::{EnergyFlow, Stride, TangentCoefficients};
 use crate::mechanics::elements::{Element, Energy, Kin};
 use crate::mechanics::euler_parameters::{
     cross, e_matrix, g_matrix, mat_t_vec, mat_vec, rotated_vector_jacobian, rotation,
@@ -164,10 +164,10 @@ impl Element for SpatialLoad {
 
     const NON_CONSERVATIVE: bool = true;
 
-    /// The load's power Q . v.
-    fn power(&self, x: &Kin) -> EnergyFlow {
+    /// The load's power Q . (q_end - q_start)/h.
+    fn power(&self, x: &Kin, stride: &Stride) -> EnergyFlow {
         let mut supplied = 0.0;
-        self.generalized_force(self.magnitude.eval(x.t, x.inputs), x, |i, q| supplied += q * x.v[i]);
+        self.generalized_force(self.magnitude.eval(x.t, x.inputs), x, |i, q| supplied += q * stride.velocity(i));
         EnergyFlow { dissipated: 0.0, supplied }
     }
 

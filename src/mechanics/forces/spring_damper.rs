@@ -8,7 +8,7 @@
 //! df/du_i = -k ds0/du_i (`add_input_derivative`). The potential ½ k (s - s0)² uses the
 //! current s0, so it changes by the work the input does on the spring.
 
-use crate::integrators::{EnergyFlow, TangentCoefficients};
+use crate::integrators::{EnergyFlow, Stride, TangentCoefficients};
 use crate::mechanics::elements::{Element, Energy, Kin};
 use crate::mechanics::kinematics::{Jet, MAX_DOFS, Measure};
 use crate::model::expr::{Expr, InputRates};
@@ -76,10 +76,13 @@ impl Element for SpringDamper {
 
     const NON_CONSERVATIVE: bool = true;
 
-    fn power(&self, x: &Kin) -> EnergyFlow {
-        let rate = self.measure.rate(x.q, x.v);
+    fn power(&self, x: &Kin, stride: &Stride) -> EnergyFlow {
+        let dissipated = match self.damping {
+            0.0 => 0.0,
+            c => c * self.measure.rate(x.q, x.v) * stride.rate(|q| self.measure.value(q)),
+        };
         let supplied = free_length_power(&self.measure, self.stiffness, &self.free_length, x);
-        EnergyFlow { dissipated: self.damping * rate * rate, supplied }
+        EnergyFlow { dissipated, supplied }
     }
 
     fn reads_input(&self, i: usize) -> bool {
