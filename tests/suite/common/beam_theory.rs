@@ -1,8 +1,9 @@
 //! Natural frequencies of a clamped-free beam by the continuum theories, the references of the
 //! beam elements' frequency tests: roots of the frequency determinant found by shooting
 //! (classical RK4 from the clamp) and bisection. Timoshenko's beam (shear and rotary
-//! inertia), as in Han, Benaroya & Wei 1999, "Dynamics of transversely vibrating beams using
-//! four engineering theories" (J. Sound Vib. 225(5)).
+//! inertia) and Rayleigh's (rotary inertia, no shear), as in Han, Benaroya & Wei 1999,
+//! "Dynamics of transversely vibrating beams using four engineering theories" (J. Sound Vib.
+//! 225(5)), with the rotary inertia per length rho_i given apart from EI.
 
 /// The state at x = l of y' = f(y) from y(0) = y0, classical RK4 with `steps` steps.
 fn shoot(f: impl Fn([f64; 4]) -> [f64; 4], mut y: [f64; 4], l: f64, steps: usize) -> [f64; 4] {
@@ -69,6 +70,25 @@ pub fn timoshenko_frequencies(
         let a = shoot(f, [0.0, 1.0, 0.0, 0.0], l, 2000);
         let b = shoot(f, [0.0, 0.0, 0.0, 1.0], l, 2000);
         a[3] * (b[1] - b[2]) - b[3] * (a[1] - a[2])
+    };
+    roots(det, omega_max, count)
+}
+
+/// Clamped-free Rayleigh beam (rotary inertia, no shear; Rayleigh, The Theory of Sound, 1877):
+/// roots omega (rad/s) of the frequency determinant. EI w'''' + rho I omega^2 w'' -
+/// rho A omega^2 w = 0 (from EI w'''' + rho A w_tt - rho I w_xxtt = 0); w = w' = 0 at x = 0;
+/// the moment EI w'' = 0 and the shear force EI w''' + rho I omega^2 w' = 0 at x = L (the
+/// rotary inertia's share of the shear, from Hamilton's principle). Two solutions from the
+/// clamp with (w'', w''') = (1, 0) and (0, 1).
+pub fn rayleigh_frequencies(l: f64, ei: f64, rho_a: f64, rho_i: f64, omega_max: f64, count: usize) -> Vec<f64> {
+    let det = |omega: f64| {
+        let w2 = omega * omega;
+        let f = |y: [f64; 4]| [y[1], y[2], y[3], (rho_a * w2 * y[0] - rho_i * w2 * y[2]) / ei];
+        // State (w, w', w'', w''').
+        let a = shoot(f, [0.0, 0.0, 1.0, 0.0], l, 2000);
+        let b = shoot(f, [0.0, 0.0, 0.0, 1.0], l, 2000);
+        let shear = |y: [f64; 4]| ei * y[3] + rho_i * w2 * y[1];
+        a[2] * shear(b) - b[2] * shear(a)
     };
     roots(det, omega_max, count)
 }
