@@ -316,6 +316,7 @@ mod tests {
             inertia: 7.85e-9,
             shear_factor: None,
             density: 2766.7,
+            rotary_inertia: None,
         };
         for modes in [1, 3, 5] {
             // two leading coordinates of another body before the beam
@@ -380,6 +381,7 @@ mod tests {
             inertia: 7.85e-9,
             shear_factor: None,
             density: 2766.7,
+            rotary_inertia: None,
         };
         let modes = 3;
         let beam = FloatingFrameBeam2d::new(3, 1.0, modes, &props, [0.0, -9.81]);
@@ -423,6 +425,7 @@ mod tests {
             inertia: 7.85e-9,
             shear_factor: None,
             density: 2766.7,
+            rotary_inertia: None,
         };
         let beam = FloatingFrameBeam2d::new(0, 1.0, 5, &props, [0.0, 0.0]);
         let tip = beam.tip_point();
@@ -442,8 +445,15 @@ mod tests {
     /// for the clamped-free eigenfunctions normalised to int phi^2 = L.
     #[test]
     fn undeformed_tip_gap_gradient_is_the_rigid_lever_and_tip_mode_values() {
-        let props =
-            BeamProperties { young: 1e9, shear: 4e8, area: 1e-4, inertia: 1e-9, shear_factor: None, density: 1000.0 };
+        let props = BeamProperties {
+            young: 1e9,
+            shear: 4e8,
+            area: 1e-4,
+            inertia: 1e-9,
+            shear_factor: None,
+            density: 1000.0,
+            rotary_inertia: None,
+        };
         let beam = FloatingFrameBeam2d::new(0, 2.0, 4, &props, [0.0, 0.0]);
         let gap =
             ContactGap::floating_tip(beam.tip_point(), GroundShape::Plane { point: [0.0, 0.0], normal: [0.0, 1.0] });

@@ -208,10 +208,11 @@ pub struct SectionDecl {
     pub iy: Option<Num>,
     pub iz: Option<Num>,
     pub j: Option<Num>,
-    /// Spatial models: mass per unit length (kg/m) and mass moments of inertia per unit length
-    /// about the section's x, y, z axes (kg m), instead of those of `rho` and the section.
+    /// Mass per unit length (kg/m) and mass moments of inertia per unit length (kg m), instead
+    /// of those of `rho` and the section: the rotary inertia is a number in planar models (about
+    /// the out-of-plane axis), [Jx, Jy, Jz] about the section's x, y, z axes in spatial ones.
     pub mass_per_length: Option<Num>,
-    pub rotary_inertia: Option<Vec2>,
+    pub rotary_inertia: Option<Spanned<Tensor>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

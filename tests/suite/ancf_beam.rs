@@ -22,6 +22,7 @@ fn properties(e: f64, nu: f64, rho: f64, b: f64, h: f64) -> BeamProperties {
         inertia: b * h * h * h / 12.0,
         shear_factor: Some(BeamProperties::rectangle_shear_factor(nu)),
         density: rho,
+        rotary_inertia: None,
     }
 }
 

@@ -462,17 +462,33 @@ fn section_mass_given_apart_from_the_stiffness_sets_the_frequencies() {
         println!("  {what}: {nearest:.4} Hz vs theory {reference:.4} Hz ({:+.3} %)", 100.0 * err);
         assert!(err.abs() < 0.01, "{what}: {nearest} vs {reference}");
     }
-    // Located errors: a non-positive value, and `rotary_inertia` in a planar model (planar
-    // beams take `mass_per_length` alone: tests/suite/beam_models.rs).
-    let bad = text.replace("mass_per_length = 1.7", "mass_per_length = -1.0");
-    let e = Model::parse(&bad, "bad.toml")
-        .and_then(|m| flexfmu::mechanics::assemble::assemble(&m, &m.default_parameters()).map(|_| ()));
-    let message = e.unwrap_err().to_string();
-    assert!(message.starts_with("bad.toml:9:") && message.contains("mass_per_length"), "{message}");
+    // Located errors: a non-positive value, a rotary inertia that is not [Jx, Jy, Jz] (a number is
+    // the planar form: tests/suite/beam_models.rs), and the 3-vector in a planar model.
+    let error = |text: &str| {
+        Model::parse(text, "bad.toml")
+            .and_then(|m| flexfmu::mechanics::assemble::assemble(&m, &m.default_parameters()).map(|_| ()))
+            .unwrap_err()
+            .to_string()
+    };
+    let given = format!("rotary_inertia = [{jx}, 1e-9, 1e-9]");
+    // The column of the value on line 9 (the section's line).
+    let column = text.lines().nth(8).unwrap().find(&given).unwrap() + "rotary_inertia = ".len() + 1;
+    for (to, needle) in [
+        ("mass_per_length = -1.0".to_string(), "mass_per_length must be positive"),
+        (format!("rotary_inertia = [{jx}, 0.0, 1e-9]"), "rotary_inertia must be positive"),
+        (format!("rotary_inertia = {jx}"), "in a spatial model, rotary_inertia is [Jx, Jy, Jz]"),
+        (format!("rotary_inertia = [{jx}, 1e-9]"), "in a spatial model, rotary_inertia is [Jx, Jy, Jz]"),
+    ] {
+        let from = if to.starts_with("mass") { "mass_per_length = 1.7" } else { given.as_str() };
+        let message = error(&text.replace(from, &to));
+        println!("{to}: {message}");
+        assert!(message.starts_with("bad.toml:9:") && message.contains(needle), "{message}");
+        if !to.starts_with("mass") {
+            assert!(message.starts_with(&format!("bad.toml:9:{column}:")), "{message}");
+        }
+    }
     let planar = "[model]\nname = \"p\"\n[[beams]]\nname = \"b\"\nstart = [0.0, 0.0]\nend = [1.0, 0.0]\nelements = 2\n\
-                  section = { area = 1e-4, inertia = 1e-9, rotary_inertia = [1.0] }\nmaterial = { E = 2e11, nu = 0.3, rho = 7850.0 }\n";
-    let e = Model::parse(planar, "p.toml")
-        .and_then(|m| flexfmu::mechanics::assemble::assemble(&m, &m.default_parameters()).map(|_| ()));
-    let message = e.unwrap_err().to_string();
-    assert!(message.starts_with("p.toml:8:") && message.contains("spatial models"), "{message}");
+                  section = { area = 1e-4, inertia = 1e-9, rotary_inertia = [1.0, 1.0, 1.0] }\nmaterial = { E = 2e11, nu = 0.3, rho = 7850.0 }\n";
+    let message = error(planar);
+    assert!(message.starts_with("bad.toml:8:") && message.contains("rotary_inertia is one number"), "{message}");
 }

@@ -5,6 +5,7 @@
 //! accuracy claim Co-TTBIF (dt 3e-4) vs Co-generalized-alpha (dt 1e-4).
 
 use crate::common;
+use common::beam_theory::timoshenko_frequencies;
 use common::cantilever;
 use flexfmu::analysis::statics::static_equilibrium;
 use flexfmu::integrators::{Dynamics, Method};
@@ -95,60 +96,6 @@ fn large_deflection_cantilever_converges_to_the_elastica() {
     // 32 elements: second order from 16 elements predicts 2.9e-4 / 4 = 7.3e-5, plus up to
     // 2.5e-5 from the axial strain the inextensible elastica lacks: ~1e-4, bound with margin.
     assert!(errors[4] < 1.5e-4, "{errors:?}");
-}
-
-/// Clamped-free Timoshenko beam (shear and rotary inertia): roots omega (rad/s) of the
-/// frequency determinant, found by shooting. With w the deflection and psi the section
-/// rotation: kGA (w'' - psi') + rho A omega^2 w = 0, EI psi'' + kGA (w' - psi) +
-/// rho I omega^2 psi = 0; w = psi = 0 at x = 0; EI psi' = 0 and kGA (w' - psi) = 0 at x = L.
-/// Two solutions from the clamp with (w', psi') = (1, 0) and (0, 1); the determinant of
-/// their free-end conditions vanishes at a natural frequency.
-fn timoshenko_frequencies(l: f64, ei: f64, kga: f64, rho_a: f64, rho_i: f64, omega_max: f64, count: usize) -> Vec<f64> {
-    let det = |omega: f64| {
-        let w2 = omega * omega;
-        let f = |y: [f64; 4]| {
-            [y[1], y[3] - rho_a * w2 / kga * y[0], y[3], -(kga / ei) * (y[1] - y[2]) - rho_i * w2 / ei * y[2]]
-        };
-        let steps = 2000;
-        let h = l / steps as f64;
-        let end = |mut y: [f64; 4]| {
-            for _ in 0..steps {
-                let add = |y: [f64; 4], k: [f64; 4], s: f64| std::array::from_fn::<f64, 4, _>(|i| y[i] + s * k[i]);
-                let k1 = f(y);
-                let k2 = f(add(y, k1, 0.5 * h));
-                let k3 = f(add(y, k2, 0.5 * h));
-                let k4 = f(add(y, k3, h));
-                for i in 0..4 {
-                    y[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
-                }
-            }
-            y
-        };
-        // State (w, w', psi, psi').
-        let a = end([0.0, 1.0, 0.0, 0.0]);
-        let b = end([0.0, 0.0, 0.0, 1.0]);
-        a[3] * (b[1] - b[2]) - b[3] * (a[1] - a[2])
-    };
-    let mut roots = Vec::new();
-    let scan = 3000;
-    let mut prev = (1e-6 * omega_max, det(1e-6 * omega_max));
-    for k in 1..=scan {
-        let w = omega_max * k as f64 / scan as f64;
-        let d = det(w);
-        if d.signum() != prev.1.signum() {
-            let (mut lo, mut hi, dlo) = (prev.0, w, prev.1);
-            for _ in 0..60 {
-                let mid = 0.5 * (lo + hi);
-                if det(mid).signum() == dlo.signum() { lo = mid } else { hi = mid }
-            }
-            roots.push(0.5 * (lo + hi));
-            if roots.len() == count {
-                break;
-            }
-        }
-        prev = (w, d);
-    }
-    roots
 }
 
 /// Lowest natural frequencies (Hz) of the model, constraints respected.

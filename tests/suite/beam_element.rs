@@ -13,6 +13,7 @@ fn props(shear: bool) -> BeamProperties {
         inertia: b * h * h * h / 12.0,
         shear_factor: shear.then(|| BeamProperties::rectangle_shear_factor(nu)),
         density: 5540.0,
+        rotary_inertia: None,
     }
 }
 

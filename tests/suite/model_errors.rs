@@ -577,3 +577,28 @@ fn reaction_torque_on_a_point_mass_names_what_it_needs() {
         "reaction_torque needs a body2 with an angle coordinate (a rigid body or a corotational beam node)",
     );
 }
+
+/// A planar beam's `section.rotary_inertia` (one number, > 0) through the command line: the
+/// wrong shape and a non-positive value exit with 2 and the value's file:line:column
+/// (tests/suite/beam_models.rs checks the columns of every case).
+#[test]
+fn planar_rotary_inertia_shape_and_sign() {
+    let beam = "[model]\nname = \"b\"\n\n[solver]\nstop_time = 0.001\n\n[[beams]]\nname = \"arm\"\n\
+                start = [0.0, 0.0]\nend = [1.0, 0.0]\nelements = 4\n\
+                section = { area = 1e-3, inertia = 1e-7, rotary_inertia = 2e-2 }\n\
+                material = { E = 2.1e11, nu = 0.3, rho = 7850.0 }\n\n[[joints]]\nname = \"clamp\"\n\
+                type = \"fixed\"\nbody2 = \"arm.start\"\n";
+    let (code, stderr, _) = simulate(beam);
+    assert_eq!(code, 0, "{stderr}");
+    let line = line_of(beam, "rotary_inertia");
+    let column = beam.lines().nth(line - 1).unwrap().find("2e-2").unwrap() + 1;
+    for (to, needle) in [
+        ("rotary_inertia = [2e-2, 2e-2, 2e-2]", "in a planar model, rotary_inertia is one number"),
+        ("rotary_inertia = -2e-2", "rotary_inertia must be positive, got -0.02"),
+    ] {
+        let text = beam.replacen("rotary_inertia = 2e-2", to, 1);
+        let (code, stderr, path) = simulate(&text);
+        assert_eq!(code, 2, "{to}: {stderr}");
+        assert!(stderr.starts_with(&format!("error: {path}:{line}:{column}:")) && stderr.contains(needle), "{stderr}");
+    }
+}

@@ -12,8 +12,9 @@ use crate::mechanics::contact_gap::ContactGap;
 use crate::mechanics::elements::{AncfBeam2d, BeamProperties, CorotationalBeam2d, FloatingFrameBeam2d};
 use crate::mechanics::joints::{ConstraintRow, JointKind};
 use crate::mechanics::kinematics::{Anchor, Measure};
-use crate::model::schema::{Definition, JointDecl};
+use crate::model::schema::{Definition, JointDecl, Tensor};
 use crate::model::{Model, ModelError};
+use toml::Spanned;
 
 /// Lay out the section's bodies after those of the kinds before it in `BODY_KINDS`.
 pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mut Layout) -> Result<(), ModelError> {
@@ -48,7 +49,6 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
             (sec.iy.as_ref().map(|v| v.span()), "section.iy"),
             (sec.iz.as_ref().map(|v| v.span()), "section.iz"),
             (sec.j.as_ref().map(|v| v.span()), "section.j"),
-            (sec.rotary_inertia.as_ref().map(|v| v.span()), "section.rotary_inertia"),
         ];
         if let Some((Some(span), key)) = spatial_only.into_iter().find(|(s, _)| s.is_some()) {
             return Err(model.error(span, format!("`{key}` applies to beams in spatial models (dimension = 3)")));
@@ -65,7 +65,8 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
             }
         };
         // The mass per length given apart from the stiffness: the density it makes of the
-        // section (rho A = m; the rotary inertia rho I = m I / A follows the section's shape).
+        // section (rho A = m; the rotary inertia rho I = m I / A follows the section's shape
+        // unless `rotary_inertia` gives it too).
         let rho = match &sec.mass_per_length {
             Some(m) => b.scope.positive(m, "mass_per_length")? / area,
             None => rho,
@@ -87,6 +88,7 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
                 ),
             )),
         };
+        let rotary_inertia = sec.rotary_inertia.as_ref().map(|j| rotary_inertia(b, j, floating)).transpose()?;
         let angle = (p1[1] - p0[1]).atan2(p1[0] - p0[0]);
         let first = l.n;
         // Initial rigid motion: velocity of `start` (0 when only the angular velocity is given)
@@ -144,6 +146,7 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
                     inertia,
                     shear_factor: None,
                     density: rho,
+                    rotary_inertia: None,
                 };
                 FloatingFrameBeam2d::new(first, length, count, &properties, l.gravity)
             });
@@ -167,6 +170,7 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
             inertia,
             shear_factor: timoshenko.then_some(shear_factor),
             density: rho,
+            rotary_inertia,
         };
         let l_el = length / count as f64;
         if ancf {
@@ -238,6 +242,35 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
         }
     }
     Ok(())
+}
+
+/// `section.rotary_inertia` of a planar beam: the mass moment of inertia per unit length about
+/// the out-of-plane axis (kg m), int rho y^2 dA over the section (rho I when it is homogeneous),
+/// given apart from the stiffness; one positive number. It is the J of the section rotation's
+/// kinetic energy J psi'^2 / 2 per length in Timoshenko's beam (Timoshenko 1921, "On the
+/// correction for shear of the differential equation for transverse vibrations of prismatic
+/// bars") and Rayleigh's (The Theory of Sound, 1877). The floating-frame beam neglects the
+/// section's rotary inertia (Guo et al. 2017's Euler-Bernoulli model) and refuses it.
+fn rotary_inertia(b: &Builder, j: &Spanned<Tensor>, floating: bool) -> Result<f64, ModelError> {
+    if floating {
+        return Err(b.model.error(
+            j.span(),
+            "a floating_frame beam has no rotary inertia (its Euler-Bernoulli modes neglect the section's): \
+             `section.rotary_inertia` applies to formulations timoshenko, euler_bernoulli and ancf"
+                .into(),
+        ));
+    }
+    let Tensor::Scalar(n) = j.get_ref() else {
+        return Err(b.model.error(
+            j.span(),
+            "in a planar model, rotary_inertia is one number: the moment about the out-of-plane axis (kg m)".into(),
+        ));
+    };
+    let value = b.scope.number(&Spanned::new(j.span(), n.clone()))?;
+    if !(value > 0.0 && value.is_finite()) {
+        return Err(b.model.error(j.span(), format!("rotary_inertia must be positive, got {value}")));
+    }
+    Ok(value)
 }
 
 /// The rate of a vector a turning at angular velocity w: w z x a = w (-a_y, a_x).

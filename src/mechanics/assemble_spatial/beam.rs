@@ -8,8 +8,9 @@ use crate::limits::coordinates_fit;
 use crate::mechanics::elements::{BeamProperties, CorotationalBeam3d, SpatialBeamProperties};
 use crate::mechanics::euler_parameters::{Mat3, cross, e_matrix, from_rotation};
 use crate::model::ModelError;
-use crate::model::schema::{BeamDecl, Definition, Name};
+use crate::model::schema::{BeamDecl, Definition, Name, Tensor};
 use std::f64::consts::PI;
+use toml::Spanned;
 
 fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
@@ -46,10 +47,21 @@ fn mass_overrides(
     let sec = bd.section.get_ref();
     let mass_per_length = sec.mass_per_length.as_ref().map(|m| b.scope.positive(m, "mass_per_length")).transpose()?;
     let rotary_inertia = match &sec.rotary_inertia {
-        Some(v) => {
-            let j = b.scope.vec3(v)?;
+        Some(t) => {
+            let v = match t.get_ref() {
+                Tensor::Vector(v) if v.len() == 3 => v,
+                _ => {
+                    return Err(b.model.error(
+                        t.span(),
+                        "in a spatial model, rotary_inertia is [Jx, Jy, Jz] (kg m, about the section's x, y and \
+                         z axes)"
+                            .into(),
+                    ));
+                }
+            };
+            let j = b.scope.vec3(&Spanned::new(t.span(), v.clone()))?;
             if !j.iter().all(|x| *x > 0.0 && x.is_finite()) {
-                return Err(b.model.error(v.span(), format!("rotary_inertia must be positive, got {j:?}")));
+                return Err(b.model.error(t.span(), format!("rotary_inertia must be positive, got {j:?}")));
             }
             Some(j)
         }

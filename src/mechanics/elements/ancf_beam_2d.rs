@@ -9,7 +9,9 @@
 //!   e5..e8 is the middle node: dr/dx(0) = (-3 r_i + 4 r_j - r_k)/l).
 //!   The section angle follows from the slope (eq. 4): d = |d| (-sin theta, cos theta).
 //! * Mass (eq. 5): M_e = int rho S^T S dV is constant: rho A int N N^T dx on the positions and
-//!   rho I int N N^T dx on the slopes (int y dA = 0). Hence no quadratic-velocity forces.
+//!   I_rho int N N^T dx on the slopes (int y dA = 0), I_rho = int rho y^2 dA the section's
+//!   rotary inertia per length (rho I, or `BeamProperties::rotary_inertia` when given apart
+//!   from the stiffness). Hence no quadratic-velocity forces.
 //! * Elastic forces (eq. 5, "from continuum mechanics"): the Green-Lagrange strains of the
 //!   field r(x, y) split into the structural measures at the axis y = 0
 //!   axial      eps   = (r_x . r_x - 1)/2          (E_xx at y = 0)
@@ -119,7 +121,7 @@ impl AncfBeam2d {
         let ea = p.young * p.area;
         let kga = p.shear_factor.unwrap_or(1.0) * p.shear * p.area;
         let ei = p.young * p.inertia;
-        let (rho_a, rho_i) = (p.density * p.area, p.density * p.inertia);
+        let (rho_a, rho_i) = (p.density * p.area, p.rho_i());
         let dofs = std::array::from_fn(|i| nodes[i / 4] + i % 4);
         let sym = |a: &SMatrix<f64, 2, 12>, b: &SMatrix<f64, 2, 12>| a.transpose() * b + b.transpose() * a;
         let mut strains = Vec::new();

@@ -58,9 +58,18 @@ pub struct BeamProperties {
     pub shear_factor: Option<f64>,
     /// Density (kg/m^3).
     pub density: f64,
+    /// Mass moment of inertia per unit length about the out-of-plane axis (kg m), given apart
+    /// from the stiffness; `None` = rho I of the homogeneous section (`rho_i`). The
+    /// floating-frame beam has no rotary inertia and takes none.
+    pub rotary_inertia: Option<f64>,
 }
 
 impl BeamProperties {
+    /// The rotary inertia per unit length I_rho (kg m): `rotary_inertia`, else rho I.
+    pub fn rho_i(&self) -> f64 {
+        self.rotary_inertia.unwrap_or(self.density * self.inertia)
+    }
+
     /// Shear correction factor of a rectangle, 10(1+nu)/(12+11nu).
     pub fn rectangle_shear_factor(nu: f64) -> f64 {
         10.0 * (1.0 + nu) / (12.0 + 11.0 * nu)
@@ -120,7 +129,7 @@ impl CorotationalBeam2d {
             ei,
             phi,
             rho_a: p.density * p.area,
-            rho_i: p.density * p.inertia,
+            rho_i: p.rho_i(),
             gravity,
             mass_axial: [[0.0; 2]; 2],
             mass_transverse: [[0.0; 4]; 4],

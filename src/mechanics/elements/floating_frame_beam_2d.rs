@@ -859,6 +859,7 @@ mod tests {
             inertia: 7.85e-9,
             shear_factor: None,
             density: 2766.7,
+            rotary_inertia: None,
         }
     }
 

@@ -1,9 +1,11 @@
 //! Shared by the test files: example models and simulations through the facade (`sim`), the
-//! ball-drop impact harness, model text for beams, and FMUs through the `fmi` importer.
+//! ball-drop impact harness, model text for beams, the beam theories' frequencies
+//! (`beam_theory`), and FMUs through the `fmi` importer.
 
 #![allow(dead_code)] // each test file uses part of it
 
 pub mod ball_drop;
+pub mod beam_theory;
 pub mod c_logger;
 pub mod cli;
 pub mod fmu;
