@@ -48,8 +48,8 @@ impl Stride<'_> {
         (f(self.end) - f(self.start)) / self.h
     }
 
-    /// The mean rates of `n` quantities of the coordinates, computed by `f(q, out)`
-    /// (`out` has n entries).
+    /// The mean rates of N quantities of the coordinates, `f(q)` (a beam's local
+    /// deformations).
     pub fn rates<const N: usize>(&self, f: impl Fn(&[f64]) -> [f64; N]) -> [f64; N] {
         let (a, b) = (f(self.start), f(self.end));
         std::array::from_fn(|k| (b[k] - a[k]) / self.h)
