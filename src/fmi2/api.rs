@@ -569,8 +569,13 @@ pub unsafe extern "C" fn fmi2GetIntegerStatus(c: Fmi2Component, s: c_int, value:
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2GetBooleanStatus(c: Fmi2Component, s: c_int, value: *mut Fmi2Boolean) -> c_int {
     unsafe {
+        // fmi2Terminated: the slave wants the simulation to end: after fmi2Terminate, and
+        // after a discarded step, which it cannot continue (a failure at the smallest internal
+        // step, or the step budget; as fmi3DoStep's terminateSimulation). A master may still
+        // roll back with fmi2SetFMUstate; one that asks (FMPy) stops with the results up to
+        // fmi2LastSuccessfulTime instead of calling fmi2DoStep again (illegal after Discard).
         status_query(c, "fmi2GetBooleanStatus", s, value, |inst, k| {
-            (k == FMI2_TERMINATED).then_some(if inst.core.state() == State::Terminated {
+            (k == FMI2_TERMINATED).then_some(if matches!(inst.core.state(), State::Terminated | State::StepFailed) {
                 FMI2_TRUE
             } else {
                 FMI2_FALSE

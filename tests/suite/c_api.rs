@@ -179,9 +179,11 @@ fn failed_step_returns_discard_and_keeps_the_last_good_state() {
         let mut t = -1.0;
         assert_eq!(fmi2GetRealStatus(c, 2, &mut t), OK);
         assert!((h..h + 2.0).contains(&t), "last successful time {t}");
-        let mut terminated = 1;
+        // The slave wants to end (as fmi3DoStep's terminateSimulation): a master that asks stops
+        // with the results so far rather than stepping on (illegal after Discard).
+        let mut terminated = 0;
         assert_eq!(fmi2GetBooleanStatus(c, 3, &mut terminated), OK);
-        assert_eq!(terminated, 0);
+        assert_eq!(terminated, 1);
         assert_eq!(fmi2DoStep(c, t, h, 1), ERROR, "DoStep is illegal after Discard");
         // Outputs are those of the last good state.
         let mut phi_now = 0.0;
