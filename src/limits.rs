@@ -25,6 +25,10 @@ pub const MAX_STEPS_PER_INTERVAL: u64 = 500_000;
 /// (ANCF beam) while the model starts.
 pub const MAX_COORDINATES: usize = 250_000;
 
+/// Most `elements` of one beam (the coordinates they make are limited by MAX_COORDINATES; this
+/// bounds the count before it is converted to an integer).
+pub const MAX_ELEMENTS: f64 = 1e6;
+
 /// Most constraint rows in one group of joints connected through shared bodies (a planar
 /// revolute joint has 2 rows, a spatial body 1 for its Euler parameters): the initial state
 /// is made consistent with dense matrices per group, in time ~ rows^2 x coordinates.

@@ -10,7 +10,7 @@ use std::fmt;
 use std::ops::Range;
 use std::path::Path;
 
-use crate::limits::MAX_MODEL_NAME_LENGTH;
+use crate::limits::{MAX_ELEMENTS, MAX_MODEL_NAME_LENGTH};
 use expr::{Expr, Symbol};
 pub use schema::Definition;
 use schema::{Number, ParameterDecl};
@@ -450,11 +450,14 @@ impl<'a> Scope<'a> {
         Ok(v)
     }
 
-    /// A number of elements: an integer in 1..=1e6.
+    /// A number of elements: an integer in 1..=MAX_ELEMENTS.
     pub fn element_count(&self, n: &schema::Num) -> Result<usize, ModelError> {
         let count = self.number(n)?;
-        if count < 1.0 || count.fract() != 0.0 || count > 1e6 {
-            return Err(self.model.error(n.span(), format!("elements must be an integer >= 1, got {count}")));
+        if count < 1.0 || count.fract() != 0.0 || count > MAX_ELEMENTS {
+            return Err(self.model.error(
+                n.span(),
+                format!("elements must be an integer >= 1 and at most {MAX_ELEMENTS:e}, got {count}"),
+            ));
         }
         Ok(count as usize)
     }

@@ -161,6 +161,12 @@ fn beam_errors_are_located() {
         ),
         ("elements = \"elements\"", "elements = 0", "elements must be an integer >= 1", "elements = 0"),
         ("elements = \"elements\"", "elements = 2.5", "elements must be an integer >= 1", "elements = 2.5"),
+        (
+            "elements = \"elements\"",
+            "elements = 1000000000",
+            "elements must be an integer >= 1 and at most 1e6, got 1000000000",
+            "elements = 1000000000",
+        ),
         ("E = 2e11", "E = -1.0", "E must be positive", "E = -1.0"),
         ("rho = 7.85e3", "rho = 0.0", "rho must be positive", "rho = 0.0"),
         ("nu = 0.3", "nu = 0.5", "nu must be in (-1, 0.5)", "nu = 0.5"),
