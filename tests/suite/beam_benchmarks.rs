@@ -5,7 +5,7 @@
 //! accuracy claim Co-TTBIF (dt 3e-4) vs Co-generalized-alpha (dt 1e-4).
 
 use crate::common;
-use common::beam_theory::timoshenko_frequencies;
+use common::beam_theory::{shoot, timoshenko_frequencies};
 use common::cantilever;
 use flexfmu::analysis::statics::static_equilibrium;
 use flexfmu::integrators::{Dynamics, Method};
@@ -22,21 +22,7 @@ use std::sync::OnceLock;
 fn elastica_tip(alpha: f64, steps: usize) -> (f64, f64) {
     // State (theta, theta', x, y) along s in [0, 1].
     let rhs = |y: [f64; 4]| [y[1], -alpha * y[0].cos(), y[0].cos(), y[0].sin()];
-    let shoot = |k0: f64| {
-        let mut y = [0.0, k0, 0.0, 0.0];
-        let h = 1.0 / steps as f64;
-        for _ in 0..steps {
-            let add = |y: [f64; 4], k: [f64; 4], f: f64| std::array::from_fn::<f64, 4, _>(|i| y[i] + f * k[i]);
-            let k1 = rhs(y);
-            let k2 = rhs(add(y, k1, 0.5 * h));
-            let k3 = rhs(add(y, k2, 0.5 * h));
-            let k4 = rhs(add(y, k3, h));
-            for i in 0..4 {
-                y[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
-            }
-        }
-        y
-    };
+    let shoot = |k0: f64| shoot(rhs, [0.0, k0, 0.0, 0.0], 1.0, steps);
     // theta'(0) = P x_tip / EI lies in [0, alpha]; theta'(1) is negative at 0, >= 0 at alpha.
     let (mut lo, mut hi) = (0.0, alpha);
     for _ in 0..80 {

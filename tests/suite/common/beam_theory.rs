@@ -6,7 +6,7 @@
 //! 225(5)), with the rotary inertia per length rho_i given apart from EI.
 
 /// The state at x = l of y' = f(y) from y(0) = y0, classical RK4 with `steps` steps.
-fn shoot(f: impl Fn([f64; 4]) -> [f64; 4], mut y: [f64; 4], l: f64, steps: usize) -> [f64; 4] {
+pub fn shoot(f: impl Fn([f64; 4]) -> [f64; 4], mut y: [f64; 4], l: f64, steps: usize) -> [f64; 4] {
     let h = l / steps as f64;
     for _ in 0..steps {
         let add = |y: [f64; 4], k: [f64; 4], s: f64| std::array::from_fn::<f64, 4, _>(|i| y[i] + s * k[i]);
