@@ -38,8 +38,8 @@ pub enum StepError {
     RedundancyChanged { t: f64, joint: String, violation: f64 },
     /// The accelerations consistent with changed inputs could not be solved for
     /// (`Simulation::set_input`); nothing was stepped.
-    #[error("at t = {t} the accelerations consistent with the changed inputs could not be computed: {cause}")]
-    InputRestart { t: f64, cause: NewtonError },
+    #[error("at t = {t} the accelerations consistent with {after} could not be computed: {cause}")]
+    Restart { t: f64, after: &'static str, cause: NewtonError },
     /// A step failed after the run had lost its energy balance (src/simulation/energy_balance.rs).
     #[error("{failure}\nbefore it stopped, {diagnosis}")]
     AfterEnergyGrowth { failure: Box<StepError>, diagnosis: String },
