@@ -157,8 +157,15 @@ impl Instance {
                 }
             }
         }
-        for category in chosen {
-            self.enabled.set(category, on);
+        // loggingOn with categories: "only debug messages according to the categories argument
+        // shall be output" (FMI 2.0.4 sec. 2.1.5; FMI 3.0 fmi3SetDebugLogging); without
+        // loggingOn, the named categories are switched off.
+        if on {
+            self.enabled.only(&chosen);
+        } else {
+            for category in chosen {
+                self.enabled.set(category, false);
+            }
         }
         Status::Ok
     }
@@ -505,11 +512,16 @@ impl Instance {
         if let Some(i) = self.drive_input_changed.take() {
             if self.input_derivatives[i] == [0.0; 2] && !self.held_drive_warned {
                 self.held_drive_warned = true;
+                let remedy = if function.starts_with("fmi3") {
+                    "FMI 3.0 Co-Simulation takes no input derivatives: take short communication steps of a smooth \
+                     input"
+                } else {
+                    "give them with fmi2SetRealInputDerivatives"
+                };
                 let message = format!(
                     "{function}: input '{}' moves a driven joint and was changed without its derivatives: the \
-                     drive jumps at each communication point, and the motion and drive force are then wrong; give \
-                     them with fmi2SetRealInputDerivatives (FMI 3.0 Co-Simulation has none: take short \
-                     communication steps of a smooth input) (told once)",
+                     drive jumps at each communication point, and the motion and drive force are then wrong; \
+                     {remedy} (told once)",
                     sim.input_names()[i]
                 );
                 self.log(Status::Warning, Category::StatusWarning, &message);

@@ -84,6 +84,20 @@ impl Enabled {
         self.0 = [on; Category::ALL.len()];
     }
 
+    /// Exactly `categories`, besides the error and fatal categories, which keep their state:
+    /// they explain an fmi2Error / fmi2Fatal, not debug output (switched off only by name or
+    /// with all categories).
+    pub fn only(&mut self, categories: &[Category]) {
+        let keep = [Category::StatusError, Category::StatusFatal].map(|c| (c, self.0[c.index()]));
+        self.0 = [false; Category::ALL.len()];
+        for (c, on) in keep {
+            self.0[c.index()] = on;
+        }
+        for c in categories {
+            self.0[c.index()] = true;
+        }
+    }
+
     pub fn logs(&self, category: Category) -> bool {
         self.0[category.index()] || self.0[Category::All.index()]
     }

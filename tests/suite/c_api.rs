@@ -304,3 +304,41 @@ fn termination_logs_the_solver_statistics_and_the_worst_do_step_time() {
     assert!(0.0 < mean && mean <= worst, "{line}");
     assert!((0..100).any(|k| (k as f64 * 1e-2 - from).abs() < 1e-12), "{line}");
 }
+
+/// fmi2SetDebugLogging with loggingOn and categories logs only those categories (FMI 2.0.4,
+/// 2.1.5: "only debug messages according to the categories argument shall be output"), and
+/// the error category stays on; with every category on, the same calls log events and solver
+/// statistics (an FMU probe found the named categories added to those already on).
+#[test]
+fn debug_logging_with_categories_logs_only_those() {
+    let s = setup_model("pendulum");
+    for only_errors in [false, true] {
+        let messages = Messages::default();
+        let cb = callbacks(&messages);
+        let c = unsafe { instantiate(&format!("file://{}", encode(&s.resources)), 1, &guid(&s.model.source), &cb) };
+        assert!(!c.is_null());
+        unsafe {
+            assert_eq!(fmi2SetDebugLogging(c, 1, 0, null()), OK);
+            if only_errors {
+                let errors = CString::new("logStatusError").unwrap();
+                assert_eq!(fmi2SetDebugLogging(c, 1, 1, [errors.as_ptr()].as_ptr()), OK);
+            }
+            assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0), OK);
+            assert_eq!(fmi2EnterInitializationMode(c), OK);
+            assert_eq!(fmi2ExitInitializationMode(c), OK);
+            assert_eq!(fmi2DoStep(c, 0.0, 0.01, 1), OK);
+            assert_eq!(fmi2DoStep(c, 5.0, 0.1, 1), ERROR, "not the current communication point");
+            assert_eq!(fmi2Terminate(c), OK);
+            fmi2FreeInstance(c);
+        }
+        let logged = messages.lock().unwrap();
+        let categories: std::collections::BTreeSet<&str> = logged.iter().map(|(_, cat, _)| cat.as_str()).collect();
+        println!("only errors {only_errors}: categories logged {categories:?}");
+        assert!(categories.contains("logStatusError"), "the error is explained");
+        if only_errors {
+            assert_eq!(categories.len(), 1, "{categories:?}");
+        } else {
+            assert!(categories.contains("logEvents") && categories.contains("logSolver"), "{categories:?}");
+        }
+    }
+}
