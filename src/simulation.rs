@@ -284,10 +284,15 @@ pub struct Simulation {
     /// Per input, its first and second time derivative over the next `step_to` (FMI's
     /// fmi2SetRealInputDerivatives); cleared by every `step_to`.
     input_derivatives: Vec<[f64; 2]>,
-    /// An input changed since the accelerations in `state` were consistent: the next
-    /// `step_to` restarts from accelerations and multipliers consistent with the new inputs
-    /// (`restart_if_inputs_changed`).
+    /// The next `step_to` restarts from accelerations and multipliers consistent with the
+    /// state and inputs (`restart_if_inputs_changed`): an input interpolated inside the last
+    /// interval changed, or the state was set (statics, a snapshot).
     restart_pending: bool,
+    /// An input was set since the last `step_to`; it restarts the method only if the inputs
+    /// then differ from `stepped_inputs` (a value set and set back changes nothing).
+    inputs_set: bool,
+    /// The inputs the accelerations in `state` are consistent with.
+    stepped_inputs: Vec<f64>,
     /// Located warnings of assembly (`Assembly::warnings`).
     warnings: Vec<ModelError>,
     /// The energy balance since the start, for the diagnosis of a run that loses it.
@@ -371,8 +376,11 @@ impl Simulation {
             accepted: History::default(),
             input_derivatives: vec![[0.0; 2]; system_inputs],
             restart_pending: false,
+            inputs_set: false,
+            stepped_inputs: Vec::new(),
         };
         sim.balance = BalanceWatch::new(sim.energy_balance());
+        sim.stepped_inputs.clone_from(&sim.system.inputs);
         Ok(sim)
     }
 
@@ -450,9 +458,15 @@ impl Simulation {
                 *rates = [0.0; 2];
             }
             self.outputs_current = false;
-            self.restart_pending = true;
+            self.inputs_set = true;
         }
         Ok(())
+    }
+
+    /// Whether input `index` differs from the value the last step used (set and set back
+    /// since, it does not).
+    pub fn input_moved(&self, index: usize) -> bool {
+        self.system.inputs.get(index) != self.stepped_inputs.get(index)
     }
 
     /// If an input changed since the accelerations were consistent (`restart_pending`),
@@ -468,6 +482,9 @@ impl Simulation {
     /// generalized-alpha and HHT is shifted by the jump of a (a restart with aux = a costs
     /// those methods their second order when every step restarts).
     fn restart_if_inputs_changed(&mut self) -> Result<(), StepError> {
+        if std::mem::take(&mut self.inputs_set) && self.system.inputs != self.stepped_inputs {
+            self.restart_pending = true;
+        }
         if !self.restart_pending {
             return Ok(());
         }
@@ -492,6 +509,7 @@ impl Simulation {
         s.a.copy_from_slice(a);
         s.lambda.copy_from_slice(lambda);
         self.stepper.workspace.forget_history();
+        self.stepped_inputs.clone_from(&self.system.inputs);
         Ok(())
     }
 
@@ -992,7 +1010,7 @@ impl Simulation {
             stats: self.stepper.stats,
             history: self.system.history(),
             next_step: self.next_step,
-            restart_pending: self.restart_pending,
+            restart_pending: self.pending_restart(),
         }
     }
 
@@ -1005,7 +1023,12 @@ impl Simulation {
         s.stats = self.stepper.stats;
         self.system.history_into(&mut s.history);
         s.next_step = self.next_step;
-        s.restart_pending = self.restart_pending;
+        s.restart_pending = self.pending_restart();
+    }
+
+    /// Whether the next `step_to` restarts (`restart_if_inputs_changed`).
+    fn pending_restart(&self) -> bool {
+        self.restart_pending || (self.inputs_set && self.system.inputs != self.stepped_inputs)
     }
 
     /// The sizes a snapshot of this simulation has.
@@ -1030,6 +1053,8 @@ impl Simulation {
         self.outputs_current = false;
         self.next_step = s.next_step;
         self.restart_pending = s.restart_pending;
+        self.inputs_set = false;
+        self.stepped_inputs.clone_from(&s.inputs);
         self.input_derivatives.iter_mut().for_each(|d| *d = [0.0; 2]);
         self.system.input_rates.rates.clear();
         Ok(())

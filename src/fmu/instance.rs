@@ -510,7 +510,7 @@ impl Instance {
         // A drive's input changed without its derivatives: the drive jumps (docs/model-file.md,
         // driven joints). Told once per instance.
         if let Some(i) = self.drive_input_changed.take() {
-            if self.input_derivatives[i] == [0.0; 2] && !self.held_drive_warned {
+            if self.input_derivatives[i] == [0.0; 2] && !self.held_drive_warned && sim.input_moved(i) {
                 self.held_drive_warned = true;
                 let remedy = if function.starts_with("fmi3") {
                     "FMI 3.0 Co-Simulation takes no input derivatives: take short communication steps of a smooth \
