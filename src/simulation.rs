@@ -22,7 +22,7 @@ pub use crate::model::{Model, ParameterKind};
 use crate::integrators::error_control::{MAX_STEP_RATIO, MIN_STEP_RATIO};
 use crate::integrators::{
     BaumgarteConstants, Dynamics, EVENT_TOLERANCE, ErrorControl, Integrator, NewtonSettings, NewtonStrategy, State,
-    Statistics, Stepper,
+    Statistics, Stepper, Stride,
 };
 use crate::limits::MAX_STEPS_PER_INTERVAL;
 use crate::mechanics::assemble::assemble_at;
@@ -791,6 +791,9 @@ impl Simulation {
     /// Returns whether the span was taken.
     fn extrapolate(&mut self, t_end: f64) -> Result<bool, StepError> {
         let (t0, span) = (self.state.t, t_end - self.state.t);
+        if span == 0.0 {
+            return Ok(true);
+        }
         let s = &self.state;
         let Extrapolation { q, v, a, before, after } = &mut self.extrapolation;
         // The method's own end-of-step accelerations carry its error (TTBIF's are first order):
@@ -834,6 +837,9 @@ impl Simulation {
             v[i] = s.v[i] + 0.5 * span * (a[i] + a1[i]);
             q[i] = s.q[i] + span * s.v[i] + span * span * (a[i] / 3.0 + a1[i] / 6.0);
         }
+        // The work of loads, dampers and drives over the span, by the trapezoidal rule (as
+        // `stages::work_along` counts a step's).
+        let power0 = self.system.power(&s.q, &s.v, &s.lambda, t0, &Stride { start: &s.q, end: q, h: span });
         let s = &mut self.state;
         std::mem::swap(&mut s.q, q);
         std::mem::swap(&mut s.v, v);
@@ -846,6 +852,10 @@ impl Simulation {
             s.t = t0;
             return Err(e);
         }
+        let s = &mut self.state;
+        let stride = Stride { start: &self.extrapolation.q, end: &s.q, h: span };
+        let power1 = self.system.power(&s.q, &s.v, &s.lambda, t_end, &stride);
+        s.exchanged = s.exchanged + (0.5 * span) * (power0 + power1);
         Ok(true)
     }
 

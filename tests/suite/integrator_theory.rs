@@ -408,3 +408,29 @@ fn a_tiny_communication_step_changes_the_run_by_round_off_only() {
         }
     }
 }
+
+/// The work done over extrapolated spans counts: a torque-driven flexible arm with a span of
+/// 1e-5 s after every 10 ms (100 spans, 1 ms of the 1 s run) ends with the energy supplied and
+/// the energy balance of the run without them (the spans' work uncounted would be about 1e-3
+/// of the supplied energy).
+#[test]
+fn work_over_extrapolated_spans_is_counted() {
+    let model = common::sim::example("flexible_arm_torque");
+    let run = |tiny: f64| {
+        let mut sim = common::sim::simulation_with(&model, &[], |_| {});
+        let e0 = common::sim::output(&mut sim, "energy_total") - common::sim::output(&mut sim, "energy_supplied");
+        for k in 1..=100 {
+            if tiny > 0.0 {
+                let now = sim.time();
+                sim.step_to(now + tiny).unwrap();
+            }
+            sim.step_to(0.01 * k as f64).unwrap();
+        }
+        let (e, w) = (common::sim::output(&mut sim, "energy_total"), common::sim::output(&mut sim, "energy_supplied"));
+        (w, e - w - e0)
+    };
+    let ((w0, b0), (w1, b1)) = (run(0.0), run(1e-5));
+    println!("supplied {w0:.9e} J without spans, {w1:.9e} J with; balance change {b0:.2e} / {b1:.2e} J");
+    assert!((w1 - w0).abs() < 1e-6 * w0.abs(), "supplied {w0} vs {w1}");
+    assert!((b1 - b0).abs() < 1e-6 * w0.abs(), "balance {b0} vs {b1}");
+}
