@@ -482,9 +482,8 @@ impl Simulation {
     /// generalized-alpha and HHT is shifted by the jump of a (a restart with aux = a costs
     /// those methods their second order when every step restarts).
     fn restart_if_inputs_changed(&mut self) -> Result<(), StepError> {
-        if std::mem::take(&mut self.inputs_set) && self.system.inputs != self.stepped_inputs {
-            self.restart_pending = true;
-        }
+        self.restart_pending = self.pending_restart();
+        self.inputs_set = false;
         if !self.restart_pending {
             return Ok(());
         }
@@ -780,12 +779,12 @@ impl Simulation {
     }
 
     /// A span far below the internal step (masters produce them at events and from round-off
-    /// of their time: 1e-13 s and less, 1e-12..1e-10 s too) taken by Taylor extrapolation,
-    /// q + s v + s^2/2 a and v + s a, and a restart from the accelerations consistent with the
-    /// result. An implicit step that short is ill-conditioned: index-3 rows hold the positions
-    /// to their round-off, eps |q|, and the velocities then carry eps |q| gamma'/beta' ~ eps |q|
-    /// 2/s (a pendulum's state changed by 0.09 after one step of 1e-12 s, by 2.6e-6 after
-    /// 1e-9 s), while extrapolation errs by s^2 |a'| in v and s^3 |a'| in q, below one internal
+    /// of their time: 1e-13 s and less, 1e-12..1e-10 s too) taken by Heun's method with the
+    /// consistent accelerations at both ends, and a restart from the accelerations consistent
+    /// with the result. An implicit step that short is ill-conditioned: its positions hold to
+    /// the Newton tolerance or their round-off, and the velocities then carry that error times
+    /// gamma'/beta' ~ 2/s (a pendulum's state changed by 0.09 after one step of 1e-12 s, by
+    /// 2.6e-6 after 1e-9 s), while Heun's method errs by about s^3 |a''| in v, below one internal
     /// step's own error for s <= EXTRAPOLATED_SPAN h. Not where an event function changes sign
     /// over the span (a contact closing): that span is stepped, so that the event is located.
     /// Returns whether the span was taken.

@@ -38,11 +38,10 @@ pub struct DenseLu {
     lu: Vec<f64>,
     /// Row k was interchanged with row `pivot[k]` (>= k) at step k.
     pivot: Vec<usize>,
-    /// Solves done with the current factors.
+    /// Solves done with the current factors (the inverse is formed at the INVERSE_AFTER-th).
     solves: usize,
     /// A^-1, column-major, once formed (`inverse_formed`).
     inverse: Vec<f64>,
-    inverse_formed: bool,
     /// The right-hand side while the product A^-1 b is accumulated.
     scratch: Vec<f64>,
 }
@@ -55,7 +54,6 @@ impl DenseLu {
             pivot: (0..n).collect(),
             solves: 0,
             inverse: vec![0.0; n * n],
-            inverse_formed: false,
             scratch: vec![0.0; n],
         }
     }
@@ -65,7 +63,6 @@ impl DenseLu {
     pub fn factorize(&mut self, entries: impl Iterator<Item = (usize, usize, f64)>) -> Result<(), FactorizationError> {
         let n = self.n;
         self.solves = 0;
-        self.inverse_formed = false;
         let a = &mut self.lu;
         a.fill(0.0);
         for (i, j, v) in entries {
@@ -105,7 +102,7 @@ impl DenseLu {
     /// Solve A x = b in place: by the factors, or by the inverse once it is formed.
     pub fn solve(&mut self, b: &mut [f64]) {
         let n = self.n;
-        if !self.inverse_formed && self.solves >= INVERSE_AFTER {
+        if self.solves == INVERSE_AFTER {
             let mut inverse = std::mem::take(&mut self.inverse);
             for (j, column) in inverse.chunks_exact_mut(n).enumerate() {
                 column.fill(0.0);
@@ -113,10 +110,9 @@ impl DenseLu {
                 self.solve_by_factors(column);
             }
             self.inverse = inverse;
-            self.inverse_formed = true;
         }
-        self.solves += 1;
-        if self.inverse_formed {
+        self.solves = self.solves.saturating_add(1);
+        if self.inverse_formed() {
             // x = sum_j b_j (A^-1 e_j), column by column.
             self.scratch.copy_from_slice(b);
             b.fill(0.0);
@@ -128,6 +124,11 @@ impl DenseLu {
             return;
         }
         self.solve_by_factors(b);
+    }
+
+    /// Whether the current factors' inverse is formed.
+    fn inverse_formed(&self) -> bool {
+        self.solves > INVERSE_AFTER
     }
 
     /// Solve A x = b in place with the factors: the interchanges, then L and U.
@@ -201,9 +202,9 @@ mod tests {
                 let mut b: Vec<f64> = (0..n).map(|i| (0..n).map(|j| a[i * n + j] * x[j]).sum()).collect();
                 lu.solve(&mut b);
                 let error = b.iter().zip(&x).fold(0.0f64, |m, (p, q)| m.max((p - q).abs()));
-                assert!(error < 1e-13, "shift {shift}, solve {s} (inverse formed: {}): {error:e}", lu.inverse_formed);
+                assert!(error < 1e-13, "shift {shift}, solve {s} (inverse formed: {}): {error:e}", lu.inverse_formed());
             }
-            assert!(lu.inverse_formed);
+            assert!(lu.inverse_formed());
         }
     }
 
