@@ -23,14 +23,17 @@ pub struct Snapshot {
     pub(super) next_step: f64,
     /// Inputs changed since the state's accelerations were consistent (`Simulation::set_input`).
     pub(super) restart_pending: bool,
+    /// `Simulation::extrapolation_room`.
+    pub(super) extrapolation_room: f64,
 }
 
 impl Blob for Snapshot {
     const MAGIC: [u8; 8] = *b"flexSNAP";
     /// 1: the first serde layout (replaced the hand-written codec "flexfmu4"); 2: a contact's
     /// history holds its impact's duration and inverse effective mass; 3: whether changed
-    /// inputs await a restart; 4: the state holds the supplied energy beside the dissipated.
-    const VERSION: u32 = 4;
+    /// inputs await a restart; 4: the state holds the supplied energy beside the dissipated; 5: the
+    /// room for extrapolated spans.
+    const VERSION: u32 = 5;
     const WHAT: &'static str = "simulation snapshot";
 }
 
@@ -101,6 +104,9 @@ impl Snapshot {
             if let Some(i) = x.iter().position(|x| !x.is_finite()) {
                 return Err(format!("{name}[{i}] = {} is not finite", x[i]));
             }
+        }
+        if !(self.extrapolation_room.is_finite() && self.extrapolation_room >= 0.0) {
+            return Err(format!("the room for extrapolated spans {} must be finite and >= 0", self.extrapolation_room));
         }
         self.settings.validate()?;
         let (h_min, h_max) = (MIN_STEP_RATIO * self.settings.step, MAX_STEP_RATIO * self.settings.step);
