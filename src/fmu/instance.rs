@@ -507,21 +507,21 @@ impl Instance {
                 return self.error(&format!("{function}: solver settings refused: {e}; kept the previous ones"));
             }
         }
-        // A drive's input changed without its derivatives: the drive jumps (docs/model-file.md,
-        // driven joints). Told once per instance.
+        // A drive's input changed without its derivatives: the drive ramps to it over the step
+        // (docs/model-file.md, driven joints). Told once per instance.
         if let Some(i) = self.drive_input_changed.take() {
             if self.input_derivatives[i] == [0.0; 2] && !self.held_drive_warned && sim.input_moved(i) {
                 self.held_drive_warned = true;
                 let remedy = if function.starts_with("fmi3") {
-                    "FMI 3.0 Co-Simulation takes no input derivatives: take short communication steps of a smooth \
-                     input"
+                    "FMI 3.0 Co-Simulation takes no input derivatives: shorter communication steps make those \
+                     steps smaller"
                 } else {
-                    "give them with fmi2SetRealInputDerivatives"
+                    "give the derivatives with fmi2SetRealInputDerivatives for a smooth motion"
                 };
                 let message = format!(
                     "{function}: input '{}' moves a driven joint and was changed without its derivatives: the \
-                     drive jumps at each communication point, and the motion and drive force are then wrong; \
-                     {remedy} (told once)",
+                     joint moves at constant speed over each communication step to the value held over it, so \
+                     its speed and the drive force change in steps at communication points; {remedy} (told once)",
                     sim.input_names()[i]
                 );
                 self.log(Status::Warning, Category::StatusWarning, &message);

@@ -11,7 +11,7 @@
 //! and Phi_q in the last (paper 000 eqs. 36, 40).
 
 use super::constraints::{BaumgarteConstants, ConstraintTreatment};
-use super::convergence::{ConstraintError, IncrementScale, can_converge, converged};
+use super::convergence::{ConstraintError, IncrementScale, ROUNDOFF, can_converge, converged};
 use super::dynamics::{Dynamics, EnergyFlow, StepPoint, Stride, TangentCoefficients};
 use super::energy_check::EnergyCheck;
 use super::predictor::{Known, StageMemory, extrapolate_through};
@@ -186,6 +186,8 @@ pub struct Workspace {
     /// A stage's starting values (for the full-Newton restart).
     start_a: Vec<f64>,
     start_lambda: Vec<f64>,
+    /// Zeros for the a and lambda of `project_onto_constraints`' matrix (length n + m).
+    zeros: Vec<f64>,
     /// The last step and (GGL) the shift before it, to retreat along the step.
     previous_shift: Vec<f64>,
     step: Vec<f64>,
@@ -316,6 +318,7 @@ impl Workspace {
             start_lambda: Vec::with_capacity(m),
             previous_shift: Vec::new(),
             step: vec![0.0; n + m],
+            zeros: vec![0.0; n + m],
             energy: EnergyCheck::default(),
         }
     }
@@ -439,12 +442,7 @@ impl Workspace {
         t: f64,
         stats: &mut Statistics,
     ) -> Result<(), NewtonError> {
-        let c = TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 1.0 };
-        sys.newton_matrix(q, v, a, lambda, t, c, &mut self.matrix);
-        stats.jacobian_evaluations += 1;
-        self.index1_lu.factorize(&self.matrix)?;
-        stats.factorizations += 1;
-        Ok(())
+        Ok(factorize_index1_into(sys, (q, v, a, lambda), t, &mut self.matrix, &mut self.index1_lu, stats)?)
     }
 
     /// Solve the saddle-point system [[M, Phi_q^T], [Phi_q, 0]] [a; lambda] = [-g; gamma]
@@ -495,6 +493,67 @@ impl Workspace {
         Ok(())
     }
 
+    /// Move (q, v) onto the constraints at t by mass-orthogonal projection (Bayo & Ledesma
+    /// 1996): if the positions violate them beyond the Newton `tolerance` (in the measure of
+    /// `IncrementScale::constraint_error`, which converged steps meet), Newton steps
+    /// [[M, Phi_q^T], [Phi_q, 0]] [dq; mu] = [0; -Phi] at each iterate until Phi holds to
+    /// ROUNDOFF of the model's size; then the velocity jump that makes Phi_q v + Phi_t = 0
+    /// (as `velocity_jump`). What a driven joint asks for when its prescribed position or rate
+    /// changed between communication steps. Returns whether anything moved.
+    pub fn project_onto_constraints(
+        &mut self,
+        sys: &dyn Dynamics,
+        (q, v, t): (&mut [f64], &mut [f64], f64),
+        tolerance: f64,
+        stats: &mut Statistics,
+    ) -> Result<bool, NewtonError> {
+        const MAX_ITERATIONS: usize = 20;
+        let n = sys.coordinates();
+        let largest = |x: &[f64]| x.iter().fold(0.0f64, |a, y| a.max(y.abs()));
+        sys.constraint_residual(q, t, &mut self.phi);
+        let (a, lambda) = self.zeros.split_at(n);
+        let mut moved = false;
+        for iteration in 0.. {
+            if iteration == 0 && largest(&self.phi) <= tolerance * (self.length + largest(q)) {
+                break;
+            }
+            let error = largest(&self.phi) / (ROUNDOFF * (self.length + largest(q)));
+            if error <= 1.0 {
+                break;
+            }
+            if iteration == MAX_ITERATIONS {
+                return Err(NewtonError::NotConverged { iterations: iteration, increment: error, rate: f64::NAN });
+            }
+            factorize_index1_into(sys, (q, v, a, lambda), t, &mut self.matrix, &mut self.index1_lu, stats)?;
+            let (r1, r2) = self.rhs.split_at_mut(n);
+            r1.fill(0.0);
+            for (r, p) in r2.iter_mut().zip(&self.phi) {
+                *r = -p;
+            }
+            self.index1_lu.solve(&mut self.rhs)?;
+            for (x, d) in q.iter_mut().zip(&self.rhs[..n]) {
+                *x += d;
+            }
+            sys.constraint_residual(q, t, &mut self.phi);
+            moved = true;
+        }
+        sys.constraint_velocity(q, v, t, &mut self.phi_dot);
+        if largest(&self.phi_dot) <= ROUNDOFF * (self.length + largest(v)) {
+            return Ok(moved);
+        }
+        factorize_index1_into(sys, (q, v, a, lambda), t, &mut self.matrix, &mut self.index1_lu, stats)?;
+        let (r1, r2) = self.rhs.split_at_mut(n);
+        r1.fill(0.0);
+        for (r, p) in r2.iter_mut().zip(&self.phi_dot) {
+            *r = -p;
+        }
+        self.index1_lu.solve(&mut self.rhs)?;
+        for (x, d) in v.iter_mut().zip(&self.rhs[..n]) {
+            *x += d;
+        }
+        Ok(true)
+    }
+
     /// Right after `velocity_jump` (its factorization at q): the mass-orthogonal position
     /// correction dq with Phi_q dq = -phi and M dq = -Phi_q^T mu, one Newton step of the
     /// projection of q onto Phi = 0 (Bayo & Ledesma 1996).
@@ -508,6 +567,24 @@ impl Workspace {
         dq.copy_from_slice(&self.rhs[..dq.len()]);
         Ok(())
     }
+}
+
+/// `Workspace::factorize_index1` with the matrix and factorization given (so that a caller
+/// may borrow the workspace's other fields meanwhile).
+fn factorize_index1_into(
+    sys: &dyn Dynamics,
+    (q, v, a, lambda): (&[f64], &[f64], &[f64], &[f64]),
+    t: f64,
+    matrix: &mut SparseMatrix,
+    lu: &mut SparseLu,
+    stats: &mut Statistics,
+) -> Result<(), FactorizationError> {
+    let c = TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 1.0 };
+    sys.newton_matrix(q, v, a, lambda, t, c, matrix);
+    stats.jacobian_evaluations += 1;
+    lu.factorize(matrix)?;
+    stats.factorizations += 1;
+    Ok(())
 }
 
 /// Whether a factorization made with coefficients `a` serves a stage with coefficients `b`.

@@ -25,6 +25,8 @@ pub struct Snapshot {
     pub(super) restart_pending: bool,
     /// `Simulation::extrapolation_room`.
     pub(super) extrapolation_room: f64,
+    /// `Simulation::drive_ends`.
+    pub(super) drive_ends: Vec<f64>,
 }
 
 impl Blob for Snapshot {
@@ -32,8 +34,8 @@ impl Blob for Snapshot {
     /// 1: the first serde layout (replaced the hand-written codec "flexfmu4"); 2: a contact's
     /// history holds its impact's duration and inverse effective mass; 3: whether changed
     /// inputs await a restart; 4: the state holds the supplied energy beside the dissipated; 5: the
-    /// room for extrapolated spans.
-    const VERSION: u32 = 5;
+    /// room for extrapolated spans; 6: the inputs where the last interval ended.
+    const VERSION: u32 = 6;
     const WHAT: &'static str = "simulation snapshot";
 }
 
@@ -84,6 +86,7 @@ impl Snapshot {
             ("aux", s.aux.len(), n),
             ("lambda", s.lambda.len(), m),
             ("inputs", self.inputs.len(), dims.inputs),
+            ("drive_ends", self.drive_ends.len(), dims.inputs),
         ];
         for (name, got, expected) in sizes {
             if got != expected {
@@ -100,7 +103,7 @@ impl Snapshot {
             ));
         }
         let vectors = [("q", &s.q), ("v", &s.v), ("a", &s.a), ("aux", &s.aux), ("lambda", &s.lambda)];
-        for (name, x) in vectors.into_iter().chain([("inputs", &self.inputs)]) {
+        for (name, x) in vectors.into_iter().chain([("inputs", &self.inputs), ("drive_ends", &self.drive_ends)]) {
             if let Some(i) = x.iter().position(|x| !x.is_finite()) {
                 return Err(format!("{name}[{i}] = {} is not finite", x[i]));
             }

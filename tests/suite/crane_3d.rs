@@ -92,3 +92,65 @@ fn crane_follows_its_commanded_angles_and_the_drives_work_equals_the_energy_chan
     assert!(off < 0.05, "tip {tip:?} is {off:.3} m from the rigid boom's {rigid:?}");
     assert!(off > 1e-3, "the boom does not deflect: {off:.3e} m");
 }
+
+/// The same commands held between communication points 10 ms apart, without derivatives (as an
+/// FMI 3.0 importer, or FMPy's simulate_fmu, gives them): each drive moves from the value the
+/// last interval ended on to the held one at constant speed (`Simulation::ramp_held_drives`).
+/// So at every communication point the joint angle is the command set at the one before and
+/// its rate is the ramp's; the change of the drives' rates there is an impulse whose energy
+/// counts as supplied (the balance closes); and the run is the one a master gets by giving the
+/// straight line through the held values, one interval late, as values with first
+/// derivatives (a probe's held inputs, taken as jumps of the drives, failed the step or gave
+/// 4e4 N m for a 13 N m motion).
+#[test]
+fn held_commands_are_followed_at_constant_speed_over_each_interval() {
+    let model = example("crane_3d");
+    let comm = 1e-2f64;
+    let steps = (5.0 / comm).round() as usize;
+    let held = |k: usize| commands(k as f64 * comm).map(|c| c[0]);
+    // Per communication point: angles, rates, torques; and the energy balance.
+    let run = |lines: bool| {
+        let mut sim = simulation_with(&model, &[], |_| {});
+        let (e0, s0) = (output(&mut sim, "energy"), sim.state().exchanged.supplied);
+        let mut largest = 0.0f64;
+        let mut points = Vec::new();
+        for k in 0..steps {
+            let (now, before) = (held(k), held(k.saturating_sub(1)));
+            for i in 0..2 {
+                if lines {
+                    sim.set_input(i, before[i]).unwrap();
+                    sim.set_input_derivative(i, 1, (now[i] - before[i]) / comm).unwrap();
+                } else {
+                    sim.set_input(i, now[i]).unwrap();
+                }
+            }
+            sim.step_to((k + 1) as f64 * comm).unwrap();
+            let values = ["slew_angle", "luff_angle", "slew_rate", "luff_rate", "slew_torque", "luff_torque"]
+                .map(|name| output(&mut sim, name));
+            points.push(values);
+            largest = largest.max((sim.state().exchanged.supplied - s0).abs());
+        }
+        let drift = (output(&mut sim, "energy") - e0) - (sim.state().exchanged.supplied - s0);
+        (points, drift / largest)
+    };
+    let ((points, balance), (lines, _)) = (run(false), run(true));
+    let (mut off_held, mut off_rate, mut off_lines) = (0.0f64, 0.0f64, 0.0f64);
+    let peak = points.iter().fold(0.0f64, |m, p| m.max(p[4].abs()).max(p[5].abs()));
+    for (k, (p, l)) in points.iter().zip(&lines).enumerate() {
+        let (now, before) = (held(k), held(k.saturating_sub(1)));
+        for i in 0..2 {
+            off_held = off_held.max((p[i] - now[i]).abs());
+            off_rate = off_rate.max((p[2 + i] - (now[i] - before[i]) / comm).abs());
+        }
+        off_lines = off_lines.max(p.iter().zip(l).map(|(a, b)| (a - b).abs() / peak).fold(0.0, f64::max));
+    }
+    eprintln!(
+        "crane, commands held every 10 ms: angles off the held values {off_held:.2e} rad, rates off the ramps \
+         {off_rate:.2e} rad/s; energy change - supplied {balance:.2e} of the largest supplied; largest difference \
+         to the lines given with derivatives {off_lines:.2e} of the peak torque {peak:.0} N m"
+    );
+    assert!(off_held < 1e-9, "joint angles off the held commands by {off_held:.3e} rad");
+    assert!(off_rate < 1e-6, "joint rates off the ramps by {off_rate:.3e} rad/s");
+    assert!(balance.abs() < 1e-4, "energy change - supplied: {balance:.3e} of the largest supplied");
+    assert!(off_lines < 1e-9, "held commands vs lines with derivatives: {off_lines:.3e}");
+}
