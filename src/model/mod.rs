@@ -382,11 +382,23 @@ impl<'a> Scope<'a> {
                 // +1: the span starts at the opening quote.
                 let mut span = n.span();
                 span.start += 1 + e.offset;
-                let hint = if time_allowed {
-                    " (parameters, inputs and t may appear here)"
+                // Which names may appear, after a name that may not; after a number followed by
+                // a word ("4 kg"), that values carry no units.
+                let before = text[..e.offset.min(text.len())].trim_end();
+                let hint = if e.message.starts_with("unknown name") {
+                    if time_allowed {
+                        " (parameters, inputs and t may appear here)"
+                    } else {
+                        " (only parameters may appear here; the time t and inputs only in load values, drives and \
+                         free lengths)"
+                    }
+                } else if e.message.starts_with("unexpected '")
+                    && text[e.offset.min(text.len())..].starts_with(|c: char| c.is_alphabetic())
+                    && before.ends_with(|c: char| c.is_ascii_digit() || c == '.')
+                {
+                    " (values are numbers in SI units, written without a unit name)"
                 } else {
-                    " (only parameters may appear here; the time t and inputs only in load values, drives and free \
-                     lengths)"
+                    ""
                 };
                 let string = self
                     .model

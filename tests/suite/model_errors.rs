@@ -89,6 +89,20 @@ fn negative_mass() {
     expect_error(&variant("mass = \"m\"", "mass = -2.0"), 16, "mass must be positive, got -2");
 }
 
+/// A value written with its unit is told that values carry none; a syntax error is not told
+/// which names may appear (a probe's "4 kg" and "m*(2" were).
+#[test]
+fn value_with_a_unit_name_and_unbalanced_parenthesis() {
+    expect_error(
+        &variant("mass = \"m\"", "mass = \"4 kg\""),
+        16,
+        "unexpected 'k' (values are numbers in SI units, written without a unit name)",
+    );
+    let (code, stderr, _) = simulate(&variant("mass = \"m\"", "mass = \"m*(2\""));
+    assert_eq!(code, 2);
+    assert!(stderr.contains("expected ')'") && !stderr.contains("may appear here"), "{stderr}");
+}
+
 #[test]
 fn singular_inertia() {
     expect_error(&variant("inertia = \"m*L^2/12\"", "inertia = 0.0"), 17, "moment of inertia must be positive");
