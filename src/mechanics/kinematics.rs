@@ -231,19 +231,20 @@ impl Measure {
 
     /// Value only (cheaper than `derivatives`).
     pub fn value(&self, q: &[f64]) -> f64 {
-        match self.kind {
+        // By reference: a spatial measure is large, and matching a copy made a memcpy per call.
+        match &self.kind {
             MeasureKind::Distance => {
                 let (p1, p2) = (self.a1.position(q), self.a2.position(q));
                 ((p2[0] - p1[0]).powi(2) + (p2[1] - p1[1]).powi(2)).sqrt()
             }
             MeasureKind::Projection { u, rotating } => {
                 let (p1, p2) = (self.a1.position(q), self.a2.position(q));
-                let u = self.direction(q, u, rotating);
+                let u = self.direction(q, *u, *rotating);
                 dot(u, [p2[0] - p1[0], p2[1] - p1[1]])
             }
             MeasureKind::Angle => self.a2.angle(q) - self.a1.angle(q),
             MeasureKind::SectionShear { others, weights } => {
-                let (d, t) = self.slope_and_tangent(q, others, weights);
+                let (d, t) = self.slope_and_tangent(q, *others, *weights);
                 dot(d, t)
             }
             MeasureKind::Spatial(m) => m.value(q),
@@ -304,7 +305,7 @@ impl Measure {
 
     /// The value with its gradient and, if `H` > 0, its Hessian.
     pub fn jet<const H: usize>(&self, q: &[f64]) -> Jet<MAX_DOFS, H> {
-        if let MeasureKind::Spatial(m) = self.kind {
+        if let MeasureKind::Spatial(m) = &self.kind {
             return m.jet(q);
         }
         let n = self.dofs.len();
