@@ -468,10 +468,11 @@ impl Simulation {
         }
         let old = *self.system.inputs.get(index).ok_or_else(|| format!("no input with index {index}"))?;
         if old != value {
+            // The input's rates stay those the last interval ended with until the next step
+            // sets its own: the outputs at this communication point (a drive's acceleration
+            // and force) describe the motion the state has, as the dependencies declare (a
+            // probe read a servo's torque without its inertia term after setting the command).
             change_inputs(&mut self.system, &mut self.state, |inputs| inputs[index] = value);
-            if let Some(rates) = self.system.input_rates.rates.get_mut(index) {
-                *rates = [0.0; 2];
-            }
             self.outputs_current = false;
             self.inputs_set = true;
         }
@@ -745,8 +746,8 @@ impl Simulation {
             let result = self.start_interval(drives_change).and_then(|()| self.step_with_inputs_held(t_end));
             // The inputs end the interval where the interpolation took them, with their rates
             // there, so that the outputs at the reached time (accelerations, drive forces) see
-            // the motion the drives made; the next interval holds them unless derivatives are
-            // set again, and a value set in between replaces its input's rates (`set_input`).
+            // the motion the drives made, also after a new value is set (`set_input`); the next
+            // interval holds them unless derivatives are set again.
             self.interpolate_inputs(&base, t0);
             result
         };

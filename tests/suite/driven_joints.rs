@@ -157,6 +157,11 @@ fn servo_follows_a_commanded_angle_input() {
         lag = lag.max((theta - command(t1)).abs());
         let exact = j * u2 + M * G * L * theta.sin();
         torque_error = torque_error.max((output(&mut sim, "torque") - exact).abs());
+        // Read again after the master sets the next command (its usual read-set-step order
+        // may also set before reading): the state and its motion are the same, so is the
+        // torque (a probe read m g L sin(theta) alone, the inertia term gone).
+        sim.set_input(0, command(t1)).unwrap();
+        torque_error = torque_error.max((output(&mut sim, "torque") - exact).abs());
     }
     eprintln!(
         "servo: angle vs interpolated command {worst:.3e}, vs command {lag:.3e}; torque vs inverse dynamics \
