@@ -289,18 +289,21 @@ fn ttbif_3e4_at_least_as_accurate_as_generalized_alpha_1e4() {
 
 // ---- flexible pendulum (benchmarks.md 4; paper 000, section 3.1) ----
 
-/// Tip (x, y) of pendulum_corotational at t = 0.6 s (past the lowest point, large bending).
-fn pendulum_tip(elements: usize, step: f64) -> [f64; 2] {
+/// Tip (x, y) of pendulum_corotational every 3 ms up to t = 0.6 s (past the lowest point,
+/// large bending).
+fn pendulum_history(elements: usize, step: f64) -> Vec<[f64; 2]> {
     let model = common::sim::example("pendulum_corotational");
     let mut params = model.default_parameters();
     params[model.parameter_index("elements").unwrap()] = elements as f64;
     let settings = SolverSettings { method: Method::Ttbif, rho_inf: 0.0, step, ..SolverSettings::default() };
     let mut sim = Simulation::new(&model, &params, settings, 0.0).unwrap();
-    for k in 1..=200 {
-        sim.step_to(k as f64 * 0.003).unwrap();
-    }
-    let o = sim.output_values().unwrap();
-    [o[0], o[1]]
+    (1..=200)
+        .map(|k| {
+            sim.step_to(k as f64 * 0.003).unwrap();
+            let o = sim.output_values().unwrap();
+            [o[0], o[1]]
+        })
+        .collect()
 }
 
 #[test]
@@ -311,22 +314,26 @@ fn pendulum_converges_under_element_refinement() {
     // elements the section rotations relative to the chord reach 5.3 rad by t = 0.22 s
     // (measured), far outside the small local rotations of the corotational element; the
     // step then fails at t = 0.26 s. With 4 elements they stay below 0.88 rad.
-    let fine = pendulum_tip(32, 1e-4);
+    // The largest distance over the history, not at one instant: at t = 0.6 s alone 4 and 8
+    // elements were equally far (3.0e-2 m) when the phase of 4 elements' error happened to
+    // pass zero there.
+    let fine = pendulum_history(32, 1e-4);
     let mut errors = Vec::new();
     for elements in [4, 8, 16] {
-        let tip = pendulum_tip(elements, 1e-4);
-        let e = ((tip[0] - fine[0]).powi(2) + (tip[1] - fine[1]).powi(2)).sqrt();
-        println!(
-            "pendulum, {elements} elements: tip at 0.6 s = ({:.6}, {:.6}) m, distance to 32 elements {e:.3e} m",
-            tip[0], tip[1]
-        );
+        let history = pendulum_history(elements, 1e-4);
+        let e = history
+            .iter()
+            .zip(&fine)
+            .map(|(a, b)| ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt())
+            .fold(0.0f64, f64::max);
+        println!("pendulum, {elements} elements: largest tip distance to 32 elements over 0.6 s {e:.3e} m");
         errors.push(e);
     }
     for w in errors.windows(2) {
         assert!(w[1] < w[0] / 2.5, "{errors:?}");
     }
-    // Measured: the benchmark's 4 elements are 5.6 cm (4.7 % of L) from the refined answer at
-    // t = 0.6 s, so paper 000's comparisons (all at 4 elements) compare integrators on one
-    // coarse discretization, not converged beam answers. 16 elements: within 0.5 % of L.
-    assert!(errors[2] < 6e-3, "{errors:?}");
+    // Measured: the benchmark's 4 elements are up to 12 cm (10 % of L) from the refined
+    // answer within 0.6 s, so paper 000's comparisons (all at 4 elements) compare integrators
+    // on one coarse discretization, not converged beam answers. 16 elements: within 0.6 % of L.
+    assert!(errors[2] < 8e-3, "{errors:?}");
 }

@@ -119,10 +119,33 @@ fn energy_is_kinetic_plus_strain_plus_gravity() {
     let (q, v, _) = state();
     let x = Kin { q: &q, v: &v, a: &v, t: 0.0, inputs: &[] };
     let en = e.energy(&x);
+    // Gravity on the field of the consistent mass: the nodes' share m g (y1 + y2)/2 and the
+    // cubic transverse field's -rho A l0^2/12 (th1 - th2) (g . n), n the chord normal.
     let m = e.rho_a * e.l0;
-    let gravity = 0.5 * m * 9.81 * (q[1] + q[4]);
+    let (dx, dy) = (q[3] - q[0], q[4] - q[1]);
+    let normal_g = -9.81 * dx / (dx * dx + dy * dy).sqrt();
+    let gravity = 0.5 * m * 9.81 * (q[1] + q[4]) - e.rho_a * e.l0 * e.l0 / 12.0 * (q[2] - q[5]) * normal_g;
     assert!((en.kinetic - e.kinetic_energy(&q, &v)).abs() < 1e-15);
     assert!((en.potential - e.strain_energy(&q) - gravity).abs() < 1e-12);
+    // The static forces (v = a = 0) are the gradient of the potential energy, also with
+    // gravity alone (no stiffness: its end moments are not hidden by the elastic forces).
+    let mut gravity_only = e.clone();
+    gravity_only.ea = 0.0;
+    gravity_only.ei = 0.0;
+    for e in [&e, &gravity_only] {
+        let zero = [0.0; 6];
+        let potential = |q: &[f64]| e.energy(&Kin { q, v: &zero, a: &zero, t: 0.0, inputs: &[] }).potential;
+        let forces = residual(e, &q, &zero, &zero);
+        let scale = forces.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        for j in 0..6 {
+            let h = 1e-7;
+            let (mut qp, mut qm) = (q, q);
+            qp[j] += h;
+            qm[j] -= h;
+            let d = (potential(&qp) - potential(&qm)) / (2.0 * h);
+            assert!((d - forces[j]).abs() <= 1e-6 * scale, "dV/dq[{j}] = {d}, force {}", forces[j]);
+        }
+    }
     // The elastic force is the gradient of the strain energy.
     let fe = e.elastic_force(&q);
     for j in 0..6 {

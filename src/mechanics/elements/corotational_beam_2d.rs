@@ -478,6 +478,63 @@ impl CorotationalBeam2d {
     fn half_mass(&self) -> f64 {
         0.5 * self.rho_a * self.l0
     }
+
+    /// The part of the gravity potential the cubic transverse field adds to the nodes' share
+    /// -rho A l0 g . (x1 + x2) / 2: the mass rho A dX at x1 + xi d + w(xi) n, with the
+    /// field of the consistent mass, w = l0 (xi (1 - xi)^2 th_bar1 - xi^2 (1 - xi) th_bar2)
+    /// along the chord normal n = J d / l (eqs. 13-16), gives
+    ///   V_c = -c0 (th1 - th2) (g . n) = -c0 D s / l,  c0 = rho A l0^2 / 12, s = a . d, a = J^T g
+    /// (th_bar1 - th_bar2 = th1 - th2). Its gradient is the consistent load: the end moments
+    /// +-c0 (g . n) of a uniform load, which the consistent mass needs for a free fall without
+    /// bending (with the nodal forces alone a falling free beam bent and a cantilever under its
+    /// weight sagged 1/(3 n^2) too far; a probe written from the docs). Returns V_c, dV_c/dd
+    /// (d = x2 - x1) and dV_c/dth1 (= -dV_c/dth2).
+    fn cubic_gravity(&self, q: &V6) -> (f64, [f64; 2], f64) {
+        let (d, dth) = ([q[3] - q[0], q[4] - q[1]], q[2] - q[5]);
+        let a = [self.gravity[1], -self.gravity[0]];
+        let c0 = self.rho_a * self.l0 * self.l0 / 12.0;
+        let l = (d[0] * d[0] + d[1] * d[1]).sqrt();
+        let s = a[0] * d[0] + a[1] * d[1];
+        let grad_d = [0, 1].map(|k| -c0 * dth * (a[k] / l - s * d[k] / (l * l * l)));
+        (-c0 * dth * s / l, grad_d, -c0 * s / l)
+    }
+
+    /// The Hessian of V_c over (x1, y1, th1, x2, y2, th2), added times `scale` to `block`.
+    fn add_cubic_gravity_hessian(&self, q: &V6, scale: f64, block: &mut [f64]) {
+        let (d, dth) = ([q[3] - q[0], q[4] - q[1]], q[2] - q[5]);
+        let a = [self.gravity[1], -self.gravity[0]];
+        let c0 = self.rho_a * self.l0 * self.l0 / 12.0;
+        let l = (d[0] * d[0] + d[1] * d[1]).sqrt();
+        let s = a[0] * d[0] + a[1] * d[1];
+        let (l3, l5) = (l * l * l, l * l * l * l * l);
+        // d2V/dd2 = c0 D ((a d^T + d a^T + s I) / l^3 - 3 s d d^T / l^5); d2V/dd dth1 = -c0 (a / l - s d / l^3).
+        let mut hdd = [[0.0; 2]; 2];
+        for i in 0..2 {
+            for j in 0..2 {
+                let identity = if i == j { s } else { 0.0 };
+                hdd[i][j] = c0 * dth * ((a[i] * d[j] + d[i] * a[j] + identity) / l3 - 3.0 * s * d[i] * d[j] / l5);
+            }
+        }
+        let hdt = [0, 1].map(|k| -c0 * (a[k] / l - s * d[k] / l3));
+        // d = x2 - x1: the x1 rows and columns take the sign -1; th2 takes -1 against th1.
+        let position = [(0usize, -1.0), (3usize, 1.0)];
+        let rotation = [(2usize, 1.0), (5usize, -1.0)];
+        for &(p, sp) in &position {
+            for &(r, sr) in &position {
+                for i in 0..2 {
+                    for j in 0..2 {
+                        block[6 * (p + i) + r + j] += scale * sp * sr * hdd[i][j];
+                    }
+                }
+            }
+            for &(t, st) in &rotation {
+                for i in 0..2 {
+                    block[6 * (p + i) + t] += scale * sp * st * hdt[i];
+                    block[6 * t + p + i] += scale * sp * st * hdt[i];
+                }
+            }
+        }
+    }
 }
 
 impl Element for CorotationalBeam2d {
@@ -486,7 +543,8 @@ impl Element for CorotationalBeam2d {
     }
 
     fn add_forces(&self, x: &Kin, inertial: &mut [f64], forces: &mut [f64]) {
-        let g = self.geometry(&self.gather(x.q));
+        let q = self.gather(x.q);
+        let g = self.geometry(&q);
         let (c, s) = (g.c, g.s);
         let (tv, ta) = (rotate(c, s, &self.gather(x.v)), rotate(c, s, &self.gather(x.a)));
         let (ma, quad) = self.local_inertia_force(&g, &tv, &ta);
@@ -503,10 +561,20 @@ impl Element for CorotationalBeam2d {
             forces[0] -= m * self.gravity[0];
             forces[1] -= m * self.gravity[1];
         }
+        if self.gravity != [0.0; 2] {
+            let (_, grad_d, grad_th) = self.cubic_gravity(&q);
+            for k in 0..2 {
+                forces[self.dofs[k]] -= grad_d[k];
+                forces[self.dofs[3 + k]] += grad_d[k];
+            }
+            forces[self.dofs[2]] += grad_th;
+            forces[self.dofs[5]] -= grad_th;
+        }
     }
 
     fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
-        let g = self.geometry(&self.gather(x.q));
+        let q = self.gather(x.q);
+        let g = self.geometry(&q);
         let (tv, ta) = (rotate(g.c, g.s, &self.gather(x.v)), rotate(g.c, g.s, &self.gather(x.a)));
         let local = self.local_tangent(&g, &tv, &ta, c);
         // T^T A T: T^T on each column, then on each row.
@@ -520,6 +588,9 @@ impl Element for CorotationalBeam2d {
                 *b += r;
             }
         }
+        if self.gravity != [0.0; 2] && c.stiffness != 0.0 {
+            self.add_cubic_gravity_hessian(&q, c.stiffness, block);
+        }
     }
 
     fn energy(&self, x: &Kin) -> Energy {
@@ -528,7 +599,11 @@ impl Element for CorotationalBeam2d {
         for node in [0, 3] {
             gravity -= m * (self.gravity[0] * x.q[self.dofs[node]] + self.gravity[1] * x.q[self.dofs[node + 1]]);
         }
-        let g = self.geometry(&self.gather(x.q));
+        let q = self.gather(x.q);
+        if self.gravity != [0.0; 2] {
+            gravity += self.cubic_gravity(&q).0;
+        }
+        let g = self.geometry(&q);
         Energy { kinetic: self.kinetic_energy_at(&g, x.v), potential: self.strain_energy_at(&g) + gravity }
     }
 
