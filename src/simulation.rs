@@ -305,6 +305,8 @@ pub struct Simulation {
     /// The inputs where the last interval ended (interpolated from their derivatives, or held):
     /// where a driving input set without derivatives ramps from (`ramp_held_drives`).
     drive_ends: Vec<f64>,
+    /// The assembled initial state and its inputs, which `set_initial_inputs` starts from.
+    start: (State, Vec<f64>),
     /// Located warnings of assembly (`Assembly::warnings`).
     warnings: Vec<ModelError>,
     /// The energy balance since the start, for the diagnosis of a run that loses it.
@@ -392,10 +394,12 @@ impl Simulation {
             inputs_set: false,
             stepped_inputs: Vec::new(),
             drive_ends: Vec::new(),
+            start: (State::zeros(0, 0), Vec::new()),
         };
         sim.balance = BalanceWatch::new(sim.energy_balance());
         sim.stepped_inputs.clone_from(&sim.system.inputs);
         sim.drive_ends.clone_from(&sim.system.inputs);
+        sim.start = (sim.state.clone(), sim.system.inputs.clone());
         Ok(sim)
     }
 
@@ -476,6 +480,61 @@ impl Simulation {
             self.outputs_current = false;
             self.inputs_set = true;
         }
+        Ok(())
+    }
+
+    /// Set the inputs before the first step as the model's start values would have been set:
+    /// the initial state is projected onto the drives they move (mass-orthogonally, positions
+    /// and velocities: `Workspace::project_onto_constraints`), the method starts from the
+    /// accelerations consistent with them, and no energy counts as supplied (the balance
+    /// starts here). What an FMU's values set in initialization mode and `simulate --input`
+    /// are; through `set_input` a driving input at t0 other than its start value was the
+    /// drive's jump in the first step (a probe: a servo commanded 0.3 rad away swung at 30 rad/s
+    /// and "supplied" 150 J).
+    pub fn set_initial_inputs(&mut self, values: &[f64]) -> Result<(), String> {
+        if values.len() != self.system.inputs.len() {
+            return Err(format!("{} input values for {} inputs", values.len(), self.system.inputs.len()));
+        }
+        if let Some(i) = values.iter().position(|v| !v.is_finite()) {
+            return Err(format!("input '{}' must be finite, got {}", self.input_names[i], values[i]));
+        }
+        if values == self.stepped_inputs.as_slice() && !self.pending_restart() {
+            // The state is the start values' already.
+            self.system.inputs.copy_from_slice(values);
+            return Ok(());
+        }
+        // From the assembled state each time: values set and set back give it bit for bit.
+        self.state.clone_from(&self.start.0);
+        self.system.inputs.copy_from_slice(&self.start.1);
+        self.stepped_inputs.clone_from(&self.start.1);
+        self.restart_pending = false;
+        self.inputs_set = false;
+        if values == self.start.1.as_slice() {
+            self.stepper.workspace.invalidate();
+            self.drive_ends.clone_from(&self.system.inputs);
+            self.outputs_current = false;
+            self.balance = BalanceWatch::new(self.energy_balance());
+            return Ok(());
+        }
+        self.system.inputs.copy_from_slice(values);
+        let s = &mut self.state;
+        self.stepper
+            .workspace
+            .project_onto_constraints(
+                &self.system,
+                (&mut s.q, &mut s.v, s.t),
+                self.settings.tolerance,
+                &mut self.stepper.stats,
+            )
+            .map_err(|e| format!("the initial state cannot follow the drives to the inputs at t = {}: {e}", s.t))?;
+        self.restart("the initial inputs").map_err(|e| e.to_string())?;
+        self.stepper.workspace.invalidate();
+        self.state.exchanged = Default::default();
+        self.drive_ends.clone_from(&self.system.inputs);
+        self.restart_pending = false;
+        self.inputs_set = false;
+        self.outputs_current = false;
+        self.balance = BalanceWatch::new(self.energy_balance());
         Ok(())
     }
 

@@ -331,9 +331,12 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let mut progress = if args.quiet { Progress::hidden() } else { Progress::new(count, "t = {msg} s") };
     progress.update(0, || format!("{start:.4}"));
     let clock = Instant::now();
+    // The inputs at the start are the initial state's (a drive starts where they put it).
+    let mut initial = sim.inputs().to_vec();
     for (i, s) in &signals {
-        sim.set_input(*i, s.at(start)).map_err(anyhow::Error::msg)?;
+        initial[*i] = s.at(start);
     }
+    sim.set_initial_inputs(&initial).map_err(anyhow::Error::msg)?;
     csv.write_row(&mut sim)?;
     if let Some(s) = &mut states {
         s.record(&sim);

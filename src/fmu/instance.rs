@@ -244,9 +244,8 @@ impl Instance {
             self.model.check_parameters(&self.params).map_err(|e| e.message)?;
             let mut sim = Simulation::new(&self.model, &self.params, self.settings, self.start_time)
                 .map_err(|e| e.to_string())?;
-            for (i, v) in self.inputs.iter().enumerate() {
-                sim.set_input(i, *v)?;
-            }
+            // Values set before exiting initialization are the initial state's.
+            sim.set_initial_inputs(&self.inputs)?;
             self.log(Status::Ok, Category::Events, &format!("initialized at t = {}", self.start_time));
             self.sim = Some(sim);
             self.log_warnings();
@@ -255,7 +254,10 @@ impl Instance {
     }
 
     pub fn exit_initialization_mode(&mut self, function: &str) -> Status {
-        if let Err(e) = self.ensure_simulation() {
+        // The inputs set in initialization mode are the initial state's (the simulation may
+        // exist already, built for a value read there).
+        let inputs = self.inputs.clone();
+        if let Err(e) = self.ensure_simulation().and_then(|sim| sim.set_initial_inputs(&inputs)) {
             return self.error(&format!("{function}: {e}"));
         }
         self.last_successful_time = self.start_time;
@@ -388,7 +390,16 @@ impl Instance {
             }
             Role::Input(i) => {
                 if let Some(sim) = &mut self.sim {
-                    if let Err(e) = sim.set_input(i, x) {
+                    // Before the first step the inputs are the initial state's (a value read
+                    // in initialization mode shows where a driving input puts the joint).
+                    let result = if matches!(self.state, State::Instantiated | State::InitializationMode) {
+                        let mut inputs = self.inputs.clone();
+                        inputs[i] = x;
+                        sim.set_initial_inputs(&inputs)
+                    } else {
+                        sim.set_input(i, x)
+                    };
+                    if let Err(e) = result {
                         return self.error(&format!("{function}: {e}"));
                     }
                     if self.state == State::StepComplete && x != self.inputs[i] && sim.input_drives_a_joint(i) {

@@ -64,6 +64,9 @@ pub struct Variable {
     /// An output that is a function of the configuration alone (a position, an angle, a
     /// penetration: `Simulation::configuration_outputs`).
     pub configuration: bool,
+    /// An output: the inputs whose value in initialization mode may change its initial value
+    /// (those a drive reads: they place the driven joints, `Variables::mark_initial_inputs`).
+    pub initial_inputs: Vec<usize>,
 }
 
 impl Variable {
@@ -134,6 +137,7 @@ impl Variables {
         let sim = Simulation::new(model, &params, settings, experiment.start_time)?;
         let mut vars = Variables::with_outputs(model, settings, experiment, &sim)?;
         vars.mark_tunable(model);
+        vars.mark_initial_inputs(&sim);
         for (i, p) in model.parameters.iter().enumerate().filter(|(_, p)| p.kind == ParameterKind::String) {
             for k in 0..p.choices.len() {
                 if k as f64 == params[i] {
@@ -141,13 +145,17 @@ impl Variables {
                 }
                 let mut other = params.clone();
                 other[i] = k as f64;
-                Simulation::new(model, &other, settings, experiment.start_time).map_err(|e| match e {
+                let sim = Simulation::new(model, &other, settings, experiment.start_time).map_err(|e| match e {
                     SimulationError::Model(mut e) => {
                         e.message = format!("with {} = \"{}\": {}", p.name, p.choices[k], e.message);
                         SimulationError::Model(e)
                     }
                     e => SimulationError::Settings(format!("with {} = \"{}\": {e}", p.name, p.choices[k])),
                 })?;
+                // The dependencies hold for every choice: a contact method chosen by a string
+                // parameter makes a contact force depend on a load's input with one choice
+                // and not with the other (a probe found the default's set declared).
+                vars.add_dependencies(&sim);
             }
         }
         Ok(vars)
@@ -200,6 +208,7 @@ impl Variables {
                 input_dependencies: Vec::new(),
                 tunable: matches!(role, Role::Solver(_)),
                 configuration: false,
+                initial_inputs: Vec::new(),
             });
         };
         for (i, p) in model.parameters.iter().enumerate() {
@@ -362,6 +371,41 @@ impl Variables {
         Ok(Variables { list, settings, experiment, events: sim.has_events(), warnings: sim.warnings().to_vec() })
     }
 
+    /// Add the outputs' direct dependencies of `sim` (the model with other parameter values)
+    /// to the table's, and the inputs its drives read to their `initial_inputs`.
+    fn add_dependencies(&mut self, sim: &Simulation) {
+        let dependencies = sim.direct_dependencies();
+        let driving: Vec<usize> = (0..sim.inputs().len()).filter(|&i| sim.input_drives_a_joint(i)).collect();
+        for v in &mut self.list {
+            let Role::Output(k) = v.role else { continue };
+            for (list, add) in [
+                (&mut v.input_dependencies, dependencies.get(k).map_or(&[][..], Vec::as_slice)),
+                (&mut v.initial_inputs, &driving[..]),
+            ] {
+                for &d in add {
+                    if !list.contains(&d) {
+                        list.push(d);
+                    }
+                }
+                list.sort_unstable();
+            }
+        }
+    }
+
+    /// Every output's `initial_inputs`: the inputs a drive reads. Their value at the start
+    /// places the driven joints (`Simulation::set_initial_inputs`), and the mass-orthogonal
+    /// projection moves every coordinate its constraints and masses couple, to the last bits
+    /// at least, so any output may change with them (declared for all outputs: probing a crane
+    /// found a different set at each sampled value, the differences in the last bits).
+    fn mark_initial_inputs(&mut self, sim: &Simulation) {
+        let driving: Vec<usize> = (0..sim.inputs().len()).filter(|&i| sim.input_drives_a_joint(i)).collect();
+        for v in &mut self.list {
+            if matches!(v.role, Role::Output(_)) {
+                v.initial_inputs.clone_from(&driving);
+            }
+        }
+    }
+
     pub fn get(&self, vr: u32) -> Option<&Variable> {
         self.list.get(vr as usize)
     }
@@ -374,6 +418,7 @@ impl Variables {
     /// FMI 3.0.1 sec. 2.4.8, `<InitialUnknowns>`: inputs, variables with initial = "exact",
     /// the independent variable), as value references, ascending:
     /// - the inputs it depends on directly at any communication point (`input_dependencies`);
+    /// - the inputs a drive reads (`initial_inputs`: they place the initial configuration);
     /// - every model parameter, except that an output of the configuration alone
     ///   (`configuration`) does not depend on a tunable parameter: the initial configuration
     ///   is assembled from the parameters, and a tunable one leaves it and the geometry
@@ -387,6 +432,7 @@ impl Variables {
     pub fn initial_dependencies(&self, v: &Variable) -> Vec<u32> {
         let inputs: Vec<u32> = self.list.iter().filter(|w| matches!(w.role, Role::Input(_))).map(|w| w.vr).collect();
         let mut known: Vec<u32> = v.input_dependencies.iter().map(|&i| inputs[i]).collect();
+        known.extend(v.initial_inputs.iter().map(|&i| inputs[i]));
         known.extend(
             self.list
                 .iter()
@@ -394,6 +440,7 @@ impl Variables {
                 .map(|w| w.vr),
         );
         known.sort_unstable();
+        known.dedup();
         known
     }
 }

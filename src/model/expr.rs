@@ -186,13 +186,14 @@ impl Expr {
                         // atan2(x, y): d = (y dx - x dy) / (x^2 + y^2)
                         (x.atan2(y), (y * dx - x * dy) / (x * x + y * y))
                     }
+                    // At a tie of values, the branch that holds beyond it (as `lexicographic`).
                     Func::Min => {
                         let (y, dy) = second();
-                        if x <= y { (x, dx) } else { (y, dy) }
+                        if (x, dx) <= (y, dy) { (x, dx) } else { (y, dy) }
                     }
                     Func::Max => {
                         let (y, dy) = second();
-                        if x >= y { (x, dx) } else { (y, dy) }
+                        if (x, dx) >= (y, dy) { (x, dx) } else { (y, dy) }
                     }
                 }
             }
@@ -277,13 +278,18 @@ impl Expr {
                         let (n1, d1) = (b[0] * a[2] - a[0] * b[2], 2.0 * (a[0] * a[1] + b[0] * b[1]));
                         [a[0].atan2(b[0]), n / d, (n1 * d - n * d1) / (d * d)]
                     }
+                    // min/max of jets: the branch that holds just after t, found by comparing
+                    // the Taylor coefficients in order (value, rate, acceleration). At a tie of
+                    // values a kink's derivatives are the right-hand ones: min(t, T) and
+                    // max(t - T, 0) at t = T gave rates 1 and 1 (the first argument's each),
+                    // a drive f(min(t, T)) + w max(t - T, 0) twice its speed there.
                     Func::Min => {
                         let y = second();
-                        if v <= y[0] { x } else { y }
+                        if lexicographic(&x, &y).is_le() { x } else { y }
                     }
                     Func::Max => {
                         let y = second();
-                        if v >= y[0] { x } else { y }
+                        if lexicographic(&x, &y).is_ge() { x } else { y }
                     }
                 }
             }
@@ -538,6 +544,16 @@ impl InputRates {
     }
 }
 
+/// Order of two time jets [value, rate, acceleration] by their Taylor coefficients, which is
+/// their order just after t (NaN compares equal, so it falls back to the first argument).
+fn lexicographic(a: &[f64; 3], b: &[f64; 3]) -> std::cmp::Ordering {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| x.partial_cmp(y).unwrap_or(std::cmp::Ordering::Equal))
+        .find(|o| o.is_ne())
+        .unwrap_or(std::cmp::Ordering::Equal)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -580,6 +596,13 @@ mod tests {
         // Finite at 0 for integer exponents (no 0 * inf).
         let e = Expr::parse("t^2 + t^1", &resolve).unwrap();
         assert_eq!(e.eval_time_jet(0.0, &[0.0], &InputRates::default()), [0.0, 1.0, 2.0]);
+        // At a kink of min/max the jet is the right-hand one: a drive that accelerates to
+        // t = 1 and then runs at speed 3 has speed 3 and acceleration 0 there, not 6 (both
+        // first arguments' rates) or the left-hand acceleration.
+        let e = Expr::parse("3*(min(t, 1)^2/2 + max(t - 1, 0))", &resolve).unwrap();
+        assert_eq!(e.eval_time_jet(1.0, &[0.0], &InputRates::default()), [1.5, 3.0, 0.0]);
+        let e = Expr::parse("max(0, t - 1) + min(1, t)", &resolve).unwrap();
+        assert_eq!(e.eval_time_jet(1.0, &[0.0], &InputRates::default()), [1.0, 1.0, 0.0]);
     }
 
     #[test]

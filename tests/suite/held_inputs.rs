@@ -208,3 +208,53 @@ fn a_held_drive_input_is_followed_at_constant_speed() {
     assert!(off_force < 1e-9 * weight, "drive force off by {off_force:e} N");
     assert!(off_balance < 1e-12, "energy balance {off_balance:e} J");
 }
+
+/// A driving input set before the first step (an FMU's value set in initialization mode)
+/// is the initial state's: the servo starts at the commanded angle, at rest, holding it
+/// with the static torque m g d sin(angle), and nothing counts as supplied. Through
+/// `set_input` it was a jump of the drive in the first step (a probe: a servo commanded
+/// 0.3 rad away swung at 30 rad/s and "supplied" 150 J).
+#[test]
+fn a_driving_input_set_in_initialization_mode_is_the_initial_state() {
+    use crate::common::c_logger::{Messages, TextInstance, callbacks};
+    use flexfmu::export::variables::Variables;
+    use flexfmu::fmi2::api::*;
+    let model = "[model]\nname = \"servo\"\ngravity = [0.0, -9.81]\n[[inputs]]\nname = \"u\"\n\
+                 [[rigid_bodies]]\nname = \"arm\"\nmass = 1.0\ninertia = 0.01\nposition = [0.0, -0.3]\n\
+                 [[joints]]\nname = \"pivot\"\ntype = \"revolute\"\nbody2 = \"arm\"\npoint = [0.0, 0.0]\n\
+                 drive = \"u\"\n[[outputs]]\nname = \"torque\"\nquantity = \"drive_force\"\njoint = \"pivot\"\n\
+                 [[outputs]]\nname = \"angle\"\nquantity = \"joint_position\"\njoint = \"pivot\"\n\
+                 [[outputs]]\nname = \"rate\"\nquantity = \"joint_velocity\"\njoint = \"pivot\"\n\
+                 [[outputs]]\nname = \"supplied\"\nquantity = \"energy_supplied\"\n";
+    let vars = Variables::new(&Model::parse(model, "servo.toml").unwrap()).unwrap();
+    let vr = |name: &str| vars.list.iter().find(|v| v.name == name).unwrap().vr;
+    let messages = Messages::default();
+    let cb = callbacks(&messages);
+    let instance = TextInstance::new(model, &cb);
+    let c = instance.c;
+    let outputs = [vr("angle"), vr("rate"), vr("torque"), vr("supplied")];
+    let mut values = [0.0; 4];
+    unsafe {
+        assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0), 0);
+        assert_eq!(fmi2EnterInitializationMode(c), 0);
+        assert_eq!(fmi2SetReal(c, [vr("u")].as_ptr(), 1, [0.3].as_ptr()), 0);
+        assert_eq!(fmi2ExitInitializationMode(c), 0);
+        for k in 0..10 {
+            if k > 0 {
+                assert_eq!(fmi2DoStep(c, (k - 1) as f64 * 0.01, 0.01, 1), 0);
+            }
+            assert_eq!(fmi2GetReal(c, outputs.as_ptr(), 4, values.as_mut_ptr()), 0);
+            let [angle, rate, torque, supplied] = values;
+            let hold = 1.0 * 9.81 * 0.3 * 0.3f64.sin();
+            assert!(
+                (angle - 0.3).abs() < 1e-12 && rate.abs() < 1e-12,
+                "t = {}: angle {angle}, rate {rate}",
+                k as f64 * 0.01
+            );
+            assert!(
+                (torque - hold).abs() < 1e-9 && supplied.abs() < 1e-12,
+                "torque {torque} vs {hold}, supplied {supplied}"
+            );
+        }
+    }
+}

@@ -71,10 +71,13 @@ fn initial_unknowns_are_the_outputs_with_the_declared_knowns() {
         for ((vr, known), v) in fmi3.iter().zip(vars.outputs()) {
             let known: BTreeSet<u32> = known.iter().copied().collect();
             assert!(known.is_disjoint(&solver), "{name}: output {vr} declares a solver setting");
-            // The inputs it depends on at communication points, every fixed parameter, and
+            // The inputs it depends on at communication points and those placing its driven
+            // joints at the start (probed through an importer in fmu_dependencies.rs), every
+            // fixed parameter, and
             // the tunable ones unless it is an output of the configuration alone.
             let parameters = if v.configuration { fixed.clone() } else { model_parameters.clone() };
-            let expected: BTreeSet<u32> = v.input_dependencies.iter().map(|&i| inputs[i]).chain(parameters).collect();
+            let expected: BTreeSet<u32> =
+                v.input_dependencies.iter().chain(&v.initial_inputs).map(|&i| inputs[i]).chain(parameters).collect();
             assert_eq!(known, expected, "{name}: output {} ({vr})", v.name);
         }
     }

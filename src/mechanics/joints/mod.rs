@@ -71,6 +71,13 @@ impl ConstraintRow {
         if self.periodic() { r - std::f64::consts::TAU * (r / std::f64::consts::TAU).round() } else { r }
     }
 
+    /// The change of the row's measure from `start` to `end` (positions of one step): for a
+    /// wrapped angle the difference wrapped to (-pi, pi], as a step turns by less than that.
+    pub fn measure_change(&self, start: &[f64], end: &[f64]) -> f64 {
+        let d = self.measure.value(end) - self.measure.value(start);
+        if self.periodic() { d - std::f64::consts::TAU * (d / std::f64::consts::TAU).round() } else { d }
+    }
+
     /// Whether the row's measure is a spatial relative angle, wrapped to (-pi, pi].
     fn periodic(&self) -> bool {
         matches!(
