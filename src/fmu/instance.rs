@@ -582,8 +582,11 @@ impl Instance {
                 self.last_successful_time = t;
                 self.state = State::StepFailed;
                 let msg = format!("{function}: step from {tc} to {target} failed at t = {t}: {e}");
-                self.log(Status::Discard, Category::StatusDiscard, &msg);
-                self.log(Status::Discard, Category::Solver, &msg);
+                // Once: under logStatusDiscard, or under logSolver for a master that enabled
+                // only that category (a probe got it twice with both).
+                let category =
+                    if self.enabled.logs(Category::StatusDiscard) { Category::StatusDiscard } else { Category::Solver };
+                self.log(Status::Discard, category, &msg);
                 Status::Discard
             }
         }
