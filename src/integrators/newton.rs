@@ -511,7 +511,6 @@ impl Workspace {
         let n = sys.coordinates();
         let largest = |x: &[f64]| x.iter().fold(0.0f64, |a, y| a.max(y.abs()));
         sys.constraint_residual(q, t, &mut self.phi);
-        let (a, lambda) = self.zeros.split_at(n);
         let mut moved = false;
         for iteration in 0.. {
             if iteration == 0 && largest(&self.phi) <= tolerance * (self.length + largest(q)) {
@@ -524,13 +523,7 @@ impl Workspace {
             if iteration == MAX_ITERATIONS {
                 return Err(NewtonError::NotConverged { iterations: iteration, increment: error, rate: f64::NAN });
             }
-            factorize_index1_into(sys, (q, v, a, lambda), t, &mut self.matrix, &mut self.index1_lu, stats)?;
-            let (r1, r2) = self.rhs.split_at_mut(n);
-            r1.fill(0.0);
-            for (r, p) in r2.iter_mut().zip(&self.phi) {
-                *r = -p;
-            }
-            self.index1_lu.solve(&mut self.rhs)?;
+            self.mass_orthogonal_correction(sys, (q, v, t), false, stats)?;
             for (x, d) in q.iter_mut().zip(&self.rhs[..n]) {
                 *x += d;
             }
@@ -541,17 +534,31 @@ impl Workspace {
         if largest(&self.phi_dot) <= ROUNDOFF * (self.length + largest(v)) {
             return Ok(moved);
         }
-        factorize_index1_into(sys, (q, v, a, lambda), t, &mut self.matrix, &mut self.index1_lu, stats)?;
-        let (r1, r2) = self.rhs.split_at_mut(n);
-        r1.fill(0.0);
-        for (r, p) in r2.iter_mut().zip(&self.phi_dot) {
-            *r = -p;
-        }
-        self.index1_lu.solve(&mut self.rhs)?;
+        self.mass_orthogonal_correction(sys, (q, v, t), true, stats)?;
         for (x, d) in v.iter_mut().zip(&self.rhs[..n]) {
             *x += d;
         }
         Ok(true)
+    }
+
+    /// Into `rhs[..n]`: the correction dx with M dx + Phi_q^T mu = 0, Phi_q dx = -r at (q, v, t),
+    /// r the constraint residual `phi` (positions) or `phi_dot` (`velocity`).
+    fn mass_orthogonal_correction(
+        &mut self,
+        sys: &dyn Dynamics,
+        (q, v, t): (&[f64], &[f64], f64),
+        velocity: bool,
+        stats: &mut Statistics,
+    ) -> Result<(), NewtonError> {
+        let (a, lambda) = self.zeros.split_at(sys.coordinates());
+        factorize_index1_into(sys, (q, v, a, lambda), t, &mut self.matrix, &mut self.index1_lu, stats)?;
+        let residual = if velocity { &self.phi_dot } else { &self.phi };
+        let (r1, r2) = self.rhs.split_at_mut(sys.coordinates());
+        r1.fill(0.0);
+        for (r, p) in r2.iter_mut().zip(residual) {
+            *r = -p;
+        }
+        Ok(self.index1_lu.solve(&mut self.rhs)?)
     }
 
     /// Right after `velocity_jump` (its factorization at q): the mass-orthogonal position
