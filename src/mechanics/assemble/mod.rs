@@ -78,15 +78,14 @@ impl Builder<'_> {
         }
         match self.body_index.get(n).map(|&i| &self.bodies[i]) {
             Some(b) => Ok(Some(b)),
-            None if self.floating.names(n) => Err(self.err(
-                name.span(),
+            None if self.floating.names(n) => Err(self.err(name.span(), {
+                let beam = n.strip_suffix(".end").unwrap_or(n);
                 format!(
                     "'{n}' is a point of a floating_frame beam, which only revolute joints (as body2), force \
-                     loads, contacts (as body2, against ground) and outputs take there; attach this to the \
-                     beam's frame '{}.start' instead",
-                    n.strip_suffix(".end").unwrap_or(n)
-                ),
-            )),
+                         loads and contacts (as body2, against ground) take, and outputs at its tip '{beam}.end'; \
+                         attach this to the beam's frame '{beam}.start' instead"
+                )
+            })),
             None => {
                 let mut known: Vec<_> = self.bodies.iter().filter(|b| b.listed).map(|b| b.info.name.as_str()).collect();
                 known.extend(self.beam_nodes.iter().map(String::as_str));
