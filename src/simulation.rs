@@ -509,30 +509,23 @@ impl Simulation {
         self.stepped_inputs.clone_from(&self.start.1);
         self.restart_pending = false;
         self.inputs_set = false;
-        if values == self.start.1.as_slice() {
-            self.stepper.workspace.invalidate();
-            self.drive_ends.clone_from(&self.system.inputs);
-            self.outputs_current = false;
-            self.balance = BalanceWatch::new(self.energy_balance());
-            return Ok(());
+        if values != self.start.1.as_slice() {
+            self.system.inputs.copy_from_slice(values);
+            let s = &mut self.state;
+            self.stepper
+                .workspace
+                .project_onto_constraints(
+                    &self.system,
+                    (&mut s.q, &mut s.v, s.t),
+                    self.settings.tolerance,
+                    &mut self.stepper.stats,
+                )
+                .map_err(|e| format!("the initial state cannot follow the drives to the inputs at t = {}: {e}", s.t))?;
+            self.restart("the initial inputs").map_err(|e| e.to_string())?;
+            self.state.exchanged = Default::default();
         }
-        self.system.inputs.copy_from_slice(values);
-        let s = &mut self.state;
-        self.stepper
-            .workspace
-            .project_onto_constraints(
-                &self.system,
-                (&mut s.q, &mut s.v, s.t),
-                self.settings.tolerance,
-                &mut self.stepper.stats,
-            )
-            .map_err(|e| format!("the initial state cannot follow the drives to the inputs at t = {}: {e}", s.t))?;
-        self.restart("the initial inputs").map_err(|e| e.to_string())?;
         self.stepper.workspace.invalidate();
-        self.state.exchanged = Default::default();
         self.drive_ends.clone_from(&self.system.inputs);
-        self.restart_pending = false;
-        self.inputs_set = false;
         self.outputs_current = false;
         self.balance = BalanceWatch::new(self.energy_balance());
         Ok(())

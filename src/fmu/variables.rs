@@ -125,6 +125,11 @@ pub struct Variables {
     pub warnings: Vec<ModelError>,
 }
 
+/// The indices of the inputs a drive of `sim` reads.
+fn driving_inputs(sim: &Simulation) -> Vec<usize> {
+    (0..sim.inputs().len()).filter(|&i| sim.input_drives_a_joint(i)).collect()
+}
+
 impl Variables {
     /// The table for export (modelDescription.xml, `flexfmu info`): assembles the model with
     /// its default parameters to learn the outputs and checks that it starts with every
@@ -375,7 +380,7 @@ impl Variables {
     /// to the table's, and the inputs its drives read to their `initial_inputs`.
     fn add_dependencies(&mut self, sim: &Simulation) {
         let dependencies = sim.direct_dependencies();
-        let driving: Vec<usize> = (0..sim.inputs().len()).filter(|&i| sim.input_drives_a_joint(i)).collect();
+        let driving = driving_inputs(sim);
         for v in &mut self.list {
             let Role::Output(k) = v.role else { continue };
             for (list, add) in [
@@ -398,7 +403,7 @@ impl Variables {
     /// at least, so any output may change with them (declared for all outputs: probing a crane
     /// found a different set at each sampled value, the differences in the last bits).
     fn mark_initial_inputs(&mut self, sim: &Simulation) {
-        let driving: Vec<usize> = (0..sim.inputs().len()).filter(|&i| sim.input_drives_a_joint(i)).collect();
+        let driving = driving_inputs(sim);
         for v in &mut self.list {
             if matches!(v.role, Role::Output(_)) {
                 v.initial_inputs.clone_from(&driving);

@@ -68,13 +68,17 @@ impl ConstraintRow {
     pub fn residual(&self, q: &[f64], t: f64, inputs: &[f64], rates: &InputRates) -> f64 {
         let r = self.measure.value(q)
             - if self.drive.is_some() { self.prescribed(t, inputs, rates)[0] } else { self.target };
-        if self.periodic() { r - std::f64::consts::TAU * (r / std::f64::consts::TAU).round() } else { r }
+        self.wrapped(r)
     }
 
     /// The change of the row's measure from `start` to `end` (positions of one step): for a
     /// wrapped angle the difference wrapped to (-pi, pi], as a step turns by less than that.
     pub fn measure_change(&self, start: &[f64], end: &[f64]) -> f64 {
-        let d = self.measure.value(end) - self.measure.value(start);
+        self.wrapped(self.measure.value(end) - self.measure.value(start))
+    }
+
+    /// A difference of the row's measure: for a wrapped angle, modulo 2 pi into (-pi, pi].
+    fn wrapped(&self, d: f64) -> f64 {
         if self.periodic() { d - std::f64::consts::TAU * (d / std::f64::consts::TAU).round() } else { d }
     }
 
