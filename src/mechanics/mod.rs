@@ -22,6 +22,7 @@ pub mod kinematics;
 mod load_magnitude;
 pub mod loads;
 pub mod momentum;
+pub mod motion_jet;
 pub mod output_quantities;
 pub mod outputs;
 pub mod reactions;

@@ -376,10 +376,10 @@ fn clamped_strip(g: f64) -> Simulation {
 fn a_beam_clamp_moment_is_the_moment_of_the_loads() {
     // Statics of the whole strip about the clamp point (the origin): the clamp's wrench is
     // minus that of the loads at their deflected positions, the lateral force P = 2 N at the
-    // tip body's centre and the weights (each element's m g / 2 on each node, the tip
-    // body's at its centre): M = -sum r x W. Without gravity the clamp moment is -P x_tip
+    // tip body's centre and the weights (each element's at the quadrature points of its
+    // centre line, the tip body's at its centre): M = -sum r x W. Without gravity the clamp moment is -P x_tip
     // about z: P L but for the tip's shortening by the deflection.
-    use flexfmu::mechanics::elements::{CorotationalBeam3d, Element};
+    use flexfmu::mechanics::elements::CorotationalBeam3d;
     for g in [0.0, 9.81] {
         let mut sim = clamped_strip(g);
         let q = sim.state().q.clone();
@@ -388,9 +388,7 @@ fn a_beam_clamp_moment_is_the_moment_of_the_loads() {
         let tip = at(sys.body("tip").unwrap().x);
         let mut loads = vec![(tip, [0.0, 2.0, -0.5 * g])];
         for e in sys.elements::<CorotationalBeam3d>() {
-            let w = [0.0, 0.0, -0.5 * e.mass * g];
-            loads.push((at(e.dofs()[0]), w));
-            loads.push((at(e.dofs()[7]), w));
+            loads.extend(e.mass_points(&q).map(|(r, m)| (r, [0.0, 0.0, -m * g])));
         }
         let m_expected = scale(loads.iter().fold([0.0; 3], |s, (r, w)| add(s, cross(*r, *w))), -1.0);
         let f_expected = scale(loads.iter().fold([0.0; 3], |s, (_, w)| add(s, *w)), -1.0);

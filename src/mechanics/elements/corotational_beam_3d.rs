@@ -28,14 +28,13 @@
 //! rounding (checked there against automatic differentiation of `strain_energy`, and against
 //! central differences in tests/suite/beam3d.rs).
 //!
-//! Mass (our choice, justified by the frequency tests of tests/suite/beam3d.rs): translations
-//! interpolated linearly, so the consistent translational mass rho A l0 / 6 [[2, 1], [1, 2]]
-//! (constant; the kinetic energy of the interpolated velocity field is exact for it), and the
+//! Mass: the translational inertia and the gravity of the centre line interpolated with the
+//! cubics of the local linear element (`corotational_center_line_3d.rs`; Le, Battini &
+//! Hjiaj 2014), so the bending frequencies converge as O(h^4) in the element size, and the
 //! section rotary inertia lumped at the nodes: each node gets l0/2 of rho diag(Iy + Iz, Iy, Iz)
 //! (element axes, turned into the node frame by C_i), with the exact Euler-parameter inertia
 //! terms of a spatial rigid body (`RigidBody3d` with zero mass: 4 G^T J' G p'' - 8 G(p')^T
-//! J' G(p') p). Gravity: rho A l0 g / 2 on each node (consistent with the linear
-//! interpolation). This mass converges as O(h^2) in the element size.
+//! J' G(p') p).
 //!
 //! Material damping (Kelvin-Voigt, sigma = E (eps + b eps'), b = `damping` in s, the
 //! stiffness-proportional "Rayleigh beta" damping with modal damping ratio b omega / 2): the
@@ -50,12 +49,14 @@
 //! instead of 5.4 us undamped, its force 1.05 us instead of 0.58 us; only damped beams pay
 //! it). Dissipated power b d'^T K d' >= 0.
 
+use super::corotational_center_line_3d::CenterLine;
 use super::corotational_derivatives_3d::{elastic_force, elastic_stiffness};
 use super::{Element, Energy, Kin, RigidBody3d};
 use crate::integrators::{EnergyFlow, Stride, TangentCoefficients};
 use crate::mechanics::dual::Dual;
 use crate::mechanics::euler_parameters::{Mat3, rotation};
 use crate::mechanics::hyper_dual::{HyperDual, Real};
+use crate::mechanics::motion_jet::MotionJet;
 
 /// Section, material and formulation of a spatial beam (element axes x along the beam, y, z).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -101,8 +102,8 @@ pub struct CorotationalBeam3d {
     c: [Mat3; 2],
     /// K over d = (u, theta_1, theta_2): EA/l0, GJ/l0 and K_b of both bending planes.
     stiffness: [[f64; 7]; 7],
-    /// Element mass rho A l0.
-    pub mass: f64,
+    /// The centre line's inertia and gravity (element mass rho A l0).
+    center_line: CenterLine,
     /// Rotary inertia of each node's half (zero mass).
     rotary: [RigidBody3d; 2],
     gravity: [f64; 3],
@@ -185,6 +186,21 @@ pub(super) struct Configuration<S> {
     pub theta: [V3<S>; 2],
 }
 
+impl<S: Real> Configuration<S> {
+    /// The values (the configuration on f64, bit for bit as if computed on f64).
+    pub(super) fn values(&self) -> Configuration<f64> {
+        let v3 = |x: &V3<S>| x.map(|c| c.value());
+        Configuration {
+            t: self.t.map(|t| t.map(|c| v3(&c))),
+            e: self.e.map(|e| v3(&e)),
+            l: self.l.value(),
+            q: v3(&self.q),
+            normal: self.normal.value(),
+            theta: self.theta.map(|t| v3(&t)),
+        }
+    }
+}
+
 impl CorotationalBeam3d {
     /// An element between the nodes whose first coordinates are `node1`, `node2`, at rest at
     /// positions `x1`, `x2` with Euler parameters `p1`, `p2` (each node's frame: its x axis
@@ -239,7 +255,7 @@ impl CorotationalBeam3d {
             l0,
             c: [c1, c2],
             stiffness,
-            mass: props.mass_per_length * l0,
+            center_line: CenterLine::new(l0, props.mass_per_length * l0),
             rotary: [
                 RigidBody3d::new(node1, 0.0, inertia(&c1), [0.0; 3]),
                 RigidBody3d::new(node2, 0.0, inertia(&c2), [0.0; 3]),
@@ -385,10 +401,16 @@ impl CorotationalBeam3d {
     /// local forces f = K d.
     fn local_forces(&self, q: &[f64]) -> (Configuration<f64>, [f64; 14], [f64; 7]) {
         let q = self.gather(q);
-        let c = self.configuration(&q);
+        let (c, f) = self.local_forces_at(&q);
+        (c, q, f)
+    }
+
+    /// The configuration at the element's coordinates `q` and the local forces f = K d.
+    fn local_forces_at(&self, q: &[f64; 14]) -> (Configuration<f64>, [f64; 7]) {
+        let c = self.configuration(q);
         let d = self.deformation_vector(&c);
         let f = self.stiffness.map(|row| (0..7).map(|b| row[b] * d[b]).sum());
-        (c, q, f)
+        (c, f)
     }
 
     /// The elastic force dU/dq.
@@ -404,23 +426,139 @@ impl CorotationalBeam3d {
     }
 
     /// Linear momentum and angular momentum about the origin (the quantities conserved by a
-    /// free beam: U is invariant under rigid motions, T under global rotations).
+    /// free beam: U is invariant under rigid motions, T under global rotations): the centre
+    /// line's sum over its Gauss points of m_g r_t and r x m_g r_t, plus the nodes' spin.
     pub fn momentum(&self, q: &[f64], v: &[f64]) -> ([f64; 3], [f64; 3]) {
-        let (qe, ve) = (self.gather(q), self.gather(v));
-        let m = self.mass / 6.0;
+        let r = self.center_line_velocities(&self.gather(q), &self.gather(v));
         let (mut lin, mut ang) = ([0.0; 3], [0.0; 3]);
-        for i in 0..2 {
-            let (o, other) = (7 * i, 7 * (1 - i));
-            let p: [f64; 3] = std::array::from_fn(|k| m * (2.0 * ve[o + k] + ve[other + k]));
-            let c = cross([qe[o], qe[o + 1], qe[o + 2]], p);
-            // The node's rotary inertia: a rigid body of zero mass, its spin A J' omega'.
-            let l_rot = self.rotary[i].angular_momentum(q, v);
+        for (m, r) in self.center_line.masses().iter().zip(&r) {
+            let (x, rt) = (r.map(|c| c.x0), r.map(|c| m * c.d[0]));
+            let c = cross(x, rt);
             for k in 0..3 {
-                lin[k] += p[k];
-                ang[k] += c[k] + l_rot[k];
+                lin[k] += rt[k];
+                ang[k] += c[k];
+            }
+        }
+        for rotary in &self.rotary {
+            let l_rot = rotary.angular_momentum(q, v);
+            for k in 0..3 {
+                ang[k] += l_rot[k];
             }
         }
         (lin, ang)
+    }
+
+    /// The centre line's quadrature points at the global coordinates `q` with the masses they
+    /// carry (the element's inertia and weight act there).
+    pub fn mass_points(&self, q: &[f64]) -> [([f64; 3], f64); 4] {
+        let q = self.gather(q);
+        let r = self.center_line.points(&q, &self.configuration(&q));
+        std::array::from_fn(|g| (r[g], self.center_line.masses()[g]))
+    }
+
+    /// The centre line's Gauss points r_g with their velocities r_t (dual parts).
+    fn center_line_velocities(&self, q: &[f64; 14], v: &[f64; 14]) -> [V3<Dual<1>>; 4] {
+        let x: [Dual<1>; 14] = std::array::from_fn(|k| Dual { x0: q[k], d: [v[k]] });
+        self.center_line.points(&x, &self.configuration(&x))
+    }
+
+    /// The element's forces at its coordinates `q`, rates `v` and accelerations `a`: M a =
+    /// sum_g m_g J_g^T J_g a (the centre line's; `corotational_center_line_3d.rs`) and the
+    /// rest, sum_g m_g J_g^T ((dJ_g/dt) v - g) plus, if `elastic`, the internal force
+    /// B^T K (d + b d'). One evaluation of the configuration on motion jets gives the centre
+    /// line's rates and accelerations, the deformation rates d' and (its values) the
+    /// configuration; the centre line's and the elastic forces go to the nodes in one closed
+    /// form.
+    fn forces_at(&self, q: &[f64; 14], v: &[f64; 14], a: &[f64; 14], elastic: bool) -> ([f64; 14], [f64; 14]) {
+        let x: [MotionJet; 14] = std::array::from_fn(|k| MotionJet { x0: q[k], v: v[k], a: a[k], vv: 0.0 });
+        let jets = self.configuration(&x);
+        let c = jets.values();
+        let r = self.center_line.points(&x, &jets);
+        let inertia = self.center_line.pull_back(&c, &r.map(|r| r.map(|x| x.a)));
+        let rest = self.center_line.pull_back(&c, &r.map(|r| std::array::from_fn(|k| r[k].vv - self.gravity[k])));
+        let mut f = [0.0; 7];
+        if elastic {
+            let d = self.deformation_vector(&jets);
+            f = self.stiffness.map(|row| (0..7).map(|b| row[b] * (d[b].x0 + self.damping * d[b].v)).sum());
+        }
+        (inertia.on_nodes(&c, q, &[0.0; 7]), rest.on_nodes(&c, q, &f))
+    }
+
+    /// k.mass M + k.damping C + k.stiffness K of the centre line's forces F: M = sum_g m_g
+    /// J_g^T J_g and C = 2 sum_g m_g J_g^T d2r_g[v, .] from hyper-dual evaluations seeded with
+    /// each coordinate and v; K = dF/dq by forward differences of F (steps near sqrt(eps):
+    /// 2e-8 of the element length for positions, 2e-8 for Euler parameters; relative error
+    /// ~1e-8; K enters the Newton matrix times beta' ~ h^2, and the modes' at rest only through
+    /// gravity). F is invariant under a common translation of the nodes, so node 1's position
+    /// columns are minus node 2's.
+    fn add_center_line_tangent(
+        &self,
+        q: &[f64; 14],
+        v: &[f64; 14],
+        a: &[f64; 14],
+        k: &TangentCoefficients,
+        block: &mut [f64],
+    ) {
+        // J_g and d2r_g[v, .], [point][component][coordinate]: one pass on dual numbers for J
+        // alone (no damping coefficient: the index-1 matrix of consistent accelerations).
+        let (mut jac, mut jdot) = ([[[0.0; 14]; 3]; 4], [[[0.0; 14]; 3]; 4]);
+        if k.damping == 0.0 {
+            let x: [Dual<14>; 14] = std::array::from_fn(|i| {
+                let mut d = [0.0; 14];
+                d[i] = 1.0;
+                Dual { x0: q[i], d }
+            });
+            let r = self.center_line.points(&x, &self.configuration(&x));
+            for (g, r) in r.iter().enumerate() {
+                for (row, x) in r.iter().enumerate() {
+                    jac[g][row] = x.d;
+                }
+            }
+        } else {
+            for j in 0..14 {
+                let x: [HyperDual; 14] = std::array::from_fn(|i| HyperDual {
+                    x0: q[i],
+                    x1: f64::from(u8::from(i == j)),
+                    x2: v[i],
+                    x12: 0.0,
+                });
+                let r = self.center_line.points(&x, &self.configuration(&x));
+                for (g, r) in r.iter().enumerate() {
+                    for (row, x) in r.iter().enumerate() {
+                        jac[g][row][j] = x.x1;
+                        jdot[g][row][j] = x.x12;
+                    }
+                }
+            }
+        }
+        for (g, m) in self.center_line.masses().iter().enumerate() {
+            for i in 0..14 {
+                for j in 0..14 {
+                    let e: f64 =
+                        (0..3).map(|r| jac[g][r][i] * (k.mass * jac[g][r][j] + 2.0 * k.damping * jdot[g][r][j])).sum();
+                    block[i * 14 + j] += m * e;
+                }
+            }
+        }
+        if k.stiffness != 0.0 {
+            // F does not change when both nodes translate together, so the columns of node 1's
+            // position are minus those of node 2's.
+            let (i0, f0) = self.forces_at(q, v, a, false);
+            for j in 3..14 {
+                let h = if j % 7 < 3 { 2e-8 * self.l0 } else { 2e-8 };
+                let mut plus = *q;
+                plus[j] += h;
+                let (ip, fp) = self.forces_at(&plus, v, a, false);
+                let scale = k.stiffness / (plus[j] - q[j]);
+                for i in 0..14 {
+                    let d = scale * ((ip[i] + fp[i]) - (i0[i] + f0[i]));
+                    block[i * 14 + j] += d;
+                    if (7..10).contains(&j) {
+                        block[i * 14 + j - 7] -= d;
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -430,34 +568,19 @@ impl Element for CorotationalBeam3d {
     }
 
     fn add_forces(&self, x: &Kin, inertial: &mut [f64], forces: &mut [f64]) {
-        let m = self.mass / 6.0;
-        for node in 0..2 {
-            let (o, other) = (7 * node, 7 * (1 - node));
-            for k in 0..3 {
-                let (i, j) = (self.dofs[o + k], self.dofs[other + k]);
-                inertial[i] += m * (2.0 * x.a[i] + x.a[j]);
-                forces[i] -= 0.5 * self.mass * self.gravity[k];
-            }
+        let (ma, rest) = self.forces_at(&self.gather(x.q), &self.gather(x.v), &self.gather(x.a), true);
+        for (k, &i) in self.dofs.iter().enumerate() {
+            inertial[i] += ma[k];
+            forces[i] += rest[k];
         }
         for r in &self.rotary {
             r.add_forces(x, inertial, forces);
         }
-        let f = if self.damping == 0.0 { self.elastic_force(x.q) } else { self.internal_force(x.q, x.v) };
-        for (k, &i) in self.dofs.iter().enumerate() {
-            forces[i] += f[k];
-        }
     }
 
     fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
-        let m = c.mass * self.mass / 6.0;
-        for a in 0..2 {
-            for b in 0..2 {
-                let f = if a == b { 2.0 * m } else { m };
-                for k in 0..3 {
-                    block[(7 * a + k) * 14 + 7 * b + k] += f;
-                }
-            }
-        }
+        let (q, v, a) = (self.gather(x.q), self.gather(x.v), self.gather(x.a));
+        self.add_center_line_tangent(&q, &v, &a, c, block);
         for (node, r) in self.rotary.iter().enumerate() {
             let mut local = [0.0; 49];
             r.add_tangent(x, c, &mut local);
@@ -486,12 +609,10 @@ impl Element for CorotationalBeam3d {
 
     fn energy(&self, x: &Kin) -> Energy {
         let (q, v) = (self.gather(x.q), self.gather(x.v));
-        let m = self.mass / 6.0;
         let mut e = Energy { kinetic: 0.0, potential: self.strain_energy(&q) };
-        for k in 0..3 {
-            let (a, b) = (v[k], v[7 + k]);
-            e.kinetic += 0.5 * m * (2.0 * a * a + 2.0 * a * b + 2.0 * b * b);
-            e.potential -= 0.5 * self.mass * self.gravity[k] * (q[k] + q[7 + k]);
+        for (m, r) in self.center_line.masses().iter().zip(&self.center_line_velocities(&q, &v)) {
+            e.kinetic += 0.5 * m * r.iter().map(|x| x.d[0] * x.d[0]).sum::<f64>();
+            e.potential -= m * (0..3).map(|k| self.gravity[k] * r[k].x0).sum::<f64>();
         }
         for r in &self.rotary {
             e += r.energy(x);

@@ -213,13 +213,19 @@ struct FrameWeights {
 
 impl FrameWeights {
     fn new(c: &Configuration<f64>, f: &[f64; 7]) -> Self {
+        Self::with_turn(c, f, [0.0; 3])
+    }
+
+    /// The weights of the function whose gradient is that of U's with local forces f plus
+    /// turn.psi (a moment on the frame's turn).
+    fn with_turn(c: &Configuration<f64>, f: &[f64; 7], turn: V3) -> Self {
         let [e1, e2, e3] = c.e;
         let rotations = c.theta.map(LocalRotation::new);
         let mu: [V3; 2] = std::array::from_fn(|i| {
             let m = rotations[i].transposed_inverse_jacobian([f[1 + 3 * i], f[2 + 3 * i], f[3 + 3 * i]]);
             std::array::from_fn(|k| e1[k] * m[0] + e2[k] * m[1] + e3[k] * m[2])
         });
-        let total = add(mu[0], mu[1]);
+        let total = add(add(mu[0], mu[1]), scaled(turn, -1.0));
         let [w1, w2, w3] = c.e.map(|eb| scaled(cross(total, eb), -0.5));
         let on_e3 = add(w3, cross(e1, w2));
         let n = mat_vec(&projector(e3, 1.0 / c.normal), on_e3);
@@ -319,6 +325,13 @@ impl NodeMap {
 /// dU/dq at the configuration `c` of the coordinates `q` with local forces f = K d.
 pub(super) fn elastic_force(c: &Configuration<f64>, q: &[f64; 14], f: &[f64; 7]) -> [f64; 14] {
     NodeMap::new(q).force(&FrameWeights::new(c, f).gradient(c, f))
+}
+
+/// The gradient over q of f . d + turn . psi (local forces f on the deformations d, a moment
+/// `turn` on the frame's turn psi): J^T of generalized forces on the local rotations and the
+/// frame (`corotational_center_line_3d.rs`).
+pub(super) fn frame_force(c: &Configuration<f64>, q: &[f64; 14], f: &[f64; 7], turn: V3) -> [f64; 14] {
+    NodeMap::new(q).force(&FrameWeights::with_turn(c, f, turn).gradient(c, f))
 }
 
 /// The first derivatives of the frame's construction with respect to y (module

@@ -3,6 +3,7 @@
 pub mod ancf_beam_2d;
 pub mod corotational_beam_2d;
 pub mod corotational_beam_3d;
+mod corotational_center_line_3d;
 mod corotational_derivatives_3d;
 pub mod floating_frame_beam_2d;
 mod floating_frame_integrals;
