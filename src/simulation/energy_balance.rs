@@ -11,6 +11,11 @@
 const GAIN_LIMIT: f64 = 0.01;
 const LOSS_LIMIT: f64 = 0.1;
 
+/// Changes below this many joules are round-off of a model at rest, not of a motion (a free
+/// body at rest "changed by 5.3e-53 J, 65 % of the largest energy in play (8.2e-53 J)", a
+/// probe's model): mechanical models move with far more (a MEMS resonator ~1e-15 J).
+const ROUNDOFF_ENERGY: f64 = 1e-30;
+
 /// The balance at the start of a run and the largest energy in play seen at its communication
 /// points since: a diagnosis, not part of the simulation's state (a restored state keeps
 /// the values of this run).
@@ -43,7 +48,7 @@ impl BalanceWatch {
     /// every method at rho_inf = 1, and ran at 0.5), which a smaller step does not cure.
     pub fn warning(&self, (balance, in_play): (f64, f64), rho_inf: f64) -> Option<String> {
         let (drift, in_play) = (self.change(balance), self.in_play.max(in_play));
-        if drift <= GAIN_LIMIT * in_play && -drift <= LOSS_LIMIT * in_play {
+        if drift.abs() <= ROUNDOFF_ENERGY || (drift <= GAIN_LIMIT * in_play && -drift <= LOSS_LIMIT * in_play) {
             return None;
         }
         let advice = if drift > 0.0 && rho_inf >= 1.0 {
@@ -57,5 +62,21 @@ impl BalanceWatch {
              {:.1} % of the largest energy in play ({in_play:.3e} J): {advice}",
             100.0 * drift.abs() / in_play
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A model at rest: its "energies" are round-off (a probe's free body: 5.3e-53 J of
+    /// 8.2e-53 J) and no warning is due; a gain of 2 % of a joule is.
+    #[test]
+    fn round_off_at_rest_is_no_change_but_a_gain_is() {
+        let rest = BalanceWatch::new((0.0, 8.2e-53));
+        assert_eq!(rest.warning((5.3e-53, 8.2e-53), 0.5), None);
+        let moving = BalanceWatch::new((0.0, 1.0));
+        assert!(moving.warning((0.02, 1.0), 0.5).is_some_and(|w| w.contains("2.0 %")));
+        assert_eq!(moving.warning((0.005, 1.0), 0.5), None);
     }
 }
