@@ -194,3 +194,25 @@ fn info_shows_the_variability_the_fmu_declares() {
         assert!(checked > 3, "{model}: {checked} parameters");
     }
 }
+
+/// A parameter no expression reads is tunable (changing it changes nothing) and is judged
+/// without assembling the model once more for it; one that a description merely mentions is
+/// judged by assembling, as every read one is. Both answers equal those of assembling.
+#[test]
+fn parameters_nothing_reads_are_tunable() {
+    use flexfmu::model::Model;
+    use flexfmu::simulation::Simulation;
+    let text = "[model]\nname = \"m\"\n[parameters]\nk = 100.0\nx0 = 0.1\nunused = 3.0\n\
+                noted = { value = 2.0, description = \"noted in a description\" }\n\
+                fixed_unused = { value = 1.0, min = 1.0, max = 1.0 }\n\
+                [[point_masses]]\nname = \"b\"\nmass = 1.0\nposition = [\"x0\", 0.0]\n\
+                [[joints]]\nname = \"slide\"\ntype = \"prismatic\"\nbody1 = \"ground\"\nbody2 = \"b\"\n\
+                point = [0.0, 0.0]\naxis = [1.0, 0.0]\n\
+                [[springs]]\nname = \"s\"\ntype = \"prismatic\"\njoint = \"slide\"\nstiffness = \"k\"\n\
+                free_length = 0.0\n[[outputs]]\nname = \"x\"\nquantity = \"x\"\nbody = \"b\"\n";
+    let model = Model::parse(text, "m.toml").unwrap();
+    let tunable = Simulation::tunable_parameters(&model, &model.default_parameters());
+    let names: Vec<_> = model.parameters.iter().map(|p| p.name.as_str()).collect();
+    println!("{:?}", names.iter().zip(&tunable).collect::<Vec<_>>());
+    assert_eq!(tunable, [true, false, true, true, false], "k x0 unused noted fixed_unused");
+}
