@@ -276,6 +276,14 @@ pub struct Simulation {
     needs_accelerations: bool,
     scratch_a: Vec<f64>,
     scratch_lambda: Vec<f64>,
+    /// Storage kept between intervals, so that `step_to` allocates nothing after the first:
+    /// the inputs at an interval's start (interpolated inputs; `advance_to`'s and
+    /// `step_with_inputs_held`'s), the drives `ramp_held_drives`
+    /// ramps, and the state an interval of a model with redundant rows returns to.
+    interval_inputs: Vec<f64>,
+    step_inputs: Vec<f64>,
+    ramped: Vec<(usize, f64)>,
+    interval_start: Option<Box<Snapshot>>,
     /// Scratch of `extrapolate`.
     extrapolation: Extrapolation,
     /// How much more time the next spans may be extrapolated over: EXTRAPOLATED_SPAN times
@@ -385,6 +393,10 @@ impl Simulation {
             needs_accelerations,
             scratch_a: vec![0.0; n],
             scratch_lambda: vec![0.0; m],
+            interval_inputs: Vec::new(),
+            step_inputs: Vec::new(),
+            ramped: Vec::new(),
+            interval_start: None,
             extrapolation,
             extrapolation_room: EXTRAPOLATED_SPAN * settings.step,
             next_step: settings.step,
@@ -573,7 +585,8 @@ impl Simulation {
     /// inputs so ramped with the values they end on.
     fn ramp_held_drives(&mut self, t_end: f64) -> Vec<(usize, f64)> {
         let span = t_end - self.state.t;
-        let mut ramped = Vec::new();
+        let mut ramped = std::mem::take(&mut self.ramped);
+        ramped.clear();
         if span.is_nan() || span <= 0.0 {
             return ramped;
         }
@@ -765,12 +778,17 @@ impl Simulation {
     /// from the others, the state at the interval's end violates a joint, so the simulation
     /// returns to the interval's start and reports `StepError::RedundancyChanged`.
     pub fn step_to(&mut self, t_end: f64) -> Result<(), StepError> {
-        let start = self.system.has_redundant_rows().then(|| self.copy_state());
+        let start = self.system.has_redundant_rows().then(|| {
+            let mut start = self.interval_start.take().unwrap_or_else(|| Box::new(self.copy_state()));
+            self.copy_state_into(&mut start);
+            start
+        });
         let result = self.advance_to(t_end).and_then(|()| self.check_redundant_rows());
         if let (Err(StepError::RedundancyChanged { .. }), Some(start)) = (&result, &start) {
             // This simulation's own snapshot: it fits.
             let _ = self.restore(start);
         }
+        self.interval_start = start;
         match result {
             Ok(()) => {
                 self.balance.observe(self.energy_balance().1);
@@ -792,7 +810,9 @@ impl Simulation {
             self.system.input_rates.rates.clear();
             self.start_interval(drives_change).and_then(|()| self.step_with_inputs_held(t_end))
         } else {
-            let (base, t0) = (self.system.inputs.clone(), self.state.t);
+            let mut base = std::mem::take(&mut self.interval_inputs);
+            base.clone_from(&self.system.inputs);
+            let t0 = self.state.t;
             // The rates at the start, for the drives' projection.
             self.interpolate_inputs(&base, t0);
             let result = self.start_interval(drives_change).and_then(|()| self.step_with_inputs_held(t_end));
@@ -801,16 +821,18 @@ impl Simulation {
             // the motion the drives made, also after a new value is set (`set_input`); the next
             // interval holds them unless derivatives are set again.
             self.interpolate_inputs(&base, t0);
+            self.interval_inputs = base;
             result
         };
         // A ramped input ends on the value it was set to, also after a failed interval (whose
         // state is the one before it); after a successful one the state has reached it.
-        for (i, value) in ramped {
+        for &(i, value) in &ramped {
             self.system.inputs[i] = value;
             if result.is_ok() {
                 self.stepped_inputs[i] = value;
             }
         }
+        self.ramped = ramped;
         if result.is_ok() {
             self.drive_ends.clone_from(&self.system.inputs);
         }
@@ -913,10 +935,25 @@ impl Simulation {
         let count = needed as u64;
         let t0 = self.state.t;
         let interpolate = self.input_derivatives.iter().any(|d| *d != [0.0; 2]);
-        let base = if interpolate { self.system.inputs.clone() } else { Vec::new() };
+        let mut base = std::mem::take(&mut self.step_inputs);
+        base.clone_from(&self.system.inputs);
+        let result = self.fixed_steps_to(t_end, (t0, span, count), interpolate.then_some(&base), &budget);
+        self.step_inputs = base;
+        result
+    }
+
+    /// `count` equal steps from t0 over `span` to `t_end`, the inputs interpolated from `base`
+    /// (their values at t0) if given.
+    fn fixed_steps_to(
+        &mut self,
+        t_end: f64,
+        (t0, span, count): (f64, f64, u64),
+        base: Option<&[f64]>,
+        budget: &StepBudget,
+    ) -> Result<(), StepError> {
         for k in 1..=count {
-            if interpolate {
-                self.interpolate_inputs(&base, t0);
+            if let Some(base) = base {
+                self.interpolate_inputs(base, t0);
                 self.restart_if_inputs_changed()?;
             }
             let target = if k == count { t_end } else { t0 + span * (k as f64) / (count as f64) };

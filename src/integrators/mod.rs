@@ -132,6 +132,12 @@ pub struct Stepper {
     ga: Vec<f64>,
     gb: Vec<f64>,
     g: Vec<f64>,
+    /// The impulse system's buffers of `settle_events`: the constraint-velocity jump and the
+    /// velocities before it (length m), the velocity change and the impulse.
+    jump: Vec<f64>,
+    w: Vec<f64>,
+    dv: Vec<f64>,
+    impulse: Vec<f64>,
     /// Whether closed compliant contacts limit the step (src/integrators/contact_step.rs; on
     /// by default, off for studies of the plain fixed-step method).
     pub contact_step_limit: bool,
@@ -163,6 +169,10 @@ impl Stepper {
             start: State::zeros(n, m),
             best: State::zeros(n, m),
             g0: Vec::new(),
+            jump: vec![0.0; m],
+            w: vec![0.0; m],
+            dv: vec![0.0; n],
+            impulse: vec![0.0; m],
             ga: Vec::new(),
             gb: Vec::new(),
             g: Vec::new(),
@@ -248,26 +258,25 @@ impl Stepper {
     /// consistent accelerations and multipliers (the index-1 solve of the initial state).
     /// Returns whether anything changed.
     pub fn settle_events(&mut self, sys: &mut dyn Dynamics, state: &mut State) -> Result<bool, NewtonError> {
-        let (n, m) = (sys.coordinates(), sys.constraints());
-        let mut jump = vec![0.0; m];
+        let m = sys.constraints();
+        let (jump, w, dv, impulse) = (&mut self.jump, &mut self.w, &mut self.dv, &mut self.impulse);
         let mut changed = false;
         for _ in 0..MAX_EVENT_UPDATES {
             jump.fill(0.0);
-            match sys.event_update(&state.q, &state.v, &state.lambda, state.t, &mut jump) {
+            match sys.event_update(&state.q, &state.v, &state.lambda, state.t, jump) {
                 EventAction::None => break,
                 EventAction::Switch => changed = true,
                 EventAction::Jump => {
                     changed = true;
-                    let (mut w, mut dv, mut impulse) = (vec![0.0; m], vec![0.0; n], vec![0.0; m]);
-                    sys.constraint_velocity(&state.q, &state.v, state.t, &mut w);
+                    sys.constraint_velocity(&state.q, &state.v, state.t, w);
                     self.workspace.velocity_jump(
                         sys,
                         (&state.q, &state.v, state.t),
-                        &jump,
-                        (&mut dv, &mut impulse),
+                        jump,
+                        (dv, impulse),
                         &mut self.stats,
                     )?;
-                    for (x, d) in state.v.iter_mut().zip(&dv) {
+                    for (x, d) in state.v.iter_mut().zip(dv.iter()) {
                         *x += d;
                     }
                     // T- - T+ = -(1/2)(v+ + v-)^T M dv = (1/2) impulse . (w- + w+), w+ = w- + jump.
@@ -278,9 +287,9 @@ impl Stepper {
                     // now. Left to the next step, an index-3 row would remove it within that
                     // step, and a step cut short by the next event (a chain of contacts) can
                     // be 1e-11 s long: the velocity error delta/h would be of order 0.1 m/s.
-                    sys.constraint_residual(&state.q, state.t, &mut w);
-                    self.workspace.position_correction(&w, &mut dv)?;
-                    for (x, d) in state.q.iter_mut().zip(&dv) {
+                    sys.constraint_residual(&state.q, state.t, w);
+                    self.workspace.position_correction(w, dv)?;
+                    for (x, d) in state.q.iter_mut().zip(dv.iter()) {
                         *x += d;
                     }
                 }

@@ -21,7 +21,7 @@
 
 use super::elements::FloatingFramePoint;
 use super::elements::floating_frame_beam_2d::MAX_COORDINATES as FLOATING_COORDINATES;
-use super::kinematics::{Anchor, MAX_DOFS, Measure, MeasureKind, quadratic_form};
+use super::kinematics::{Anchor, MAX_DOFS, Measure, MeasureKind};
 
 /// What a floating-frame beam tip touches (fixed to ground).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -192,11 +192,6 @@ impl ContactGap {
     /// s' = G v.
     pub fn rate(&self, q: &[f64], v: &[f64]) -> f64 {
         self.with_gradient(q, |_, gradient| self.dofs().iter().zip(gradient).map(|(&i, g)| g * v[i]).sum())
-    }
-
-    /// v^T H v: the velocity-squared part of s''.
-    pub fn curvature(&self, d: &GapDerivatives, v: &[f64]) -> f64 {
-        quadratic_form(self.dofs(), &d.hessian, v)
     }
 }
 

@@ -437,10 +437,11 @@ impl Dynamics for System {
         // C_q^T lambda of eq. 5a (active rows only).
         for (c, &l) in self.contact_constraints.iter().zip(&lambda[self.constraints.len()..]) {
             if c.is_active() {
-                let d = c.derivatives(q);
-                for (k, &i) in c.gap.dofs().iter().enumerate() {
-                    out[i] += d.gradient[k] * l;
-                }
+                c.with_derivatives(q, |_, sign, gradient, _| {
+                    for (g, &i) in gradient.iter().zip(c.gap.dofs()) {
+                        out[i] += sign * g * l;
+                    }
+                });
             }
         }
     }
@@ -529,14 +530,15 @@ impl Dynamics for System {
                 m.values[*diagonal] += 1.0;
                 continue;
             }
-            let d = con.derivatives(q);
-            for k in 0..con.gap.dofs().len() {
-                m.values[row[k]] += d.gradient[k];
-                m.values[col[k]] += c.lambda * d.gradient[k];
-            }
-            for (k, &s) in hess.iter().enumerate() {
-                m.values[s] += c.stiffness * l * d.hessian[k];
-            }
+            con.with_derivatives(q, |_, sign, gradient, hessian| {
+                for (k, g) in gradient.iter().enumerate() {
+                    m.values[row[k]] += sign * g;
+                    m.values[col[k]] += c.lambda * sign * g;
+                }
+                for (k, &s) in hess.iter().enumerate() {
+                    m.values[s] += c.stiffness * l * sign * hessian[k];
+                }
+            });
         }
     }
 

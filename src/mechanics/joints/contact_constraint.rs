@@ -41,7 +41,8 @@
 //! Paper 004 solves the active phase with HHT-alpha and GGL (eqs. 15-22); any integrator and
 //! constraint treatment of this crate can be used.
 
-use crate::mechanics::contact_gap::{ContactGap, GapDerivatives};
+use crate::mechanics::contact_gap::ContactGap;
+use crate::mechanics::quadratic_form;
 
 /// Added to the release penetration in the re-armed onset event (m).
 pub const REARM: f64 = 1e-12;
@@ -84,17 +85,11 @@ impl ContactConstraint {
         self.reach - self.gap.value(q)
     }
 
-    /// C and its gradient and Hessian (those of -s).
-    pub fn derivatives(&self, q: &[f64]) -> GapDerivatives {
-        let mut d = self.gap.derivatives(q);
-        d.value = self.reach - d.value;
-        for g in d.gradient.iter_mut() {
-            *g = -*g;
-        }
-        for h in d.hessian.iter_mut() {
-            *h = -*h;
-        }
-        d
+    /// `f(C, C_q, C_qq)` over `gap.dofs()`, without allocating (rows of the Newton matrix and
+    /// the impulse system at every contact event): C = reach - s, so C_q and C_qq are those
+    /// of -s, which `f` gets as the gap's own with `sign` = -1 to apply.
+    pub fn with_derivatives<R>(&self, q: &[f64], f: impl FnOnce(f64, f64, &[f64], &[f64]) -> R) -> R {
+        self.gap.with_derivatives(q, |s, gradient, hessian| f(self.reach - s, -1.0, gradient, hessian))
     }
 
     /// The approach rate delta' = C_q v.
@@ -104,8 +99,7 @@ impl ContactConstraint {
 
     /// gamma = -(C_q v)_q v of the acceleration-level row.
     pub fn acceleration_rhs(&self, q: &[f64], v: &[f64]) -> f64 {
-        let d = self.gap.derivatives(q);
-        self.gap.curvature(&d, v)
+        self.gap.with_derivatives(q, |_, _, hessian| quadratic_form(self.gap.dofs(), hessian, v))
     }
 
     /// The event function: onset (separated) or tensile multiplier (active).
