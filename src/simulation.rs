@@ -216,7 +216,7 @@ impl Experiment {
 pub enum SimulationError {
     #[error(transparent)]
     Model(#[from] ModelError),
-    #[error("initial accelerations: {0} (over-constrained or a body without mass?)")]
+    #[error("initial accelerations: {0}")]
     Initialization(String),
     #[error("{0}")]
     Settings(String),

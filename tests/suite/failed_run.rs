@@ -44,3 +44,25 @@ fn a_failed_run_keeps_every_row_up_to_the_failure() {
     assert!(rows.iter().flatten().all(|x| x.is_finite()));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A force that turns NaN without passing through infinity (sqrt(0.5 - t) after 0.5 s) is
+/// named as such, not as a singular Newton matrix (a probe got "the Newton matrix is singular
+/// (redundant constraints, a body without mass ...)" for it: the solve took the NaN forces
+/// for a property of the matrix).
+#[test]
+fn a_force_turning_nan_is_named_not_the_matrix() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/models/rigid_pendulum.toml")).unwrap();
+    let model = dir.path().join("pendulum_nan.toml");
+    std::fs::write(
+        &model,
+        base + "\n[[loads]]\nname = \"root\"\ntype = \"torque\"\nbody = \"rod\"\nvalue = \"sqrt(0.5 - t)\"\n",
+    )
+    .unwrap();
+    let out = Command::new(EXE).arg("simulate").arg(&model).arg("-o").arg(dir.path().join("out.csv")).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprintln!("{stderr}");
+    assert_eq!(out.status.code(), Some(1), "exit code");
+    assert!(stderr.contains("simulation stopped at t = 0.5"), "{stderr}");
+    assert!(stderr.contains("a force evaluated to NaN or infinity") && !stderr.contains("singular"), "{stderr}");
+}
