@@ -451,7 +451,17 @@ impl Instance {
             let Some(text) = text else { return self.error(&format!("{function}: NULL string for {name}")) };
             let p = &self.model.parameters[i];
             let Some(index) = p.choice_index(text) else {
-                return self.error(&format!("{function}: {name} = \"{text}\" is not one of: {}", p.choices.join(", ")));
+                // The text as given, but not a huge one: the log is no copy of the caller's data
+                // (a probe's 10 MB string was logged in full).
+                const SHOWN: usize = 80;
+                let shown: String = text.chars().take(SHOWN).collect();
+                let more = if text.chars().nth(SHOWN).is_some() {
+                    format!("... ({} bytes)", text.len())
+                } else {
+                    String::new()
+                };
+                return self
+                    .error(&format!("{function}: {name} = \"{shown}{more}\" is not one of: {}", p.choices.join(", ")));
             };
             if self.params[i] != index {
                 self.params[i] = index;

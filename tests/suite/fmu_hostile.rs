@@ -155,3 +155,33 @@ fn communication_steps_beyond_the_budget_are_discarded() {
     assert!(matches!(inst.do_step(0.0, 10.0, true), Err(Fmi2Error::Discard)));
     assert_eq!(inst.last_successful_time().unwrap(), 0.0);
 }
+
+/// A string parameter set to a huge text that is not one of its choices is refused, and the
+/// log shows the text's start and its size, not the whole of it (a probe's 10 MB string was
+/// logged in full).
+#[test]
+fn a_huge_wrong_string_is_not_copied_into_the_log() {
+    use flexfmu::fmu::instance::Instance;
+    use flexfmu::fmu::status::Status;
+    use std::sync::{Arc, Mutex};
+    let dir = tempfile::tempdir().unwrap();
+    let resources = dir.path().join("resources");
+    let model = common::fmu::example_resources(&resources, "impact_beam");
+    let guid = flexfmu::fmu::variables::guid(&model.source);
+    let log: Arc<Mutex<Vec<String>>> = Arc::default();
+    let sink = Arc::clone(&log);
+    let mut inst = Instance::instantiate(
+        &resources,
+        &guid,
+        Box::new(move |_, _, m| sink.lock().unwrap().push(m.to_string())),
+        true,
+    )
+    .unwrap();
+    let vr = inst.variables().list.iter().find(|v| v.name == "contact").unwrap().vr;
+    let huge = "x".repeat(10_000_000);
+    assert_eq!(inst.set_strings("fmi2SetString", &[vr], &[Some(huge)]), Status::Error);
+    let log = log.lock().unwrap();
+    let message = log.iter().find(|m| m.contains("is not one of")).expect("the refusal is logged");
+    println!("{message}");
+    assert!(message.len() < 300 && message.contains("(10000000 bytes)"), "{} bytes logged", message.len());
+}
