@@ -10,6 +10,7 @@ use flexfmu::model::{Model, ParameterKind};
 use flexfmu::simulation::call_times::CallTimes;
 use flexfmu::simulation::{Experiment, Simulation, SolverSettings};
 
+use super::option_values;
 use super::outputs_csv::OutputsCsv;
 use super::progress::Progress;
 use super::states::StatesRecorder;
@@ -18,7 +19,7 @@ use super::states::StatesRecorder;
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct SolverArgs {
     /// Internal step (s) [default: the model's step, else 1e-3].
-    #[arg(long)]
+    #[arg(long, value_parser = option_values::duration)]
     pub step: Option<f64>,
     /// Integration method: ttbif, hht, generalized-alpha, newmark or bathe [default: the
     /// model's integrator, else ttbif].
@@ -62,7 +63,8 @@ impl SolverArgs {
         let mut argv: Vec<std::ffi::OsString> = Vec::new();
         let mut push = |name: &str, value: Option<String>| {
             if let Some(v) = value {
-                argv.extend([format!("--{name}").into(), v.into()]);
+                // Joined by '=': a negative value would otherwise read as an option.
+                argv.push(format!("--{name}={v}").into());
             }
         };
         push("step", self.step.map(|x| x.to_string()));
@@ -84,14 +86,14 @@ impl SolverArgs {
 pub struct SimulateArgs {
     /// Model file (TOML).
     pub model: PathBuf,
-    /// End time (s); default: the model's stop_time.
-    #[arg(long)]
+    /// End time (s), at or after the model's start time; default: the model's stop_time.
+    #[arg(long, value_parser = option_values::time)]
     pub stop_time: Option<f64>,
     /// Solver options (override the model's [solver] section).
     #[command(flatten)]
     pub solver: SolverArgs,
     /// Interval between CSV rows (s); default: the model's output_interval, else the step.
-    #[arg(long)]
+    #[arg(long, value_parser = option_values::duration)]
     pub output_interval: Option<f64>,
     /// Override a parameter (repeatable): NAME=VALUE.
     #[arg(long = "set", value_name = "NAME=VALUE")]
@@ -310,11 +312,8 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         bail!("{e}");
     }
     let experiment = Experiment::from_model(&model, &params)?;
-    let stop = args.stop_time.unwrap_or(experiment.stop_time);
+    let stop = option_values::stop_time(args.stop_time.unwrap_or(experiment.stop_time), experiment.start_time, false)?;
     let interval = args.output_interval.or(experiment.output_interval).unwrap_or(settings.step);
-    if interval.is_nan() || interval <= 0.0 {
-        bail!("--output-interval must be positive");
-    }
     let mut sim = Simulation::new(&model, &params, settings, experiment.start_time)?;
     super::print_warnings(sim.warnings());
 

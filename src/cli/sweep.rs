@@ -11,10 +11,12 @@ use clap::Parser;
 use rayon::prelude::*;
 
 use flexfmu::model::Model;
+use flexfmu::simulation::Experiment;
 
 use super::csv_table::CsvTable;
 use super::metric::Metric;
 use super::model_outputs::output_columns;
+use super::option_values;
 use super::progress::Progress;
 use super::simulate::{self, SimulateArgs, SolverArgs};
 use super::sweep_grid::{self, Axis};
@@ -27,11 +29,12 @@ pub struct SweepArgs {
     /// linearly spaced, both ends included) or NAME=value (fixed).
     #[arg(long = "set", value_name = "NAME=VALUES")]
     pub set: Vec<String>,
-    /// End time (s) of every run; default: the model's stop_time.
-    #[arg(long)]
+    /// End time (s) of every run, at or after the model's start time; default: the model's
+    /// stop_time.
+    #[arg(long, value_parser = option_values::time)]
     pub stop_time: Option<f64>,
     /// Interval between the rows of each run's CSV (s); default as for simulate.
-    #[arg(long)]
+    #[arg(long, value_parser = option_values::duration)]
     pub output_interval: Option<f64>,
     /// Solver options of every run, as for simulate.
     #[command(flatten)]
@@ -66,10 +69,11 @@ fn simulate_args(args: &SweepArgs, run: &[String], csv: &Path) -> Result<Simulat
         argv.extend(["--set".into(), set.into()]);
     }
     if let Some(t) = args.stop_time {
-        argv.extend(["--stop-time".into(), t.to_string().into()]);
+        // Joined by '=': a negative time would otherwise read as an option.
+        argv.push(format!("--stop-time={t}").into());
     }
     if let Some(dt) = args.output_interval {
-        argv.extend(["--output-interval".into(), dt.to_string().into()]);
+        argv.push(format!("--output-interval={dt}").into());
     }
     argv.extend(args.solver.to_argv());
     for input in &args.inputs {
@@ -105,7 +109,13 @@ pub fn run(args: SweepArgs) -> Result<()> {
     }
     let runs = sweep_grid::runs(&axes);
     for (i, run) in runs.iter().enumerate() {
-        simulate::parameter_values(&model, run).with_context(|| format!("run {} ({})", i + 1, run.join(", ")))?;
+        let params =
+            simulate::parameter_values(&model, run).with_context(|| format!("run {} ({})", i + 1, run.join(", ")))?;
+        if let Some(stop) = args.stop_time {
+            let start = Experiment::from_model(&model, &params)?.start_time;
+            option_values::stop_time(stop, start, false)
+                .with_context(|| format!("run {} ({})", i + 1, run.join(", ")))?;
+        }
     }
     let outputs: Vec<String> = output_columns(&model)?.into_iter().map(|o| o.name).collect();
     let metrics = if args.metrics.is_empty() {
