@@ -39,6 +39,11 @@ pub const MAX_CONSTRAINT_GROUP_ROWS: usize = 1000;
 /// any work.
 pub const MAX_OUTPUT_ROWS: u64 = 100_000_000;
 
+/// Most runs of one `flexfmu sweep` (the product of its axes' sizes): each run is a simulation
+/// and a CSV file of its own. A grid asking for more is refused before any of it is allocated
+/// (`--set k=1:2:1000000000` took 9 GB making its values).
+pub const MAX_SWEEP_RUNS: u64 = 100_000;
+
 /// The number of output intervals from `start` to `stop` every `interval` (the last one may
 /// be shorter), at most `MAX_OUTPUT_ROWS`.
 pub fn output_intervals(start: f64, stop: f64, interval: f64) -> Result<u64, String> {

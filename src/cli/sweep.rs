@@ -46,7 +46,7 @@ pub struct SweepArgs {
     /// end value of every output.
     #[arg(long = "metric", value_name = "NAME=STAT")]
     pub metrics: Vec<String>,
-    /// Runs at a time; default: the number of cores.
+    /// Runs at a time, at most the number of runs; default: the number of cores.
     #[arg(long, short = 'j')]
     pub jobs: Option<usize>,
     /// Output directory: sweep.csv and run_0001.csv, run_0002.csv, ...
@@ -107,7 +107,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
             bail!("--set {}: the parameter is given twice", axis.parameter);
         }
     }
-    let runs = sweep_grid::runs(&axes);
+    let runs = sweep_grid::runs(&axes)?;
     for (i, run) in runs.iter().enumerate() {
         let params =
             simulate::parameter_values(&model, run).with_context(|| format!("run {} ({})", i + 1, run.join(", ")))?;
@@ -137,7 +137,10 @@ pub fn run(args: SweepArgs) -> Result<()> {
     let width = runs.len().to_string().len().max(4);
     let csv_path = |i: usize| args.output.join(format!("run_{:0width$}.csv", i + 1));
 
-    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1);
+    // No more workers than runs: each is a thread of its own, and a worker without a run
+    // would only be started and stopped (`-j 10000` on 2 runs started 10,000 threads).
+    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    let jobs = jobs.clamp(1, runs.len().max(1));
     let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build().context("starting the worker threads")?;
     let progress = Mutex::new((Progress::new(runs.len() as u64, "{msg} runs"), 0u64));
     let total = runs.len();
