@@ -44,6 +44,12 @@ pub const MAX_OUTPUT_ROWS: u64 = 100_000_000;
 /// (`--set k=1:2:1000000000` took 9 GB making its values).
 pub const MAX_SWEEP_RUNS: u64 = 100_000;
 
+/// Most bytes `flexfmu check` unpacks from one entry of an FMU (modelDescription.xml,
+/// resources/model.toml, the binary; flexfmu's own are a few MB to tens of MB). A zip entry's
+/// declared size is not trusted: reading stops one byte beyond the limit (a 3 GB model.toml
+/// packed into 3 MB took 9 GB of memory).
+pub const MAX_FMU_ENTRY_BYTES: u64 = 256 * 1024 * 1024;
+
 /// The number of output intervals from `start` to `stop` every `interval` (the last one may
 /// be shorter), at most `MAX_OUTPUT_ROWS`.
 pub fn output_intervals(start: f64, stop: f64, interval: f64) -> Result<u64, String> {
