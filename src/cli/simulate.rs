@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
+use flexfmu::compact_number::Compact;
 use flexfmu::integrators::{ConstraintTreatment, Method, NewtonStrategy};
 use flexfmu::model::{Model, ParameterKind};
 use flexfmu::simulation::call_times::CallTimes;
@@ -149,7 +150,7 @@ pub fn input_signals(sim: &Simulation, specs: &[String]) -> Result<Vec<(usize, I
         let Some(i) = sim.input_names().iter().position(|n| n == name.trim()) else {
             bail!("unknown input '{}' (the model declares: {})", name.trim(), sim.input_names().join(", "));
         };
-        signals.push((i, InputSignal::parse(value.trim())?));
+        signals.push((i, InputSignal::parse(value.trim()).with_context(|| format!("--input {}", name.trim()))?));
     }
     Ok(signals)
 }
@@ -212,21 +213,44 @@ impl InputSignal {
 
     fn parse(text: &str) -> Result<InputSignal> {
         if let Ok(v) = text.parse::<f64>() {
+            if !v.is_finite() {
+                bail!("the value must be a finite number, got {v}");
+            }
             return Ok(InputSignal::Constant(v));
         }
         let csv = std::fs::read_to_string(text)
             .with_context(|| format!("input '{text}' is neither a number nor a readable CSV file"))?;
-        let mut rows = Vec::new();
+        let mut rows: Vec<(f64, f64)> = Vec::new();
         for (i, line) in csv.lines().enumerate() {
+            let at = format!("{text}:{}", i + 1);
             let cells: Vec<_> = line.split(',').map(str::trim).collect();
-            match (cells.first().map(|c| c.parse::<f64>()), cells.get(1).map(|c| c.parse::<f64>())) {
-                (Some(Ok(t)), Some(Ok(v))) => rows.push((t, v)),
-                _ if i == 0 => continue, // header
-                _ => bail!("{text}:{}: expected 'time,value'", i + 1),
+            let numbers: Vec<_> = cells.iter().map(|c| c.parse::<f64>()).collect();
+            if i == 0 && numbers.iter().any(Result::is_err) {
+                // The header: its names are free, but a third column would be ignored.
+                if let Some(extra) = cells.get(2) {
+                    bail!("{at}: unknown column '{extra}': an input table has two columns, time and value");
+                }
+                continue;
             }
+            let [Ok(t), Ok(v)] = numbers[..] else {
+                bail!("{at}: expected 'time,value', got '{line}'");
+            };
+            if !t.is_finite() || !v.is_finite() {
+                bail!("{at}: the time and value must be finite numbers, got time {}, value {}", Compact(t), Compact(v));
+            }
+            if let Some(&(before, _)) = rows.last()
+                && t < before
+            {
+                bail!(
+                    "{at}: time {} is before the row above's {}: times must increase (two rows at one time make a step)",
+                    Compact(t),
+                    Compact(before)
+                );
+            }
+            rows.push((t, v));
         }
-        if rows.is_empty() || rows.windows(2).any(|w| w[1].0 < w[0].0) {
-            bail!("{text}: needs rows 'time,value' with increasing times (two rows at one time make a step)");
+        if rows.is_empty() {
+            bail!("{text}: no rows 'time,value'");
         }
         Ok(InputSignal::Table(rows))
     }
