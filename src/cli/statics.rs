@@ -60,12 +60,10 @@ pub fn run(args: StaticsArgs) -> Result<()> {
         for (i, s) in &signals {
             sim.set_input(*i, s.at(t)).map_err(anyhow::Error::msg)?;
         }
+        // The diagnosis carries its own advice (src/analysis/statics.rs): smaller increments
+        // help a Newton iteration that does not converge, not a singular tangent.
         iterations += sim.settle_static(t).map_err(|e| {
-            anyhow::anyhow!(
-                "{e}\n{} holds the equilibria up to the time before; smaller increments \
-                 (--output-interval) or loads that grow with t may reach it",
-                args.output.display()
-            )
+            anyhow::anyhow!("{e}\n{} holds the equilibria up to the time before", args.output.display())
         })?;
         csv.write_row(&mut sim)?;
     }
