@@ -2,6 +2,8 @@
 //! the time of the host (README, "Limits"). A model file or call beyond one is refused with
 //! an error, never a crash or a hang.
 
+use crate::compact_number::Compact;
+
 /// Deepest nesting of an expression in a model file: parentheses, unary signs, function
 /// calls, `^` and each operator of a `+ - * /` chain count one level over the numbers and
 /// names, which are one deep (`"a + b + c"` is three deep). Bounds the stack the parser and
@@ -57,8 +59,12 @@ pub fn output_intervals(start: f64, stop: f64, interval: f64) -> Result<u64, Str
     // NaN (a zero or non-finite interval) is refused too.
     let fits = count <= MAX_OUTPUT_ROWS as f64;
     if !fits {
+        let rows = if count.is_finite() { format!("{count:e}") } else { "over 1e308".into() };
         return Err(format!(
-            "{start} s to {stop} s every {interval} s is {count:e} output rows, more than the {MAX_OUTPUT_ROWS} allowed"
+            "{} s to {} s every {} s is {rows} output rows, more than the {MAX_OUTPUT_ROWS} allowed",
+            Compact(start),
+            Compact(stop),
+            Compact(interval)
         ));
     }
     Ok(count as u64)

@@ -9,6 +9,7 @@
 //! (end errors). The reference's own error is estimated from a second reference run at twice
 //! its step: (y(2 h_r) - y(h_r)) / 3 for a second-order method (Richardson).
 
+use flexfmu::compact_number::Compact;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -104,7 +105,7 @@ fn simulate(
     };
     record(&mut sim)?;
     for &t in times {
-        sim.step_to(t).map_err(|e| format!("stopped at t = {}: {e}", sim.time()))?;
+        sim.step_to(t).map_err(|e| format!("stopped at t = {}: {e}", Compact(sim.time())))?;
         record(&mut sim)?;
     }
     Ok(Run { samples, stats: sim.statistics(), wall: clock.elapsed().as_secs_f64() })
@@ -146,7 +147,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
     }
     let rho_inf = args.rho_inf.unwrap_or(base.rho_inf);
     if !(0.0..=1.0).contains(&rho_inf) {
-        bail!("--rho-inf must be in [0, 1], got {rho_inf}");
+        bail!("--rho-inf must be in [0, 1], got {}", Compact(rho_inf));
     }
     let experiment = Experiment::from_model(&model, &params)?;
     let start = experiment.start_time;
@@ -237,8 +238,10 @@ pub fn run(args: CompareArgs) -> Result<()> {
 
     progress.finish();
     println!(
-        "{}: t = {start} .. {stop} s, outputs {}; reference {} rho_inf {} step {reference_step:e} (estimated error {reference_error:.1e})",
+        "{}: t = {} .. {} s, outputs {}; reference {} rho_inf {} step {reference_step:e} (estimated error {reference_error:.1e})",
         model.name(),
+        Compact(start),
+        Compact(stop),
         compared.join(","),
         args.reference_integrator,
         ref_settings(reference_step).rho_inf,

@@ -383,6 +383,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
                 s.record(&sim);
                 s.write()?;
             }
+            let stopped = Compact(stopped);
             bail!(
                 "simulation stopped at t = {stopped}: {e}\n{} holds the results up to t = {stopped}",
                 args.output.display()
@@ -409,9 +410,10 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     }
     if !args.quiet {
         println!(
-            "{}: {} to t = {stop} s with {}: {} steps ({} rejected), {} Newton iterations, {} Jacobian evaluations, {} factorizations, {wall:.3} s wall{}",
+            "{}: {} to t = {} s with {}: {} steps ({} rejected), {} Newton iterations, {} Jacobian evaluations, {} factorizations, {wall:.3} s wall{}",
             model.name(),
             args.output.display(),
+            Compact(stop),
             sim.settings().method,
             st.steps,
             st.rejected_steps,

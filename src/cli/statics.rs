@@ -4,6 +4,7 @@
 //! output times follows a large deflection. The CSV has the columns of `flexfmu simulate`;
 //! reactions are the static reactions, velocities and accelerations zero.
 
+use flexfmu::compact_number::Compact;
 use std::path::PathBuf;
 
 use anyhow::Result;
@@ -68,10 +69,12 @@ pub fn run(args: StaticsArgs) -> Result<()> {
         csv.write_row(&mut sim)?;
     }
     println!(
-        "{}: {} with {} equilibria from t = {start} to {stop} s, {iterations} Newton iterations",
+        "{}: {} with {} equilibria from t = {} to {} s, {iterations} Newton iterations",
         model.name(),
         args.output.display(),
-        count + 1
+        count + 1,
+        Compact(start),
+        Compact(stop)
     );
     Ok(())
 }

@@ -254,3 +254,41 @@ fn times_and_steps_that_no_run_can_take_are_refused_as_usage_errors() {
     assert_eq!(o.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("--stop-time 0 s is not after the model's start time 0 s"), "{stderr}");
 }
+
+/// Extreme numbers in messages are written compactly (`1e300`, not a 301-digit decimal):
+/// the refused span of output rows, a located `start_time = 1e300`, a stop time before it.
+#[test]
+fn extreme_numbers_in_messages_are_compact() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.toml");
+    std::fs::write(&good, mass_spring()).unwrap();
+    let o = Command::new(EXE)
+        .args(["simulate".as_ref(), good.as_os_str(), "--stop-time".as_ref(), "1e300".as_ref()])
+        .args(["--output-interval", "1e-300", "-o"])
+        .arg(dir.path().join("out.csv"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("0 s to 1e300 s every 1e-300 s is over 1e308 output rows"), "{stderr}");
+    assert!(stderr.len() < 200, "{stderr}");
+    let late = dir.path().join("late.toml");
+    std::fs::write(&late, mass_spring().replace("[solver]\n", "[solver]\nstart_time = 1e300\n")).unwrap();
+    let o = Command::new(EXE).arg("check").arg(&late).output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("must be after start_time 1e300"), "{stderr}");
+    assert!(stderr.len() < 300, "{stderr}");
+    let early = dir.path().join("early.toml");
+    std::fs::write(&early, mass_spring().replace("stop_time = 2.0", "start_time = 1e7\nstop_time = 2e7")).unwrap();
+    let o = Command::new(EXE)
+        .arg("simulate")
+        .arg(&early)
+        .args(["--stop-time=-1e300", "-o"])
+        .arg(dir.path().join("e.csv"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--stop-time -1e300 s is before the model's start time 1e7 s"), "{stderr}");
+}
