@@ -292,3 +292,16 @@ fn extreme_numbers_in_messages_are_compact() {
     assert_eq!(o.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("--stop-time -1e300 s is before the model's start time 1e7 s"), "{stderr}");
 }
+
+/// The argument parser's usage errors exit with 2 as docs/cli.md says: an unknown option, and
+/// `--step -1`, where `-1` reads as an option.
+#[test]
+fn usage_errors_exit_with_2() {
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mass_spring.toml");
+    for extra in [&["--no-such-option"][..], &["--step", "-1"]] {
+        let o = Command::new(EXE).arg("simulate").arg(&model).args(["-o", "/dev/null"]).args(extra).output().unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {stderr}");
+        assert!(stderr.contains("unexpected argument"), "{extra:?}: {stderr}");
+    }
+}
