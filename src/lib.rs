@@ -6,6 +6,7 @@
 //! (modelDescription.xml, .fmu).
 
 pub mod analysis;
+pub mod compact_number;
 pub mod export;
 pub mod fmi2;
 pub mod fmi3;

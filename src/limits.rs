@@ -2,6 +2,8 @@
 //! the time of the host (README, "Limits"). A model file or call beyond one is refused with
 //! an error, never a crash or a hang.
 
+use crate::compact_number::Compact;
+
 /// Deepest nesting of an expression in a model file: parentheses, unary signs, function
 /// calls, `^` and each operator of a `+ - * /` chain count one level over the numbers and
 /// names, which are one deep (`"a + b + c"` is three deep). Bounds the stack the parser and
@@ -39,6 +41,17 @@ pub const MAX_CONSTRAINT_GROUP_ROWS: usize = 1000;
 /// any work.
 pub const MAX_OUTPUT_ROWS: u64 = 100_000_000;
 
+/// Most runs of one `flexfmu sweep` (the product of its axes' sizes): each run is a simulation
+/// and a CSV file of its own. A grid asking for more is refused before any of it is allocated
+/// (`--set k=1:2:1000000000` took 9 GB making its values).
+pub const MAX_SWEEP_RUNS: u64 = 100_000;
+
+/// Most bytes `flexfmu check` unpacks from one entry of an FMU (modelDescription.xml,
+/// resources/model.toml, the binary; flexfmu's own are a few MB to tens of MB). A zip entry's
+/// declared size is not trusted: reading stops one byte beyond the limit (a 3 GB model.toml
+/// packed into 3 MB took 9 GB of memory).
+pub const MAX_FMU_ENTRY_BYTES: u64 = 256 * 1024 * 1024;
+
 /// The number of output intervals from `start` to `stop` every `interval` (the last one may
 /// be shorter), at most `MAX_OUTPUT_ROWS`.
 pub fn output_intervals(start: f64, stop: f64, interval: f64) -> Result<u64, String> {
@@ -46,8 +59,12 @@ pub fn output_intervals(start: f64, stop: f64, interval: f64) -> Result<u64, Str
     // NaN (a zero or non-finite interval) is refused too.
     let fits = count <= MAX_OUTPUT_ROWS as f64;
     if !fits {
+        let rows = if count.is_finite() { format!("{count:e}") } else { "over 1e308".into() };
         return Err(format!(
-            "{start} s to {stop} s every {interval} s is {count:e} output rows, more than the {MAX_OUTPUT_ROWS} allowed"
+            "{} s to {} s every {} s is {rows} output rows, more than the {MAX_OUTPUT_ROWS} allowed",
+            Compact(start),
+            Compact(stop),
+            Compact(interval)
         ));
     }
     Ok(count as u64)

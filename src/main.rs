@@ -9,11 +9,13 @@ use flexfmu::export::ExportError;
 use flexfmu::model::ModelError;
 use flexfmu::simulation::SimulationError;
 
-/// Exit code 2 is for a located problem in the model file (README, "Exit codes"); whichever
-/// command met it and however the error was wrapped.
-fn is_model_file_problem(e: &anyhow::Error) -> bool {
+/// Exit code 2 is for a located problem in the model file and for a command line that does not
+/// fit the model (docs/cli.md, "Exit codes"; clap exits with 2 on the usage errors it finds);
+/// whichever command met it and however the error was wrapped.
+fn is_model_file_or_usage_problem(e: &anyhow::Error) -> bool {
     e.chain().any(|cause| {
         cause.is::<ModelError>()
+            || cause.is::<cli::option_values::UsageError>()
             || matches!(cause.downcast_ref::<SimulationError>(), Some(SimulationError::Model(_)))
             || matches!(cause.downcast_ref::<ExportError>(), Some(ExportError::Model(SimulationError::Model(_))))
     })
@@ -69,7 +71,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::from(if is_model_file_problem(&e) { 2 } else { 1 })
+            ExitCode::from(if is_model_file_or_usage_problem(&e) { 2 } else { 1 })
         }
     }
 }

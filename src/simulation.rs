@@ -19,6 +19,7 @@ pub use crate::integrators::{ConstraintTreatment, Method};
 pub use crate::mechanics::outputs::Output;
 pub use crate::model::{Model, ParameterKind};
 
+use crate::compact_number::Compact;
 use crate::integrators::error_control::{MAX_STEP_RATIO, MIN_STEP_RATIO};
 use crate::integrators::{
     BaumgarteConstants, Dynamics, EVENT_TOLERANCE, ErrorControl, Integrator, NewtonSettings, NewtonStrategy, State,
@@ -102,7 +103,7 @@ impl SolverSettings {
             if let Some(x) = decl {
                 let v = scope.number(x)?;
                 if v < 0.0 {
-                    return Err(model.error(x.span(), format!("{name} must be >= 0, got {v}")));
+                    return Err(model.error(x.span(), format!("{name} must be >= 0, got {}", Compact(v))));
                 }
                 if out.constraints != ConstraintTreatment::Baumgarte {
                     return Err(model.error(x.span(), format!("{name} applies only with constraints = \"baumgarte\"")));
@@ -119,7 +120,7 @@ impl SolverSettings {
             if let Some(x) = decl {
                 let v = scope.number(x)?;
                 if !(0.0..1.0).contains(&v) {
-                    return Err(model.error(x.span(), format!("{name} must be in [0, 1), got {v}")));
+                    return Err(model.error(x.span(), format!("{name} must be in [0, 1), got {}", Compact(v))));
                 }
                 *slot = v;
             }
@@ -159,20 +160,20 @@ impl SolverSettings {
     /// decided by `Simulation::step_to` (`MAX_STEPS_PER_INTERVAL`).
     pub fn validate_values(&self) -> Result<(), String> {
         if !(self.step > 0.0 && self.step.is_finite()) {
-            return Err(format!("step must be positive and finite, got {}", self.step));
+            return Err(format!("step must be positive and finite, got {}", Compact(self.step)));
         }
         if !(self.tolerance > 0.0 && self.tolerance < 1.0) {
-            return Err(format!("tolerance must be in (0, 1), got {}", self.tolerance));
+            return Err(format!("tolerance must be in (0, 1), got {}", Compact(self.tolerance)));
         }
         if !(0.0..=1.0).contains(&self.rho_inf) {
-            return Err(format!("rho_inf must be in [0, 1], got {}", self.rho_inf));
+            return Err(format!("rho_inf must be in [0, 1], got {}", Compact(self.rho_inf)));
         }
         if self.max_iterations == 0 {
             return Err("max_iterations must be at least 1".into());
         }
         for (name, x) in [("rtol", self.error_control.rtol), ("atol", self.error_control.atol)] {
             if !(0.0..1.0).contains(&x) {
-                return Err(format!("{name} must be in [0, 1), got {x}"));
+                return Err(format!("{name} must be in [0, 1), got {}", Compact(x)));
             }
         }
         self.baumgarte.validate()
@@ -205,7 +206,10 @@ impl Experiment {
         let stop_time = s.stop_time.as_ref().map(|t| scope.number(t)).transpose()?.unwrap_or(start_time + 1.0);
         if stop_time <= start_time {
             let span = s.stop_time.as_ref().map_or(0..0, |t| t.span());
-            return Err(model.error(span, format!("stop_time {stop_time} must be after start_time {start_time}")));
+            return Err(model.error(
+                span,
+                format!("stop_time {} must be after start_time {}", Compact(stop_time), Compact(start_time)),
+            ));
         }
         let output_interval = s.output_interval.as_ref().map(|h| scope.positive(h, "output_interval")).transpose()?;
         Ok(Experiment { start_time, stop_time, output_interval })
@@ -532,7 +536,9 @@ impl Simulation {
                     self.settings.tolerance,
                     &mut self.stepper.stats,
                 )
-                .map_err(|e| format!("the initial state cannot follow the drives to the inputs at t = {}: {e}", s.t))?;
+                .map_err(|e| {
+                    format!("the initial state cannot follow the drives to the inputs at t = {}: {e}", Compact(s.t))
+                })?;
             self.restart("the initial inputs").map_err(|e| e.to_string())?;
             self.state.exchanged = Default::default();
         }
@@ -733,7 +739,9 @@ impl Simulation {
             if let Some(i) = values.iter().position(|v| !v.is_finite()) {
                 return Err(format!(
                     "output '{}' is {} at t = {} (overflow: are the model's values in SI units?)",
-                    self.outputs[i].name, values[i], s.t
+                    self.outputs[i].name,
+                    values[i],
+                    Compact(s.t)
                 ));
             }
             self.outputs_current = true;
@@ -1168,11 +1176,14 @@ impl Simulation {
                 }
                 Err(e) => {
                     let tried = if halvings > 0 {
-                        format!(" (the increment halved {halvings} times, to {increment:.3e} from t = {reached})")
+                        format!(
+                            " (the increment halved {halvings} times, to {increment:.3e} from t = {})",
+                            Compact(reached)
+                        )
                     } else {
                         String::new()
                     };
-                    return Err(format!("static equilibrium at t = {target}: {e}{tried}"));
+                    return Err(format!("static equilibrium at t = {}: {e}{tried}", Compact(target)));
                 }
             }
         }

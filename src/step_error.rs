@@ -2,6 +2,7 @@
 //! it cannot be done within the budget of internal steps (`MAX_STEPS_PER_INTERVAL`,
 //! src/limits.rs) or does not end at a finite time. The FMU reports each as fmi2Discard.
 
+use crate::compact_number::Compact;
 use crate::integrators::{NewtonError, Statistics, StepFailure};
 use crate::limits::MAX_STEPS_PER_INTERVAL;
 
@@ -12,33 +13,38 @@ pub enum StepError {
     Failure(#[from] StepFailure),
     /// The interval needs more internal steps than one `step_to` may take; nothing was done.
     #[error(
-        "the interval from t = {t} to {t_end} needs {needed:e} internal steps of at most {step:e} s, more than the \
-         {MAX_STEPS_PER_INTERVAL} one interval may take (use a larger step or shorter intervals)"
+        "the interval from t = {} to {} needs {needed:e} internal steps of at most {step:e} s, more than the \
+         {MAX_STEPS_PER_INTERVAL} one interval may take (use a larger step or shorter intervals)",
+        Compact(*.t),
+        Compact(*.t_end)
     )]
     TooManySteps { t: f64, t_end: f64, step: f64, needed: f64 },
     /// The budget ran out inside the interval (rejected steps count too); the state is that
     /// of the last successful internal step.
     #[error(
-        "stopped at t = {t} on the way to {t_end}: the interval took the {MAX_STEPS_PER_INTERVAL} internal steps \
-         (accepted and rejected) one interval may take"
+        "stopped at t = {} on the way to {}: the interval took the {MAX_STEPS_PER_INTERVAL} internal steps \
+         (accepted and rejected) one interval may take",
+        Compact(*.t),
+        Compact(*.t_end)
     )]
     BudgetExhausted { t: f64, t_end: f64 },
     /// The current time or the end of the interval is not a finite number.
-    #[error("cannot step from t = {t} to {t_end}: both times must be finite")]
+    #[error("cannot step from t = {} to {}: both times must be finite", Compact(*.t), Compact(*.t_end))]
     NonFiniteTime { t: f64, t_end: f64 },
     /// A redundant constraint row (left out of the Newton matrix at the initial state) no
     /// longer holds: the rank of the constraint Jacobian changed along the motion.
     #[error(
-        "at t = {t} the redundant constraints of joint '{joint}' are violated by {violation:.3e}: the rank of the \
+        "at t = {} the redundant constraints of joint '{joint}' are violated by {violation:.3e}: the rank of the \
          constraint Jacobian changed since the initial state, so the rows found redundant there no longer follow \
          from the others (the initial state is a singular position, or the motion left the configurations where \
          those joints repeat each other); start the model away from the singular position, or remove the joint \
-         rows that are redundant only there"
+         rows that are redundant only there",
+        Compact(*.t)
     )]
     RedundancyChanged { t: f64, joint: String, violation: f64 },
     /// The accelerations consistent with changed inputs could not be solved for
     /// (`Simulation::set_input`); nothing was stepped.
-    #[error("at t = {t} the accelerations consistent with {after} could not be computed: {cause}")]
+    #[error("at t = {} the accelerations consistent with {after} could not be computed: {cause}", Compact(*.t))]
     Restart { t: f64, after: &'static str, cause: NewtonError },
     /// A step failed after the run had lost its energy balance (src/simulation/energy_balance.rs).
     #[error("{failure}\nbefore it stopped, {diagnosis}")]

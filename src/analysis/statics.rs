@@ -10,7 +10,11 @@ use crate::linalg::SparseLu;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum StaticsError {
-    #[error("the static tangent is singular (a mechanism, or a coordinate without stiffness)")]
+    #[error(
+        "the static tangent is singular: the model is a mechanism or has a coordinate without stiffness (hold it \
+         with a joint, a spring or a support), or the load has reached a critical point (buckling); smaller \
+         increments cannot help"
+    )]
     Singular,
     #[error(
         "static Newton did not converge in {0} iterations: the load increment is too large (take smaller ones, \

@@ -23,10 +23,10 @@ pub struct AnimateArgs {
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
     /// With a model only: end time (s).
-    #[arg(long)]
+    #[arg(long, value_parser = super::option_values::time)]
     pub stop_time: Option<f64>,
     /// With a model only: interval between frames (s).
-    #[arg(long)]
+    #[arg(long, value_parser = super::option_values::duration)]
     pub output_interval: Option<f64>,
     /// The HTML file to write.
     #[arg(short = 'o', long, value_name = "VIEW.html")]
@@ -55,10 +55,11 @@ fn simulate_states(args: &AnimateArgs, model: &Path) -> Result<States> {
         argv.extend(["--set".into(), s.into()]);
     }
     if let Some(t) = args.stop_time {
-        argv.extend(["--stop-time".into(), t.to_string().into()]);
+        // Joined by '=': a negative time would otherwise read as an option.
+        argv.push(format!("--stop-time={t}").into());
     }
     if let Some(dt) = args.output_interval {
-        argv.extend(["--output-interval".into(), dt.to_string().into()]);
+        argv.push(format!("--output-interval={dt}").into());
     }
     argv.extend(["--states".into(), json.clone().into(), "-o".into(), csv.into()]);
     let parsed = SimulateCommand::try_parse_from(argv).context("building the simulate arguments")?.args;

@@ -10,6 +10,7 @@ use flexfmu::export::model_description::model_description;
 use flexfmu::export::model_description3::model_description3;
 use flexfmu::export::package::{build_fmu_version, find_binary, platform_of};
 use flexfmu::export::variables::{Variables, guid};
+use flexfmu::limits::MAX_FMU_ENTRY_BYTES;
 use flexfmu::model::Model;
 
 #[derive(Debug, clap::Args)]
@@ -88,9 +89,16 @@ pub fn check(args: CheckArgs) -> Result<()> {
     let mut zip =
         zip::ZipArchive::new(file).with_context(|| format!("{} is not a zip archive", args.path.display()))?;
     let mut read = |name: &str| -> Result<Vec<u8>> {
-        let mut entry = zip.by_name(name).with_context(|| format!("{}: missing {name}", args.path.display()))?;
+        let entry = zip.by_name(name).with_context(|| format!("{}: missing {name}", args.path.display()))?;
         let mut buf = Vec::new();
-        entry.read_to_end(&mut buf)?;
+        entry.take(MAX_FMU_ENTRY_BYTES + 1).read_to_end(&mut buf)?;
+        if buf.len() as u64 > MAX_FMU_ENTRY_BYTES {
+            bail!(
+                "{}: {name} unpacks to more than {} MiB (MAX_FMU_ENTRY_BYTES, src/limits.rs): no FMU built by flexfmu holds one that large; check the model file it was built from instead",
+                args.path.display(),
+                MAX_FMU_ENTRY_BYTES >> 20
+            );
+        }
         Ok(buf)
     };
     let xml = String::from_utf8(read("modelDescription.xml")?).context("modelDescription.xml is not UTF-8")?;

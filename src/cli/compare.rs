@@ -9,6 +9,7 @@
 //! (end errors). The reference's own error is estimated from a second reference run at twice
 //! its step: (y(2 h_r) - y(h_r)) / 3 for a second-order method (Richardson).
 
+use flexfmu::compact_number::Compact;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -19,17 +20,18 @@ use flexfmu::integrators::{ErrorControl, Method, NewtonStrategy};
 use flexfmu::model::Model;
 use flexfmu::simulation::{Experiment, Simulation, SolverSettings};
 
+use super::option_values;
 use super::progress::Progress;
 
 #[derive(Debug, clap::Args)]
 pub struct CompareArgs {
     /// Model file (TOML).
     pub model: PathBuf,
-    /// End time (s); default: the model's stop_time.
-    #[arg(long)]
+    /// End time (s), after the model's start time; default: the model's stop_time.
+    #[arg(long, value_parser = option_values::time)]
     pub stop_time: Option<f64>,
     /// Steps to run (comma separated, s); default: the model's step and `--halvings` halvings of it.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = option_values::duration)]
     pub steps: Vec<f64>,
     /// Number of halvings of the model's step when `--steps` is not given.
     #[arg(long, default_value_t = 3)]
@@ -47,14 +49,14 @@ pub struct CompareArgs {
     #[arg(long)]
     pub tolerance: Option<f64>,
     /// Step of the reference run; default: the smallest compared step / 8.
-    #[arg(long)]
+    #[arg(long, value_parser = option_values::duration)]
     pub reference_step: Option<f64>,
     /// Integrator of the reference run (TTBIF has the smallest error constant: DESIGN.md).
     #[arg(long, default_value = "ttbif")]
     pub reference_integrator: Method,
     /// Interval between compared output samples (s); default the model's output_interval,
     /// else (stop - start) / 100.
-    #[arg(long)]
+    #[arg(long, value_parser = option_values::duration)]
     pub output_interval: Option<f64>,
     /// Outputs to compare (comma separated); default: all.
     #[arg(long = "outputs", value_delimiter = ',')]
@@ -103,7 +105,7 @@ fn simulate(
     };
     record(&mut sim)?;
     for &t in times {
-        sim.step_to(t).map_err(|e| format!("stopped at t = {}: {e}", sim.time()))?;
+        sim.step_to(t).map_err(|e| format!("stopped at t = {}: {e}", Compact(sim.time())))?;
         record(&mut sim)?;
     }
     Ok(Run { samples, stats: sim.statistics(), wall: clock.elapsed().as_secs_f64() })
@@ -145,35 +147,23 @@ pub fn run(args: CompareArgs) -> Result<()> {
     }
     let rho_inf = args.rho_inf.unwrap_or(base.rho_inf);
     if !(0.0..=1.0).contains(&rho_inf) {
-        bail!("--rho-inf must be in [0, 1], got {rho_inf}");
+        bail!("--rho-inf must be in [0, 1], got {}", Compact(rho_inf));
     }
     let experiment = Experiment::from_model(&model, &params)?;
     let start = experiment.start_time;
-    let stop = args.stop_time.unwrap_or(experiment.stop_time);
-    if stop.is_nan() || stop <= start {
-        bail!("--stop-time {stop} must be after the start time {start}");
-    }
+    let stop = option_values::stop_time(args.stop_time.unwrap_or(experiment.stop_time), start, true)?;
     let steps: Vec<f64> = if args.steps.is_empty() {
         (0..=args.halvings).map(|k| base.step / f64::from(1u32 << k.min(30))).collect()
     } else {
         args.steps.clone()
     };
-    if let Some(h) = steps.iter().find(|h| !(**h > 0.0 && h.is_finite())) {
-        bail!("--steps: every step must be positive, got {h}");
-    }
     let mut steps = steps;
     steps.sort_by(|a, b| b.total_cmp(a));
     let smallest = *steps.last().context("no steps to compare")?;
     let reference_step = args.reference_step.unwrap_or(smallest / 8.0);
-    if reference_step.is_nan() || reference_step <= 0.0 {
-        bail!("--reference-step must be positive, got {reference_step}");
-    }
     let methods: Vec<Method> =
         if args.integrators.is_empty() { Method::ALL.to_vec() } else { args.integrators.clone() };
     let interval = args.output_interval.or(experiment.output_interval).unwrap_or((stop - start) / 100.0);
-    if interval.is_nan() || interval <= 0.0 {
-        bail!("--output-interval must be positive");
-    }
     let count = flexfmu::limits::output_intervals(start, stop, interval).map_err(anyhow::Error::msg)?.max(1);
     let times: Vec<f64> = (1..=count).map(|k| if k == count { stop } else { start + k as f64 * interval }).collect();
 
@@ -248,8 +238,10 @@ pub fn run(args: CompareArgs) -> Result<()> {
 
     progress.finish();
     println!(
-        "{}: t = {start} .. {stop} s, outputs {}; reference {} rho_inf {} step {reference_step:e} (estimated error {reference_error:.1e})",
+        "{}: t = {} .. {} s, outputs {}; reference {} rho_inf {} step {reference_step:e} (estimated error {reference_error:.1e})",
         model.name(),
+        Compact(start),
+        Compact(stop),
         compared.join(","),
         args.reference_integrator,
         ref_settings(reference_step).rho_inf,

@@ -6,6 +6,7 @@ pub mod info;
 pub mod metric;
 pub mod model_outputs;
 pub mod modes;
+pub mod option_values;
 pub mod outputs_csv;
 pub mod plot;
 pub mod plot_font;

@@ -78,35 +78,66 @@ fn label(name: &str, units: &HashMap<String, String>) -> String {
 /// less (round-off in a conserved energy, say) are drawn as a flat line.
 pub const MIN_RELATIVE_SPAN: f64 = 1e-6;
 
-/// A plotting range around the finite `values`, padded by 5 % if `pad`, at least
-/// [`MIN_RELATIVE_SPAN`] of their magnitude wide (a unit band if they are all zero).
-fn range(values: impl Iterator<Item = f64>, pad: bool) -> std::ops::Range<f64> {
-    let (lo, hi) =
-        values.filter(|v| v.is_finite()).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
-    if !lo.is_finite() {
-        return -1.0..1.0;
-    }
-    let magnitude = lo.abs().max(hi.abs());
-    let min_span = if magnitude == 0.0 { 2.0 } else { MIN_RELATIVE_SPAN * magnitude };
-    if hi - lo < min_span {
-        let centre = 0.5 * (lo + hi);
-        return centre - 0.5 * min_span..centre + 0.5 * min_span;
-    }
-    let margin = if pad { 0.05 * (hi - lo) } else { 0.0 };
-    lo - margin..hi + margin
+/// One axis as plotters sees it: the values divided by `scale`, a power of ten, so that the
+/// drawn coordinates are below 10 in magnitude whatever the data's (plotters' search for tick
+/// positions never ended on values near the float maximum: a column of 1e308, times from
+/// -1e308 to 1e308). Tick labels multiply back.
+struct Axis {
+    range: std::ops::Range<f64>,
+    scale: f64,
 }
 
-/// Tick labels for `range`: as many decimals as its tick spacing needs, scientific notation for
-/// very large or small magnitudes, no `-0`.
-fn tick_format(range: &std::ops::Range<f64>) -> impl Fn(&f64) -> String + use<> {
-    let step = (range.end - range.start) / 8.0;
-    let magnitude = range.start.abs().max(range.end.abs());
-    let scientific = !(1e-3..1e5).contains(&magnitude);
-    let decimals = (-step.log10().floor()).clamp(0.0, 12.0) as usize;
-    let significant = (magnitude / step).log10().ceil().clamp(1.0, 12.0) as usize;
-    move |v: &f64| {
-        let v = if v.abs() < 1e-3 * step { 0.0 } else { *v };
-        if scientific && v != 0.0 { format!("{v:.significant$e}") } else { format!("{v:.decimals$}") }
+impl Axis {
+    /// The axis around the finite `values`, padded by 5 % if `pad`, at least
+    /// [`MIN_RELATIVE_SPAN`] of their magnitude wide (a unit band if they are all zero or
+    /// none is finite).
+    fn around(values: impl Iterator<Item = f64>, pad: bool) -> Axis {
+        let (lo, hi) = values
+            .filter(|v| v.is_finite())
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
+        if !lo.is_finite() {
+            return Axis { range: -1.0..1.0, scale: 1.0 };
+        }
+        let magnitude = lo.abs().max(hi.abs());
+        // Subnormal magnitudes keep a normal scale (10^-324 is 0).
+        let exponent = if magnitude == 0.0 { 0 } else { (magnitude.log10().floor() as i32).clamp(-300, 308) };
+        let scale = 10f64.powi(exponent);
+        let (lo, hi) = (lo / scale, hi / scale);
+        let magnitude = lo.abs().max(hi.abs());
+        let min_span = if magnitude == 0.0 { 2.0 } else { MIN_RELATIVE_SPAN * magnitude };
+        let range = if hi - lo < min_span {
+            let centre = 0.5 * (lo + hi);
+            centre - 0.5 * min_span..centre + 0.5 * min_span
+        } else {
+            let margin = if pad { 0.05 * (hi - lo) } else { 0.0 };
+            lo - margin..hi + margin
+        };
+        // The padding stays within what a label can show (f64::MAX).
+        let limit = f64::MAX / scale;
+        Axis { range: range.start.max(-limit)..range.end.min(limit), scale }
+    }
+
+    /// A value's drawn coordinate.
+    fn coordinate(&self, value: f64) -> f64 {
+        value / self.scale
+    }
+
+    /// Tick labels: as many decimals as the tick spacing needs, scientific notation for very
+    /// large or small magnitudes, no `-0`. (Logarithms of the scaled values and the scale's
+    /// exponent: the spacing and magnitude themselves may be beyond f64.)
+    fn tick_format(&self) -> impl Fn(&f64) -> String + use<> {
+        let (range, scale) = (self.range.clone(), self.scale);
+        let step = (range.end - range.start) / 8.0;
+        let exponent = scale.log10();
+        let magnitude_log = range.start.abs().max(range.end.abs()).log10() + exponent;
+        let step_log = step.log10() + exponent;
+        let scientific = !(-3.0..5.0).contains(&magnitude_log);
+        let decimals = (-step_log.floor()).clamp(0.0, 12.0) as usize;
+        let significant = (magnitude_log - step_log).ceil().clamp(1.0, 12.0) as usize;
+        move |u: &f64| {
+            let v = if u.abs() < 1e-3 * step { 0.0 } else { u * scale };
+            if scientific && v != 0.0 { format!("{v:.significant$e}") } else { format!("{v:.decimals$}") }
+        }
     }
 }
 
@@ -126,23 +157,26 @@ pub fn render(
     root.fill(&WHITE).map_err(draw_error)?;
     let root = root.titled(title, (FAMILY, 22)).map_err(draw_error)?;
     let areas = root.split_evenly((groups.len(), 1));
-    let time_range = range(time.iter().copied(), false);
-    let value_ranges: Vec<_> = groups
+    let time_axis = Axis::around(time.iter().copied(), false);
+    let value_axes: Vec<_> = groups
         .iter()
         .map(|group| {
             let columns = series[group.clone()].iter().map(|n| table.column(n).expect("checked by the caller"));
-            range(columns.flat_map(|c| c.iter().copied()), true)
+            Axis::around(columns.flat_map(|c| c.iter().copied()), true)
         })
         .collect();
     // The same room in every panel, so that their time axes line up: the longest tick label
     // (about 9 px per character at 15 px) and the axis title.
-    let longest =
-        value_ranges.iter().flat_map(|r| [r.start, r.end].map(|v| tick_format(r)(&v).len())).max().unwrap_or(4);
+    let longest = value_axes
+        .iter()
+        .flat_map(|a| [a.range.start, a.range.end].map(|u| a.tick_format()(&u).len()))
+        .max()
+        .unwrap_or(4);
     let y_label_width = (9 * longest as u32 + 45).max(80);
-    for ((area, group), value_range) in areas.iter().zip(&groups).zip(value_ranges) {
+    for ((area, group), value_axis) in areas.iter().zip(&groups).zip(&value_axes) {
         let names = &series[group.clone()];
         let columns: Vec<&[f64]> = names.iter().map(|n| table.column(n).expect("checked by the caller")).collect();
-        let (x_format, y_format) = (tick_format(&time_range), tick_format(&value_range));
+        let (x_format, y_format) = (time_axis.tick_format(), value_axis.tick_format());
         let mut chart = ChartBuilder::on(area)
             .margin_left(10)
             .margin_right(25)
@@ -150,7 +184,7 @@ pub fn render(
             .margin_bottom(4)
             .x_label_area_size(42)
             .y_label_area_size(y_label_width)
-            .build_cartesian_2d(time_range.clone(), value_range.clone())
+            .build_cartesian_2d(time_axis.range.clone(), value_axis.range.clone())
             .map_err(draw_error)?;
         let y_desc = names.iter().map(|n| label(n, units)).collect::<Vec<_>>().join(", ");
         chart
@@ -169,7 +203,11 @@ pub fn render(
             .map_err(draw_error)?;
         for (k, (name, column)) in names.iter().zip(&columns).enumerate() {
             let colour = PALETTE[k % PALETTE.len()];
-            let points = time.iter().zip(column.iter()).filter(|(_, v)| v.is_finite()).map(|(t, v)| (*t, *v));
+            let points = time
+                .iter()
+                .zip(column.iter())
+                .filter(|(t, v)| t.is_finite() && v.is_finite())
+                .map(|(t, v)| (time_axis.coordinate(*t), value_axis.coordinate(*v)));
             chart
                 .draw_series(LineSeries::new(points, colour.stroke_width(2)))
                 .map_err(draw_error)?

@@ -5,11 +5,13 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
+use flexfmu::compact_number::Compact;
 use flexfmu::integrators::{ConstraintTreatment, Method, NewtonStrategy};
 use flexfmu::model::{Model, ParameterKind};
 use flexfmu::simulation::call_times::CallTimes;
 use flexfmu::simulation::{Experiment, Simulation, SolverSettings};
 
+use super::option_values;
 use super::outputs_csv::OutputsCsv;
 use super::progress::Progress;
 use super::states::StatesRecorder;
@@ -18,7 +20,7 @@ use super::states::StatesRecorder;
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct SolverArgs {
     /// Internal step (s) [default: the model's step, else 1e-3].
-    #[arg(long)]
+    #[arg(long, value_parser = option_values::duration)]
     pub step: Option<f64>,
     /// Integration method: ttbif, hht, generalized-alpha, newmark or bathe [default: the
     /// model's integrator, else ttbif].
@@ -62,7 +64,8 @@ impl SolverArgs {
         let mut argv: Vec<std::ffi::OsString> = Vec::new();
         let mut push = |name: &str, value: Option<String>| {
             if let Some(v) = value {
-                argv.extend([format!("--{name}").into(), v.into()]);
+                // Joined by '=': a negative value would otherwise read as an option.
+                argv.push(format!("--{name}={v}").into());
             }
         };
         push("step", self.step.map(|x| x.to_string()));
@@ -84,14 +87,14 @@ impl SolverArgs {
 pub struct SimulateArgs {
     /// Model file (TOML).
     pub model: PathBuf,
-    /// End time (s); default: the model's stop_time.
-    #[arg(long)]
+    /// End time (s), at or after the model's start time; default: the model's stop_time.
+    #[arg(long, value_parser = option_values::time)]
     pub stop_time: Option<f64>,
     /// Solver options (override the model's [solver] section).
     #[command(flatten)]
     pub solver: SolverArgs,
     /// Interval between CSV rows (s); default: the model's output_interval, else the step.
-    #[arg(long)]
+    #[arg(long, value_parser = option_values::duration)]
     pub output_interval: Option<f64>,
     /// Override a parameter (repeatable): NAME=VALUE.
     #[arg(long = "set", value_name = "NAME=VALUE")]
@@ -147,7 +150,7 @@ pub fn input_signals(sim: &Simulation, specs: &[String]) -> Result<Vec<(usize, I
         let Some(i) = sim.input_names().iter().position(|n| n == name.trim()) else {
             bail!("unknown input '{}' (the model declares: {})", name.trim(), sim.input_names().join(", "));
         };
-        signals.push((i, InputSignal::parse(value.trim())?));
+        signals.push((i, InputSignal::parse(value.trim()).with_context(|| format!("--input {}", name.trim()))?));
     }
     Ok(signals)
 }
@@ -210,21 +213,44 @@ impl InputSignal {
 
     fn parse(text: &str) -> Result<InputSignal> {
         if let Ok(v) = text.parse::<f64>() {
+            if !v.is_finite() {
+                bail!("the value must be a finite number, got {v}");
+            }
             return Ok(InputSignal::Constant(v));
         }
         let csv = std::fs::read_to_string(text)
             .with_context(|| format!("input '{text}' is neither a number nor a readable CSV file"))?;
-        let mut rows = Vec::new();
+        let mut rows: Vec<(f64, f64)> = Vec::new();
         for (i, line) in csv.lines().enumerate() {
+            let at = format!("{text}:{}", i + 1);
             let cells: Vec<_> = line.split(',').map(str::trim).collect();
-            match (cells.first().map(|c| c.parse::<f64>()), cells.get(1).map(|c| c.parse::<f64>())) {
-                (Some(Ok(t)), Some(Ok(v))) => rows.push((t, v)),
-                _ if i == 0 => continue, // header
-                _ => bail!("{text}:{}: expected 'time,value'", i + 1),
+            let numbers: Vec<_> = cells.iter().map(|c| c.parse::<f64>()).collect();
+            if i == 0 && numbers.iter().any(Result::is_err) {
+                // The header: its names are free, but a third column would be ignored.
+                if let Some(extra) = cells.get(2) {
+                    bail!("{at}: unknown column '{extra}': an input table has two columns, time and value");
+                }
+                continue;
             }
+            let [Ok(t), Ok(v)] = numbers[..] else {
+                bail!("{at}: expected 'time,value', got '{line}'");
+            };
+            if !t.is_finite() || !v.is_finite() {
+                bail!("{at}: the time and value must be finite numbers, got time {}, value {}", Compact(t), Compact(v));
+            }
+            if let Some(&(before, _)) = rows.last()
+                && t < before
+            {
+                bail!(
+                    "{at}: time {} is before the row above's {}: times must increase (two rows at one time make a step)",
+                    Compact(t),
+                    Compact(before)
+                );
+            }
+            rows.push((t, v));
         }
-        if rows.is_empty() || rows.windows(2).any(|w| w[1].0 < w[0].0) {
-            bail!("{text}: needs rows 'time,value' with increasing times (two rows at one time make a step)");
+        if rows.is_empty() {
+            bail!("{text}: no rows 'time,value'");
         }
         Ok(InputSignal::Table(rows))
     }
@@ -310,11 +336,8 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         bail!("{e}");
     }
     let experiment = Experiment::from_model(&model, &params)?;
-    let stop = args.stop_time.unwrap_or(experiment.stop_time);
+    let stop = option_values::stop_time(args.stop_time.unwrap_or(experiment.stop_time), experiment.start_time, false)?;
     let interval = args.output_interval.or(experiment.output_interval).unwrap_or(settings.step);
-    if interval.is_nan() || interval <= 0.0 {
-        bail!("--output-interval must be positive");
-    }
     let mut sim = Simulation::new(&model, &params, settings, experiment.start_time)?;
     super::print_warnings(sim.warnings());
 
@@ -360,6 +383,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
                 s.record(&sim);
                 s.write()?;
             }
+            let stopped = Compact(stopped);
             bail!(
                 "simulation stopped at t = {stopped}: {e}\n{} holds the results up to t = {stopped}",
                 args.output.display()
@@ -386,9 +410,10 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     }
     if !args.quiet {
         println!(
-            "{}: {} to t = {stop} s with {}: {} steps ({} rejected), {} Newton iterations, {} Jacobian evaluations, {} factorizations, {wall:.3} s wall{}",
+            "{}: {} to t = {} s with {}: {} steps ({} rejected), {} Newton iterations, {} Jacobian evaluations, {} factorizations, {wall:.3} s wall{}",
             model.name(),
             args.output.display(),
+            Compact(stop),
             sim.settings().method,
             st.steps,
             st.rejected_steps,

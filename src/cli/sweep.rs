@@ -11,10 +11,12 @@ use clap::Parser;
 use rayon::prelude::*;
 
 use flexfmu::model::Model;
+use flexfmu::simulation::Experiment;
 
 use super::csv_table::CsvTable;
 use super::metric::Metric;
 use super::model_outputs::output_columns;
+use super::option_values;
 use super::progress::Progress;
 use super::simulate::{self, SimulateArgs, SolverArgs};
 use super::sweep_grid::{self, Axis};
@@ -27,11 +29,12 @@ pub struct SweepArgs {
     /// linearly spaced, both ends included) or NAME=value (fixed).
     #[arg(long = "set", value_name = "NAME=VALUES")]
     pub set: Vec<String>,
-    /// End time (s) of every run; default: the model's stop_time.
-    #[arg(long)]
+    /// End time (s) of every run, at or after the model's start time; default: the model's
+    /// stop_time.
+    #[arg(long, value_parser = option_values::time)]
     pub stop_time: Option<f64>,
     /// Interval between the rows of each run's CSV (s); default as for simulate.
-    #[arg(long)]
+    #[arg(long, value_parser = option_values::duration)]
     pub output_interval: Option<f64>,
     /// Solver options of every run, as for simulate.
     #[command(flatten)]
@@ -43,7 +46,7 @@ pub struct SweepArgs {
     /// end value of every output.
     #[arg(long = "metric", value_name = "NAME=STAT")]
     pub metrics: Vec<String>,
-    /// Runs at a time; default: the number of cores.
+    /// Runs at a time, at most the number of runs; default: the number of cores.
     #[arg(long, short = 'j')]
     pub jobs: Option<usize>,
     /// Output directory: sweep.csv and run_0001.csv, run_0002.csv, ...
@@ -66,10 +69,11 @@ fn simulate_args(args: &SweepArgs, run: &[String], csv: &Path) -> Result<Simulat
         argv.extend(["--set".into(), set.into()]);
     }
     if let Some(t) = args.stop_time {
-        argv.extend(["--stop-time".into(), t.to_string().into()]);
+        // Joined by '=': a negative time would otherwise read as an option.
+        argv.push(format!("--stop-time={t}").into());
     }
     if let Some(dt) = args.output_interval {
-        argv.extend(["--output-interval".into(), dt.to_string().into()]);
+        argv.push(format!("--output-interval={dt}").into());
     }
     argv.extend(args.solver.to_argv());
     for input in &args.inputs {
@@ -103,9 +107,15 @@ pub fn run(args: SweepArgs) -> Result<()> {
             bail!("--set {}: the parameter is given twice", axis.parameter);
         }
     }
-    let runs = sweep_grid::runs(&axes);
+    let runs = sweep_grid::runs(&axes)?;
     for (i, run) in runs.iter().enumerate() {
-        simulate::parameter_values(&model, run).with_context(|| format!("run {} ({})", i + 1, run.join(", ")))?;
+        let params =
+            simulate::parameter_values(&model, run).with_context(|| format!("run {} ({})", i + 1, run.join(", ")))?;
+        if let Some(stop) = args.stop_time {
+            let start = Experiment::from_model(&model, &params)?.start_time;
+            option_values::stop_time(stop, start, false)
+                .with_context(|| format!("run {} ({})", i + 1, run.join(", ")))?;
+        }
     }
     let outputs: Vec<String> = output_columns(&model)?.into_iter().map(|o| o.name).collect();
     let metrics = if args.metrics.is_empty() {
@@ -127,7 +137,10 @@ pub fn run(args: SweepArgs) -> Result<()> {
     let width = runs.len().to_string().len().max(4);
     let csv_path = |i: usize| args.output.join(format!("run_{:0width$}.csv", i + 1));
 
-    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1);
+    // No more workers than runs: each is a thread of its own, and a worker without a run
+    // would only be started and stopped (`-j 10000` on 2 runs started 10,000 threads).
+    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    let jobs = jobs.clamp(1, runs.len().max(1));
     let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build().context("starting the worker threads")?;
     let progress = Mutex::new((Progress::new(runs.len() as u64, "{msg} runs"), 0u64));
     let total = runs.len();

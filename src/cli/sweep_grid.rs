@@ -2,6 +2,7 @@
 //! cartesian product of the axes.
 
 use anyhow::{Context, Result, bail};
+use flexfmu::limits::MAX_SWEEP_RUNS;
 
 /// One swept parameter and the values it takes, as they are passed to `simulate --set`.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,10 +26,15 @@ impl Axis {
                     text.trim().parse().with_context(|| format!("--set {spec}: '{}' is not a number", text.trim()))
                 };
                 let (first, last) = (number(first)?, number(last)?);
-                let count: usize =
+                let count: u64 =
                     count.trim().parse().ok().filter(|&n| n >= 1).with_context(|| {
                         format!("--set {spec}: the count '{}' is not a positive integer", count.trim())
                     })?;
+                // Before the values are made: the grid's size is checked again as a whole.
+                if count > MAX_SWEEP_RUNS {
+                    bail!("--set {spec}: {count} values, more than the {MAX_SWEEP_RUNS} runs a sweep may have");
+                }
+                let count = count as usize;
                 linspace(first, last, count).iter().map(|v| v.to_string()).collect()
             } else {
                 values.split(',').map(|v| v.trim().to_string()).collect::<Vec<_>>()
@@ -52,8 +58,18 @@ pub fn linspace(first: f64, last: f64, count: usize) -> Vec<f64> {
 }
 
 /// The runs of the grid in order, the first axis varying slowest: each run is one value per
-/// axis, as `NAME=VALUE` overrides.
-pub fn runs(axes: &[Axis]) -> Vec<Vec<String>> {
+/// axis, as `NAME=VALUE` overrides. A grid of more than `MAX_SWEEP_RUNS` runs is refused
+/// before any run is made.
+pub fn runs(axes: &[Axis]) -> Result<Vec<Vec<String>>> {
+    let count = axes.iter().try_fold(1u64, |n, a| n.checked_mul(a.values.len() as u64)).unwrap_or(u64::MAX);
+    if count > MAX_SWEEP_RUNS {
+        let sizes: Vec<String> = axes.iter().map(|a| a.values.len().to_string()).collect();
+        bail!(
+            "the grid has {} runs ({}), more than the {MAX_SWEEP_RUNS} a sweep may have: sweep fewer values, or split the grid into several sweeps",
+            if count == u64::MAX { "more than 1.8e19".to_string() } else { count.to_string() },
+            sizes.join(" x ")
+        );
+    }
     let mut runs = vec![Vec::new()];
     for axis in axes {
         runs = runs
@@ -67,5 +83,5 @@ pub fn runs(axes: &[Axis]) -> Vec<Vec<String>> {
             })
             .collect();
     }
-    runs
+    Ok(runs)
 }

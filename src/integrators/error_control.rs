@@ -59,7 +59,7 @@ impl ErrorControl {
     pub fn validate(&self) -> Result<(), String> {
         for (name, x) in [("rtol", self.rtol), ("atol", self.atol)] {
             if !(0.0..1.0).contains(&x) {
-                return Err(format!("{name} must be in [0, 1), got {x}"));
+                return Err(format!("{name} must be in [0, 1), got {}", crate::compact_number::Compact(x)));
             }
         }
         if self.rtol == 0.0 && self.atol == 0.0 {

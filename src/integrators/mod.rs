@@ -93,7 +93,7 @@ impl State {
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("step from t = {t} failed even at the smallest step {h_min:e} s: {cause}")]
+#[error("step from t = {} failed even at the smallest step {h_min:e} s: {cause}", crate::compact_number::Compact(*.t))]
 pub struct StepFailure {
     pub t: f64,
     pub h_min: f64,

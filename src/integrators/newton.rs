@@ -111,13 +111,15 @@ pub enum NewtonError {
     )]
     Diverged { iterations: usize },
     #[error(
-        "a {part} evaluated to NaN or infinity at t = {t} at the start of the iteration; check the model's values \
-         (SI units?) and inputs, or a smaller step"
+        "a {part} evaluated to NaN or infinity at t = {} at the start of the iteration; check the model's values \
+         (SI units?) and inputs, or a smaller step",
+        crate::compact_number::Compact(*.t)
     )]
     NonFinite { t: f64, part: &'static str },
     #[error(
-        "the step to t = {t} ended at NaN or infinity although its iteration converged (a force or the motion blew \
-         up); check the model's values and inputs, or try a smaller step"
+        "the step to t = {} ended at NaN or infinity although its iteration converged (a force or the motion blew \
+         up); check the model's values and inputs, or try a smaller step",
+        crate::compact_number::Compact(*.t)
     )]
     NonFiniteResult { t: f64 },
     /// The error-controlled step's local error estimate, in units of the tolerance, stayed

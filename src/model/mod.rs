@@ -6,6 +6,7 @@ mod number;
 pub mod schema;
 pub mod xml_text;
 
+use crate::compact_number::Compact;
 use std::fmt;
 use std::ops::Range;
 use std::path::Path;
@@ -322,7 +323,7 @@ impl Model {
                 continue;
             }
             if p.kind == ParameterKind::Integer && v.fract() != 0.0 {
-                return bad(format!("parameter '{}' is an integer, got {v}", p.name));
+                return bad(format!("parameter '{}' is an integer, got {}", p.name, Compact(v)));
             }
             if let Some(m) = p.min.filter(|&m| v < m) {
                 return bad(format!("parameter '{}' = {v} is below its min = {m}", p.name));
@@ -457,7 +458,7 @@ impl<'a> Scope<'a> {
     pub fn positive(&self, n: &schema::Num, what: &str) -> Result<f64, ModelError> {
         let v = self.number(n)?;
         if v <= 0.0 {
-            return Err(self.model.error(n.span(), format!("{what} must be positive, got {v}")));
+            return Err(self.model.error(n.span(), format!("{what} must be positive, got {}", Compact(v))));
         }
         Ok(v)
     }
@@ -468,7 +469,7 @@ impl<'a> Scope<'a> {
         if count < 1.0 || count.fract() != 0.0 || count > MAX_ELEMENTS {
             return Err(self.model.error(
                 n.span(),
-                format!("elements must be an integer >= 1 and at most {MAX_ELEMENTS:e}, got {count}"),
+                format!("elements must be an integer >= 1 and at most {MAX_ELEMENTS:e}, got {}", Compact(count)),
             ));
         }
         Ok(count as usize)
@@ -478,7 +479,7 @@ impl<'a> Scope<'a> {
     pub fn non_negative(&self, n: &schema::Num, what: &str) -> Result<f64, ModelError> {
         let v = self.number(n)?;
         if v < 0.0 {
-            return Err(self.model.error(n.span(), format!("{what} must not be negative, got {v}")));
+            return Err(self.model.error(n.span(), format!("{what} must not be negative, got {}", Compact(v))));
         }
         Ok(v)
     }

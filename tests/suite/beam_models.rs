@@ -164,7 +164,7 @@ fn beam_errors_are_located() {
         (
             "elements = \"elements\"",
             "elements = 1000000000",
-            "elements must be an integer >= 1 and at most 1e6, got 1000000000",
+            "elements must be an integer >= 1 and at most 1e6, got 1e9",
             "elements = 1000000000",
         ),
         ("E = 2e11", "E = -1.0", "E must be positive", "E = -1.0"),

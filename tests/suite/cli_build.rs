@@ -77,3 +77,33 @@ fn build_reports_a_missing_binary_and_model_errors() {
     let out = Command::new(EXE).arg("build").arg(&bad).arg("-o").arg(&fmu).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "model errors exit with 2");
 }
+
+/// An FMU entry that unpacks to more than `MAX_FMU_ENTRY_BYTES` is refused by `check` once that
+/// many bytes are read, whatever the zip declares (a 3 GB resources/model.toml packed into
+/// 3 MB took 9 GB of memory): here one byte beyond the limit, of spaces that deflate packs
+/// into a few hundred kB.
+#[test]
+fn check_refuses_an_entry_beyond_the_size_limit() {
+    use flexfmu::limits::MAX_FMU_ENTRY_BYTES;
+    let dir = tempfile::tempdir().unwrap();
+    let fmu = dir.path().join("bomb.fmu");
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(&fmu).unwrap());
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .compression_level(Some(1))
+        .large_file(true);
+    zip.start_file("modelDescription.xml", options).unwrap();
+    zip.write_all(b"<fmiModelDescription/>").unwrap();
+    zip.start_file("resources/model.toml", options).unwrap();
+    let spaces = vec![b' '; 1 << 20];
+    for _ in 0..MAX_FMU_ENTRY_BYTES >> 20 {
+        zip.write_all(&spaces).unwrap();
+    }
+    zip.write_all(b"\n").unwrap();
+    zip.finish().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_flexfmu")).arg("check").arg(&fmu).output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    let limit = MAX_FMU_ENTRY_BYTES >> 20;
+    assert!(stderr.contains(&format!("resources/model.toml unpacks to more than {limit} MiB")), "{stderr}");
+}

@@ -192,3 +192,116 @@ fn a_closed_pipe_ends_the_run_quietly() {
     assert_eq!(output.status.signal(), Some(libc::SIGPIPE), "{:?}", output.status);
     assert!(output.stderr.is_empty(), "stderr: {}", String::from_utf8_lossy(&output.stderr));
 }
+
+/// Times and steps that no run can take are refused before anything runs, with exit code 2
+/// (docs/cli.md, "Exit codes") and no output written, by every command that takes them:
+/// `--stop-time nan` ran to "t = NaN s", `--stop-time=-1` and `--output-interval inf` wrote the
+/// start row alone and exited 0.
+#[test]
+fn times_and_steps_that_no_run_can_take_are_refused_as_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/pendulum.toml");
+    let out = dir.path().join("out");
+    let o = out.display().to_string();
+    let commands: [(&str, Vec<&str>); 5] = [
+        ("simulate", vec!["-o", &o]),
+        ("statics", vec!["-o", &o]),
+        ("sweep", vec!["-o", &o]),
+        ("compare", vec!["-o", &o]),
+        ("animate", vec!["-o", &o]),
+    ];
+    let refusals = [
+        (vec!["--stop-time", "nan"], "a time must be a finite number of seconds"),
+        (vec!["--stop-time", "inf"], "a time must be a finite number of seconds"),
+        (vec!["--stop-time=-1"], "--stop-time -1 s is before the model's start time 0 s"),
+        (vec!["--output-interval", "inf"], "a step or interval must be a positive finite number"),
+        (vec!["--output-interval", "0"], "a step or interval must be a positive finite number"),
+        (vec!["--output-interval=-1e-3"], "a step or interval must be a positive finite number"),
+    ];
+    for (command, extra) in &commands {
+        for (values, message) in &refusals {
+            let o = Command::new(EXE).arg(command).arg(&model).args(extra).args(values).output().unwrap();
+            let stderr = String::from_utf8_lossy(&o.stderr);
+            // compare refuses a stop time equal to the start too: its message says "not after".
+            let message =
+                if *command == "compare" { message.replace("is before", "is not after") } else { message.to_string() };
+            assert_eq!(o.status.code(), Some(2), "{command} {values:?}: {stderr}");
+            assert!(stderr.contains(&message), "{command} {values:?}: no '{message}' in {stderr}");
+            assert!(!out.exists(), "{command} {values:?} wrote {}", out.display());
+        }
+    }
+    for (command, option) in
+        [("simulate", "--step"), ("sweep", "--step"), ("compare", "--steps"), ("compare", "--reference-step")]
+    {
+        for value in ["nan", "0", "-1e-3", "inf"] {
+            let o = Command::new(EXE)
+                .arg(command)
+                .arg(&model)
+                .args(["-o", &o])
+                .arg(format!("{option}={value}"))
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{command} {option} {value}: {stderr}");
+            assert!(stderr.contains("a step or interval must be a positive finite number"), "{command}: {stderr}");
+        }
+    }
+    let o = Command::new(EXE)
+        .args(["compare".as_ref(), model.as_os_str(), "--stop-time".as_ref(), "0".as_ref()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--stop-time 0 s is not after the model's start time 0 s"), "{stderr}");
+}
+
+/// Extreme numbers in messages are written compactly (`1e300`, not a 301-digit decimal):
+/// the refused span of output rows, a located `start_time = 1e300`, a stop time before it.
+#[test]
+fn extreme_numbers_in_messages_are_compact() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.toml");
+    std::fs::write(&good, mass_spring()).unwrap();
+    let o = Command::new(EXE)
+        .args(["simulate".as_ref(), good.as_os_str(), "--stop-time".as_ref(), "1e300".as_ref()])
+        .args(["--output-interval", "1e-300", "-o"])
+        .arg(dir.path().join("out.csv"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("0 s to 1e300 s every 1e-300 s is over 1e308 output rows"), "{stderr}");
+    assert!(stderr.len() < 200, "{stderr}");
+    let late = dir.path().join("late.toml");
+    std::fs::write(&late, mass_spring().replace("[solver]\n", "[solver]\nstart_time = 1e300\n")).unwrap();
+    let o = Command::new(EXE).arg("check").arg(&late).output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("must be after start_time 1e300"), "{stderr}");
+    assert!(stderr.len() < 300, "{stderr}");
+    let early = dir.path().join("early.toml");
+    std::fs::write(&early, mass_spring().replace("stop_time = 2.0", "start_time = 1e7\nstop_time = 2e7")).unwrap();
+    let o = Command::new(EXE)
+        .arg("simulate")
+        .arg(&early)
+        .args(["--stop-time=-1e300", "-o"])
+        .arg(dir.path().join("e.csv"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--stop-time -1e300 s is before the model's start time 1e7 s"), "{stderr}");
+}
+
+/// The argument parser's usage errors exit with 2 as docs/cli.md says: an unknown option, and
+/// `--step -1`, where `-1` reads as an option.
+#[test]
+fn usage_errors_exit_with_2() {
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mass_spring.toml");
+    for extra in [&["--no-such-option"][..], &["--step", "-1"]] {
+        let o = Command::new(EXE).arg("simulate").arg(&model).args(["-o", "/dev/null"]).args(extra).output().unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {stderr}");
+        assert!(stderr.contains("unexpected argument"), "{extra:?}: {stderr}");
+    }
+}

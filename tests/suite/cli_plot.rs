@@ -136,3 +136,45 @@ fn unknown_output_is_refused_with_the_known_ones() {
     assert!(stderr.contains("x, v, a, energy_total"), "{stderr}");
     assert!(!png_path.exists(), "no plot is written for a refused request");
 }
+
+/// Values near the float maximum, tiny ones, equal ones and non-finite cells are drawn: a
+/// column of 1e308 on both rows, one from -1e308 to 1e308 and times from -1e308 to 1e308
+/// (probe 14: plotters' tick search never ended on them), a subnormal constant, rows at one
+/// time. Each panel shows its curve across the plot (a rising line rises), and the axes'
+/// labels are in scientific notation.
+#[test]
+fn extreme_ranges_are_drawn() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("dblmax", "time,a\n0,1e308\n1,1e308\n", false),
+        ("plus_minus_dblmax", "time,a\n0,-1e308\n1,1e308\n", true),
+        ("timespan_inf", "time,a\n-1e308,1\n1e308,2\n", true),
+        (
+            "beyond_range_and_not_finite",
+            "time,a\n0,-1.7976931348623157e308\n0.5,inf\n1,1.7976931348623157e308\nnan,0\n",
+            true,
+        ),
+        ("subnormal", "time,a\n0,5e-324\n1,5e-324\n", false),
+    ];
+    for (name, text, rising) in cases {
+        let csv = dir.path().join(format!("{name}.csv"));
+        std::fs::write(&csv, text).unwrap();
+        let png_path = dir.path().join(format!("{name}.png"));
+        let o = flexfmu(&["plot".as_ref(), csv.as_os_str(), "-o".as_ref(), png_path.as_os_str()]);
+        assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
+        let (width, height, channels, pixels) = decode(&png_path);
+        let at = |x: u32, y: u32| -> [u8; 3] {
+            let i = (y as usize * width as usize + x as usize) * channels;
+            [pixels[i], pixels[i + 1], pixels[i + 2]]
+        };
+        let curve_rows = |x: u32| -> Vec<u32> { (0..height).filter(|&y| at(x, y) == CURVE).collect() };
+        let columns: Vec<u32> = (0..width).filter(|&x| !curve_rows(x).is_empty()).collect();
+        assert!(columns.len() > 900, "{name}: the curve spans only {} columns", columns.len());
+        let (first, last) = (curve_rows(columns[0])[0], curve_rows(*columns.last().unwrap())[0]);
+        if rising {
+            assert!(first > last + 150, "{name}: from row {first} to row {last}: not rising");
+        } else {
+            assert!(first.abs_diff(last) <= 2, "{name}: from row {first} to row {last}: not flat");
+        }
+    }
+}

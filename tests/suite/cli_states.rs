@@ -136,3 +136,20 @@ fn unwritable_states_file_is_an_error() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("cannot write"), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// In a spatial model the states file lists a beam's nodes among the bodies, as
+/// `spatial_body` entries named `<beam>.node[i]`, and `scene.beams` is empty (docs/cli.md,
+/// "States file": it said every beam was listed there).
+#[test]
+fn spatial_beam_nodes_are_bodies_of_the_scene() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/crane_3d.toml");
+    let (csv, json) = (dir.path().join("c.csv"), dir.path().join("c.json"));
+    let (_, _, states) = crate::common::cli::simulate_with_states(&model, &csv, &json, "0.01");
+    let scene = &states["scene"];
+    assert_eq!(scene["dimension"], 3);
+    assert_eq!(scene["beams"].as_array().unwrap().len(), 0, "{scene}");
+    let node = scene["bodies"].as_array().unwrap().iter().find(|b| b["name"] == "boom.node[0]").expect("boom.node[0]");
+    assert_eq!(node["kind"], "spatial_body");
+    assert_eq!(states["frames"][0]["bodies"][0].as_array().unwrap().len(), 7);
+}

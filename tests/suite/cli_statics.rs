@@ -100,7 +100,9 @@ fn a_load_growing_with_t_gives_one_equilibrium_per_output_time() {
 }
 
 /// Without stiffness against a load (the clamp removed: a free beam) there is no
-/// equilibrium: exit 1 with the diagnosis and the time, the CSV holding its header.
+/// equilibrium: exit 1 with the diagnosis and the time, the CSV holding its header. The advice
+/// fits the cause: what holds a free motion, not smaller increments (which were advised, and
+/// cannot help a mechanism at t = 0).
 #[test]
 fn a_model_without_equilibrium_fails_with_the_diagnosis() {
     let dir = tempfile::tempdir().unwrap();
@@ -114,6 +116,8 @@ fn a_model_without_equilibrium_fails_with_the_diagnosis() {
     println!("{err}");
     assert!(!ok);
     assert!(err.contains("static equilibrium at t = 0") && err.contains("singular"), "{err}");
+    assert!(err.contains("hold it with a joint, a spring or a support"), "{err}");
+    assert!(err.contains("smaller increments cannot help") && !err.contains("may reach it"), "{err}");
     assert_eq!(header, ["time", "tip_y"]);
     assert!(rows.is_empty(), "{rows:?}");
 }

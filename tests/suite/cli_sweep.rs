@@ -194,3 +194,54 @@ fn sweep_passes_the_solver_options_on() {
         assert!(swept != std::fs::read(&without).unwrap(), "run {} used the options", i + 1);
     }
 }
+
+/// A grid of more than `MAX_SWEEP_RUNS` runs is refused before anything is made, whether one
+/// range asks for it (`k=1:2:1000000000` grew to 9 GB making its values; its count is
+/// checked before a value is made) or the product of axes does (the axes' sizes are
+/// multiplied before a run is made). No output directory is created.
+#[test]
+fn an_absurd_grid_is_refused_before_it_is_made() {
+    use flexfmu::limits::MAX_SWEEP_RUNS;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sweep");
+    let m = model();
+    let huge = format!("k=1:2:{}", 1_000_000_000u64);
+    let o = flexfmu(&["sweep", m.to_str().unwrap(), "--set", &huge, "-o", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("1000000000 values, more than the {MAX_SWEEP_RUNS} runs a sweep may have")),
+        "{stderr}"
+    );
+    let o = flexfmu(&[
+        "sweep",
+        m.to_str().unwrap(),
+        "--set",
+        "k=1:2:100000",
+        "--set",
+        "x0=0:1:3",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("the grid has 300000 runs (100000 x 3), more than the {MAX_SWEEP_RUNS}")),
+        "{stderr}"
+    );
+    assert!(!out.exists());
+}
+
+/// `-j` beyond the number of runs starts one worker per run (`-j 10000` on 2 runs started
+/// 10,000 threads): the summary line says how many ran at a time.
+#[test]
+fn workers_are_at_most_the_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sweep");
+    let m = model();
+    let args = ["sweep", m.to_str().unwrap(), "--set", "k=20,40", "--stop-time", "0.1", "-j", "10000", "-o"];
+    let o = Command::new(EXE).args(args).arg(&out).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("2 runs (2 at a time)"), "{stdout}");
+}

@@ -151,3 +151,43 @@ fn between_coarse_table_rows_the_drive_moves_along_the_straight_line() {
     assert!(worst < 1e-9, "the trolley is on the table's straight line at every output: {worst:.3e} m");
     assert!(out.len() == 201 && (out[200][1] - 1.0).abs() < 1e-9, "after the last row its value holds");
 }
+
+/// A table the run cannot follow is refused before the run with its file, line and the value
+/// as written: an infinite value (was "got NaN", after interpolation), a NaN time, a third
+/// column (was ignored), a headerless row of three cells, times that go back, and a constant
+/// that is not finite.
+#[test]
+fn a_table_the_run_cannot_follow_is_refused_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("crane.toml");
+    std::fs::write(&model, MODEL).unwrap();
+    let table = dir.path().join("u.csv");
+    let cases = [
+        ("time,value\n0,0\n1,inf\n", ":3: the time and value must be finite numbers, got time 1, value inf"),
+        ("time,value\n0,0\nnan,1\n2,0\n", ":3: the time and value must be finite numbers, got time NaN, value 1"),
+        ("time,value,extra\n0,0,5\n1,1,6\n", ":1: unknown column 'extra': an input table has two columns"),
+        ("0,0,5\n1,1,6\n", ":1: expected 'time,value', got '0,0,5'"),
+        ("time,value\n0,0\n2,1\n1,0\n", ":4: time 1 is before the row above's 2: times must increase"),
+    ];
+    let simulate = |input: String| {
+        Command::new(common::cli::EXE)
+            .args(["simulate".as_ref(), model.as_os_str(), "--stop-time".as_ref(), "0.01".as_ref(), "--input".as_ref()])
+            .arg(input)
+            .arg("-o")
+            .arg(dir.path().join("out.csv"))
+            .output()
+            .unwrap()
+    };
+    for (text, message) in cases {
+        std::fs::write(&table, text).unwrap();
+        let o = simulate(format!("u={}", table.display()));
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{text}: {stderr}");
+        let expected = format!("--input u: {}{message}", table.display());
+        assert!(stderr.contains(&expected), "{text}: no '{expected}' in {stderr}");
+    }
+    let o = simulate("u=inf".into());
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("--input u: the value must be a finite number, got inf"), "{stderr}");
+}
