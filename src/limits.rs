@@ -8,6 +8,12 @@
 /// the evaluator use.
 pub const MAX_EXPRESSION_DEPTH: usize = 100;
 
+/// Most Newton iterations per attempt (`[solver] max_iterations`): a step that does not
+/// converge tries every one of them at every halving of the step, so this bounds the work of
+/// one step (and of one FMU doStep) where the model gives up. 25 is the default; a run that
+/// has not converged after some hundreds of iterations does not converge after more.
+pub const MAX_NEWTON_ITERATIONS: usize = 1000;
+
 /// Longest model name: it names the FMU binary `binaries/<platform>/<name>.<so|dll|dylib>`,
 /// and a file name has at most 255 bytes on common file systems.
 pub const MAX_MODEL_NAME_LENGTH: usize = 255 - ".dylib".len();

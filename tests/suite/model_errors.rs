@@ -224,6 +224,24 @@ fn bad_error_control_settings() {
     assert_eq!(code, 0, "{stderr}");
 }
 
+/// Every `[solver]` value outside what a run accepts is refused where it is written, exit 2:
+/// a tolerance of 2 was an unlocated error at exit 1 when the run started, and a
+/// max_iterations of 1e9 was taken, so a step that did not converge ran for hours.
+#[test]
+fn solver_values_out_of_range_are_located() {
+    let v = |extra: &str| variant("integrator = \"ttbif\"", &format!("integrator = \"ttbif\"\n{extra}"));
+    for tolerance in ["2.0", "1.0", "0", "-1e-8"] {
+        expect_error(&v(&format!("tolerance = {tolerance}")), 11, "tolerance must be in (0, 1)");
+    }
+    for n in ["0", "1001", "1000000000"] {
+        expect_error(&v(&format!("max_iterations = {n}")), 11, &format!("max_iterations must be from 1 to 1000, got {n}"));
+    }
+    for fine in ["tolerance = 0.5", "max_iterations = 1000", "max_iterations = 3"] {
+        let (code, stderr, _) = simulate(&v(fine));
+        assert_eq!(code, 0, "{fine}: {stderr}");
+    }
+}
+
 const SPATIAL: &str = r#"[model]
 name = "top"
 dimension = 3
