@@ -153,8 +153,8 @@ impl Model {
                     format!("parameter name '{pname}' must be an identifier other than 't' and 'pi'"),
                 ));
             }
-            if pname.starts_with(SOLVER_PREFIX) {
-                return Err(model.error(key.span(), reserved_solver_name(&pname)));
+            if let Some(message) = reserved_variable_name(&pname) {
+                return Err(model.error(key.span(), message));
             }
             let p = model.parameter(pname, decl)?;
             if parameters.iter().any(|q| q.name == p.name) {
@@ -173,14 +173,15 @@ impl Model {
     }
 
     /// Parameters, inputs and outputs are also the FMU's variables, beside its `solver_*`
-    /// parameters: an input or output may not take a parameter's name or the prefix (the
-    /// assemblers check inputs and outputs against each other and the other names).
+    /// parameters and FMI 3's `time`: an input or output may not take a parameter's name or a
+    /// reserved one (the assemblers check inputs and outputs against each other and the other
+    /// names).
     fn check_variable_names(&self) -> Result<(), ModelError> {
         let d = &self.definition;
         for name in d.inputs.iter().map(|i| &i.name).chain(d.outputs.iter().map(|o| &o.name)) {
             let n = name.get_ref();
-            if n.starts_with(SOLVER_PREFIX) {
-                return Err(self.error(name.span(), reserved_solver_name(n)));
+            if let Some(message) = reserved_variable_name(n) {
+                return Err(self.error(name.span(), message));
             }
             if let Some(p) = self.parameters.iter().find(|p| p.name == *n) {
                 let (line, _) = line_column(&self.source, p.span.start);
@@ -547,8 +548,24 @@ fn is_identifier(s: &str) -> bool {
 /// The prefix of the FMU's solver parameters (`solver_step`, ...), reserved in model files.
 const SOLVER_PREFIX: &str = "solver_";
 
-fn reserved_solver_name(name: &str) -> String {
-    format!("name '{name}': names starting with '{SOLVER_PREFIX}' are reserved for the FMU's solver parameters")
+/// The variable the FMI 3.0 modelDescription.xml declares for the independent variable
+/// (`export::model_description3`); FMI 2.0 declares none, but one model builds both.
+pub const TIME_VARIABLE: &str = "time";
+
+/// Why `name` cannot be an FMU variable of the model's (a parameter, input or output): the
+/// names the exported modelDescription.xml gives its own variables, which must be unique.
+fn reserved_variable_name(name: &str) -> Option<String> {
+    if name.starts_with(SOLVER_PREFIX) {
+        return Some(format!(
+            "name '{name}': names starting with '{SOLVER_PREFIX}' are reserved for the FMU's solver parameters"
+        ));
+    }
+    (name == TIME_VARIABLE).then(|| {
+        format!(
+            "name '{name}' is reserved: it is the FMU's independent variable (FMI 3.0 declares it beside the model's \
+             variables); choose another name"
+        )
+    })
 }
 
 /// 1-based line and column (in characters) of a byte offset.

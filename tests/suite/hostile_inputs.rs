@@ -170,6 +170,24 @@ fn variable_names_are_one_namespace_for_every_command() {
     refused_everywhere(&base, 9, "names starting with 'solver_' are reserved");
 }
 
+/// FMI 3.0's modelDescription.xml declares the independent variable `time` beside the model's
+/// variables: a parameter, input or output named so made an FMU importers refuse ("the
+/// variable name \"time\" is not unique"). Refused by every command, where it is written.
+#[test]
+fn the_fmi3_time_variable_name_is_reserved() {
+    let needle = "name 'time' is reserved: it is the FMU's independent variable";
+    let (text, line) =
+        with_line(&mass_spring(), "[[outputs]]\nquantity = \"energy_total\"\nname = \"time\"");
+    refused_everywhere(&text, line, needle);
+    let (text, line) = with_line(&mass_spring(), "[[inputs]]\nname = \"time\"");
+    refused_everywhere(&text, line, needle);
+    let text = mass_spring().replacen("[parameters]", "[parameters]\ntime = 3.0", 1);
+    refused_everywhere(&text, 9, needle);
+    // Names that only contain it are variables like any other.
+    let (text, _) = with_line(&mass_spring(), "[[outputs]]\nquantity = \"energy_total\"\nname = \"time_1\"");
+    assert_eq!(run("check", &text).0, 0, "{}", run("check", &text).1);
+}
+
 /// Output times k h computed by the master carry round-off of a few ulps of t: past t = 8.192 s
 /// an interval of one step came out up to 2e-12 of a step longer and was taken as two steps
 /// (10624 steps for 10 s at h = 1 ms). One step per interval, to t = 100 s.
