@@ -251,6 +251,17 @@ impl Model {
                         }
                     }
                 }
+                // A NaN bound checks nothing and an infinite one is not an xs:double of
+                // modelDescription.xml ("inf"): no bound is written by leaving it out.
+                if let Some((key, b)) = [("min", p.min), ("max", p.max)]
+                    .into_iter()
+                    .find_map(|(k, b)| b.filter(|b| !b.is_finite()).map(|b| (k, b)))
+                {
+                    return Err(self.error(
+                        span.clone(),
+                        format!("parameter '{}': `{key}` must be a finite number, got {b} (leave it out for no bound)", p.name),
+                    ));
+                }
                 if text.is_some() || choices.is_some() || typed_string {
                     // A string parameter: { value = "a", choices = ["a", "b"] }.
                     let fail = |msg: String| Err(self.error(span.clone(), format!("parameter '{}': {msg}", p.name)));
@@ -484,9 +495,19 @@ impl<'a> Scope<'a> {
         Ok(v)
     }
 
-    /// A time function: expression in parameters, `t` and inputs.
-    pub fn time_function(&self, n: &schema::Num) -> Result<Expr, ModelError> {
-        self.compile(n, true)
+    /// A time function: expression in parameters, `t` and inputs; `what` names its key in
+    /// errors ("load value"). One without time and inputs is a number, which must be finite:
+    /// a NaN load (`"0/0"`) otherwise reached the solver as a singular Newton matrix.
+    pub fn time_function(&self, n: &schema::Num, what: &str) -> Result<Expr, ModelError> {
+        let f = self.compile(n, true)?;
+        if let Some(v) = f.constant().filter(|v| !v.is_finite()) {
+            let message = match n.get_ref() {
+                Number::Expr(text) => format!("{what} must be finite: {text} = {v}"),
+                Number::Value(_) => format!("{what} must be finite, got {v}"),
+            };
+            return Err(self.model.error(n.span(), message));
+        }
+        Ok(f)
     }
 
     pub fn vec2(&self, v: &schema::Vec2) -> Result<[f64; 2], ModelError> {
