@@ -6,6 +6,7 @@ mod number;
 pub mod schema;
 pub mod xml_text;
 
+use std::collections::HashMap;
 use std::fmt;
 use std::ops::Range;
 use std::path::Path;
@@ -59,6 +60,8 @@ pub struct Parameter {
     /// The allowed values of a string parameter (empty otherwise).
     pub choices: Vec<String>,
     span: Range<usize>,
+    /// Where its name is declared (its key in `[parameters]`).
+    name_span: Range<usize>,
 }
 
 impl Parameter {
@@ -84,6 +87,10 @@ pub struct Model {
     pub source: String,
     pub definition: Definition,
     pub parameters: Vec<Parameter>,
+    /// Each parameter's position in `parameters` by name: expressions look their names up
+    /// here, so a file of n parameters resolves in time ~ n (a search of the list made 25,000
+    /// parameters take seconds).
+    index: HashMap<String, usize>,
 }
 
 impl Model {
@@ -123,7 +130,8 @@ impl Model {
                 ),
             ));
         }
-        let mut model = Model { file: file.to_string(), source: text, definition, parameters: Vec::new() };
+        let mut model =
+            Model { file: file.to_string(), source: text, definition, parameters: Vec::new(), index: HashMap::new() };
         let name = model.definition.model.name.clone();
         if !is_identifier(name.get_ref()) {
             return Err(model.error(
@@ -145,6 +153,7 @@ impl Model {
             ));
         }
         let mut parameters: Vec<Parameter> = Vec::new();
+        let mut index = HashMap::new();
         for (key, decl) in &model.definition.parameters.0 {
             let pname = key.get_ref().clone();
             if !is_identifier(&pname) || pname == "t" || pname == "pi" {
@@ -156,8 +165,8 @@ impl Model {
             if let Some(message) = reserved_variable_name(&pname) {
                 return Err(model.error(key.span(), message));
             }
-            let p = model.parameter(pname, decl)?;
-            if parameters.iter().any(|q| q.name == p.name) {
+            let p = Parameter { name_span: key.span(), ..model.parameter(pname, decl)? };
+            if index.insert(p.name.clone(), parameters.len()).is_some() {
                 return Err(model.error(key.span(), format!("parameter '{}' declared twice", p.name)));
             }
             if !p.default.is_finite() {
@@ -166,6 +175,7 @@ impl Model {
             parameters.push(p);
         }
         model.parameters = parameters;
+        model.index = index;
         model.check_variable_names()?;
         let defaults = model.default_parameters();
         model.check_parameters(&defaults)?;
@@ -183,7 +193,7 @@ impl Model {
             if let Some(message) = reserved_variable_name(n) {
                 return Err(self.error(name.span(), message));
             }
-            if let Some(p) = self.parameters.iter().find(|p| p.name == *n) {
+            if let Some(p) = self.parameter_index(n).map(|i| &self.parameters[i]) {
                 let (line, _) = line_column(&self.source, p.span.start);
                 return Err(self.error(
                     name.span(),
@@ -214,6 +224,7 @@ impl Model {
             max: None,
             choices: Vec::new(),
             span: span.clone(),
+            name_span: 0..0,
         };
         match decl.get_ref() {
             Value::Table(table) => {
@@ -259,7 +270,10 @@ impl Model {
                 {
                     return Err(self.error(
                         span.clone(),
-                        format!("parameter '{}': `{key}` must be a finite number, got {b} (leave it out for no bound)", p.name),
+                        format!(
+                            "parameter '{}': `{key}` must be a finite number, got {b} (leave it out for no bound)",
+                            p.name
+                        ),
                     ));
                 }
                 if text.is_some() || choices.is_some() || typed_string {
@@ -313,37 +327,62 @@ impl Model {
     }
 
     pub fn parameter_index(&self, name: &str) -> Option<usize> {
-        self.parameters.iter().position(|p| p.name == name)
+        self.index.get(name).copied()
     }
 
     /// Check values against the declared type and bounds; the error points at the declaration.
     pub fn check_parameters(&self, values: &[f64]) -> Result<(), ModelError> {
-        for (p, &v) in self.parameters.iter().zip(values) {
-            let bad = |msg: String| Err(self.error(p.span.clone(), msg));
-            if !v.is_finite() {
-                return bad(format!("parameter '{}' = {v} is not a finite number", p.name));
+        (0..self.parameters.len().min(values.len())).try_for_each(|i| self.check_parameter(i, values[i]))
+    }
+
+    /// Check value `v` of parameter `i` against its type and bounds.
+    pub fn check_parameter(&self, i: usize, v: f64) -> Result<(), ModelError> {
+        let p = &self.parameters[i];
+        let bad = |msg: String| Err(self.error(p.span.clone(), msg));
+        if !v.is_finite() {
+            return bad(format!("parameter '{}' = {v} is not a finite number", p.name));
+        }
+        if p.kind == ParameterKind::String {
+            if p.choice(v).is_none() {
+                return bad(format!("parameter '{}' must be one of {}, got index {v}", p.name, p.choices.join(", ")));
             }
-            if p.kind == ParameterKind::String {
-                if p.choice(v).is_none() {
-                    return bad(format!(
-                        "parameter '{}' must be one of {}, got index {v}",
-                        p.name,
-                        p.choices.join(", ")
-                    ));
-                }
-                continue;
-            }
-            if p.kind == ParameterKind::Integer && v.fract() != 0.0 {
-                return bad(format!("parameter '{}' is an integer, got {v}", p.name));
-            }
-            if let Some(m) = p.min.filter(|&m| v < m) {
-                return bad(format!("parameter '{}' = {v} is below its min = {m}", p.name));
-            }
-            if let Some(m) = p.max.filter(|&m| v > m) {
-                return bad(format!("parameter '{}' = {v} is above its max = {m}", p.name));
-            }
+            return Ok(());
+        }
+        if p.kind == ParameterKind::Integer && v.fract() != 0.0 {
+            return bad(format!("parameter '{}' is an integer, got {v}", p.name));
+        }
+        if let Some(m) = p.min.filter(|&m| v < m) {
+            return bad(format!("parameter '{}' = {v} is below its min = {m}", p.name));
+        }
+        if let Some(m) = p.max.filter(|&m| v > m) {
+            return bad(format!("parameter '{}' = {v} is above its max = {m}", p.name));
         }
         Ok(())
+    }
+
+    /// For each parameter, whether its name appears in the text anywhere but where it is
+    /// declared. Values reach the model only through names in expressions, which are text of
+    /// the file, so a parameter that is not mentioned changes nothing when it changes (a
+    /// superset of the parameters read: a name in a comment or a description counts too). One
+    /// pass over the text: words are the longest runs of the characters names are made of.
+    pub fn mentioned_parameters(&self) -> Vec<bool> {
+        let mut mentioned = vec![false; self.parameters.len()];
+        let bytes = self.source.as_bytes();
+        let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'.';
+        let mut start = 0;
+        while start < bytes.len() {
+            if !word(bytes[start]) {
+                start += 1;
+                continue;
+            }
+            let end = start + bytes[start..].iter().take_while(|&&b| word(b)).count();
+            if let Some(i) = self.parameter_index(&self.source[start..end]) {
+                let declared = &self.parameters[i].name_span;
+                mentioned[i] |= !(declared.start <= start && start < declared.end);
+            }
+            start = end;
+        }
+        mentioned
     }
 
     /// An error at a byte span of the model text.
@@ -446,14 +485,19 @@ impl<'a> Scope<'a> {
     /// `name` (the span stays the field's, so later errors point at it).
     pub fn text(&self, field: &schema::Name) -> Result<schema::Name, ModelError> {
         let Some(name) = field.get_ref().strip_prefix('$') else { return Ok(field.clone()) };
-        let strings: Vec<&str> =
-            self.model.parameters.iter().filter(|p| p.kind == ParameterKind::String).map(|p| p.name.as_str()).collect();
         let p = self
             .model
             .parameter_index(name)
             .map(|i| (&self.model.parameters[i], self.values[i]))
             .filter(|(p, _)| p.kind == ParameterKind::String);
         let Some((p, v)) = p else {
+            let strings: Vec<&str> = self
+                .model
+                .parameters
+                .iter()
+                .filter(|p| p.kind == ParameterKind::String)
+                .map(|p| p.name.as_str())
+                .collect();
             let known = if strings.is_empty() { "none declared".to_string() } else { strings.join(", ") };
             return Err(self
                 .model

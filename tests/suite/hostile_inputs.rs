@@ -176,8 +176,7 @@ fn variable_names_are_one_namespace_for_every_command() {
 #[test]
 fn the_fmi3_time_variable_name_is_reserved() {
     let needle = "name 'time' is reserved: it is the FMU's independent variable";
-    let (text, line) =
-        with_line(&mass_spring(), "[[outputs]]\nquantity = \"energy_total\"\nname = \"time\"");
+    let (text, line) = with_line(&mass_spring(), "[[outputs]]\nquantity = \"energy_total\"\nname = \"time\"");
     refused_everywhere(&text, line, needle);
     let (text, line) = with_line(&mass_spring(), "[[inputs]]\nname = \"time\"");
     refused_everywhere(&text, line, needle);

@@ -234,7 +234,11 @@ fn solver_values_out_of_range_are_located() {
         expect_error(&v(&format!("tolerance = {tolerance}")), 11, "tolerance must be in (0, 1)");
     }
     for n in ["0", "1001", "1000000000"] {
-        expect_error(&v(&format!("max_iterations = {n}")), 11, &format!("max_iterations must be from 1 to 1000, got {n}"));
+        expect_error(
+            &v(&format!("max_iterations = {n}")),
+            11,
+            &format!("max_iterations must be from 1 to 1000, got {n}"),
+        );
     }
     for fine in ["tolerance = 0.5", "max_iterations = 1000", "max_iterations = 3"] {
         let (code, stderr, _) = simulate(&v(fine));
