@@ -3,9 +3,10 @@
 //! an error, never a crash or a hang.
 
 /// Deepest nesting of an expression in a model file: parentheses, unary signs, function
-/// calls, `^` and each operator of a `+ - * /` chain count one level over the numbers and
-/// names, which are one deep (`"a + b + c"` is three deep). Bounds the stack the parser and
-/// the evaluator use.
+/// calls and `^` count one level each over the numbers and names, which are one deep; a chain
+/// of `+ -` or of `* /` is one level whatever its length (`"a + b + c"` is two deep, `"a*b + c"`
+/// three), since it is parsed and walked in a loop. Bounds the stack the parser and the
+/// evaluator use.
 pub const MAX_EXPRESSION_DEPTH: usize = 100;
 
 /// Most Newton iterations per attempt (`[solver] max_iterations`): a step that does not
