@@ -5,10 +5,17 @@
 use crate::compact_number::Compact;
 
 /// Deepest nesting of an expression in a model file: parentheses, unary signs, function
-/// calls, `^` and each operator of a `+ - * /` chain count one level over the numbers and
-/// names, which are one deep (`"a + b + c"` is three deep). Bounds the stack the parser and
-/// the evaluator use.
+/// calls and `^` count one level each over the numbers and names, which are one deep; a chain
+/// of `+ -` or of `* /` is one level whatever its length (`"a + b + c"` is two deep, `"a*b + c"`
+/// three), since it is parsed and walked in a loop. Bounds the stack the parser and the
+/// evaluator use.
 pub const MAX_EXPRESSION_DEPTH: usize = 100;
+
+/// Most Newton iterations per attempt (`[solver] max_iterations`): a step that does not
+/// converge tries every one of them at every halving of the step, so this bounds the work of
+/// one step (and of one FMU doStep) where the model gives up. 25 is the default; a run that
+/// has not converged after some hundreds of iterations does not converge after more.
+pub const MAX_NEWTON_ITERATIONS: usize = 1000;
 
 /// Longest model name: it names the FMU binary `binaries/<platform>/<name>.<so|dll|dylib>`,
 /// and a file name has at most 255 bytes on common file systems.

@@ -25,7 +25,7 @@ use crate::integrators::{
     BaumgarteConstants, Dynamics, EVENT_TOLERANCE, ErrorControl, Integrator, NewtonSettings, NewtonStrategy, State,
     Statistics, Stepper, Stride,
 };
-use crate::limits::MAX_STEPS_PER_INTERVAL;
+use crate::limits::{MAX_NEWTON_ITERATIONS, MAX_STEPS_PER_INTERVAL};
 use crate::mechanics::assemble::assemble_at;
 use crate::mechanics::outputs::OutputState;
 use crate::mechanics::{History, System};
@@ -87,7 +87,12 @@ impl SolverSettings {
             out.step = scope.positive(h, "step")?;
         }
         if let Some(t) = &s.tolerance {
-            out.tolerance = scope.positive(t, "tolerance")?;
+            let v = scope.number(t)?;
+            // The whole range `validate_values` accepts, so that a run never finds it unlocated.
+            if !(v > 0.0 && v < 1.0) {
+                return Err(model.error(t.span(), format!("tolerance must be in (0, 1), got {v}")));
+            }
+            out.tolerance = v;
         }
         if let Some(k) = &s.newton {
             out.strategy = k.get_ref().parse().map_err(|e| model.error(k.span(), e))?;
@@ -129,10 +134,11 @@ impl SolverSettings {
             return Err(model.error(x.span(), "rtol and atol cannot both be 0".into()));
         }
         if let Some(k) = &s.max_iterations {
-            if *k.get_ref() < 1 {
-                return Err(model.error(k.span(), "max_iterations must be at least 1".into()));
+            let n = *k.get_ref();
+            if !(1..=MAX_NEWTON_ITERATIONS as i64).contains(&n) {
+                return Err(model.error(k.span(), max_iterations_range(n)));
             }
-            out.max_iterations = *k.get_ref() as usize;
+            out.max_iterations = n as usize;
         }
         Ok(out)
     }
@@ -168,8 +174,8 @@ impl SolverSettings {
         if !(0.0..=1.0).contains(&self.rho_inf) {
             return Err(format!("rho_inf must be in [0, 1], got {}", Compact(self.rho_inf)));
         }
-        if self.max_iterations == 0 {
-            return Err("max_iterations must be at least 1".into());
+        if !(1..=MAX_NEWTON_ITERATIONS).contains(&self.max_iterations) {
+            return Err(max_iterations_range(self.max_iterations));
         }
         for (name, x) in [("rtol", self.error_control.rtol), ("atol", self.error_control.atol)] {
             if !(0.0..1.0).contains(&x) {
@@ -188,6 +194,14 @@ impl SolverSettings {
             baumgarte: self.baumgarte,
         }
     }
+}
+
+/// The refusal of a `max_iterations` outside 1..=MAX_NEWTON_ITERATIONS.
+fn max_iterations_range(n: impl std::fmt::Display) -> String {
+    format!(
+        "max_iterations must be from 1 to {MAX_NEWTON_ITERATIONS}, got {n} (every attempt of a step that does not \
+         converge takes them all; try a smaller step or error_control = true instead)"
+    )
 }
 
 /// Start, stop and output interval from the model's `[solver]` section.

@@ -16,7 +16,7 @@ use super::xml::{
 };
 use crate::fmi3::time_value_reference;
 use crate::fmu::variables::{Role, VarType, Variables, guid};
-use crate::model::Model;
+use crate::model::{Model, TIME_VARIABLE};
 
 /// Generate the FMI 3.0 modelDescription.xml for `model`.
 pub fn model_description3(model: &Model) -> Result<String, ExportError> {
@@ -85,7 +85,7 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
     w.write_event(Event::Empty(elem(
         "Float64",
         &[
-            ("name", "time"),
+            ("name", TIME_VARIABLE),
             ("valueReference", time_vr.as_str()),
             ("description", "simulation time"),
             ("causality", "independent"),

@@ -61,9 +61,11 @@ impl FmuState {
         let s = &self.settings;
         let numbers = [s.rho_inf, s.step, s.tolerance, s.baumgarte.alpha, s.baumgarte.beta];
         let numbers = numbers.into_iter().chain([s.error_control.rtol, s.error_control.atol]);
-        if numbers.into_iter().any(|x| !x.is_finite()) || s.max_iterations == 0 {
+        if numbers.into_iter().any(|x| !x.is_finite()) {
             return Err(format!("the FMU state's solver settings are not valid: {s:?}"));
         }
+        // Each value in its range (a forged max_iterations would make every step endless).
+        s.validate_values().map_err(|e| format!("the FMU state's solver settings are not valid: {e}"))?;
         let stop_ok = self.stop_time.is_none_or(|stop| stop.is_finite() && stop >= self.start_time);
         if !(self.start_time.is_finite() && stop_ok && self.last_successful_time.is_finite()) {
             return Err(format!(

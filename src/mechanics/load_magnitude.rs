@@ -8,7 +8,7 @@ use crate::model::{Model, ModelError, Scope};
 /// `l`'s magnitude, its expression compiled in `input_scope` (parameters and inputs).
 pub fn load_magnitude(l: &LoadDecl, input_scope: &Scope, model: &Model) -> Result<TimeFunction, ModelError> {
     match (&l.value, &l.table) {
-        (Some(v), None) => Ok(TimeFunction::Expr(input_scope.time_function(v)?)),
+        (Some(v), None) => Ok(TimeFunction::Expr(input_scope.time_function(v, "load value")?)),
         (None, Some(t)) => {
             let rows = t.get_ref().clone();
             if rows.is_empty()

@@ -4,7 +4,10 @@
 //! parentheses and the functions `sin cos tan asin acos atan atan2(y, x) exp ln sqrt abs min max`. Names are resolved
 //! once when the expression is compiled, so evaluating it in the solver's hot loop is a
 //! walk over a small tree with no lookups. The tree is at most `MAX_EXPRESSION_DEPTH` deep
-//! (src/limits.rs), which bounds the stack of every recursive walk over it.
+//! (src/limits.rs), which bounds the stack of every recursive walk over it. A chain of `+ -`
+//! or of `* /` is one node holding its operands in order (`Chain`), walked in a loop: a sum
+//! of any length is as deep as its deepest term, and evaluates in the order, and to the bits,
+//! of the left-leaning tree it stands for.
 
 use std::fmt;
 
@@ -24,7 +27,10 @@ pub enum Expr {
     Time,
     Input(usize),
     Neg(Box<Expr>),
+    /// `^` (`a^b`).
     Bin(Op, Box<Expr>, Box<Expr>),
+    /// `first op1 x1 op2 x2 ...`, applied from the left: one chain of `+ -` or of `* /`.
+    Chain(Box<Expr>, Vec<(Op, Expr)>),
     Call(Func, Vec<Expr>),
 }
 
@@ -35,6 +41,76 @@ pub enum Op {
     Mul,
     Div,
     Pow,
+}
+
+impl Op {
+    /// `a op b`.
+    fn apply(self, a: f64, b: f64) -> f64 {
+        match self {
+            Op::Add => a + b,
+            Op::Sub => a - b,
+            Op::Mul => a * b,
+            Op::Div => a / b,
+            Op::Pow => a.powf(b),
+        }
+    }
+
+    /// `a op b` with its derivative from those of a and b (dual numbers).
+    fn apply_dual(self, (a, da): (f64, f64), (b, db): (f64, f64)) -> (f64, f64) {
+        match self {
+            Op::Add => (a + b, da + db),
+            Op::Sub => (a - b, da - db),
+            Op::Mul => (a * b, da * b + a * db),
+            Op::Div => (a / b, (da * b - a * db) / (b * b)),
+            Op::Pow => {
+                let p = a.powf(b);
+                // d(a^b) = b a^(b-1) da + a^b ln(a) db (the second term only if b varies).
+                let from_b = if db != 0.0 { p * a.ln() * db } else { 0.0 };
+                let from_a = if da != 0.0 { b * a.powf(b - 1.0) * da } else { 0.0 };
+                (p, from_a + from_b)
+            }
+        }
+    }
+
+    /// `a op b` of time jets [value, rate, acceleration] (`Expr::eval_time_jet`).
+    fn apply_jet(self, a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+        match self {
+            Op::Add => [a[0] + b[0], a[1] + b[1], a[2] + b[2]],
+            Op::Sub => [a[0] - b[0], a[1] - b[1], a[2] - b[2]],
+            Op::Mul => jet_mul(a, b),
+            Op::Div => {
+                // q = a/b: q' = (a' - q b')/b, q'' = (a'' - 2 q' b' - q b'')/b.
+                let q = a[0] / b[0];
+                let q1 = (a[1] - q * b[1]) / b[0];
+                [q, q1, (a[2] - 2.0 * q1 * b[1] - q * b[2]) / b[0]]
+            }
+            Op::Pow if b[1] == 0.0 && b[2] == 0.0 => {
+                // x^c: c x^(c-1), c (c-1) x^(c-2); zero coefficients skip the powers
+                // (finite at x = 0 for c = 1, 2).
+                let c = b[0];
+                let f1 = if c != 0.0 { c * a[0].powf(c - 1.0) } else { 0.0 };
+                let f2 = if c * (c - 1.0) != 0.0 { c * (c - 1.0) * a[0].powf(c - 2.0) } else { 0.0 };
+                jet_chain(a, a[0].powf(c), f1, f2)
+            }
+            Op::Pow => {
+                // a^b = exp(b ln a).
+                let ln = jet_chain(a, a[0].ln(), 1.0 / a[0], -1.0 / (a[0] * a[0]));
+                let e = jet_mul(b, ln);
+                let p = a[0].powf(b[0]);
+                jet_chain(e, p, p, p)
+            }
+        }
+    }
+}
+
+/// f(x) of a jet x with f'(x), f''(x): (f, f' x', f'' x'^2 + f' x'').
+fn jet_chain([_, dx, ddx]: [f64; 3], f: f64, f1: f64, f2: f64) -> [f64; 3] {
+    [f, f1 * dx, f2 * dx * dx + f1 * ddx]
+}
+
+/// The product of two jets.
+fn jet_mul([a, da, dda]: [f64; 3], [b, db, ddb]: [f64; 3]) -> [f64; 3] {
+    [a * b, da * b + a * db, dda * b + 2.0 * da * db + a * ddb]
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -107,15 +183,9 @@ impl Expr {
             Expr::Time => t,
             Expr::Input(i) => inputs[*i],
             Expr::Neg(a) => -a.eval(t, inputs),
-            Expr::Bin(op, a, b) => {
-                let (a, b) = (a.eval(t, inputs), b.eval(t, inputs));
-                match op {
-                    Op::Add => a + b,
-                    Op::Sub => a - b,
-                    Op::Mul => a * b,
-                    Op::Div => a / b,
-                    Op::Pow => a.powf(b),
-                }
+            Expr::Bin(op, a, b) => op.apply(a.eval(t, inputs), b.eval(t, inputs)),
+            Expr::Chain(first, rest) => {
+                rest.iter().fold(first.eval(t, inputs), |acc, (op, b)| op.apply(acc, b.eval(t, inputs)))
             }
             Expr::Call(f, args) => {
                 let x = args[0].eval(t, inputs);
@@ -151,21 +221,12 @@ impl Expr {
                 (-x, -dx)
             }
             Expr::Bin(op, a, b) => {
-                let ((a, da), (b, db)) =
-                    (a.eval_with_input_derivative(t, inputs, i), b.eval_with_input_derivative(t, inputs, i));
-                match op {
-                    Op::Add => (a + b, da + db),
-                    Op::Sub => (a - b, da - db),
-                    Op::Mul => (a * b, da * b + a * db),
-                    Op::Div => (a / b, (da * b - a * db) / (b * b)),
-                    Op::Pow => {
-                        let p = a.powf(b);
-                        // d(a^b) = b a^(b-1) da + a^b ln(a) db (the second term only if b varies).
-                        let from_b = if db != 0.0 { p * a.ln() * db } else { 0.0 };
-                        let from_a = if da != 0.0 { b * a.powf(b - 1.0) * da } else { 0.0 };
-                        (p, from_a + from_b)
-                    }
-                }
+                op.apply_dual(a.eval_with_input_derivative(t, inputs, i), b.eval_with_input_derivative(t, inputs, i))
+            }
+            Expr::Chain(first, rest) => {
+                rest.iter().fold(first.eval_with_input_derivative(t, inputs, i), |acc, (op, b)| {
+                    op.apply_dual(acc, b.eval_with_input_derivative(t, inputs, i))
+                })
             }
             Expr::Call(f, args) => {
                 let (x, dx) = args[0].eval_with_input_derivative(t, inputs, i);
@@ -206,45 +267,16 @@ impl Expr {
     /// exact, no step size. Where a derivative is undefined (|x| at 0, a kink of min/max) the
     /// side of the branch `eval` takes is used.
     pub fn eval_time_jet(&self, t: f64, inputs: &[f64], rates: &InputRates) -> [f64; 3] {
-        // f(x) with f'(x), f''(x): (f, f' x', f'' x'^2 + f' x'').
-        let chain = |[_, dx, ddx]: [f64; 3], f: f64, f1: f64, f2: f64| [f, f1 * dx, f2 * dx * dx + f1 * ddx];
-        let mul = |[a, da, dda]: [f64; 3], [b, db, ddb]: [f64; 3]| {
-            [a * b, da * b + a * db, dda * b + 2.0 * da * db + a * ddb]
-        };
+        let chain = jet_chain;
         match self {
             Expr::Num(v) => [*v, 0.0, 0.0],
             Expr::Time => [t, 1.0, 0.0],
             Expr::Input(j) => rates.jet(*j, inputs[*j], t),
             Expr::Neg(a) => a.eval_time_jet(t, inputs, rates).map(|x| -x),
-            Expr::Bin(op, a, b) => {
-                let (a, b) = (a.eval_time_jet(t, inputs, rates), b.eval_time_jet(t, inputs, rates));
-                match op {
-                    Op::Add => [a[0] + b[0], a[1] + b[1], a[2] + b[2]],
-                    Op::Sub => [a[0] - b[0], a[1] - b[1], a[2] - b[2]],
-                    Op::Mul => mul(a, b),
-                    Op::Div => {
-                        // q = a/b: q' = (a' - q b')/b, q'' = (a'' - 2 q' b' - q b'')/b.
-                        let q = a[0] / b[0];
-                        let q1 = (a[1] - q * b[1]) / b[0];
-                        [q, q1, (a[2] - 2.0 * q1 * b[1] - q * b[2]) / b[0]]
-                    }
-                    Op::Pow if b[1] == 0.0 && b[2] == 0.0 => {
-                        // x^c: c x^(c-1), c (c-1) x^(c-2); zero coefficients skip the powers
-                        // (finite at x = 0 for c = 1, 2).
-                        let c = b[0];
-                        let f1 = if c != 0.0 { c * a[0].powf(c - 1.0) } else { 0.0 };
-                        let f2 = if c * (c - 1.0) != 0.0 { c * (c - 1.0) * a[0].powf(c - 2.0) } else { 0.0 };
-                        chain(a, a[0].powf(c), f1, f2)
-                    }
-                    Op::Pow => {
-                        // a^b = exp(b ln a).
-                        let ln = chain(a, a[0].ln(), 1.0 / a[0], -1.0 / (a[0] * a[0]));
-                        let e = mul(b, ln);
-                        let p = a[0].powf(b[0]);
-                        chain(e, p, p, p)
-                    }
-                }
-            }
+            Expr::Bin(op, a, b) => op.apply_jet(a.eval_time_jet(t, inputs, rates), b.eval_time_jet(t, inputs, rates)),
+            Expr::Chain(first, rest) => rest.iter().fold(first.eval_time_jet(t, inputs, rates), |acc, (op, b)| {
+                op.apply_jet(acc, b.eval_time_jet(t, inputs, rates))
+            }),
             Expr::Call(f, args) => {
                 let x = args[0].eval_time_jet(t, inputs, rates);
                 let v = x[0];
@@ -311,15 +343,28 @@ impl Expr {
             Expr::Num(_) | Expr::Time => false,
             Expr::Neg(a) => a.reads_input(i),
             Expr::Bin(_, a, b) => a.reads_input(i) || b.reads_input(i),
+            Expr::Chain(first, rest) => first.reads_input(i) || rest.iter().any(|(_, b)| b.reads_input(i)),
             Expr::Call(_, args) => args.iter().any(|a| a.reads_input(i)),
         }
     }
 
-    /// Constant folding: sub-trees without time or inputs become numbers.
+    /// Constant folding: sub-trees without time or inputs become numbers. A chain folds the
+    /// constants it starts with (the sub-trees of the left-leaning tree it stands for): a
+    /// constant after a time-dependent operand is added to that sum, not moved before it.
     fn folded(self) -> Expr {
         let e = match self {
             Expr::Neg(a) => Expr::Neg(Box::new(a.folded())),
             Expr::Bin(op, a, b) => Expr::Bin(op, Box::new(a.folded()), Box::new(b.folded())),
+            Expr::Chain(first, rest) => {
+                let mut first = first.folded();
+                let mut rest = rest.into_iter().map(|(op, b)| (op, b.folded())).peekable();
+                while let (Some(a), Some(b)) = (first.constant(), rest.peek().and_then(|(_, b)| b.constant())) {
+                    let (op, _) = rest.next().expect("peeked");
+                    first = Expr::Num(op.apply(a, b));
+                }
+                let rest: Vec<_> = rest.collect();
+                return if rest.is_empty() { first } else { Expr::Chain(Box::new(first), rest) };
+            }
             Expr::Call(f, args) => Expr::Call(f, args.into_iter().map(Expr::folded).collect()),
             e => e,
         };
@@ -359,8 +404,8 @@ impl Parser<'_> {
 
     fn too_deep(&self) -> ExprError {
         self.error(format!(
-            "expression nested deeper than {MAX_EXPRESSION_DEPTH} levels (parentheses, signs, functions, '^' and each \
-             operator of a chain count one level)"
+            "expression nested deeper than {MAX_EXPRESSION_DEPTH} levels (parentheses, signs, function calls and '^' \
+             count one level each, a chain of '+ -' or '* /' one level whatever its length)"
         ))
     }
 
@@ -376,27 +421,36 @@ impl Parser<'_> {
     }
 
     fn sum(&mut self) -> Parsed {
-        let (mut e, mut depth) = self.product()?;
-        while let Some(c @ (b'+' | b'-')) = self.peek() {
-            self.pos += 1;
-            let (rhs, d) = self.product()?;
-            depth = self.node(depth.max(d))?;
-            let op = if c == b'+' { Op::Add } else { Op::Sub };
-            e = Expr::Bin(op, Box::new(e), Box::new(rhs));
-        }
-        Ok((e, depth))
+        self.chain(Self::product, |c| match c {
+            b'+' => Some(Op::Add),
+            b'-' => Some(Op::Sub),
+            _ => None,
+        })
     }
 
     fn product(&mut self) -> Parsed {
-        let (mut e, mut depth) = self.unary()?;
-        while let Some(c @ (b'*' | b'/')) = self.peek() {
+        self.chain(Self::unary, |c| match c {
+            b'*' => Some(Op::Mul),
+            b'/' => Some(Op::Div),
+            _ => None,
+        })
+    }
+
+    /// Operands from `operand` joined by the operators `op` reads, in a loop: one `Chain`
+    /// node one level over its deepest operand, however many operands it has.
+    fn chain(&mut self, operand: fn(&mut Self) -> Parsed, op: fn(u8) -> Option<Op>) -> Parsed {
+        let (first, mut depth) = operand(self)?;
+        let mut rest = Vec::new();
+        while let Some(o) = self.peek().and_then(op) {
             self.pos += 1;
-            let (rhs, d) = self.unary()?;
-            depth = self.node(depth.max(d))?;
-            let op = if c == b'*' { Op::Mul } else { Op::Div };
-            e = Expr::Bin(op, Box::new(e), Box::new(rhs));
+            let (rhs, d) = operand(self)?;
+            depth = depth.max(d);
+            rest.push((o, rhs));
         }
-        Ok((e, depth))
+        if rest.is_empty() {
+            return Ok((first, depth));
+        }
+        Ok((Expr::Chain(Box::new(first), rest), self.node(depth)?))
     }
 
     /// Every recursion of the parser passes here, so the nesting limit bounds its stack.
@@ -667,7 +721,7 @@ mod tests {
         for text in [
             deep("(", 9000, ")"),
             "-".repeat(17_500) + "1",
-            vec!["1"; 40_000].join("+"),
+            deep("1+(", 9000, ")"),
             vec!["2"; 40_000].join("^"),
             deep("sin(", 5000, ")"),
             deep("max(1,", 5000, ")"),
@@ -676,13 +730,36 @@ mod tests {
             assert!(err.message.contains("nested deeper than 100 levels"), "{}", err.message);
             assert!(err.offset < 700, "the error points where the limit is crossed: {}", err.offset);
         }
-        // At the limit: 99 parentheses, a chain of 100 terms.
+        // At the limit: 99 parentheses, 98 signs.
         assert_eq!(eval(&deep("(", 99, ")")), 1.0);
-        assert_eq!(eval(&vec!["1"; 100].join("+")), 100.0);
-        assert!(Expr::parse(&vec!["1"; 101].join("+"), &resolve).is_err());
         assert_eq!(eval(&("-".repeat(98) + "u")), 3.0);
-        // A deep time function keeps its tree (no folding) and evaluates.
-        let e = Expr::parse(&vec!["t"; 100].join("+"), &resolve).unwrap();
-        assert_eq!(e.eval(0.5, &[]), 50.0);
+    }
+
+    /// A chain of `+ -` or `* /` is one level however long (a sum of 200 terms was refused as
+    /// "nested deeper than 100 levels"); it is walked in a loop, so 100,000 terms parse,
+    /// evaluate and differentiate on a 256 KiB stack, to the bits of the left-leaning tree.
+    #[test]
+    fn flat_chains_of_any_length_are_one_level() {
+        let n = 100_000;
+        let run = move || {
+            let sum = Expr::parse(&vec!["t"; n].join(" + "), &resolve).unwrap();
+            assert_eq!(sum.eval(0.5, &[]), 0.5 * n as f64);
+            let mixed = Expr::parse(&format!("u*{}", vec!["t*u - u/2"; n].join(" + ")), &resolve).unwrap();
+            let [v, d1, d2] = mixed.eval_time_jet(0.5, &[3.0], &InputRates::default());
+            // u*t*u - u/2 + (n - 1) (t*u - u/2): d/dt = u^2 + (n - 1) u.
+            assert_eq!((v, d1, d2), (mixed.eval(0.5, &[3.0]), 9.0 + 3.0 * (n - 1) as f64, 0.0));
+            let (_, du) = mixed.eval_with_input_derivative(0.5, &[3.0], 0);
+            assert!(du.is_finite() && mixed.reads_input(0));
+            let product = Expr::parse(&vec!["1.0000001"; n].join("*"), &resolve).unwrap();
+            assert_eq!(product.constant(), Some((0..n).fold(1.0, |p, _| p * 1.0000001)));
+        };
+        std::thread::Builder::new().stack_size(256 * 1024).spawn(run).unwrap().join().unwrap();
+        // Evaluated in the tree's order: constants folded only where they start the chain.
+        let e = Expr::parse("1 + 2 + t + 1e-17 + 1e-17", &resolve).unwrap();
+        assert_eq!(e.eval(1.0, &[]), ((3.0 + 1.0) + 1e-17) + 1e-17);
+        let Expr::Chain(first, rest) = &e else { panic!("{e:?}") };
+        assert_eq!((first.constant(), rest.len()), (Some(3.0), 3));
+        // A chain inside parentheses is nested: 99 levels of sums in parentheses parse.
+        assert_eq!(eval(&format!("{}1{}", "1+(".repeat(49), ")".repeat(49))), 50.0);
     }
 }

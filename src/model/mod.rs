@@ -6,11 +6,12 @@ mod number;
 pub mod schema;
 pub mod xml_text;
 
-use crate::compact_number::Compact;
+use std::collections::HashMap;
 use std::fmt;
 use std::ops::Range;
 use std::path::Path;
 
+use crate::compact_number::Compact;
 use crate::limits::{MAX_ELEMENTS, MAX_MODEL_NAME_LENGTH};
 use expr::{Expr, Symbol};
 pub use schema::Definition;
@@ -60,6 +61,8 @@ pub struct Parameter {
     /// The allowed values of a string parameter (empty otherwise).
     pub choices: Vec<String>,
     span: Range<usize>,
+    /// Where its name is declared (its key in `[parameters]`).
+    name_span: Range<usize>,
 }
 
 impl Parameter {
@@ -85,6 +88,10 @@ pub struct Model {
     pub source: String,
     pub definition: Definition,
     pub parameters: Vec<Parameter>,
+    /// Each parameter's position in `parameters` by name: expressions look their names up
+    /// here, so a file of n parameters resolves in time ~ n (a search of the list made 25,000
+    /// parameters take seconds).
+    index: HashMap<String, usize>,
 }
 
 impl Model {
@@ -124,7 +131,8 @@ impl Model {
                 ),
             ));
         }
-        let mut model = Model { file: file.to_string(), source: text, definition, parameters: Vec::new() };
+        let mut model =
+            Model { file: file.to_string(), source: text, definition, parameters: Vec::new(), index: HashMap::new() };
         let name = model.definition.model.name.clone();
         if !is_identifier(name.get_ref()) {
             return Err(model.error(
@@ -146,6 +154,7 @@ impl Model {
             ));
         }
         let mut parameters: Vec<Parameter> = Vec::new();
+        let mut index = HashMap::new();
         for (key, decl) in &model.definition.parameters.0 {
             let pname = key.get_ref().clone();
             if !is_identifier(&pname) || pname == "t" || pname == "pi" {
@@ -154,11 +163,11 @@ impl Model {
                     format!("parameter name '{pname}' must be an identifier other than 't' and 'pi'"),
                 ));
             }
-            if pname.starts_with(SOLVER_PREFIX) {
-                return Err(model.error(key.span(), reserved_solver_name(&pname)));
+            if let Some(message) = reserved_variable_name(&pname) {
+                return Err(model.error(key.span(), message));
             }
-            let p = model.parameter(pname, decl)?;
-            if parameters.iter().any(|q| q.name == p.name) {
+            let p = Parameter { name_span: key.span(), ..model.parameter(pname, decl)? };
+            if index.insert(p.name.clone(), parameters.len()).is_some() {
                 return Err(model.error(key.span(), format!("parameter '{}' declared twice", p.name)));
             }
             if !p.default.is_finite() {
@@ -167,6 +176,7 @@ impl Model {
             parameters.push(p);
         }
         model.parameters = parameters;
+        model.index = index;
         model.check_variable_names()?;
         let defaults = model.default_parameters();
         model.check_parameters(&defaults)?;
@@ -174,16 +184,17 @@ impl Model {
     }
 
     /// Parameters, inputs and outputs are also the FMU's variables, beside its `solver_*`
-    /// parameters: an input or output may not take a parameter's name or the prefix (the
-    /// assemblers check inputs and outputs against each other and the other names).
+    /// parameters and FMI 3's `time`: an input or output may not take a parameter's name or a
+    /// reserved one (the assemblers check inputs and outputs against each other and the other
+    /// names).
     fn check_variable_names(&self) -> Result<(), ModelError> {
         let d = &self.definition;
         for name in d.inputs.iter().map(|i| &i.name).chain(d.outputs.iter().map(|o| &o.name)) {
             let n = name.get_ref();
-            if n.starts_with(SOLVER_PREFIX) {
-                return Err(self.error(name.span(), reserved_solver_name(n)));
+            if let Some(message) = reserved_variable_name(n) {
+                return Err(self.error(name.span(), message));
             }
-            if let Some(p) = self.parameters.iter().find(|p| p.name == *n) {
+            if let Some(p) = self.parameter_index(n).map(|i| &self.parameters[i]) {
                 let (line, _) = line_column(&self.source, p.span.start);
                 return Err(self.error(
                     name.span(),
@@ -214,6 +225,7 @@ impl Model {
             max: None,
             choices: Vec::new(),
             span: span.clone(),
+            name_span: 0..0,
         };
         match decl.get_ref() {
             Value::Table(table) => {
@@ -250,6 +262,20 @@ impl Model {
                             ));
                         }
                     }
+                }
+                // A NaN bound checks nothing and an infinite one is not an xs:double of
+                // modelDescription.xml ("inf"): no bound is written by leaving it out.
+                if let Some((key, b)) = [("min", p.min), ("max", p.max)]
+                    .into_iter()
+                    .find_map(|(k, b)| b.filter(|b| !b.is_finite()).map(|b| (k, b)))
+                {
+                    return Err(self.error(
+                        span.clone(),
+                        format!(
+                            "parameter '{}': `{key}` must be a finite number, got {b} (leave it out for no bound)",
+                            p.name
+                        ),
+                    ));
                 }
                 if text.is_some() || choices.is_some() || typed_string {
                     // A string parameter: { value = "a", choices = ["a", "b"] }.
@@ -302,37 +328,62 @@ impl Model {
     }
 
     pub fn parameter_index(&self, name: &str) -> Option<usize> {
-        self.parameters.iter().position(|p| p.name == name)
+        self.index.get(name).copied()
     }
 
     /// Check values against the declared type and bounds; the error points at the declaration.
     pub fn check_parameters(&self, values: &[f64]) -> Result<(), ModelError> {
-        for (p, &v) in self.parameters.iter().zip(values) {
-            let bad = |msg: String| Err(self.error(p.span.clone(), msg));
-            if !v.is_finite() {
-                return bad(format!("parameter '{}' = {v} is not a finite number", p.name));
+        (0..self.parameters.len().min(values.len())).try_for_each(|i| self.check_parameter(i, values[i]))
+    }
+
+    /// Check value `v` of parameter `i` against its type and bounds.
+    pub fn check_parameter(&self, i: usize, v: f64) -> Result<(), ModelError> {
+        let p = &self.parameters[i];
+        let bad = |msg: String| Err(self.error(p.span.clone(), msg));
+        if !v.is_finite() {
+            return bad(format!("parameter '{}' = {v} is not a finite number", p.name));
+        }
+        if p.kind == ParameterKind::String {
+            if p.choice(v).is_none() {
+                return bad(format!("parameter '{}' must be one of {}, got index {v}", p.name, p.choices.join(", ")));
             }
-            if p.kind == ParameterKind::String {
-                if p.choice(v).is_none() {
-                    return bad(format!(
-                        "parameter '{}' must be one of {}, got index {v}",
-                        p.name,
-                        p.choices.join(", ")
-                    ));
-                }
-                continue;
-            }
-            if p.kind == ParameterKind::Integer && v.fract() != 0.0 {
-                return bad(format!("parameter '{}' is an integer, got {}", p.name, Compact(v)));
-            }
-            if let Some(m) = p.min.filter(|&m| v < m) {
-                return bad(format!("parameter '{}' = {v} is below its min = {m}", p.name));
-            }
-            if let Some(m) = p.max.filter(|&m| v > m) {
-                return bad(format!("parameter '{}' = {v} is above its max = {m}", p.name));
-            }
+            return Ok(());
+        }
+        if p.kind == ParameterKind::Integer && v.fract() != 0.0 {
+            return bad(format!("parameter '{}' is an integer, got {}", p.name, Compact(v)));
+        }
+        if let Some(m) = p.min.filter(|&m| v < m) {
+            return bad(format!("parameter '{}' = {v} is below its min = {m}", p.name));
+        }
+        if let Some(m) = p.max.filter(|&m| v > m) {
+            return bad(format!("parameter '{}' = {v} is above its max = {m}", p.name));
         }
         Ok(())
+    }
+
+    /// For each parameter, whether its name appears in the text anywhere but where it is
+    /// declared. Values reach the model only through names in expressions, which are text of
+    /// the file, so a parameter that is not mentioned changes nothing when it changes (a
+    /// superset of the parameters read: a name in a comment or a description counts too). One
+    /// pass over the text: words are the longest runs of the characters names are made of.
+    pub fn mentioned_parameters(&self) -> Vec<bool> {
+        let mut mentioned = vec![false; self.parameters.len()];
+        let bytes = self.source.as_bytes();
+        let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'.';
+        let mut start = 0;
+        while start < bytes.len() {
+            if !word(bytes[start]) {
+                start += 1;
+                continue;
+            }
+            let end = start + bytes[start..].iter().take_while(|&&b| word(b)).count();
+            if let Some(i) = self.parameter_index(&self.source[start..end]) {
+                let declared = &self.parameters[i].name_span;
+                mentioned[i] |= !(declared.start <= start && start < declared.end);
+            }
+            start = end;
+        }
+        mentioned
     }
 
     /// An error at a byte span of the model text.
@@ -435,14 +486,19 @@ impl<'a> Scope<'a> {
     /// `name` (the span stays the field's, so later errors point at it).
     pub fn text(&self, field: &schema::Name) -> Result<schema::Name, ModelError> {
         let Some(name) = field.get_ref().strip_prefix('$') else { return Ok(field.clone()) };
-        let strings: Vec<&str> =
-            self.model.parameters.iter().filter(|p| p.kind == ParameterKind::String).map(|p| p.name.as_str()).collect();
         let p = self
             .model
             .parameter_index(name)
             .map(|i| (&self.model.parameters[i], self.values[i]))
             .filter(|(p, _)| p.kind == ParameterKind::String);
         let Some((p, v)) = p else {
+            let strings: Vec<&str> = self
+                .model
+                .parameters
+                .iter()
+                .filter(|p| p.kind == ParameterKind::String)
+                .map(|p| p.name.as_str())
+                .collect();
             let known = if strings.is_empty() { "none declared".to_string() } else { strings.join(", ") };
             return Err(self
                 .model
@@ -484,9 +540,19 @@ impl<'a> Scope<'a> {
         Ok(v)
     }
 
-    /// A time function: expression in parameters, `t` and inputs.
-    pub fn time_function(&self, n: &schema::Num) -> Result<Expr, ModelError> {
-        self.compile(n, true)
+    /// A time function: expression in parameters, `t` and inputs; `what` names its key in
+    /// errors ("load value"). One without time and inputs is a number, which must be finite:
+    /// a NaN load (`"0/0"`) otherwise reached the solver as a singular Newton matrix.
+    pub fn time_function(&self, n: &schema::Num, what: &str) -> Result<Expr, ModelError> {
+        let f = self.compile(n, true)?;
+        if let Some(v) = f.constant().filter(|v| !v.is_finite()) {
+            let message = match n.get_ref() {
+                Number::Expr(text) => format!("{what} must be finite: {text} = {v}"),
+                Number::Value(_) => format!("{what} must be finite, got {v}"),
+            };
+            return Err(self.model.error(n.span(), message));
+        }
+        Ok(f)
     }
 
     pub fn vec2(&self, v: &schema::Vec2) -> Result<[f64; 2], ModelError> {
@@ -548,8 +614,24 @@ fn is_identifier(s: &str) -> bool {
 /// The prefix of the FMU's solver parameters (`solver_step`, ...), reserved in model files.
 const SOLVER_PREFIX: &str = "solver_";
 
-fn reserved_solver_name(name: &str) -> String {
-    format!("name '{name}': names starting with '{SOLVER_PREFIX}' are reserved for the FMU's solver parameters")
+/// The variable the FMI 3.0 modelDescription.xml declares for the independent variable
+/// (`export::model_description3`); FMI 2.0 declares none, but one model builds both.
+pub const TIME_VARIABLE: &str = "time";
+
+/// Why `name` cannot be an FMU variable of the model's (a parameter, input or output): the
+/// names the exported modelDescription.xml gives its own variables, which must be unique.
+fn reserved_variable_name(name: &str) -> Option<String> {
+    if name.starts_with(SOLVER_PREFIX) {
+        return Some(format!(
+            "name '{name}': names starting with '{SOLVER_PREFIX}' are reserved for the FMU's solver parameters"
+        ));
+    }
+    (name == TIME_VARIABLE).then(|| {
+        format!(
+            "name '{name}' is reserved: it is the FMU's independent variable (FMI 3.0 declares it beside the model's \
+             variables); choose another name"
+        )
+    })
 }
 
 /// 1-based line and column (in characters) of a byte offset.

@@ -87,6 +87,22 @@ fn an_expression_at_the_depth_limit_runs_on_a_256k_stack() {
     assert!(err.message.contains("nested deeper than"), "{err}");
 }
 
+/// A load that is a flat sum of 100,000 terms is one level deep (a `Chain` walked in a loop):
+/// parsed at fmi2Instantiate and evaluated at every step within the small stack.
+#[test]
+fn a_flat_sum_of_100000_terms_runs_on_a_256k_stack() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mass_spring.toml");
+    let sum = vec!["1e-6*sin(t)"; 100_000].join(" + ");
+    let text = std::fs::read_to_string(path).unwrap()
+        + &format!(
+            "\n[[loads]]\nname = \"long\"\ntype = \"force\"\nbody = \"mass\"\ndirection = [1.0, 0.0]\nvalue = \"{sum}\"\n"
+        );
+    let model = Model::parse(&text, "long.toml").unwrap();
+    let fmu = Fmu::build(&model);
+    let outputs = run_on_small_stack(&fmu, 0.01, 3);
+    assert!(outputs.iter().all(|v| v.is_finite()), "{outputs:?}");
+}
+
 fn mass_spring() -> Fmu {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mass_spring.toml");
     Fmu::build(&Model::load(&path).unwrap())

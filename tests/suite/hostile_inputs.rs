@@ -61,9 +61,11 @@ fn refused_everywhere(text: &str, line: usize, needle: &str) {
 fn deep_expressions_are_located_errors() {
     let spring =
         "[[springs]]\nname = \"deep\"\nbody1 = \"ground\"\npoint1 = [0.0, 0.0]\nbody2 = \"mass\"\nstiffness = 1.0";
-    for deep in
-        [format!("{}1{}", "(".repeat(9000), ")".repeat(9000)), "-".repeat(17_500) + "1", vec!["1"; 40_000].join("+")]
-    {
+    for deep in [
+        format!("{}1{}", "(".repeat(9000), ")".repeat(9000)),
+        "-".repeat(17_500) + "1",
+        format!("{}1{}", "1+(".repeat(9000), ")".repeat(9000)),
+    ] {
         let (text, line) = with_line(&format!("{}\n{spring}", mass_spring()), &format!("free_length = \"{deep}\""));
         refused_everywhere(&text, line, "nested deeper than 100 levels");
     }
@@ -72,6 +74,28 @@ fn deep_expressions_are_located_errors() {
     let deep = format!("{}t{}", "sin(".repeat(3000), ")".repeat(3000));
     let (text, line) = with_line(&format!("{}\n{load}", mass_spring()), &format!("value = \"{deep}\""));
     refused_everywhere(&text, line, "nested deeper than 100 levels");
+}
+
+/// A flat sum is one level however long: 200 terms were refused as "nested deeper than 100
+/// levels" although nothing nests. 10,000 terms in a load and a free length are read, packaged
+/// and run by every command (100,000 on a small stack: tests/suite/fmu_hostile.rs).
+#[test]
+fn long_flat_sums_run_everywhere() {
+    let n = 10_000;
+    let load = format!(
+        "[[loads]]\nname = \"long\"\ntype = \"force\"\nbody = \"mass\"\ndirection = [1.0, 0.0]\nvalue = \"{}\"",
+        vec!["1e-6*t"; n].join(" + ")
+    );
+    let spring = format!(
+        "[[springs]]\nname = \"long\"\nbody1 = \"ground\"\npoint1 = [0.0, 1.0]\nbody2 = \"mass\"\nstiffness = 1.0\n\
+         free_length = \"{}\"",
+        vec!["1e-5"; n].join(" + ")
+    );
+    let text = format!("{}\n{load}\n{spring}\n", mass_spring());
+    for command in ["check", "simulate", "build"] {
+        let (code, stderr, _) = run(command, &text);
+        assert_eq!(code, 0, "{command}: {}", &stderr[..stderr.len().min(500)]);
+    }
 }
 
 #[test]
@@ -168,6 +192,23 @@ fn variable_names_are_one_namespace_for_every_command() {
     refused_everywhere(&text, line, "reserved for the FMU's solver parameters");
     let base = mass_spring().replacen("[parameters]", "[parameters]\nsolver_x = 1.0", 1);
     refused_everywhere(&base, 9, "names starting with 'solver_' are reserved");
+}
+
+/// FMI 3.0's modelDescription.xml declares the independent variable `time` beside the model's
+/// variables: a parameter, input or output named so made an FMU importers refuse ("the
+/// variable name \"time\" is not unique"). Refused by every command, where it is written.
+#[test]
+fn the_fmi3_time_variable_name_is_reserved() {
+    let needle = "name 'time' is reserved: it is the FMU's independent variable";
+    let (text, line) = with_line(&mass_spring(), "[[outputs]]\nquantity = \"energy_total\"\nname = \"time\"");
+    refused_everywhere(&text, line, needle);
+    let (text, line) = with_line(&mass_spring(), "[[inputs]]\nname = \"time\"");
+    refused_everywhere(&text, line, needle);
+    let text = mass_spring().replacen("[parameters]", "[parameters]\ntime = 3.0", 1);
+    refused_everywhere(&text, 9, needle);
+    // Names that only contain it are variables like any other.
+    let (text, _) = with_line(&mass_spring(), "[[outputs]]\nquantity = \"energy_total\"\nname = \"time_1\"");
+    assert_eq!(run("check", &text).0, 0, "{}", run("check", &text).1);
 }
 
 /// Output times k h computed by the master carry round-off of a few ulps of t: past t = 8.192 s

@@ -75,6 +75,7 @@ mod model_robustness;
 mod modes;
 mod newton_strategies;
 mod overconstrained;
+mod parameter_scaling;
 mod pendulum_fractional;
 mod planar_beam_velocity;
 mod plate_discrete;

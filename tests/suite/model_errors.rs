@@ -224,6 +224,63 @@ fn bad_error_control_settings() {
     assert_eq!(code, 0, "{stderr}");
 }
 
+/// Every `[solver]` value outside what a run accepts is refused where it is written, exit 2:
+/// a tolerance of 2 was an unlocated error at exit 1 when the run started, and a
+/// max_iterations of 1e9 was taken, so a step that did not converge ran for hours.
+#[test]
+fn solver_values_out_of_range_are_located() {
+    let v = |extra: &str| variant("integrator = \"ttbif\"", &format!("integrator = \"ttbif\"\n{extra}"));
+    for tolerance in ["2.0", "1.0", "0", "-1e-8"] {
+        expect_error(&v(&format!("tolerance = {tolerance}")), 11, "tolerance must be in (0, 1)");
+    }
+    for n in ["0", "1001", "1000000000"] {
+        expect_error(
+            &v(&format!("max_iterations = {n}")),
+            11,
+            &format!("max_iterations must be from 1 to 1000, got {n}"),
+        );
+    }
+    for fine in ["tolerance = 0.5", "max_iterations = 1000", "max_iterations = 3"] {
+        let (code, stderr, _) = simulate(&v(fine));
+        assert_eq!(code, 0, "{fine}: {stderr}");
+    }
+}
+
+/// A load, drive or free length without time and inputs is a number and must be finite: a NaN
+/// load (`"0/0"`) passed the parser and stopped the run at its start with "Newton matrix is
+/// singular", unlocated, exit 1. Refused at the value with what it evaluates to; a parameter's
+/// non-finite value or bound too. An expression in time that only holds a non-finite constant
+/// inside (`min(t, 1/0)`) is a function like any other.
+#[test]
+fn constant_non_finite_time_functions_are_located() {
+    let load = |value: &str| format!("{BASE}\n[[loads]]\ntype = \"torque\"\nbody = \"rod\"\nvalue = {value}\n");
+    let line = BASE.lines().count() + 5;
+    for (value, needle) in [
+        ("nan", "load value must be finite, got NaN"),
+        ("\"0/0\"", "load value must be finite: 0/0 = NaN"),
+        ("\"1/0\"", "load value must be finite: 1/0 = inf"),
+        ("\"sqrt(-1)\"", "load value must be finite: sqrt(-1) = NaN"),
+        ("\"ln(0)\"", "load value must be finite: ln(0) = -inf"),
+        ("\"m*0/0\"", "load value must be finite: m*0/0 = NaN"),
+    ] {
+        expect_error(&load(value), line, &format!("{line}:9: {needle}"));
+    }
+    let (code, stderr, _) = simulate(&load("\"min(t, 1/0)\""));
+    assert_eq!(code, 0, "{stderr}");
+    let driven = variant("point = [0.0, 0.0]\n", "point = [0.0, 0.0]\ndrive = \"0/0\"\n");
+    expect_error(&driven, line_of(&driven, "drive ="), "drive must be finite: 0/0 = NaN");
+    let spring = "[[springs]]\nname = \"s\"\nbody1 = \"ground\"\npoint1 = [0.0, 1.0]\nbody2 = \"rod\"\n\
+                  point2 = [\"L\", 0.0]\nstiffness = 1.0\nfree_length = \"ln(0)\"";
+    let text = format!("{BASE}\n{spring}\n");
+    expect_error(&text, line_of(&text, "free_length"), "free_length must be finite: ln(0) = -inf");
+    expect_error(&variant("m = 1.0", "m = nan"), 6, "parameter 'm' must be a finite number");
+    expect_error(
+        &variant("L = { value = 1.0, unit = \"m\" }", "L = { value = 1.0, unit = \"m\", max = inf }"),
+        7,
+        "parameter 'L': `max` must be a finite number, got inf",
+    );
+}
+
 const SPATIAL: &str = r#"[model]
 name = "top"
 dimension = 3

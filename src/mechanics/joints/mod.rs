@@ -320,7 +320,7 @@ pub fn drive_function(
     (inputs, rates): (&[f64], &InputRates),
     model: &Model,
 ) -> Result<Expr, ModelError> {
-    let f = scope.time_function(d)?;
+    let f = scope.time_function(d, "drive")?;
     let jet = f.eval_time_jet(t0, inputs, rates);
     if let Some(bad) = jet.into_iter().find(|x| !x.is_finite()) {
         return Err(model.error(

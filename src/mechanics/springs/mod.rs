@@ -80,7 +80,7 @@ pub fn push_element(
     let stiffness = s.stiffness.as_ref().map(|k| scope.non_negative(k, "stiffness")).transpose()?.unwrap_or(0.0);
     let damping = s.damping.as_ref().map(|c| scope.non_negative(c, "damping")).transpose()?.unwrap_or(0.0);
     let free_length = match &s.free_length {
-        Some(l) => scope.time_function(l)?,
+        Some(l) => scope.time_function(l, "free_length")?,
         None => Expr::Num(measure.value(q0)),
     };
     let start = free_length.eval(t0, &sys.inputs);
