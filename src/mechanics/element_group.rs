@@ -17,17 +17,35 @@ use crate::linalg::{PatternBuilder, SparseMatrix};
 pub struct ElementSet<E> {
     pub elements: Vec<E>,
     slots: Vec<Vec<usize>>,
+    /// Per input, the elements whose forces read it (`Element::inputs_read`), kept as elements
+    /// are pushed: the input questions then cost the readers, not every element per input.
+    readers: Vec<Vec<usize>>,
 }
 
 impl<E> Default for ElementSet<E> {
     fn default() -> Self {
-        ElementSet { elements: Vec::new(), slots: Vec::new() }
+        ElementSet { elements: Vec::new(), slots: Vec::new(), readers: Vec::new() }
     }
 }
 
 impl<E: Element> ElementSet<E> {
     pub fn push(&mut self, e: E) {
+        let mut inputs = Vec::new();
+        e.inputs_read(&mut inputs);
+        inputs.sort_unstable();
+        inputs.dedup();
+        for i in inputs {
+            if self.readers.len() <= i {
+                self.readers.resize(i + 1, Vec::new());
+            }
+            self.readers[i].push(self.elements.len());
+        }
         self.elements.push(e);
+    }
+
+    /// The elements that read input `i`.
+    fn readers_of(&self, i: usize) -> impl Iterator<Item = &E> {
+        self.readers.get(i).into_iter().flatten().map(|&k| &self.elements[k])
     }
 }
 
@@ -77,11 +95,16 @@ pub trait ElementGroup: Debug + Send + Sync {
         fraction: f64,
         inverse_mass: &mut dyn FnMut(&[usize], &[f64]) -> f64,
     ) -> f64;
-    /// Whether the forces of one of the group's elements read input `i` (`Element::reads_input`).
+    /// Whether the forces of one of the group's elements read input `i` (`Element::inputs_read`).
     fn reads_input(&self, i: usize) -> bool;
-    /// Add the derivative of the forces of the group's elements that read input `i`
-    /// (`Element::reads_input`) with respect to it into `forces` (`Element::add_input_derivative`).
+    /// Add the derivative of the forces of the group's elements that read input `i` with
+    /// respect to it into `forces` (`Element::add_input_derivative`).
     fn add_input_derivative(&self, x: &Kin, i: usize, forces: &mut [f64]);
+    /// The energy of the group's elements that read input `i` (they alone hold an energy of
+    /// the inputs).
+    fn input_energy(&self, x: &Kin, i: usize) -> Energy;
+    /// Append the coordinates of the group's elements that read input `i` to `out`.
+    fn input_dofs(&self, i: usize, out: &mut Vec<usize>);
     /// Number of event functions (switching surfaces) of the group.
     fn event_count(&self) -> usize;
     /// The event functions into `out` (`event_count()` values).
@@ -206,12 +229,26 @@ impl<E: Element + Debug + Clone + Send + Sync + 'static> ElementGroup for Elemen
     }
 
     fn reads_input(&self, i: usize) -> bool {
-        self.elements.iter().any(|e| e.reads_input(i))
+        self.readers.get(i).is_some_and(|r| !r.is_empty())
     }
 
     fn add_input_derivative(&self, x: &Kin, i: usize, forces: &mut [f64]) {
-        for e in self.elements.iter().filter(|e| e.reads_input(i)) {
+        for e in self.readers_of(i) {
             e.add_input_derivative(x, i, forces);
+        }
+    }
+
+    fn input_energy(&self, x: &Kin, i: usize) -> Energy {
+        let mut e = Energy::default();
+        for el in self.readers_of(i) {
+            e += el.energy(x);
+        }
+        e
+    }
+
+    fn input_dofs(&self, i: usize, out: &mut Vec<usize>) {
+        for e in self.readers_of(i) {
+            out.extend_from_slice(e.dofs());
         }
     }
 

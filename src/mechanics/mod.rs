@@ -368,7 +368,7 @@ impl System {
         self.input_groups.iter().map(|&g| self.groups[g].energy(&x).potential).sum()
     }
 
-    /// Whether the forces of some element read input `i` (`Element::reads_input`).
+    /// Whether the forces of some element read input `i` (`Element::inputs_read`).
     pub fn reads_input(&self, i: usize) -> bool {
         self.groups.iter().any(|g| g.reads_input(i))
     }
@@ -379,10 +379,37 @@ impl System {
     /// are constraint rows, not elements.
     pub fn input_force_derivative(&self, q: &[f64], v: &[f64], t: f64, inputs: &[f64], i: usize, out: &mut [f64]) {
         out.fill(0.0);
+        self.add_input_force_derivative(q, v, t, inputs, i, out);
+    }
+
+    /// `input_force_derivative` added into `out`, which changes only at `input_dofs(i)`.
+    pub fn add_input_force_derivative(&self, q: &[f64], v: &[f64], t: f64, inputs: &[f64], i: usize, out: &mut [f64]) {
         let x = Kin { q, v, a: v, t, inputs };
         for g in &self.groups {
             g.add_input_derivative(&x, i, out);
         }
+    }
+
+    /// The coordinates the elements reading input `i` act on (ascending, each once).
+    pub fn input_dofs(&self, i: usize) -> Vec<usize> {
+        let mut dofs = Vec::new();
+        for g in &self.groups {
+            g.input_dofs(i, &mut dofs);
+        }
+        dofs.sort_unstable();
+        dofs.dedup();
+        dofs
+    }
+
+    /// The energy of the elements reading input `i` at (q, v, t) and the inputs `inputs`: the
+    /// part of the energy the inputs can change.
+    pub fn input_energy(&self, q: &[f64], v: &[f64], t: f64, inputs: &[f64], i: usize) -> Energy {
+        let x = Kin { q, v, a: v, t, inputs };
+        let mut e = Energy::default();
+        for g in &self.groups {
+            e += g.input_energy(&x, i);
+        }
+        e
     }
 
     pub fn body(&self, name: &str) -> Option<&BodyInfo> {

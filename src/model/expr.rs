@@ -336,6 +336,26 @@ impl Expr {
         }
     }
 
+    /// The inputs the expression reads, appended to `out` (in order of appearance, repeats
+    /// included): one walk for all inputs (asking `reads_input` of every input and element was
+    /// quadratic in the number of inputs).
+    pub fn inputs_read(&self, out: &mut Vec<usize>) {
+        match self {
+            Expr::Input(j) => out.push(*j),
+            Expr::Num(_) | Expr::Time => {}
+            Expr::Neg(a) => a.inputs_read(out),
+            Expr::Bin(_, a, b) => {
+                a.inputs_read(out);
+                b.inputs_read(out);
+            }
+            Expr::Chain(first, rest) => {
+                first.inputs_read(out);
+                rest.iter().for_each(|(_, b)| b.inputs_read(out));
+            }
+            Expr::Call(_, args) => args.iter().for_each(|a| a.inputs_read(out)),
+        }
+    }
+
     /// Whether the expression reads input `i` (direct feedthrough analysis).
     pub fn reads_input(&self, i: usize) -> bool {
         match self {

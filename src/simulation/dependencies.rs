@@ -140,9 +140,10 @@ impl Simulation {
                 blocks.join(n + sys.contact_constraint_row(k), d);
             }
         }
+        let mut probe = Probe { u: sys.inputs.clone(), zeros: vec![0.0; n], dg: vec![0.0; n] };
         let driven: Vec<Vec<usize>> = (0..inputs)
             .map(|i| {
-                let mut roots: Vec<usize> = forced_coordinates(sys, configurations, i)
+                let mut roots: Vec<usize> = forced_coordinates(sys, configurations, i, &mut probe)
                     .into_iter()
                     // A drive whose f'' reads u_i changes its row's acceleration rhs
                     // (-Phi_tt = f''); an input held over the interval enters f'' only through
@@ -152,7 +153,7 @@ impl Simulation {
                             .iter()
                             .enumerate()
                             .filter(|(_, c)| {
-                                c.drive.as_ref().is_some_and(|f| acceleration_reads_input(f, i, &sys.inputs))
+                                c.drive.as_ref().is_some_and(|f| acceleration_reads_input(f, i, &mut probe.u))
                             })
                             .map(|(r, _)| n + r),
                     )
@@ -164,7 +165,7 @@ impl Simulation {
             })
             .collect();
         let potential: Vec<bool> =
-            (0..inputs).map(|i| energies && potential_reads_input(sys, configurations, i)).collect();
+            (0..inputs).map(|i| energies && potential_reads_input(sys, configurations, i, &mut probe)).collect();
         self.outputs
             .iter()
             .zip(reads)
@@ -182,63 +183,89 @@ impl Simulation {
 }
 
 /// The points a dependence on input `i` is looked for at: three times and, at each, the
-/// inputs `inputs` with u_i at its value and at two others (the value itself first).
-fn samples(inputs: &[f64], i: usize) -> impl Iterator<Item = (f64, [Vec<f64>; 3])> + '_ {
-    let at = move |du: f64| {
-        let mut u = inputs.to_vec();
-        u[i] += du * (1.0 + inputs[i].abs());
-        u
-    };
-    [0.0, 0.37, 1.3].into_iter().map(move |t| (t, [at(0.0), at(0.5), at(-1.7)]))
-}
-
-/// The coordinates on which the forces of the elements reading input `i` act: the nonzeros of
-/// dg/du_i at the `configurations` (at rest) and the `samples`.
-fn forced_coordinates(sys: &System, configurations: [&[f64]; 2], i: usize) -> Vec<usize> {
-    if !sys.reads_input(i) {
-        return Vec::new();
-    }
-    let n = sys.coordinates();
-    let (zeros, mut dg) = (vec![0.0; n], vec![0.0; n]);
-    let mut acted = vec![false; n];
-    for q in configurations {
-        for (t, values) in samples(&sys.inputs, i) {
-            for u in &values {
-                sys.input_force_derivative(q, &zeros, t, u, i, &mut dg);
-                for (a, d) in acted.iter_mut().zip(&dg) {
-                    *a |= *d != 0.0;
-                }
+/// inputs `u` with u_i at its value and at two others (the value itself first, k = 0), until
+/// `f(t, k, u)` returns true. One buffer `u` serves every input (u_i is put back): a copy of
+/// the inputs per sample made the dependencies quadratic in the number of inputs.
+fn any_sample(u: &mut [f64], i: usize, mut f: impl FnMut(f64, usize, &[f64]) -> bool) -> bool {
+    let ui = u[i];
+    let mut found = false;
+    'times: for t in [0.0, 0.37, 1.3] {
+        for (k, du) in [0.0, 0.5, -1.7].into_iter().enumerate() {
+            u[i] = ui + du * (1.0 + ui.abs());
+            if f(t, k, u) {
+                found = true;
+                break 'times;
             }
         }
     }
-    (0..n).filter(|&d| acted[d]).collect()
+    u[i] = ui;
+    found
 }
 
-/// Whether the potential energy (at rest) changes with input `i`: at one of the `samples` at
+/// Buffers of the dependency search, one for all inputs: the inputs, zero velocities and
+/// dg/du_i (zero outside the readers' coordinates between uses).
+struct Probe {
+    u: Vec<f64>,
+    zeros: Vec<f64>,
+    dg: Vec<f64>,
+}
+
+/// The coordinates on which the forces of the elements reading input `i` act: the nonzeros of
+/// dg/du_i at the `configurations` (at rest) and the samples (`any_sample`). Only the readers'
+/// coordinates can change (`System::input_dofs`), and only they are cleared and scanned.
+fn forced_coordinates(sys: &System, configurations: [&[f64]; 2], i: usize, p: &mut Probe) -> Vec<usize> {
+    if !sys.reads_input(i) {
+        return Vec::new();
+    }
+    let dofs = sys.input_dofs(i);
+    let mut acted = vec![false; dofs.len()];
+    let Probe { u, zeros, dg } = p;
+    for q in configurations {
+        any_sample(u, i, |t, _, u| {
+            sys.add_input_force_derivative(q, zeros, t, u, i, dg);
+            for (a, &d) in acted.iter_mut().zip(&dofs) {
+                *a |= dg[d] != 0.0;
+                dg[d] = 0.0;
+            }
+            false
+        });
+    }
+    dofs.iter().zip(&acted).filter(|(_, a)| **a).map(|(&d, _)| d).collect()
+}
+
+/// Whether the potential energy (at rest) changes with input `i`: at one of the samples at
 /// either configuration, another value of u_i changes it. Only elements that read inputs
-/// store an energy of them.
-fn potential_reads_input(sys: &System, configurations: [&[f64]; 2], i: usize) -> bool {
+/// store an energy of them (`System::input_energy`).
+fn potential_reads_input(sys: &System, configurations: [&[f64]; 2], i: usize, p: &mut Probe) -> bool {
     if !sys.reads_input(i) {
         return false;
     }
-    let zeros = vec![0.0; sys.coordinates()];
+    let Probe { u, zeros, .. } = p;
     configurations.into_iter().any(|q| {
-        samples(&sys.inputs, i).any(|(t, [u, others @ ..])| {
-            let base = sys.energy_with_inputs(q, &zeros, t, &u).potential;
-            others.iter().any(|v| sys.energy_with_inputs(q, &zeros, t, v).potential != base)
+        let mut base = 0.0;
+        any_sample(u, i, |t, k, u| {
+            let e = sys.input_energy(q, zeros, t, u, i).potential;
+            if k == 0 {
+                base = e;
+            }
+            e != base
         })
     })
 }
 
 /// Whether the second time derivative of a drive `f` (inputs held) changes with input `i`:
-/// at one of the `samples`, another value of u_i changes it.
-fn acceleration_reads_input(f: &Expr, i: usize, inputs: &[f64]) -> bool {
+/// at one of the samples, another value of u_i changes it.
+fn acceleration_reads_input(f: &Expr, i: usize, u: &mut [f64]) -> bool {
     if !f.reads_input(i) {
         return false;
     }
     let held = InputRates::default();
-    samples(inputs, i).any(|(t, [u, others @ ..])| {
-        let base = f.eval_time_jet(t, &u, &held)[2];
-        others.iter().any(|v| f.eval_time_jet(t, v, &held)[2] != base)
+    let mut base = 0.0;
+    any_sample(u, i, |t, k, u| {
+        let a = f.eval_time_jet(t, u, &held)[2];
+        if k == 0 {
+            base = a;
+        }
+        a != base
     })
 }

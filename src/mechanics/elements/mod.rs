@@ -120,16 +120,14 @@ pub trait Element {
     ) -> Option<f64> {
         None
     }
-    /// Whether the element's forces g(q, v, t, u) read input `i`. Inputs enter the equations
-    /// of motion only through such elements (and drives, src/mechanics/joints): what the FMI
-    /// output dependencies (src/simulation/dependencies.rs) and the input Jacobian
-    /// (src/simulation/derivatives.rs) ask. An element that reads inputs gives
-    /// `add_input_derivative` too.
-    fn reads_input(&self, _i: usize) -> bool {
-        false
-    }
+    /// The inputs the element's forces g(q, v, t, u) read, appended to `out` (repeats allowed).
+    /// Inputs enter the equations of motion only through such elements (and drives,
+    /// src/mechanics/joints): what the FMI output dependencies (src/simulation/dependencies.rs)
+    /// and the input Jacobian (src/simulation/derivatives.rs) ask. An element that reads inputs
+    /// gives `add_input_derivative` too.
+    fn inputs_read(&self, _out: &mut Vec<usize>) {}
     /// Add dg/du_i at `x`, the derivative of the element's forces with respect to input `i`,
-    /// into `forces` (elements whose `reads_input(i)` is true).
+    /// into `forces` (elements that read input `i`, `inputs_read`).
     fn add_input_derivative(&self, _x: &Kin, _i: usize, _forces: &mut [f64]) {}
     /// Number of event functions (zeros are switching times, e.g. contact onset).
     fn event_count(&self) -> usize {

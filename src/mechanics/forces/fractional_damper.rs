@@ -360,8 +360,8 @@ impl Element for FractionalSpringDamper {
         EnergyFlow { dissipated: fractional * stride.rate(|q| self.measure.value(q)), supplied }
     }
 
-    fn reads_input(&self, i: usize) -> bool {
-        self.free_length.reads_input(i)
+    fn inputs_read(&self, out: &mut Vec<usize>) {
+        self.free_length.inputs_read(out);
     }
 
     fn add_input_derivative(&self, x: &Kin, i: usize, forces: &mut [f64]) {

@@ -48,6 +48,13 @@ impl TimeFunction {
         matches!(self, TimeFunction::Expr(e) if e.reads_input(i))
     }
 
+    /// The inputs the function reads, appended to `out` (`Expr::inputs_read`).
+    pub fn inputs_read(&self, out: &mut Vec<usize>) {
+        if let TimeFunction::Expr(e) = self {
+            e.inputs_read(out);
+        }
+    }
+
     /// d/du_i at (t, inputs): forward mode through the expression (`Expr::eval_with_input_derivative`);
     /// a table reads no input.
     pub fn input_derivative(&self, t: f64, inputs: &[f64], i: usize) -> f64 {
@@ -222,8 +229,8 @@ impl Element for Load {
         EnergyFlow { dissipated: 0.0, supplied }
     }
 
-    fn reads_input(&self, i: usize) -> bool {
-        self.magnitude.reads_input(i)
+    fn inputs_read(&self, out: &mut Vec<usize>) {
+        self.magnitude.inputs_read(out);
     }
 
     fn add_input_derivative(&self, x: &Kin, i: usize, forces: &mut [f64]) {

@@ -171,8 +171,8 @@ impl Element for SpatialLoad {
         EnergyFlow { dissipated: 0.0, supplied }
     }
 
-    fn reads_input(&self, i: usize) -> bool {
-        self.magnitude.reads_input(i)
+    fn inputs_read(&self, out: &mut Vec<usize>) {
+        self.magnitude.inputs_read(out);
     }
 
     fn add_input_derivative(&self, x: &Kin, i: usize, forces: &mut [f64]) {
