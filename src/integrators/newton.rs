@@ -111,8 +111,9 @@ pub enum NewtonError {
     )]
     Diverged { iterations: usize },
     #[error(
-        "a {part} evaluated to NaN or infinity at t = {} at the start of the iteration; check the model's values \
-         (SI units?) and inputs, or a smaller step",
+        "a {part} evaluated to NaN or infinity at t = {} (an expression outside its domain, such as the square \
+         root of a negative number, or an overflow); check the model's values (SI units?), expressions and inputs, \
+         or a smaller step",
         crate::compact_number::Compact(*.t)
     )]
     NonFinite { t: f64, part: &'static str },
@@ -461,6 +462,11 @@ impl Workspace {
         a.fill(0.0);
         lambda.fill(0.0);
         sys.forces(q, v, a, t, &mut self.inertial, &mut self.forces);
+        // NaN forces are no property of the matrix: named here, before the solve would take
+        // them for a singular one (a probe's load sqrt(0.5 - t) was told "singular").
+        if !self.forces.iter().all(|f| f.is_finite()) {
+            return Err(NewtonError::NonFinite { t, part: "force" });
+        }
         self.factorize_index1(sys, (q, v, a, lambda), t, stats)?;
         let (r1, r2) = self.rhs.split_at_mut(n);
         for (r, f) in r1.iter_mut().zip(&self.forces) {
@@ -1022,7 +1028,7 @@ fn residual(
     // Constraint rows, and their errors at position level (phi_max) and, for GGL, at velocity
     // level (phi_dot_max).
     sys.constraint_residual(q, stage.t, &mut ws.phi);
-    let mut phi_max = ws.phi.iter().fold(0.0f64, |m, p| m.max(p.abs()));
+    let mut phi_max = largest(&ws.phi);
     let mut phi_dot_max = 0.0f64;
     match settings.constraints {
         ConstraintTreatment::Index3 => {
@@ -1036,7 +1042,7 @@ fn residual(
             sys.constraint_velocity(q, v, stage.t, &mut ws.phi_dot);
             for (r, p) in r2.iter_mut().zip(&ws.phi_dot) {
                 *r = -p / stage.gamma;
-                phi_dot_max = phi_dot_max.max(p.abs());
+                phi_dot_max = phi_dot_max.max(p.abs()) + 0.0 * p;
             }
         }
         ConstraintTreatment::Baumgarte => {
@@ -1050,12 +1056,22 @@ fn residual(
             for (k, r) in r2.iter_mut().enumerate() {
                 let g = ws.phi_q_a[k] - ws.acceleration_rhs[k] + 2.0 * alpha * ws.phi_dot[k] + beta * beta * ws.phi[k];
                 *r = -g / scale;
-                phi_max = phi_max.max((stage.beta * *r).abs());
+                phi_max = phi_max.max((stage.beta * *r).abs()) + 0.0 * *r;
             }
         }
     }
-    let r1_max = r1.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let r1_max = largest(r1);
     (r1_max, force_scale, ConstraintError { position: phi_max, velocity: phi_dot_max })
+}
+
+/// max |x_i|, NaN if an entry is not finite: `f64::max` drops a NaN, so a residual with NaN
+/// entries (a force sqrt(0.5 - t) past 0.5 s) measured finite and reached the solve, which
+/// took it for a singular matrix. 0 x_i is 0 for a finite entry and NaN otherwise, summed
+/// beside the maximum (cheaper than a branch per entry). The velocity-level and Baumgarte rows
+/// add 0 x_i to their running maximum the same way.
+fn largest(x: &[f64]) -> f64 {
+    let (m, nan) = x.iter().fold((0.0f64, 0.0f64), |(m, nan), x| (m.max(x.abs()), nan + 0.0 * x));
+    m + nan
 }
 
 impl Workspace {

@@ -166,11 +166,6 @@ pub enum FactorizationError {
          model's values (SI units?)"
     )]
     NotFinite,
-    #[error(
-        "a force evaluated to NaN or infinity (an expression outside its domain, such as the square root of a \
-         negative number, or an overflow); check the model's load, spring and drive expressions and the inputs"
-    )]
-    NonFiniteForces,
 }
 
 /// Systems of up to this many unknowns are factorized dense (callgrind, instructions of a
@@ -259,14 +254,10 @@ impl SparseLu {
         Ok(())
     }
 
-    /// Solve in place; returns an error if the right-hand side is not finite, or if the
-    /// factors produce non-finite values (numerically singular matrix).
+    /// Solve in place; returns an error if the factors produce non-finite values
+    /// (numerically singular matrix).
     pub fn solve(&mut self, rhs: &mut [f64]) -> Result<(), FactorizationError> {
         assert!(self.factorized, "solve before a successful factorization");
-        // A non-finite right-hand side is no property of the matrix (the forces were NaN).
-        if !rhs.iter().all(|v| v.is_finite()) {
-            return Err(FactorizationError::NonFiniteForces);
-        }
         match &mut self.factors {
             Factors::Sparse(f) => {
                 let n = rhs.len();
