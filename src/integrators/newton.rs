@@ -888,7 +888,7 @@ fn iterate(cx: &mut StepContext, stage: &Stage, x: &mut Iterate, strategy: Newto
             ws.refactorize(sys, (x.q, x.v, x.a, x.lambda), stage.t, coefficients, stats)?;
             ws.broyden.reset();
         }
-        ws.newton_step(broyden, stats)?;
+        ws.newton_step(broyden, stage.t, stats)?;
         let mut measured = scale.increment(&ws.rhs[..n], x.q, x.v);
         increment = measured.size;
         let mut theta = increment / previous_increment;
@@ -899,7 +899,7 @@ fn iterate(cx: &mut StepContext, stage: &Stage, x: &mut Iterate, strategy: Newto
             ws.refactorize(sys, (x.q, x.v, x.a, x.lambda), stage.t, coefficients, stats)?;
             ws.broyden.reset();
             fresh = true;
-            ws.newton_step(broyden, stats)?;
+            ws.newton_step(broyden, stage.t, stats)?;
             measured = scale.increment(&ws.rhs[..n], x.q, x.v);
             increment = measured.size;
             theta = increment / previous_increment;
@@ -1028,7 +1028,7 @@ fn residual(
     // Constraint rows, and their errors at position level (phi_max) and, for GGL, at velocity
     // level (phi_dot_max).
     sys.constraint_residual(q, stage.t, &mut ws.phi);
-    let mut phi_max = largest(&ws.phi);
+    let mut phi_max = ws.phi.iter().fold(0.0f64, |m, p| m.max(p.abs()));
     let mut phi_dot_max = 0.0f64;
     match settings.constraints {
         ConstraintTreatment::Index3 => {
@@ -1042,7 +1042,7 @@ fn residual(
             sys.constraint_velocity(q, v, stage.t, &mut ws.phi_dot);
             for (r, p) in r2.iter_mut().zip(&ws.phi_dot) {
                 *r = -p / stage.gamma;
-                phi_dot_max = phi_dot_max.max(p.abs()) + 0.0 * p;
+                phi_dot_max = phi_dot_max.max(p.abs());
             }
         }
         ConstraintTreatment::Baumgarte => {
@@ -1056,30 +1056,34 @@ fn residual(
             for (k, r) in r2.iter_mut().enumerate() {
                 let g = ws.phi_q_a[k] - ws.acceleration_rhs[k] + 2.0 * alpha * ws.phi_dot[k] + beta * beta * ws.phi[k];
                 *r = -g / scale;
-                phi_max = phi_max.max((stage.beta * *r).abs()) + 0.0 * *r;
+                phi_max = phi_max.max((stage.beta * *r).abs());
             }
         }
     }
-    let r1_max = largest(r1);
+    let r1_max = r1.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     (r1_max, force_scale, ConstraintError { position: phi_max, velocity: phi_dot_max })
-}
-
-/// max |x_i|, NaN if an entry is not finite: `f64::max` drops a NaN, so a residual with NaN
-/// entries (a force sqrt(0.5 - t) past 0.5 s) measured finite and reached the solve, which
-/// took it for a singular matrix. 0 x_i is 0 for a finite entry and NaN otherwise, summed
-/// beside the maximum (cheaper than a branch per entry). The velocity-level and Baumgarte rows
-/// add 0 x_i to their running maximum the same way.
-fn largest(x: &[f64]) -> f64 {
-    let (m, nan) = x.iter().fold((0.0f64, 0.0f64), |(m, nan), x| (m.max(x.abs()), nan + 0.0 * x));
-    m + nan
 }
 
 impl Workspace {
     /// The Newton step: `rhs` (the residual) <- S^-1 rhs with the current factorization,
     /// corrected by Broyden's updates if they are used.
-    fn newton_step(&mut self, broyden: bool, stats: &mut Statistics) -> Result<(), NewtonError> {
+    /// The Newton step at time `t`: solve with the kept factorization (Broyden's updates
+    /// applied if asked). A solve that fails on a residual with NaN entries is the forces' or
+    /// constraints' failure, not the matrix's: the residual's largest entry (`f64::max`) does
+    /// not see a NaN, so it is looked for here, on the failure path only (a probe's force
+    /// sqrt(0.5 - t) past 0.5 s was reported as a singular matrix).
+    fn newton_step(&mut self, broyden: bool, t: f64, stats: &mut Statistics) -> Result<(), NewtonError> {
         stats.newton_iterations += 1;
-        self.lu.solve(&mut self.rhs)?;
+        if let Err(e) = self.lu.solve(&mut self.rhs) {
+            let finite = |x: &[f64]| x.iter().all(|v| v.is_finite());
+            return Err(if !(finite(&self.forces) && finite(&self.inertial)) {
+                NewtonError::NonFinite { t, part: "force" }
+            } else if !finite(&self.phi) {
+                NewtonError::NonFinite { t, part: "constraint" }
+            } else {
+                e.into()
+            });
+        }
         if broyden {
             self.broyden.apply_updates(&mut self.rhs);
             self.broyden.update_and_step(&mut self.rhs);
