@@ -349,14 +349,6 @@ impl CorotationalBeam3d {
         self.stiffness.map(|row| self.damping * (0..7).map(|b| row[b] * rates[b]).sum::<f64>())
     }
 
-    /// The internal force B^T K (d + b d') at the global coordinates `q` and rates `v`: the
-    /// elastic force plus the material damping's.
-    pub fn internal_force(&self, q: &[f64], v: &[f64]) -> [f64; 14] {
-        let (c, qe, f) = self.local_forces(q);
-        let fd = self.damping_forces(&self.deformation_rates(&qe, &self.gather(v)));
-        elastic_force(&c, &qe, &std::array::from_fn(|k| f[k] + fd[k]))
-    }
-
     /// The internal force's tangents at (q, v): dF/dq (elastic and damping) and C = dF/dq'.
     pub fn internal_tangents(&self, q: &[f64], v: &[f64]) -> ([[f64; 14]; 14], [[f64; 14]; 14]) {
         let (c, qe, f) = self.local_forces(q);
