@@ -295,11 +295,9 @@ pub struct Simulation {
     scratch_a: Vec<f64>,
     scratch_lambda: Vec<f64>,
     /// Storage kept between intervals, so that `step_to` allocates nothing after the first:
-    /// the inputs at an interval's start (interpolated inputs; `advance_to`'s and
-    /// `step_with_inputs_held`'s), the drives `ramp_held_drives`
+    /// the inputs at an interval's start (interpolated inputs), the drives `ramp_held_drives`
     /// ramps, and the state an interval of a model with redundant rows returns to.
     interval_inputs: Vec<f64>,
-    step_inputs: Vec<f64>,
     ramped: Vec<(usize, f64)>,
     interval_start: Option<Box<Snapshot>>,
     /// Scratch of `extrapolate`.
@@ -412,7 +410,6 @@ impl Simulation {
             scratch_a: vec![0.0; n],
             scratch_lambda: vec![0.0; m],
             interval_inputs: Vec::new(),
-            step_inputs: Vec::new(),
             ramped: Vec::new(),
             interval_start: None,
             extrapolation,
@@ -830,14 +827,15 @@ impl Simulation {
         let drives_change = self.drives_change();
         let result = if self.input_derivatives.iter().all(|d| *d == [0.0; 2]) {
             self.system.input_rates.rates.clear();
-            self.start_interval(drives_change).and_then(|()| self.step_with_inputs_held(t_end))
+            self.start_interval(drives_change).and_then(|()| self.step_with_inputs_held(t_end, None))
         } else {
             let mut base = std::mem::take(&mut self.interval_inputs);
             base.clone_from(&self.system.inputs);
             let t0 = self.state.t;
             // The rates at the start, for the drives' projection.
             self.interpolate_inputs(&base, t0);
-            let result = self.start_interval(drives_change).and_then(|()| self.step_with_inputs_held(t_end));
+            let result =
+                self.start_interval(drives_change).and_then(|()| self.step_with_inputs_held(t_end, Some(&base)));
             // The inputs end the interval where the interpolation took them, with their rates
             // there, so that the outputs at the reached time (accelerations, drive forces) see
             // the motion the drives made, also after a new value is set (`set_input`); the next
@@ -923,8 +921,9 @@ impl Simulation {
         self.system.event_count() > 0
     }
 
-    /// `step_to`, with the inputs interpolated at each internal step if derivatives are set.
-    fn step_with_inputs_held(&mut self, t_end: f64) -> Result<(), StepError> {
+    /// `step_to`, with the inputs interpolated at each internal step from `base`, their values
+    /// at the interval's start, where derivatives are set for it.
+    fn step_with_inputs_held(&mut self, t_end: f64, base: Option<&[f64]>) -> Result<(), StepError> {
         if !(self.state.t.is_finite() && t_end.is_finite()) {
             return Err(StepError::NonFiniteTime { t: self.state.t, t_end });
         }
@@ -956,23 +955,6 @@ impl Simulation {
         }
         let count = needed as u64;
         let t0 = self.state.t;
-        let interpolate = self.input_derivatives.iter().any(|d| *d != [0.0; 2]);
-        let mut base = std::mem::take(&mut self.step_inputs);
-        base.clone_from(&self.system.inputs);
-        let result = self.fixed_steps_to(t_end, (t0, span, count), interpolate.then_some(&base), &budget);
-        self.step_inputs = base;
-        result
-    }
-
-    /// `count` equal steps from t0 over `span` to `t_end`, the inputs interpolated from `base`
-    /// (their values at t0) if given.
-    fn fixed_steps_to(
-        &mut self,
-        t_end: f64,
-        (t0, span, count): (f64, f64, u64),
-        base: Option<&[f64]>,
-        budget: &StepBudget,
-    ) -> Result<(), StepError> {
         for k in 1..=count {
             if let Some(base) = base {
                 self.interpolate_inputs(base, t0);
