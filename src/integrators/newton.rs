@@ -1065,10 +1065,8 @@ fn residual(
 }
 
 impl Workspace {
-    /// The Newton step: `rhs` (the residual) <- S^-1 rhs with the current factorization,
-    /// corrected by Broyden's updates if they are used.
-    /// The Newton step at time `t`: solve with the kept factorization (Broyden's updates
-    /// applied if asked). A solve that fails on a residual with NaN entries is the forces' or
+    /// The Newton step at time `t`: `rhs` (the residual) <- S^-1 rhs with the current
+    /// factorization, corrected by Broyden's updates if they are used. A solve that fails on a residual with NaN entries is the forces' or
     /// constraints' failure, not the matrix's: the residual's largest entry (`f64::max`) does
     /// not see a NaN, so it is looked for here, on the failure path only (a probe's force
     /// sqrt(0.5 - t) past 0.5 s was reported as a singular matrix).

@@ -464,9 +464,10 @@ impl Dynamics for System {
         // C_q^T lambda of eq. 5a (active rows only).
         for (c, &l) in self.contact_constraints.iter().zip(&lambda[self.constraints.len()..]) {
             if c.is_active() {
-                c.with_derivatives(q, |_, sign, gradient, _| {
+                // C_q = -s_q.
+                c.with_gap_derivatives(q, |gradient, _| {
                     for (g, &i) in gradient.iter().zip(c.gap.dofs()) {
-                        out[i] += sign * g * l;
+                        out[i] -= g * l;
                     }
                 });
             }
@@ -557,13 +558,14 @@ impl Dynamics for System {
                 m.values[*diagonal] += 1.0;
                 continue;
             }
-            con.with_derivatives(q, |_, sign, gradient, hessian| {
+            // C_q = -s_q, C_qq = -s_qq.
+            con.with_gap_derivatives(q, |gradient, hessian| {
                 for (k, g) in gradient.iter().enumerate() {
-                    m.values[row[k]] += sign * g;
-                    m.values[col[k]] += c.lambda * sign * g;
+                    m.values[row[k]] -= g;
+                    m.values[col[k]] -= c.lambda * g;
                 }
                 for (k, &s) in hess.iter().enumerate() {
-                    m.values[s] += c.stiffness * l * sign * hessian[k];
+                    m.values[s] -= c.stiffness * l * hessian[k];
                 }
             });
         }

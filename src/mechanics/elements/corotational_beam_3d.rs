@@ -444,8 +444,8 @@ impl CorotationalBeam3d {
     /// carry (the element's inertia and weight act there).
     pub fn mass_points(&self, q: &[f64]) -> [([f64; 3], f64); 4] {
         let q = self.gather(q);
-        let r = self.center_line.points(&q, &self.configuration(&q));
-        std::array::from_fn(|g| (r[g], self.center_line.masses()[g]))
+        let (r, m) = (self.center_line.points(&q, &self.configuration(&q)), self.center_line.masses());
+        std::array::from_fn(|g| (r[g], m[g]))
     }
 
     /// The centre line's Gauss points r_g with their velocities r_t (dual parts).

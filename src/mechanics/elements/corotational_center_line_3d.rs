@@ -18,9 +18,8 @@
 //! Lagrange's equations give the inertia and gravity forces as the virtual work of
 //! d'Alembert's force density,
 //!   F = int rho A J^T (r_tt - g) dx,   J = dr/dq,   r_tt = J a + (dJ/dt) v,
-//! evaluated per Gauss point: r_t and (dJ/dt) v = d2r[v, v] from one hyper-dual evaluation
-//! of r seeded with v in both parts, J a from a dual one seeded with a, and J^T applied in
-//! closed form (`pull_back`): the node positions directly, the rotations and the frame
+//! evaluated per Gauss point: r_t, J a and (dJ/dt) v = d2r[v, v] from one evaluation of r on
+//! motion jets (`motion_jet.rs`), and J^T applied in closed form (`pull_back`): the node positions directly, the rotations and the frame
 //! through `corotational_derivatives_3d::frame_force`. Tangents: the mass M = int rho A J^T J
 //! and the gyroscopic C = 2 int rho A J^T d2r[v, .] exactly (hyper-dual, seeded with each
 //! coordinate and v); dF/dq, which the Newton matrix weighs with beta' ~ h^2, by forward
@@ -41,6 +40,11 @@ fn gauss() -> [(f64, f64); 4] {
 /// N2 and N4 at xi.
 fn hermite(xi: f64) -> (f64, f64) {
     (xi * (1.0 - xi) * (1.0 - xi), -xi * xi * (1.0 - xi))
+}
+
+/// The transverse deflections (v, w) / l0 at a point with shape values N2, N4 (module doc).
+fn deflections<S: Real>([t1, t2]: [V3<S>; 2], n2: f64, n4: f64) -> (S, S) {
+    (t1[2] * n2 + t2[2] * n4, -(t1[1] * n2 + t2[1] * n4))
 }
 
 /// The centre line's mass and where its Gauss points are.
@@ -69,10 +73,9 @@ impl CenterLine {
     /// r at the Gauss points for the element's coordinates `q` and their configuration `c`.
     pub(super) fn points<S: Real>(&self, q: &[S; 14], c: &Configuration<S>) -> [V3<S>; 4] {
         let [_, e2, e3] = c.e;
-        let [t1, t2] = c.theta;
         self.points.map(|(xi, _, n2, n4)| {
-            let v = (t1[2] * n2 + t2[2] * n4) * self.l0;
-            let w = -(t1[1] * n2 + t2[1] * n4) * self.l0;
+            let (v, w) = deflections(c.theta, n2, n4);
+            let (v, w) = (v * self.l0, w * self.l0);
             std::array::from_fn(|k| q[k] + (q[7 + k] - q[k]) * xi + e2[k] * v + e3[k] * w)
         })
     }
@@ -85,13 +88,12 @@ impl CenterLine {
     /// coordinates in closed form together with the elastic forces.
     pub(super) fn pull_back(&self, c: &Configuration<f64>, z: &[V3; 4]) -> GeneralizedForce {
         let [_, e2, e3] = c.e;
-        let [t1, t2] = c.theta;
         let mut g = GeneralizedForce { direct: [0.0; 14], local: [0.0; 7], turn: [0.0; 3] };
         let (mut on_e2, mut on_e3) = ([0.0; 3], [0.0; 3]);
         for (&(xi, m, n2, n4), z) in self.points.iter().zip(z) {
             let ml = m * self.l0;
-            let v = (t1[2] * n2 + t2[2] * n4) * ml;
-            let w = -(t1[1] * n2 + t2[1] * n4) * ml;
+            let (v, w) = deflections(c.theta, n2, n4);
+            let (v, w) = (v * ml, w * ml);
             for k in 0..3 {
                 g.direct[k] += m * (1.0 - xi) * z[k];
                 g.direct[7 + k] += m * xi * z[k];

@@ -324,7 +324,7 @@ impl NodeMap {
 
 /// dU/dq at the configuration `c` of the coordinates `q` with local forces f = K d.
 pub(super) fn elastic_force(c: &Configuration<f64>, q: &[f64; 14], f: &[f64; 7]) -> [f64; 14] {
-    NodeMap::new(q).force(&FrameWeights::new(c, f).gradient(c, f))
+    frame_force(c, q, f, [0.0; 3])
 }
 
 /// The gradient over q of f . d + turn . psi (local forces f on the deformations d, a moment

@@ -85,11 +85,11 @@ impl ContactConstraint {
         self.reach - self.gap.value(q)
     }
 
-    /// `f(C, C_q, C_qq)` over `gap.dofs()`, without allocating (rows of the Newton matrix and
-    /// the impulse system at every contact event): C = reach - s, so C_q and C_qq are those
-    /// of -s, which `f` gets as the gap's own with `sign` = -1 to apply.
-    pub fn with_derivatives<R>(&self, q: &[f64], f: impl FnOnce(f64, f64, &[f64], &[f64]) -> R) -> R {
-        self.gap.with_derivatives(q, |s, gradient, hessian| f(self.reach - s, -1.0, gradient, hessian))
+    /// `f(s_q, s_qq)` over `gap.dofs()`, without allocating (rows of the Newton matrix and the
+    /// impulse system at every contact event): the gap's gradient and Hessian, whose negatives
+    /// are C_q and C_qq (C = reach - s).
+    pub fn with_gap_derivatives<R>(&self, q: &[f64], f: impl FnOnce(&[f64], &[f64]) -> R) -> R {
+        self.gap.with_derivatives(q, |_, gradient, hessian| f(gradient, hessian))
     }
 
     /// The approach rate delta' = C_q v.
@@ -99,7 +99,7 @@ impl ContactConstraint {
 
     /// gamma = -(C_q v)_q v of the acceleration-level row.
     pub fn acceleration_rhs(&self, q: &[f64], v: &[f64]) -> f64 {
-        self.gap.with_derivatives(q, |_, _, hessian| quadratic_form(self.gap.dofs(), hessian, v))
+        self.with_gap_derivatives(q, |_, hessian| quadratic_form(self.gap.dofs(), hessian, v))
     }
 
     /// The event function: onset (separated) or tensile multiplier (active).
