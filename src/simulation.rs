@@ -541,7 +541,7 @@ impl Simulation {
             let s = &mut self.state;
             self.stepper
                 .workspace
-                .project_onto_constraints(
+                .follow_drives(
                     &self.system,
                     (&mut s.q, &mut s.v, s.t),
                     self.settings.tolerance,

@@ -17,6 +17,8 @@ use super::energy_check::EnergyCheck;
 use super::predictor::{Known, StageMemory, extrapolate_through};
 use crate::linalg::{FactorizationError, SparseLu, SparseMatrix};
 
+mod follow_drives;
+
 /// How the Newton matrix is refreshed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
