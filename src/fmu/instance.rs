@@ -665,7 +665,8 @@ impl Instance {
     }
 
     /// dv_unknown = (d unknowns / d knowns) dv_known at the current point
-    /// (fmi2GetDirectionalDerivative): unknowns are outputs, knowns inputs.
+    /// (fmi2GetDirectionalDerivative): unknowns are outputs, knowns inputs; in Initialization
+    /// Mode those of the initial state, which driving inputs move.
     pub fn directional_derivative(
         &mut self,
         function: &str,
@@ -693,7 +694,9 @@ impl Instance {
                 Err(s) => return s,
             }
         }
+        let initial = matches!(self.state, State::InitializationMode);
         let jacobian = match self.ensure_simulation() {
+            Ok(sim) if initial => sim.initial_input_jacobian(),
             Ok(sim) => sim.input_jacobian(),
             Err(e) => Err(e),
         };

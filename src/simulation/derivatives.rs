@@ -156,6 +156,44 @@ impl Simulation {
     }
 }
 
+impl Simulation {
+    /// d outputs / d inputs of the initial state, before the first step (Initialization Mode):
+    /// inputs set then are the initial state's (`set_initial_inputs`), so a driving input moves
+    /// the state itself (its columns: central differences of `set_initial_inputs`, which
+    /// starts from the assembled state each time, so the state afterwards is the one before
+    /// bit for bit), and nothing has been supplied yet (energy_supplied's row is 0). The other
+    /// inputs leave the state where it is: their columns are `input_jacobian`'s. A probe got the
+    /// step-mode Jacobian here: 0 for d angle / d commanded angle.
+    pub fn initial_input_jacobian(&mut self) -> Result<Vec<Vec<f64>>, String> {
+        let mut jacobian = self.input_jacobian()?;
+        let driving: Vec<usize> = (0..self.system.inputs.len())
+            .filter(|&i| self.system.constraints.iter().any(|c| c.drive.as_ref().is_some_and(|f| f.reads_input(i))))
+            .collect();
+        let inputs = self.system.inputs.clone();
+        for &i in &driving {
+            let h = 1e-6 * (1.0 + inputs[i].abs());
+            let mut at = |value: f64| -> Result<Vec<f64>, String> {
+                let mut u = inputs.clone();
+                u[i] = value;
+                self.set_initial_inputs(&u)?;
+                Ok(self.output_values()?.to_vec())
+            };
+            let (plus, minus) = (at(inputs[i] + h), at(inputs[i] - h));
+            self.set_initial_inputs(&inputs)?;
+            let (plus, minus) = (plus?, minus?);
+            for (row, (p, m)) in jacobian.iter_mut().zip(plus.iter().zip(&minus)) {
+                row[i] = (p - m) / (2.0 * h);
+            }
+        }
+        for (row, output) in jacobian.iter_mut().zip(&self.outputs) {
+            if matches!(output.kind, OutputKind::EnergySupplied) {
+                row.fill(0.0);
+            }
+        }
+        Ok(jacobian)
+    }
+}
+
 /// d f/du_i at `inputs`: central difference in u_i, relative step 1e-6 (error O(h^2), none for
 /// an f quadratic in u_i).
 fn central_difference(inputs: &[f64], i: usize, f: impl Fn(&[f64]) -> f64) -> f64 {

@@ -238,6 +238,24 @@ fn a_driving_input_set_in_initialization_mode_is_the_initial_state() {
         assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0), 0);
         assert_eq!(fmi2EnterInitializationMode(c), 0);
         assert_eq!(fmi2SetReal(c, [vr("u")].as_ptr(), 1, [0.3].as_ptr()), 0);
+        // Derivatives in Initialization Mode are the initial state's: the commanded angle moves
+        // the arm (d angle/du = 1, d torque/du = m g l cos u), and nothing is supplied yet.
+        // A probe got the step mode's here (0 for the angle).
+        let mut d = [f64::NAN; 4];
+        assert_eq!(
+            fmi2GetDirectionalDerivative(c, outputs.as_ptr(), 4, [vr("u")].as_ptr(), 1, [1.0].as_ptr(), d.as_mut_ptr()),
+            0
+        );
+        let d_hold = 1.0 * 9.81 * 0.3 * 0.3f64.cos();
+        assert!((d[0] - 1.0).abs() < 1e-8 && d[1].abs() < 1e-8, "d angle, d rate: {d:?}");
+        assert!(
+            (d[2] - d_hold).abs() < 1e-6 * d_hold && d[3] == 0.0,
+            "d torque {} vs {d_hold}, d supplied {}",
+            d[2],
+            d[3]
+        );
+        assert_eq!(fmi2GetReal(c, outputs.as_ptr(), 4, values.as_mut_ptr()), 0);
+        assert!((values[0] - 0.3).abs() < 1e-12, "the state after the derivatives: angle {}", values[0]);
         assert_eq!(fmi2ExitInitializationMode(c), 0);
         for k in 0..10 {
             if k > 0 {
