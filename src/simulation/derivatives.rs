@@ -166,9 +166,7 @@ impl Simulation {
     /// step-mode Jacobian here: 0 for d angle / d commanded angle.
     pub fn initial_input_jacobian(&mut self) -> Result<Vec<Vec<f64>>, String> {
         let mut jacobian = self.input_jacobian()?;
-        let driving: Vec<usize> = (0..self.system.inputs.len())
-            .filter(|&i| self.system.constraints.iter().any(|c| c.drive.as_ref().is_some_and(|f| f.reads_input(i))))
-            .collect();
+        let driving: Vec<usize> = (0..self.system.inputs.len()).filter(|&i| self.driving_inputs[i]).collect();
         let inputs = self.system.inputs.clone();
         for &i in &driving {
             let h = 1e-6 * (1.0 + inputs[i].abs());
