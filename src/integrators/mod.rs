@@ -261,7 +261,8 @@ impl Stepper {
         let m = sys.constraints();
         let (jump, w, dv, impulse) = (&mut self.jump, &mut self.w, &mut self.dv, &mut self.impulse);
         let mut changed = false;
-        for _ in 0..MAX_EVENT_UPDATES {
+        // A chain of touching contacts takes an impact and a release round per contact.
+        for _ in 0..MAX_EVENT_UPDATES + 2 * m {
             jump.fill(0.0);
             match sys.event_update(&state.q, &state.v, &state.lambda, state.t, jump) {
                 EventAction::None => break,

@@ -116,10 +116,29 @@ impl ContactConstraint {
         self.memory = ContactConstraintMemory { mode: ContactMode::Separated, offset, ..self.memory };
     }
 
+    /// Whether the row is separated and has reached its onset with the bodies approaching
+    /// faster than round-off (an impact, not a touch).
+    pub fn impacts(&self, q: &[f64], v: &[f64]) -> bool {
+        self.memory.mode == ContactMode::Separated
+            && self.event_function(q, 0.0) >= 0.0
+            && self.approach_rate(q, v) > round_off_rate(v)
+    }
+
     /// One round of the event update at a step boundary (see the module documentation):
     /// returns the constraint-velocity jump this row asks for (Some: an impact starts) or
-    /// whether it switched (Err(true)) or not (Err(false)).
-    pub fn update(&mut self, q: &[f64], v: &[f64], lambda: f64, t: f64) -> Result<f64, bool> {
+    /// whether it switched (Err(true)) or not (Err(false)). `impact`: another row impacts in
+    /// this round, so a row that only touches waits for the next round (sequential impacts).
+    /// `unloaded`: an active row's multiplier at or below it carries no load (round-off of
+    /// the model's forces) and is released.
+    pub fn update(
+        &mut self,
+        q: &[f64],
+        v: &[f64],
+        lambda: f64,
+        t: f64,
+        impact: bool,
+        unloaded: f64,
+    ) -> Result<f64, bool> {
         let m = self.memory;
         match m.mode {
             ContactMode::Separated => {
@@ -127,15 +146,26 @@ impl ContactConstraint {
                     return Err(false);
                 }
                 let rate = self.approach_rate(q, v);
+                if rate < -round_off_rate(v) {
+                    // Parting: no contact. Re-armed at the current penetration (a neighbour's
+                    // position correction after an impact pushes a row past its offset as its
+                    // bodies part; activated, it was stopped and held closed: a row of
+                    // touching balls then ended in a plastic cluster with e = 1).
+                    self.release(q);
+                    return Err(true);
+                }
+                if impact && rate <= round_off_rate(v) {
+                    return Err(false);
+                }
                 let e = if rate > self.min_impact_speed { self.restitution } else { 0.0 };
                 self.memory = ContactConstraintMemory { mode: ContactMode::Impact, offset: m.offset, onset: t };
-                // Newton's law: delta'+ = -e delta'- (only an approach is reversed; a row found
-                // separating is brought to rest and released below if tensile).
+                // Newton's law: delta'+ = -e delta'- (a touching row, delta' within round-off
+                // of 0, is held at rest and released once it carries no load).
                 Ok(-rate - e * rate.max(0.0))
             }
             ContactMode::Impact => {
                 // After the jump delta' = -e delta'-: released if the body leaves.
-                let leaving = self.approach_rate(q, v) < -1e-12 * (1.0 + v.iter().fold(0.0f64, |a, x| a.max(x.abs())));
+                let leaving = self.approach_rate(q, v) < -round_off_rate(v);
                 if leaving {
                     self.release(q);
                 } else {
@@ -144,7 +174,7 @@ impl ContactConstraint {
                 Err(true)
             }
             ContactMode::Active => {
-                if lambda < 0.0 {
+                if lambda <= unloaded {
                     self.release(q);
                     Err(true)
                 } else {
@@ -153,4 +183,9 @@ impl ContactConstraint {
             }
         }
     }
+}
+
+/// Approach rates within this of zero are round-off of the velocities `v` (m/s).
+fn round_off_rate(v: &[f64]) -> f64 {
+    1e-12 * (1.0 + v.iter().fold(0.0f64, |a, x| a.max(x.abs())))
 }
