@@ -193,8 +193,9 @@ fn bricard(step: Option<f64>, t_end: f64) -> ([f64; 3], f64, f64) {
 #[test]
 fn bricard_mechanism_runs_converges_and_conserves_energy() {
     // IFToMM A04: 30 joint rows on 30 coordinates (after the Euler-parameter rows) and one
-    // degree of freedom, so exactly one row is redundant. The library's published P3 table was
-    // not reachable from here; the references are (1) the converged solution: the model's step
+    // degree of freedom, so exactly one row is redundant. The library's P3 curves are checked
+    // in the corpus (tests/corpus/references.toml, read off their published plot); here the
+    // references are (1) the converged solution: the model's step
     // against half of it (second order: the error of the model's step is 4/3 of the
     // difference), far below the library's high-precision bound of 1e-3 m on positions, (2) the
     // benchmark's energy criterion: no dissipation, so the mechanical energy stays constant.
@@ -207,7 +208,7 @@ fn bricard_mechanism_runs_converges_and_conserves_energy() {
          (h/2: {e_half:.9})",
         p[0], p[1], p[2]
     );
-    // It moved (from (1, -1, 1) at rest), and the redundant row still holds (step_to checks it).
+    // It moved (from (1, -1, 0) at rest), and the redundant row still holds (step_to checks it).
     assert!((p[0] - 1.0).abs() > 0.3, "P3 must move: {p:?}");
     assert!(err < 1e-5, "P3 error {err:.2e} m");
     assert!((e - e0).abs() < 1e-5 * e0.abs(), "energy {e0} -> {e}");
