@@ -3,6 +3,7 @@
 pub mod assemble;
 pub mod assemble_spatial;
 pub mod assembly;
+mod beam_section;
 pub mod constraint_groups;
 pub mod contact_gap;
 pub mod contacts;

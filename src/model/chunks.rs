@@ -7,9 +7,9 @@
 //! fails, the caller parses the whole text instead (so errors are the whole text's).
 
 use super::schema::{
-    BeamDecl, ContactDecl, Definition, InputDecl, JointDecl, LoadDecl, MaterialDecl, ModelInfo, Number, OutputDecl,
-    ParameterDecl, PlateDecl, PointMassDecl, RigidBodyDecl, SectionDecl, SolverDecl, SpringDecl, Tensor,
-    VisualizationDecl, indexmap_like::OrderedTable,
+    BeamDecl, BeamMaterialDecl, ContactDecl, Definition, InputDecl, JointDecl, LoadDecl, MaterialDecl, ModelInfo,
+    Number, OutputDecl, ParameterDecl, PlateDecl, PointMassDecl, RigidBodyDecl, SectionDecl, SolverDecl, SpringDecl,
+    Tensor, VisualizationDecl, indexmap_like::OrderedTable,
 };
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -302,7 +302,8 @@ structs! {
     BeamDecl { name, start, end, elements, modes, section, material, formulation, center, y_axis, velocity,
         angular_velocity }
     SectionDecl { width, height, area, inertia, shear_factor, shape, radius, iy, iz, j, mass_per_length,
-        rotary_inertia }
+        rotary_inertia, ea, ga, ga_y, ga_z, ei, ei_y, ei_z, gj }
+    BeamMaterialDecl { young, nu, rho, damping }
     MaterialDecl { young, nu, rho, damping }
     PlateDecl { name, size, thickness, material, origin, mesh, bodies, clamped, damping_ratio }
     JointDecl { name, kind, body1, body2, point, point1, point2, length, axis, axis2, rigid_section, drive }
@@ -329,7 +330,21 @@ impl Placeholder for SectionDecl {
             j: None,
             mass_per_length: None,
             rotary_inertia: None,
+            ea: None,
+            ga: None,
+            ga_y: None,
+            ga_z: None,
+            ei: None,
+            ei_y: None,
+            ei_z: None,
+            gj: None,
         }
+    }
+}
+
+impl Placeholder for BeamMaterialDecl {
+    fn placeholder() -> Self {
+        BeamMaterialDecl { young: None, nu: None, rho: None, damping: None }
     }
 }
 

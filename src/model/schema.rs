@@ -172,7 +172,9 @@ pub struct BeamDecl {
     #[serde(default)]
     pub modes: Option<Num>,
     pub section: Spanned<SectionDecl>,
-    pub material: Spanned<MaterialDecl>,
+    /// `{ E, nu, rho }` and optionally `damping`; with a section given by its stress
+    /// resultants only `damping` (or no table at all).
+    pub material: Option<Spanned<BeamMaterialDecl>>,
     /// "timoshenko" (default), "euler_bernoulli", "ancf" or "floating_frame".
     pub formulation: Option<Name>,
     /// Spatial models: the centre of a circular arc from `start` to `end` (curved beam).
@@ -191,7 +193,10 @@ pub struct BeamDecl {
 }
 
 /// `{ width, height }` (rectangle, height in the plane of motion) or `{ area, inertia }`;
-/// `shear_factor` defaults to 10(1+nu)/(12+11nu) (rectangle).
+/// `shear_factor` defaults to 10(1+nu)/(12+11nu) (rectangle). Or the section's stress
+/// resultants (`EA`, `GA`, `EI`; spatial `EA`, `GA` or `GAy` and `GAz`, `EIy`, `EIz`, `GJ`) with
+/// `mass_per_length`, in place of the geometry and the material's E, nu and rho
+/// (src/mechanics/beam_section.rs).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SectionDecl {
@@ -213,8 +218,47 @@ pub struct SectionDecl {
     /// the out-of-plane axis), [Jx, Jy, Jz] about the section's x, y, z axes in spatial ones.
     pub mass_per_length: Option<Num>,
     pub rotary_inertia: Option<Spanned<Tensor>>,
+    /// Stress resultants (benchmark data): axial stiffness EA (N), shear stiffness GA (N; the
+    /// effective k G A, both section axes in spatial models) or, spatial, GAy and GAz (shear
+    /// along the section's y and z axes), bending stiffness EI (N m^2, planar) or EIy and EIz
+    /// (about the section's y and z axes), torsional stiffness GJ (N m^2, spatial).
+    #[serde(rename = "EA")]
+    pub ea: Option<Num>,
+    #[serde(rename = "GA")]
+    pub ga: Option<Num>,
+    #[serde(rename = "GAy")]
+    pub ga_y: Option<Num>,
+    #[serde(rename = "GAz")]
+    pub ga_z: Option<Num>,
+    #[serde(rename = "EI")]
+    pub ei: Option<Num>,
+    #[serde(rename = "EIy")]
+    pub ei_y: Option<Num>,
+    #[serde(rename = "EIz")]
+    pub ei_z: Option<Num>,
+    #[serde(rename = "GJ")]
+    pub gj: Option<Num>,
 }
 
+/// A beam's material: `{ E, nu, rho }`, optionally `damping`. A section given by its stress
+/// resultants takes only `damping` here (E, nu and rho would contradict it); each key's
+/// presence is checked where the section is known (src/mechanics/beam_section.rs).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BeamMaterialDecl {
+    /// Young's modulus (Pa).
+    #[serde(rename = "E")]
+    pub young: Option<Num>,
+    /// Poisson's ratio, in (-1, 0.5).
+    pub nu: Option<Num>,
+    /// Density (kg/m^3).
+    pub rho: Option<Num>,
+    /// Kelvin-Voigt material damping beta (s), sigma = E (eps + beta eps'), the
+    /// stiffness-proportional (Rayleigh beta) damping of the element's deformations; default 0.
+    pub damping: Option<Num>,
+}
+
+/// A plate's material.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MaterialDecl {
@@ -225,8 +269,8 @@ pub struct MaterialDecl {
     pub nu: Num,
     /// Density (kg/m^3).
     pub rho: Num,
-    /// Beams only: Kelvin-Voigt material damping beta (s), sigma = E (eps + beta eps'), the
-    /// stiffness-proportional (Rayleigh beta) damping of the element's deformations; default 0.
+    /// Refused with a located error (a plate's damping is `damping_ratio`); kept so that the
+    /// error names it.
     pub damping: Option<Num>,
 }
 

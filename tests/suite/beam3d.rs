@@ -27,7 +27,7 @@ fn props(shear_factor: Option<f64>) -> SpatialBeamProperties {
         iy: 2e-9,
         iz: 8e-9,
         torsion: 3e-9,
-        shear_factor,
+        shear_factor: shear_factor.map(|k| [k; 2]),
         mass_per_length: 0.0,
         rotary_inertia: [0.0; 3],
     }

@@ -13,6 +13,7 @@ mod beam_benchmarks;
 mod beam_damping;
 mod beam_element;
 mod beam_models;
+mod beam_resultants;
 mod c_api;
 mod cli_animate;
 mod cli_build;

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use super::{BodyEntry, Builder, Layout, Names, check_name};
 use crate::limits::coordinates_fit;
 use crate::mechanics::BodyInfo;
+use crate::mechanics::beam_section::{self, Given};
 use crate::mechanics::contact_gap::ContactGap;
 use crate::mechanics::elements::{AncfBeam2d, BeamProperties, CorotationalBeam2d, FloatingFrameBeam2d};
 use crate::mechanics::joints::{ConstraintRow, JointKind};
@@ -31,15 +32,9 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
         if length <= 0.0 {
             return Err(model.error(bd.end.span(), "the beam's end coincides with its start".into()));
         }
-        let mat = bd.material.get_ref();
-        let young = b.scope.positive(&mat.young, "E")?;
-        let rho = b.scope.positive(&mat.rho, "rho")?;
-        let nu = b.scope.number(&mat.nu)?;
-        if !(nu > -1.0 && nu < 0.5) {
-            return Err(model.error(mat.nu.span(), format!("nu must be in (-1, 0.5), got {nu}")));
-        }
+        let given = beam_section::given(&b.scope, bd)?;
         // Kelvin-Voigt material damping beta (s), every formulation.
-        let damping = mat.damping.as_ref().map(|d| b.scope.non_negative(d, "damping")).transpose()?.unwrap_or(0.0);
+        let damping = beam_section::damping(&b.scope, bd)?;
         let sec = bd.section.get_ref();
         let spatial_only = [
             (bd.center.as_ref().map(|v| v.span()), "center"),
@@ -49,32 +44,22 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
             (sec.iy.as_ref().map(|v| v.span()), "section.iy"),
             (sec.iz.as_ref().map(|v| v.span()), "section.iz"),
             (sec.j.as_ref().map(|v| v.span()), "section.j"),
+            (sec.ga_y.as_ref().map(|v| v.span()), "section.GAy"),
+            (sec.ga_z.as_ref().map(|v| v.span()), "section.GAz"),
+            (sec.ei_y.as_ref().map(|v| v.span()), "section.EIy"),
+            (sec.ei_z.as_ref().map(|v| v.span()), "section.EIz"),
+            (sec.gj.as_ref().map(|v| v.span()), "section.GJ"),
         ];
         if let Some((Some(span), key)) = spatial_only.into_iter().find(|(s, _)| s.is_some()) {
-            return Err(model.error(span, format!("`{key}` applies to beams in spatial models (dimension = 3)")));
+            let planar = if key.starts_with("section.G") || key.starts_with("section.EI") {
+                " (a planar section's resultants are EA, GA and EI)"
+            } else {
+                ""
+            };
+            return Err(
+                model.error(span, format!("`{key}` applies to beams in spatial models (dimension = 3){planar}"))
+            );
         }
-        let (area, inertia) = match (&sec.width, &sec.height, &sec.area, &sec.inertia) {
-            (Some(w), Some(h), None, None) => {
-                let (w, h) = (b.scope.positive(w, "width")?, b.scope.positive(h, "height")?);
-                (w * h, w * h * h * h / 12.0)
-            }
-            (None, None, Some(a), Some(i)) => (b.scope.positive(a, "area")?, b.scope.positive(i, "inertia")?),
-            _ => {
-                return Err(model
-                    .error(bd.section.span(), "section needs either { width, height } or { area, inertia }".into()));
-            }
-        };
-        // The mass per length given apart from the stiffness: the density it makes of the
-        // section (rho A = m; the rotary inertia rho I = m I / A follows the section's shape
-        // unless `rotary_inertia` gives it too).
-        let rho = match &sec.mass_per_length {
-            Some(m) => b.scope.positive(m, "mass_per_length")? / area,
-            None => rho,
-        };
-        let shear_factor = match &sec.shear_factor {
-            Some(k) => b.scope.positive(k, "shear_factor")?,
-            None => BeamProperties::rectangle_shear_factor(nu),
-        };
         let formulation = bd.formulation.as_ref().map(|f| b.scope.text(f)).transpose()?;
         let (timoshenko, ancf, floating) = match formulation.as_ref().map(|f| (f.get_ref().as_str(), f.span())) {
             None | Some(("timoshenko", _)) => (true, false, false),
@@ -89,6 +74,68 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
             )),
         };
         let rotary_inertia = sec.rotary_inertia.as_ref().map(|j| rotary_inertia(b, j, floating)).transpose()?;
+        // The element properties: shear (`timoshenko`, `ancf`) only where the formulation has it;
+        // the floating-frame beam reads E, A, I and rho alone.
+        let props = match given {
+            Given::Geometry { young, nu, rho } => {
+                let (area, inertia) = match (&sec.width, &sec.height, &sec.area, &sec.inertia) {
+                    (Some(w), Some(h), None, None) => {
+                        let (w, h) = (b.scope.positive(w, "width")?, b.scope.positive(h, "height")?);
+                        (w * h, w * h * h * h / 12.0)
+                    }
+                    (None, None, Some(a), Some(i)) => (b.scope.positive(a, "area")?, b.scope.positive(i, "inertia")?),
+                    _ => {
+                        return Err(model.error(
+                            bd.section.span(),
+                            "section needs either { width, height } or { area, inertia }, or the stress resultants \
+                             { EA, GA, EI, mass_per_length }"
+                                .into(),
+                        ));
+                    }
+                };
+                // The mass per length given apart from the stiffness: the density it makes of the
+                // section (rho A = m; the rotary inertia rho I = m I / A follows the section's shape
+                // unless `rotary_inertia` gives it too).
+                let rho = match &sec.mass_per_length {
+                    Some(m) => b.scope.positive(m, "mass_per_length")? / area,
+                    None => rho,
+                };
+                let shear_factor = match &sec.shear_factor {
+                    Some(k) => b.scope.positive(k, "shear_factor")?,
+                    None => BeamProperties::rectangle_shear_factor(nu),
+                };
+                BeamProperties {
+                    young,
+                    shear: young / (2.0 * (1.0 + nu)),
+                    area,
+                    inertia,
+                    shear_factor: timoshenko.then_some(shear_factor),
+                    density: rho,
+                    rotary_inertia,
+                }
+            }
+            Given::Resultants { mass_per_length } => {
+                let ea = beam_section::required(&b.scope, bd, &sec.ea, "EA", "the axial stiffness E A, N")?;
+                let ga = beam_section::optional(&b.scope, &sec.ga, "GA")?;
+                let ei = beam_section::required(&b.scope, bd, &sec.ei, "EI", "the bending stiffness E I, N m^2")?;
+                let ga = match (timoshenko, ga) {
+                    (true, None) => {
+                        return Err(model.error(
+                            bd.section.span(),
+                            format!(
+                                "{} beam's section given by its stress resultants needs `GA` (the effective shear \
+                                 stiffness k G A, N); formulation = \"euler_bernoulli\" has no shear",
+                                if ancf { "an ancf" } else { "a timoshenko" }
+                            ),
+                        ));
+                    }
+                    (true, ga) => ga,
+                    // Euler-Bernoulli and floating-frame beams have no shear: GA is unused.
+                    (false, _) => None,
+                };
+                BeamProperties::resultants(ea, ga, ei, mass_per_length, rotary_inertia)
+            }
+        };
         let angle = (p1[1] - p0[1]).atan2(p1[0] - p0[0]);
         let first = l.n;
         // Initial rigid motion: velocity of `start` (0 when only the angular velocity is given)
@@ -135,20 +182,21 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
             l.bodies.push(info);
             b.beam_nodes.push(format!("{name}.start ({name}.end: outputs x, y, angle, revolute joints (as body2), contacts with ground and forces; {name} with a point on its axis: revolute joints, contacts with ground and forces)"));
             b.floating.insert(name, l.sys.elements::<FloatingFrameBeam2d>().len());
-            let key = [length, count as f64, young, area, inertia, rho, l.gravity[0], l.gravity[1]].map(f64::to_bits);
+            let key = [
+                length,
+                count as f64,
+                props.young,
+                props.area,
+                props.inertia,
+                props.density,
+                l.gravity[0],
+                l.gravity[1],
+            ]
+            .map(f64::to_bits);
             let same = built.get(&key).map(|&k| l.sys.elements::<FloatingFrameBeam2d>()[k].moved_to(first));
             let beam = same.unwrap_or_else(|| {
                 built.insert(key, l.sys.elements::<FloatingFrameBeam2d>().len());
-                let properties = BeamProperties {
-                    young,
-                    shear: young / (2.0 * (1.0 + nu)),
-                    area,
-                    inertia,
-                    shear_factor: None,
-                    density: rho,
-                    rotary_inertia: None,
-                };
-                FloatingFrameBeam2d::new(first, length, count, &properties, l.gravity)
+                FloatingFrameBeam2d::new(first, length, count, &props, l.gravity)
             });
             l.sys.push(beam.with_damping(damping));
             l.n += 3 + 2 * count;
@@ -163,15 +211,6 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
         let count = b.scope.element_count(elements)?;
         let added = if ancf { 4 * (2 * count + 1) } else { 3 * (count + 1) };
         coordinates_fit(l.n, added, "this beam").map_err(|e| model.error(elements.span(), e))?;
-        let props = BeamProperties {
-            young,
-            shear: young / (2.0 * (1.0 + nu)),
-            area,
-            inertia,
-            shear_factor: timoshenko.then_some(shear_factor),
-            density: rho,
-            rotary_inertia,
-        };
         let l_el = length / count as f64;
         if ancf {
             // Nodes (r, d) at every element end and middle (paper 003 eq. 3), d = dr/dy the

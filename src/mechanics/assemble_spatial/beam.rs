@@ -5,6 +5,7 @@
 
 use super::{Body3, Builder, Layout, unit3};
 use crate::limits::coordinates_fit;
+use crate::mechanics::beam_section::{self, Given};
 use crate::mechanics::elements::{BeamProperties, CorotationalBeam3d, SpatialBeamProperties};
 use crate::mechanics::euler_parameters::{Mat3, cross, e_matrix, from_rotation};
 use crate::model::ModelError;
@@ -74,6 +75,81 @@ fn mass_overrides(
     })
 }
 
+/// The properties of a section given by its stress resultants: EA, GA (both axes) or GAy and
+/// GAz (`timoshenko` only; unused by `euler_bernoulli`), EIy, EIz, GJ, with the mass per length
+/// and, unless `rotary_inertia` gives it (`mass_overrides`), the rotary inertia of a
+/// homogeneous section, m / EA (EIy + EIz, EIy, EIz) = rho (Iy + Iz, Iy, Iz).
+fn resultants(
+    b: &Builder,
+    bd: &BeamDecl,
+    timoshenko: bool,
+    mass_per_length: f64,
+) -> Result<SpatialBeamProperties, ModelError> {
+    let (model, sec) = (b.model, bd.section.get_ref());
+    if let Some(ei) = &sec.ei {
+        return Err(model.error(
+            ei.span(),
+            "in a spatial model the section gives `EIy` and `EIz` (bending about its y and z axes), not `EI`".into(),
+        ));
+    }
+    let required = |n, key, what| beam_section::required(&b.scope, bd, n, key, what);
+    let ea = required(&sec.ea, "EA", "the axial stiffness E A, N")?;
+    let ga = beam_section::optional(&b.scope, &sec.ga, "GA")?;
+    let ga_y = beam_section::optional(&b.scope, &sec.ga_y, "GAy")?;
+    let ga_z = beam_section::optional(&b.scope, &sec.ga_z, "GAz")?;
+    let ei_y = required(&sec.ei_y, "EIy", "the bending stiffness E Iy about the section's y axis, N m^2")?;
+    let ei_z = required(&sec.ei_z, "EIz", "the bending stiffness E Iz about the section's z axis, N m^2")?;
+    let gj = required(&sec.gj, "GJ", "the torsional stiffness G J, N m^2")?;
+    // GAy or GAz, the first given, with the other's name.
+    let split = [(&sec.ga_y, "GAy", "GAz"), (&sec.ga_z, "GAz", "GAy")]
+        .into_iter()
+        .find_map(|(n, key, other)| n.as_ref().map(|n| (n.span(), key, other)));
+    let shear = match (ga, ga_y.zip(ga_z), split) {
+        (Some(_), _, Some((span, key, _))) => {
+            return Err(model.error(
+                span,
+                format!(
+                    "`{key}` contradicts `GA`, which gives the shear stiffness along both section axes: give GA, or \
+                     GAy and GAz"
+                ),
+            ));
+        }
+        (Some(ga), _, None) => Some([ga; 2]),
+        (None, Some((y, z)), _) => Some([y, z]),
+        (None, None, Some((span, key, other))) => {
+            return Err(model.error(
+                span,
+                format!(
+                    "`{key}` needs `{other}` (the shear stiffnesses along the section's y and z axes), or give `GA` \
+                     for both"
+                ),
+            ));
+        }
+        (None, None, None) => None,
+    };
+    let shear = match (timoshenko, shear) {
+        (true, None) => {
+            return Err(model.error(
+                bd.section.span(),
+                "a timoshenko beam's section given by its stress resultants needs `GA` (the effective shear stiffness \
+                 k G A, N), or `GAy` and `GAz`; formulation = \"euler_bernoulli\" has no shear"
+                    .into(),
+            ));
+        }
+        (true, shear) => shear,
+        (false, _) => None,
+    };
+    let m = mass_per_length / ea;
+    Ok(SpatialBeamProperties::resultants(
+        ea,
+        shear,
+        [ei_y, ei_z],
+        gj,
+        mass_per_length,
+        [m * (ei_y + ei_z), m * ei_y, m * ei_z],
+    ))
+}
+
 /// Area, Iy, Iz, J and the default shear factor of the section.
 fn section(b: &Builder, bd: &BeamDecl, nu: f64) -> Result<(f64, f64, f64, f64, f64), ModelError> {
     let model = b.model;
@@ -121,8 +197,8 @@ fn section(b: &Builder, bd: &BeamDecl, nu: f64) -> Result<(f64, f64, f64, f64, f
         )),
         _ => Err(model.error(
             bd.section.span(),
-            "a spatial beam's section is { width, height } (shape = \"rectangle\"), { shape = \"circle\", radius } \
-             or { area, iy, iz, j }"
+            "a spatial beam's section is { width, height } (shape = \"rectangle\"), { shape = \"circle\", radius }, \
+             { area, iy, iz, j } or its stress resultants { EA, GA, EIy, EIz, GJ, mass_per_length }"
                 .into(),
         )),
     }
@@ -190,20 +266,32 @@ pub(super) fn build(def: &Definition, b: &mut Builder, l: &mut Layout) -> Result
                 ));
             }
         };
-        let mat = bd.material.get_ref();
-        let young = b.scope.positive(&mat.young, "E")?;
-        let rho = b.scope.positive(&mat.rho, "rho")?;
-        let nu = b.scope.number(&mat.nu)?;
-        if !(nu > -1.0 && nu < 0.5) {
-            return Err(model.error(mat.nu.span(), format!("nu must be in (-1, 0.5), got {nu}")));
-        }
+        let given = beam_section::given(&b.scope, bd)?;
         // Kelvin-Voigt material damping beta (s).
-        let damping = mat.damping.as_ref().map(|d| b.scope.non_negative(d, "damping")).transpose()?.unwrap_or(0.0);
-        let (area, iy, iz, torsion, default_k) = section(b, bd, nu)?;
-        let shear_factor = match &bd.section.get_ref().shear_factor {
-            Some(k) => b.scope.positive(k, "shear_factor")?,
-            None => default_k,
+        let damping = beam_section::damping(&b.scope, bd)?;
+        let props = match given {
+            Given::Geometry { young, nu, rho } => {
+                let (area, iy, iz, torsion, default_k) = section(b, bd, nu)?;
+                let shear_factor = match &bd.section.get_ref().shear_factor {
+                    Some(k) => b.scope.positive(k, "shear_factor")?,
+                    None => default_k,
+                };
+                SpatialBeamProperties {
+                    young,
+                    shear: young / (2.0 * (1.0 + nu)),
+                    area,
+                    iy,
+                    iz,
+                    torsion,
+                    shear_factor: timoshenko.then_some([shear_factor; 2]),
+                    mass_per_length: 0.0,
+                    rotary_inertia: [0.0; 3],
+                }
+                .with_density(rho)
+            }
+            Given::Resultants { mass_per_length } => resultants(b, bd, timoshenko, mass_per_length)?,
         };
+        let props = mass_overrides(b, bd, props)?;
         let Some(elements_decl) = &bd.elements else {
             return Err(model.error(bd.name.span(), "the beam needs `elements = N`".into()));
         };
@@ -213,19 +301,6 @@ pub(super) fn build(def: &Definition, b: &mut Builder, l: &mut Layout) -> Result
         let y_axis = bd.y_axis.as_ref().map(|a| b.scope.vec3(a)).transpose()?;
         let velocity = bd.velocity.as_ref().map(|v| b.scope.vec3(v)).transpose()?;
         let omega = bd.angular_velocity.as_ref().map(|w| b.scope.vector3(w, "angular_velocity")).transpose()?;
-        let props = SpatialBeamProperties {
-            young,
-            shear: young / (2.0 * (1.0 + nu)),
-            area,
-            iy,
-            iz,
-            torsion,
-            shear_factor: timoshenko.then_some(shear_factor),
-            mass_per_length: 0.0,
-            rotary_inertia: [0.0; 3],
-        }
-        .with_density(rho);
-        let props = mass_overrides(b, bd, props)?;
         let start = nodes[0].0;
         let mut rest = Vec::new();
         for (k, &(x, t)) in nodes.iter().enumerate() {

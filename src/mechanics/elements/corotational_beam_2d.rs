@@ -65,6 +65,25 @@ pub struct BeamProperties {
 }
 
 impl BeamProperties {
+    /// A section given by its stress resultants: axial stiffness `ea` = E A (N), effective shear
+    /// stiffness `ga` = k G A (N; `None`: Euler-Bernoulli), bending stiffness `ei` = E I (N m^2),
+    /// mass per unit length (kg/m) and rotary inertia per unit length (kg m; `None`: that of a
+    /// homogeneous section, m EI / EA = rho I). Carried as unit moduli, E = G = 1, so that A, I
+    /// and rho A hold the resultants and every element forms E A = EA, E I = EI exactly; the
+    /// shear factor k = GA / EA makes k G A = GA and the density m / EA makes rho A = m (each to
+    /// round-off).
+    pub fn resultants(ea: f64, ga: Option<f64>, ei: f64, mass_per_length: f64, rotary_inertia: Option<f64>) -> Self {
+        BeamProperties {
+            young: 1.0,
+            shear: 1.0,
+            area: ea,
+            inertia: ei,
+            shear_factor: ga.map(|ga| ga / ea),
+            density: mass_per_length / ea,
+            rotary_inertia,
+        }
+    }
+
     /// The rotary inertia per unit length I_rho (kg m): `rotary_inertia`, else rho I.
     pub fn rho_i(&self) -> f64 {
         self.rotary_inertia.unwrap_or(self.density * self.inertia)

@@ -73,8 +73,10 @@ pub struct SpatialBeamProperties {
     pub iz: f64,
     /// Torsion constant J (Saint-Venant) (m^4).
     pub torsion: f64,
-    /// Shear correction factor k; `None` = Euler-Bernoulli (phi = 0).
-    pub shear_factor: Option<f64>,
+    /// Shear correction factors [k_y, k_z] for shear along the section's y axis (bending about
+    /// z, with Iz) and along its z axis (bending about y, with Iy); equal for a section given by
+    /// its geometry. `None` = Euler-Bernoulli (phi = 0).
+    pub shear_factor: Option<[f64; 2]>,
     /// Mass per unit length rho A (kg/m).
     pub mass_per_length: f64,
     /// Mass moments of inertia per unit length about the section's x (polar), y and z axes
@@ -83,6 +85,33 @@ pub struct SpatialBeamProperties {
 }
 
 impl SpatialBeamProperties {
+    /// A section given by its stress resultants: axial stiffness `ea` = E A (N), effective shear
+    /// stiffnesses `ga` = [k G A along y, along z] (N; `None`: Euler-Bernoulli), bending
+    /// stiffnesses `ei` = [E Iy, E Iz] (N m^2), torsional stiffness `gj` = G J (N m^2), mass and
+    /// rotary inertia per unit length (kg/m; kg m about the section's x, y, z axes). Carried as
+    /// unit moduli, E = G = 1, so that A, Iy, Iz and J hold the resultants exactly; the shear
+    /// factors k = GA / EA make k G A = GA (to round-off).
+    pub fn resultants(
+        ea: f64,
+        ga: Option<[f64; 2]>,
+        ei: [f64; 2],
+        gj: f64,
+        mass_per_length: f64,
+        rotary_inertia: [f64; 3],
+    ) -> Self {
+        SpatialBeamProperties {
+            young: 1.0,
+            shear: 1.0,
+            area: ea,
+            iy: ei[0],
+            iz: ei[1],
+            torsion: gj,
+            shear_factor: ga.map(|ga| ga.map(|g| g / ea)),
+            mass_per_length,
+            rotary_inertia,
+        }
+    }
+
     /// The mass properties of a homogeneous section of density `rho` (kg/m^3).
     pub fn with_density(self, rho: f64) -> Self {
         SpatialBeamProperties {
@@ -228,7 +257,10 @@ impl CorotationalBeam3d {
         };
         let (c1, c2) = (c(&r1), c(&r2));
         let e = props.young;
-        let phi = |i: f64| props.shear_factor.map_or(0.0, |k| 12.0 * e * i / (k * props.shear * props.area * l0 * l0));
+        // phi of bending about y (Iy) takes the shear along z, about z (Iz) the shear along y.
+        let phi = |i: f64, along: usize| {
+            props.shear_factor.map_or(0.0, |k| 12.0 * e * i / (k[along] * props.shear * props.area * l0 * l0))
+        };
         let mut stiffness = [[0.0; 7]; 7];
         stiffness[0][0] = e * props.area / l0;
         let gj = props.shear * props.torsion / l0;
@@ -236,8 +268,8 @@ impl CorotationalBeam3d {
             stiffness[a][b] = k;
         }
         // Bending about the element's y (theta_y: rows 2, 5) and z (rows 3, 6) axes.
-        for (axis, i) in [(2, props.iy), (3, props.iz)] {
-            let (ei, phi) = (e * i, phi(i));
+        for (axis, i, along) in [(2, props.iy, 1), (3, props.iz, 0)] {
+            let (ei, phi) = (e * i, phi(i, along));
             let k = ei / (l0 * (1.0 + phi));
             let (a, b) = (axis, axis + 3);
             stiffness[a][a] = k * (4.0 + phi);

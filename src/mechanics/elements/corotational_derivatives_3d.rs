@@ -474,7 +474,7 @@ mod tests {
             iy: 2e-9,
             iz: 8e-9,
             torsion: 3e-9,
-            shear_factor: Some(0.85),
+            shear_factor: Some([0.85; 2]),
             mass_per_length: 0.0,
             rotary_inertia: [0.0; 3],
         }
