@@ -7,7 +7,7 @@ mod beam;
 mod plate;
 mod rigid_body;
 
-use super::assembly::Assembly;
+use super::assembly::{Assembly, BendingPeriod};
 use super::contacts::ContactElement;
 use super::euler_parameters::{mat_t_vec, rotation};
 use super::initial_state::consistent_initial_state;
@@ -45,6 +45,8 @@ struct Builder<'a> {
     /// linear in the model's size).
     names: HashMap<String, Range<usize>>,
     body_index: HashMap<String, usize>,
+    /// Each beam's estimated first bending period.
+    bending_periods: Vec<BendingPeriod>,
 }
 
 /// The spatial assembly as the spring types and contact geometries see it
@@ -174,7 +176,14 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
     let input_names: Vec<String> = def.inputs.iter().map(|i| i.name.get_ref().clone()).collect();
     let scope = model.scope(params);
     let gravity = def.model.gravity.as_ref().map(|g| scope.vec3(g)).transpose()?.unwrap_or([0.0; 3]);
-    let mut b = Builder { model, scope, bodies: Vec::new(), names: HashMap::new(), body_index: HashMap::new() };
+    let mut b = Builder {
+        model,
+        scope,
+        bodies: Vec::new(),
+        names: HashMap::new(),
+        body_index: HashMap::new(),
+        bending_periods: Vec::new(),
+    };
     for inp in &def.inputs {
         b.check_name(&inp.name, "input")?;
     }
@@ -335,7 +344,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
 
     sys.finish();
     let (initial, warnings) = consistent_initial_state(model, &mut sys, q0, v0, &specified, &joint_spans, t0)?;
-    Ok(Assembly { system: sys, initial, outputs, input_names, warnings })
+    Ok(Assembly { system: sys, initial, outputs, input_names, warnings, bending_periods: b.bending_periods })
 }
 
 /// A positive integer given as a number (or expression) in a list entry.

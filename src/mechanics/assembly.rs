@@ -15,4 +15,15 @@ pub struct Assembly {
     pub outputs: Vec<Output>,
     pub input_names: Vec<String>,
     pub warnings: Vec<ModelError>,
+    /// Each beam's estimated first bending period (`beam_section::bending_period`), where it is
+    /// declared: a step too long for it is warned of (`Simulation::new`).
+    pub bending_periods: Vec<BendingPeriod>,
+}
+
+/// A beam's estimated first bending period (s) and its declaration.
+#[derive(Debug, Clone)]
+pub struct BendingPeriod {
+    pub name: String,
+    pub span: std::ops::Range<usize>,
+    pub period: f64,
 }

@@ -7,6 +7,7 @@ mod point_mass;
 mod rigid_body;
 
 pub use super::assembly::Assembly;
+use super::assembly::BendingPeriod;
 use super::contact_gap::{ContactGap, GroundShape};
 use super::contacts::ContactElement;
 use super::elements::FloatingFramePoint;
@@ -59,6 +60,8 @@ struct Builder<'a> {
     body_index: HashMap<String, usize>,
     /// The index of each joint in `System::joints`, once they are all laid out.
     joint_index: HashMap<String, usize>,
+    /// Each beam's estimated first bending period.
+    bending_periods: Vec<BendingPeriod>,
 }
 
 impl Builder<'_> {
@@ -291,6 +294,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
         contact_index: HashMap::new(),
         body_index: HashMap::with_capacity(def.point_masses.len() + def.rigid_bodies.len() + def.beams.len()),
         joint_index: HashMap::new(),
+        bending_periods: Vec::new(),
     };
 
     // Sized for every declared name at once (no rehashing of a growing map).
@@ -505,7 +509,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
 
     sys.finish();
     let (initial, warnings) = consistent_initial_state(model, &mut sys, q0, v0, &specified, &joint_spans, t0)?;
-    Ok(Assembly { system: sys, initial, outputs, input_names, warnings })
+    Ok(Assembly { system: sys, initial, outputs, input_names, warnings, bending_periods: b.bending_periods })
 }
 
 /// A `[[contacts]]` entry as a contact force element or a contact constraint: its geometry
