@@ -377,6 +377,7 @@ impl Simulation {
         // Contact constraints touching at the start switch on (src/mechanics/joints/contact_constraint.rs).
         stepper.settle_events(&mut system, &mut state).map_err(|e| SimulationError::Initialization(e.to_string()))?;
         stepper.stats = Statistics::default();
+        stepper.warm_up(&system, &state);
         system.record_history(&state.q, &state.v, start_time);
         let mut outputs = asm.outputs;
         for o in &mut outputs {

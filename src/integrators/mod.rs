@@ -182,6 +182,12 @@ impl Stepper {
         }
     }
 
+    /// Allocate what the steps from `state` will need of the contact step limit's LU
+    /// (`ContactStep::warm_up`; nothing is counted).
+    pub fn warm_up(&mut self, sys: &dyn Dynamics, state: &State) {
+        self.contact_step.warm_up(sys, state);
+    }
+
     /// The time of the event a step stopped at (`stop_at_events`), once; None if none did.
     pub fn take_event_stop(&mut self) -> Option<f64> {
         self.event_stop.take()
