@@ -52,8 +52,8 @@ impl ContactStep {
     /// Factorize once at `state` (the start of a run) and solve with the factors, so that the
     /// LU's storage is allocated before the first step; not counted in the statistics, like
     /// the rest of a run's initialization. Done when a simulation is built: a simulation built
-    /// to restore a snapshot then counts what the one that took it counted from there on,
-    /// instead of one more factorization in its first step.
+    /// to restore a snapshot then counts what the one that took it counted from there on
+    /// (tests/suite/snapshot_neutral.rs), instead of one more factorization in its first step.
     pub fn warm_up(&mut self, sys: &dyn Dynamics, state: &State) {
         if self.warm || !self.factorize(sys, state, &mut Statistics::default()) {
             return;

@@ -23,7 +23,7 @@ pub use dynamics::{Dynamics, EnergyFlow, EventAction, Stride, TangentCoefficient
 pub use error_control::ErrorControl;
 pub use integrator::{Integrator, TimeIntegrator};
 pub use method::Method;
-pub use newton::{NewtonError, NewtonSettings, NewtonStrategy, Statistics, StepContext, Workspace};
+pub use newton::{NewtonError, NewtonSettings, NewtonStrategy, SolverMemory, Statistics, StepContext, Workspace};
 pub use predictor::StageMemory;
 pub use stages::StepBuffers;
 
