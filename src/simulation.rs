@@ -377,6 +377,7 @@ impl Simulation {
         // Contact constraints touching at the start switch on (src/mechanics/joints/contact_constraint.rs).
         stepper.settle_events(&mut system, &mut state).map_err(|e| SimulationError::Initialization(e.to_string()))?;
         stepper.stats = Statistics::default();
+        stepper.warm_up(&system, &state);
         system.record_history(&state.q, &state.v, start_time);
         let mut outputs = asm.outputs;
         for o in &mut outputs {
@@ -942,8 +943,8 @@ impl Simulation {
             return Err(StepError::TooManySteps { t: self.state.t, t_end, step: largest, needed });
         }
         self.outputs_current = false;
-        // The Newton matrix and the predictor's history carry over from the last interval (a
-        // snapshot starts both afresh).
+        // The Newton matrix and the predictor's history carry over from the last interval (and
+        // in snapshots: src/integrators/newton/memory.rs).
         if span <= self.extrapolation_room && self.extrapolate(t_end)? {
             self.extrapolation_room -= span;
             return Ok(());
@@ -1205,18 +1206,21 @@ impl Simulation {
         scene.frame(&self.system, &self.state.q, &self.state.v, self.state.t)
     }
 
-    /// A state to come back to (an FMU state, a saved run): its snapshot, and the next step
-    /// starts from a fresh Newton matrix and predictor, as it does after `restore`, so that a
-    /// restored snapshot re-steps bit for bit like the run that took it. Otherwise the Newton
-    /// matrix and the predictor's history carry over from one `step_to` to the next.
-    pub fn snapshot(&mut self) -> Snapshot {
-        self.stepper.workspace.invalidate();
-        self.copy_state()
+    /// A state to come back to (an FMU state, a saved run): `copy_state` with the solver's
+    /// memory of the last steps (the predictor's histories, the kept Newton matrices, the energy
+    /// check's: src/integrators/newton/memory.rs), which the next steps depend on. Taking it
+    /// changes nothing (FMI 2.0.4 sec. 2.1.8: fmi2GetFMUstate makes a copy of the state), and
+    /// a restored snapshot re-steps bit for bit like the run that took it, in this simulation
+    /// or in a new one of the same model. It copies (no factorization): the kept matrices'
+    /// values are part of it, and `restore` factorizes them again.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot { solver: Some(self.stepper.workspace.memory(&self.state)), ..self.copy_state() }
     }
 
-    /// The snapshot's contents without making the state a restart point: a copy to return to
-    /// if the next call fails (`restore` starts afresh, so re-stepping from it takes the
-    /// same steps as the original run only up to the Newton tolerance).
+    /// The snapshot's contents without the solver's memory: a copy to return to if the next
+    /// call fails (taken before every FMU doStep, so it copies only the state; `restore`
+    /// starts the method afresh from it, so re-stepping from it takes the same steps as the
+    /// original run only up to the Newton tolerance).
     pub fn copy_state(&self) -> Snapshot {
         Snapshot {
             state: self.state.clone(),
@@ -1228,6 +1232,8 @@ impl Simulation {
             restart_pending: self.pending_restart(),
             extrapolation_room: self.extrapolation_room,
             drive_ends: self.drive_ends.clone(),
+            input_rates: self.system.input_rates.clone(),
+            solver: None,
         }
     }
 
@@ -1243,6 +1249,10 @@ impl Simulation {
         s.restart_pending = self.pending_restart();
         s.extrapolation_room = self.extrapolation_room;
         s.drive_ends.clone_from(&self.drive_ends);
+        // Field by field: a derived clone_from would allocate.
+        s.input_rates.t0 = self.system.input_rates.t0;
+        s.input_rates.rates.clone_from(&self.system.input_rates.rates);
+        s.solver = None;
     }
 
     /// Whether the next `step_to` restarts (`restart_if_inputs_changed`).
@@ -1256,11 +1266,15 @@ impl Simulation {
             coordinates: self.system.coordinates(),
             constraints: self.system.constraints(),
             inputs: self.system.inputs.len(),
+            matrix_entries: self.stepper.workspace.matrix_entries(),
         }
     }
 
     /// Restore a snapshot of this model. Every field is checked first (`Snapshot::validate`,
     /// `System::set_history`); a snapshot that does not fit is refused and nothing changes.
+    /// The solver's memory, where the snapshot has it (`snapshot`), becomes the workspace's
+    /// (its kept Newton matrices factorized again); without it (`copy_state`) the method starts
+    /// afresh.
     pub fn restore(&mut self, s: &Snapshot) -> Result<(), String> {
         s.validate(self.dimensions())?;
         self.system.set_history(s.history.clone())?;
@@ -1268,7 +1282,10 @@ impl Simulation {
         self.state = s.state.clone();
         self.system.inputs.clone_from(&s.inputs);
         self.stepper.stats = s.stats;
-        self.stepper.workspace.invalidate();
+        match &s.solver {
+            Some(memory) => self.stepper.workspace.restore_memory(memory, &self.state),
+            None => self.stepper.workspace.invalidate(),
+        }
         self.outputs_current = false;
         self.next_step = s.next_step;
         self.restart_pending = s.restart_pending;
@@ -1277,7 +1294,8 @@ impl Simulation {
         self.inputs_set = false;
         self.stepped_inputs.clone_from(&s.inputs);
         self.input_derivatives.iter_mut().for_each(|d| *d = [0.0; 2]);
-        self.system.input_rates.rates.clear();
+        self.system.input_rates.t0 = s.input_rates.t0;
+        self.system.input_rates.rates.clone_from(&s.input_rates.rates);
         Ok(())
     }
 }

@@ -715,7 +715,7 @@ impl Instance {
     }
 
     /// The instance's FMU state as a blob.
-    pub fn fmu_state(&mut self) -> Vec<u8> {
+    pub fn fmu_state(&self) -> Vec<u8> {
         blob::encode(&FmuState {
             guid: self.guid.clone(),
             lifecycle: self.state,
@@ -725,7 +725,7 @@ impl Instance {
             start_time: self.start_time,
             stop_time: self.stop_time,
             last_successful_time: self.last_successful_time,
-            simulation: self.sim.as_mut().map(Simulation::snapshot),
+            simulation: self.sim.as_ref().map(Simulation::snapshot),
         })
     }
 

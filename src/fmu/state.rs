@@ -29,8 +29,10 @@ impl Blob for FmuState {
     const MAGIC: [u8; 8] = *b"flexFMUS";
     /// 1: the first serde layout (replaced the hand-written codec "flexfmuS"); 2: a contact's
     /// history holds its impact's duration and inverse effective mass; 3: the state holds the
-    /// supplied energy beside the dissipated.
-    const VERSION: u32 = 3;
+    /// supplied energy beside the dissipated; 4: the snapshot's solver memory (predictor
+    /// histories, kept Newton matrices, energy check; snapshot version 7), and the snapshot
+    /// layouts of its versions 5 and 6, for which this number was not bumped.
+    const VERSION: u32 = 4;
     const WHAT: &'static str = "FMU state";
 }
 

@@ -49,6 +49,22 @@ impl ContactStep {
         ContactStep { mass: Some((matrix, lu)), rhs: vec![0.0; sys.coordinates() + sys.constraints()], warm: false }
     }
 
+    /// Factorize once at `state` (the start of a run) and solve with the factors, so that the
+    /// LU's storage is allocated before the first step; not counted in the statistics, like
+    /// the rest of a run's initialization. Done when a simulation is built: a simulation built
+    /// to restore a snapshot then counts what the one that took it counted from there on
+    /// (tests/suite/snapshot_neutral.rs), instead of one more factorization in its first step.
+    pub fn warm_up(&mut self, sys: &dyn Dynamics, state: &State) {
+        if self.warm || !self.factorize(sys, state, &mut Statistics::default()) {
+            return;
+        }
+        self.warm = true;
+        if let Some((_, lu)) = self.mass.as_mut() {
+            self.rhs.iter_mut().for_each(|x| *x = 0.0);
+            let _ = lu.solve(&mut self.rhs);
+        }
+    }
+
     /// The longest step from `state` that resolves the compliant contacts closed there or
     /// closing within `horizon` (`Dynamics::contact_step_limit` with `CONTACT_STEP_FRACTION`;
     /// infinite if none is, or if the system has no compliant contacts). The mass matrix is
@@ -59,8 +75,9 @@ impl ContactStep {
             return f64::INFINITY;
         }
         let may_limit = sys.contact_may_limit(&state.q, &state.v, state.t, horizon);
-        // The first step of a run factorizes once, limited or not, so that the LU's storage is
-        // allocated before the first impact (tests/allocation_free_step.rs).
+        // The first step of a run not warmed up (`warm_up`) factorizes once, limited or not, so
+        // that the LU's storage is allocated before the first impact
+        // (tests/allocation_free_step.rs).
         let factorized = if may_limit || !self.warm { self.factorize(&*sys, state, stats) } else { false };
         let ContactStep { mass, rhs, warm } = self;
         let mut inverse_mass = |dofs: &[usize], d: &[f64]| -> f64 {

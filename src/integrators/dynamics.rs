@@ -10,8 +10,9 @@ use crate::linalg::SparseMatrix;
 /// Weights of the tangent blocks in the Newton matrix
 /// [ mass*M + damping*C + stiffness*(K + (Phi_q^T lambda)_q)   lambda*Phi_q^T ]
 /// [ Phi_q                                                      0             ]
-/// with M = dR/dq'', C = dR/dq', K = dR/dq (paper 000 eqs. 18-20).
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// with M = dR/dq'', C = dR/dq', K = dR/dq (paper 000 eqs. 18-20). Serialized with a kept
+/// Newton matrix in snapshots (`SolverMemory`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TangentCoefficients {
     pub mass: f64,
     pub damping: f64,

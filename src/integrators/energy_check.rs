@@ -49,6 +49,27 @@ impl EnergyCheck {
         self.valid = false;
     }
 
+    /// The floor, once the first check computed it (a snapshot carries it: computed at another
+    /// state it would differ).
+    pub fn floor(&self) -> Option<f64> {
+        self.floor
+    }
+
+    /// Restore a snapshot's `floor` and, if the last checked step ended at `state`, its
+    /// (kinetic, potential) energy (`energy_at` of the snapshot's state).
+    pub fn restore(&mut self, floor: Option<f64>, energy: Option<(f64, f64)>, state: &State) {
+        self.floor = floor;
+        self.valid = false;
+        if let Some((kinetic, potential)) = energy {
+            let e = &mut self.end;
+            e.t = state.t;
+            e.q.clone_from(&state.q);
+            e.v.clone_from(&state.v);
+            (e.exchanged, e.kinetic, e.potential) = (state.exchanged, kinetic, potential);
+            self.valid = true;
+        }
+    }
+
     /// The (kinetic, potential) energy of `state` if it is where the last checked step ended.
     pub fn energy_at(&self, state: &State) -> Option<(f64, f64)> {
         let e = &self.end;

@@ -23,7 +23,7 @@ pub use dynamics::{Dynamics, EnergyFlow, EventAction, Stride, TangentCoefficient
 pub use error_control::ErrorControl;
 pub use integrator::{Integrator, TimeIntegrator};
 pub use method::Method;
-pub use newton::{NewtonError, NewtonSettings, NewtonStrategy, Statistics, StepContext, Workspace};
+pub use newton::{NewtonError, NewtonSettings, NewtonStrategy, SolverMemory, Statistics, StepContext, Workspace};
 pub use predictor::StageMemory;
 pub use stages::StepBuffers;
 
@@ -180,6 +180,12 @@ impl Stepper {
             contact_step: ContactStep::new(sys),
             contact_floor: 0.0,
         }
+    }
+
+    /// Allocate what the steps from `state` will need of the contact step limit's LU
+    /// (`ContactStep::warm_up`; nothing is counted).
+    pub fn warm_up(&mut self, sys: &dyn Dynamics, state: &State) {
+        self.contact_step.warm_up(sys, state);
     }
 
     /// The time of the event a step stopped at (`stop_at_events`), once; None if none did.

@@ -18,6 +18,9 @@ use super::predictor::{Known, StageMemory, extrapolate_through};
 use crate::linalg::{FactorizationError, SparseLu, SparseMatrix};
 
 mod follow_drives;
+mod memory;
+
+pub use memory::SolverMemory;
 
 /// How the Newton matrix is refreshed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -153,6 +156,11 @@ pub struct Workspace {
     lu: SparseLu,
     /// Coefficients of the matrix currently factorized, if the factorization is usable.
     factorized: Option<TangentCoefficients>,
+    /// The values of the matrix in `lu` and in `spare_lu` (`matrix` is overwritten by every
+    /// assembly, the index-1 ones too): what a snapshot carries of the kept factorizations
+    /// (src/integrators/newton/memory.rs).
+    kept_values: Vec<f64>,
+    spare_values: Vec<f64>,
     /// A second kept factorization (with its coefficients), for methods whose stages alternate
     /// between two Newton matrices (Bathe with gamma = 1/2: beta' = (gamma h)^2/4, then
     /// (q2 h)^2): modified Newton then factorizes twice per communication interval on a linear
@@ -201,9 +209,10 @@ pub struct Workspace {
 }
 
 /// Acceleration and multipliers at the start of the previous step, for the Newton predictor
-/// of a step's first stage (linear extrapolation in time). Forgotten with the factorization,
-/// so every communication interval starts the same way (bit-identical re-stepping after a
-/// restore).
+/// of a step's first stage (linear extrapolation in time). Forgotten with the factorization
+/// (a failed step, an event, a changed parameter or setting) and at a restart; carried over
+/// from one communication interval to the next and in snapshots (`SolverMemory`), so that a
+/// restored state re-steps bit for bit.
 #[derive(Default)]
 struct StepHistory {
     valid: bool,
@@ -294,8 +303,11 @@ impl Workspace {
         let m = sys.constraints();
         let matrix = sys.newton_pattern();
         let lu = SparseLu::new(&matrix);
+        let entries = matrix.values.len();
         Workspace {
             matrix,
+            kept_values: vec![0.0; entries],
+            spare_values: vec![0.0; entries],
             spare_lu: lu.clone(),
             index1_lu: lu.clone(),
             lu,
@@ -336,7 +348,8 @@ impl Workspace {
         }
     }
 
-    /// Forget the factorization (after a restore, a parameter change or a failed step).
+    /// Forget the factorization and the predictor's history (after a parameter or settings
+    /// change, a failed step, an event, or the restore of a state copied without them).
     pub fn invalidate(&mut self) {
         self.energy.forget();
         self.factorized = None;
@@ -413,6 +426,7 @@ impl Workspace {
         }
         if self.spare.is_some_and(|f| same_matrix(&f, c)) || self.factorized.is_some() {
             std::mem::swap(&mut self.lu, &mut self.spare_lu);
+            std::mem::swap(&mut self.kept_values, &mut self.spare_values);
             std::mem::swap(&mut self.factorized, &mut self.spare);
         }
         if !self.factorized.is_some_and(|f| same_matrix(&f, c)) {
@@ -435,6 +449,7 @@ impl Workspace {
         self.excess = 0;
         self.lu.factorize(&self.matrix)?;
         stats.factorizations += 1;
+        self.kept_values.copy_from_slice(&self.matrix.values);
         self.factorized = Some(c);
         Ok(())
     }

@@ -110,6 +110,34 @@ impl StageMemory {
         }
     }
 
+    /// What the next step's predictor reads of this memory (`StepContext::predict_stage`:
+    /// the stage values, the errors and which prediction came closer), for a snapshot; the
+    /// per-stage predictions (`corrected`, `linear`) are scratch of the step that made them.
+    pub fn record(&self) -> StageRecord {
+        StageRecord {
+            values: self.value[..self.values].to_vec(),
+            errors: self.error[..self.errors].to_vec(),
+            prefer_corrected: self.prefer_corrected,
+        }
+    }
+
+    /// Overwrite with a `record` of a memory of the same sizes (checked by
+    /// `StageRecord::check`), reusing the allocations.
+    pub fn restore(&mut self, record: &StageRecord) {
+        for (mine, theirs) in self.value.iter_mut().zip(&record.values) {
+            mine.0 = theirs.0;
+            mine.1.copy_from_slice(&theirs.1);
+            mine.2.copy_from_slice(&theirs.2);
+        }
+        for (mine, theirs) in self.error.iter_mut().zip(&record.errors) {
+            mine.0.copy_from_slice(&theirs.0);
+            mine.1.copy_from_slice(&theirs.1);
+        }
+        self.prefer_corrected = record.prefer_corrected;
+        self.values = record.values.len();
+        self.errors = record.errors.len();
+    }
+
     /// Overwrite with `other` (reusing the allocations).
     pub fn copy_from(&mut self, other: &StageMemory) {
         for (mine, theirs) in self.value.iter_mut().zip(&other.value[..other.values]) {
@@ -124,6 +152,48 @@ impl StageMemory {
         self.prefer_corrected = other.prefer_corrected;
         self.values = other.values;
         self.errors = other.errors;
+    }
+}
+
+/// A `StageMemory` as a snapshot carries it (`StageMemory::record`): up to three stage values
+/// (time from the step's start, a, lambda), the predictor's errors at the first stages (a,
+/// lambda) and, per stage, whether the corrected extrapolation came at least as close as the
+/// line.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct StageRecord {
+    values: Vec<(f64, Vec<f64>, Vec<f64>)>,
+    errors: Vec<(Vec<f64>, Vec<f64>)>,
+    prefer_corrected: [bool; 3],
+}
+
+impl StageRecord {
+    /// Whether the record fits a system of n coordinates and m multipliers: at most three
+    /// entries of these lengths, all finite.
+    pub fn check(&self, n: usize, m: usize) -> Result<(), String> {
+        if self.values.len() > 3 || self.errors.len() > 3 {
+            return Err(format!(
+                "the predictor's memory holds {} stage values and {} errors (at most 3)",
+                self.values.len(),
+                self.errors.len()
+            ));
+        }
+        let vectors = self.values.iter().map(|(_, a, l)| (a, l)).chain(self.errors.iter().map(|(a, l)| (a, l)));
+        for (a, l) in vectors {
+            if a.len() != n || l.len() != m {
+                return Err(format!(
+                    "the predictor's memory belongs to a different model ({} and {} entries, expected {n} and {m})",
+                    a.len(),
+                    l.len()
+                ));
+            }
+            if !a.iter().chain(l).all(|x| x.is_finite()) {
+                return Err("the predictor's memory holds a non-finite number".into());
+            }
+        }
+        if !self.values.iter().all(|(t, _, _)| t.is_finite()) {
+            return Err("the predictor's memory holds a non-finite time".into());
+        }
+        Ok(())
     }
 }
 

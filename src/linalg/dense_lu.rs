@@ -15,8 +15,8 @@
 //! updates of falling length and the interchanges (17 unknowns: 1,300 instructions per solve
 //! instead of 2,600). It is formed once the factorization has served `INVERSE_AFTER` solves
 //! (one refreshed every few solves, the heavy top's, never pays the n solves; the factors
-//! alone decide, so a run restored from a snapshot, whose workspace starts afresh, re-steps
-//! bit for bit). A solve by the inverse has the forward error
+//! decides, so a snapshot carries the count with a kept factorization and a restored run forms
+//! the inverse where the original did: `resume`). A solve by the inverse has the forward error
 //! of one by the factors, about cond(A) times the rounding unit, which is what Newton's
 //! increments and the index-1 solves need.
 
@@ -103,13 +103,7 @@ impl DenseLu {
     pub fn solve(&mut self, b: &mut [f64]) {
         let n = self.n;
         if self.solves == INVERSE_AFTER {
-            let mut inverse = std::mem::take(&mut self.inverse);
-            for (j, column) in inverse.chunks_exact_mut(n).enumerate() {
-                column.fill(0.0);
-                column[j] = 1.0;
-                self.solve_by_factors(column);
-            }
-            self.inverse = inverse;
+            self.form_inverse();
         }
         self.solves = self.solves.saturating_add(1);
         if self.inverse_formed() {
@@ -124,6 +118,32 @@ impl DenseLu {
             return;
         }
         self.solve_by_factors(b);
+    }
+
+    /// A^-1 from the factors, column by column (the solves of the unit vectors).
+    fn form_inverse(&mut self) {
+        let mut inverse = std::mem::take(&mut self.inverse);
+        for (j, column) in inverse.chunks_exact_mut(self.n).enumerate() {
+            column.fill(0.0);
+            column[j] = 1.0;
+            self.solve_by_factors(column);
+        }
+        self.inverse = inverse;
+    }
+
+    /// Solves done with the current factors.
+    pub fn solves(&self) -> usize {
+        self.solves
+    }
+
+    /// Right after `factorize`: continue as the factorization that had served `solves` solves,
+    /// with its inverse formed if it had been, so that the solves that follow are bit for bit
+    /// those the factorization would have done (a snapshot's kept Newton matrix).
+    pub fn resume(&mut self, solves: usize) {
+        if solves > INVERSE_AFTER {
+            self.form_inverse();
+        }
+        self.solves = solves;
     }
 
     /// Whether the current factors' inverse is formed.

@@ -254,6 +254,24 @@ impl SparseLu {
         Ok(())
     }
 
+    /// Solves done with the current factors: the dense LU changes how it solves after a
+    /// number of them (src/linalg/dense_lu.rs); 0 for the sparse one, whose solves do not
+    /// depend on their count.
+    pub fn solves(&self) -> usize {
+        match &self.factors {
+            Factors::Sparse(_) => 0,
+            Factors::Dense(d) => d.solves(),
+        }
+    }
+
+    /// Right after `factorize`: continue as the factorization of the same matrix that had
+    /// served `solves` solves (`solves`), so that the solves that follow are bit for bit its.
+    pub fn resume(&mut self, solves: usize) {
+        if let (Factors::Dense(d), true) = (&mut self.factors, self.factorized) {
+            d.resume(solves);
+        }
+    }
+
     /// Solve in place; returns an error if the factors produce non-finite values
     /// (numerically singular matrix).
     pub fn solve(&mut self, rhs: &mut [f64]) -> Result<(), FactorizationError> {

@@ -598,8 +598,10 @@ impl Parser<'_> {
 /// The first and second time derivatives of the inputs at time `t0` (where the inputs have
 /// their current values): inside a communication interval with input derivatives (FMI's
 /// fmi2SetRealInputDerivatives) input j is u_j + u'_j (t - t0) + u''_j (t - t0)^2 / 2; with
-/// none (empty, the default) it is held.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// none (empty, the default) it is held. Part of snapshots: the rates an interval ended with
+/// hold at its end point (outputs read them, and the next interval projects the drives
+/// onto rates that change there).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct InputRates {
     pub t0: f64,
     pub rates: Vec<[f64; 2]>,

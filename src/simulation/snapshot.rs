@@ -1,15 +1,17 @@
 //! A restorable copy of everything of a [`Simulation`](super::Simulation) that evolves:
 //! the integrator state, the inputs, the solver settings and statistics, the element
-//! histories and the error-controlled step's proposal. Serde-derived; its bytes are the
-//! blob format of `blob.rs`.
+//! histories, the error-controlled step's proposal and the solver's memory of the last steps
+//! (predictor histories, kept Newton matrices, the energy check's floor). Serde-derived; its
+//! bytes are the blob format of `blob.rs`.
 
 use serde::{Deserialize, Serialize};
 
 use super::SolverSettings;
 use super::blob::{self, Blob};
 use crate::integrators::error_control::{MAX_STEP_RATIO, MIN_STEP_RATIO};
-use crate::integrators::{EnergyFlow, State, Statistics};
+use crate::integrators::{EnergyFlow, SolverMemory, State, Statistics};
 use crate::mechanics::History;
+use crate::model::expr::InputRates;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Snapshot {
@@ -27,6 +29,12 @@ pub struct Snapshot {
     pub(super) extrapolation_room: f64,
     /// `Simulation::drive_ends`.
     pub(super) drive_ends: Vec<f64>,
+    /// The inputs' rates the last interval ended with (`System::input_rates`; empty if held).
+    pub(super) input_rates: InputRates,
+    /// What the next steps depend on in the Newton workspace (src/integrators/newton/memory.rs):
+    /// `Simulation::snapshot` carries it, so that restoring re-steps bit for bit;
+    /// `Simulation::copy_state` does not (the method restarts afresh there).
+    pub(super) solver: Option<SolverMemory>,
 }
 
 impl Blob for Snapshot {
@@ -34,8 +42,10 @@ impl Blob for Snapshot {
     /// 1: the first serde layout (replaced the hand-written codec "flexfmu4"); 2: a contact's
     /// history holds its impact's duration and inverse effective mass; 3: whether changed
     /// inputs await a restart; 4: the state holds the supplied energy beside the dissipated; 5: the
-    /// room for extrapolated spans; 6: the inputs where the last interval ended.
-    const VERSION: u32 = 6;
+    /// room for extrapolated spans; 6: the inputs where the last interval ended; 7: the solver's
+    /// memory of the last steps (predictor histories, kept Newton matrices, energy check) and
+    /// the inputs' rates at the end of the last interval.
+    const VERSION: u32 = 7;
     const WHAT: &'static str = "simulation snapshot";
 }
 
@@ -45,6 +55,8 @@ pub struct Dimensions {
     pub coordinates: usize,
     pub constraints: usize,
     pub inputs: usize,
+    /// Stored entries of the Newton matrix (a kept matrix in the solver's memory has as many).
+    pub matrix_entries: usize,
 }
 
 impl Snapshot {
@@ -108,8 +120,18 @@ impl Snapshot {
                 return Err(format!("{name}[{i}] = {} is not finite", x[i]));
             }
         }
+        let rates = &self.input_rates;
+        if !rates.rates.is_empty() && rates.rates.len() != dims.inputs {
+            return Err(format!("{} input rates for {} inputs", rates.rates.len(), dims.inputs));
+        }
+        if !(rates.t0.is_finite() && rates.rates.iter().flatten().all(|x| x.is_finite())) {
+            return Err("the input rates must be finite".into());
+        }
         if !(self.extrapolation_room.is_finite() && self.extrapolation_room >= 0.0) {
             return Err(format!("the room for extrapolated spans {} must be finite and >= 0", self.extrapolation_room));
+        }
+        if let Some(memory) = &self.solver {
+            memory.check(n, m, dims.matrix_entries)?;
         }
         self.settings.validate()?;
         let (h_min, h_max) = (MIN_STEP_RATIO * self.settings.step, MAX_STEP_RATIO * self.settings.step);

@@ -85,6 +85,7 @@ mod published_benchmarks;
 mod rigid_pendulum;
 mod rotational_spring;
 mod setup_script;
+mod snapshot_neutral;
 mod spatial_joint_kinds;
 mod spatial_loads;
 mod spatial_loads_fmu;
