@@ -154,7 +154,8 @@ fn a_run_whose_energy_ran_away_says_so_when_it_stops() {
     assert!(last > 100.0 * first, "the energy ran away: {first} J -> {last} J");
     let o = run("0.5");
     let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success() && !stderr.contains("warning"), "{stderr}");
+    // No energy warning (the coupler's bending at 14 steps per period is warned of apart).
+    assert!(o.status.success() && !stderr.contains("energy balance"), "{stderr}");
 
     // Through the FMU (rho_inf = 1 is the model's): fmi2Discard, with the same diagnosis logged.
     let messages = Messages::default();
