@@ -28,12 +28,13 @@
 //! stiff modes: the consistent accelerations carry them) follows no polynomial path over e.
 //! So the differences are taken at LEVELS offsets e_k = LARGEST_OFFSET T RATIO^-k (3e-2 T to
 //! 1.2e-4 T), Richardson's extrapolation of each pair of neighbouring levels removes the
-//! e^2 terms (error O(e^4)), and of the neighbouring pair of these estimates that agrees
-//! best one is taken (per output and order, as Ridders' method chooses; `derivatives_at`):
-//! large offsets lose to truncation and vibrations, small ones to rounding. T is the motion's own time scale
-//! sqrt(|v| / |j|) in the mass metric (`time_scale`; 1/omega of a harmonic motion), within
-//! 1e-3 to 1e3 internal steps; j is taken a second time at e1 of that T if the first
-//! estimate |v| / |a| was more than 3 times it (e1 too large) or less than a tenth. Measured errors: docs/fmu.md, Derivatives.
+//! e^2 terms (error O(e^4)), and one of the neighbouring pair of these estimates that agrees
+//! best is taken (per output and order, as Ridders' method chooses; `derivatives_at`): large
+//! offsets lose to truncation and vibrations, small ones to rounding. T is the motion's own
+//! time scale sqrt(|v| / |j|) in the mass metric (`time_scale`; 1/omega of a harmonic
+//! motion), within 1e-3 to 1e3 internal steps; j is taken a second time at e1 of that T if
+//! the first estimate |v| / |a| was more than 3 times it (e1 too large) or less than a
+//! tenth. Measured errors: docs/fmu.md, Derivatives.
 //!
 //! Integrals. energy_dissipated and energy_supplied are integrals of powers (`exchanged` in
 //! the state): their rate is the power `Dynamics::power`, each non-conservative force times
@@ -48,7 +49,7 @@
 //! forces read their history at the evaluation time (fractional dampers) follow the motion
 //! smoothly there (`System::follow_motion`). Events are not located along the path: a
 //! compliant contact's onset or release within the offsets is a kink the differences
-//! straddle (the choice then falls on the levels that do not, where there are any).
+//! straddle; the levels that do not straddle it, where there are any, agree best.
 //!
 //! Work: the index-1 matrix factorized at the state, twice or four times for the jerk and,
 //! where an output reads accelerations or multipliers there, at the 2 LEVELS points; every
