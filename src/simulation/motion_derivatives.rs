@@ -29,8 +29,10 @@
 //! So the differences are taken at LEVELS offsets e_k = LARGEST_OFFSET T RATIO^-k (3e-2 T to
 //! 1.2e-4 T), Richardson's extrapolation of each pair of neighbouring levels removes the
 //! e^2 terms (error O(e^4)), and one of the neighbouring pair of these estimates that agrees
-//! best is taken (per output and order, as Ridders' method chooses; `derivatives_at`): large
-//! offsets lose to truncation and vibrations, small ones to rounding. T is the motion's own
+//! best is taken (per output and order, as Ridders' method chooses: C. J. F. Ridders,
+//! "Accurate computation of F'(x) and F'(x) F''(x)", Adv. Eng. Software 4 (1982) 75-76;
+//! `derivatives_at`): large offsets lose to truncation and vibrations, small ones to
+//! rounding. T is the motion's own
 //! time scale sqrt(|v| / |j|) in the mass metric (`time_scale`; 1/omega of a harmonic
 //! motion), within 1e-3 to 1e3 internal steps; j is taken a second time at e1 of that T if
 //! the first estimate |v| / |a| was more than 3 times it (e1 too large) or less than a
