@@ -6,6 +6,7 @@ pub mod call_times;
 mod dependencies;
 mod derivatives;
 pub mod energy_balance;
+mod motion_derivatives;
 mod scene;
 mod snapshot;
 mod tuning;
@@ -291,6 +292,9 @@ pub struct Simulation {
     /// the vector is reused, so reading outputs allocates nothing after the first time).
     output_values: Vec<f64>,
     outputs_current: bool,
+    /// The outputs' derivatives along the motion at the current state, if computed
+    /// (src/simulation/motion_derivatives.rs; cleared with `outputs_current`).
+    motion: motion_derivatives::MotionDerivatives,
     needs_accelerations: bool,
     scratch_a: Vec<f64>,
     scratch_lambda: Vec<f64>,
@@ -407,6 +411,7 @@ impl Simulation {
             stepper,
             output_values: Vec::new(),
             outputs_current: false,
+            motion: Default::default(),
             needs_accelerations,
             scratch_a: vec![0.0; n],
             scratch_lambda: vec![0.0; m],
@@ -505,7 +510,7 @@ impl Simulation {
             // and force) describe the motion the state has, as the dependencies declare (a
             // probe read a servo's torque without its inertia term after setting the command).
             change_inputs(&mut self.system, &mut self.state, |inputs| inputs[index] = value);
-            self.outputs_current = false;
+            self.invalidate_outputs();
             self.inputs_set = true;
         }
         Ok(())
@@ -556,7 +561,7 @@ impl Simulation {
         }
         self.stepper.workspace.invalidate();
         self.drive_ends.clone_from(&self.system.inputs);
-        self.outputs_current = false;
+        self.invalidate_outputs();
         self.balance = BalanceWatch::new(self.energy_balance());
         Ok(())
     }
@@ -721,6 +726,14 @@ impl Simulation {
         &self.outputs
     }
 
+    /// The state, the inputs or the model changed: the outputs and their derivatives are to be
+    /// computed afresh when next read.
+    fn invalidate_outputs(&mut self) {
+        self.outputs_current = false;
+        self.motion.current = false;
+        self.motion.accelerations_current = false;
+    }
+
     /// Output values at the current time. Accelerations and reactions are recomputed from
     /// the converged (q, v) with the index-1 equations, so they are second-order accurate
     /// whatever the method's own multipliers are.
@@ -858,7 +871,7 @@ impl Simulation {
             self.drive_ends.clone_from(&self.system.inputs);
         }
         self.input_derivatives.iter_mut().for_each(|d| *d = [0.0; 2]);
-        self.outputs_current = false;
+        self.invalidate_outputs();
         result
     }
 
@@ -942,7 +955,7 @@ impl Simulation {
         if needed.is_nan() || needed > MAX_STEPS_PER_INTERVAL as f64 {
             return Err(StepError::TooManySteps { t: self.state.t, t_end, step: largest, needed });
         }
-        self.outputs_current = false;
+        self.invalidate_outputs();
         // The Newton matrix and the predictor's history carry over from the last interval (and
         // in snapshots: src/integrators/newton/memory.rs).
         if span <= self.extrapolation_room && self.extrapolate(t_end)? {
@@ -1122,7 +1135,7 @@ impl Simulation {
     fn discard_step(&mut self) {
         // `accepted` came from this system, so it fits.
         let _ = self.system.set_history(std::mem::take(&mut self.accepted));
-        self.outputs_current = false;
+        self.invalidate_outputs();
     }
 
     /// Natural frequencies (Hz, ascending) linearised about the current configuration at
@@ -1191,7 +1204,7 @@ impl Simulation {
         // A step from here starts afresh (matrix, predictor, consistent accelerations).
         self.stepper.workspace.invalidate();
         self.restart_pending = true;
-        self.outputs_current = false;
+        self.invalidate_outputs();
         Ok(iterations)
     }
 
@@ -1286,7 +1299,7 @@ impl Simulation {
             Some(memory) => self.stepper.workspace.restore_memory(memory, &self.state),
             None => self.stepper.workspace.invalidate(),
         }
-        self.outputs_current = false;
+        self.invalidate_outputs();
         self.next_step = s.next_step;
         self.restart_pending = s.restart_pending;
         self.extrapolation_room = s.extrapolation_room;

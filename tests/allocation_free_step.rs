@@ -369,3 +369,36 @@ fn fmu_do_step_allocates_nothing_after_warm_up() {
         assert_eq!(n, 0, "{name}: doStep allocated");
     }
 }
+
+/// Output derivatives read between doSteps (every output, orders 1 and 2: differences along
+/// the motion, src/simulation/motion_derivatives.rs) may allocate, but leave the steps
+/// allocation-free: they use storage of their own, and a doStep after them allocates nothing.
+#[test]
+fn output_derivatives_between_steps_leave_them_allocation_free() {
+    use flexfmu::fmu::instance::Instance;
+    use flexfmu::fmu::status::Status;
+    use flexfmu::fmu::variables::Variables;
+    for name in ["crank_slider", "heavy_top", "pendulum_corotational", "crank_slider_driven"] {
+        let dir = tempfile::tempdir().unwrap();
+        let resources = dir.path().join("resources");
+        let model = common::fmu::example_resources(&resources, name);
+        let guid = flexfmu::fmu::variables::guid(&model.source);
+        let mut inst = Instance::instantiate(&resources, &guid, Box::new(|_, _, _| {}), false).unwrap();
+        assert_eq!(inst.enter_initialization_mode(), Status::Ok);
+        assert_eq!(inst.exit_initialization_mode("test"), Status::Ok);
+        let outputs: Vec<u32> = Variables::new(&model).unwrap().outputs().map(|v| v.vr).collect();
+        let (vrs, orders): (Vec<u32>, Vec<i32>) = outputs.iter().flat_map(|&vr| [(vr, 1), (vr, 2)]).unzip();
+        let (h, mut t, mut steps) = (1e-3, 0.0, 0);
+        for k in 0..40 {
+            let n = allocations_in(|| assert_eq!(inst.do_step("test", t, h), Status::Ok));
+            t += h;
+            let status = inst.output_derivatives("test", &vrs, &orders, &mut |_, x| assert!(x.is_finite()));
+            assert_eq!(status, Status::Ok);
+            if k >= 20 {
+                steps += n;
+            }
+        }
+        println!("{name}: {steps} allocations in 20 doSteps, each after reading every output derivative");
+        assert_eq!(steps, 0, "{name}: doStep allocated after output derivatives");
+    }
+}

@@ -437,12 +437,12 @@ fn output_kind(
             OutputKind::SpatialPoint { anchor, component, order }
         }
         Some(Quantity::BodyAngularVelocity { component }) => {
-            OutputKind::SpatialBodyAngularVelocity { x: need_body()?.0.x, component }
+            OutputKind::SpatialBodyAngularVelocity { x: need_body()?.0.x, component, order: 0 }
         }
         Some(Quantity::TaitBryan { component }) => OutputKind::TaitBryan { x: need_body()?.0.x, component },
         Some(Quantity::EulerParameter { index }) => OutputKind::EulerParameter { index: need_body()?.0.x + 3 + index },
         Some(Quantity::AngularVelocity { component }) => {
-            OutputKind::SpatialAngularVelocity { x: need_body()?.0.x, component }
+            OutputKind::SpatialAngularVelocity { x: need_body()?.0.x, component, order: 0 }
         }
         Some(Quantity::Reaction { component }) => {
             let joint = need_joint()?;

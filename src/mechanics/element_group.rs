@@ -72,6 +72,9 @@ pub trait ElementGroup: Debug + Send + Sync {
     fn power(&self, x: &Kin, stride: &Stride) -> EnergyFlow;
     /// Prepare a run over the output `times` (kinds with memory).
     fn prepare(&mut self, times: &[f64]);
+    /// Evaluations at `times` near the accepted time t follow the motion from there
+    /// (`Element::follow_motion`).
+    fn follow_motion(&mut self, t: f64, times: &[f64]);
     /// Record an accepted state in the elements' memory (kinds with memory).
     fn record(&mut self, q: &[f64], v: &[f64], t: f64);
     /// Write the elements' memories to `w`, in order.
@@ -171,6 +174,14 @@ impl<E: Element + Debug + Clone + Send + Sync + 'static> ElementGroup for Elemen
     fn prepare(&mut self, times: &[f64]) {
         for e in &mut self.elements {
             e.prepare(times);
+        }
+    }
+
+    fn follow_motion(&mut self, t: f64, times: &[f64]) {
+        if E::MEMORY.is_some() {
+            for e in &mut self.elements {
+                e.follow_motion(t, times);
+            }
         }
     }
 

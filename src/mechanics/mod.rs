@@ -318,6 +318,14 @@ impl System {
         }
     }
 
+    /// The forces are about to be evaluated at `times` near the accepted time t, along the
+    /// motion from the state there (`Element::follow_motion`); `times` empty: back to stepping.
+    pub fn follow_motion(&mut self, t: f64, times: &[f64]) {
+        for g in &mut self.groups {
+            g.follow_motion(t, times);
+        }
+    }
+
     /// The histories of the elements with memory (part of snapshots).
     pub fn history(&self) -> History {
         let mut h = History::default();

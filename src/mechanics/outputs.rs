@@ -110,16 +110,20 @@ pub enum OutputKind {
     EulerParameter {
         index: usize,
     },
-    /// Global angular velocity omega = 2 E(p) p' of the spatial body at `x`, one component.
+    /// Global angular velocity omega = 2 E(p) p' of the spatial body at `x`, one component
+    /// (order 0), or its angular acceleration 2 E(p) p'' (order 1: E(p') p' = 0, each row of
+    /// E(p) is skew in p).
     SpatialAngularVelocity {
         x: usize,
         component: usize,
+        order: usize,
     },
     /// Angular velocity of the spatial body at `x` in its own frame, omega' = 2 G(p) p'
-    /// (one component).
+    /// (one component; order 0), or its rate 2 G(p) p'' (order 1: G(p') p' = 0).
     SpatialBodyAngularVelocity {
         x: usize,
         component: usize,
+        order: usize,
     },
     /// Orientation of the spatial body at `x` as intrinsic z-y'-x'' Tait-Bryan angles, A(p) =
     /// Rz(yaw) Ry(pitch) Rx(roll): component 0 yaw, 1 pitch, 2 roll.
@@ -174,7 +178,9 @@ impl OutputKind {
             OutputKind::AngularMomentum { .. } => "kg.m2/s",
             OutputKind::JointCoordinate { .. } | OutputKind::EulerParameter { .. } => "",
             OutputKind::SpatialPoint { order, .. } => ["m", "m/s", "m/s2"][*order],
-            OutputKind::SpatialAngularVelocity { .. } | OutputKind::SpatialBodyAngularVelocity { .. } => "rad/s",
+            OutputKind::SpatialAngularVelocity { order, .. } | OutputKind::SpatialBodyAngularVelocity { order, .. } => {
+                ["rad/s", "rad/s2"][*order]
+            }
             OutputKind::TaitBryan { .. } => "rad",
             OutputKind::Contact { quantity, .. } | OutputKind::ContactConstraint { quantity, .. } => {
                 ["N", "m", "", "s"][*quantity]
@@ -226,6 +232,8 @@ impl OutputKind {
                 | OutputKind::SpatialReaction { .. }
                 | OutputKind::SpatialReactionTorque { .. }
                 | OutputKind::ContactConstraint { quantity: 0, .. }
+                | OutputKind::SpatialAngularVelocity { order: 1, .. }
+                | OutputKind::SpatialBodyAngularVelocity { order: 1, .. }
         )
     }
 }
@@ -340,7 +348,14 @@ pub fn parse_shared(
 
 impl Output {
     pub fn eval(&self, sys: &System, s: &OutputState) -> f64 {
-        match &self.kind {
+        self.kind.eval(sys, s)
+    }
+}
+
+impl OutputKind {
+    /// The output's value at the state `s`.
+    pub fn eval(&self, sys: &System, s: &OutputState) -> f64 {
+        match self {
             OutputKind::Point { anchor, component, order } => {
                 let c = *component;
                 match (order, anchor) {
@@ -437,13 +452,15 @@ impl Output {
                 super::euler_parameters::mat_t_vec(&a, d)[*component]
             }
             OutputKind::EulerParameter { index } => s.q[*index],
-            OutputKind::SpatialAngularVelocity { x, component } => {
+            OutputKind::SpatialAngularVelocity { x, component, order } => {
                 let e = super::euler_parameters::e_matrix(&s.q[x + 3..x + 7]);
-                2.0 * (0..4).map(|k| e[*component][k] * s.v[x + 3 + k]).sum::<f64>()
+                let rate = if *order == 0 { s.v } else { s.a };
+                2.0 * (0..4).map(|k| e[*component][k] * rate[x + 3 + k]).sum::<f64>()
             }
-            OutputKind::SpatialBodyAngularVelocity { x, component } => {
+            OutputKind::SpatialBodyAngularVelocity { x, component, order } => {
                 let g = super::euler_parameters::g_matrix(&s.q[x + 3..x + 7]);
-                2.0 * (0..4).map(|k| g[*component][k] * s.v[x + 3 + k]).sum::<f64>()
+                let rate = if *order == 0 { s.v } else { s.a };
+                2.0 * (0..4).map(|k| g[*component][k] * rate[x + 3 + k]).sum::<f64>()
             }
             OutputKind::TaitBryan { x, component } => {
                 // A = Rz(yaw) Ry(pitch) Rx(roll): A31 = -sin(pitch), A21/A11 = tan(yaw),

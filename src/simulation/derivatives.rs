@@ -1,7 +1,8 @@
 //! Derivatives at the current communication point, from the solver's own quantities, for
-//! the FMI layers: time derivatives of the outputs (positions give velocities and
-//! accelerations, velocities give accelerations) and the Jacobian of the outputs with
-//! respect to the inputs.
+//! the FMI layers: time derivatives of the outputs (exact where the solver state has them:
+//! positions give velocities and accelerations, velocities give accelerations; the others
+//! along the motion, src/simulation/motion_derivatives.rs) and the Jacobian of the outputs
+//! with respect to the inputs.
 //!
 //! Accelerations and multipliers are those of the index-1 system at (q, v, t, u)
 //!   [ M(q)   Phi_q^T ] [ a      ]   [ -g(q, v, t, u) ]
@@ -23,8 +24,11 @@ use crate::integrators::{Dynamics, EnergyFlow, TangentCoefficients};
 use crate::linalg::SparseLu;
 use crate::mechanics::outputs::{OutputKind, OutputState};
 
-/// The output whose value is the `k`-th time derivative of `kind`, if the solver state has it.
-fn derived(kind: &OutputKind, k: usize) -> Option<OutputKind> {
+/// The output whose value is the `k`-th time derivative of `kind`, if the solver state has it
+/// exactly: positions give velocities and accelerations, velocities (and angular velocities)
+/// give accelerations. The other derivatives are differences along the motion
+/// (src/simulation/motion_derivatives.rs).
+pub(super) fn derived(kind: &OutputKind, k: usize) -> Option<OutputKind> {
     let up = |order: usize, max: usize| (order + k <= max).then_some(order + k);
     Some(match kind {
         OutputKind::Point { anchor, component, order } => {
@@ -42,57 +46,44 @@ fn derived(kind: &OutputKind, k: usize) -> Option<OutputKind> {
         OutputKind::JointCoordinate { joint, order } => {
             OutputKind::JointCoordinate { joint: *joint, order: up(*order, 2)? }
         }
+        // omega = 2 E(p) p' gives 2 E(p) p'' (E(p') p' = 0), and the body frame's likewise.
+        OutputKind::SpatialAngularVelocity { x, component, order } => {
+            OutputKind::SpatialAngularVelocity { x: *x, component: *component, order: up(*order, 1)? }
+        }
+        OutputKind::SpatialBodyAngularVelocity { x, component, order } => {
+            OutputKind::SpatialBodyAngularVelocity { x: *x, component: *component, order: up(*order, 1)? }
+        }
         _ => return None,
     })
 }
 
 impl Simulation {
-    /// The highest order of time derivative `output_derivative` gives for output `index`
-    /// (0: none).
-    pub fn output_derivative_order(&self, index: usize) -> usize {
-        let Some(o) = self.outputs.get(index) else { return 0 };
-        (1..=2).take_while(|&k| derived(&o.kind, k).is_some()).last().unwrap_or(0)
-    }
-
-    /// The `order`-th time derivative (1 or 2) of output `index` at the current time, from the
-    /// solver state: velocities, and the accelerations of the index-1 system.
+    /// The `order`-th time derivative (1 or 2) of output `index` at the current time: from the
+    /// solver state where it has the derivative exactly (`derived`: velocities, and the
+    /// accelerations of the index-1 system), else along the motion
+    /// (src/simulation/motion_derivatives.rs).
     pub fn output_derivative(&mut self, index: usize, order: usize) -> Result<f64, String> {
         let o = self.outputs.get(index).ok_or_else(|| format!("no output with index {index}"))?;
-        let max = self.output_derivative_order(index);
-        let Some(kind) = (order >= 1).then(|| derived(&o.kind, order)).flatten() else {
+        if !(1..=2).contains(&order) {
             return Err(format!(
-                "output '{}' has no derivative of order {order} (the solver state has {}: {})",
-                o.name,
-                if max == 0 { "none".to_string() } else { format!("orders 1 to {max}") },
-                "positions give velocities and accelerations, velocities give accelerations"
+                "output '{}' has no derivative of order {order} (maxOutputDerivativeOrder = 2: orders 1 and 2)",
+                o.name
             ));
-        };
-        let s = &self.state;
-        if kind.needs_accelerations() {
-            let mut stats = crate::integrators::Statistics::default();
-            self.stepper
-                .workspace
-                .consistent_accelerations(
-                    &self.system,
-                    (&s.q, &s.v, s.t),
-                    &mut self.scratch_a,
-                    &mut self.scratch_lambda,
-                    &mut stats,
-                )
-                .map_err(|e| e.to_string())?;
         }
-        let os = OutputState {
-            q: &s.q,
-            v: &s.v,
-            a: &self.scratch_a,
-            lambda: &self.scratch_lambda,
-            t: s.t,
-            exchanged: s.exchanged,
+        let Some(kind) = derived(&o.kind, order) else {
+            return self.motion_derivative(index, order);
         };
-        let out = crate::mechanics::outputs::Output { kind, ..o.clone() };
-        let x = out.eval(&self.system, &os);
+        let reads_accelerations = kind.needs_accelerations();
+        if reads_accelerations {
+            self.state_accelerations()?;
+        }
+        let s = &self.state;
+        let (a, lambda) = if reads_accelerations { (&self.motion.a0, &self.motion.lambda0) } else { (&s.a, &s.lambda) };
+        let os = OutputState { q: &s.q, v: &s.v, a, lambda, t: s.t, exchanged: s.exchanged };
+        let x = kind.eval(&self.system, &os);
         if !x.is_finite() {
-            return Err(format!("derivative of order {order} of output '{}' is {x} at t = {}", o.name, s.t));
+            let name = &self.outputs[index].name;
+            return Err(format!("derivative of order {order} of output '{name}' is {x} at t = {}", s.t));
         }
         Ok(x)
     }

@@ -138,7 +138,7 @@ impl Simulation {
         self.state.a = a;
         self.state.lambda = lambda;
         self.stepper.workspace.invalidate();
-        self.outputs_current = false;
+        self.invalidate_outputs();
         Ok(())
     }
 }

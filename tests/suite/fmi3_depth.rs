@@ -186,8 +186,8 @@ impl Pair {
     }
 
     /// Every output derivative of orders 1 and 2 through both APIs, one at a time, as bits;
-    /// one an output does not have (an energy, a velocity's second derivative) is an error in
-    /// both, with the same reason. Also all available ones in one fmi3 call.
+    /// one that cannot be computed is an error in both, with the same reason. Also all
+    /// available ones in one fmi3 call.
     fn output_derivatives(&self) -> (Vec<u64>, Vec<u64>) {
         let outputs = self.vrs(|r| matches!(r, Role::Output(_)));
         let (mut a, mut b, mut vrs, mut orders) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());

@@ -55,6 +55,7 @@ mod fmu;
 mod fmu_dependencies;
 mod fmu_derivatives;
 mod fmu_hostile;
+mod fmu_motion_derivatives;
 mod fmu_state_robustness;
 mod fmu_tunable;
 mod follower_loads;

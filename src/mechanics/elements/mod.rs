@@ -81,6 +81,11 @@ pub trait Element {
     const MEMORY: Option<MemoryKind> = None;
     /// Prepare a run whose outputs are at `times` (kinds with memory).
     fn prepare(&mut self, _times: &[f64]) {}
+    /// The forces are about to be evaluated at `times` near the accepted time t, along the
+    /// motion from the state there (output derivatives, src/simulation/motion_derivatives.rs):
+    /// a kind whose forces read its memory at the evaluation time (a fractional damper's
+    /// series) makes them smooth functions of time there. `times` empty: back to stepping.
+    fn follow_motion(&mut self, _t: f64, _times: &[f64]) {}
     /// Record an accepted state (kinds with memory).
     fn record(&mut self, _q: &[f64], _v: &[f64], _t: f64) {}
     /// Write the element's memory into `w` (kinds with memory); the default copies

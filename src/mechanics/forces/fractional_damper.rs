@@ -74,6 +74,9 @@ pub struct FractionalSpringDamper {
     /// (tau, (d, history part)) at the evaluation times of the step being taken: derived
     /// from the history by `prepare`, emptied whenever the history changes.
     series_at: Vec<(f64, (f64, f64))>,
+    /// (tau, (d, history part)) at the times near the last sample where output derivatives
+    /// evaluate the forces along the motion (`follow_motion`); empty otherwise.
+    along: Vec<(f64, (f64, f64))>,
 }
 
 impl FractionalSpringDamper {
@@ -98,6 +101,7 @@ impl FractionalSpringDamper {
             coefficients: Vec::new(),
             coefficients_order: order,
             series_at: Vec::new(),
+            along: Vec::new(),
         }
     }
 
@@ -124,57 +128,96 @@ impl FractionalSpringDamper {
 
     /// Spacing d and history part of the series at time `tau`.
     fn series(&self, tau: f64) -> (f64, f64) {
-        match self.series_at.iter().find(|(t, _)| t.to_bits() == tau.to_bits()) {
-            Some(&(_, value)) => value,
-            None => self.compute_series(tau),
-        }
+        let at = |list: &[(f64, (f64, f64))]| list.iter().find(|(t, _)| t.to_bits() == tau.to_bits()).map(|e| e.1);
+        at(&self.along).or_else(|| at(&self.series_at)).unwrap_or_else(|| self.compute_series(tau))
     }
 
     /// Spacing d and history part sum_{j>=1} A_{j+1} q(tau - j d) of the series at time `tau`.
     fn compute_series(&self, tau: f64) -> (f64, f64) {
         let h = &self.samples[..];
         let n = h.len();
-        let (mut d, mut sum) = (0.0, 0.0);
-        if n > 0 {
-            let last = h[n - 1].t;
-            let previous_spacing = if n > 1 { last - h[n - 2].t } else { 0.0 };
-            d = tau - last;
-            if d <= 1e-6 * previous_spacing {
-                // At (or numerically at) the last sample: the series of the last step.
-                d = previous_spacing;
+        if n == 0 {
+            return (0.0, 0.0);
+        }
+        let last = h[n - 1].t;
+        let previous_spacing = if n > 1 { last - h[n - 2].t } else { 0.0 };
+        let mut d = tau - last;
+        if d <= 1e-6 * previous_spacing {
+            // At (or numerically at) the last sample: the series of the last step.
+            d = previous_spacing;
+        }
+        (d, self.history_sum(tau, d))
+    }
+
+    /// The history part sum_{j>=1} A_{j+1} q(tau - j d) of the series at time `tau` with the
+    /// spacing d (0 unless d > 0).
+    fn history_sum(&self, tau: f64, d: f64) -> f64 {
+        let h = &self.samples[..];
+        let n = h.len();
+        let mut sum = 0.0;
+        if n > 0 && d > 0.0 {
+            let oldest = self.memory.map_or(h[0].t, |m| (tau - m).max(h[0].t));
+            let end = oldest - 1e-9 * d;
+            let cached: &[f64] =
+                if self.coefficients_order.to_bits() == self.order.to_bits() { &self.coefficients } else { &[] };
+            let mut k = n - 1;
+            // j and the same integer as a float (exact below 2^53, so j as f64 bit for bit).
+            let (mut j, mut jf) = (1usize, 1.0f64);
+            // The terms with a kept coefficient A_{j+1} = cached[j].
+            while j < cached.len() {
+                let s = tau - jf * d;
+                if s < end {
+                    return sum;
+                }
+                sum += cached[j] * interpolate(h, s, &mut k);
+                j += 1;
+                jf += 1.0;
             }
-            if d > 0.0 {
-                let oldest = self.memory.map_or(h[0].t, |m| (tau - m).max(h[0].t));
-                let end = oldest - 1e-9 * d;
-                let cached: &[f64] =
-                    if self.coefficients_order.to_bits() == self.order.to_bits() { &self.coefficients } else { &[] };
-                let mut k = n - 1;
-                // j and the same integer as a float (exact below 2^53, so j as f64 bit for bit).
-                let (mut j, mut jf) = (1usize, 1.0f64);
-                // The terms with a kept coefficient A_{j+1} = cached[j].
-                while j < cached.len() {
-                    let s = tau - jf * d;
-                    if s < end {
-                        return (d, sum);
-                    }
-                    sum += cached[j] * interpolate(h, s, &mut k);
-                    j += 1;
-                    jf += 1.0;
+            // Beyond: A_{j+1} by its recurrence from the last kept one (A_1 = 1).
+            let mut w = cached.last().copied().unwrap_or(1.0);
+            loop {
+                let s = tau - jf * d;
+                if s < end {
+                    break;
                 }
-                // Beyond: A_{j+1} by its recurrence from the last kept one (A_1 = 1).
-                let mut w = cached.last().copied().unwrap_or(1.0);
-                loop {
-                    let s = tau - jf * d;
-                    if s < end {
-                        break;
-                    }
-                    w = next_coefficient(w, jf, self.order);
-                    sum += w * interpolate(h, s, &mut k);
-                    jf += 1.0;
-                }
+                w = next_coefficient(w, jf, self.order);
+                sum += w * interpolate(h, s, &mut k);
+                jf += 1.0;
             }
         }
-        (d, sum)
+        sum
+    }
+
+    /// Output derivatives are about to evaluate the force at `times` near the last sample's
+    /// time t, along the motion from the state there (src/simulation/motion_derivatives.rs);
+    /// `times` empty: every time is evaluated as in a step again. At a time tau = t + o
+    /// evaluated directly the series would take the spacing o (or none before t): another
+    /// Grünwald approximation, O(d) from the one at t, whose difference over a small o is no
+    /// derivative, and with o tiny a series of (tau - t0)/o terms. Along the motion the
+    /// spacing stays the last step's d, as at t, and the history part H(tau) = sum_{j>=1}
+    /// A_{j+1} q(tau - j d) is its Taylor polynomial H(t) + o H' + o^2/2 H'' with H', H'' the
+    /// central differences of H(t - d), H(t), H(t + d) (terms on the samples when they are
+    /// evenly spaced, H(t + d) taking q(t) for j = 1): a smooth function of time, so that
+    /// differences along the motion of any size see D^alpha q(t) change by d^-alpha q'(t) o plus
+    /// the history's own change, second order in d. With fewer than two samples (the start)
+    /// there is no spacing and the series is 0, as at t.
+    pub fn follow_motion(&mut self, t: f64, times: &[f64]) {
+        self.along.clear();
+        let n = self.samples.len();
+        if self.order == 0.0 || times.is_empty() || n == 0 || self.samples[n - 1].t.to_bits() != t.to_bits() {
+            return;
+        }
+        if n == 1 {
+            self.along.extend(times.iter().map(|&tau| (tau, (0.0, 0.0))));
+            return;
+        }
+        let d = t - self.samples[n - 2].t;
+        let [before, at, after] = [t - d, t, t + d].map(|tau| self.history_sum(tau, d));
+        let (rate, curvature) = ((after - before) / (2.0 * d), (after - 2.0 * at + before) / (d * d));
+        for &tau in times {
+            let o = tau - t;
+            self.along.push((tau, (d, at + o * rate + 0.5 * o * o * curvature)));
+        }
     }
 
     /// Extend the coefficients A_{j+1} by their recurrence to the samples' capacity (or
@@ -331,6 +374,10 @@ impl Element for FractionalSpringDamper {
 
     fn prepare(&mut self, times: &[f64]) {
         FractionalSpringDamper::prepare(self, times);
+    }
+
+    fn follow_motion(&mut self, t: f64, times: &[f64]) {
+        FractionalSpringDamper::follow_motion(self, t, times);
     }
 
     fn record(&mut self, q: &[f64], _v: &[f64], t: f64) {
