@@ -19,20 +19,47 @@
 //! irreducible matrix is structurally full (Duff, Erisman & Reid 2017, sec. 6.7), and
 //! coordinates of another block cannot respond. So an output depends on input i exactly when
 //! an acceleration or multiplier it reads lies in a block that contains a coordinate the
-//! forces reading i act on or the row of a drive whose acceleration reads i. The blocks come
-//! from the matrix's nonzeros at the current configuration and at a perturbed one (a
-//! coefficient like s sin(theta) vanishing at one configuration is still structural), with
-//! every contact constraint treated as active (it may close later); the coordinates the
-//! forces act on are the nonzeros of dg/du_i (`System::input_force_derivative`, only the
-//! elements that read u_i) at both configurations, and they and the drives are sampled at
-//! three times and three values of u_i (`samples`), so that a coefficient vanishing at one
-//! point does not hide a dependence (a force along x on a point mass acts on x, not on y).
+//! forces reading i act on or the row of a drive whose acceleration reads i.
+//!
+//! Where the joints hold. The configurations a run reaches satisfy the joints (to the
+//! solver's tolerance), and there a matrix entry or an output's coefficient may vanish that
+//! does not elsewhere: two point masses on slides along x = 0 touch along y whatever their
+//! heights, so the contact's row never reaches their x coordinates. The blocks come from the
+//! matrix's nonzeros at three configurations where the joints hold, the drives left free (every
+//! value they may take): the current one and two about 1 % away, moved back onto the joints
+//! (`initial_state::project_onto_joints`; a perturbation it cannot bring back is used as it
+//! is, which only joins more). A coefficient like s sin(theta) vanishing at one configuration
+//! still shows at another. Every contact constraint is treated as active (it may close later)
+//! and joins the coordinates its gap's gradient reaches there. The coordinates the forces act
+//! on are the nonzeros of dg/du_i (`System::input_force_derivative`, only the elements that
+//! read u_i) at the current configuration and one perturbed without the joints, and they and
+//! the drives are sampled at three times and three values of u_i (`samples`), so that a
+//! coefficient vanishing at one point does not hide a dependence (a force along x on a point
+//! mass acts on x, not on y).
+//!
+//! What an output reads. An output that re-solves accelerations and multipliers is linear in
+//! them at a configuration; its candidates (`solved_unknowns`: a point's body coordinates, a
+//! joint's rows) are narrowed to those it has a coefficient on at one of the three
+//! configurations (`Reads::keep`): the centre of a rigid body has no arm for its angular
+//! acceleration, a planar joint at body 2's reference point no torque about it, a prismatic
+//! joint's rows no force along the slide. A component of a vector (a point's acceleration, a
+//! joint's force or moment) below 1e-9 of the vector's coefficient there counts as zero: where
+//! the joints hold it is zero, and what is left is their violation times the vector (the
+//! moment of a revolute joint about its axis fixed in space is transmitted by no row, while its
+//! other components are).
+//!
+//! Not found: a coefficient that vanishes by the values of the model rather than its
+//! structure. A torque about a wheel's axis needs no moment across it when the axis is a
+//! principal axis of inertia, but the block and the coefficient are there (a product of
+//! inertia would use them); telling would take the solve itself at sampled states and a
+//! tolerance on its result, so such outputs are declared dependent.
 
 use super::Simulation;
-use crate::integrators::{Dynamics, TangentCoefficients};
+use crate::integrators::{Dynamics, EnergyFlow, TangentCoefficients};
 use crate::mechanics::System;
+use crate::mechanics::initial_state::project_onto_joints;
 use crate::mechanics::kinematics::Anchor;
-use crate::mechanics::outputs::OutputKind;
+use crate::mechanics::outputs::{Output, OutputKind, OutputState};
 use crate::mechanics::reactions;
 use crate::model::expr::{Expr, InputRates};
 
@@ -63,7 +90,8 @@ impl Blocks {
 }
 
 /// What an output reads that the current inputs can change: accelerations (coordinate
-/// indices) and multipliers (row indices). `None`: the output reads neither.
+/// indices) and multipliers (row indices), as candidates that `Reads::keep` narrows to those
+/// the output's value has a coefficient on. `None`: the output reads neither.
 fn solved_unknowns(kind: &OutputKind, sys: &System) -> Option<(Vec<usize>, Vec<usize>)> {
     if !kind.needs_accelerations() {
         return None;
@@ -75,7 +103,11 @@ fn solved_unknowns(kind: &OutputKind, sys: &System) -> Option<(Vec<usize>, Vec<u
             Anchor::Point { x } | Anchor::Director { x, .. } => (vec![x + component], vec![]),
             Anchor::Rigid { x, .. } => (vec![x + component, x + 2], vec![]),
         },
+        OutputKind::SpatialPoint { anchor, .. } => (anchor.dofs(), vec![]),
         OutputKind::Rotation { theta, .. } => (vec![*theta], vec![]),
+        OutputKind::JointCoordinate { joint, .. } => {
+            (sys.joints[*joint].coordinate.as_ref().map_or_else(|| (0..n).collect(), |m| m.dofs().to_vec()), vec![])
+        }
         OutputKind::DriveForce { row, .. } | OutputKind::LinkForce { row } => (vec![], vec![*row]),
         OutputKind::SectionAngle { anchor, .. } => (anchor.dofs(), vec![]),
         OutputKind::Reaction { joint, .. } | OutputKind::SpatialReaction { joint, .. } => {
@@ -90,6 +122,109 @@ fn solved_unknowns(kind: &OutputKind, sys: &System) -> Option<(Vec<usize>, Vec<u
         // Any other kind that re-solves accelerations: every unknown (conservative).
         _ => ((0..n).collect(), (0..sys.constraints()).collect()),
     })
+}
+
+/// The outputs whose values with `kind` form one vector (the components of a point's
+/// acceleration, of a joint's force, of its moment), `kind` among them; a scalar is its own.
+fn vector_of(kind: &OutputKind) -> Vec<OutputKind> {
+    match *kind {
+        OutputKind::Point { anchor, order, .. } => {
+            (0..2).map(|component| OutputKind::Point { anchor, component, order }).collect()
+        }
+        OutputKind::SpatialPoint { anchor, order, .. } => {
+            (0..3).map(|component| OutputKind::SpatialPoint { anchor, component, order }).collect()
+        }
+        // The planar force; the torque (component 2) is a scalar of its own.
+        OutputKind::Reaction { joint, component } if component < 2 => {
+            (0..2).map(|component| OutputKind::Reaction { joint, component }).collect()
+        }
+        OutputKind::SpatialReaction { joint, .. } => {
+            (0..3).map(|component| OutputKind::SpatialReaction { joint, component }).collect()
+        }
+        OutputKind::SpatialReactionTorque { joint, point, .. } => {
+            (0..3).map(|component| OutputKind::SpatialReactionTorque { joint, point, component }).collect()
+        }
+        _ => vec![kind.clone()],
+    }
+}
+
+/// A component below this fraction of its vector's coefficient (`vector_of`) at every sampled
+/// configuration is zero where the joints hold: what is left is the joints' violation (the
+/// projection's 1e-13, the solver's tolerance in a run) times the vector.
+const NEGLIGIBLE: f64 = 1e-9;
+
+/// The coefficients of the outputs on the accelerations and multipliers: an output that
+/// re-solves them is linear in them at a configuration (at rest, v = 0, the rest of its value
+/// vanishes), so its coefficient on unknown j is its value at a = e_j (j < n) or
+/// lambda = e_(j - n), at the configurations `samples`.
+struct Reads<'a> {
+    sys: &'a System,
+    t: f64,
+    samples: Vec<Vec<f64>>,
+    zeros: Vec<f64>,
+    a: Vec<f64>,
+    lambda: Vec<f64>,
+}
+
+impl Reads<'_> {
+    /// The value of output `o` at configuration `q`, at rest, with a = e_j or lambda = e_(j - n).
+    fn coefficient(&mut self, o: &Output, q: &[f64], j: usize) -> f64 {
+        let n = self.a.len();
+        let unit = if j < n { &mut self.a[j] } else { &mut self.lambda[j - n] };
+        *unit = 1.0;
+        let state = OutputState {
+            q,
+            v: &self.zeros,
+            a: &self.a,
+            lambda: &self.lambda,
+            t: self.t,
+            exchanged: EnergyFlow::default(),
+        };
+        let c = o.eval(self.sys, &state);
+        if j < n {
+            self.a[j] = 0.0;
+        } else {
+            self.lambda[j - n] = 0.0;
+        }
+        c
+    }
+
+    /// Whether output `kind` has a coefficient on unknown `j` that is not negligible
+    /// (`NEGLIGIBLE`) beside its vector's at one of the samples (kept if it is not finite).
+    /// A contact constraint's force reads its multiplier only while active: always kept.
+    fn keep(&mut self, kind: &OutputKind, j: usize) -> bool {
+        if matches!(kind, OutputKind::ContactConstraint { .. }) {
+            return true;
+        }
+        let output =
+            |kind: OutputKind| Output { name: String::new(), unit: String::new(), description: String::new(), kind };
+        let own = output(kind.clone());
+        let vector: Vec<Output> = vector_of(kind).into_iter().map(output).collect();
+        let samples = std::mem::take(&mut self.samples);
+        let kept = samples.iter().any(|q| {
+            let c = self.coefficient(&own, q, j).abs();
+            let scale = vector.iter().fold(0.0f64, |s, o| s.max(self.coefficient(o, q, j).abs()));
+            c > NEGLIGIBLE * scale || !c.is_finite()
+        });
+        self.samples = samples;
+        kept
+    }
+}
+
+/// A deterministic perturbation of about 1 % of every coordinate (never zero), `k` = 0 or 1
+/// (the second with alternating signs and other magnitudes).
+fn perturbed(q: &[f64], k: usize) -> Vec<f64> {
+    q.iter()
+        .enumerate()
+        .map(|(i, x)| {
+            let size = if k == 0 {
+                0.3 + (i as f64 * 0.618).fract()
+            } else {
+                (0.25 + (i as f64 * 0.382).fract()) * if i % 2 == 0 { -1.3 } else { 1.1 }
+            };
+            x + 0.01 * (1.0 + x.abs()) * size
+        })
+        .collect()
 }
 
 impl Simulation {
@@ -117,17 +252,24 @@ impl Simulation {
         let (n, m) = (sys.coordinates(), sys.constraints());
         let mut blocks = Blocks::new(n + m);
         let q = &self.state.q;
-        // A deterministic perturbation of about 1 % (never zero) for the second configuration.
-        let perturbed: Vec<f64> = q
-            .iter()
-            .enumerate()
-            .map(|(i, x)| x + 0.01 * (1.0 + x.abs()) * (0.3 + (i as f64 * 0.618).fract()))
-            .collect();
+        // Where the forces reading an input act: here and about 1 % away, the joints need
+        // not hold (more nonzeros only add dependencies).
+        let perturbed = perturbed(q, 0);
         let configurations = [q.as_slice(), &perturbed];
+        // The blocks and the outputs' coefficients: where the joints hold, the drives left
+        // free (every value they may take), here and at two configurations about 1 % away (a
+        // perturbation the projection does not bring back is used as it is).
+        let free = |r: usize| sys.constraints[r].drive.is_none();
+        let t = self.state.t;
+        let mut samples = vec![q.clone()];
+        for k in 0..2 {
+            let p = self::perturbed(q, k);
+            samples.push(project_onto_joints(sys, &p, t, free).unwrap_or(p));
+        }
         let c = TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 1.0 };
         let mut matrix = sys.newton_pattern();
         let zeros = vec![0.0; n];
-        for q in configurations {
+        for q in &samples {
             sys.newton_matrix(q, &zeros, &zeros, &vec![0.0; m], self.state.t, c, &mut matrix);
             for (i, j, x) in matrix.entries() {
                 if i != j && x != 0.0 {
@@ -136,8 +278,14 @@ impl Simulation {
             }
         }
         for (k, contact) in sys.contact_constraints.iter().enumerate() {
-            for &d in contact.gap.dofs() {
-                blocks.join(n + sys.contact_constraint_row(k), d);
+            for q in &samples {
+                contact.gap.with_gradient(q, |_, gradient| {
+                    for (&d, &g) in contact.gap.dofs().iter().zip(gradient) {
+                        if g != 0.0 {
+                            blocks.join(n + sys.contact_constraint_row(k), d);
+                        }
+                    }
+                });
             }
         }
         let mut probe = Probe { u: sys.inputs.clone(), zeros: vec![0.0; n], dg: vec![0.0; n] };
@@ -166,6 +314,7 @@ impl Simulation {
             .collect();
         let potential: Vec<bool> =
             (0..inputs).map(|i| energies && potential_reads_input(sys, configurations, i, &mut probe)).collect();
+        let mut coefficients = Reads { sys, t, samples, zeros: vec![0.0; n], a: vec![0.0; n], lambda: vec![0.0; m] };
         self.outputs
             .iter()
             .zip(reads)
@@ -175,7 +324,8 @@ impl Simulation {
                 }
                 let Some((a, lambda)) = r else { return Vec::new() };
                 let unknowns = a.into_iter().chain(lambda.into_iter().map(|r| n + r));
-                let roots: Vec<usize> = unknowns.map(|u| blocks.root(u)).collect();
+                let roots: Vec<usize> =
+                    unknowns.filter(|&u| coefficients.keep(&o.kind, u)).map(|u| blocks.root(u)).collect();
                 (0..inputs).filter(|&i| driven[i].iter().any(|d| roots.contains(d))).collect()
             })
             .collect()
