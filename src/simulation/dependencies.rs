@@ -238,6 +238,45 @@ impl Simulation {
         self.outputs.iter().map(|o| o.kind.is_configuration()).collect()
     }
 
+    /// For each output, the inputs (ascending) whose values set in Initialization Mode can
+    /// change its initial value besides those it depends on directly (`direct_dependencies`,
+    /// which hold there too). Inputs set then are the initial state's
+    /// (`Simulation::set_initial_inputs`): when a driving input moves, the configuration
+    /// follows the drives at rest, with the forces of the assembled state
+    /// (`Workspace::follow_drives`: f(q) - f(q0) + Phi_q^T lambda = 0, proximal in the mass
+    /// metric), which the inputs of the elements enter too (a follower load turns with what
+    /// carries it), and the velocities are projected onto the drives' rates. So:
+    /// - the energy dissipated and supplied: none (0 at the start, `zero_at_start`);
+    /// - the coordinate of a driven joint: the inputs its drive reads (it is the drive's value
+    ///   to the projection's tolerance), and its rate those the drive's rate reads (an input
+    ///   held enters f' only through terms that vary in time, so `theta = u` does not);
+    /// - any other output, in a model with a driving input: every input a drive or an
+    ///   element reads (the configuration, velocities and forces move with them), else none.
+    pub fn initial_input_dependencies(&self) -> Vec<Vec<usize>> {
+        let sys = &self.system;
+        let inputs = sys.inputs.len();
+        let driving = (0..inputs).any(|i| self.input_drives_a_joint(i));
+        let read: Vec<usize> = (0..inputs).filter(|&i| self.input_drives_a_joint(i) || sys.reads_input(i)).collect();
+        let mut u = sys.inputs.clone();
+        self.outputs
+            .iter()
+            .map(|o| {
+                if o.kind.zero_at_start() {
+                    return Vec::new();
+                }
+                if let OutputKind::JointCoordinate { joint, order: order @ (0 | 1) } = o.kind {
+                    let drive = sys.joints[joint].rows.clone().find_map(|r| sys.constraints[r].drive.as_ref());
+                    if let Some(f) = drive {
+                        return (0..inputs)
+                            .filter(|&i| if order == 0 { f.reads_input(i) } else { jet_reads_input(f, 1, i, &mut u) })
+                            .collect();
+                    }
+                }
+                if driving { read.clone() } else { Vec::new() }
+            })
+            .collect()
+    }
+
     /// For each output, the indices of the inputs it depends on directly (ascending). The
     /// answer depends only on the model's structure: it is the same at every communication
     /// point.
@@ -403,16 +442,21 @@ fn potential_reads_input(sys: &System, configurations: [&[f64]; 2], i: usize, p:
     })
 }
 
-/// Whether the second time derivative of a drive `f` (inputs held) changes with input `i`:
-/// at one of the samples, another value of u_i changes it.
+/// Whether the second time derivative of a drive `f` (inputs held) changes with input `i`.
 fn acceleration_reads_input(f: &Expr, i: usize, u: &mut [f64]) -> bool {
+    jet_reads_input(f, 2, i, u)
+}
+
+/// Whether time derivative `order` (1 or 2) of a drive `f` (inputs held) changes with input
+/// `i`: at one of the samples, another value of u_i changes it.
+fn jet_reads_input(f: &Expr, order: usize, i: usize, u: &mut [f64]) -> bool {
     if !f.reads_input(i) {
         return false;
     }
     let held = InputRates::default();
     let mut base = 0.0;
     any_sample(u, i, |t, k, u| {
-        let a = f.eval_time_jet(t, u, &held)[2];
+        let a = f.eval_time_jet(t, u, &held)[order];
         if k == 0 {
             base = a;
         }

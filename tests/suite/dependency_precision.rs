@@ -14,6 +14,7 @@
 
 use std::collections::BTreeMap;
 
+use flexfmu::export::variables::Variables;
 use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
 
@@ -548,4 +549,104 @@ contact = "touch"
         &[("A_ay", &["F"]), ("B_ay", &["F"]), ("B_ry", &[]), ("B_rx", &[]), ("A_rx", &[]), ("cf", &["F"])],
         &[0.5, 1.0],
     );
+}
+
+/// `<InitialUnknowns>`: the knowns (names) output `name` depends on in Initialization Mode.
+fn initial_knowns(vars: &Variables, name: &str) -> Vec<String> {
+    let v = vars.list.iter().find(|v| v.name == name).unwrap_or_else(|| panic!("no output {name}"));
+    vars.initial_dependencies(v).into_iter().map(|vr| vars.list[vr as usize].name.clone()).collect()
+}
+
+/// The initial value of output `name` of `model` with the parameters `set` and the inputs
+/// `inputs` set before the first step.
+fn initial_value(model: &Model, set: &[(&str, f64)], inputs: &[f64], name: &str) -> f64 {
+    let params = crate::common::sim::parameters(model, set);
+    let settings = SolverSettings::from_model(model, &params).unwrap();
+    let mut sim = Simulation::new(model, &params, settings, 0.0).unwrap();
+    sim.set_initial_inputs(inputs).unwrap();
+    crate::common::sim::output(&mut sim, name)
+}
+
+/// The crank-slider (models/crank_slider.toml) in Initialization Mode: the energy dissipated
+/// since the start is 0 whatever the knowns, and the crank's angle does not depend on its
+/// initial rate omega0 (a parameter only an initial velocity reads), while its rate does. The
+/// old table declared every parameter for the energy and every fixed one (omega0 too) for the
+/// angle.
+#[test]
+fn the_initial_energy_dissipated_and_angles_depend_on_no_velocity_parameter() {
+    let model = crate::common::sim::example("crank_slider");
+    let vars = Variables::new(&model).unwrap();
+    assert_eq!(initial_knowns(&vars, "energy_dissipated"), Vec::<String>::new());
+    let angle = initial_knowns(&vars, "crank_angle");
+    assert!(!angle.contains(&"omega0".to_string()) && angle.contains(&"theta0".to_string()), "{angle:?}");
+    assert!(initial_knowns(&vars, "crank_speed").contains(&"omega0".to_string()));
+    let u = [0.0];
+    for (name, moved) in [("crank_angle", false), ("rod_angle", false), ("slider_x", false), ("crank_speed", true)] {
+        let (a, b) = (initial_value(&model, &[], &u, name), initial_value(&model, &[("omega0", 5.0)], &u, name));
+        assert_eq!(a != b, moved, "{name}: {a} -> {b} with omega0");
+    }
+    for (p, x) in [("k", 300.0), ("c", 5.0), ("theta0", 0.9), ("omega0", 1.0), ("m_rod", 2.0)] {
+        assert_eq!(initial_value(&model, &[(p, x)], &[1.5], "energy_dissipated"), 0.0, "{p}");
+    }
+}
+
+/// The crane (models/crane_3d.toml) in Initialization Mode, where the inputs set move the
+/// initial state with the drives (`Workspace::follow_drives`), probed at slew 0.3, luff 0.2: a
+/// driven joint's angle depends on its own drive's input alone and the joints' rates on
+/// neither (each drive holds its joint at its value at rest), while turning the slew moves the
+/// tip and the load and luffing changes the slew torque (the swung load's weight has an arm
+/// about the slewing axis). The old table declared both inputs for every output.
+#[test]
+fn a_driven_joints_initial_angle_depends_on_its_own_drive_alone() {
+    let model = crate::common::sim::example("crane_3d");
+    let vars = Variables::new(&model).unwrap();
+    let inputs = |name: &str| -> Vec<String> {
+        initial_knowns(&vars, name).into_iter().filter(|k| k == "slew" || k == "luff").collect()
+    };
+    assert_eq!(inputs("slew_angle"), ["slew"]);
+    assert_eq!(inputs("luff_angle"), ["luff"]);
+    assert_eq!(inputs("slew_rate"), Vec::<String>::new());
+    assert_eq!(inputs("luff_rate"), Vec::<String>::new());
+    for name in ["slew_torque", "luff_torque", "tip_x", "tip_y", "tip_z", "load_x", "load_y", "load_z", "energy"] {
+        assert_eq!(inputs(name), ["slew", "luff"], "{name}");
+    }
+    let at = [0.3, 0.2];
+    let value = |u: [f64; 2], name: &str| initial_value(&model, &[], &u, name);
+    let change = |name: &str, k: usize| {
+        let mut u = at;
+        u[k] += 0.05;
+        value(u, name) - value(at, name)
+    };
+    // The declared-independent ones move by no more than the drives' Newton iteration leaves.
+    assert!(change("luff_angle", 0).abs() < 1e-14 && change("slew_angle", 1).abs() < 1e-14);
+    for name in ["slew_rate", "luff_rate"] {
+        assert!(change(name, 0).abs() < 1e-14 && change(name, 1).abs() < 1e-14, "{name}");
+    }
+    for (name, k) in [("tip_x", 0), ("tip_y", 0), ("load_x", 0), ("slew_torque", 1), ("tip_z", 1)] {
+        assert!(change(name, k).abs() > 1e-4, "{name}: {}", change(name, k));
+    }
+}
+
+/// A follower load on what a drive carries (the crane with a force along the boom tip's own
+/// x axis, input Fh): with a driving input moved in Initialization Mode the configuration
+/// follows the drives with the forces of the assembled state, f(q) - f(q0) + Phi_q^T lambda = 0,
+/// and the turned load does not cancel there, so the tip's position depends on Fh. The old
+/// table declared only the driving inputs for positions (a missing dependency); the tunable
+/// parameters (masses, stiffnesses) likewise move it and are declared now.
+#[test]
+fn with_a_drive_moved_positions_depend_on_loads_and_tunable_parameters() {
+    let text = std::fs::read_to_string(crate::common::sim::model_path("crane_3d")).unwrap()
+        + "\n[[inputs]]\nname = \"Fh\"\nstart = 0.0\n\
+           [[loads]]\ntype = \"force\"\nbody = \"boom.end\"\ndirection = [1.0, 0.0, 0.0]\nvalue = \"Fh\"\nfollower = true\n";
+    let model = Model::parse(&text, "crane_fh.toml").unwrap();
+    let vars = Variables::new(&model).unwrap();
+    let tip = initial_knowns(&vars, "tip_y");
+    for known in ["slew", "luff", "Fh", "E", "m_load", "L"] {
+        assert!(tip.contains(&known.to_string()), "{known} in {tip:?}");
+    }
+    let at = [0.3, 0.2, 0.0];
+    let moved = initial_value(&model, &[], &[0.3, 0.2, 1000.0], "tip_y") - initial_value(&model, &[], &at, "tip_y");
+    let stiffer = initial_value(&model, &[("E", 2.2e11)], &at, "tip_y") - initial_value(&model, &[], &at, "tip_y");
+    println!("tip_y moves by {moved:.3e} m with Fh = 1 kN, by {stiffer:.3e} m with E 5 % up");
+    assert!(moved.abs() > 1e-6 && stiffer.abs() > 1e-9);
 }
