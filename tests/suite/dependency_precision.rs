@@ -631,8 +631,9 @@ fn a_driven_joints_initial_angle_depends_on_its_own_drive_alone() {
 /// x axis, input Fh): with a driving input moved in Initialization Mode the configuration
 /// follows the drives with the forces of the assembled state, f(q) - f(q0) + Phi_q^T lambda = 0,
 /// and the turned load does not cancel there, so the tip's position depends on Fh. The old
-/// table declared only the driving inputs for positions (a missing dependency); the tunable
-/// parameters (masses, stiffnesses) likewise move it and are declared now.
+/// table declared only the driving inputs for positions (a missing dependency), and the
+/// directional derivative was the step mode's (0); the tunable parameters (masses,
+/// stiffnesses) likewise move it and are declared now.
 #[test]
 fn with_a_drive_moved_positions_depend_on_loads_and_tunable_parameters() {
     let text = std::fs::read_to_string(crate::common::sim::model_path("crane_3d")).unwrap()
@@ -649,4 +650,16 @@ fn with_a_drive_moved_positions_depend_on_loads_and_tunable_parameters() {
     let stiffer = initial_value(&model, &[("E", 2.2e11)], &at, "tip_y") - initial_value(&model, &[], &at, "tip_y");
     println!("tip_y moves by {moved:.3e} m with Fh = 1 kN, by {stiffer:.3e} m with E 5 % up");
     assert!(moved.abs() > 1e-6 && stiffer.abs() > 1e-9);
+    // The directional derivative there (Initialization Mode) is the state's: d tip_y / d Fh
+    // against a central difference of +-10 N (it was the step mode's 0).
+    let params = model.default_parameters();
+    let mut sim = Simulation::new(&model, &params, SolverSettings::from_model(&model, &params).unwrap(), 0.0).unwrap();
+    sim.set_initial_inputs(&at).unwrap();
+    let k = sim.outputs().iter().position(|o| o.name == "tip_y").unwrap();
+    let derivative = sim.initial_input_jacobian().unwrap()[k][2];
+    let difference = (initial_value(&model, &[], &[0.3, 0.2, 10.0], "tip_y")
+        - initial_value(&model, &[], &[0.3, 0.2, -10.0], "tip_y"))
+        / 20.0;
+    println!("d tip_y / d Fh = {derivative:.6e}, central difference {difference:.6e}");
+    assert!((derivative - difference).abs() < 1e-3 * difference.abs(), "{derivative} vs {difference}");
 }
