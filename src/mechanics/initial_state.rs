@@ -198,40 +198,6 @@ pub fn consistent_initial_state(
     Ok((state, warnings))
 }
 
-/// `q` moved onto the joint rows r with `keep(r)`, Phi_r(q, t) = 0, by the Gauss-Newton
-/// iteration of `consistent_initial_state` (minimum-norm corrections, dense per group of rows
-/// sharing coordinates, to 1e-13 of the model's size); None if it does not converge in 50
-/// iterations or a decomposition fails. The dependency analysis samples configurations the
-/// joints allow with it (src/simulation/dependencies.rs).
-pub fn project_onto_joints(sys: &System, q: &[f64], t: f64, keep: impl Fn(usize) -> bool) -> Option<Vec<f64>> {
-    let rows: Vec<usize> = (0..sys.constraints.len()).filter(|&r| keep(r)).collect();
-    let mut q = q.to_vec();
-    let groups = constraint_groups(rows.len(), q.len(), |k| sys.constraints[rows[k]].measure.dofs());
-    let scale = 1.0 + q.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-    let residual = |q: &[f64], k: usize| sys.constraints[rows[k]].residual(q, t, &sys.inputs, &sys.input_rates);
-    for _ in 0..50 {
-        if (0..rows.len()).all(|k| residual(&q, k).abs() <= 1e-13 * scale) {
-            return Some(q);
-        }
-        for g in groups.iter().filter(|g| !g.coordinates.is_empty()) {
-            let mut jm = DMatrix::zeros(g.rows.len(), g.coordinates.len());
-            for (r, &k) in g.rows.iter().enumerate() {
-                let measure = &sys.constraints[rows[k]].measure;
-                let d = measure.derivatives(&q);
-                for (c, &i) in measure.dofs().iter().enumerate() {
-                    jm[(r, g.column(i)?)] += d.gradient[c];
-                }
-            }
-            let rhs = DVector::from_iterator(g.rows.len(), g.rows.iter().map(|&k| residual(&q, k)));
-            let dq = svd(jm, true)?.solve(&rhs, 1e-12).ok()?;
-            for (c, &i) in g.coordinates.iter().enumerate() {
-                q[i] -= dq[c];
-            }
-        }
-    }
-    None
-}
-
 /// Rows of `jm` that are linearly independent, chosen greedily in row order: a row is kept
 /// when it raises the rank of the rows kept before it (singular values below 1e-10 of the
 /// largest count as zero). The rows left out are combinations of earlier rows.

@@ -26,9 +26,10 @@
 //! does not elsewhere: two point masses on slides along x = 0 touch along y whatever their
 //! heights, so the contact's row never reaches their x coordinates. The blocks come from the
 //! matrix's nonzeros at three configurations where the joints hold, the drives left free (every
-//! value they may take): the current one and two about 1 % away, moved back onto the joints
-//! (`initial_state::project_onto_joints`; a perturbation it cannot bring back is used as it
-//! is, which only joins more). A coefficient like s sin(theta) vanishing at one configuration
+//! value they may take): the current one and two about 1 % away (0.1 % or 0.01 % if the
+//! Newton steps do not converge from there), moved back onto the joints (`onto_joints`,
+//! mass-orthogonal Newton steps; a perturbation they cannot bring back is used as it is, which
+//! only joins more). A coefficient like s sin(theta) vanishing at one configuration
 //! still shows at another. Every contact constraint is treated as active (it may close later)
 //! and joins the coordinates its gap's gradient reaches there. The coordinates the forces act
 //! on are the nonzeros of dg/du_i (`System::input_force_derivative`, only the elements that
@@ -46,7 +47,8 @@
 //! joint's force or moment) below 1e-9 of the vector's coefficient there counts as zero: where
 //! the joints hold it is zero, and what is left is their violation times the vector (the
 //! moment of a revolute joint about its axis fixed in space is transmitted by no row, while its
-//! other components are).
+//! other components are); a joint's moment about its point, the difference of two terms, also
+//! below 1e-9 of their size (the rows holding the point exert a force through it).
 //!
 //! Not found: a coefficient that vanishes by the values of the model rather than its
 //! structure. A torque about a wheel's axis needs no moment across it when the axis is a
@@ -56,8 +58,8 @@
 
 use super::Simulation;
 use crate::integrators::{Dynamics, EnergyFlow, TangentCoefficients};
+use crate::linalg::SparseLu;
 use crate::mechanics::System;
-use crate::mechanics::initial_state::project_onto_joints;
 use crate::mechanics::kinematics::Anchor;
 use crate::mechanics::outputs::{Output, OutputKind, OutputState};
 use crate::mechanics::reactions;
@@ -190,8 +192,11 @@ impl Reads<'_> {
     }
 
     /// Whether output `kind` has a coefficient on unknown `j` that is not negligible
-    /// (`NEGLIGIBLE`) beside its vector's at one of the samples (kept if it is not finite).
-    /// A contact constraint's force reads its multiplier only while active: always kept.
+    /// (`NEGLIGIBLE`) beside its vector's at one of the samples (kept if it is not finite);
+    /// a joint's moment about its point is the difference of two terms, and beside their size
+    /// too (`reactions::spatial_moment_terms`: the rows holding the point exert a force
+    /// through it). A contact constraint's force reads its multiplier only while active:
+    /// always kept.
     fn keep(&mut self, kind: &OutputKind, j: usize) -> bool {
         if matches!(kind, OutputKind::ContactConstraint { .. }) {
             return true;
@@ -203,7 +208,15 @@ impl Reads<'_> {
         let samples = std::mem::take(&mut self.samples);
         let kept = samples.iter().any(|q| {
             let c = self.coefficient(&own, q, j).abs();
-            let scale = vector.iter().fold(0.0f64, |s, o| s.max(self.coefficient(o, q, j).abs()));
+            let mut scale = vector.iter().fold(0.0f64, |s, o| s.max(self.coefficient(o, q, j).abs()));
+            if let OutputKind::SpatialReactionTorque { joint, point, .. } = kind {
+                let n = self.a.len();
+                self.lambda[j - n] = 1.0;
+                let (_, terms) =
+                    reactions::spatial_moment_terms(self.sys, &self.sys.joints[*joint], point, q, &self.lambda);
+                self.lambda[j - n] = 0.0;
+                scale = scale.max(terms);
+            }
             c > NEGLIGIBLE * scale || !c.is_finite()
         });
         self.samples = samples;
@@ -211,18 +224,62 @@ impl Reads<'_> {
     }
 }
 
-/// A deterministic perturbation of about 1 % of every coordinate (never zero), `k` = 0 or 1
-/// (the second with alternating signs and other magnitudes).
-fn perturbed(q: &[f64], k: usize) -> Vec<f64> {
+/// `p` moved onto the joints as a run finds them: Phi(q, t) = 0 with each drive held where `p`
+/// puts its coordinate rather than at f(t, u) (the drives may take every value), contact
+/// constraints as they are, by mass-orthogonal Newton steps on the index-1 matrix
+/// [M, Phi_q^T; Phi_q, 0] (as `Workspace::project_onto_constraints`, sparse); None if they do
+/// not bring it within 1e-13 of the model's size in 20 steps.
+fn onto_joints(sys: &System, p: &[f64], t: f64) -> Option<Vec<f64>> {
+    let (n, m) = (sys.coordinates(), sys.constraints());
+    let rows = sys.constraints.len();
+    let c = TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 1.0 };
+    let mut matrix = sys.newton_pattern();
+    let mut lu = SparseLu::new(&matrix);
+    let (zeros, lambda) = (vec![0.0; n], vec![0.0; m]);
+    let mut q = p.to_vec();
+    let mut rhs = vec![0.0; n + m];
+    let scale = 1.0 + q.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+    for _ in 0..=20 {
+        rhs.fill(0.0);
+        for (r, row) in sys.constraints.iter().enumerate() {
+            rhs[n + r] = -if sys.is_redundant(r) {
+                // The trivial row of the matrix: its residual is zero.
+                0.0
+            } else if row.drive.is_some() {
+                row.measure_change(p, &q)
+            } else {
+                row.residual(&q, t, &sys.inputs, &sys.input_rates)
+            };
+        }
+        let worst = rhs[n..n + rows].iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        if !worst.is_finite() {
+            return None;
+        }
+        if worst <= 1e-13 * scale {
+            return Some(q);
+        }
+        sys.newton_matrix(&q, &zeros, &zeros, &lambda, t, c, &mut matrix);
+        lu.factorize(&matrix).ok()?;
+        lu.solve(&mut rhs).ok()?;
+        for (x, d) in q.iter_mut().zip(&rhs[..n]) {
+            *x += d;
+        }
+    }
+    None
+}
+
+/// A deterministic perturbation of every coordinate by about `size` (relative; never zero),
+/// `k` = 0 or 1 (the second with alternating signs and other magnitudes).
+fn perturbed(q: &[f64], k: usize, size: f64) -> Vec<f64> {
     q.iter()
         .enumerate()
         .map(|(i, x)| {
-            let size = if k == 0 {
+            let factor = if k == 0 {
                 0.3 + (i as f64 * 0.618).fract()
             } else {
                 (0.25 + (i as f64 * 0.382).fract()) * if i % 2 == 0 { -1.3 } else { 1.1 }
             };
-            x + 0.01 * (1.0 + x.abs()) * size
+            x + size * (1.0 + x.abs()) * factor
         })
         .collect()
 }
@@ -279,8 +336,12 @@ impl Simulation {
 
     /// For each output, the indices of the inputs it depends on directly (ascending). The
     /// answer depends only on the model's structure: it is the same at every communication
-    /// point.
+    /// point, and found once, at the first call.
     pub fn direct_dependencies(&self) -> Vec<Vec<usize>> {
+        self.dependencies.get_or_init(|| self.find_direct_dependencies()).clone()
+    }
+
+    fn find_direct_dependencies(&self) -> Vec<Vec<usize>> {
         let sys = &self.system;
         let inputs = sys.inputs.len();
         let reads: Vec<_> = self.outputs.iter().map(|o| solved_unknowns(&o.kind, sys)).collect();
@@ -293,17 +354,17 @@ impl Simulation {
         let q = &self.state.q;
         // Where the forces reading an input act: here and about 1 % away, the joints need
         // not hold (more nonzeros only add dependencies).
-        let perturbed = perturbed(q, 0);
+        let perturbed = perturbed(q, 0, 0.01);
         let configurations = [q.as_slice(), &perturbed];
         // The blocks and the outputs' coefficients: where the joints hold, the drives left
         // free (every value they may take), here and at two configurations about 1 % away (a
         // perturbation the projection does not bring back is used as it is).
-        let free = |r: usize| sys.constraints[r].drive.is_none();
         let t = self.state.t;
         let mut samples = vec![q.clone()];
         for k in 0..2 {
-            let p = self::perturbed(q, k);
-            samples.push(project_onto_joints(sys, &p, t, free).unwrap_or(p));
+            // Smaller if the Newton steps do not converge from there (a long chain).
+            let on = [0.01, 1e-3, 1e-4].into_iter().find_map(|size| onto_joints(sys, &self::perturbed(q, k, size), t));
+            samples.push(on.unwrap_or_else(|| self::perturbed(q, k, 0.01)));
         }
         let c = TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 1.0 };
         let mut matrix = sys.newton_pattern();
