@@ -341,6 +341,9 @@ pub struct Simulation {
     balance: BalanceWatch,
     /// Per input, whether a driven joint's drive reads it (the FMU asks at every set input).
     driving_inputs: Vec<bool>,
+    /// `direct_dependencies`, found once (they depend on the model's structure alone; the
+    /// directional derivatives ask at every call).
+    dependencies: std::sync::OnceLock<Vec<Vec<usize>>>,
 }
 
 /// Change the inputs by `change` at the state `s`: the potential energy of the elements that
@@ -406,6 +409,7 @@ impl Simulation {
             warnings: step_warnings(model, &asm.bending_periods, settings.step, asm.warnings),
             balance: BalanceWatch::new((0.0, 0.0)),
             driving_inputs,
+            dependencies: std::sync::OnceLock::new(),
             state,
             settings,
             stepper,

@@ -84,10 +84,10 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
     // communication point the knowns are the inputs: the direct dependencies of
     // `Simulation::direct_dependencies` (only accelerations and reactions respond to
     // inputs, and the potential energy where a spring's free length reads one). In
-    // Initialization Mode the parameters (initial = "exact") are knowns too:
-    // `Variables::initial_dependencies` (the model parameters the initial state is assembled
-    // from, not the solver settings; a parameter is never connected to another FMU's output,
-    // so this creates no algebraic loop). Every known enters through the solver:
+    // Initialization Mode the parameters (initial = "exact") are knowns too, and the inputs
+    // that move the initial state: `Variables::initial_dependencies` (the model parameters
+    // that reach the output's initial value, not the solver settings; a parameter is never
+    // connected to another FMU's output, so this creates no algebraic loop). Every known enters through the solver:
     // dependenciesKind "dependent". Unknowns: the outputs (initial = "calculated"); no
     // calculated parameters, and no states or derivatives (no <Derivatives> in Co-Simulation).
     let index_of = |vr: u32| vars.get(vr).map_or(0, Variable::index);

@@ -122,8 +122,8 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
     // FMI 3.0.1 section 2.4.8: the same sets as FMI 2's `<Outputs>`/`<InitialUnknowns>`
     // (`model_description`), named by value reference. In Step Mode the knowns are the inputs
     // the output depends on directly (`Simulation::direct_dependencies`); in Initialization
-    // Mode also the model parameters the initial state is assembled from
-    // (`Variables::initial_dependencies`). Every known enters through the solver:
+    // Mode also the inputs that move the initial state and the model parameters that reach
+    // the output's initial value (`Variables::initial_dependencies`). Every known enters through the solver:
     // dependenciesKind "dependent".
     let input_vr: Vec<u32> = vars.list.iter().filter(|v| matches!(v.role, Role::Input(_))).map(|v| v.vr).collect();
     for section in ["Output", "InitialUnknown"] {

@@ -1,7 +1,7 @@
 //! The FMU's variable table: one list, shared by modelDescription.xml and the C API, so
 //! value references and names cannot drift apart.
 
-use crate::model::ModelError;
+use crate::model::{ModelError, ParameterReach};
 use crate::simulation::{
     ConstraintTreatment, Experiment, Method, Model, ParameterKind, Simulation, SimulationError, SolverSettings,
 };
@@ -64,9 +64,16 @@ pub struct Variable {
     /// An output that is a function of the configuration alone (a position, an angle, a
     /// penetration: `Simulation::configuration_outputs`).
     pub configuration: bool,
+    /// An output that is 0 at the start whatever the knowns (the energy dissipated or
+    /// supplied: `OutputKind::zero_at_start`).
+    pub zero_at_start: bool,
     /// An output: the inputs whose value in initialization mode may change its initial value
-    /// (those a drive reads: they place the driven joints, `Variables::mark_initial_inputs`).
+    /// besides `input_dependencies` (`Simulation::initial_input_dependencies`: in a model with
+    /// a driving input, the configuration follows the drives with the forces).
     pub initial_inputs: Vec<usize>,
+    /// A model parameter: what of the initial state its value can reach
+    /// (`Model::parameter_reach`); `Everything` for the other variables.
+    pub reach: ParameterReach,
 }
 
 impl Variable {
@@ -123,11 +130,10 @@ pub struct Variables {
     pub events: bool,
     /// What assembly with the default parameters warned of (`Simulation::warnings`).
     pub warnings: Vec<ModelError>,
-}
-
-/// The indices of the inputs a drive of `sim` reads.
-fn driving_inputs(sim: &Simulation) -> Vec<usize> {
-    (0..sim.inputs().len()).filter(|&i| sim.input_drives_a_joint(i)).collect()
+    /// Whether an input drives a joint: inputs set in Initialization Mode then move the
+    /// initial configuration with the forces and masses (`Workspace::follow_drives`), so the
+    /// tunable parameters reach it too.
+    pub driven: bool,
 }
 
 impl Variables {
@@ -142,7 +148,6 @@ impl Variables {
         let sim = Simulation::new(model, &params, settings, experiment.start_time)?;
         let mut vars = Variables::with_outputs(model, settings, experiment, &sim)?;
         vars.mark_tunable(model);
-        vars.mark_initial_inputs(&sim);
         for (i, p) in model.parameters.iter().enumerate().filter(|(_, p)| p.kind == ParameterKind::String) {
             for k in 0..p.choices.len() {
                 if k as f64 == params[i] {
@@ -213,7 +218,9 @@ impl Variables {
                 input_dependencies: Vec::new(),
                 tunable: matches!(role, Role::Solver(_)),
                 configuration: false,
+                zero_at_start: false,
                 initial_inputs: Vec::new(),
+                reach: ParameterReach::Everything,
             });
         };
         for (i, p) in model.parameters.iter().enumerate() {
@@ -350,16 +357,21 @@ impl Variables {
             let unit = if o.unit.is_empty() { DIMENSIONLESS } else { &o.unit };
             push(o.name.clone(), VarType::Real, Role::Output(i), unit, &o.description, None, None, None);
         }
-        for (v, p) in list.iter_mut().zip(&model.parameters) {
+        for ((v, p), reach) in list.iter_mut().zip(&model.parameters).zip(model.parameter_reach()) {
             v.choices = p.choices.clone();
+            v.reach = reach;
         }
         let configuration = sim.configuration_outputs();
+        let mut initial_inputs = sim.initial_input_dependencies();
         for v in &mut list {
             if let Role::Output(i) = v.role {
                 v.input_dependencies = std::mem::take(&mut dependencies[i]);
+                v.initial_inputs = std::mem::take(&mut initial_inputs[i]);
                 v.configuration = configuration[i];
+                v.zero_at_start = outputs[i].kind.zero_at_start();
             }
         }
+        let driven = (0..sim.inputs().len()).any(|i| sim.input_drives_a_joint(i));
         let mut seen = std::collections::HashSet::new();
         for v in &list {
             if !seen.insert(v.name.as_str()) {
@@ -373,19 +385,27 @@ impl Variables {
                 return Err(model.error(at..at, message).into());
             }
         }
-        Ok(Variables { list, settings, experiment, events: sim.has_events(), warnings: sim.warnings().to_vec() })
+        Ok(Variables {
+            list,
+            settings,
+            experiment,
+            events: sim.has_events(),
+            warnings: sim.warnings().to_vec(),
+            driven,
+        })
     }
 
-    /// Add the outputs' direct dependencies of `sim` (the model with other parameter values)
-    /// to the table's, and the inputs its drives read to their `initial_inputs`.
+    /// Add the outputs' direct and initial input dependencies of `sim` (the model with other
+    /// parameter values) to the table's.
     fn add_dependencies(&mut self, sim: &Simulation) {
         let dependencies = sim.direct_dependencies();
-        let driving = driving_inputs(sim);
+        let initial = sim.initial_input_dependencies();
+        self.driven |= (0..sim.inputs().len()).any(|i| sim.input_drives_a_joint(i));
         for v in &mut self.list {
             let Role::Output(k) = v.role else { continue };
             for (list, add) in [
                 (&mut v.input_dependencies, dependencies.get(k).map_or(&[][..], Vec::as_slice)),
-                (&mut v.initial_inputs, &driving[..]),
+                (&mut v.initial_inputs, initial.get(k).map_or(&[][..], Vec::as_slice)),
             ] {
                 for &d in add {
                     if !list.contains(&d) {
@@ -393,20 +413,6 @@ impl Variables {
                     }
                 }
                 list.sort_unstable();
-            }
-        }
-    }
-
-    /// Every output's `initial_inputs`: the inputs a drive reads. Their value at the start
-    /// places the driven joints (`Simulation::set_initial_inputs`), and the mass-orthogonal
-    /// projection moves every coordinate its constraints and masses couple, to the last bits
-    /// at least, so any output may change with them (declared for all outputs: probing a crane
-    /// found a different set at each sampled value, the differences in the last bits).
-    fn mark_initial_inputs(&mut self, sim: &Simulation) {
-        let driving = driving_inputs(sim);
-        for v in &mut self.list {
-            if matches!(v.role, Role::Output(_)) {
-                v.initial_inputs.clone_from(&driving);
             }
         }
     }
@@ -422,28 +428,37 @@ impl Variables {
     /// The knowns output `v` depends on in Initialization Mode (FMI 2.0.5 sec. 2.2.8 and
     /// FMI 3.0.1 sec. 2.4.8, `<InitialUnknowns>`: inputs, variables with initial = "exact",
     /// the independent variable), as value references, ascending:
-    /// - the inputs it depends on directly at any communication point (`input_dependencies`);
-    /// - the inputs a drive reads (`initial_inputs`: they place the initial configuration);
-    /// - every model parameter, except that an output of the configuration alone
-    ///   (`configuration`) does not depend on a tunable parameter: the initial configuration
-    ///   is assembled from the parameters, and a tunable one leaves it and the geometry
-    ///   unchanged (`Simulation::tunable_parameters`);
+    /// - none for an output that is 0 at the start (`zero_at_start`: the energy dissipated
+    ///   and supplied);
+    /// - the inputs it depends on directly at any communication point (`input_dependencies`)
+    ///   and those that move its initial value (`initial_inputs`);
+    /// - the model parameters whose value can reach it (`reach`): none that no text mentions;
+    ///   for an output of the configuration alone (`configuration`) none that only initial
+    ///   velocities read, and no tunable one unless an input drives a joint (`driven`): the
+    ///   initial configuration is assembled from the parameters, a tunable one leaves it and
+    ///   the geometry unchanged (`Simulation::tunable_parameters`), but a driving input set
+    ///   then moves it with the forces and masses (`Workspace::follow_drives`);
     /// - no solver setting (`solver_*`): the initial state (assembly, consistent accelerations
-    ///   and multipliers, contact events at the start) never reads them.
+    ///   and multipliers, contact events at the start, the drives followed) never reads them.
     ///
     /// The independent variable is not listed (FMI 2 has none in the table, and then every
     /// unknown is assumed to depend on it). Call after `mark_tunable` (done by
     /// `Variables::new`); before it every parameter counts as fixed, which only adds knowns.
     pub fn initial_dependencies(&self, v: &Variable) -> Vec<u32> {
+        if v.zero_at_start {
+            return Vec::new();
+        }
         let inputs: Vec<u32> = self.list.iter().filter(|w| matches!(w.role, Role::Input(_))).map(|w| w.vr).collect();
         let mut known: Vec<u32> = v.input_dependencies.iter().map(|&i| inputs[i]).collect();
         known.extend(v.initial_inputs.iter().map(|&i| inputs[i]));
-        known.extend(
-            self.list
-                .iter()
-                .filter(|w| matches!(w.role, Role::Parameter(_)) && !(v.configuration && w.tunable))
-                .map(|w| w.vr),
-        );
+        let reaches = |w: &Variable| {
+            if v.configuration {
+                w.reach == ParameterReach::Everything && (self.driven || !w.tunable)
+            } else {
+                w.reach != ParameterReach::Nothing
+            }
+        };
+        known.extend(self.list.iter().filter(|w| matches!(w.role, Role::Parameter(_)) && reaches(w)).map(|w| w.vr));
         known.sort_unstable();
         known.dedup();
         known

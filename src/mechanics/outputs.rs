@@ -210,6 +210,13 @@ impl OutputKind {
         }
     }
 
+    /// Whether the output is 0 at the start whatever the parameters and inputs: the energy
+    /// dissipated and supplied since the start (inputs set before the first step supply
+    /// nothing: `Simulation::set_initial_inputs`).
+    pub fn zero_at_start(&self) -> bool {
+        matches!(self, OutputKind::EnergyDissipated | OutputKind::EnergySupplied)
+    }
+
     /// Whether the output reads the potential energy, which an element storing an energy of
     /// the current inputs (a spring whose free length reads them) makes depend on them directly;
     /// the supplied energy changes with it (`Simulation::set_input`).

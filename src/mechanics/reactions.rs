@@ -54,8 +54,21 @@ pub fn moment_free(joint: &JointInfo) -> bool {
 /// The moment of `joint`'s rows on body 2 (a spatial body or beam node, coordinates r, p from
 /// `body2_x`) about `point`, body 2's anchor at the joint point; global components.
 pub fn spatial_moment(sys: &System, joint: &JointInfo, point: &Anchor3, q: &[f64], lambda: &[f64]) -> [f64; 3] {
+    spatial_moment_terms(sys, joint, point, q, lambda).0
+}
+
+/// `spatial_moment` and the size of the two terms it is the difference of, |n| + |A s| |Q_r|:
+/// a moment that cancels to round-off of that size is zero (the rows holding the joint point
+/// exert a force through it; src/simulation/dependencies.rs).
+pub fn spatial_moment_terms(
+    sys: &System,
+    joint: &JointInfo,
+    point: &Anchor3,
+    q: &[f64],
+    lambda: &[f64],
+) -> ([f64; 3], f64) {
     if moment_free(joint) {
-        return [0.0; 3];
+        return ([0.0; 3], 0.0);
     }
     let x = joint.body2_x;
     let f = generalized_force::<7>(sys, joint, x, q, lambda);
@@ -65,5 +78,8 @@ pub fn spatial_moment(sys: &System, joint: &JointInfo, point: &Anchor3, q: &[f64
     let position = point.position(q);
     let arm = [position[0] - q[x], position[1] - q[x + 1], position[2] - q[x + 2]];
     let shift = cross(arm, [f[0], f[1], f[2]]);
-    std::array::from_fn(|i| (0..4).map(|k| e[i][k] * f[3 + k]).sum::<f64>() / (2.0 * pp) - shift[i])
+    let n: [f64; 3] = std::array::from_fn(|i| (0..4).map(|k| e[i][k] * f[3 + k]).sum::<f64>() / (2.0 * pp));
+    let norm = |v: [f64; 3]| v.iter().map(|c| c * c).sum::<f64>().sqrt();
+    let size = norm(n) + norm(arm) * norm([f[0], f[1], f[2]]);
+    (std::array::from_fn(|i| n[i] - shift[i]), size)
 }

@@ -49,6 +49,17 @@ pub enum ParameterKind {
     String,
 }
 
+/// What of the initial state a parameter's value can reach (`Model::parameter_reach`), in
+/// increasing order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ParameterReach {
+    /// Not mentioned: it changes nothing.
+    Nothing,
+    /// Only initial velocities: not the initial configuration.
+    Velocities,
+    Everything,
+}
+
 #[derive(Debug, Clone)]
 pub struct Parameter {
     pub name: String,
@@ -368,6 +379,47 @@ impl Model {
     /// pass over the text: words are the longest runs of the characters names are made of.
     pub fn mentioned_parameters(&self) -> Vec<bool> {
         let mut mentioned = vec![false; self.parameters.len()];
+        self.for_each_mention(|i, _| mentioned[i] = true);
+        mentioned
+    }
+
+    /// For each parameter, what of the initial state its value can reach: `Nothing` if it is
+    /// not mentioned (`mentioned_parameters`), `Velocities` if every mention lies in an initial
+    /// velocity (`velocity` and `angular_velocity` of point masses, rigid bodies and beams),
+    /// which the initial configuration never reads (the positions are projected onto the
+    /// joints before the velocities are solved, and drives move the configuration at rest),
+    /// else `Everything`. From the text, like `mentioned_parameters`: a mention anywhere else,
+    /// even in a comment or another parameter's value, counts as reaching everything.
+    pub fn parameter_reach(&self) -> Vec<ParameterReach> {
+        let d = &self.definition;
+        let mut velocities: Vec<Range<usize>> = Vec::new();
+        for b in &d.point_masses {
+            velocities.extend(b.velocity.as_ref().map(|v| v.span()));
+        }
+        for b in &d.rigid_bodies {
+            velocities.extend(b.velocity.as_ref().map(|v| v.span()));
+            velocities.extend(b.angular_velocity.as_ref().map(|v| v.span()));
+        }
+        for b in &d.beams {
+            velocities.extend(b.velocity.as_ref().map(|v| v.span()));
+            velocities.extend(b.angular_velocity.as_ref().map(|v| v.span()));
+        }
+        velocities.sort_by_key(|r| r.start);
+        let in_velocity = |at: usize| {
+            let k = velocities.partition_point(|r| r.start <= at);
+            k > 0 && at < velocities[k - 1].end
+        };
+        let mut reach = vec![ParameterReach::Nothing; self.parameters.len()];
+        self.for_each_mention(|i, at| {
+            let r = if in_velocity(at) { ParameterReach::Velocities } else { ParameterReach::Everything };
+            reach[i] = reach[i].max(r);
+        });
+        reach
+    }
+
+    /// `f(i, at)` for every mention of parameter i at byte `at` outside its declaration; words
+    /// are the longest runs of the characters names are made of.
+    fn for_each_mention(&self, mut f: impl FnMut(usize, usize)) {
         let bytes = self.source.as_bytes();
         let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'.';
         let mut start = 0;
@@ -379,11 +431,12 @@ impl Model {
             let end = start + bytes[start..].iter().take_while(|&&b| word(b)).count();
             if let Some(i) = self.parameter_index(&self.source[start..end]) {
                 let declared = &self.parameters[i].name_span;
-                mentioned[i] |= !(declared.start <= start && start < declared.end);
+                if !(declared.start <= start && start < declared.end) {
+                    f(i, start);
+                }
             }
             start = end;
         }
-        mentioned
     }
 
     /// An error at a byte span of the model text.

@@ -150,16 +150,22 @@ impl Simulation {
 impl Simulation {
     /// d outputs / d inputs of the initial state, before the first step (Initialization Mode):
     /// inputs set then are the initial state's (`set_initial_inputs`), so a driving input moves
-    /// the state itself (its columns: central differences of `set_initial_inputs`, which
-    /// starts from the assembled state each time, so the state afterwards is the one before
-    /// bit for bit), and nothing has been supplied yet (energy_supplied's row is 0). The other
-    /// inputs leave the state where it is: their columns are `input_jacobian`'s. A probe got the
-    /// step-mode Jacobian here: 0 for d angle / d commanded angle.
+    /// the state itself, and in a model with one every input an element reads moves it too
+    /// (the drives are followed with the forces of the assembled state, which such an input
+    /// enters: a follower load turning with the boom; `initial_input_dependencies`). Their
+    /// columns are central differences of `set_initial_inputs`, which starts from the
+    /// assembled state each time, so the state afterwards is the one before bit for bit; and
+    /// nothing has been supplied yet (energy_supplied's row is 0). In a model without a driving
+    /// input the inputs leave the state where it is: their columns are `input_jacobian`'s. A
+    /// probe got the step-mode Jacobian here: 0 for d angle / d commanded angle.
     pub fn initial_input_jacobian(&mut self) -> Result<Vec<Vec<f64>>, String> {
         let mut jacobian = self.input_jacobian()?;
-        let driving: Vec<usize> = (0..self.system.inputs.len()).filter(|&i| self.driving_inputs[i]).collect();
+        let count = self.system.inputs.len();
+        let driven = (0..count).any(|i| self.input_drives_a_joint(i));
+        let moving: Vec<usize> =
+            (0..count).filter(|&i| self.input_drives_a_joint(i) || (driven && self.system.reads_input(i))).collect();
         let inputs = self.system.inputs.clone();
-        for &i in &driving {
+        for &i in &moving {
             let h = 1e-6 * (1.0 + inputs[i].abs());
             let mut at = |value: f64| -> Result<Vec<f64>, String> {
                 let mut u = inputs.clone();

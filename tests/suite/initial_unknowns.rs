@@ -2,10 +2,10 @@
 //! for every model in models/: the unknowns are exactly the outputs (initial = "calculated"),
 //! in value-reference order, with no parameter among them (no calculated parameters, no
 //! states or derivatives in Co-Simulation); and every known an output is declared not to
-//! depend on leaves it unchanged, bit for bit, when set in Initialization Mode (the FMU
-//! builds its initial state with `Simulation::new`, so the facade is probed): each solver
-//! setting (no output depends on one) and each tunable parameter for the outputs of the
-//! configuration alone (positions, angles, penetrations).
+//! depend on leaves it unchanged when set in Initialization Mode (the FMU builds its initial
+//! state with `Simulation::new` and `set_initial_inputs`, so the facade is probed): each solver
+//! setting (no output depends on one), each real parameter and each input, with the inputs at
+//! their start values and with the driving inputs moved (the drives followed).
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -13,7 +13,7 @@ use std::path::Path;
 use flexfmu::export::model_description::model_description_of;
 use flexfmu::export::model_description3::model_description3_of;
 use flexfmu::export::variables::{Role, Variables};
-use flexfmu::model::{Model, ParameterKind};
+use flexfmu::model::{Model, ParameterKind, ParameterReach};
 use flexfmu::simulation::{ConstraintTreatment, Experiment, Method, Simulation, SolverSettings};
 
 fn models() -> Vec<Model> {
@@ -54,10 +54,13 @@ fn initial_unknowns_are_the_outputs_with_the_declared_knowns() {
         let outputs: Vec<u32> = vars.outputs().map(|v| v.vr).collect();
         let solver: BTreeSet<u32> =
             vars.list.iter().filter(|v| matches!(v.role, Role::Solver(_))).map(|v| v.vr).collect();
-        let model_parameters: BTreeSet<u32> =
-            vars.list.iter().filter(|v| matches!(v.role, Role::Parameter(_))).map(|v| v.vr).collect();
-        let fixed: BTreeSet<u32> =
-            vars.list.iter().filter(|v| matches!(v.role, Role::Parameter(_)) && !v.tunable).map(|v| v.vr).collect();
+        let parameters = |keep: &dyn Fn(&flexfmu::export::variables::Variable) -> bool| -> BTreeSet<u32> {
+            vars.list.iter().filter(|v| matches!(v.role, Role::Parameter(_)) && keep(v)).map(|v| v.vr).collect()
+        };
+        // Mentioned anywhere; mentioned outside initial velocities, and fixed unless a drive
+        // reads an input (then the drives move the configuration with forces and masses).
+        let mentioned = parameters(&|v| v.reach != ParameterReach::Nothing);
+        let configuration = parameters(&|v| v.reach == ParameterReach::Everything && (vars.driven || !v.tunable));
         let xml2 = model_description_of(&model, &vars).unwrap();
         let xml3 = model_description3_of(&model, &vars).unwrap();
         let fmi2 = section(&xml2, "<InitialUnknowns>", "</InitialUnknowns>", "Unknown", "index");
@@ -71,34 +74,53 @@ fn initial_unknowns_are_the_outputs_with_the_declared_knowns() {
         for ((vr, known), v) in fmi3.iter().zip(vars.outputs()) {
             let known: BTreeSet<u32> = known.iter().copied().collect();
             assert!(known.is_disjoint(&solver), "{name}: output {vr} declares a solver setting");
-            // The inputs it depends on at communication points and those placing its driven
-            // joints at the start (probed through an importer in fmu_dependencies.rs), every
-            // fixed parameter, and
-            // the tunable ones unless it is an output of the configuration alone.
-            let parameters = if v.configuration { fixed.clone() } else { model_parameters.clone() };
-            let expected: BTreeSet<u32> =
-                v.input_dependencies.iter().chain(&v.initial_inputs).map(|&i| inputs[i]).chain(parameters).collect();
+            // The inputs it depends on at communication points and those moving its initial
+            // value (probed below and through an importer in fmu_dependencies.rs), and the
+            // parameters that reach it; nothing for the energy exchanged since the start.
+            let parameters = if v.configuration { configuration.clone() } else { mentioned.clone() };
+            let expected: BTreeSet<u32> = if v.zero_at_start {
+                BTreeSet::new()
+            } else {
+                v.input_dependencies.iter().chain(&v.initial_inputs).map(|&i| inputs[i]).chain(parameters).collect()
+            };
             assert_eq!(known, expected, "{name}: output {} ({vr})", v.name);
         }
     }
 }
 
-/// The outputs of a fresh simulation (what the FMU reads in Initialization Mode).
-fn initial_outputs(model: &Model, params: &[f64], settings: SolverSettings) -> Option<Vec<u64>> {
+/// The outputs of a fresh simulation (what the FMU reads in Initialization Mode), with
+/// `inputs` set before the first step if given; None if it cannot start there.
+fn initial_outputs(
+    model: &Model,
+    params: &[f64],
+    settings: SolverSettings,
+    inputs: Option<&[f64]>,
+) -> Option<Vec<f64>> {
     let start = Experiment::from_model(model, params).ok()?.start_time;
     let mut sim = Simulation::new(model, params, settings, start).ok()?;
-    Some(sim.output_values().ok()?.iter().map(|x| x.to_bits()).collect())
+    if let Some(u) = inputs {
+        sim.set_initial_inputs(u).ok()?;
+    }
+    Some(sim.output_values().ok()?.to_vec())
+}
+
+/// Whether `a` and `b` differ: bit for bit, or, where the drives were followed (a Newton
+/// iteration: `Workspace::follow_drives`), by more than 1e-13 of their size (a driven joint's
+/// coordinate is its drive's value to the last bits of that iteration).
+fn differ(a: f64, b: f64, exact: bool) -> bool {
+    if exact { a.to_bits() != b.to_bits() } else { (a - b).abs() > 1e-13 * (1.0 + a.abs().max(b.abs())) }
 }
 
 #[test]
 fn undeclared_knowns_leave_the_initial_outputs_unchanged() {
-    let (mut settings_probed, mut tunable_probed) = (0, 0);
+    let (mut settings_probed, mut parameters_probed, mut inputs_probed, mut moved_models) = (0, 0, 0, 0);
     for model in models() {
         let name = model.name().to_string();
         let vars = Variables::new(&model).unwrap();
         let params = model.default_parameters();
         let settings = SolverSettings::from_model(&model, &params).unwrap();
-        let base = initial_outputs(&model, &params, settings).unwrap();
+        let base = initial_outputs(&model, &params, settings, None).unwrap();
+        let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
 
         // Every solver setting, to other valid values: no output changes.
         let mut variants = Vec::new();
@@ -120,31 +142,70 @@ fn undeclared_knowns_leave_the_initial_outputs_unchanged() {
         s.baumgarte.beta += 2.0;
         variants.push(s);
         for s in variants.into_iter().filter(|s| s.validate().is_ok()) {
-            assert_eq!(initial_outputs(&model, &params, s).as_ref(), Some(&base), "{name}: {s:?}");
+            let other = initial_outputs(&model, &params, s, None).unwrap();
+            assert_eq!(bits(&other), bits(&base), "{name}: {s:?}");
             settings_probed += 1;
         }
 
-        // Every tunable parameter, changed by 1 %: the outputs of the configuration alone
-        // (declared without it) do not change.
-        let configuration: Vec<usize> =
-            vars.outputs().enumerate().filter(|(_, v)| v.configuration).map(|(k, _)| k).collect();
-        for (i, p) in model.parameters.iter().enumerate() {
-            let tunable = vars.list.iter().any(|v| v.role == Role::Parameter(i) && v.tunable);
-            if !tunable || p.kind != ParameterKind::Real {
-                continue;
+        // Every real parameter changed by 1 % and every input changed in Initialization Mode:
+        // an output that does not declare it does not change, with the inputs at their start
+        // values and, in a model with a driving input, with each driving input moved 0.2 from
+        // its start (the drives followed: a tunable mass or stiffness moves the configuration
+        // then, and so does a load that turns with what a drive carries).
+        let declared: Vec<BTreeSet<u32>> =
+            vars.outputs().map(|v| vars.initial_dependencies(v).into_iter().collect()).collect();
+        let input_vr: Vec<u32> = vars.list.iter().filter(|v| matches!(v.role, Role::Input(_))).map(|v| v.vr).collect();
+        let start: Vec<f64> = model.definition.inputs.iter().map(|i| i.start).collect();
+        let mut states = vec![None];
+        let t0 = Experiment::from_model(&model, &params).unwrap().start_time;
+        let sim = Simulation::new(&model, &params, settings, t0).unwrap();
+        if (0..start.len()).any(|i| sim.input_drives_a_joint(i)) {
+            let moved: Vec<f64> =
+                start.iter().enumerate().map(|(i, u)| if sim.input_drives_a_joint(i) { u + 0.2 } else { *u }).collect();
+            states.push(Some(moved));
+            moved_models += 1;
+        }
+        for state in &states {
+            let at = state.as_deref();
+            let Some(here) = initial_outputs(&model, &params, settings, at) else {
+                panic!("{name}: cannot start at {at:?}")
+            };
+            let check = |other: &[f64], known: u32, what: &str, exact: bool| {
+                for (k, (a, b)) in here.iter().zip(other).enumerate() {
+                    if differ(*a, *b, exact) {
+                        assert!(
+                            declared[k].contains(&known),
+                            "{name}: {what} changes output {k} ({a} -> {b}) but is not declared (inputs {at:?})"
+                        );
+                    }
+                }
+            };
+            for (i, p) in model.parameters.iter().enumerate() {
+                if p.kind != ParameterKind::Real {
+                    continue;
+                }
+                let mut other = params.clone();
+                other[i] = if params[i] == 0.0 { 1e-3 } else { params[i] * 1.01 };
+                if model.check_parameters(&other).is_err() {
+                    other[i] = params[i] * 0.99;
+                }
+                let Some(changed) = initial_outputs(&model, &other, settings, at) else { continue };
+                let vr = vars.list.iter().find(|v| v.role == Role::Parameter(i)).unwrap().vr;
+                check(&changed, vr, &p.name, at.is_none());
+                parameters_probed += 1;
             }
-            let mut other = params.clone();
-            other[i] = if params[i] == 0.0 { 1e-3 } else { params[i] * 1.01 };
-            if model.check_parameters(&other).is_err() {
-                other[i] = params[i] * 0.99;
+            for (i, &vr) in input_vr.iter().enumerate() {
+                let mut u = at.map_or_else(|| start.clone(), <[f64]>::to_vec);
+                u[i] += if sim.input_drives_a_joint(i) { 0.1 } else { 1.0 + u[i].abs() };
+                let changed = initial_outputs(&model, &params, settings, Some(&u)).unwrap();
+                check(&changed, vr, &model.definition.inputs[i].name.get_ref().clone(), false);
+                inputs_probed += 1;
             }
-            let Some(changed) = initial_outputs(&model, &other, settings) else { continue };
-            for &k in &configuration {
-                assert_eq!(changed[k], base[k], "{name}: {} changes output {k}", p.name);
-            }
-            tunable_probed += 1;
         }
     }
-    println!("{settings_probed} solver-setting variants and {tunable_probed} tunable parameters probed");
-    assert!(settings_probed > 50 && tunable_probed > 20);
+    println!(
+        "{settings_probed} solver-setting variants, {parameters_probed} parameters and {inputs_probed} inputs probed \
+         ({moved_models} models also with the drives moved)"
+    );
+    assert!(settings_probed > 50 && parameters_probed > 100 && inputs_probed >= 10 && moved_models >= 1);
 }

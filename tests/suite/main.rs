@@ -34,6 +34,7 @@ mod corpus;
 mod crane_3d;
 mod crank_slider;
 mod crank_slider_contact;
+mod dependency_precision;
 mod distance_joint;
 mod doc_links;
 mod driven_joints;
