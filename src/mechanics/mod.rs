@@ -674,9 +674,14 @@ impl Dynamics for System {
         // integrator (five touching balls gave three different outcomes, one dissipating with
         // e = 1).
         let impact = self.contact_constraints.iter().any(|c| c.impacts(q, v));
-        let length = 1.0 + q.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-        let force = lambda.iter().fold(self.mechanical_energy(q, v, t).0 / length, |a, l| a.max(l.abs()));
-        let unloaded = 1e-9 * force;
+        // Only active rows read it: the energy is not evaluated at the events of models with none
+        // (compliant contacts, a row of separated balls).
+        let unloaded = if self.contact_constraints.iter().any(|c| c.is_active()) {
+            let length = 1.0 + q.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+            1e-9 * lambda.iter().fold(self.mechanical_energy(q, v, t).0 / length, |a, l| a.max(l.abs()))
+        } else {
+            0.0
+        };
         for (k, c) in self.contact_constraints.iter_mut().enumerate() {
             match c.update(q, v, lambda[rows + k], t, impact, unloaded) {
                 Ok(j) => {
