@@ -130,7 +130,8 @@ impl Builder<'_> {
     }
 
     fn body(&self, name: &Name) -> Result<Option<&Body3>, ModelError> {
-        let n = name.get_ref();
+        let n = self.scope.indexed_name(name.get_ref()).map_err(|e| self.model.error(name.span(), e))?;
+        let n = n.as_ref();
         if n == "ground" {
             return Ok(None);
         }

@@ -563,6 +563,44 @@ impl<'a> Scope<'a> {
         Ok(toml::Spanned::new(field.span(), value.to_string()))
     }
 
+    /// A body name with its indices evaluated: `bar.node[n/5]`, `plate.body[i][j + 1]` become
+    /// `bar.node[2]`, ... with the parameters' values, so a point of a beam or plate stays where
+    /// it is when a parameter refines the mesh. Literal indices are kept as written; an index
+    /// must evaluate to an integer >= 0 (the error says so, with its value).
+    pub fn indexed_name<'n>(&self, name: &'n str) -> Result<std::borrow::Cow<'n, str>, String> {
+        let plain = |inner: &str| !inner.is_empty() && inner.bytes().all(|b| b.is_ascii_digit());
+        let mut groups = name.split('[').skip(1).map(|g| g.split(']').next().unwrap_or(""));
+        if groups.all(plain) {
+            return Ok(std::borrow::Cow::Borrowed(name));
+        }
+        let mut out = String::with_capacity(name.len());
+        let mut rest = name;
+        while let Some(open) = rest.find('[') {
+            let Some(close) = rest[open..].find(']').map(|c| open + c) else {
+                return Err(format!("'{name}': '[' without ']'"));
+            };
+            out.push_str(&rest[..=open]);
+            let inner = &rest[open + 1..close];
+            if plain(inner) {
+                out.push_str(inner);
+            } else {
+                let expr = Expr::parse(inner, &|n| self.resolve(n, false))
+                    .map_err(|e| format!("index '{inner}' of '{name}': {}", e.message))?;
+                let v = expr.constant().expect("expressions over parameters fold to constants");
+                if !(v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v <= MAX_ELEMENTS) {
+                    return Err(format!(
+                        "index '{inner}' of '{name}' evaluates to {}, expected an integer >= 0",
+                        Compact(v)
+                    ));
+                }
+                out.push_str(&(v as usize).to_string());
+            }
+            rest = &rest[close..];
+        }
+        out.push_str(rest);
+        Ok(std::borrow::Cow::Owned(out))
+    }
+
     /// A constant that must be > 0 (masses, lengths, steps).
     pub fn positive(&self, n: &schema::Num, what: &str) -> Result<f64, ModelError> {
         let v = self.number(n)?;

@@ -403,3 +403,49 @@ fn gravity_loads_the_consistent_mass_field() {
         assert!((sag - theory).abs() < 2e-4 * theory, "{formulation}: sag {sag} vs {theory}");
     }
 }
+
+/// A beam node addressed by an index expression (`b.node[n/2]`) stays at the same point when a
+/// parameter refines the mesh: a cantilever with a transverse force at its middle deflects
+/// 5 P L^3 / (48 EI) at the tip (Euler-Bernoulli, exact at the nodes of any mesh) for n = 2, 4
+/// and 16, planar and spatial; an index that is not an integer (n = 5: 2.5) is a located error
+/// with its value. Before, a node index was a literal: refining the probe's Lee's frame from 10
+/// to 20 elements silently moved its load from x = 24 to x = 12.
+#[test]
+fn a_node_index_expression_follows_the_mesh() {
+    let (l, e, i, p): (f64, f64, f64, f64) = (2.0, 2.0e11, 1e-8, 1.0);
+    let theory = 5.0 * p * l.powi(3) / (48.0 * e * i);
+    let model_text = |spatial: bool| {
+        let (dim, zero, dir, section) = if spatial {
+            ("dimension = 3\n", ", 0.0", "[0.0, 1.0, 0.0]", format!("area = 1e-4, iy = {i}, iz = {i}, j = {}", 2.0 * i))
+        } else {
+            ("", "", "[0.0, 1.0]", format!("area = 1e-4, inertia = {i}"))
+        };
+        format!(
+            "[model]\nname = \"mid\"\n{dim}gravity = [0.0, 0.0{zero}]\n[parameters]\nn = {{ value = 4, type = \"integer\" }}\n\
+             [[beams]]\nname = \"b\"\nstart = [0.0, 0.0{zero}]\nend = [{l}, 0.0{zero}]\nelements = \"n\"\n\
+             formulation = \"euler_bernoulli\"\nsection = {{ {section} }}\nmaterial = {{ E = {e}, nu = 0.3, rho = 7850.0 }}\n\
+             [[joints]]\nname = \"clamp\"\ntype = \"fixed\"\nbody2 = \"b.start\"\npoint = [0.0, 0.0{zero}]\n\
+             [[loads]]\nname = \"f\"\ntype = \"force\"\nbody = \"b.node[n/2]\"\ndirection = {dir}\nvalue = {p}\n"
+        )
+    };
+    for spatial in [false, true] {
+        let model = Model::parse(&model_text(spatial), "mid.toml").unwrap();
+        let n_index = model.parameter_index("n").unwrap();
+        for n in [2.0, 4.0, 16.0] {
+            let mut params = model.default_parameters();
+            params[n_index] = n;
+            let asm = assemble(&model, &params).unwrap();
+            let mut q = asm.initial.q.clone();
+            static_equilibrium(&asm.system, &mut q, &mut vec![0.0; asm.system.constraints()], 0.0, 1e-13).unwrap();
+            // The tip node's y: the last node's coordinates are (x, y, theta) or (x, y, z, p0..p3).
+            let tip = if spatial { q[q.len() - 6] } else { q[q.len() - 2] };
+            println!("spatial {spatial}, n = {n}: tip deflection {tip:.9e} m, theory 5PL^3/48EI = {theory:.9e} m");
+            assert!((tip / theory - 1.0).abs() < 1e-4, "spatial {spatial}, n = {n}: {tip} vs {theory}");
+        }
+        let mut params = model.default_parameters();
+        params[n_index] = 5.0;
+        let Err(err) = assemble(&model, &params).map(|_| ()) else { panic!("n = 5 puts the load between nodes") };
+        let err = err.to_string();
+        assert!(err.contains("mid.toml:") && err.contains("evaluates to 2.5, expected an integer"), "{err}");
+    }
+}
