@@ -832,11 +832,34 @@ impl Simulation {
                 Ok(())
             }
             // A run whose energy ran away before the step failed: the failure is its symptom.
-            Err(failure) => Err(match self.energy_balance_warning() {
-                Some(diagnosis) => StepError::AfterEnergyGrowth { failure: Box::new(failure), diagnosis },
-                None => failure,
-            }),
+            Err(failure) => {
+                let failure = match self.energy_balance_warning() {
+                    Some(diagnosis) => StepError::AfterEnergyGrowth { failure: Box::new(failure), diagnosis },
+                    None => failure,
+                };
+                Err(match self.inputs_over_the_step() {
+                    Some(inputs) => StepError::WithInputs { failure: Box::new(failure), inputs },
+                    None => failure,
+                })
+            }
         }
+    }
+
+    /// "name = value, ..." of the inputs (the first eight), for a failed step's message; none
+    /// without inputs. A probe's unstable control loop drove two torques to 4e6 N m, and the
+    /// failure's advice (a smaller step) pointed away from the cause.
+    fn inputs_over_the_step(&self) -> Option<String> {
+        const SHOWN: usize = 8;
+        let values = &self.system.inputs;
+        if values.is_empty() {
+            return None;
+        }
+        let mut text: Vec<String> =
+            self.input_names.iter().zip(values).take(SHOWN).map(|(n, v)| format!("{n} = {}", Compact(*v))).collect();
+        if values.len() > SHOWN {
+            text.push(format!("... ({} inputs)", values.len()));
+        }
+        Some(text.join(", "))
     }
 
     /// `step_to` without the check of the redundant rows.

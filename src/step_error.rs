@@ -49,6 +49,10 @@ pub enum StepError {
     /// A step failed after the run had lost its energy balance (src/simulation/energy_balance.rs).
     #[error("{failure}\nbefore it stopped, {diagnosis}")]
     AfterEnergyGrowth { failure: Box<StepError>, diagnosis: String },
+    /// A step failed in a model with inputs: their values over the step, since inputs a
+    /// master drives (an unstable control loop) are a common cause.
+    #[error("{failure}\nthe inputs over the step: {inputs}")]
+    WithInputs { failure: Box<StepError>, inputs: String },
 }
 
 /// The internal steps one `step_to` has taken, counted from the stepper's statistics.

@@ -66,3 +66,19 @@ fn a_force_turning_nan_is_named_not_the_matrix() {
     assert!(stderr.contains("simulation stopped at t = 0.5"), "{stderr}");
     assert!(stderr.contains("a force evaluated to NaN or infinity") && !stderr.contains("singular"), "{stderr}");
 }
+
+/// A step that fails in a model with inputs names their values: an unstable control loop that
+/// drives an input to absurd values is a common cause in co-simulation, and the failure's
+/// advice (a smaller step) points away from it (probe 18: a PD loop drove two torques to
+/// 4e6 N m). The crank-slider under crank_torque = 1e9 N m fails at its first steps.
+#[test]
+fn a_failed_step_names_the_inputs_over_it() {
+    let model = concat!(env!("CARGO_MANIFEST_DIR"), "/models/crank_slider.toml");
+    let csv = std::env::temp_dir().join(format!("flexfmu_failed_inputs_{}.csv", std::process::id()));
+    let out =
+        Command::new(EXE).args(["simulate", model, "--input", "crank_torque=1e9", "-o"]).arg(&csv).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("the inputs over the step: crank_torque = 1e9"), "{stderr}");
+    let _ = std::fs::remove_file(&csv);
+}
