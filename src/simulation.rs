@@ -521,8 +521,9 @@ impl Simulation {
     }
 
     /// Set the inputs before the first step as the model's start values would have been set:
-    /// the initial state is projected onto the drives they move (mass-orthogonally, positions
-    /// and velocities: `Workspace::project_onto_constraints`), the method starts from the
+    /// the initial state follows the drives they move as if the model had been drawn there
+    /// (what a drive carries moves rigidly with it, then the forces at rest are balanced and the
+    /// velocities projected: `Workspace::follow_drives`), the method starts from the
     /// accelerations consistent with them, and no energy counts as supplied (the balance
     /// starts here). What an FMU's values set in initialization mode and `simulate --input`
     /// are; through `set_input` a driving input at t0 other than its start value was the

@@ -121,6 +121,12 @@ pub trait Dynamics {
     /// rate over the step of what it works on (`Element::power`); as the step shrinks to
     /// q_end = q_start + h v, the power at v (`stages::work_along`).
     fn power(&self, q: &[f64], v: &[f64], lambda: &[f64], t: f64, stride: &Stride) -> EnergyFlow;
+    /// Move (q, v) rigidly with the drives that are off their prescribed values at time t:
+    /// what each driven joint carries turns or slides with it by the amount its drive is off,
+    /// so that the drive holds. The start of `Workspace::follow_drives`, whose Newton
+    /// iteration then balances the forces (springs, the deformation of what gravity loads);
+    /// the integrators never learn what moved. The default moves nothing.
+    fn carry_with_drives(&self, _q: &mut [f64], _v: &mut [f64], _t: f64) {}
     /// The stepper is about to evaluate the system at these times (the start and stages of
     /// one step, possibly repeated): a system may precompute what depends only on time and
     /// its history (the fractional dampers' series). Evaluations at other times must give

@@ -199,6 +199,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
         return Err(model.error(def.model.name.span(), "the model has no bodies".into()));
     }
     sys.set_coordinates(q0.len());
+    sys.spatial = true;
     sys.bodies =
         b.bodies.iter().map(|e| BodyInfo { name: e.name.clone(), x: e.x, rotates: true, director: false }).collect();
     sys.inputs = def.inputs.iter().map(|i| i.start).collect();
@@ -244,6 +245,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
             .body(&j.body2)?
             .ok_or_else(|| model.error(j.body2.span(), "body2 must not be ground (put ground in body1)".into()))?;
         let b2x = b2.x;
+        let b1x = b.body(body1)?.map(|b1| b1.x);
         check_points(j, joint_type, body1.get_ref() == "ground", model)?;
         let (a1, a2) = if joint_type.two_points {
             // A link between two points, each anchor at its own (default: the body's centre).
@@ -291,6 +293,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
             name: j.name.get_ref().clone(),
             kind,
             rows: start..sys.constraints.len(),
+            body1_x: b1x,
             body2_x: b2x,
             body2_rotates: false,
             body2_point: Some(a2),

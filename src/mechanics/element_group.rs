@@ -112,6 +112,9 @@ pub trait ElementGroup: Debug + Send + Sync {
     fn event_count(&self) -> usize;
     /// The event functions into `out` (`event_count()` values).
     fn event_functions(&self, q: &[f64], out: &mut [f64]);
+    /// `tie(dofs, grounded)` for each element that holds its coordinates together
+    /// (`Element::TIES`), with whether it holds them to ground too (`Element::tied_to_ground`).
+    fn ties(&self, tie: &mut dyn FnMut(&[usize], bool));
     fn as_any(&self) -> &dyn Any;
     fn as_any_mut(&mut self) -> &mut dyn Any;
     fn clone_box(&self) -> Box<dyn ElementGroup>;
@@ -273,6 +276,14 @@ impl<E: Element + Debug + Clone + Send + Sync + 'static> ElementGroup for Elemen
             let k = e.event_count();
             e.event_functions(q, &mut out[at..at + k]);
             at += k;
+        }
+    }
+
+    fn ties(&self, tie: &mut dyn FnMut(&[usize], bool)) {
+        if E::TIES {
+            for e in &self.elements {
+                tie(e.dofs(), e.tied_to_ground());
+            }
         }
     }
 

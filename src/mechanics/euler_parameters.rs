@@ -92,6 +92,21 @@ pub fn from_axis_angle(axis: [f64; 3], angle: f64) -> [f64; 4] {
     [c, s * axis[0], s * axis[1], s * axis[2]]
 }
 
+/// The Euler parameters of the rotation `p` followed by the rotation `r` (both in the global
+/// frame): the quaternion product r p = (r0 p0 - r.p, r0 p + p0 r + r x p), for which
+/// A(r p) = A(r) A(p). Linear in p, so it maps the rates p' the same way.
+pub fn compose(r: [f64; 4], p: &[f64]) -> [f64; 4] {
+    let (rv, pv) = ([r[1], r[2], r[3]], [p[1], p[2], p[3]]);
+    let c = cross(rv, pv);
+    let dot = rv[0] * pv[0] + rv[1] * pv[1] + rv[2] * pv[2];
+    [
+        r[0] * p[0] - dot,
+        r[0] * pv[0] + p[0] * rv[0] + c[0],
+        r[0] * pv[1] + p[0] * rv[1] + c[1],
+        r[0] * pv[2] + p[0] * rv[2] + c[2],
+    ]
+}
+
 /// Euler parameters of the rotation matrix `a` (orthonormal, det 1), by Shepperd's (1978)
 /// method: the largest of 4 e0^2 = 1 + tr A, 4 ei^2 = 1 + 2 A_ii - tr A is taken first, so
 /// no division by a small number; e0 >= 0.
@@ -168,6 +183,15 @@ mod tests {
             let sign = if r[0] < 0.0 { -1.0 } else { 1.0 };
             for k in 0..4 {
                 assert!((back[k] - sign * r[k]).abs() < 1e-14, "{back:?} vs {r:?}");
+            }
+        }
+        // A(r p) = A(r) A(p), for unit r and p.
+        let r = from_axis_angle([0.6, 0.0, 0.8], 0.7);
+        let (ar, ap, arp) = (rotation(&r), rotation(&p), rotation(&compose(r, &p)));
+        for i in 0..3 {
+            for j in 0..3 {
+                let product: f64 = (0..3).map(|k| ar[i][k] * ap[k][j]).sum();
+                assert!((arp[i][j] - product).abs() < 1e-15, "A(r p)[{i}][{j}] = {} vs {product}", arp[i][j]);
             }
         }
         // G^T w = Lambda(w) p

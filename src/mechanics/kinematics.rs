@@ -257,7 +257,8 @@ impl Measure {
         self.dofs.iter().enumerate().map(|(k, &i)| d.gradient[k] * v[i]).sum()
     }
 
-    fn direction(&self, q: &[f64], u: [f64; 2], rotating: bool) -> [f64; 2] {
+    /// The global direction of a projection's `u`: turned by body 1's angle if `rotating`.
+    pub(crate) fn direction(&self, q: &[f64], u: [f64; 2], rotating: bool) -> [f64; 2] {
         match (rotating, self.a1.theta()) {
             (true, Some(i)) => rot(q[i], u),
             _ => u,

@@ -4,6 +4,7 @@ pub mod assemble;
 pub mod assemble_spatial;
 pub mod assembly;
 mod beam_section;
+mod carry;
 pub mod constraint_groups;
 pub mod contact_gap;
 pub mod contacts;
@@ -79,6 +80,10 @@ pub struct System {
     /// Their names, in the same order.
     pub contact_constraint_names: Vec<String>,
     pub bodies: Vec<BodyInfo>,
+    /// Whether the model is spatial: every body's coordinates are then its position and Euler
+    /// parameters (seven), those of a planar one x, y and theta, the slope or neither
+    /// (`BodyInfo`).
+    pub spatial: bool,
     /// The first entry of `bodies` with each name (built by `finish`).
     body_index: std::collections::HashMap<String, usize>,
     pub joints: Vec<joints::JointInfo>,
@@ -114,6 +119,7 @@ impl System {
             contact_constraints: Vec::new(),
             contact_constraint_names: Vec::new(),
             bodies: Vec::new(),
+            spatial: false,
             body_index: Default::default(),
             joints: Vec::new(),
             inputs: Vec::new(),
@@ -602,6 +608,10 @@ impl Dynamics for System {
             p.supplied -= lambda[r] * self.constraints[r].measure_change(stride.start, stride.end) / stride.h;
         }
         p
+    }
+
+    fn carry_with_drives(&self, q: &mut [f64], v: &mut [f64], t: f64) {
+        System::carry_with_drives(self, q, v, t);
     }
 
     fn prepare(&mut self, times: &[f64]) {

@@ -16,8 +16,9 @@ const PROXIMAL_FRACTION: f64 = 1e-14;
 
 impl Workspace {
     /// Move (q, v) at time t onto Phi(q, t) = 0 after the drives' prescribed values changed by a
-    /// finite amount, as if the model had been drawn at the new values: the configuration q near
-    /// q0 (the given one) where the constraints hold and the forces at rest are those of q0,
+    /// finite amount, as if the model had been drawn at the new values: what a drive carries
+    /// moves rigidly with it, and then the configuration q near that where the constraints
+    /// hold and the forces at rest are those of q0 (the given one),
     ///   f(q) - f(q0) + Phi_q(q)^T lambda = 0,   Phi(q, t) = 0
     /// (f = the system's forces at v = a = 0). Elastic elements (beams, springs) keep their
     /// deformation and the bodies a drive carries turn or slide with it; a mass-orthogonal
@@ -25,11 +26,18 @@ impl Workspace {
     /// and strain a flexible body behind a driven joint (a crane boom luffed by 0.31 rad at the
     /// start: a drive torque of 13 MN m). Newton steps, proximal in the mass metric,
     ///   [[eps M + K, Phi_q^T], [Phi_q, 0]] [dq; dlambda] = -[f(q) - f(q0) + Phi_q^T lambda; Phi],
-    /// whose eps M (PROXIMAL_FRACTION) fixes what no force resists (free bodies move
-    /// mass-orthogonally, as in the projection) and vanishes from the converged equations.
-    /// Gravity on rigid bodies is linear in the coordinates and drops out of f(q) - f(q0).
-    /// Then the velocities are made consistent as in `project_onto_constraints`. Returns
-    /// whether anything moved.
+    /// whose eps M (PROXIMAL_FRACTION) fixes what no force resists and vanishes from the
+    /// converged equations. Gravity on rigid bodies is linear in the coordinates and drops out
+    /// of f(q) - f(q0), so a body only gravity holds meets no force but eps M and stays near
+    /// the iteration's start: from q0 the crane's hook stayed where it hung when the crane was
+    /// slewed (its sling tilted, the hook rose 0.1 m). So the iteration starts from q0 with
+    /// what lies behind each driven joint turned or slid rigidly by the amount its drive is
+    /// off (`Dynamics::carry_with_drives`; a joint in a closed loop carries nothing), which
+    /// solves the equations but for what the turn changes of the forces (a beam's consistent
+    /// gravity end moments) and for springs to the rest of the model: the slewed hook hangs
+    /// below the turned boom tip, 1e-7 m from its rigidly turned place; a luffed boom carries
+    /// its sling and hook rigidly, the sling leaning by the luff angle. Then the velocities
+    /// are made consistent as in `project_onto_constraints`. Returns whether anything moved.
     pub fn follow_drives(
         &mut self,
         sys: &dyn Dynamics,
@@ -50,7 +58,10 @@ impl Workspace {
         let eps = PROXIMAL_FRACTION * self.stiffest_ratio(sys, &q0, t);
         let coefficients = TangentCoefficients { mass: eps, damping: 0.0, stiffness: 1.0, lambda: 1.0 };
         let mut lambda = vec![0.0; m];
-        let mut moved = vec![0.0; n];
+        // The iteration starts where what the drives carry has moved rigidly with them (the
+        // forces compared stay q0's).
+        sys.carry_with_drives(q, v, t);
+        let mut moved: Vec<f64> = q.iter().zip(&q0).map(|(x, x0)| x - x0).collect();
         for iteration in 0.. {
             // Residual: eps M (q - q_last) is the proximal term, zero at the iterate itself.
             sys.forces(q, &rest, &rest, t, &mut self.inertial, &mut self.forces);

@@ -246,6 +246,9 @@ impl AncfBeam2d {
 }
 
 impl Element for AncfBeam2d {
+    /// Its nodes are one piece of the structure (`Element::TIES`).
+    const TIES: bool = true;
+
     fn dofs(&self) -> &[usize] {
         &self.dofs
     }

@@ -611,6 +611,9 @@ impl CorotationalBeam2d {
 }
 
 impl Element for CorotationalBeam2d {
+    /// Its nodes are one piece of the structure (`Element::TIES`).
+    const TIES: bool = true;
+
     fn dofs(&self) -> &[usize] {
         &self.dofs
     }

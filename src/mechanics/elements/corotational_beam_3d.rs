@@ -587,6 +587,9 @@ impl CorotationalBeam3d {
 }
 
 impl Element for CorotationalBeam3d {
+    /// Its nodes are one piece of the structure (`Element::TIES`).
+    const TIES: bool = true;
+
     fn dofs(&self) -> &[usize] {
         &self.dofs
     }

@@ -804,6 +804,9 @@ impl FloatingFramePoint {
 }
 
 impl Element for FloatingFrameBeam2d {
+    /// Its nodes are one piece of the structure (`Element::TIES`).
+    const TIES: bool = true;
+
     fn dofs(&self) -> &[usize] {
         &self.dofs
     }

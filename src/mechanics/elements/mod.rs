@@ -140,4 +140,15 @@ pub trait Element {
     }
     /// The `event_count()` event functions into `out`.
     fn event_functions(&self, _q: &[f64], _out: &mut [f64]) {}
+    /// Whether the kind holds its coordinates together as one piece of the structure (a beam
+    /// element its nodes, a plate's element its patches): a driving input set at the start
+    /// turns or slides what such elements tie to the driven body rigidly with it
+    /// (`System::carry_with_drives`). Forces between bodies (springs, dampers, contacts,
+    /// loads) tie nothing: the Newton iteration after the transport balances them.
+    const TIES: bool = false;
+    /// For a kind that ties (`TIES`): whether this element also holds its coordinates to
+    /// ground (a plate whose reference is ground).
+    fn tied_to_ground(&self) -> bool {
+        false
+    }
 }

@@ -445,8 +445,16 @@ impl MultiPointForce {
 }
 
 impl Element for MultiPointForce {
+    /// The plate's patches (and its reference body) are one piece (`Element::TIES`).
+    const TIES: bool = true;
+
     fn dofs(&self) -> &[usize] {
         &self.dofs
+    }
+
+    /// A plate held by ground as its reference.
+    fn tied_to_ground(&self) -> bool {
+        self.reference.is_none()
     }
 
     fn add_forces(&self, x: &Kin, _inertial: &mut [f64], forces: &mut [f64]) {

@@ -366,6 +366,8 @@ pub struct JointInfo {
     pub kind: JointKind,
     /// Constraint rows (indices into the multiplier vector).
     pub rows: Range<usize>,
+    /// First coordinate of body 1; `None` for ground.
+    pub body1_x: Option<usize>,
     /// First coordinate of body 2 (reactions act on it).
     pub body2_x: usize,
     pub body2_rotates: bool,
