@@ -838,7 +838,9 @@ impl Simulation {
                     Some(diagnosis) => StepError::AfterEnergyGrowth { failure: Box::new(failure), diagnosis },
                     None => failure,
                 };
-                Err(match self.inputs_over_the_step() {
+                // A failed step's message names the inputs (not a refused interval's).
+                let failed = matches!(&failure, StepError::Failure(_) | StepError::AfterEnergyGrowth { .. });
+                Err(match self.inputs_over_the_step().filter(|_| failed) {
                     Some(inputs) => StepError::WithInputs { failure: Box::new(failure), inputs },
                     None => failure,
                 })
