@@ -89,8 +89,7 @@ pub fn consistent_initial_state(
                 let rhs = DVector::from_iterator(g.rows.len(), g.rows.iter().map(|&r| phi[r]));
                 let dq = svd(jacobian(g, &q), true)
                     .ok_or_else(|| model.error(span_of_group(g), NO_SVD.into()))?
-                    .solve(&rhs, 1e-12)
-                    .map_err(|e| model.error(0..0, e.to_string()))?;
+                    .solve(&rhs, 1e-12);
                 for (c, &i) in g.coordinates.iter().enumerate() {
                     q[i] -= dq[c];
                 }
@@ -155,10 +154,7 @@ pub fn consistent_initial_state(
             });
             if !free.is_empty() {
                 let ju = DMatrix::from_fn(kept.len(), free.len(), |r, c| jm[(r, free[c])]);
-                let vu = svd(ju, true)
-                    .ok_or_else(|| model.error(span_of_group(g), NO_SVD.into()))?
-                    .solve(&rhs, 1e-12)
-                    .map_err(|e| model.error(0..0, e.to_string()))?;
+                let vu = svd(ju, true).ok_or_else(|| model.error(span_of_group(g), NO_SVD.into()))?.solve(&rhs, 1e-12);
                 for (k, &c) in free.iter().enumerate() {
                     v[cols[c]] = vu[k];
                 }
@@ -236,14 +232,56 @@ fn independent_rows_by_svd(jm: &DMatrix<f64>) -> Option<Vec<usize>> {
 const NO_SVD: &str = "the joints cannot be assembled: the singular value decomposition of their constraint \
                       Jacobian does not converge (extreme or non-finite geometry)";
 
-/// The SVD of `m` (with U and V if `vectors`) as `DMatrix::svd` computes it, or None if
-/// the iteration does not converge (non-finite entries, extreme scales) instead of looping.
-fn svd(m: DMatrix<f64>, vectors: bool) -> Option<nalgebra::linalg::SVD<f64, nalgebra::Dyn, nalgebra::Dyn>> {
+/// A singular value decomposition A = U diag(s) V^T (thin), computed by faer. nalgebra's SVD
+/// (`DMatrix::try_svd`) returned orthogonal factors whose product missed A by 6e-6 on the
+/// constraint Jacobian of a Cardan shaft (IFToMM-like universal joint between two driven
+/// shafts at 0.2 rad), so the velocities solved with it violated a kept row by 2.3e-6 and the
+/// model was refused (probe 19); faer's reconstructs it to round-off.
+struct Svd {
+    u: DMatrix<f64>,
+    singular_values: DVector<f64>,
+    v: DMatrix<f64>,
+}
+
+impl Svd {
+    /// The minimum-norm least-squares solution of A x = b, singular values at most `eps`
+    /// counted as zero.
+    fn solve(&self, b: &DVector<f64>, eps: f64) -> DVector<f64> {
+        let utb = self.u.transpose() * b;
+        let scaled = DVector::from_fn(utb.len(), |i, _| {
+            let s = self.singular_values[i];
+            if s > eps { utb[i] / s } else { 0.0 }
+        });
+        &self.v * scaled
+    }
+}
+
+/// The SVD of `m` (U and V only if `vectors`), or None for non-finite entries or if the
+/// iteration does not converge (extreme scales). `m` is divided by its largest entry first (as
+/// nalgebra did), so subnormal and huge entries keep their singular values.
+fn svd(m: DMatrix<f64>, vectors: bool) -> Option<Svd> {
     if m.is_empty() || m.iter().any(|x| !x.is_finite()) {
         return None;
     }
-    // The tolerance of `DMatrix::svd` (5 eps); it iterates without bound.
-    m.try_svd(vectors, vectors, 5.0 * f64::EPSILON, 10_000)
+    let (rows, cols, k) = (m.nrows(), m.ncols(), m.nrows().min(m.ncols()));
+    let scale = m.amax();
+    let scale = if scale > 0.0 { scale } else { 1.0 };
+    let a = faer::Mat::<f64>::from_fn(rows, cols, |i, j| m[(i, j)] / scale);
+    if !vectors {
+        let s = a.singular_values().ok()?;
+        return Some(Svd {
+            u: DMatrix::zeros(0, 0),
+            singular_values: DVector::from_iterator(k, s.into_iter().map(|x| x * scale)),
+            v: DMatrix::zeros(0, 0),
+        });
+    }
+    let d = a.thin_svd().ok()?;
+    let (u, s, v) = (d.U(), d.S().column_vector(), d.V());
+    Some(Svd {
+        u: DMatrix::from_fn(rows, k, |i, j| u[(i, j)]),
+        singular_values: DVector::from_fn(k, |i, _| s[i] * scale),
+        v: DMatrix::from_fn(cols, k, |i, j| v[(i, j)]),
+    })
 }
 
 #[cfg(test)]
