@@ -435,7 +435,9 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
                 if kind == JointKind::Revolute && !b2.info.rotates {
                     return Err(model.error(
                         d.span(),
-                        "a driven revolute joint needs a rigid body2 (the relative angle is its coordinate)".into(),
+                        "a driven revolute joint needs a body2 with an angle coordinate (a rigid body or a corotational beam \
+                         node): the relative angle is its coordinate"
+                            .into(),
                     ));
                 }
                 Some(drive_function(d, joint_type, &input_scope, t0, (&sys.inputs, &sys.input_rates), model)?)
