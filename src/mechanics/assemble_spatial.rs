@@ -440,13 +440,13 @@ fn output_kind(
             let anchor = b.anchor(name, o.point.as_ref())?;
             OutputKind::SpatialPoint { anchor, component, order }
         }
-        Some(Quantity::BodyAngularVelocity { component }) => {
-            OutputKind::SpatialBodyAngularVelocity { x: need_body()?.0.x, component, order: 0 }
+        Some(Quantity::BodyAngularVelocity { component, order }) => {
+            OutputKind::SpatialBodyAngularVelocity { x: need_body()?.0.x, component, order }
         }
         Some(Quantity::TaitBryan { component }) => OutputKind::TaitBryan { x: need_body()?.0.x, component },
         Some(Quantity::EulerParameter { index }) => OutputKind::EulerParameter { index: need_body()?.0.x + 3 + index },
-        Some(Quantity::AngularVelocity { component }) => {
-            OutputKind::SpatialAngularVelocity { x: need_body()?.0.x, component, order: 0 }
+        Some(Quantity::AngularVelocity { component, order }) => {
+            OutputKind::SpatialAngularVelocity { x: need_body()?.0.x, component, order }
         }
         Some(Quantity::Reaction { component }) => {
             let joint = need_joint()?;

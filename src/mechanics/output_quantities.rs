@@ -25,13 +25,15 @@ pub enum Quantity {
     TaitBryan {
         component: usize,
     },
-    /// Angular velocity of a spatial body, global axes.
+    /// Angular velocity (order 0) or acceleration (order 1) of a spatial body, global axes.
     AngularVelocity {
         component: usize,
+        order: usize,
     },
-    /// Angular velocity of a spatial body in its own axes.
+    /// The same in the body's own axes (the body-frame components and their rates).
     BodyAngularVelocity {
         component: usize,
+        order: usize,
     },
     /// Force of body1 on body2 of a joint, global component 0..3 (planar: 2 is the torque).
     Reaction {
@@ -127,12 +129,18 @@ pub const OUTPUT_QUANTITIES: &[OutputQuantity] = &[
     row("yaw", Q::TaitBryan { component: 0 }, Spatial, "Tait-Bryan yaw"),
     row("pitch", Q::TaitBryan { component: 1 }, Spatial, "Tait-Bryan pitch"),
     row("roll", Q::TaitBryan { component: 2 }, Spatial, "Tait-Bryan roll"),
-    row("wx", Q::AngularVelocity { component: 0 }, Spatial, "angular velocity, global x"),
-    row("wy", Q::AngularVelocity { component: 1 }, Spatial, "angular velocity, global y"),
-    row("wz", Q::AngularVelocity { component: 2 }, Spatial, "angular velocity, global z"),
-    row("wx_body", Q::BodyAngularVelocity { component: 0 }, Spatial, "angular velocity, body x"),
-    row("wy_body", Q::BodyAngularVelocity { component: 1 }, Spatial, "angular velocity, body y"),
-    row("wz_body", Q::BodyAngularVelocity { component: 2 }, Spatial, "angular velocity, body z"),
+    row("wx", Q::AngularVelocity { component: 0, order: 0 }, Spatial, "angular velocity, global x"),
+    row("wy", Q::AngularVelocity { component: 1, order: 0 }, Spatial, "angular velocity, global y"),
+    row("wz", Q::AngularVelocity { component: 2, order: 0 }, Spatial, "angular velocity, global z"),
+    row("wx_body", Q::BodyAngularVelocity { component: 0, order: 0 }, Spatial, "angular velocity, body x"),
+    row("wy_body", Q::BodyAngularVelocity { component: 1, order: 0 }, Spatial, "angular velocity, body y"),
+    row("wz_body", Q::BodyAngularVelocity { component: 2, order: 0 }, Spatial, "angular velocity, body z"),
+    row("alpha_x", Q::AngularVelocity { component: 0, order: 1 }, Spatial, "angular acceleration, global x"),
+    row("alpha_y", Q::AngularVelocity { component: 1, order: 1 }, Spatial, "angular acceleration, global y"),
+    row("alpha_z", Q::AngularVelocity { component: 2, order: 1 }, Spatial, "angular acceleration, global z"),
+    row("alpha_x_body", Q::BodyAngularVelocity { component: 0, order: 1 }, Spatial, "rate of wx_body"),
+    row("alpha_y_body", Q::BodyAngularVelocity { component: 1, order: 1 }, Spatial, "rate of wy_body"),
+    row("alpha_z_body", Q::BodyAngularVelocity { component: 2, order: 1 }, Spatial, "rate of wz_body"),
     row("reaction_x", Q::Reaction { component: 0 }, Both, "joint force on body2, x"),
     row("reaction_y", Q::Reaction { component: 1 }, Both, "joint force on body2, y"),
     row("reaction_z", Q::Reaction { component: 2 }, Spatial, "joint force on body2, z"),
@@ -227,6 +235,7 @@ mod tests {
         assert_eq!(lookup("reaction_torque", 2), Some(Quantity::Reaction { component: 2 }));
         let m = unknown("height", 2);
         assert!(m.contains("drive_force") && !m.contains("wx_body"), "{m}");
-        assert!(unknown("angle", 3).contains("wz_body, reaction_x"));
+        assert!(unknown("angle", 3).contains("alpha_z_body, reaction_x"));
+        assert!(lookup("alpha_x", 2).is_none());
     }
 }
