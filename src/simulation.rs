@@ -344,6 +344,13 @@ pub struct Simulation {
     /// `direct_dependencies`, found once (they depend on the model's structure alone; the
     /// directional derivatives ask at every call).
     dependencies: std::sync::OnceLock<Vec<Vec<usize>>>,
+    /// Per coordinate, the size of a large motion for the static solver
+    /// (`StaticOptions::scales`): the model length for positions, 1 for rotations.
+    static_scales: Vec<f64>,
+    /// The time and coordinates of the last static equilibrium `settle_static` found: from
+    /// there a later time is a load increment (plain Newton, halved), from anywhere else the
+    /// solve is globalized.
+    settled: Option<(f64, Vec<f64>)>,
 }
 
 /// Change the inputs by `change` at the state `s`: the potential energy of the elements that
@@ -402,7 +409,11 @@ impl Simulation {
         let driving_inputs = (0..system_inputs)
             .map(|i| system.constraints.iter().any(|c| c.drive.as_ref().is_some_and(|d| d.reads_input(i))))
             .collect();
+        let spatial = model.definition.model.dimension.as_ref().is_some_and(|d| *d.get_ref() == 3);
+        let static_scales = static_scales(&system, spatial, &state.q);
         let mut sim = Simulation {
+            static_scales,
+            settled: None,
             system,
             outputs,
             input_names: asm.input_names,
@@ -1171,6 +1182,9 @@ impl Simulation {
     /// Natural frequencies (Hz, ascending) linearised about the current configuration at
     /// rest: the multipliers (which enter the stiffness through (Phi_q^T lambda)_q) are those
     /// that hold the configuration under its static loads, not those of the current motion.
+    /// Where the configuration is not an equilibrium (an unstressed beam drawn hanging under
+    /// gravity), loads that the deformation would carry stiffen nothing: `modes_at_equilibrium`
+    /// linearises about the static equilibrium instead.
     pub fn natural_frequencies(&self) -> Result<Vec<f64>, String> {
         let s = &self.state;
         let rest = vec![0.0; s.v.len()];
@@ -1182,26 +1196,103 @@ impl Simulation {
             .map_err(|e| e.to_string())
     }
 
+    /// Natural frequencies (Hz, ascending) linearised about the static equilibrium at the
+    /// current time reached from the current configuration (`settle_static`), so that
+    /// preloads stiffen: gravity on a hanging flexible pendulum, a tensioned string. The state
+    /// is then that equilibrium. Where none is found, or it is far from the current
+    /// configuration (NEAR_EQUILIBRIUM), about the current configuration as
+    /// `natural_frequencies` (the state unchanged), with why in `Linearisation::Initial`.
+    pub fn modes_at_equilibrium(&mut self) -> Result<(Vec<f64>, Linearisation), String> {
+        let initial = self.state.clone();
+        let about = match self.settle_static(self.state.t) {
+            Ok(_) => {
+                let moved = self
+                    .state
+                    .q
+                    .iter()
+                    .zip(&initial.q)
+                    .zip(&self.static_scales)
+                    .fold(0.0f64, |a, ((x, x0), s)| a.max((x - x0).abs() / s));
+                if moved <= NEAR_EQUILIBRIUM {
+                    Linearisation::Equilibrium { moved, unstable: self.equilibrium_instability() }
+                } else {
+                    self.state = initial;
+                    self.settled = None;
+                    self.invalidate_outputs();
+                    Linearisation::Initial {
+                        reason: format!(
+                            "the static equilibrium reached from it is far from it: a coordinate moves by {moved:.2} \
+                             times its scale (the model length, 1 rad); draw the model near its equilibrium to \
+                             linearise about it"
+                        ),
+                    }
+                }
+            }
+            Err(e) => {
+                use crate::analysis::statics::{StaticOptions, in_equilibrium};
+                let s = &self.state;
+                let options =
+                    StaticOptions { tolerance: self.settings.tolerance, scales: &self.static_scales, globalize: true };
+                if in_equilibrium(&self.system, &s.q, &s.lambda, s.t, &options) {
+                    // A neutral equilibrium (a free body, unloaded): no solve, but about it.
+                    Linearisation::Equilibrium { moved: 0.0, unstable: None }
+                } else {
+                    Linearisation::Initial { reason: e }
+                }
+            }
+        };
+        Ok((self.natural_frequencies()?, about))
+    }
+
+    /// Whether the current state, a static equilibrium, is unstable: the number of admissible
+    /// directions in which its stiffness (elastic, geometric, of the loads and the
+    /// constraints) is negative (`analysis::modes::unstable_directions`); None if not
+    /// determined (more than `STABILITY_CHECK_COORDINATES` coordinates).
+    pub fn equilibrium_instability(&self) -> Option<usize> {
+        let s = &self.state;
+        crate::analysis::modes::unstable_directions(&self.system, &s.q, &s.lambda, s.t)
+    }
+
     /// Quasi-static analysis: the static equilibrium g(q, t) + Phi_q^T lambda = 0,
     /// Phi(q, t) = 0 at time `t` (loads and drives at t, the inputs as set), by Newton's method
-    /// from the current configuration (src/analysis/statics.rs); the state is then at rest
-    /// there (v = a = 0), with the static reactions as multipliers. Loads that grow with t are
-    /// load increments: a sequence of times follows a large deflection, and an increment
-    /// whose Newton iteration does not converge is halved, up to `STATIC_HALVINGS` times
-    /// (the equilibria in between are passed through, not kept). Returns the Newton
-    /// iterations; on failure the state is unchanged.
+    /// (src/analysis/statics.rs); the state is then at rest there (v = a = 0), with the static
+    /// reactions as multipliers. From the last equilibrium found (the state this returned at
+    /// an earlier time, untouched since), loads that grow with t are load increments: a
+    /// sequence of times follows a large deflection, and an increment whose plain Newton
+    /// iteration does not converge is halved, up to `STATIC_HALVINGS` times (the equilibria in
+    /// between are passed through, not kept). From any other state (the configuration drawn in
+    /// the model file, a state after dynamic steps) the solve at t is globalized
+    /// (pseudo-transient continuation) and ends in a stable equilibrium unless it starts on an
+    /// unstable one (`equilibrium_instability` tells). Returns the Newton iterations; on
+    /// failure the state is unchanged.
     pub fn settle_static(&mut self, t: f64) -> Result<usize, String> {
-        use crate::analysis::statics::{StaticsError, static_equilibrium};
+        use crate::analysis::statics::{StaticOptions, StaticsError, solve_static};
         /// An increment is halved at most this often: 1/1024 of it at the smallest, and at
         /// most 1024 + 10 solves per call.
         const STATIC_HALVINGS: u32 = 10;
         let s = &self.state;
+        let continuing = self.settled.as_ref().is_some_and(|(at, settled)| *at == s.t && *settled == s.q);
+        let mut iterations = 0;
+        if !continuing && t != s.t {
+            // The equilibrium at the state's own time first, then load increments from it.
+            let start = self.state.clone();
+            iterations = self.settle_static(s.t)?;
+            return self.settle_static(t).map(|n| n + iterations).inspect_err(|_| {
+                // Unchanged on failure, as documented.
+                self.state = start;
+                self.settled = None;
+                self.invalidate_outputs();
+            });
+        }
+        let s = &self.state;
         let (mut q, mut lambda) = (s.q.clone(), s.lambda.clone());
-        let (mut reached, mut increment, mut halvings, mut iterations) = (s.t, t - s.t, 0, 0);
+        let options =
+            StaticOptions { tolerance: self.settings.tolerance, scales: &self.static_scales, globalize: !continuing };
+        let (mut reached, mut increment, mut halvings) = (s.t, t - s.t, 0);
         loop {
             let target = if halvings == 0 { t } else { (reached + increment).min(t) };
             let (q0, lambda0) = (q.clone(), lambda.clone());
-            match static_equilibrium(&self.system, &mut q, &mut lambda, target, self.settings.tolerance) {
+            match solve_static(&self.system, &mut q, &mut lambda, target, &options) {
                 Ok(n) => {
                     iterations += n;
                     reached = target;
@@ -1209,7 +1300,7 @@ impl Simulation {
                         break;
                     }
                 }
-                Err(StaticsError::NotConverged(_)) if halvings < STATIC_HALVINGS && increment != 0.0 => {
+                Err(StaticsError::NotConverged(_)) if continuing && halvings < STATIC_HALVINGS && increment != 0.0 => {
                     (q, lambda) = (q0, lambda0);
                     increment *= 0.5;
                     halvings += 1;
@@ -1227,6 +1318,7 @@ impl Simulation {
                 }
             }
         }
+        self.settled = Some((t, q.clone()));
         let s = &mut self.state;
         (s.q, s.lambda, s.t) = (q, lambda, t);
         s.v.fill(0.0);
@@ -1376,4 +1468,47 @@ fn step_warnings(
         ));
     }
     warnings
+}
+
+/// How far from the initial configuration (in coordinate scales: the model length, 1 rad) a
+/// static equilibrium may be for `Simulation::modes_at_equilibrium` to linearise about it:
+/// a model drawn near its equilibrium (a beam drawn unstressed, hanging or sagging; the
+/// elastica under its load at the start, 0.46 rad at the tip) is meant to vibrate about it; a
+/// model drawn far from it (a pendulum drawn horizontal, a body drawn above what it lands on)
+/// is kept as drawn, as before, and told.
+const NEAR_EQUILIBRIUM: f64 = 0.5;
+
+/// What `Simulation::modes_at_equilibrium` linearised about.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Linearisation {
+    /// The static equilibrium at the start time: the largest coordinate change from the
+    /// initial configuration, in coordinate scales (the model length, 1 rad), and how many
+    /// directions it is unstable in (None: not checked).
+    Equilibrium { moved: f64, unstable: Option<usize> },
+    /// The initial configuration, no static equilibrium having been found near it (why).
+    Initial { reason: String },
+}
+
+/// Per coordinate, the size of a large motion (`StaticOptions::scales`): 1 for the angle of a
+/// rotating planar body or beam node, the slopes of an ANCF node and the Euler parameters of a
+/// spatial body or beam node (dimensionless), the model length (`convergence::model_length`
+/// of the initial configuration) for every other coordinate.
+fn static_scales(system: &System, spatial: bool, q0: &[f64]) -> Vec<f64> {
+    let mut scales = vec![crate::integrators::convergence::model_length(q0); q0.len()];
+    for b in &system.bodies {
+        let dimensionless = if spatial {
+            b.x + 3..b.x + 7
+        } else if b.director {
+            b.x + 2..b.x + 4
+        } else if b.rotates {
+            b.x + 2..b.x + 3
+        } else {
+            0..0
+        };
+        let n = scales.len();
+        for k in dimensionless.filter(|&k| k < n) {
+            scales[k] = 1.0;
+        }
+    }
+    scales
 }

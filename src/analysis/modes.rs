@@ -4,7 +4,8 @@
 //! the `Dynamics` contract) and N an orthonormal basis of the null space of Phi_q (admissible
 //! motions), the reduced problem is  N^T K N phi = omega^2 N^T M N phi.  K is symmetrised
 //! (about a non-equilibrium state, or with follower loads, it need not be symmetric).
-//! Dense: meant for models of up to a few thousand coordinates.
+//! Dense: meant for models of up to a few thousand coordinates. The same reduced problem
+//! tells whether a static equilibrium is stable (`unstable_directions`).
 
 use nalgebra::{DMatrix, SymmetricEigen};
 
@@ -39,15 +40,18 @@ fn block(
     (top, jac)
 }
 
-/// Natural frequencies in Hz, ascending (rigid-body modes give 0).
-pub fn natural_frequencies(
+/// The reduced problem at the state as one matrix, A = L^-1 N^T K N L^-T with
+/// N^T M N = L L^T: its eigenvalues are the squared circular frequencies omega^2 (1/s^2).
+/// K includes (Phi_q^T lambda)_q and the load stiffness; not symmetrised (follower loads and
+/// loads of fixed direction on rotations make it unsymmetric).
+fn reduced_problem(
     sys: &dyn Dynamics,
     q: &[f64],
     v: &[f64],
     a: &[f64],
     lambda: &[f64],
     t: f64,
-) -> Result<Vec<f64>, ModesError> {
+) -> Result<DMatrix<f64>, ModesError> {
     let n = sys.coordinates();
     let x = (q, v, a, lambda);
     let (mass, jac) = block(sys, x, t, TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 0.0 });
@@ -69,13 +73,84 @@ pub fn natural_frequencies(
     };
     let m_r = basis.transpose() * &mass * &basis;
     let k_r = basis.transpose() * &stiff * &basis;
-    let k_r = 0.5 * (&k_r + k_r.transpose());
     let m_r = 0.5 * (&m_r + m_r.transpose());
     let chol = m_r.cholesky().ok_or(ModesError::MassNotPositive)?;
     let l_inv = chol.l().try_inverse().ok_or(ModesError::MassNotPositive)?;
-    let a = &l_inv * k_r * l_inv.transpose();
+    Ok(&l_inv * k_r * l_inv.transpose())
+}
+
+/// The squared circular frequencies omega^2 (1/s^2, ascending) of the reduced problem
+/// N^T K N phi = omega^2 N^T M N phi at the state, K symmetrised (about a non-equilibrium
+/// state, or with follower loads, it need not be symmetric).
+pub fn squared_frequencies(
+    sys: &dyn Dynamics,
+    q: &[f64],
+    v: &[f64],
+    a: &[f64],
+    lambda: &[f64],
+    t: f64,
+) -> Result<Vec<f64>, ModesError> {
+    let a = reduced_problem(sys, q, v, a, lambda, t)?;
     let eig = SymmetricEigen::new(0.5 * (&a + a.transpose()));
-    let mut f: Vec<f64> = eig.eigenvalues.iter().map(|&w2| w2.max(0.0).sqrt() / (2.0 * std::f64::consts::PI)).collect();
-    f.sort_by(f64::total_cmp);
-    Ok(f)
+    let mut w2: Vec<f64> = eig.eigenvalues.iter().copied().collect();
+    w2.sort_by(f64::total_cmp);
+    Ok(w2)
+}
+
+/// omega^2 at or below this fraction of the largest |omega^2| is round-off, taken as 0: the
+/// symmetric eigensolver's absolute error is a few ulps of the largest eigenvalue (Weyl's
+/// inequality |d lambda| <= ||E||_2 for a perturbation E of the matrix: Golub & Van Loan,
+/// Matrix computations, 2013, ch. 8), here 1e-16..1e-14 of it, so a frequency below 1e-6 of the
+/// largest is not resolved. The probe's free-free beam printed its rigid-body modes as
+/// 2.47e-4 and 3.51e-4 Hz (1e-8 of its largest frequency).
+pub const ROUNDOFF_FREQUENCY_SQUARED: f64 = 1e-12;
+
+/// Natural frequencies in Hz, ascending; rigid-body modes, and any below 1e-6 of the largest
+/// (`ROUNDOFF_FREQUENCY_SQUARED`), give 0, as do unstable directions (omega^2 < 0:
+/// `unstable_directions` counts them).
+pub fn natural_frequencies(
+    sys: &dyn Dynamics,
+    q: &[f64],
+    v: &[f64],
+    a: &[f64],
+    lambda: &[f64],
+    t: f64,
+) -> Result<Vec<f64>, ModesError> {
+    let w2 = squared_frequencies(sys, q, v, a, lambda, t)?;
+    let largest = w2.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    Ok(w2
+        .iter()
+        .map(
+            |&w2| {
+                if w2 <= ROUNDOFF_FREQUENCY_SQUARED * largest { 0.0 } else { w2.sqrt() / (2.0 * std::f64::consts::PI) }
+            },
+        )
+        .collect())
+}
+
+/// Equilibria of more coordinates than this are not checked for stability (the check is a
+/// dense eigenproblem, O(n^3), at every static equilibrium written).
+pub const STABILITY_CHECK_COORDINATES: usize = 400;
+
+/// The number of admissible directions in which the equilibrium (q, lambda) at t is unstable:
+/// eigenvalues omega^2 of the reduced problem (`reduced_problem`, K as it is, not
+/// symmetrised) that are real and negative, below -100 n ulps of the largest |omega^2|, the
+/// eigensolver's round-off (see `ROUNDOFF_FREQUENCY_SQUARED`): divergence, the stiffness
+/// N^T K N negative in that direction. The symmetric part alone is not the test: a 3D
+/// cantilever rolled by an end moment of fixed axis (a probe's `roll3d.toml`) has an
+/// indefinite symmetric part from half a turn on while every omega^2 is real and positive.
+/// Flutter (complex omega^2 from unsymmetric load stiffness: that same model has a complex
+/// pair from M = 0.8 * 2 pi EI / L, its real part negative at M = 2 pi EI / L) is not counted. None if not determined (more than
+/// STABILITY_CHECK_COORDINATES coordinates, or a mass matrix that is not positive definite).
+pub fn unstable_directions(sys: &dyn Dynamics, q: &[f64], lambda: &[f64], t: f64) -> Option<usize> {
+    let n = sys.coordinates();
+    if n > STABILITY_CHECK_COORDINATES {
+        return None;
+    }
+    let zeros = vec![0.0; n];
+    let a = reduced_problem(sys, q, &zeros, &zeros, lambda, t).ok()?;
+    let w2 = a.complex_eigenvalues();
+    let largest = w2.iter().fold(0.0f64, |m, x| m.max(x.norm()));
+    let bound = 100.0 * w2.len() as f64 * f64::EPSILON * largest;
+    Some(w2.iter().filter(|x| x.re < -bound && x.im.abs() <= bound).count())
 }

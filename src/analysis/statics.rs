@@ -1,12 +1,50 @@
 //! Static equilibrium of a constrained system at rest:
-//!   g(q, t) + Phi_q^T lambda = 0,   Phi(q, t) = 0,
-//! by Newton's method on [dq, dlambda] with the Newton matrix of the `Dynamics` contract
-//! taken with the stiffness coefficient only (K + (Phi_q^T lambda)_q and Phi_q), factorized
-//! with the sparse LU. No load stepping here: `Simulation::settle_static` calls it over load
-//! increments, halving one that does not converge.
+//!   r(q, lambda) = g(q, t) + Phi_q^T lambda = 0,   Phi(q, t) = 0,
+//! by Newton's method on [dq, dlambda] with the Newton matrix of the `Dynamics` contract,
+//!   [[K + (Phi_q^T lambda)_q + eps M, Phi_q^T], [Phi_q, 0]] [dq; dlambda] = -[r; Phi],
+//! factorized with the sparse LU. eps = 0 is plain Newton. `Simulation::settle_static` steps
+//! loads that grow with t in increments and halves one that does not converge.
+//!
+//! Plain Newton alone failed on an ordinary model (a probe written from the docs): a flexible
+//! link on a pin under gravity, drawn unstressed off its hanging position. There the link's
+//! rotation about the pin has no stiffness (gravity acts on beam nodes as dead loads and the
+//! unstressed beam carries no axial force, so no geometric stiffness), the tangent is singular
+//! or nearly so, and the first step turned the link by 5.7e6 rad; from 0.07 rad off hanging it
+//! ended upside down. So a solve may be *globalized* (`StaticOptions::globalize`, used from a
+//! configuration that is not yet an equilibrium, e.g. the one drawn in the model file) by
+//! pseudo-transient continuation (Kelley & Keyes 1998, "Convergence analysis of
+//! pseudo-transient continuation", SIAM J. Numer. Anal. 35; for constrained, differential-
+//! algebraic problems, with no pseudo-time derivative on the algebraic rows: Coffey, Kelley &
+//! Keyes 2003, "Pseudotransient continuation and differential-algebraic equations", SIAM J.
+//! Sci. Comput. 25): the step above with eps > 0 is a backward-Euler step of the overdamped
+//! flow M q' = -r(q) on the constraint manifold, of pseudo-time step 1/eps (s^2). That flow
+//! runs downhill, so it ends in a stable equilibrium; large steps (small eps) are Newton.
+//! The mass term is used only where plain Newton is not to be trusted:
+//! - the plain tangent is singular (a coordinate without stiffness);
+//! - its step is too long: some coordinate moves by more than MAX_STEP of its scale (the model
+//!   length for positions, 1 rad for rotations), which also keeps rotations sane;
+//! - its step climbs: the curvature dq^T (K + eps M) dq along it is negative, so it heads for
+//!   a saddle or a maximum of the potential (a link falling past horizontal, compressed and
+//!   with negative geometric stiffness) rather than down to a minimum.
+//!
+//! eps then starts where the mass-metric step r_i / (eps M_ii) moves no coordinate by more than
+//! FIRST_STEP of its scale, grows tenfold while the step is still rejected, and follows the
+//! residual by switched evolution relaxation (SER, Kelley & Keyes sec. 2: eps_{k+1} = eps_k
+//! |r_{k+1}| / |r_k|), back to plain Newton once the residual has fallen by EPS_OFF or passes
+//! the test below. A load control increment (continuing from an equilibrium, `globalize` off)
+//! stays plain Newton: a step too long there fails the increment, which the caller halves, so
+//! a limit point still ends the run (Lee's frame) rather than snapping through.
+//!
+//! An equilibrium is accepted only after a plain Newton step (its tangent nonsingular) whose
+//! increment is below the tolerance (each coordinate against its scale plus its size), and only
+//! if the residual itself is small: the force residual, weighted by the coordinate scales
+//! (work units), against the largest such weighted force of the loads, internal forces and
+//! reactions in play, with a floor at the round-off of the elastic forces (ROUNDOFF K_ii (s_i +
+//! |q_i|) per coordinate); the constraint residual against tolerance (length + max |q|).
 
+use crate::integrators::convergence::{ROUNDOFF, model_length, reachable};
 use crate::integrators::{Dynamics, TangentCoefficients};
-use crate::linalg::SparseLu;
+use crate::linalg::{SparseLu, SparseMatrix};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum StaticsError {
@@ -22,10 +60,64 @@ pub enum StaticsError {
          equilibrium nearby (snap-through)"
     )]
     NotConverged(usize),
+    #[error(
+        "no equilibrium reached in {iterations} pseudo-transient Newton iterations from the configuration given \
+         (the force residual still {residual:.1e} of the forces in play): the model may be a mechanism that its \
+         loads keep moving (a body no joint, spring or support holds against them), or the configuration is far \
+         from any equilibrium"
+    )]
+    NoEquilibrium { iterations: usize, residual: f64 },
 }
 
-/// Solves from (q, lambda) in place at time t; converged when the position increment is
-/// below `tolerance` times (1 + max |q|). Returns the number of Newton iterations.
+/// How a static solve measures and globalizes.
+#[derive(Debug, Clone, Copy)]
+pub struct StaticOptions<'a> {
+    /// Relative tolerance (increments, residuals).
+    pub tolerance: f64,
+    /// Per coordinate, the size of a large motion: the model length for positions, 1 for
+    /// rotation and other dimensionless coordinates. Steps are bounded in it and residual
+    /// forces weighted by it.
+    pub scales: &'a [f64],
+    /// Pseudo-transient continuation where plain Newton fails (from a configuration that is
+    /// not an equilibrium); off: plain Newton, a step too long fails (a load increment from an
+    /// equilibrium, which the caller halves).
+    pub globalize: bool,
+}
+
+/// Plain Newton iterations allowed for one load increment (as before globalization).
+const MAX_NEWTON_ITERATIONS: usize = 30;
+/// Iterations allowed for a globalized solve: pseudo-transient steps and the Newton steps
+/// after them (the probe's pinned link from 30 degrees below horizontal takes about 40).
+const MAX_PSEUDO_TRANSIENT_ITERATIONS: usize = 300;
+/// Largest step of one iteration, in coordinate scales (1 rad for rotations): longer plain
+/// Newton steps are not trusted. The elastica of `models/elastica_cantilever.toml` (k = 1)
+/// takes a first step of 0.5 rad at the tip.
+const MAX_STEP: f64 = 1.0;
+/// The first pseudo-transient step moves a coordinate by about this much of its scale.
+const FIRST_STEP: f64 = 0.1;
+/// Pseudo-time steps are lengthened (eps lowered beyond SER) while they move less than this,
+/// in coordinate scales: SER alone lowers eps only as fast as the residual falls, and the
+/// residual of a link turning about a pin falls only near the end (the moment of its weight
+/// goes as the cosine of its angle), while the first eps, from the diagonal masses, is set by
+/// the smallest of them (a beam node's rotary inertia, not the link's about the pin): the
+/// probe's pinned link crept 0.005 rad a step.
+const STEP_FLOOR: f64 = 0.1;
+/// eps is raised this much at a time while a step is rejected, at most RAISES times per
+/// iteration (then the matrix is taken as singular: a coordinate without mass or stiffness).
+const RAISE: f64 = 10.0;
+const RAISES: usize = 30;
+/// Newton iterations allowed for one pseudo-time step, and its convergence: the last step
+/// below this fraction of the first (the stiff directions settled; the step's own accuracy
+/// does not matter, only that its residual is the soft one that SER reads).
+const PSEUDO_STEP_ITERATIONS: usize = 8;
+const PSEUDO_STEP_CONVERGED: f64 = 1e-3;
+/// Plain Newton again once the residual has fallen by this factor from where the
+/// pseudo-transient phase started (SER has lowered eps as much).
+const EPS_OFF: f64 = 1e-4;
+
+/// Solves from (q, lambda) in place at time t, globalized, with the model length of q as the
+/// scale of every coordinate (library callers with a well-posed start: a load increment from
+/// an equilibrium). Returns the number of Newton iterations.
 pub fn static_equilibrium(
     sys: &dyn Dynamics,
     q: &mut [f64],
@@ -33,32 +125,346 @@ pub fn static_equilibrium(
     t: f64,
     tolerance: f64,
 ) -> Result<usize, StaticsError> {
-    const MAX_ITERATIONS: usize = 30;
-    let (n, m) = (sys.coordinates(), sys.constraints());
-    let zeros = vec![0.0; n];
-    let c = TangentCoefficients { mass: 0.0, damping: 0.0, stiffness: 1.0, lambda: 1.0 };
-    let mut matrix = sys.newton_pattern();
-    let mut lu = SparseLu::new(&matrix);
-    let (mut inertial, mut rhs) = (vec![0.0; n], vec![0.0; n + m]);
-    for iteration in 1..=MAX_ITERATIONS {
-        rhs.fill(0.0);
-        let (g, phi) = rhs.split_at_mut(n);
-        sys.forces(q, &zeros, &zeros, t, &mut inertial, g);
-        sys.add_constraint_forces(q, lambda, g);
-        sys.constraint_residual(q, t, phi);
-        rhs.iter_mut().for_each(|r| *r = -*r);
-        sys.newton_matrix(q, &zeros, &zeros, lambda, t, c, &mut matrix);
-        lu.factorize(&matrix).map_err(|_| StaticsError::Singular)?;
-        lu.solve(&mut rhs).map_err(|_| StaticsError::Singular)?;
-        if rhs.iter().any(|x| !x.is_finite()) {
-            return Err(StaticsError::Singular);
+    let scales = vec![model_length(q); q.len()];
+    solve_static(sys, q, lambda, t, &StaticOptions { tolerance, scales: &scales, globalize: true })
+}
+
+/// The residual parts at an iterate.
+struct Residual {
+    /// g(q, t) at rest.
+    forces: Vec<f64>,
+    /// Phi_q^T lambda.
+    reactions: Vec<f64>,
+    /// r = forces + reactions, then Phi: the negated right-hand side.
+    r: Vec<f64>,
+}
+
+impl Residual {
+    fn new(n: usize, m: usize) -> Self {
+        Residual { forces: vec![0.0; n], reactions: vec![0.0; n], r: vec![0.0; n + m] }
+    }
+
+    fn evaluate(&mut self, sys: &dyn Dynamics, q: &[f64], lambda: &[f64], t: f64, zeros: &[f64]) {
+        let n = q.len();
+        let mut inertial = vec![0.0; n];
+        sys.forces(q, zeros, zeros, t, &mut inertial, &mut self.forces);
+        self.reactions.fill(0.0);
+        sys.add_constraint_forces(q, lambda, &mut self.reactions);
+        let (r, phi) = self.r.split_at_mut(n);
+        for ((r, f), c) in r.iter_mut().zip(&self.forces).zip(&self.reactions) {
+            *r = f + c;
         }
-        q.iter_mut().zip(&rhs[..n]).for_each(|(x, dx)| *x += dx);
-        lambda.iter_mut().zip(&rhs[n..]).for_each(|(l, dl)| *l += dl);
-        let scale = 1.0 + q.iter().fold(0.0f64, |acc, x| acc.max(x.abs()));
-        if rhs[..n].iter().fold(0.0f64, |acc, x| acc.max(x.abs())) < tolerance * scale {
-            return Ok(iteration);
+        sys.constraint_residual(q, t, phi);
+    }
+
+    /// max_i s_i |r_i| (work units): the SER norm.
+    fn norm(&self, s: &[f64]) -> f64 {
+        s.iter().zip(&self.r).fold(0.0f64, |a, (s, r)| a.max(s * r.abs()))
+    }
+
+    /// max_i s_i max(|g_i|, |(Phi_q^T lambda)_i|): the forces in play.
+    fn work(&self, s: &[f64]) -> f64 {
+        s.iter()
+            .zip(self.forces.iter().zip(&self.reactions))
+            .fold(0.0f64, |a, (s, (f, c))| a.max(s * f.abs().max(c.abs())))
+    }
+}
+
+/// Solves from (q, lambda) in place at time t (module doc). Returns the number of Newton
+/// iterations (pseudo-transient ones included); on failure q and lambda hold the last iterate.
+pub fn solve_static(
+    sys: &dyn Dynamics,
+    q: &mut [f64],
+    lambda: &mut [f64],
+    t: f64,
+    o: &StaticOptions,
+) -> Result<usize, StaticsError> {
+    Solver::new(sys, t, o, q, lambda).run(q, lambda)
+}
+
+/// Whether (q, lambda) at t is already a static equilibrium by the residual test of the
+/// module doc (no solve: a neutral one, such as an unloaded free body whose tangent is
+/// singular, passes).
+pub fn in_equilibrium(sys: &dyn Dynamics, q: &[f64], lambda: &[f64], t: f64, o: &StaticOptions) -> bool {
+    let mut solver = Solver::new(sys, t, o, q, lambda);
+    sys.newton_matrix(q, &solver.zeros, &solver.zeros, lambda, t, coefficients(0.0, 1.0), &mut solver.matrix);
+    for (k, slot) in solver.stiffness.iter_mut().zip(&solver.diagonal) {
+        *k = slot.map_or(0.0, |j| solver.matrix.values[j]);
+    }
+    solver.res.r.iter().all(|x| x.is_finite()) && solver.residual_small(q)
+}
+
+/// The state of one static solve.
+struct Solver<'a> {
+    sys: &'a dyn Dynamics,
+    t: f64,
+    o: &'a StaticOptions<'a>,
+    n: usize,
+    tolerance: f64,
+    /// max_i s_i: the constraint residual's scale.
+    length: f64,
+    zeros: Vec<f64>,
+    matrix: SparseMatrix,
+    mass_matrix: SparseMatrix,
+    lu: SparseLu,
+    diagonal: Vec<Option<usize>>,
+    /// M_ii at the start (first pseudo-transient eps), K_ii at the last plain Newton matrix
+    /// (round-off floor of the residual test).
+    mass: Vec<f64>,
+    stiffness: Vec<f64>,
+    res: Residual,
+    /// The forces in play at the start (`Residual::work`).
+    start_work: f64,
+    step: Vec<f64>,
+    image: Vec<f64>,
+    iterations: usize,
+}
+
+/// How a step was judged.
+enum Step {
+    /// Taken; its length in coordinate scales and its increment relative to (s_i + |q_i|).
+    Taken { longest: f64, increment: f64 },
+    /// The matrix is singular.
+    Singular,
+    /// Longer than MAX_STEP, or climbing (negative curvature along it, globalized only).
+    Rejected,
+}
+
+impl<'a> Solver<'a> {
+    fn new(sys: &'a dyn Dynamics, t: f64, o: &'a StaticOptions<'a>, q: &[f64], lambda: &[f64]) -> Self {
+        let (n, m) = (sys.coordinates(), sys.constraints());
+        assert_eq!(o.scales.len(), n, "one scale per coordinate");
+        let zeros = vec![0.0; n];
+        let mut matrix = sys.newton_pattern();
+        let lu = SparseLu::new(&matrix);
+        let diagonal = diagonal_slots(&matrix, n);
+        sys.newton_matrix(q, &zeros, &zeros, lambda, t, coefficients(1.0, 0.0), &mut matrix);
+        let mass = diagonal.iter().map(|k| k.map_or(0.0, |k| matrix.values[k])).collect();
+        let mut res = Residual::new(n, m);
+        res.evaluate(sys, q, lambda, t, &zeros);
+        Solver {
+            sys,
+            t,
+            o,
+            n,
+            tolerance: reachable(o.tolerance),
+            length: o.scales.iter().fold(0.0f64, |a, x| a.max(*x)),
+            zeros,
+            mass_matrix: matrix.clone(),
+            matrix,
+            lu,
+            diagonal,
+            mass,
+            stiffness: vec![0.0; n],
+            start_work: res.work(o.scales),
+            res,
+            step: vec![0.0; n + m],
+            image: vec![0.0; n + m],
+            iterations: 0,
         }
     }
-    Err(StaticsError::NotConverged(MAX_ITERATIONS))
+
+    fn max_iterations(&self) -> usize {
+        if self.o.globalize { MAX_PSEUDO_TRANSIENT_ITERATIONS } else { MAX_NEWTON_ITERATIONS }
+    }
+
+    /// The residual test of the module doc at the current residual.
+    fn residual_small(&self, q: &[f64]) -> bool {
+        let (s, n, res) = (self.o.scales, self.n, &self.res);
+        let work = self.start_work.max(res.work(s));
+        let forces = (0..n).all(|i| {
+            let floor = ROUNDOFF * self.stiffness[i].abs() * (s[i] + q[i].abs());
+            s[i] * (res.r[i].abs() - floor).max(0.0) <= self.tolerance * work
+        });
+        let largest = q.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        forces && res.r[n..].iter().all(|p| p.abs() <= self.tolerance * (self.length + largest))
+    }
+
+    /// One Newton step on r(q) + eps M (q - base) = 0, Phi = 0 (base: the pseudo-time step's
+    /// start; eps = 0: plain Newton), taken unless singular or rejected.
+    fn newton_step(&mut self, q: &mut [f64], lambda: &mut [f64], eps: f64, base: &[f64]) -> Step {
+        let (sys, t, n, s) = (self.sys, self.t, self.n, self.o.scales);
+        self.iterations += 1;
+        sys.newton_matrix(q, &self.zeros, &self.zeros, lambda, t, coefficients(eps, 1.0), &mut self.matrix);
+        for (k, d) in self.step.iter_mut().zip(&self.res.r) {
+            *k = -d;
+        }
+        if eps == 0.0 {
+            for (k, slot) in self.stiffness.iter_mut().zip(&self.diagonal) {
+                *k = slot.map_or(0.0, |j| self.matrix.values[j]);
+            }
+        } else {
+            // The proximal term eps M (q - base), as in `Workspace::follow_drives`.
+            sys.newton_matrix(q, &self.zeros, &self.zeros, lambda, t, coefficients(1.0, 0.0), &mut self.mass_matrix);
+            let mut offset = vec![0.0; self.step.len()];
+            for i in 0..n {
+                offset[i] = q[i] - base[i];
+            }
+            self.mass_matrix.mul_vec(&offset, &mut self.image);
+            for i in 0..n {
+                self.step[i] -= eps * self.image[i];
+            }
+        }
+        let solved = self.lu.factorize(&self.matrix).is_ok()
+            && self.lu.solve(&mut self.step).is_ok()
+            && self.step.iter().all(|x| x.is_finite());
+        if !solved {
+            return Step::Singular;
+        }
+        let longest = (0..n).fold(0.0f64, |a, i| a.max(self.step[i].abs() / s[i]));
+        // The curvature dq^T (K + eps M) dq along the step (its multiplier part zero), against
+        // its round-off.
+        let climbs = self.o.globalize && longest > self.tolerance && {
+            let mut x = self.step.clone();
+            x[n..].fill(0.0);
+            self.matrix.mul_vec(&x, &mut self.image);
+            let curvature: f64 = (0..n).map(|i| x[i] * self.image[i]).sum();
+            let size = |v: &[f64]| v[..n].iter().map(|v| v * v).sum::<f64>().sqrt();
+            curvature < -ROUNDOFF * size(&x) * size(&self.image)
+        };
+        if longest > MAX_STEP || climbs {
+            return Step::Rejected;
+        }
+        let increment = (0..n).fold(0.0f64, |a, i| a.max(self.step[i].abs() / (s[i] + q[i].abs())));
+        for (x, d) in q.iter_mut().zip(&self.step[..n]) {
+            *x += d;
+        }
+        for (l, d) in lambda.iter_mut().zip(&self.step[n..]) {
+            *l += d;
+        }
+        self.res.evaluate(sys, q, lambda, t, &self.zeros);
+        if !self.res.r.iter().all(|x| x.is_finite()) {
+            return Step::Singular;
+        }
+        Step::Taken { longest, increment }
+    }
+
+    /// One pseudo-time step from q (of size 1/eps): r(q1) + eps M (q1 - q) = 0, Phi(q1) = 0 by
+    /// Newton. Converged steps, rather than the single Newton iteration of Kelley & Keyes: a
+    /// rotation taken in one linearized step stretches a stiff beam by about L dtheta^2 / 2,
+    /// and that axial force, corrected only by the next iteration, dominated the residual SER
+    /// reads (measured on the probe's pinned link: the residual alternating by 100x and eps
+    /// never falling). On failure (singular, a step rejected, no convergence in
+    /// PSEUDO_STEP_ITERATIONS) q and lambda are put back.
+    fn pseudo_step(&mut self, q: &mut [f64], lambda: &mut [f64], eps: f64) -> Option<f64> {
+        let (base, base_lambda, base_res) = (q.to_vec(), lambda.to_vec(), self.res.r.clone());
+        let mut first = None;
+        for _ in 0..PSEUDO_STEP_ITERATIONS {
+            match self.newton_step(q, lambda, eps, &base) {
+                Step::Taken { longest, .. } => {
+                    let first = *first.get_or_insert(longest);
+                    if longest <= PSEUDO_STEP_CONVERGED * first || longest <= self.tolerance {
+                        let s = self.o.scales;
+                        return Some((0..self.n).fold(0.0f64, |a, i| a.max((q[i] - base[i]).abs() / s[i])));
+                    }
+                }
+                Step::Singular | Step::Rejected => break,
+            }
+        }
+        q.copy_from_slice(&base);
+        lambda.copy_from_slice(&base_lambda);
+        self.res.evaluate(self.sys, q, lambda, self.t, &self.zeros);
+        debug_assert!(self.res.r.iter().zip(&base_res).all(|(a, b)| a == b || (a.is_nan() && b.is_nan())));
+        None
+    }
+
+    fn run(&mut self, q: &mut [f64], lambda: &mut [f64]) -> Result<usize, StaticsError> {
+        let s = self.o.scales;
+        // eps (0: plain Newton) and the residual norm its pseudo-transient phase started at.
+        let (mut eps, mut norm_at_start) = (0.0f64, 0.0f64);
+        let mut previous_increment: Option<f64> = None;
+        let mut raises = 0;
+        while self.iterations < self.max_iterations() {
+            let norm = self.res.norm(s);
+            if eps == 0.0 {
+                match self.newton_step(q, lambda, 0.0, &[]) {
+                    Step::Taken { increment, .. } => {
+                        raises = 0;
+                        // Converged: the increment below the tolerance, or no longer
+                        // contracting (at its round-off: Deuflhard, Newton methods for
+                        // nonlinear problems, 2004, sec. 2.1.5), and in both cases the
+                        // residual small.
+                        let stagnates = previous_increment
+                            .is_some_and(|p| increment >= 0.5 * p && increment <= 1e3 * self.tolerance);
+                        if (increment <= self.tolerance || stagnates) && self.residual_small(q) {
+                            return Ok(self.iterations);
+                        }
+                        previous_increment = Some(increment);
+                        continue;
+                    }
+                    Step::Singular if !self.o.globalize || self.residual_small(q) => {
+                        // A singular tangent at an equilibrium: a mechanism or a critical point.
+                        return Err(StaticsError::Singular);
+                    }
+                    Step::Rejected if !self.o.globalize => return Err(StaticsError::NotConverged(self.iterations)),
+                    Step::Singular | Step::Rejected => {
+                        eps = first_eps(&self.res.r[..self.n], &self.mass, s, &self.stiffness);
+                        norm_at_start = norm;
+                        previous_increment = None;
+                    }
+                }
+            }
+            if let Some(moved) = self.pseudo_step(q, lambda, eps) {
+                raises = 0;
+                // SER, but no slower than steps of STEP_FLOOR (for a motion dominated by
+                // mass, the step length goes as 1/eps); plain Newton again near the solution.
+                let new_norm = self.res.norm(s);
+                eps *= (new_norm / norm.max(f64::MIN_POSITIVE)).min(moved / STEP_FLOOR);
+                if new_norm <= EPS_OFF * norm_at_start || self.residual_small(q) {
+                    eps = 0.0;
+                }
+            } else {
+                raises += 1;
+                if raises > RAISES {
+                    return Err(StaticsError::Singular);
+                }
+                eps *= RAISE;
+            }
+        }
+        if self.o.globalize {
+            let work = self.start_work.max(self.res.work(s));
+            Err(StaticsError::NoEquilibrium {
+                iterations: self.iterations,
+                residual: self.res.norm(s) / work.max(f64::MIN_POSITIVE),
+            })
+        } else {
+            Err(StaticsError::NotConverged(self.iterations))
+        }
+    }
+}
+
+fn coefficients(mass: f64, stiffness: f64) -> TangentCoefficients {
+    TangentCoefficients { mass, damping: 0.0, stiffness, lambda: 1.0 }
+}
+
+/// The first eps: the mass-metric step r_i / (eps M_ii) moves no coordinate with mass by more
+/// than FIRST_STEP of its scale; if no coordinate with mass is loaded, a millionth of the
+/// stiffest K_ii / M_ii (about the highest squared frequency), else 1 s^-2.
+fn first_eps(r: &[f64], mass: &[f64], s: &[f64], stiffness: &[f64]) -> f64 {
+    let mut eps = 0.0f64;
+    let mut stiffest = 0.0f64;
+    for i in 0..r.len() {
+        if mass[i] > 0.0 {
+            eps = eps.max(r[i].abs() / (mass[i] * FIRST_STEP * s[i]));
+            stiffest = stiffest.max(stiffness[i].abs() / mass[i]);
+        }
+    }
+    if eps > 0.0 && eps.is_finite() {
+        eps
+    } else if stiffest > 0.0 && stiffest.is_finite() {
+        1e-6 * stiffest
+    } else {
+        1.0
+    }
+}
+
+/// The slots of the diagonal entries of the n x n top block (None where not in the pattern).
+fn diagonal_slots(matrix: &SparseMatrix, n: usize) -> Vec<Option<usize>> {
+    let mut slots = vec![None; n];
+    for (k, (i, j, _)) in matrix.entries().enumerate() {
+        if i == j && i < n {
+            slots[i] = Some(k);
+        }
+    }
+    slots
 }

@@ -1,10 +1,12 @@
-//! `flexfmu modes`: natural frequencies linearised about the initial configuration.
+//! `flexfmu modes`: natural frequencies linearised about the static equilibrium at the start
+//! time reached from the initial configuration (`Simulation::modes_at_equilibrium`), or about
+//! the initial configuration where none is found (said on stderr).
 
 use std::path::PathBuf;
 
 use anyhow::Result;
 use flexfmu::model::Model;
-use flexfmu::simulation::{Experiment, Simulation, SolverSettings};
+use flexfmu::simulation::{Experiment, Linearisation, Simulation, SolverSettings};
 
 #[derive(Debug, clap::Args)]
 pub struct ModesArgs {
@@ -23,9 +25,22 @@ pub fn run(args: ModesArgs) -> Result<()> {
     let params = super::simulate::parameter_values(&model, &args.set)?;
     let settings = SolverSettings::from_model(&model, &params)?;
     let experiment = Experiment::from_model(&model, &params)?;
-    let sim = Simulation::new(&model, &params, settings, experiment.start_time)?;
+    let mut sim = Simulation::new(&model, &params, settings, experiment.start_time)?;
     super::print_warnings(sim.warnings());
-    let freqs = sim.natural_frequencies().map_err(anyhow::Error::msg)?;
+    let (freqs, about) = sim.modes_at_equilibrium().map_err(anyhow::Error::msg)?;
+    match about {
+        Linearisation::Initial { reason } => eprintln!(
+            "note: no static equilibrium found near the initial configuration ({reason}); the modes are linearised \
+             about the initial configuration, where loads that the deformation would carry (gravity on a hanging \
+             beam) add no stiffness"
+        ),
+        Linearisation::Equilibrium { unstable: Some(k), .. } if k > 0 => eprintln!(
+            "warning: the static equilibrium the modes are linearised about is unstable ({k} admissible \
+             direction{} of negative stiffness, printed as 0 Hz)",
+            if k == 1 { "" } else { "s" }
+        ),
+        Linearisation::Equilibrium { .. } => {}
+    }
     println!("mode,frequency_hz");
     for (k, f) in freqs.iter().take(args.count).enumerate() {
         println!("{},{f:.9e}", k + 1);

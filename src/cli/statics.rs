@@ -1,8 +1,10 @@
 //! `flexfmu statics`: quasi-static analysis. At each output time the model's static
 //! equilibrium with its loads, drives and inputs at that time (`Simulation::settle_static`),
 //! from the equilibrium before: loads that grow with `t` are load increments, so a sequence of
-//! output times follows a large deflection. The CSV has the columns of `flexfmu simulate`;
-//! reactions are the static reactions, velocities and accelerations zero.
+//! output times follows a large deflection; the first (from the configuration drawn) is
+//! globalized and ends in a stable equilibrium unless the model starts on an unstable one,
+//! which is reported on stderr. The CSV has the columns of `flexfmu simulate`; reactions are
+//! the static reactions, velocities and accelerations zero.
 
 use flexfmu::compact_number::Compact;
 use std::path::PathBuf;
@@ -55,7 +57,7 @@ pub fn run(args: StaticsArgs) -> Result<()> {
     let signals = input_signals(&sim, &args.inputs)?;
     let mut csv = OutputsCsv::create(&args.output, &sim)?;
     let count = flexfmu::limits::output_intervals(start, stop, interval).map_err(anyhow::Error::msg)?;
-    let mut iterations = 0;
+    let (mut iterations, mut unstable) = (0, false);
     for k in 0..=count {
         let t = if k == count { stop } else { start + k as f64 * interval };
         for (i, s) in &signals {
@@ -67,6 +69,22 @@ pub fn run(args: StaticsArgs) -> Result<()> {
             anyhow::anyhow!("{e}\n{} holds the equilibria up to the time before", args.output.display())
         })?;
         csv.write_row(&mut sim)?;
+        // An unstable equilibrium is an answer, but not the one a user drawing a model near
+        // it expects: said once where the rows become unstable, and where they stop being so.
+        let now = sim.equilibrium_instability();
+        match (unstable, now) {
+            (false, Some(k)) if k > 0 => eprintln!(
+                "warning: the static equilibrium at t = {} is unstable ({k} admissible direction{} of negative \
+                 stiffness): a disturbance leaves it. A model drawn exactly on an unstable equilibrium (a link \
+                 upright) stays there, as does a perfect structure loaded past a bifurcation (a straight column \
+                 past its buckling load); draw it slightly off to reach a stable one",
+                Compact(t),
+                if k == 1 { "" } else { "s" }
+            ),
+            (true, Some(0)) => eprintln!("note: the static equilibrium is stable again from t = {}", Compact(t)),
+            _ => {}
+        }
+        unstable = now.is_some_and(|k| k > 0) || (unstable && now.is_none());
     }
     println!(
         "{}: {} with {} equilibria from t = {} to {} s, {iterations} Newton iterations",

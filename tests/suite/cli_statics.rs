@@ -172,3 +172,246 @@ fn an_increment_too_large_is_halved_until_newton_converges() {
     assert!((r[3] - 2.0 * std::f64::consts::PI).abs() < 1e-9, "tip rotation {}", r[3]);
     assert!((r[4] - 1.0 / std::f64::consts::PI).abs() < 2e-3, "middle node y {}", r[4]);
 }
+
+/// A probe's flexible link on a pin under gravity (aluminium, 1 m, 40 x 20 mm, 4 corotational
+/// elements, planar or spatial), drawn unstressed at angle `a0`.
+fn pinned_link(spatial: bool, a0: f64) -> String {
+    let (dim, gravity, end, point, axis, angle) = if spatial {
+        (
+            "dimension = 3\n",
+            "[0.0, -9.81, 0.0]",
+            format!("[{}, {}, 0.0]", a0.cos(), a0.sin()),
+            "[0.0, 0.0, 0.0]",
+            "axis = [0.0, 0.0, 1.0]\n",
+            "quantity = \"joint_position\"\njoint = \"pivot\"",
+        )
+    } else {
+        (
+            "",
+            "[0.0, -9.81]",
+            format!("[{}, {}]", a0.cos(), a0.sin()),
+            "[0.0, 0.0]",
+            "",
+            "quantity = \"angle\"\nbody = \"link.start\"",
+        )
+    };
+    format!(
+        "[model]\nname = \"pinned_link\"\n{dim}gravity = {gravity}\n[[beams]]\nname = \"link\"\nstart = {point}\n\
+         end = {end}\nelements = 4\nsection = {{ width = 0.04, height = 0.02 }}\n\
+         material = {{ E = 70e9, nu = 0.33, rho = 2700.0 }}\n[[joints]]\nname = \"pivot\"\ntype = \"revolute\"\n\
+         body2 = \"link.start\"\npoint = {point}\n{axis}[[outputs]]\nname = \"angle\"\n{angle}\n\
+         [[outputs]]\nname = \"tip_x\"\nquantity = \"x\"\nbody = \"link.end\"\n[[outputs]]\nname = \"tip_y\"\n\
+         quantity = \"y\"\nbody = \"link.end\"\n"
+    )
+}
+
+/// `statics` of `pinned_link` over t = 0, 0.1, 0.2 (constant loads: three times the same
+/// equilibrium).
+fn pinned_link_statics(spatial: bool, a0: f64) -> (bool, String, Vec<Vec<f64>>) {
+    let dir = tempfile::tempdir().unwrap();
+    let (model, csv) = (dir.path().join("link.toml"), dir.path().join("link.csv"));
+    std::fs::write(&model, pinned_link(spatial, a0)).unwrap();
+    let (ok, err, _, rows) =
+        statics(&[model.to_str().unwrap(), "--stop-time", "0.2", "--output-interval", "0.1"], &csv);
+    (ok, err, rows)
+}
+
+/// The stretch of a bar hanging under its own weight, rho g L^2 / (2 E) (1.892e-7 m here): the
+/// tip's distance below L. Linear elements with consistent loads give a bar's nodal
+/// displacements exactly; the geometric nonlinearity (strain^2 ~ 1e-14) is below the
+/// tolerances used.
+const HANGING_STRETCH: f64 = 2700.0 * 9.81 / (2.0 * 70e9);
+
+/// The probe's failure: from 30 degrees below horizontal plain Newton turned the link by
+/// 5.7e6 rad and wrote an unconverged row (tip_x 3.8e-3 m, then 1.4e-4 m at the same load);
+/// from -1.5 rad (0.07 rad off hanging) it ended upside down; in 3D the tangent was singular.
+/// Now every row is the hanging equilibrium: the angle -pi/2 (planar: the section's angle;
+/// spatial: the joint's, -pi/2 - a0), the tip straight below the pin (no bending: hanging
+/// straight, x to round-off) and lower than L by the stretch under the weight, all to 1e-12.
+#[test]
+fn a_pinned_flexible_link_drawn_off_hanging_hangs_straight_down() {
+    let half_pi = std::f64::consts::FRAC_PI_2;
+    for spatial in [false, true] {
+        for a0 in [-30f64.to_radians(), -1.5, 0.0] {
+            let (ok, err, rows) = pinned_link_statics(spatial, a0);
+            assert!(ok, "spatial {spatial}, a0 = {a0}: {err}");
+            assert!(!err.contains("unstable"), "{err}");
+            assert_eq!(rows.len(), 3);
+            for r in &rows {
+                let angle = if spatial { -half_pi - a0 } else { -half_pi };
+                println!(
+                    "spatial {spatial}, a0 = {a0:.4}: angle {:.16} ({:+.1e}), tip ({:.1e}, {:.12}) ({:+.1e})",
+                    r[1],
+                    r[1] - angle,
+                    r[2],
+                    r[3],
+                    r[3] + 1.0 + HANGING_STRETCH
+                );
+                assert!((r[1] - angle).abs() < 1e-12, "spatial {spatial}, a0 = {a0}: {r:?}");
+                assert!(r[2].abs() < 1e-12 && (r[3] + 1.0 + HANGING_STRETCH).abs() < 1e-12, "{r:?}");
+            }
+        }
+    }
+}
+
+/// Drawn exactly upright, the link is on an equilibrium (compressed by its weight, shorter by
+/// the same rho g L^2 / (2 E)): an unstable one, which no descent leaves (the residual has no
+/// sideways component). The decision: it is reported, not replaced by a hanging one chosen by
+/// a guessed disturbance (left or right?); the row is written (it is an equilibrium) and stderr
+/// warns that it is unstable, in one direction. Drawn 0.01 rad off upright, the link falls to
+/// the stable hanging equilibrium and there is no warning.
+#[test]
+fn a_link_drawn_upright_is_reported_unstable_and_one_drawn_off_it_falls() {
+    let half_pi = std::f64::consts::FRAC_PI_2;
+    for spatial in [false, true] {
+        let (ok, err, rows) = pinned_link_statics(spatial, half_pi);
+        assert!(ok, "{err}");
+        println!("{err}");
+        assert!(err.contains("warning: the static equilibrium at t = 0 is unstable (1 admissible direction"), "{err}");
+        assert_eq!(err.matches("warning:").count(), 1, "warned once: {err}");
+        for r in &rows {
+            assert!(r[2].abs() < 1e-12 && (r[3] - 1.0 + HANGING_STRETCH).abs() < 1e-12, "{r:?}");
+        }
+        let (ok, err, rows) = pinned_link_statics(spatial, half_pi - 0.01);
+        assert!(ok && !err.contains("unstable"), "{err}");
+        for r in &rows {
+            assert!(r[2].abs() < 1e-12 && (r[3] + 1.0 + HANGING_STRETCH).abs() < 1e-12, "{r:?}");
+        }
+    }
+}
+
+/// The probe's two-link arm (arm2.toml: aluminium links of 1 m and 0.8 m, hubs of 2 kg and
+/// 1 kg, a 1 kg stator welded to link 1's tip, a 0.5 kg payload), drawn straight out
+/// horizontally, held by constant joint torques. With E raised 1000-fold (tip deflections of
+/// about a micrometre) the links are nearly rigid, and the torques that hold the absolute link
+/// angles (a1, a2) are the gravity moments tau2 = g B cos a2, tau1 - tau2 = g C cos a1 (B, C
+/// from the masses below). Each joint has two such poses, cos a = const, above and below
+/// horizontal; with constant torques the one above is unstable (d2V/da2 = g C sin a), so the
+/// globalized solve from the horizontal arm ends in the one below: q1 = a1 = -0.5,
+/// q2 = a2 - a1 = -0.6, to the links' flexibility (their deflection moves the masses and so
+/// the gravity moments' lever arms: measured +6.9e-6 and +7.3e-6 rad; tolerance 3e-5). The probe's own torques (36.1,
+/// 2.86 N m) had given angles of -1.6e11 rad and a tip 6 m from the origin of a 1.8 m arm.
+#[test]
+fn a_two_link_arm_held_by_torques_ends_at_the_pose_they_hold() {
+    let (g, rho, b, h, l1, l2) = (9.81, 2700.0, 0.04, 0.02, 1.0, 0.8);
+    let (m1, m2) = (rho * b * h * l1, rho * b * h / 2.0 * l2);
+    let (stator, hub2, payload) = (1.0, 1.0, 0.5);
+    let c = m1 * l1 / 2.0 + stator * l1 + (hub2 + m2 + payload) * l1;
+    let bb = m2 * l2 / 2.0 + payload * l2;
+    let (a1, a2) = (-0.5f64, -1.1f64);
+    let tau2 = g * bb * a2.cos();
+    let tau1 = tau2 + g * c * a1.cos();
+    let text = format!(
+        r#"[model]
+name = "arm2"
+gravity = [0.0, -9.81]
+[[inputs]]
+name = "tau1"
+[[inputs]]
+name = "tau2"
+[[rigid_bodies]]
+name = "hub1"
+mass = 2.0
+inertia = 0.5
+position = [0.0, 0.0]
+[[rigid_bodies]]
+name = "stator2"
+mass = {stator}
+inertia = 0.05
+position = [{l1}, 0.0]
+[[rigid_bodies]]
+name = "hub2"
+mass = {hub2}
+inertia = 0.1
+position = [{l1}, 0.0]
+[[point_masses]]
+name = "payload"
+mass = {payload}
+position = [{l12}, 0.0]
+[[beams]]
+name = "l1"
+start = [0.0, 0.0]
+end = [{l1}, 0.0]
+elements = 4
+section = {{ width = {b}, height = {h} }}
+material = {{ E = 70e12, nu = 0.33, rho = {rho} }}
+[[beams]]
+name = "l2"
+start = [{l1}, 0.0]
+end = [{l12}, 0.0]
+elements = 4
+section = {{ width = {b}, height = {h2} }}
+material = {{ E = 70e12, nu = 0.33, rho = {rho} }}
+[[joints]]
+name = "j1"
+type = "revolute"
+body2 = "hub1"
+point = [0.0, 0.0]
+[[joints]]
+name = "clamp1"
+type = "fixed"
+body1 = "hub1"
+body2 = "l1.start"
+[[joints]]
+name = "weld2"
+type = "fixed"
+body1 = "l1.end"
+body2 = "stator2"
+[[joints]]
+name = "j2"
+type = "revolute"
+body1 = "stator2"
+body2 = "hub2"
+point = [{l1}, 0.0]
+[[joints]]
+name = "clamp2"
+type = "fixed"
+body1 = "hub2"
+body2 = "l2.start"
+[[joints]]
+name = "pay"
+type = "revolute"
+body1 = "l2.end"
+body2 = "payload"
+[[loads]]
+type = "torque"
+body = "hub1"
+value = "tau1"
+[[loads]]
+type = "torque"
+body = "hub2"
+value = "tau2"
+[[loads]]
+type = "torque"
+body = "stator2"
+value = "-tau2"
+[[outputs]]
+name = "q1"
+quantity = "angle"
+body = "hub1"
+[[outputs]]
+name = "q2"
+quantity = "joint_position"
+joint = "j2"
+"#,
+        l12 = l1 + l2,
+        h2 = h / 2.0
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (model, csv) = (dir.path().join("arm2.toml"), dir.path().join("arm2.csv"));
+    std::fs::write(&model, text).unwrap();
+    let (t1, t2) = (format!("tau1={tau1}"), format!("tau2={tau2}"));
+    let args = [model.to_str().unwrap(), "--stop-time", "0", "--input", &t1, "--input", &t2];
+    let (ok, err, _, rows) = statics(&args, &csv);
+    assert!(ok, "{err}");
+    assert!(!err.contains("unstable"), "{err}");
+    let r = &rows[0];
+    println!(
+        "tau = ({tau1:.4}, {tau2:.4}) N m: q1 {:.7} ({:+.1e}), q2 {:.7} ({:+.1e})",
+        r[1],
+        r[1] - a1,
+        r[2],
+        r[2] - (a2 - a1)
+    );
+    assert!((r[1] - a1).abs() < 3e-5 && (r[2] - (a2 - a1)).abs() < 3e-5, "{r:?}");
+}
