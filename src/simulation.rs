@@ -335,8 +335,11 @@ pub struct Simulation {
     drive_ends: Vec<f64>,
     /// The assembled initial state and its inputs, which `set_initial_inputs` starts from.
     start: (State, Vec<f64>),
-    /// Located warnings of assembly (`Assembly::warnings`).
+    /// Located warnings of assembly (`Assembly::warnings`), then those of the time step
+    /// (`step_warnings`).
     warnings: Vec<ModelError>,
+    /// How many of `warnings` are assembly's.
+    assembly_warnings: usize,
     /// The energy balance since the start, for the diagnosis of a run that loses it.
     balance: BalanceWatch,
     /// Per input, whether a driven joint's drive reads it (the FMU asks at every set input).
@@ -417,6 +420,7 @@ impl Simulation {
             system,
             outputs,
             input_names: asm.input_names,
+            assembly_warnings: asm.warnings.len(),
             warnings: step_warnings(model, &asm.bending_periods, settings.step, asm.warnings),
             balance: BalanceWatch::new((0.0, 0.0)),
             driving_inputs,
@@ -495,6 +499,12 @@ impl Simulation {
     /// them with `ModelError::warning`).
     pub fn warnings(&self) -> &[ModelError] {
         &self.warnings
+    }
+
+    /// `warnings` without those of the time step (for analyses that take no steps: `modes`,
+    /// `statics`, where "the step does not resolve a vibration" is noise).
+    pub fn assembly_warnings(&self) -> &[ModelError] {
+        &self.warnings[..self.assembly_warnings]
     }
 
     /// Whether input `index` moves a driven joint (its drive reads the input).

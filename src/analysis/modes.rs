@@ -106,8 +106,10 @@ pub fn squared_frequencies(
 pub const ROUNDOFF_FREQUENCY_SQUARED: f64 = 1e-12;
 
 /// Natural frequencies in Hz, ascending; rigid-body modes, and any below 1e-6 of the largest
-/// (`ROUNDOFF_FREQUENCY_SQUARED`), give 0, as do unstable directions (omega^2 < 0:
-/// `unstable_directions` counts them).
+/// (`ROUNDOFF_FREQUENCY_SQUARED`), give 0. An unstable direction (omega^2 < 0, beyond that
+/// round-off) gives a negative number, -sqrt(-omega^2) / (2 pi): its rate of divergence
+/// over 2 pi, so that it cannot be mistaken for a rigid-body mode (a probe's inverted 3D
+/// pendulum printed 0, 0, 0).
 pub fn natural_frequencies(
     sys: &dyn Dynamics,
     q: &[f64],
@@ -120,11 +122,13 @@ pub fn natural_frequencies(
     let largest = w2.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     Ok(w2
         .iter()
-        .map(
-            |&w2| {
-                if w2 <= ROUNDOFF_FREQUENCY_SQUARED * largest { 0.0 } else { w2.sqrt() / (2.0 * std::f64::consts::PI) }
-            },
-        )
+        .map(|&w2| {
+            if w2.abs() <= ROUNDOFF_FREQUENCY_SQUARED * largest {
+                0.0
+            } else {
+                w2.signum() * w2.abs().sqrt() / (2.0 * std::f64::consts::PI)
+            }
+        })
         .collect())
 }
 

@@ -26,7 +26,7 @@ pub fn run(args: ModesArgs) -> Result<()> {
     let settings = SolverSettings::from_model(&model, &params)?;
     let experiment = Experiment::from_model(&model, &params)?;
     let mut sim = Simulation::new(&model, &params, settings, experiment.start_time)?;
-    super::print_warnings(sim.warnings());
+    super::print_warnings(sim.assembly_warnings());
     let (freqs, about) = sim.modes_at_equilibrium().map_err(anyhow::Error::msg)?;
     match about {
         Linearisation::Initial { reason } => eprintln!(
@@ -36,7 +36,8 @@ pub fn run(args: ModesArgs) -> Result<()> {
         ),
         Linearisation::Equilibrium { unstable: Some(k), .. } if k > 0 => eprintln!(
             "warning: the static equilibrium the modes are linearised about is unstable ({k} admissible \
-             direction{} of negative stiffness, printed as 0 Hz)",
+             direction{} of negative stiffness, printed as negative frequencies: minus the rate of divergence \
+             over 2 pi)",
             if k == 1 { "" } else { "s" }
         ),
         Linearisation::Equilibrium { .. } => {}

@@ -53,7 +53,7 @@ pub fn run(args: StaticsArgs) -> Result<()> {
     let interval = args.output_interval.or(experiment.output_interval).unwrap_or((stop - start) / 10.0);
     let interval = if interval > 0.0 { interval } else { 1.0 };
     let mut sim = Simulation::new(&model, &params, settings, start)?;
-    super::print_warnings(sim.warnings());
+    super::print_warnings(sim.assembly_warnings());
     let signals = input_signals(&sim, &args.inputs)?;
     let mut csv = OutputsCsv::create(&args.output, &sim)?;
     let count = flexfmu::limits::output_intervals(start, stop, interval).map_err(anyhow::Error::msg)?;

@@ -180,3 +180,50 @@ section = { EA = 1e7, GA = 1e9, EI = 100.0, mass_per_length = 1.0, rotary_inerti
     assert!((f[3] / want - 1.0).abs() < 1e-5, "{} against {want}", f[3]);
     assert!(!err.contains("no static equilibrium"), "{err}");
 }
+
+/// An unstable direction prints as a negative number, minus its rate of divergence over 2 pi,
+/// not as 0 like a rigid-body mode: the uniform rod of `hanging_rod_pendulum_small_oscillations`
+/// standing upright on its pin, omega^2 = -3 g / (2 L) (a probe's inverted pendulum printed 0).
+#[test]
+fn an_inverted_pendulum_has_a_negative_frequency() {
+    let (g, l): (f64, f64) = (9.81, 0.8);
+    let text = format!(
+        r#"
+[model]
+name = "inverted"
+gravity = [0.0, -{g}]
+[[rigid_bodies]]
+name = "rod"
+mass = 2.0
+inertia = "2.0*{l}^2/12"
+position = [0.0, "{l}/2"]
+angle = "pi/2"
+[[joints]]
+name = "pin"
+type = "revolute"
+body2 = "rod"
+point = [0.0, 0.0]
+"#
+    );
+    let f = frequencies(&text);
+    let rate = (1.5 * g / l).sqrt() / (2.0 * PI);
+    assert_eq!(f.len(), 1);
+    assert!((f[0] / -rate - 1.0).abs() < 1e-10, "{} vs {}", f[0], -rate);
+}
+
+/// `modes` takes no time steps, so it does not warn that the step leaves a beam's vibration
+/// unresolved (`simulate` does): a stocky steel beam at the default 1 ms step, whose first
+/// bending period is 2 ms.
+#[test]
+fn modes_does_not_warn_about_the_time_step() {
+    let text = "[model]\nname = \"b\"\ngravity = [0.0, 0.0]\n[[beams]]\nname = \"b\"\nstart = [0.0, 0.0]\nend = [1.0, 0.0]\n\
+                elements = 8\nsection = { width = 0.2, height = 0.2 }\nmaterial = { E = 2.1e11, nu = 0.3, rho = 7850.0 }\n\
+                [[joints]]\nname = \"clamp\"\ntype = \"fixed\"\nbody2 = \"b.start\"\npoint = [0.0, 0.0]\n";
+    let (ok, stderr, f) = modes_command(text, 3);
+    assert!(ok && f.len() == 3, "{stderr}");
+    assert!(!stderr.contains("steps per period"), "{stderr}");
+    // The same model's run warns (the warning is the step's, not the model's).
+    let model = flexfmu::model::Model::parse(text, "b.toml").unwrap();
+    let sim = Simulation::new(&model, &[], SolverSettings::default(), 0.0).unwrap();
+    assert!(sim.warnings().iter().any(|w| w.to_string().contains("steps per period")));
+}
