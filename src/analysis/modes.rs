@@ -153,8 +153,11 @@ pub fn unstable_directions(sys: &dyn Dynamics, q: &[f64], lambda: &[f64], t: f64
     }
     let zeros = vec![0.0; n];
     let a = reduced_problem(sys, q, &zeros, &zeros, lambda, t).ok()?;
-    let w2 = a.complex_eigenvalues();
-    let largest = w2.iter().fold(0.0f64, |m, x| m.max(x.norm()));
+    // faer's eigenvalues (a bounded QR iteration that reports non-convergence): nalgebra's
+    // `complex_eigenvalues` did not return on the discrete plate's reduced problem (147
+    // coordinates; `flexfmu modes models/plate_discrete.toml` hung).
+    let w2 = faer::Mat::<f64>::from_fn(a.nrows(), a.ncols(), |i, j| a[(i, j)]).eigenvalues().ok()?;
+    let largest = w2.iter().fold(0.0f64, |m, x| m.max(x.re.hypot(x.im)));
     let bound = 100.0 * w2.len() as f64 * f64::EPSILON * largest;
     Some(w2.iter().filter(|x| x.re < -bound && x.im.abs() <= bound).count())
 }

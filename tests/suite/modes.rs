@@ -214,3 +214,36 @@ fn modes_does_not_warn_about_the_time_step() {
     let sim = Simulation::new(&model, &[], SolverSettings::default(), 0.0).unwrap();
     assert!(sim.warnings().iter().any(|w| w.to_string().contains("steps per period")));
 }
+
+/// `modes` on every example model returns within a bounded time (exit 0 or a clear error): the
+/// stability check of the equilibrium used nalgebra's `complex_eigenvalues`, which never
+/// returned on the discrete plate's reduced problem (`flexfmu modes models/plate_discrete.toml`
+/// hung; now faer's bounded eigenvalue iteration, 0.06 s). Each run gets 60 s.
+#[test]
+fn modes_of_every_example_return() {
+    for path in crate::common::sim::example_paths() {
+        let mut child = std::process::Command::new(crate::common::cli::EXE)
+            .arg("modes")
+            .arg(&path)
+            .args(["--count", "3"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let start = std::time::Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break Some(status);
+            }
+            if start.elapsed().as_secs() > 60 {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let status = status.unwrap_or_else(|| panic!("modes {} did not return in 60 s", path.display()));
+        // Exit 0, or 1 with a message (a model without degrees of freedom); never a crash.
+        assert!(matches!(status.code(), Some(0 | 1)), "modes {}: {status}", path.display());
+    }
+}
