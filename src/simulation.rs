@@ -412,8 +412,7 @@ impl Simulation {
         let driving_inputs = (0..system_inputs)
             .map(|i| system.constraints.iter().any(|c| c.drive.as_ref().is_some_and(|d| d.reads_input(i))))
             .collect();
-        let spatial = model.definition.model.dimension.as_ref().is_some_and(|d| *d.get_ref() == 3);
-        let static_scales = static_scales(&system, spatial, &state.q);
+        let static_scales = static_scales(&system, &state.q);
         let mut sim = Simulation {
             static_scales,
             settled: None,
@@ -1503,20 +1502,11 @@ pub enum Linearisation {
 /// rotating planar body or beam node, the slopes of an ANCF node and the Euler parameters of a
 /// spatial body or beam node (dimensionless), the model length (`convergence::model_length`
 /// of the initial configuration) for every other coordinate.
-fn static_scales(system: &System, spatial: bool, q0: &[f64]) -> Vec<f64> {
+fn static_scales(system: &System, q0: &[f64]) -> Vec<f64> {
     let mut scales = vec![crate::integrators::convergence::model_length(q0); q0.len()];
-    for b in &system.bodies {
-        let dimensionless = if spatial {
-            b.x + 3..b.x + 7
-        } else if b.director {
-            b.x + 2..b.x + 4
-        } else if b.rotates {
-            b.x + 2..b.x + 3
-        } else {
-            0..0
-        };
-        let n = scales.len();
-        for k in dimensionless.filter(|&k| k < n) {
+    let n = scales.len();
+    for node in system.nodes() {
+        for k in node.orientation().filter(|&k| k < n) {
             scales[k] = 1.0;
         }
     }

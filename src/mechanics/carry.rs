@@ -29,9 +29,10 @@ use super::spatial_kinematics::{Anchor3, SpatialKind};
 
 /// The coordinates of a body or beam node as a rigid motion moves them (`BodyInfo`); each
 /// holds its first coordinate. Coordinates of no node (a floating-frame beam's modal
-/// coordinates, measured in its frame) are not changed by a rigid motion.
+/// coordinates, measured in its frame) are not changed by a rigid motion. Also what the static
+/// solver measures motions in (`Simulation`'s static scales: `orientation`).
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Node {
+pub(crate) enum Node {
     /// (x, y): a point mass.
     Point(usize),
     /// (x, y, theta): a planar rigid body, a corotational beam node, a floating frame.
@@ -55,6 +56,16 @@ impl Node {
             Node::Rigid(_) => 3,
             Node::Director(_) => 4,
             Node::Spatial(_) => 7,
+        }
+    }
+
+    /// Its dimensionless coordinates (an angle, a slope, Euler parameters): the rest are
+    /// positions.
+    pub(crate) fn orientation(self) -> std::ops::Range<usize> {
+        let x = self.first();
+        match self {
+            Node::Spatial(_) => x + 3..x + 7,
+            _ => x + 2..x + self.len(),
         }
     }
 }
@@ -214,7 +225,7 @@ impl Parts {
 
 impl System {
     /// The bodies and beam nodes, once each (a node has several names), in coordinate order.
-    fn nodes(&self) -> Vec<Node> {
+    pub(crate) fn nodes(&self) -> Vec<Node> {
         let mut nodes: Vec<Node> = self
             .bodies
             .iter()
