@@ -464,6 +464,13 @@ impl Simulation {
         self.balance.warning(self.energy_balance(), self.settings.rho_inf)
     }
 
+    /// Why an element's formulation no longer holds at the current state, if one does not
+    /// (`System::outside_formulation`): the results from here on are not the model's.
+    pub fn outside_formulation(&self) -> Option<String> {
+        let why = self.system.outside_formulation(&self.state.q)?;
+        Some(format!("at t = {}, {why}", crate::compact_number::Compact(self.state.t)))
+    }
+
     pub fn time(&self) -> f64 {
         self.state.t
     }
@@ -858,9 +865,12 @@ impl Simulation {
                     Some(diagnosis) => StepError::AfterEnergyGrowth { failure: Box::new(failure), diagnosis },
                     None => failure,
                 };
+                let failure = match self.outside_formulation().filter(|_| failure.is_failed_step()) {
+                    Some(diagnosis) => StepError::OutsideFormulation { failure: Box::new(failure), diagnosis },
+                    None => failure,
+                };
                 // A failed step's message names the inputs (not a refused interval's).
-                let failed = matches!(&failure, StepError::Failure(_) | StepError::AfterEnergyGrowth { .. });
-                Err(match self.inputs_over_the_step().filter(|_| failed) {
+                Err(match self.inputs_over_the_step().filter(|_| failure.is_failed_step()) {
                     Some(inputs) => StepError::WithInputs { failure: Box::new(failure), inputs },
                     None => failure,
                 })

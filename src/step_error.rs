@@ -49,10 +49,27 @@ pub enum StepError {
     /// A step failed after the run had lost its energy balance (src/simulation/energy_balance.rs).
     #[error("{failure}\nbefore it stopped, {diagnosis}")]
     AfterEnergyGrowth { failure: Box<StepError>, diagnosis: String },
+    /// A step failed where an element's formulation no longer holds (`Element::outside_formulation`):
+    /// no step size helps, the model has to change.
+    #[error("{failure}\nthe model left its elements' range: {diagnosis}")]
+    OutsideFormulation { failure: Box<StepError>, diagnosis: String },
     /// A step failed in a model with inputs: their values over the step, since inputs a
     /// master drives (an unstable control loop) are a common cause.
     #[error("{failure}\nthe inputs over the step: {inputs}")]
     WithInputs { failure: Box<StepError>, inputs: String },
+}
+
+impl StepError {
+    /// Whether an internal step failed (not an interval refused or a budget spent).
+    pub fn is_failed_step(&self) -> bool {
+        match self {
+            StepError::Failure(_) => true,
+            StepError::AfterEnergyGrowth { failure, .. }
+            | StepError::OutsideFormulation { failure, .. }
+            | StepError::WithInputs { failure, .. } => failure.is_failed_step(),
+            _ => false,
+        }
+    }
 }
 
 /// The internal steps one `step_to` has taken, counted from the stepper's statistics.

@@ -366,6 +366,8 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     }
     let mut last_row = start;
     let mut interval_times = CallTimes::default();
+    // The first output time at which an element left the range of its formulation.
+    let mut outside_formulation = sim.outside_formulation();
     for k in 1..=count {
         let t = if k == count { stop } else { start + (k as f64) * interval };
         let interval_clock = Instant::now();
@@ -393,6 +395,9 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         if let Some(s) = &mut states {
             s.record(&sim);
         }
+        if outside_formulation.is_none() {
+            outside_formulation = sim.outside_formulation();
+        }
         last_row = t;
         progress.update(k, || format!("{t:.4}"));
     }
@@ -407,6 +412,9 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let drift = sim.energy_balance_change();
     if let Some(warning) = sim.energy_balance_warning() {
         eprintln!("warning: {warning}");
+    }
+    if let Some(warning) = outside_formulation {
+        eprintln!("warning: the model left its elements' range {warning}");
     }
     if !args.quiet {
         println!(

@@ -51,6 +51,8 @@ pub struct Instance {
     /// whether the warning that it was held (no derivatives) was logged (once per instance).
     drive_input_changed: Option<usize>,
     held_drive_warned: bool,
+    /// Whether an element out of its formulation's range was reported (once per instance).
+    formulation_warned: bool,
 }
 
 impl Instance {
@@ -89,6 +91,7 @@ impl Instance {
             rollback: None,
             drive_input_changed: None,
             held_drive_warned: false,
+            formulation_warned: false,
             model,
             guid,
             vars,
@@ -576,6 +579,15 @@ impl Instance {
         match stepped {
             Ok(()) => {
                 self.last_successful_time = sim.time();
+                // An element left its formulation's range (a corotational beam element turned
+                // too far against its chord): the results are no longer the model's. Told once.
+                if !self.formulation_warned
+                    && let Some(why) = sim.outside_formulation()
+                {
+                    self.formulation_warned = true;
+                    let message = format!("{function}: the model left its elements' range {why} (told once)");
+                    self.log(Status::Warning, Category::StatusWarning, &message);
+                }
                 if *early {
                     let t = self.last_successful_time;
                     self.log(

@@ -115,6 +115,9 @@ pub trait ElementGroup: Debug + Send + Sync {
     /// `tie(dofs, grounded)` for each element that holds its coordinates together
     /// (`Element::TIES`), with whether it holds them to ground too (`Element::tied_to_ground`).
     fn ties(&self, tie: &mut dyn FnMut(&[usize], bool));
+    /// The coordinates of the first element whose formulation no longer holds at q, and why
+    /// (`Element::outside_formulation`).
+    fn outside_formulation(&self, q: &[f64]) -> Option<(&[usize], String)>;
     fn as_any(&self) -> &dyn Any;
     fn as_any_mut(&mut self) -> &mut dyn Any;
     fn clone_box(&self) -> Box<dyn ElementGroup>;
@@ -285,6 +288,10 @@ impl<E: Element + Debug + Clone + Send + Sync + 'static> ElementGroup for Elemen
                 tie(e.dofs(), e.tied_to_ground());
             }
         }
+    }
+
+    fn outside_formulation(&self, q: &[f64]) -> Option<(&[usize], String)> {
+        self.elements.iter().find_map(|e| Some((e.dofs(), e.outside_formulation(q)?)))
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -427,6 +427,16 @@ impl System {
         e
     }
 
+    /// Why the formulation of an element no longer holds at the configuration q, naming the
+    /// bodies or beam nodes it joins (`Element::outside_formulation`); None while all hold.
+    pub fn outside_formulation(&self, q: &[f64]) -> Option<String> {
+        let (dofs, why) = self.groups.iter().find_map(|g| g.outside_formulation(q))?;
+        // Each node once, by the first of its names (`arm.node[4]`, not also `arm.end`).
+        let names: Vec<&str> =
+            dofs.iter().filter_map(|&d| self.bodies.iter().find(|b| b.x == d)).map(|b| b.name.as_str()).collect();
+        Some(format!("the element between {}: {why}", names.join(" and ")))
+    }
+
     pub fn body(&self, name: &str) -> Option<&BodyInfo> {
         // The index is built by `finish`; bodies added after it are found by a scan.
         match self.body_index.get(name).and_then(|&i| self.bodies.get(i)) {

@@ -703,6 +703,24 @@ impl Element for CorotationalBeam2d {
         }
         EnergyFlow { dissipated: self.damping_power(x.q, x.v, stride), supplied: 0.0 }
     }
+
+    /// The local mass M_L(th_bar) (eqs. 13-16) is exact to first order in the local section
+    /// rotations th_bar: its coupling grows linearly with them while the rest stays, and
+    /// beyond about a radian (depending on the section) M_L is no longer positive definite,
+    /// the kinetic energy of some motion negative. Every method then fails within a few steps
+    /// (a 4-element soft pendulum whipping at t = 2.79 s, th_bar = (1.5, -2.0) rad).
+    fn outside_formulation(&self, q: &[f64]) -> Option<String> {
+        let thb = self.geometry(&self.gather(q)).thb;
+        if self.local_mass(thb).cholesky().is_some() {
+            return None;
+        }
+        Some(format!(
+            "its sections are turned {:.2} and {:.2} rad against its chord, beyond the local rotations the \
+             corotational element's consistent mass is written for (Ji et al. 2025, eqs. 13-16: no longer \
+             positive definite); more elements keep them small",
+            thb[0], thb[1]
+        ))
+    }
 }
 
 /// B^T F_L in the chord frame for section forces F_L = (N, M1, M2) (eq. 8): see
@@ -743,4 +761,51 @@ fn coupling_times(m1: f64, m2: f64, x: &V6) -> V6 {
 /// x^T `CorotationalBeam2d::coupling(m1, m2)` x = 2 (m1 x[0] + m2 x[3]) (x[1] - x[4]).
 fn coupling_form(m1: f64, m2: f64, x: &V6) -> f64 {
     2.0 * (m1 * x[0] + m2 * x[3]) * (x[1] - x[4])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `outside_formulation` says the local mass has left positive definiteness exactly where
+    /// its smallest eigenvalue turns negative: over a grid of local rotations for the soft
+    /// pendulum's element (models/pendulum_corotational.toml, 4 elements: l = 0.3 m) and a
+    /// slender Euler-Bernoulli one. Straight (th_bar = 0) it holds.
+    #[test]
+    fn the_formulation_ends_where_the_local_mass_loses_positive_definiteness() {
+        let (e, nu, b, h) = (1.0e7, 0.3, 0.015, 0.01);
+        let soft = BeamProperties {
+            young: e,
+            shear: e / (2.0 * (1.0 + nu)),
+            area: b * h,
+            inertia: b * h * h * h / 12.0,
+            shear_factor: Some(BeamProperties::rectangle_shear_factor(nu)),
+            density: 5540.0,
+            rotary_inertia: None,
+        };
+        let slender = BeamProperties { shear_factor: None, inertia: 1e-3 * soft.inertia, ..soft };
+        let (mut inside, mut outside) = (0, 0);
+        for (p, l) in [(soft, 0.3), (slender, 1.0)] {
+            let element = CorotationalBeam2d::new(0, 3, l, &p, [0.0, 0.0]);
+            let at = |t1: f64, t2: f64| {
+                let q = [0.0, 0.0, t1, l, 0.0, t2];
+                (element.outside_formulation(&q), element.local_mass([t1, t2]).symmetric_eigenvalues().min())
+            };
+            assert!(at(0.0, 0.0).0.is_none());
+            for i in -12..=12 {
+                for j in -12..=12 {
+                    let (t1, t2) = (0.2 * i as f64, 0.2 * j as f64);
+                    let (why, smallest) = at(t1, t2);
+                    assert_eq!(
+                        why.is_some(),
+                        smallest < 0.0,
+                        "th_bar = ({t1}, {t2}): smallest eigenvalue {smallest:e}"
+                    );
+                    if why.is_some() { outside += 1 } else { inside += 1 }
+                }
+            }
+        }
+        // Both sides of the boundary are on the grid.
+        assert!(inside > 50 && outside > 50, "{inside} inside, {outside} outside");
+    }
 }

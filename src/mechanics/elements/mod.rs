@@ -151,4 +151,11 @@ pub trait Element {
     fn tied_to_ground(&self) -> bool {
         false
     }
+    /// Why the element's formulation no longer holds at the configuration q (a corotational
+    /// element deformed beyond the local rotations its mass is written for), None while it
+    /// holds. Asked once per communication interval and when a step fails
+    /// (`System::outside_formulation`), not in the Newton iteration.
+    fn outside_formulation(&self, _q: &[f64]) -> Option<String> {
+        None
+    }
 }
