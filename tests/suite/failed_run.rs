@@ -118,3 +118,62 @@ fn a_corotational_element_turned_beyond_its_mass_is_named() {
     assert_eq!(code, Some(0), "{stderr}");
     assert!(!stderr.contains("range"), "{stderr}");
 }
+
+/// The same soft pendulum as a spatial model: the spatial corotational element's frame (the
+/// mean of its nodes' section axes, Battini & Pacoste 2002) holds for local rotations below
+/// pi/2, and with 4 elements the whipping tip element passes it and fails at t = 1.60 s. The
+/// failure names the element and its local rotations; 16 elements stay in range to 5 s.
+#[test]
+fn a_spatial_corotational_element_turned_past_its_frame_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("pendulum_3d.toml");
+    std::fs::write(
+        &model,
+        r#"[model]
+name = "pendulum_3d"
+dimension = 3
+gravity = [0.0, -9.81, 0.0]
+[parameters]
+elements = { value = 4, type = "integer", min = 1, max = 100 }
+[solver]
+step = 3e-4
+stop_time = 5.0
+output_interval = 0.01
+[[beams]]
+name = "arm"
+start = [0.0, 0.0, 0.0]
+end = [1.2, 0.0, 0.0]
+elements = "elements"
+section = { shape = "rectangle", width = 0.015, height = 0.01 }
+material = { E = 1.0e7, nu = 0.3, rho = 5540.0 }
+[[joints]]
+name = "pin"
+type = "revolute"
+body2 = "arm.start"
+axis = [0.0, 0.0, 1.0]
+[[outputs]]
+name = "tip_x"
+quantity = "x"
+body = "arm.end"
+"#,
+    )
+    .unwrap();
+    let run = |elements: &str| {
+        let out = Command::new(EXE)
+            .arg("simulate")
+            .arg(&model)
+            .args(["--set", elements, "-o"])
+            .arg(dir.path().join("out.csv"))
+            .output()
+            .unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (code, stderr) = run("elements=4");
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("simulation stopped at t = 1.60"), "{stderr}");
+    assert!(stderr.contains("the model left its elements' range: at t = 1.60"), "{stderr}");
+    assert!(stderr.contains("the element between arm.node[3] and arm.node[4]: its nodes are turned"), "{stderr}");
+    let (code, stderr) = run("elements=16");
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!stderr.contains("range"), "{stderr}");
+}
