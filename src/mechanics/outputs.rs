@@ -296,7 +296,7 @@ pub fn parse_shared(
     if let Some(c) = o
         .coordinate
         .as_ref()
-        .filter(|_| !matches!(quantity, Some(Quantity::JointCoordinate { .. } | Quantity::DriveForce)))
+        .filter(|_| quantity.is_some_and(|k| !matches!(k, Quantity::JointCoordinate { .. } | Quantity::DriveForce)))
     {
         return Err(model.error(
             c.span(),

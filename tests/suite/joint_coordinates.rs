@@ -83,12 +83,16 @@ fn driven_cylindrical_joint_moves_its_body_along_both_drives_with_the_inverse_dy
     for c in ["x", "y", "z"] {
         rest += &format!("[[outputs]]\nname = \"{c}\"\nquantity = \"{c}\"\nbody = \"sleeve\"\n");
     }
+    for e in ["energy_total", "energy_supplied"] {
+        rest += &format!("[[outputs]]\nname = \"{e}\"\nquantity = \"{e}\"\n");
+    }
     let drive = "drive = { slide = \"0.3*sin(2*t)\", angle = \"4*t + 0.5*sin(3*t)\" }\n";
     let text = sleeve(g, "", drive, &rest);
     let ia = axial_inertia();
-    let mut worst = [[0.0f64; 4]; 2];
+    let (mut worst, mut balance, mut supplied) = ([[0.0f64; 4]; 2], [0.0f64; 2], 0.0f64);
     for (i, h) in [2e-3, 1e-3].into_iter().enumerate() {
         let mut sim = simulation(&text, h);
+        let e0 = output(&mut sim, "energy_total");
         if i == 0 {
             let units: Vec<_> = sim.outputs().iter().take(6).map(|o| o.unit.clone()).collect();
             assert_eq!(units, ["m", "rad", "m/s", "rad/s", "N", "N.m"]);
@@ -109,6 +113,10 @@ fn driven_cylindrical_joint_moves_its_body_along_both_drives_with_the_inverse_dy
             for (w, e) in worst[i].iter_mut().zip([position, rate, force, torque]) {
                 *w = w.max(e);
             }
+            // Both drives' work (each row's) is the change of the energy.
+            let work = output(&mut sim, "energy_supplied");
+            balance[i] = balance[i].max((output(&mut sim, "energy_total") - e0 - work).abs());
+            supplied = supplied.max(work.abs());
         }
     }
     let [coarse, fine] = worst;
@@ -126,6 +134,11 @@ fn driven_cylindrical_joint_moves_its_body_along_both_drives_with_the_inverse_dy
         fine[3],
         ia * 4.5
     );
+    eprintln!(
+        "energy_total - e0 - energy_supplied: {:.3e}, {:.3e} (largest work {supplied:.3})",
+        balance[0], balance[1]
+    );
+    assert!(balance[1] < 1e-4 * supplied && balance[1] < balance[0] / 3.0, "{balance:?}");
     assert!(fine[0] < 1e-9, "slide, angle or centre off the drives by {:.3e}", fine[0]);
     // The rates read the velocities, which the GGL step satisfies to O(h^2).
     assert!(fine[1] < 2e-6 && fine[1] < coarse[1] / 3.0, "rates off the drives': {:.3e}, {:.3e}", coarse[1], fine[1]);

@@ -286,9 +286,22 @@ pub fn coordinate_types(spatial: bool) -> String {
     listing(&with, "or")
 }
 
-/// "`drive` applies to a and b joints" in planar (`spatial` false) or spatial models.
+/// "`drive` applies to a and b joints" (the types with one coordinate) in planar (`spatial`
+/// false) or spatial models.
 pub fn drive_only(spatial: bool) -> String {
-    format!("`drive` applies to {} joints", types_with(spatial, |t| t.drive != Drive::No))
+    format!("`drive` applies to {} joints", types_with(spatial, |t| t.drive != Drive::No && t.coordinates.len() == 1))
+}
+
+/// The message for `drive` on a type `name` that has none: `drive_only`, and where there are
+/// types with two coordinates, how those take theirs.
+fn no_drive(spatial: bool, name: &str) -> String {
+    let two = types_with(spatial, |t| t.drive != Drive::No && t.coordinates.len() > 1);
+    let by_name = if two.is_empty() {
+        String::new()
+    } else {
+        format!("; {two} joints take `drive = {{ name = expression, ... }}` by coordinate")
+    };
+    format!("{}, not {name}{by_name}", drive_only(spatial))
 }
 
 /// The keys locating a joint of type `t`: `point1`/`point2` on a two-point type, `point` on
@@ -408,7 +421,7 @@ pub fn drives(
     let mut drives = vec![None; n];
     let Some(d) = &j.drive else { return Ok(drives) };
     if t.drive == Drive::No || n == 0 {
-        return Err(model.error(d.span(), format!("{}, not {}", drive_only(spatial), j.kind.get_ref())));
+        return Err(model.error(d.span(), no_drive(spatial, j.kind.get_ref())));
     }
     let names: Vec<_> = t.coordinates.iter().map(|c| c.name).collect();
     match d {
@@ -597,9 +610,12 @@ mod tests {
         assert_eq!(axis_only(false), "`axis` only applies to prismatic joints");
         assert_eq!(axis_only(true), "`axis` only applies to revolute, prismatic, cylindrical and universal joints");
         assert_eq!(drive_only(false), "`drive` applies to revolute, prismatic and distance joints");
+        assert_eq!(drive_only(true), "`drive` applies to revolute, prismatic and distance joints");
+        assert_eq!(no_drive(false, "fixed"), "`drive` applies to revolute, prismatic and distance joints, not fixed");
         assert_eq!(
-            drive_only(true),
-            "`drive` applies to revolute, prismatic, distance, cylindrical and universal joints"
+            no_drive(true, "spherical"),
+            "`drive` applies to revolute, prismatic and distance joints, not spherical; cylindrical and universal \
+             joints take `drive = { name = expression, ... }` by coordinate"
         );
         assert_eq!(coordinate_types(false), "revolute, prismatic or distance");
         assert_eq!(coordinate_types(true), "revolute, prismatic, distance, cylindrical or universal");
