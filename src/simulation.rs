@@ -242,10 +242,12 @@ pub enum SimulationError {
 }
 
 /// The unit of a joint coordinate output (its kind alone cannot tell a slider's displacement
-/// from a relative angle): m and m/s for a prismatic or distance joint, rad and rad/s otherwise.
+/// from a relative angle): m and m/s for a slide or a link's length, rad and rad/s for an angle.
 fn joint_coordinate_unit(kind: &crate::mechanics::outputs::OutputKind, system: &System) -> Option<&'static str> {
-    let crate::mechanics::outputs::OutputKind::JointCoordinate { joint, order } = kind else { return None };
-    let linear = system.joints.get(*joint)?.kind.linear();
+    let crate::mechanics::outputs::OutputKind::JointCoordinate { joint, coordinate, order } = kind else {
+        return None;
+    };
+    let linear = system.joints.get(*joint)?.coordinate_kind(*coordinate)?.linear();
     Some(if linear { ["m", "m/s"] } else { ["rad", "rad/s"] }[(*order).min(1)])
 }
 

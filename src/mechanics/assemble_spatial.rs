@@ -13,8 +13,7 @@ use super::euler_parameters::{mat_t_vec, rotation};
 use super::initial_state::consistent_initial_state;
 use super::joints::spatial::normalisation_row;
 use super::joints::{
-    Drive, JointInfo, JointKind, Rows, axis_only, check_apart, check_points, coordinate_row, drive_function,
-    drive_only, held_length, spatial_type,
+    JointInfo, JointKind, Rows, axis_only, check_apart, check_points, coordinate_row, drives, held_length, spatial_type,
 };
 use super::load_magnitude::load_magnitude;
 use super::output_quantities::{self, Quantity};
@@ -276,17 +275,14 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
             (None, false) => [0.0, 0.0, 1.0],
         };
         let axis2 = universal_pin(model, &b, j, kind, axis)?;
-        let Rows { mut rows, coordinate } = build(a1, a2, [axis, axis2], &q0);
+        let Rows { mut rows, coordinates } = build(a1, a2, [axis, axis2], &q0);
         let held = held_length(j, joint_type, &b.scope, model)?;
-        let drive = match &j.drive {
-            // The rheonomic row coordinate(q) - f(t) = 0; its multiplier gives `drive_force`.
-            Some(d) if joint_type.drive == Drive::No || coordinate.is_none() => {
-                return Err(model.error(d.span(), format!("{}, not {}", drive_only(true), j.kind.get_ref())));
-            }
-            Some(d) => Some(drive_function(d, joint_type, &input_scope, t0, (&sys.inputs, &sys.input_rates), model)?),
-            None => None,
-        };
-        rows.extend(coordinate_row(joint_type, coordinate.as_ref(), drive, held, &q0));
+        // The rheonomic rows coordinate(q) - f(t) = 0; their multipliers give `drive_force`.
+        let inputs = (sys.inputs.as_slice(), &sys.input_rates);
+        let drives = drives(j, joint_type, coordinates.len(), true, &input_scope, t0, inputs, model)?;
+        for (m, drive) in coordinates.iter().zip(drives) {
+            rows.extend(coordinate_row(joint_type, m, drive, held, &q0));
+        }
         let start = sys.constraints.len();
         sys.constraints.extend(rows);
         sys.joints.push(JointInfo {
@@ -297,7 +293,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
             body2_x: b2x,
             body2_rotates: false,
             body2_point: Some(a2),
-            coordinate,
+            coordinates,
         });
         joint_spans.push(j.name.span());
     }

@@ -95,7 +95,8 @@ fn unit<const N: usize>(d: [f64; N]) -> Option<[f64; N]> {
 impl Motion {
     /// The motion of body 2 that changes the joint coordinate `m` by `amount` at q, the rest
     /// of the joint held (its rows hold at q): a revolute joint's relative angle turns body 2
-    /// about the joint axis (fixed in body 1) through the joint point, a prismatic joint's
+    /// about the joint axis (fixed in body 1) through the joint point (a universal joint's
+    /// angle2 about body 2's pin), a prismatic joint's
     /// displacement slides it along the axis, a distance joint's length along the link. The
     /// same motion by -amount moves body 1 so. `None` for other measures.
     fn changing(m: &Measure, q: &[f64], amount: f64) -> Option<Motion> {
@@ -122,6 +123,13 @@ impl Motion {
                         centre: s.a2.position(q),
                         p: from_axis_angle(unit(body1(cross(b1, c1)))?, amount),
                     },
+                    // atan2(-(A2 c2) . (A1 b1), (A2 b2) . (A1 b1)) with (a, b2, c2) right-handed
+                    // in body 2's frame: turning body 2 by phi about A2 a = A2 (b2 x c2) adds phi.
+                    SpatialKind::AngleAbout2 { b2, c2, .. } => {
+                        let Anchor3::Body { x, .. } = s.a2 else { return None };
+                        let axis = mat_vec(&rotation(&q[x + 3..x + 7]), cross(b2, c2));
+                        Motion::Turn3 { centre: s.a2.position(q), p: from_axis_angle(unit(axis)?, amount) }
+                    }
                     SpatialKind::Projection { u1 } => Motion::Shift3(body1(u1).map(|x| amount * x)),
                     SpatialKind::Distance => {
                         let (p1, p2) = (s.a1.position(q), s.a2.position(q));
@@ -394,26 +402,27 @@ mod tests {
             let before = residuals(&state.q);
             let size = 1.0 + state.q.iter().fold(0.0f64, |a, x| a.max(x.abs()));
             for (k, joint) in sys.joints.iter().enumerate() {
-                let Some(m) = &joint.coordinate else { continue };
-                let (mut q, mut v) = (state.q.clone(), state.v.clone());
-                let amount = 0.1;
-                if !sys.carry_joint(k, m, amount, &nodes, &mut q, &mut v) {
-                    loops += 1;
-                    continue;
-                }
-                carried += 1;
-                for node in &nodes {
-                    let x = node.first();
-                    if q[x..x + node.len()] != state.q[x..x + node.len()] {
-                        kinds.insert(format!("{node:?}").split('(').next().unwrap_or_default().to_string());
+                for m in &joint.coordinates {
+                    let (mut q, mut v) = (state.q.clone(), state.v.clone());
+                    let amount = 0.1;
+                    if !sys.carry_joint(k, m, amount, &nodes, &mut q, &mut v) {
+                        loops += 1;
+                        continue;
                     }
-                }
-                let change = m.value(&q) - m.value(&state.q);
-                let name = format!("{}: joint '{}'", file.display(), joint.name);
-                assert!((change - amount).abs() < 1e-12 * size, "{name}: coordinate changed by {change}");
-                for (r, (a, b)) in residuals(&q).iter().zip(&before).enumerate() {
-                    let own = sys.constraints[r].measure.measure() == Some(m);
-                    assert!(own || (a - b).abs() < 1e-12 * size, "{name}: row {r} from {b:.3e} to {a:.3e}");
+                    carried += 1;
+                    for node in &nodes {
+                        let x = node.first();
+                        if q[x..x + node.len()] != state.q[x..x + node.len()] {
+                            kinds.insert(format!("{node:?}").split('(').next().unwrap_or_default().to_string());
+                        }
+                    }
+                    let change = m.value(&q) - m.value(&state.q);
+                    let name = format!("{}: joint '{}'", file.display(), joint.name);
+                    assert!((change - amount).abs() < 1e-12 * size, "{name}: coordinate changed by {change}");
+                    for (r, (a, b)) in residuals(&q).iter().zip(&before).enumerate() {
+                        let own = sys.constraints[r].measure.measure() == Some(m);
+                        assert!(own || (a - b).abs() < 1e-12 * size, "{name}: row {r} from {b:.3e} to {a:.3e}");
+                    }
                 }
             }
         }

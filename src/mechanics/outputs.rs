@@ -5,7 +5,7 @@ use super::System;
 use super::derivatives::quadratic_form;
 use super::elements::FloatingFrameBeam2d;
 use super::forces::{Contact, MultiPointForce};
-use super::joints::JointKind;
+use super::joints::{JointInfo, JointKind, coordinate_types, pick_coordinate};
 use super::kinematics::Anchor;
 use super::output_quantities::Quantity;
 use super::spatial_kinematics::Anchor3;
@@ -61,10 +61,12 @@ pub enum OutputKind {
     LinkForce {
         row: usize,
     },
-    /// Slider displacement / relative angle of a joint (order 0) or its rate (1); a driven
-    /// spatial revolute joint's angle is continuous (drive(t) + wrapped residual).
+    /// Slider displacement / relative angle of a joint (order 0) or its rate (1): its
+    /// coordinate `coordinate` (an index into `JointInfo::coordinates`); a driven spatial
+    /// angle is continuous (drive(t) + wrapped residual).
     JointCoordinate {
         joint: usize,
+        coordinate: usize,
         order: usize,
     },
     /// Normal force (0), penetration (1, negative: the gap), state (2: 1 in contact, else 0)
@@ -291,30 +293,52 @@ pub fn parse_shared(
             .copied()
             .ok_or_else(|| model.error(name.span(), format!("unknown joint '{}'", name.get_ref())))
     };
+    if let Some(c) = o
+        .coordinate
+        .as_ref()
+        .filter(|_| quantity.is_some_and(|k| !matches!(k, Quantity::JointCoordinate { .. } | Quantity::DriveForce)))
+    {
+        return Err(model.error(
+            c.span(),
+            format!("`coordinate` applies to joint_position, joint_velocity and drive_force, not '{q}'"),
+        ));
+    }
+    // The coordinate of joint `j` the output names (`joints::pick_coordinate`).
+    let pick = |j: &JointInfo| {
+        let at = o.joint.as_ref().map_or(o.quantity.span(), |n| n.span());
+        pick_coordinate(j, o.coordinate.as_ref(), at, model)
+    };
     let Some(quantity) = quantity else { return Ok(None) };
     Ok(Some(match quantity {
         Quantity::JointCoordinate { order } => {
             let joint = need_joint()?;
             let j = &sys.joints[joint];
-            if j.coordinate.is_none() {
+            if j.coordinates.is_empty() {
                 // A revolute joint without one is at a floating-frame beam point (planar).
                 let msg = if j.kind == JointKind::Revolute {
                     format!(
                         "{q} is not available for a joint at a floating_frame beam point (its section angle is not a joint coordinate)"
                     )
                 } else {
-                    format!("{q} needs a revolute, prismatic or distance joint (one coordinate)")
+                    format!("{q} needs a joint with a coordinate: {}", coordinate_types(sys.spatial))
                 };
                 return Err(model.error(o.quantity.span(), msg));
             }
-            OutputKind::JointCoordinate { joint, order }
+            OutputKind::JointCoordinate { joint, coordinate: pick(j)?, order }
         }
         Quantity::DriveForce => {
             let j = &sys.joints[need_joint()?];
-            let Some(row) = j.rows.clone().find(|&r| sys.constraints[r].drive.is_some()) else {
+            let driven = |r: usize| sys.constraints[r].drive.is_some();
+            if !j.rows.clone().any(driven) {
                 return Err(model.error(o.quantity.span(), "drive_force needs a driven joint (`drive = ...`)".into()));
+            }
+            let k = pick(j)?;
+            let Some(row) = j.drive_row(k, &sys.constraints) else {
+                let name = j.kind.coordinates()[k].name;
+                let span = o.coordinate.as_ref().map_or(o.quantity.span(), |c| c.span());
+                return Err(model.error(span, format!("coordinate '{name}' of joint '{}' is not driven", j.name)));
             };
-            OutputKind::DriveForce { row, torque: !j.kind.linear() }
+            OutputKind::DriveForce { row, torque: j.coordinate_kind(k).is_some_and(|c| !c.linear()) }
         }
         Quantity::LinkForce => {
             let j = &sys.joints[need_joint()?];
@@ -417,13 +441,13 @@ impl OutputKind {
             }
             OutputKind::DriveForce { row, .. } => -s.lambda[*row],
             OutputKind::LinkForce { row } => s.lambda[*row],
-            OutputKind::JointCoordinate { joint, order } => {
+            OutputKind::JointCoordinate { joint, coordinate, order } => {
                 let j = &sys.joints[*joint];
-                let m = j.coordinate.as_ref().expect("checked when the output was built");
+                let m = &j.coordinates[*coordinate];
                 match order {
                     // A driven spatial angle (atan2, wrapped to (-pi, pi]) is reported on the
                     // branch of the drive: continuous over any number of turns.
-                    0 => match j.rows.clone().find(|&r| sys.constraints[r].drive.is_some()) {
+                    0 => match j.drive_row(*coordinate, &sys.constraints) {
                         Some(r) => sys.constraints[r].driven_coordinate(s.q, s.t, &sys.inputs, &sys.input_rates),
                         None => m.value(s.q),
                     },

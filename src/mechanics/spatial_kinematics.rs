@@ -90,6 +90,13 @@ pub enum SpatialKind {
     /// triad in body 1's frame and b2 the direction b1 in body 2's frame at the zero angle
     /// (rotating b by phi about a gives b cos phi + c sin phi).
     Angle { b1: [f64; 3], c1: [f64; 3], b2: [f64; 3] },
+    /// Rotation angle of body 2 relative to body 1 about an axis a fixed in body 2, wrapped
+    /// to (-pi, pi]: atan2(-(A2 c2) . (A1 b1), (A2 b2) . (A1 b1)) with (a, b2, c2) a
+    /// right-handed triad in body 2's frame and b1 the direction b2 in body 1's frame at the
+    /// zero angle (body 2 turned by phi about a sees b1 at b2 cos phi - c2 sin phi). The
+    /// angle of a universal joint's body 2 about its own pin relative to the cross, whose
+    /// other arm b1 is fixed in body 1 (src/mechanics/joints/universal.rs).
+    AngleAbout2 { b2: [f64; 3], c2: [f64; 3], b1: [f64; 3] },
     /// p . p of the body of anchor 1 (the Euler-parameter normalisation).
     EulerNorm,
 }
@@ -177,6 +184,29 @@ fn dot<const G: usize, const H: usize>(a: &VecFn<G, H>, b: &VecFn<G, H>, n: usiz
     d
 }
 
+/// Derivatives of atan2(y, x) from those of y and x: phi_r = (x y_r - y x_r)/D, D = x^2 + y^2,
+/// phi_rc = (x y_rc - y x_rc + x_c y_r - y_c x_r)/D - 2 phi_r (x x_c + y y_c)/D.
+fn atan2<const G: usize, const H: usize>(dy: &Jet<G, H>, dx: &Jet<G, H>, n: usize) -> Jet<G, H> {
+    let mut d = Jet::zero();
+    let (x, y) = (dx.value, dy.value);
+    let den = x * x + y * y;
+    d.value = y.atan2(x);
+    if den > 0.0 {
+        for r in 0..n.min(G) {
+            d.gradient[r] = (x * dy.gradient[r] - y * dx.gradient[r]) / den;
+        }
+        for r in 0..if H > 0 { n } else { 0 } {
+            for c in 0..n {
+                let (xr, yr, xc, yc) = (dx.gradient[r], dy.gradient[r], dx.gradient[c], dy.gradient[c]);
+                d.hessian[r * n + c] = (x * dy.hessian[r * n + c] - y * dx.hessian[r * n + c] + xc * yr - yc * xr)
+                    / den
+                    - 2.0 * d.gradient[r] * (x * xc + y * yc) / den;
+            }
+        }
+    }
+    d
+}
+
 impl SpatialMeasure {
     pub fn new(a1: Anchor3, a2: Anchor3, kind: SpatialKind) -> Self {
         SpatialMeasure { a1, a2, kind }
@@ -256,31 +286,22 @@ impl SpatialMeasure {
                 d = dot(&d1, &separation(), n);
             }
             SpatialKind::Angle { b1, c1, b2 } => {
-                let along = |u1: [f64; 3]| {
+                let along = |u1: [f64; 3], sign: f64| {
                     let (mut d1, mut d2) = (VecFn::<G, H>::zero(), VecFn::<G, H>::zero());
-                    d1.add(&self.a1, q, 0, n, 1.0, false, Some(u1));
+                    d1.add(&self.a1, q, 0, n, sign, false, Some(u1));
                     d2.add(&self.a2, q, off2, n, 1.0, false, Some(b2));
                     dot(&d1, &d2, n)
                 };
-                // phi = atan2(y, x): phi_r = (x y_r - y x_r)/D, D = x^2 + y^2,
-                // phi_rc = (x y_rc - y x_rc + x_c y_r - y_c x_r)/D - 2 phi_r (x x_c + y y_c)/D.
-                let (dx, dy) = (along(b1), along(c1));
-                let (x, y) = (dx.value, dy.value);
-                let den = x * x + y * y;
-                d.value = y.atan2(x);
-                if den > 0.0 {
-                    for r in 0..n.min(G) {
-                        d.gradient[r] = (x * dy.gradient[r] - y * dx.gradient[r]) / den;
-                    }
-                    for r in 0..if H > 0 { n } else { 0 } {
-                        for c in 0..n {
-                            let (xr, yr, xc, yc) = (dx.gradient[r], dy.gradient[r], dx.gradient[c], dy.gradient[c]);
-                            d.hessian[r * n + c] =
-                                (x * dy.hessian[r * n + c] - y * dx.hessian[r * n + c] + xc * yr - yc * xr) / den
-                                    - 2.0 * d.gradient[r] * (x * xc + y * yc) / den;
-                        }
-                    }
-                }
+                d = atan2(&along(c1, 1.0), &along(b1, 1.0), n);
+            }
+            SpatialKind::AngleAbout2 { b2, c2, b1 } => {
+                let along = |u2: [f64; 3], sign: f64| {
+                    let (mut d1, mut d2) = (VecFn::<G, H>::zero(), VecFn::<G, H>::zero());
+                    d1.add(&self.a1, q, 0, n, 1.0, false, Some(b1));
+                    d2.add(&self.a2, q, off2, n, sign, false, Some(u2));
+                    dot(&d1, &d2, n)
+                };
+                d = atan2(&along(c2, -1.0), &along(b2, 1.0), n);
             }
             SpatialKind::Distance => {
                 // L = sqrt(D.D): grad = D.J / L, H = (grad(D.D)/2 Hessian - grad grad^T) / L.
@@ -320,6 +341,7 @@ mod tests {
             SpatialKind::Projection { u1: [0.0, 0.6, 0.8] },
             SpatialKind::Distance,
             SpatialKind::Angle { b1: [0.6, 0.8, 0.0], c1: [0.0, 0.0, 1.0], b2: [0.0, 0.6, 0.8] },
+            SpatialKind::AngleAbout2 { b2: [0.6, 0.8, 0.0], c2: [0.0, 0.0, 1.0], b1: [0.0, 0.6, 0.8] },
         ];
         let mut worst: f64 = 0.0;
         let mut check = |m: SpatialMeasure| {

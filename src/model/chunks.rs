@@ -7,9 +7,9 @@
 //! fails, the caller parses the whole text instead (so errors are the whole text's).
 
 use super::schema::{
-    BeamDecl, BeamMaterialDecl, ContactDecl, Definition, InputDecl, JointDecl, LoadDecl, MaterialDecl, ModelInfo,
-    Number, OutputDecl, ParameterDecl, PlateDecl, PointMassDecl, RigidBodyDecl, SectionDecl, SolverDecl, SpringDecl,
-    Tensor, VisualizationDecl, indexmap_like::OrderedTable,
+    BeamDecl, BeamMaterialDecl, ContactDecl, Definition, DriveDecl, InputDecl, JointDecl, LoadDecl, MaterialDecl,
+    ModelInfo, Number, OutputDecl, ParameterDecl, PlateDecl, PointMassDecl, RigidBodyDecl, SectionDecl, SolverDecl,
+    SpringDecl, Tensor, VisualizationDecl, indexmap_like::OrderedTable,
 };
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -251,6 +251,15 @@ impl<T: Shift> Shift for OrderedTable<T> {
     }
 }
 
+impl Shift for DriveDecl {
+    fn shift(&mut self, by: usize) {
+        match self {
+            DriveDecl::One(n) => n.shift(by),
+            DriveDecl::Each(e) => e.shift(by),
+        }
+    }
+}
+
 /// Values without spans inside.
 macro_rules! leaves {
     ($($ty:ty => $placeholder:expr),* $(,)?) => {$(
@@ -307,12 +316,12 @@ structs! {
     MaterialDecl { young, nu, rho, damping }
     PlateDecl { name, size, thickness, material, origin, mesh, bodies, clamped, damping_ratio }
     JointDecl { name, kind, body1, body2, point, point1, point2, length, axis, axis2, rigid_section, drive }
-    SpringDecl { name, kind, body1, point1, body2, point2, joint, axis, stiffness, damping, free_length,
-        fractional_order, memory }
+    SpringDecl { name, kind, body1, point1, body2, point2, joint, coordinate, axis, stiffness, damping,
+        free_length, fractional_order, memory }
     LoadDecl { name, kind, body, point, direction, follower, value, table }
     ContactDecl { name, kind, body1, point1, normal, radius1, body2, point2, radius2, method, stiffness,
         restitution, damping_model, min_impact_speed }
-    OutputDecl { name, quantity, body, point, joint, contact, chord, plate, frame, description }
+    OutputDecl { name, quantity, body, point, joint, coordinate, contact, chord, plate, frame, description }
 }
 
 impl Placeholder for SectionDecl {

@@ -1,6 +1,7 @@
 //! Model files: parsing, parameters, and errors that point at file:line:column.
 
 mod chunks;
+mod drive;
 pub mod expr;
 mod number;
 pub mod schema;

@@ -329,8 +329,27 @@ pub struct JointDecl {
     pub rigid_section: Option<Spanned<bool>>,
     /// Driven joint: the joint coordinate (relative angle of a revolute joint, displacement of
     /// a prismatic one, length of a distance joint) prescribed as an expression of `t`,
-    /// parameters and inputs.
-    pub drive: Option<Num>,
+    /// parameters and inputs; on a joint with two coordinates a table of such expressions
+    /// keyed by coordinate name (`{ slide = ..., angle = ... }`, either or both).
+    pub drive: Option<DriveDecl>,
+}
+
+/// `drive = expression`, or `drive = { name = expression, ... }` by coordinate name
+/// (src/model/drive.rs reads it, keeping every span).
+#[derive(Debug, Clone, PartialEq)]
+pub enum DriveDecl {
+    One(Num),
+    Each(Spanned<Vec<(Name, Num)>>),
+}
+
+impl DriveDecl {
+    /// Where the whole value is.
+    pub fn span(&self) -> std::ops::Range<usize> {
+        match self {
+            DriveDecl::One(n) => n.span(),
+            DriveDecl::Each(e) => e.span(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -346,6 +365,9 @@ pub struct SpringDecl {
     pub body2: Option<Name>,
     pub point2: Option<Vec2>,
     pub joint: Option<Name>,
+    /// Which coordinate of a joint with two (`slide` or `angle` of a cylindrical joint,
+    /// `angle1` or `angle2` of a universal joint) a prismatic or torsional spring acts on.
+    pub coordinate: Option<Name>,
     /// Rotational springs in spatial models: the global axis of the relative rotation.
     pub axis: Option<Vec2>,
     #[serde(default)]
@@ -423,6 +445,10 @@ pub struct OutputDecl {
     /// Point on the body, global in the initial configuration; default the reference point.
     pub point: Option<Vec2>,
     pub joint: Option<Name>,
+    /// `joint_position`, `joint_velocity`, `drive_force` of a joint with two coordinates:
+    /// which one (`slide` or `angle` of a cylindrical joint, `angle1` or `angle2` of a
+    /// universal joint).
+    pub coordinate: Option<Name>,
     pub contact: Option<Name>,
     /// `transverse_deflection`: the two bodies whose reference points span the chord.
     pub chord: Option<Spanned<Vec<Name>>>,

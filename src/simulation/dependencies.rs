@@ -107,8 +107,9 @@ fn solved_unknowns(kind: &OutputKind, sys: &System) -> Option<(Vec<usize>, Vec<u
         },
         OutputKind::SpatialPoint { anchor, .. } => (anchor.dofs(), vec![]),
         OutputKind::Rotation { theta, .. } => (vec![*theta], vec![]),
-        OutputKind::JointCoordinate { joint, .. } => {
-            (sys.joints[*joint].coordinate.as_ref().map_or_else(|| (0..n).collect(), |m| m.dofs().to_vec()), vec![])
+        OutputKind::JointCoordinate { joint, coordinate, .. } => {
+            let m = sys.joints[*joint].coordinates.get(*coordinate);
+            (m.map_or_else(|| (0..n).collect(), |m| m.dofs().to_vec()), vec![])
         }
         OutputKind::DriveForce { row, .. } | OutputKind::LinkForce { row } => (vec![], vec![*row]),
         OutputKind::SectionAngle { anchor, .. } => (anchor.dofs(), vec![]),
@@ -321,8 +322,10 @@ impl Simulation {
                 if o.kind.zero_at_start() {
                     return Vec::new();
                 }
-                if let OutputKind::JointCoordinate { joint, order: order @ (0 | 1) } = o.kind {
-                    let drive = sys.joints[joint].rows.clone().find_map(|r| sys.constraints[r].drive.as_ref());
+                if let OutputKind::JointCoordinate { joint, coordinate, order: order @ (0 | 1) } = o.kind {
+                    let drive = sys.joints[joint]
+                        .drive_row(coordinate, &sys.constraints)
+                        .and_then(|r| sys.constraints[r].drive.as_ref());
                     if let Some(f) = drive {
                         return (0..inputs)
                             .filter(|&i| if order == 0 { f.reads_input(i) } else { jet_reads_input(f, 1, i, &mut u) })

@@ -43,8 +43,8 @@ pub(super) fn derived(kind: &OutputKind, k: usize) -> Option<OutputKind> {
         }
         // A coordinate: its rate and acceleration.
         OutputKind::EulerParameter { index } => OutputKind::Rotation { theta: *index, order: up(0, 2)? },
-        OutputKind::JointCoordinate { joint, order } => {
-            OutputKind::JointCoordinate { joint: *joint, order: up(*order, 2)? }
+        OutputKind::JointCoordinate { joint, coordinate, order } => {
+            OutputKind::JointCoordinate { joint: *joint, coordinate: *coordinate, order: up(*order, 2)? }
         }
         // omega = 2 E(p) p' gives 2 E(p) p'' (E(p') p' = 0), and the body frame's likewise.
         OutputKind::SpatialAngularVelocity { x, component, order } => {

@@ -71,6 +71,7 @@ mod initial_unknowns;
 mod input_tables;
 mod integrator_family;
 mod integrator_theory;
+mod joint_coordinates;
 mod joints;
 mod model_errors;
 mod model_fuzz;

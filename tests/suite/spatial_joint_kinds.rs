@@ -162,7 +162,7 @@ fn bad_universal_joints_are_located_errors() {
         ("type = \"revolute\"\nbody2 = \"b\"\naxis = [1.0, 0.0, 0.0]\naxis2 = [0.0, 1.0, 0.0]\n", "only applies"),
         (
             "type = \"cylindrical\"\nbody2 = \"b\"\naxis = [1.0, 0.0, 0.0]\ndrive = \"t\"\n",
-            "revolute, prismatic and distance joints, not cylindrical",
+            "a cylindrical joint has two coordinates: drive them by name",
         ),
         ("type = \"cylindrical\"\nbody2 = \"b\"\n", "needs `axis"),
     ] {

@@ -14,8 +14,8 @@ use super::elements::FloatingFramePoint;
 use super::forces::Load;
 use super::initial_state::consistent_initial_state;
 use super::joints::{
-    Drive, JointInfo, JointKind, Rows, axis_only, check_apart, check_points, coordinate_row, drive_function,
-    drive_only, held_length, planar_type,
+    Drive, JointInfo, JointKind, Rows, axis_only, check_apart, check_points, coordinate_row, drives, held_length,
+    planar_type,
 };
 use super::kinematics::{Anchor, Measure, MeasureKind};
 use super::load_magnitude::load_magnitude;
@@ -368,7 +368,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
                 body2_x,
                 body2_rotates: false,
                 body2_point: None,
-                coordinate: None,
+                coordinates: Vec::new(),
             });
             joint_spans.push(j.name.span());
             continue;
@@ -422,29 +422,28 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
             (Some(ax), _) => return Err(model.error(ax.span(), axis_only(false))),
             (None, _) => [1.0, 0.0],
         };
-        let Rows { mut rows, coordinate } = build(a1, a2, axis, &q0);
+        let Rows { mut rows, coordinates } = build(a1, a2, axis, &q0);
         rows.extend(beam::rigid_section(model, j, kind, b2.section, a2, &q0)?);
         let held = held_length(j, joint_type, &b.scope, model)?;
-        let drive = match &j.drive {
-            // The rheonomic row joint_coordinate(q) - f(t) = 0 (its multiplier is the drive's
-            // force/torque, `drive_force`).
-            Some(d) => {
-                if joint_type.drive == Drive::No {
-                    return Err(model.error(d.span(), format!("{}, not {}", drive_only(false), j.kind.get_ref())));
-                }
-                if kind == JointKind::Revolute && !b2.info.rotates {
-                    return Err(model.error(
-                        d.span(),
-                        "a driven revolute joint needs a body2 with an angle coordinate (a rigid body or a corotational beam \
-                         node): the relative angle is its coordinate"
-                            .into(),
-                    ));
-                }
-                Some(drive_function(d, joint_type, &input_scope, t0, (&sys.inputs, &sys.input_rates), model)?)
-            }
-            None => None,
-        };
-        rows.extend(coordinate_row(joint_type, coordinate.as_ref(), drive, held, &q0));
+        // The rheonomic row joint_coordinate(q) - f(t) = 0 (its multiplier is the drive's
+        // force/torque, `drive_force`).
+        if let Some(d) = &j.drive
+            && joint_type.drive != Drive::No
+            && kind == JointKind::Revolute
+            && !b2.info.rotates
+        {
+            return Err(model.error(
+                d.span(),
+                "a driven revolute joint needs a body2 with an angle coordinate (a rigid body or a corotational beam \
+                 node): the relative angle is its coordinate"
+                    .into(),
+            ));
+        }
+        let inputs = (sys.inputs.as_slice(), &sys.input_rates);
+        let drives = drives(j, joint_type, coordinates.len(), false, &input_scope, t0, inputs, model)?;
+        for (m, drive) in coordinates.iter().zip(drives) {
+            rows.extend(coordinate_row(joint_type, m, drive, held, &q0));
+        }
         let start = sys.constraints.len();
         sys.constraints.extend(rows);
         sys.joints.push(JointInfo {
@@ -455,7 +454,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
             body2_x: b2.info.x,
             body2_rotates: b2.info.rotates,
             body2_point: None,
-            coordinate,
+            coordinates,
         });
         joint_spans.push(j.name.span());
     }

@@ -18,7 +18,7 @@
 //! distance measure a point_to_point spring acts along (src/mechanics/kinematics.rs,
 //! spatial_kinematics.rs), on any anchor: ground, point mass, rigid body, beam node.
 
-use super::{Drive, JointKind, JointType, Rows};
+use super::{Coordinate, CoordinateKind, Drive, JointKind, JointType, Rows};
 use crate::mechanics::kinematics::{Anchor, Measure, MeasureKind};
 use crate::mechanics::spatial_kinematics::{Anchor3, SpatialKind, SpatialMeasure};
 
@@ -26,6 +26,7 @@ pub const TYPE: JointType = JointType {
     name: "distance",
     kind: JointKind::Distance,
     freedoms: 5,
+    coordinates: &[Coordinate { name: "length", kind: CoordinateKind::Length }],
     planar_axis: false,
     spatial_axis: false,
     two_points: true,
@@ -35,9 +36,9 @@ pub const TYPE: JointType = JointType {
 };
 
 fn rows2(a1: Anchor, a2: Anchor, _: [f64; 2], _: &[f64]) -> Rows {
-    Rows { rows: Vec::new(), coordinate: Some(Measure::new(a1, a2, MeasureKind::Distance)) }
+    Rows { rows: Vec::new(), coordinates: vec![Measure::new(a1, a2, MeasureKind::Distance)] }
 }
 
 fn rows3(a1: Anchor3, a2: Anchor3, _: [[f64; 3]; 2], _: &[f64]) -> Rows {
-    Rows { rows: Vec::new(), coordinate: Some(Measure::spatial(SpatialMeasure::new(a1, a2, SpatialKind::Distance))) }
+    Rows { rows: Vec::new(), coordinates: vec![Measure::spatial(SpatialMeasure::new(a1, a2, SpatialKind::Distance))] }
 }

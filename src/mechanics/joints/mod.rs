@@ -34,7 +34,7 @@ use super::kind_list::listing;
 use super::kinematics::{Anchor, Measure, MeasureKind};
 use super::spatial_kinematics::{Anchor3, SpatialKind, SpatialMeasure};
 use crate::model::expr::{Expr, InputRates};
-use crate::model::schema::{JointDecl, Num};
+use crate::model::schema::{DriveDecl, JointDecl, Name, Num};
 use crate::model::{Model, ModelError, Scope};
 use std::ops::Range;
 
@@ -86,7 +86,10 @@ impl ConstraintRow {
     fn periodic(&self) -> bool {
         matches!(
             self.measure.measure().map(|m| &m.kind),
-            Some(MeasureKind::Spatial(SpatialMeasure { kind: SpatialKind::Angle { .. }, .. }))
+            Some(MeasureKind::Spatial(SpatialMeasure {
+                kind: SpatialKind::Angle { .. } | SpatialKind::AngleAbout2 { .. },
+                ..
+            }))
         )
     }
 
@@ -130,12 +133,43 @@ pub enum JointKind {
 }
 
 impl JointKind {
-    /// Whether its coordinate is a length (m: a slider's displacement, a link's length)
-    /// rather than an angle (rad).
-    pub fn linear(self) -> bool {
-        matches!(self, JointKind::Prismatic | JointKind::Distance)
+    /// The coordinates of its type (`JointType::coordinates`).
+    pub fn coordinates(self) -> &'static [Coordinate] {
+        JOINT_TYPES.iter().find(|t| t.kind == self).map_or(&[], |t| t.coordinates)
     }
 }
+
+/// What a joint coordinate measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CoordinateKind {
+    /// A displacement along the joint axis (m), the coordinate of prismatic springs.
+    Slide,
+    /// A rotation angle (rad), the coordinate of torsional springs.
+    Angle,
+    /// A link's length (m).
+    Length,
+}
+
+impl CoordinateKind {
+    /// Whether it is a length (m) rather than an angle (rad).
+    pub fn linear(self) -> bool {
+        matches!(self, CoordinateKind::Slide | CoordinateKind::Length)
+    }
+}
+
+/// One coordinate of a joint type: the name by which `coordinate = "..."` (outputs, springs)
+/// and the keys of `drive = { ... }` pick it on a type with more than one, and what it
+/// measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Coordinate {
+    pub name: &'static str,
+    pub kind: CoordinateKind,
+}
+
+/// A slider's displacement along the axis (prismatic, cylindrical).
+pub const SLIDE: Coordinate = Coordinate { name: "slide", kind: CoordinateKind::Slide };
+/// A relative angle about the axis (revolute, cylindrical; planar fixed, held).
+pub const ANGLE: Coordinate = Coordinate { name: "angle", kind: CoordinateKind::Angle };
 
 /// What `drive` does on a joint type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -150,11 +184,11 @@ pub enum Drive {
     Holds,
 }
 
-/// A joint's rows and its joint coordinate (slider displacement or relative angle; `None`
-/// where the joint has none or more than one).
+/// A joint's rows and its joint coordinates, in the order of its type's `coordinates`
+/// (slider displacement, relative angle, link length; empty where the joint has none).
 pub struct Rows {
     pub rows: Vec<ConstraintRow>,
-    pub coordinate: Option<Measure>,
+    pub coordinates: Vec<Measure>,
 }
 
 /// The planar rows of a type from anchors placed at the same global point in the initial
@@ -168,7 +202,8 @@ pub type Planar = fn(a1: Anchor, a2: Anchor, axis: [f64; 2], q0: &[f64]) -> Rows
 pub type Spatial = fn(a1: Anchor3, a2: Anchor3, axes: [[f64; 3]; 2], q0: &[f64]) -> Rows;
 
 /// One joint type: its `type` name, what it is, the relative degrees of freedom it leaves
-/// (in space), whether it takes `axis` in planar resp. spatial models, whether it links two
+/// (in space), its joint coordinates (what its row builders return, when they return any),
+/// whether it takes `axis` in planar resp. spatial models, whether it links two
 /// points (`point1` on body1, `point2` on body2) instead of anchoring both bodies at one
 /// `point`, what `drive` does on it, and its rows in each dimension (`None` where it does not
 /// exist). The anchors the row builders get are at the one point, or at the two points.
@@ -176,6 +211,7 @@ pub struct JointType {
     pub name: &'static str,
     pub kind: JointKind,
     pub freedoms: usize,
+    pub coordinates: &'static [Coordinate],
     pub planar_axis: bool,
     pub spatial_axis: bool,
     pub two_points: bool,
@@ -237,9 +273,35 @@ fn types_with(spatial: bool, has: impl Fn(&JointType) -> bool) -> String {
     listing(&with, "and")
 }
 
-/// "`drive` applies to a and b joints" in planar (`spatial` false) or spatial models.
+/// The types whose coordinates outputs and springs reference, "a, b or c", in planar
+/// (`spatial` false) or spatial models: those with a drive (the fixed joint holds its
+/// relative angle, and in space has none).
+pub fn coordinate_types(spatial: bool) -> String {
+    let with: Vec<_> = JOINT_TYPES
+        .iter()
+        .filter(|t| if spatial { t.spatial.is_some() } else { t.planar.is_some() })
+        .filter(|t| t.drive != Drive::No)
+        .map(|t| t.name)
+        .collect();
+    listing(&with, "or")
+}
+
+/// "`drive` applies to a and b joints" (the types with one coordinate) in planar (`spatial`
+/// false) or spatial models.
 pub fn drive_only(spatial: bool) -> String {
-    format!("`drive` applies to {} joints", types_with(spatial, |t| t.drive != Drive::No))
+    format!("`drive` applies to {} joints", types_with(spatial, |t| t.drive != Drive::No && t.coordinates.len() == 1))
+}
+
+/// The message for `drive` on a type `name` that has none: `drive_only`, and where there are
+/// types with two coordinates, how those take theirs.
+fn no_drive(spatial: bool, name: &str) -> String {
+    let two = types_with(spatial, |t| t.drive != Drive::No && t.coordinates.len() > 1);
+    let by_name = if two.is_empty() {
+        String::new()
+    } else {
+        format!("; {two} joints take `drive = {{ name = expression, ... }}` by coordinate")
+    };
+    format!("{}, not {name}{by_name}", drive_only(spatial))
 }
 
 /// The keys locating a joint of type `t`: `point1`/`point2` on a two-point type, `point` on
@@ -340,18 +402,150 @@ pub fn drive_function(
     Ok(f)
 }
 
+/// The drive f(t, inputs) of each of the `n` coordinates the rows of joint `j` (type `t`)
+/// gave (`drive_function` each): `drive = expression` on a joint with one, `drive = { name =
+/// expression, ... }` by coordinate name, either or both, on a joint with two. `drive` on a
+/// type without one, one expression for two coordinates, a table for one, an unknown or no
+/// name are located errors. `spatial` picks the dimension whose types the messages list.
+#[allow(clippy::too_many_arguments)] // the joint, its type, and the drive function's context
+pub fn drives(
+    j: &JointDecl,
+    t: &JointType,
+    n: usize,
+    spatial: bool,
+    scope: &Scope,
+    t0: f64,
+    inputs: (&[f64], &InputRates),
+    model: &Model,
+) -> Result<Vec<Option<Expr>>, ModelError> {
+    let mut drives = vec![None; n];
+    let Some(d) = &j.drive else { return Ok(drives) };
+    if t.drive == Drive::No || n == 0 {
+        return Err(model.error(d.span(), no_drive(spatial, j.kind.get_ref())));
+    }
+    let names: Vec<_> = t.coordinates.iter().map(|c| c.name).collect();
+    match d {
+        DriveDecl::One(f) if n == 1 => drives[0] = Some(drive_function(f, t, scope, t0, inputs, model)?),
+        DriveDecl::One(f) => {
+            let each: Vec<_> = names.iter().map(|c| format!("{c} = ...")).collect();
+            return Err(model.error(
+                f.span(),
+                format!(
+                    "a {} joint has {} coordinates: drive them by name, `drive = {{ {} }}` (any of them)",
+                    t.name,
+                    count(n),
+                    each.join(", ")
+                ),
+            ));
+        }
+        DriveDecl::Each(e) if n == 1 => {
+            return Err(model.error(
+                e.span(),
+                format!(
+                    "`drive = {{ ... }}` drives the coordinates of {} joints by name; a {} joint has one: \
+                     `drive = expression`",
+                    types_with(spatial, |t| t.coordinates.len() > 1),
+                    t.name
+                ),
+            ));
+        }
+        DriveDecl::Each(e) => {
+            if e.get_ref().is_empty() {
+                return Err(model.error(
+                    e.span(),
+                    format!("an empty `drive` drives nothing: name {}", listing(&quoted(&names), "or")),
+                ));
+            }
+            for (name, f) in e.get_ref() {
+                let k = names.iter().position(|c| c == name.get_ref()).ok_or_else(|| {
+                    model.error(
+                        name.span(),
+                        format!(
+                            "a {} joint has no coordinate '{}': its coordinates are {}",
+                            t.name,
+                            name.get_ref(),
+                            listing(&quoted(&names), "and")
+                        ),
+                    )
+                })?;
+                drives[k] = Some(drive_function(f, t, scope, t0, inputs, model)?);
+            }
+        }
+    }
+    Ok(drives)
+}
+
+/// "one", "two", ... for the few coordinates a joint has.
+fn count(n: usize) -> &'static str {
+    ["no", "one", "two", "three"].get(n).copied().unwrap_or("several")
+}
+
+/// The names in double quotes, as the model file spells them.
+fn quoted(names: &[&str]) -> Vec<String> {
+    names.iter().map(|c| format!("\"{c}\"")).collect()
+}
+
+/// Which of the coordinates of joint `j` a reference to it (an output, a spring) means:
+/// `key`, the `coordinate = "name"` of the reference, names one of a joint with several and
+/// is left out for a joint with one. Missing where needed, given where not, or naming no
+/// coordinate of the joint, it is a located error (at `key`, or at `at`, the reference's
+/// `joint`). The joint must have coordinates (`JointInfo::coordinates` not empty).
+pub fn pick_coordinate(
+    j: &JointInfo,
+    key: Option<&Name>,
+    at: Range<usize>,
+    model: &Model,
+) -> Result<usize, ModelError> {
+    let table = j.kind.coordinates();
+    let names: Vec<_> = table.iter().map(|c| c.name).collect();
+    let type_name = JOINT_TYPES.iter().find(|t| t.kind == j.kind).map_or("", |t| t.name);
+    match (key, j.coordinates.len()) {
+        (None, 0 | 1) => Ok(0),
+        (Some(k), 0 | 1) => {
+            let with: Vec<_> = JOINT_TYPES.iter().filter(|t| t.coordinates.len() > 1).map(|t| t.name).collect();
+            Err(model.error(
+                k.span(),
+                format!(
+                    "`coordinate` picks one of the coordinates of {} joints; {type_name} joint '{}' has one \
+                     (leave `coordinate` out)",
+                    listing(&with, "and"),
+                    j.name
+                ),
+            ))
+        }
+        (None, n) => {
+            let each: Vec<_> = quoted(&names).iter().map(|c| format!("`coordinate = {c}`")).collect();
+            Err(model.error(
+                at,
+                format!("{type_name} joint '{}' has {} coordinates: give {}", j.name, count(n), listing(&each, "or")),
+            ))
+        }
+        (Some(k), _) => names.iter().position(|c| c == k.get_ref()).ok_or_else(|| {
+            model.error(
+                k.span(),
+                format!(
+                    "{type_name} joint '{}' has no coordinate '{}': its coordinates are {}",
+                    j.name,
+                    k.get_ref(),
+                    listing(&quoted(&names), "and")
+                ),
+            )
+        }),
+    }
+}
+
 /// The row that prescribes the joint coordinate `m`: coordinate(q) = drive(t) when driven;
 /// undriven, for a type that holds its coordinate (`Drive::Holds`), coordinate(q) = `held`
-/// (the initial value `m(q0)` when `None`). `None` otherwise (no coordinate, or the type's own
-/// rows do not prescribe it).
+/// (the initial value `m(q0)` when `None`). `None` otherwise (the type's own rows do not
+/// prescribe it).
 pub fn coordinate_row(
     t: &JointType,
-    m: Option<&Measure>,
+    m: &Measure,
     drive: Option<Expr>,
     held: Option<f64>,
     q0: &[f64],
 ) -> Option<ConstraintRow> {
-    let measure = ContactGap::Measure(m?.clone());
+    let measure = ContactGap::Measure(m.clone());
     match (drive, t.drive, held) {
         (Some(f), _, _) => Some(ConstraintRow::driven(measure, f)),
         (None, Drive::Holds, Some(target)) => Some(ConstraintRow { measure, target, drive: None }),
@@ -374,9 +568,23 @@ pub struct JointInfo {
     /// Spatial joints: body 2's anchor at the joint point, about which the reaction moment is
     /// taken (src/mechanics/reactions.rs); `None` in planar models.
     pub body2_point: Option<Anchor3>,
-    /// The joint coordinate: slider displacement along the axis, or relative angle (None at a
-    /// floating-frame beam point, whose section angle is no anchor).
-    pub coordinate: Option<Measure>,
+    /// The joint coordinates, in the order of the type's `coordinates`: slider displacement
+    /// along the axis, relative angle, link length (none at a floating-frame beam point, whose
+    /// section angle is no anchor).
+    pub coordinates: Vec<Measure>,
+}
+
+impl JointInfo {
+    /// What its coordinate `k` measures.
+    pub fn coordinate_kind(&self, k: usize) -> Option<CoordinateKind> {
+        self.kind.coordinates().get(k).map(|c| c.kind)
+    }
+
+    /// The row driving its coordinate `k`, if it is driven.
+    pub fn drive_row(&self, k: usize, constraints: &[ConstraintRow]) -> Option<usize> {
+        let m = self.coordinates.get(k)?;
+        self.rows.clone().find(|&r| constraints[r].drive.is_some() && constraints[r].measure.measure() == Some(m))
+    }
 }
 
 #[cfg(test)]
@@ -403,6 +611,14 @@ mod tests {
         assert_eq!(axis_only(true), "`axis` only applies to revolute, prismatic, cylindrical and universal joints");
         assert_eq!(drive_only(false), "`drive` applies to revolute, prismatic and distance joints");
         assert_eq!(drive_only(true), "`drive` applies to revolute, prismatic and distance joints");
+        assert_eq!(no_drive(false, "fixed"), "`drive` applies to revolute, prismatic and distance joints, not fixed");
+        assert_eq!(
+            no_drive(true, "spherical"),
+            "`drive` applies to revolute, prismatic and distance joints, not spherical; cylindrical and universal \
+             joints take `drive = { name = expression, ... }` by coordinate"
+        );
+        assert_eq!(coordinate_types(false), "revolute, prismatic or distance");
+        assert_eq!(coordinate_types(true), "revolute, prismatic, distance, cylindrical or universal");
     }
 
     /// Points apart by a relative 1e-12 of their size are refused (no direction); 1e-9 apart

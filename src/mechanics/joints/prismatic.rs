@@ -4,7 +4,7 @@
 //! body 2 has one; spatial: `spatial::on_axis` and `spatial::orientation_kept`). Its
 //! coordinate is the displacement along the axis.
 
-use super::{Drive, JointKind, JointType, Rows, planar, spatial};
+use super::{Drive, JointKind, JointType, Rows, SLIDE, planar, spatial};
 use crate::mechanics::kinematics::{Anchor, Measure, MeasureKind};
 use crate::mechanics::spatial_kinematics::Anchor3;
 
@@ -12,6 +12,7 @@ pub const TYPE: JointType = JointType {
     name: "prismatic",
     kind: JointKind::Prismatic,
     freedoms: 1,
+    coordinates: &[SLIDE],
     planar_axis: true,
     spatial_axis: true,
     two_points: false,
@@ -25,11 +26,11 @@ fn rows2(a1: Anchor, a2: Anchor, axis: [f64; 2], q0: &[f64]) -> Rows {
     let normal = Measure::new(a1, a2, MeasureKind::Projection { u: [-axis[1], axis[0]], rotating });
     let mut rows = vec![planar::holding(normal, q0)];
     rows.extend(planar::angle_held(a1, a2, q0));
-    Rows { rows, coordinate: Some(Measure::new(a1, a2, MeasureKind::Projection { u: axis, rotating })) }
+    Rows { rows, coordinates: vec![Measure::new(a1, a2, MeasureKind::Projection { u: axis, rotating })] }
 }
 
 fn rows3(a1: Anchor3, a2: Anchor3, [axis, _]: [[f64; 3]; 2], q0: &[f64]) -> Rows {
     let mut rows = spatial::on_axis(a1, a2, axis, q0);
     rows.extend(spatial::orientation_kept(a1, a2, q0));
-    Rows { rows, coordinate: Some(spatial::displacement(a1, a2, axis, q0)) }
+    Rows { rows, coordinates: vec![spatial::displacement(a1, a2, axis, q0)] }
 }

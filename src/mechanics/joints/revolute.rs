@@ -2,7 +2,7 @@
 //! body 1, stays normal to two directions fixed in body 2 (`spatial::axis_kept`). Its
 //! coordinate is the relative angle (planar: theta2 - theta1; spatial: about the axis).
 
-use super::{Drive, JointKind, JointType, Rows, planar, spatial};
+use super::{ANGLE, Drive, JointKind, JointType, Rows, planar, spatial};
 use crate::mechanics::kinematics::Anchor;
 use crate::mechanics::spatial_kinematics::Anchor3;
 
@@ -10,6 +10,7 @@ pub const TYPE: JointType = JointType {
     name: "revolute",
     kind: JointKind::Revolute,
     freedoms: 1,
+    coordinates: &[ANGLE],
     planar_axis: false,
     spatial_axis: true,
     two_points: false,
@@ -19,11 +20,11 @@ pub const TYPE: JointType = JointType {
 };
 
 fn rows2(a1: Anchor, a2: Anchor, _: [f64; 2], q0: &[f64]) -> Rows {
-    Rows { rows: planar::coincide(a1, a2, q0), coordinate: Some(planar::relative_angle(a1, a2)) }
+    Rows { rows: planar::coincide(a1, a2, q0), coordinates: vec![planar::relative_angle(a1, a2)] }
 }
 
 fn rows3(a1: Anchor3, a2: Anchor3, [axis, _]: [[f64; 3]; 2], q0: &[f64]) -> Rows {
     let mut rows = spatial::coincide(a1, a2, q0);
     rows.extend(spatial::axis_kept(a1, a2, axis, q0));
-    Rows { rows, coordinate: Some(spatial::relative_angle(a1, a2, axis, q0)) }
+    Rows { rows, coordinates: vec![spatial::relative_angle(a1, a2, axis, q0)] }
 }

@@ -8,6 +8,7 @@ pub const TYPE: JointType = JointType {
     name: "spherical",
     kind: JointKind::Spherical,
     freedoms: 3,
+    coordinates: &[],
     planar_axis: false,
     spatial_axis: false,
     two_points: false,
@@ -17,5 +18,5 @@ pub const TYPE: JointType = JointType {
 };
 
 fn rows3(a1: Anchor3, a2: Anchor3, _: [[f64; 3]; 2], q0: &[f64]) -> Rows {
-    Rows { rows: spatial::coincide(a1, a2, q0), coordinate: None }
+    Rows { rows: spatial::coincide(a1, a2, q0), coordinates: Vec::new() }
 }

@@ -114,3 +114,13 @@ fn no_axis(s: &SpringDecl, model: &Model) -> Result<(), ModelError> {
         None => Ok(()),
     }
 }
+
+/// `coordinate` names a coordinate of a prismatic or torsional spring's joint; the types on
+/// bodies refuse it.
+fn no_coordinate(s: &SpringDecl, model: &Model) -> Result<(), ModelError> {
+    match &s.coordinate {
+        Some(c) => Err(model
+            .error(c.span(), "`coordinate` names the coordinate of a prismatic or torsional spring's joint".into())),
+        None => Ok(()),
+    }
+}

@@ -1,6 +1,6 @@
 //! `type = "point_to_point"`: the distance s = |P2 - P1| of two points (planar and spatial).
 
-use super::{PlanarSite, SpatialSite, SpringType, no_axis};
+use super::{PlanarSite, SpatialSite, SpringType, no_axis, no_coordinate};
 use crate::mechanics::kinematics::{Measure, MeasureKind};
 use crate::mechanics::spatial_kinematics::{SpatialKind, SpatialMeasure};
 use crate::model::ModelError;
@@ -9,6 +9,7 @@ use crate::model::schema::{Name, SpringDecl};
 pub const TYPE: SpringType = SpringType { name: "point_to_point", planar: Some(planar), spatial: Some(spatial) };
 
 fn bodies<'a>(s: &'a SpringDecl, site: &crate::model::Model) -> Result<(&'a Name, &'a Name), ModelError> {
+    no_coordinate(s, site)?;
     match (&s.body1, &s.body2) {
         (Some(b1), Some(b2)) => Ok((b1, b2)),
         _ => Err(site.error(s.name.span(), "a point_to_point spring needs body1 and body2".into())),

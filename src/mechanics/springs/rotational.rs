@@ -12,7 +12,7 @@
 //!   change s only to second order. Its potential k (s - s0)^2 / 2 is exact, so energy is
 //!   conserved exactly for any motion (tests/suite/rotational_spring.rs).
 
-use super::{PlanarSite, SpatialSite, SpringType, no_axis};
+use super::{PlanarSite, SpatialSite, SpringType, no_axis, no_coordinate};
 use crate::mechanics::joints::spatial::{body_frame, normals};
 use crate::mechanics::kinematics::{Anchor, Measure, MeasureKind};
 use crate::mechanics::spatial_kinematics::{Anchor3, SpatialKind, SpatialMeasure};
@@ -40,6 +40,7 @@ fn bodies<'a>(s: &'a SpringDecl, model: &crate::model::Model) -> Result<(&'a Nam
             "a rotational spring needs no joint (for a joint's angle use type = \"torsional\")".into(),
         ));
     }
+    no_coordinate(s, model)?;
     Ok((b1, b2))
 }
 
