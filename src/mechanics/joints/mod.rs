@@ -242,6 +242,34 @@ pub fn drive_only(spatial: bool) -> String {
     format!("`drive` applies to {} joints", types_with(spatial, |t| t.drive != Drive::No))
 }
 
+/// Whether a joint's spatial rows or its coordinate read the orientation of its anchor 1 resp.
+/// anchor 2 (`SpatialMeasure::reads_orientation`): a point mass, which has none, can be
+/// neither (spherical and distance joints read positions alone).
+pub fn reads_orientation(rows: &[ConstraintRow], coordinate: Option<&Measure>) -> [bool; 2] {
+    let measures = rows.iter().filter_map(|r| r.measure.measure()).chain(coordinate);
+    measures.fold([false; 2], |reads, m| match &m.kind {
+        MeasureKind::Spatial(s) => {
+            let [r1, r2] = s.reads_orientation();
+            [reads[0] || r1, reads[1] || r2]
+        }
+        _ => reads,
+    })
+}
+
+/// The spatial joint types a point mass can take, listed "a and b": those whose rows and
+/// coordinate between two point masses read no orientation.
+pub fn point_mass_types() -> String {
+    let (a1, a2) = (Anchor3::Point { x: 0 }, Anchor3::Point { x: 3 });
+    let q0 = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0];
+    let (a, b) = ([0.0, 0.0, 1.0], [1.0, 0.0, 0.0]);
+    types_with(true, |t| {
+        t.spatial.is_some_and(|build| {
+            let Rows { rows, coordinate } = build(a1, a2, [a, b], &q0);
+            reads_orientation(&rows, coordinate.as_ref()) == [false, false]
+        })
+    })
+}
+
 /// The keys locating a joint of type `t`: `point1`/`point2` on a two-point type, `point` on
 /// the others (the other keys are located errors); a two-point joint to ground needs
 /// `point1` (ground has no reference point).
