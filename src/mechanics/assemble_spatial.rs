@@ -15,7 +15,7 @@ use super::initial_state::consistent_initial_state;
 use super::joints::spatial::normalisation_row;
 use super::joints::{
     Drive, JointInfo, JointKind, Rows, axis_only, check_apart, check_points, coordinate_row, drive_function,
-    drive_only, held_length, point_mass_types, reads_orientation, spatial_type,
+    drive_only, held_length, point_mass_types, reads_body_orientation, spatial_type,
 };
 use super::load_magnitude::load_magnitude;
 use super::momentum::BodyMass;
@@ -261,7 +261,26 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
             .body(&j.body2)?
             .ok_or_else(|| model.error(j.body2.span(), "body2 must not be ground (put ground in body1)".into()))?;
         let b2x = b2.x;
-        let b1x = b.body(body1)?.map(|b1| b1.x);
+        let b1 = b.body(body1)?;
+        let b1x = b1.map(|b1| b1.x);
+        // A point mass has no orientation for a joint to hold (checked before its point, which
+        // must be the mass's own).
+        let point_masses = [b1.is_some_and(|b1| b1.orientation.is_none()), b2.orientation.is_none()];
+        let reads = reads_body_orientation(joint_type);
+        for ((name, point_mass), reads) in [body1, &j.body2].into_iter().zip(point_masses).zip(reads) {
+            if point_mass && reads {
+                return Err(model.error(
+                    name.span(),
+                    format!(
+                        "'{}' is a point mass, which has no orientation for a {} joint to hold; point masses take {} \
+                         joints",
+                        name.get_ref(),
+                        j.kind.get_ref(),
+                        point_mass_types()
+                    ),
+                ));
+            }
+        }
         check_points(j, joint_type, body1.get_ref() == "ground", model)?;
         let (a1, a2) = if joint_type.two_points {
             // A link between two points, each anchor at its own (default: the body's centre).
@@ -293,22 +312,6 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
         };
         let axis2 = universal_pin(model, &b, j, kind, axis)?;
         let Rows { mut rows, coordinate } = build(a1, a2, [axis, axis2], &q0);
-        // A point mass has no orientation for a joint to hold.
-        let reads = reads_orientation(&rows, coordinate.as_ref());
-        for ((anchor, name), reads) in [(a1, body1), (a2, &j.body2)].into_iter().zip(reads) {
-            if reads && !anchor.turns() && !matches!(anchor, Anchor3::Ground { .. }) {
-                return Err(model.error(
-                    name.span(),
-                    format!(
-                        "'{}' is a point mass, which has no orientation for a {} joint to hold; point masses take {} \
-                         joints",
-                        name.get_ref(),
-                        j.kind.get_ref(),
-                        point_mass_types()
-                    ),
-                ));
-            }
-        }
         let held = held_length(j, joint_type, &b.scope, model)?;
         let drive = match &j.drive {
             // The rheonomic row coordinate(q) - f(t) = 0; its multiplier gives `drive_force`.

@@ -256,18 +256,23 @@ pub fn reads_orientation(rows: &[ConstraintRow], coordinate: Option<&Measure>) -
     })
 }
 
-/// The spatial joint types a point mass can take, listed "a and b": those whose rows and
-/// coordinate between two point masses read no orientation.
-pub fn point_mass_types() -> String {
+/// Whether the spatial rows and coordinate of type `t` read the orientation of body 1 resp.
+/// body 2 (`reads_orientation`, on the rows the type builds between two point masses): a
+/// point mass can be neither.
+pub fn reads_body_orientation(t: &JointType) -> [bool; 2] {
     let (a1, a2) = (Anchor3::Point { x: 0 }, Anchor3::Point { x: 3 });
     let q0 = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0];
     let (a, b) = ([0.0, 0.0, 1.0], [1.0, 0.0, 0.0]);
-    types_with(true, |t| {
-        t.spatial.is_some_and(|build| {
-            let Rows { rows, coordinate } = build(a1, a2, [a, b], &q0);
-            reads_orientation(&rows, coordinate.as_ref()) == [false, false]
-        })
+    t.spatial.map_or([false; 2], |build| {
+        let Rows { rows, coordinate } = build(a1, a2, [a, b], &q0);
+        reads_orientation(&rows, coordinate.as_ref())
     })
+}
+
+/// The spatial joint types a point mass can take (their rows read no orientation), listed
+/// "a and b".
+pub fn point_mass_types() -> String {
+    types_with(true, |t| reads_body_orientation(t) == [false, false])
 }
 
 /// The keys locating a joint of type `t`: `point1`/`point2` on a two-point type, `point` on
