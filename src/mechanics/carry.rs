@@ -425,7 +425,7 @@ mod tests {
         }
         eprintln!("{carried} joints carried, {loops} in loops; node kinds moved: {kinds:?}");
         assert!(carried >= 10 && loops >= 3, "{carried} carried, {loops} in loops");
-        for kind in ["Point", "Rigid", "Director", "Spatial"] {
+        for kind in ["Point", "Rigid", "Director", "Spatial", "Point3"] {
             assert!(kinds.contains(kind), "no {kind} node carried: {kinds:?}");
         }
     }

@@ -6,8 +6,9 @@
 use super::{Element, Energy, Kin};
 use crate::integrators::TangentCoefficients;
 
+/// `PointMass` alone is the planar one.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PointMass<const D: usize> {
+pub struct PointMass<const D: usize = 2> {
     dofs: [usize; D],
     pub mass: f64,
     pub gravity: [f64; D],
