@@ -33,12 +33,6 @@ impl Anchor3 {
         }
     }
 
-    /// Whether the anchor turns with its body (a rigid body or beam node): what a measure of
-    /// directions fixed in it, or a torque on it, needs.
-    pub fn turns(&self) -> bool {
-        matches!(self, Anchor3::Body { .. })
-    }
-
     pub fn dofs(&self) -> Vec<usize> {
         self.dof_range().collect()
     }
@@ -227,7 +221,7 @@ impl SpatialMeasure {
 
     /// Whether the measure reads the orientation of anchor 1 resp. anchor 2: through a
     /// direction fixed in that body (`Dot`, `Projection`, `Angle`) or its Euler parameters
-    /// (`EulerNorm`). A point mass has none to give (`Anchor3::turns`).
+    /// (`EulerNorm`). A point mass has none to give (`Anchor3::Point`).
     pub fn reads_orientation(&self) -> [bool; 2] {
         match self.kind {
             SpatialKind::Along { .. } | SpatialKind::Distance => [false, false],
