@@ -1,10 +1,11 @@
-//! Spatial models (`[model] dimension = 3`): rigid bodies with Euler parameters, plates,
-//! corotational beams (`beam.rs`), spherical, revolute, prismatic and fixed joints,
+//! Spatial models (`[model] dimension = 3`): point masses, rigid bodies with Euler
+//! parameters, plates, corotational beams (`beam.rs`), the spatial joint types,
 //! spring-dampers, loads, contacts (the geometries of src/mechanics/contacts/), gravity,
-//! outputs. Planar-only entries (point masses) are reported as errors.
+//! outputs.
 
 mod beam;
 mod plate;
+mod point_mass;
 mod rigid_body;
 
 use super::assembly::{Assembly, BendingPeriod};
@@ -13,9 +14,11 @@ use super::euler_parameters::{mat_t_vec, rotation};
 use super::initial_state::consistent_initial_state;
 use super::joints::spatial::normalisation_row;
 use super::joints::{
-    JointInfo, JointKind, Rows, axis_only, check_apart, check_points, coordinate_row, drives, held_length, spatial_type,
+    JointInfo, JointKind, Rows, axis_only, check_apart, check_points, coordinate_row, drives, held_length,
+    point_mass_types, reads_body_orientation, spatial_type,
 };
 use super::load_magnitude::load_magnitude;
+use super::momentum::BodyMass;
 use super::output_quantities::{self, Quantity};
 use super::outputs::{Output, OutputKind, parse_shared};
 use super::spatial_kinematics::Anchor3;
@@ -30,10 +33,12 @@ struct Body3 {
     name: String,
     x: usize,
     position: [f64; 3],
-    orientation: [f64; 4],
-    /// Its `RigidBody3d` element (index among them): rigid bodies and plate patches; `None`
-    /// for beam nodes, whose mass belongs to their elements.
-    rigid: Option<usize>,
+    /// Its initial Euler parameters (seven coordinates: position, then Euler parameters);
+    /// `None` for a point mass (three coordinates, no orientation).
+    orientation: Option<[f64; 4]>,
+    /// Its element with mass: a `RigidBody3d` (rigid bodies and plate patches) or a
+    /// `PointMass<3>`; `None` for beam nodes, whose mass belongs to their elements.
+    mass: Option<BodyMass>,
 }
 
 struct Builder<'a> {
@@ -95,7 +100,7 @@ struct Layout {
 /// The body kinds of spatial models, in the order their coordinates are laid out: each is a
 /// file of this folder building its section into coordinates, named bodies (`Body3`) and
 /// elements. A new body kind is its file plus one line here.
-const BODY_KINDS: &[BodyKind] = &[rigid_body::build, plate::build, beam::build];
+const BODY_KINDS: &[BodyKind] = &[point_mass::build, rigid_body::build, plate::build, beam::build];
 
 /// A body kind's builder: its section of the model into coordinates, names and elements.
 type BodyKind = fn(&Definition, &mut Builder, &mut Layout) -> Result<(), ModelError>;
@@ -141,7 +146,8 @@ impl Builder<'_> {
     }
 
     /// The anchor of `body` at the global point `point` (initial configuration); a missing
-    /// point means the body's centre of mass.
+    /// point means the body's centre of mass. A point on a point mass must be the mass's
+    /// position (it has no extent), as in planar models.
     fn anchor(&self, body: &Name, point: Option<&Vec2>) -> Result<Anchor3, ModelError> {
         let p = point.map(|p| self.scope.vec3(p)).transpose()?;
         Ok(match self.body(body)? {
@@ -153,7 +159,22 @@ impl Builder<'_> {
             Some(b) => {
                 let p = p.unwrap_or(b.position);
                 let d = [p[0] - b.position[0], p[1] - b.position[1], p[2] - b.position[2]];
-                Anchor3::Body { x: b.x, s: mat_t_vec(&rotation(&b.orientation), d) }
+                match b.orientation {
+                    Some(e) => Anchor3::Body { x: b.x, s: mat_t_vec(&rotation(&e), d) },
+                    None => {
+                        let size = 1.0 + p.iter().map(|c| c.abs()).sum::<f64>();
+                        if d.iter().map(|c| c * c).sum::<f64>().sqrt() > 1e-12 * size {
+                            return Err(self.model.error(
+                                point.map_or(body.span(), |p| p.span()),
+                                format!(
+                                    "point mass '{}' is at {:?}; a point on it must be there too",
+                                    b.name, b.position
+                                ),
+                            ));
+                        }
+                        Anchor3::Point { x: b.x }
+                    }
+                }
             }
         })
     }
@@ -166,13 +187,6 @@ pub fn assemble_spatial(model: &Model, params: &[f64]) -> Result<Assembly, Model
 /// [`assemble_spatial`] with the initial state consistent at the start time `t0` (drives).
 pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, ModelError> {
     let def = &model.definition;
-    let planar_only = |span: Option<Range<usize>>, what: &str| -> Result<(), ModelError> {
-        match span {
-            Some(s) => Err(model.error(s, format!("{what} are not available in spatial models (dimension = 3)"))),
-            None => Ok(()),
-        }
-    };
-    planar_only(def.point_masses.first().map(|p| p.name.span()), "point masses")?;
     let input_names: Vec<String> = def.inputs.iter().map(|i| i.name.get_ref().clone()).collect();
     let scope = model.scope(params);
     let gravity = def.model.gravity.as_ref().map(|g| scope.vec3(g)).transpose()?.unwrap_or([0.0; 3]);
@@ -199,10 +213,13 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
     }
     sys.set_coordinates(q0.len());
     sys.spatial = true;
-    sys.bodies =
-        b.bodies.iter().map(|e| BodyInfo { name: e.name.clone(), x: e.x, rotates: true, director: false }).collect();
+    sys.bodies = b
+        .bodies
+        .iter()
+        .map(|e| BodyInfo { name: e.name.clone(), x: e.x, rotates: e.orientation.is_some(), director: false })
+        .collect();
     sys.inputs = def.inputs.iter().map(|i| i.start).collect();
-    for body in &b.bodies {
+    for body in b.bodies.iter().filter(|b| b.orientation.is_some()) {
         sys.constraints.push(normalisation_row(body.x));
     }
 
@@ -244,7 +261,26 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
             .body(&j.body2)?
             .ok_or_else(|| model.error(j.body2.span(), "body2 must not be ground (put ground in body1)".into()))?;
         let b2x = b2.x;
-        let b1x = b.body(body1)?.map(|b1| b1.x);
+        let b1 = b.body(body1)?;
+        let b1x = b1.map(|b1| b1.x);
+        // A point mass has no orientation for a joint to hold (checked before its point, which
+        // must be the mass's own).
+        let point_masses = [b1.is_some_and(|b1| b1.orientation.is_none()), b2.orientation.is_none()];
+        let reads = reads_body_orientation(joint_type);
+        for ((name, point_mass), reads) in [body1, &j.body2].into_iter().zip(point_masses).zip(reads) {
+            if point_mass && reads {
+                return Err(model.error(
+                    name.span(),
+                    format!(
+                        "'{}' is a point mass, which has no orientation for a {} joint to hold; point masses take {} \
+                         joints",
+                        name.get_ref(),
+                        j.kind.get_ref(),
+                        point_mass_types()
+                    ),
+                ));
+            }
+        }
         check_points(j, joint_type, body1.get_ref() == "ground", model)?;
         let (a1, a2) = if joint_type.two_points {
             // A link between two points, each anchor at its own (default: the body's centre).
@@ -398,6 +434,17 @@ fn output_kind(
         let body = b.body(name)?.ok_or_else(|| model.error(name.span(), "ground does not move".into()))?;
         Ok((body, name))
     };
+    // The first coordinate of a body with an orientation (rigid body, plate patch, beam node).
+    let need_turning = || -> Result<usize, ModelError> {
+        let (body, name) = need_body()?;
+        match body.orientation {
+            Some(_) => Ok(body.x),
+            None => Err(model.error(
+                name.span(),
+                format!("'{q}' needs a body that turns (a rigid body or a beam node); '{}' is a point mass", body.name),
+            )),
+        }
+    };
     let need_joint = || -> Result<usize, ModelError> {
         let name = o
             .joint
@@ -422,13 +469,19 @@ fn output_kind(
             let (_, name) = need_body()?;
             let anchor = b.anchor(name, o.point.as_ref())?;
             let frame_name = o.frame.as_ref().expect("checked by the guard");
-            let frame = b
-                .body(frame_name)?
-                .ok_or_else(|| {
-                    model
-                        .error(frame_name.span(), "positions are global by default; remove `frame = \"ground\"`".into())
-                })?
-                .x;
+            let frame = b.body(frame_name)?.ok_or_else(|| {
+                model.error(frame_name.span(), "positions are global by default; remove `frame = \"ground\"`".into())
+            })?;
+            if frame.orientation.is_none() {
+                return Err(model.error(
+                    frame_name.span(),
+                    format!(
+                        "a frame needs a rigid body or a beam node; '{}' is a point mass, which has no orientation",
+                        frame.name
+                    ),
+                ));
+            }
+            let frame = frame.x;
             OutputKind::SpatialPointInFrame { anchor, frame, component }
         }
         Some(Quantity::Point { component, order }) => {
@@ -437,12 +490,12 @@ fn output_kind(
             OutputKind::SpatialPoint { anchor, component, order }
         }
         Some(Quantity::BodyAngularVelocity { component, order }) => {
-            OutputKind::SpatialBodyAngularVelocity { x: need_body()?.0.x, component, order }
+            OutputKind::SpatialBodyAngularVelocity { x: need_turning()?, component, order }
         }
-        Some(Quantity::TaitBryan { component }) => OutputKind::TaitBryan { x: need_body()?.0.x, component },
-        Some(Quantity::EulerParameter { index }) => OutputKind::EulerParameter { index: need_body()?.0.x + 3 + index },
+        Some(Quantity::TaitBryan { component }) => OutputKind::TaitBryan { x: need_turning()?, component },
+        Some(Quantity::EulerParameter { index }) => OutputKind::EulerParameter { index: need_turning()? + 3 + index },
         Some(Quantity::AngularVelocity { component, order }) => {
-            OutputKind::SpatialAngularVelocity { x: need_body()?.0.x, component, order }
+            OutputKind::SpatialAngularVelocity { x: need_turning()?, component, order }
         }
         Some(Quantity::Reaction { component }) => {
             let joint = need_joint()?;
@@ -464,12 +517,12 @@ fn output_kind(
                 None => None,
                 Some(_) => {
                     let (body, name) = need_body()?;
-                    Some(body.rigid.ok_or_else(|| {
+                    Some(body.mass.ok_or_else(|| {
                         model.error(
                             name.span(),
                             format!(
-                                "{q} needs a rigid body: '{}' is a beam node, whose mass belongs to its elements \
-                                 (leave out `body` for the whole model's angular momentum, beams included)",
+                                "{q} needs a rigid body or a point mass: '{}' is a beam node, whose mass belongs to its \
+                                 elements (leave out `body` for the whole model's angular momentum, beams included)",
                                 name.get_ref()
                             ),
                         )

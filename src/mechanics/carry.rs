@@ -41,19 +41,21 @@ pub(crate) enum Node {
     Director(usize),
     /// (r, p): a spatial body or beam node, its position and Euler parameters.
     Spatial(usize),
+    /// (x, y, z): a spatial point mass.
+    Point3(usize),
 }
 
 impl Node {
     fn first(self) -> usize {
         match self {
-            Node::Point(x) | Node::Rigid(x) | Node::Director(x) | Node::Spatial(x) => x,
+            Node::Point(x) | Node::Rigid(x) | Node::Director(x) | Node::Spatial(x) | Node::Point3(x) => x,
         }
     }
 
     fn len(self) -> usize {
         match self {
             Node::Point(_) => 2,
-            Node::Rigid(_) => 3,
+            Node::Rigid(_) | Node::Point3(_) => 3,
             Node::Director(_) => 4,
             Node::Spatial(_) => 7,
         }
@@ -65,6 +67,7 @@ impl Node {
         let x = self.first();
         match self {
             Node::Spatial(_) => x + 3..x + 7,
+            Node::Point3(_) => x + 3..x + 3,
             _ => x + 2..x + self.len(),
         }
     }
@@ -113,7 +116,7 @@ impl Motion {
             }
             MeasureKind::Spatial(s) => {
                 let body1 = |u: [f64; 3]| match s.a1 {
-                    Anchor3::Ground { .. } => u,
+                    Anchor3::Ground { .. } | Anchor3::Point { .. } => u,
                     Anchor3::Body { x, .. } => mat_vec(&rotation(&q[x + 3..x + 7]), u),
                 };
                 match s.kind {
@@ -170,7 +173,7 @@ impl Motion {
                 q[x] += d[0];
                 q[x + 1] += d[1];
             }
-            (Motion::Turn3 { centre, p }, Node::Spatial(_)) => {
+            (Motion::Turn3 { centre, p }, Node::Spatial(_) | Node::Point3(_)) => {
                 let a = rotation(&p);
                 let arm = mat_vec(&a, std::array::from_fn(|k| q[x + k] - centre[k]));
                 for k in 0..3 {
@@ -178,12 +181,14 @@ impl Motion {
                 }
                 let w = mat_vec(&a, [v[x], v[x + 1], v[x + 2]]);
                 v[x..x + 3].copy_from_slice(&w);
-                for z in [&mut *q, &mut *v] {
-                    let e = compose(p, &z[x + 3..x + 7]);
-                    z[x + 3..x + 7].copy_from_slice(&e);
+                if node != Node::Point3(x) {
+                    for z in [&mut *q, &mut *v] {
+                        let e = compose(p, &z[x + 3..x + 7]);
+                        z[x + 3..x + 7].copy_from_slice(&e);
+                    }
                 }
             }
-            (Motion::Shift3(d), Node::Spatial(_)) => {
+            (Motion::Shift3(d), Node::Spatial(_) | Node::Point3(_)) => {
                 for k in 0..3 {
                     q[x + k] += d[k];
                 }
@@ -238,7 +243,8 @@ impl System {
             .bodies
             .iter()
             .map(|b| match (self.spatial, b.director, b.rotates) {
-                (true, _, _) => Node::Spatial(b.x),
+                (true, _, true) => Node::Spatial(b.x),
+                (true, _, false) => Node::Point3(b.x),
                 (false, true, _) => Node::Director(b.x),
                 (false, false, true) => Node::Rigid(b.x),
                 (false, false, false) => Node::Point(b.x),
@@ -428,7 +434,7 @@ mod tests {
         }
         eprintln!("{carried} joints carried, {loops} in loops; node kinds moved: {kinds:?}");
         assert!(carried >= 10 && loops >= 3, "{carried} carried, {loops} in loops");
-        for kind in ["Point", "Rigid", "Director", "Spatial"] {
+        for kind in ["Point", "Rigid", "Director", "Spatial", "Point3"] {
             assert!(kinds.contains(kind), "no {kind} node carried: {kinds:?}");
         }
     }

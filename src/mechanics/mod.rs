@@ -55,7 +55,8 @@ type RowSlots = (Vec<usize>, Vec<usize>, Vec<usize>);
 pub struct BodyInfo {
     pub name: String,
     /// First coordinate: x, then y, then theta if `rotates`, or the slope d = dr/dy (two
-    /// coordinates) if `director` (ANCF beam nodes).
+    /// coordinates) if `director` (ANCF beam nodes). Spatial: x, y, z, then the Euler
+    /// parameters if `rotates` (not a point mass).
     pub x: usize,
     pub rotates: bool,
     pub director: bool,
@@ -80,9 +81,9 @@ pub struct System {
     /// Their names, in the same order.
     pub contact_constraint_names: Vec<String>,
     pub bodies: Vec<BodyInfo>,
-    /// Whether the model is spatial: every body's coordinates are then its position and Euler
-    /// parameters (seven), those of a planar one x, y and theta, the slope or neither
-    /// (`BodyInfo`).
+    /// Whether the model is spatial: every body's coordinates are then its position and, if it
+    /// `rotates`, its Euler parameters (seven; a point mass has three), those of a planar one
+    /// x, y and theta, the slope or neither (`BodyInfo`).
     pub spatial: bool,
     /// The first entry of `bodies` with each name (built by `finish`).
     body_index: std::collections::HashMap<String, usize>,
@@ -139,7 +140,7 @@ impl System {
     /// and energies; append new kinds at the end (results of existing models stay bit-for-bit
     /// the same).
     fn with_kinds(mut self) -> Self {
-        self.register::<PointMass>();
+        self.register::<PointMass<2>>();
         self.register::<RigidBody2d>();
         self.register::<RigidBody3d>();
         self.register::<CorotationalBeam2d>();
@@ -152,6 +153,7 @@ impl System {
         self.register::<Contact>();
         self.register::<SpatialLoad>();
         self.register::<CorotationalBeam3d>();
+        self.register::<PointMass<3>>();
         self
     }
 

@@ -101,11 +101,11 @@ pub enum OutputKind {
         point: Anchor3,
         component: usize,
     },
-    /// Angular momentum about the global origin, global component 0..3, of the spatial rigid
-    /// body element `body` (its index among the `RigidBody3d` elements) or, for `None`, of the
-    /// whole model (src/mechanics/momentum.rs).
+    /// Angular momentum about the global origin, global component 0..3, of one body with mass
+    /// of its own (a rigid body, plate patch or point mass) or, for `None`, of the whole model
+    /// (src/mechanics/momentum.rs).
     AngularMomentum {
-        body: Option<usize>,
+        body: Option<momentum::BodyMass>,
         component: usize,
     },
     /// One Euler parameter (global coordinate index).

@@ -1,5 +1,6 @@
 //! Spatial kinematic measures with exact gradients and Hessians, for joints and
-//! spring-dampers between 3D rigid bodies (coordinates r (3), Euler parameters p (4)).
+//! spring-dampers between 3D rigid bodies (coordinates r (3), Euler parameters p (4)) and
+//! point masses (r alone).
 //!
 //! A body point is P = r + A(p) s and a body-fixed direction d = A(p) u, A = E G^T in its
 //! homogeneous quadratic form (see `euler_parameters`), so the second derivatives of P and d
@@ -11,20 +12,24 @@
 use super::derivatives::{Derivatives, Gradient, Jet, MAX_DOFS};
 use super::euler_parameters::{mat_vec, rotated_vector_hessians, rotated_vector_jacobian, rotation};
 
-/// A point fixed to ground, or to a spatial rigid body (first coordinate `x`) at the
-/// body-frame offset `s` from its centre of mass.
+/// A point fixed to ground, to a spatial rigid body (first coordinate `x`) at the
+/// body-frame offset `s` from its centre of mass, or a point mass (coordinates x, y, z from
+/// `x`), which is its own one point and has no orientation: a direction "fixed in it" is a
+/// global one, as on ground (the planar `Anchor::Point`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Anchor3 {
     Ground { p: [f64; 3] },
     Body { x: usize, s: [f64; 3] },
+    Point { x: usize },
 }
 
 impl Anchor3 {
-    /// The anchor's coordinates (consecutive: position, then Euler parameters).
+    /// The anchor's coordinates (consecutive: position, then a body's Euler parameters).
     pub fn dof_range(&self) -> std::ops::Range<usize> {
         match *self {
             Anchor3::Ground { .. } => 0..0,
             Anchor3::Body { x, .. } => x..x + 7,
+            Anchor3::Point { x } => x..x + 3,
         }
     }
 
@@ -39,6 +44,7 @@ impl Anchor3 {
                 let a = mat_vec(&rotation(&q[x + 3..x + 7]), s);
                 [q[x] + a[0], q[x + 1] + a[1], q[x + 2] + a[2]]
             }
+            Anchor3::Point { x } => [q[x], q[x + 1], q[x + 2]],
         }
     }
 
@@ -46,6 +52,7 @@ impl Anchor3 {
     pub fn velocity(&self, q: &[f64], v: &[f64]) -> [f64; 3] {
         match *self {
             Anchor3::Ground { .. } => [0.0; 3],
+            Anchor3::Point { x } => [v[x], v[x + 1], v[x + 2]],
             Anchor3::Body { x, s } => {
                 let jac = rotated_vector_jacobian(&q[x + 3..x + 7], s);
                 let pd = &v[x + 3..x + 7];
@@ -60,6 +67,7 @@ impl Anchor3 {
     pub fn acceleration(&self, q: &[f64], v: &[f64], a: &[f64]) -> [f64; 3] {
         match *self {
             Anchor3::Ground { .. } => [0.0; 3],
+            Anchor3::Point { x } => [a[x], a[x + 1], a[x + 2]],
             Anchor3::Body { x, s } => {
                 let (p, pd, pdd) = (&q[x + 3..x + 7], &v[x + 3..x + 7], &a[x + 3..x + 7]);
                 // p'^T H_i p' = (H_i p')^T p' = 2 (A(p') s)_i: the Jacobian at p' times p' twice.
@@ -130,6 +138,20 @@ impl<const G: usize, const H: usize> VecFn<G, H> {
                 let v = s_dir.unwrap_or(p);
                 for i in 0..3 {
                     self.val[i] += sign * v[i];
+                }
+            }
+            // A point mass: its position r (Jacobian I, no Hessian), or a constant direction.
+            Anchor3::Point { x } => {
+                for i in 0..3 {
+                    match s_dir {
+                        Some(u) if !point => self.val[i] += sign * u[i],
+                        _ => {
+                            self.val[i] += sign * q[x + i];
+                            if G > 0 {
+                                self.jac[i][off + i] += sign;
+                            }
+                        }
+                    }
                 }
             }
             Anchor3::Body { x, s } => {
@@ -225,6 +247,17 @@ impl SpatialMeasure {
         let mut d = self.a1.dofs();
         d.extend(self.a2.dofs());
         d
+    }
+
+    /// Whether the measure reads the orientation of anchor 1 resp. anchor 2: through a
+    /// direction fixed in that body (`Dot`, `Projection`, `Angle`) or its Euler parameters
+    /// (`EulerNorm`). A point mass has none to give (`Anchor3::Point`).
+    pub fn reads_orientation(&self) -> [bool; 2] {
+        match self.kind {
+            SpatialKind::Along { .. } | SpatialKind::Distance => [false, false],
+            SpatialKind::Projection { .. } | SpatialKind::EulerNorm => [true, false],
+            SpatialKind::Dot { .. } | SpatialKind::Angle { .. } | SpatialKind::AngleAbout2 { .. } => [true, true],
+        }
     }
 
     /// The value, gradient and Hessian (the Newton matrix's second derivatives).
@@ -368,8 +401,10 @@ mod tests {
                 }
             }
         };
+        // Point masses: p1 on the first body's coordinates, p2 on the second's positions.
+        let (p1, p2) = (Anchor3::Point { x: 0 }, Anchor3::Point { x: 7 });
         for kind in kinds {
-            for (a1, a2) in [(b1, b2), (g, b2), (b1, g)] {
+            for (a1, a2) in [(b1, b2), (g, b2), (b1, g), (p1, b2), (b1, p2), (p1, p2), (g, p2), (p1, g)] {
                 check(SpatialMeasure::new(a1, a2, kind));
             }
         }

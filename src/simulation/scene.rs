@@ -32,8 +32,8 @@ pub struct Scene {
 #[derive(Debug, Clone, Serialize)]
 pub struct SceneBody {
     pub name: String,
-    /// "point_mass" (state x, y), "rigid_body" (x, y, theta) or "spatial_body"
-    /// (x, y, z, e0, e1, e2, e3: centre of mass and Euler parameters).
+    /// "point_mass" (state x, y; in a spatial model x, y, z), "rigid_body" (x, y, theta) or
+    /// "spatial_body" (x, y, z, e0, e1, e2, e3: centre of mass and Euler parameters).
     pub kind: &'static str,
     /// Radius of the circle a contact gives the body (m), if any: its drawn shape.
     pub radius: Option<f64>,
@@ -106,13 +106,8 @@ impl Scene {
         let mut bodies = Vec::new();
         if spatial {
             for b in &system.bodies {
-                bodies.push(SceneBody {
-                    name: b.name.clone(),
-                    kind: "spatial_body",
-                    radius: None,
-                    first: b.x,
-                    size: 7,
-                });
+                let (kind, size) = if b.rotates { ("spatial_body", 7) } else { ("point_mass", 3) };
+                bodies.push(SceneBody { name: b.name.clone(), kind, radius: None, first: b.x, size });
             }
         } else {
             for pm in &def.point_masses {
@@ -254,6 +249,12 @@ impl Scene {
         for b in &self.bodies {
             let x = b.first;
             match b.kind {
+                "point_mass" if self.dimension == 3 => {
+                    for (component, q) in ["x", "y", "z"].iter().enumerate() {
+                        let anchor = Anchor3::Point { x };
+                        push(&b.name, q, OutputKind::SpatialPoint { anchor, component, order: 0 });
+                    }
+                }
                 "point_mass" => planar(&mut push, &b.name, Anchor::Point { x }),
                 "rigid_body" => {
                     planar(&mut push, &b.name, Anchor::Rigid { x, s: [0.0; 2] });

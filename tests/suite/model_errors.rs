@@ -341,12 +341,13 @@ fn spatial_model_errors() {
         "unknown joint type 'ball', expected spherical, revolute, prismatic, fixed or distance",
     );
     spatial_error("quantity = \"z\"", "quantity = \"angle\"", "unknown output quantity 'angle' in a spatial model");
+    // Point masses are spatial too (tests/suite/point_mass_3d.rs), with three coordinates.
     let text = SPATIAL.replacen(
         "[[joints]]",
-        "[[point_masses]]\nname = \"pm\"\nmass = 1.0\nposition = [0.0, 0.0, 0.0]\n\n[[joints]]",
+        "[[point_masses]]\nname = \"pm\"\nmass = 1.0\nposition = [0.0, 0.0]\n\n[[joints]]",
         1,
     );
-    expect_error(&text, line_of(&text, "name = \"pm\""), "point masses are not available in spatial models");
+    expect_error(&text, line_of(&text, "position = [0.0, 0.0]"), "expected 3 numbers [x, y, z], got 2");
     // Planar models refuse spatial entries and 3-vectors.
     expect_error(
         &variant("position = [\"L/2\", 0.0]", "position = [\"L/2\", 0.0, 0.0]"),

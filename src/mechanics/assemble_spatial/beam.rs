@@ -336,7 +336,7 @@ pub(super) fn build(def: &Definition, b: &mut Builder, l: &mut Layout) -> Result
             let node_name = format!("{name}.node[{k}]");
             b.check_name(&Name::new(bd.name.span(), node_name.clone()), "beam node")?;
             let index = b.bodies.len();
-            b.add_body(Body3 { name: node_name, x: first, position: x, orientation: p, rigid: None });
+            b.add_body(Body3 { name: node_name, x: first, position: x, orientation: Some(p), mass: None });
             let mut aliases = Vec::new();
             if k == 0 {
                 aliases.push(format!("{name}.start"));

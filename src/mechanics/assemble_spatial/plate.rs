@@ -7,6 +7,7 @@ use crate::limits::coordinates_fit;
 use crate::mechanics::discrete_plate::{PlateSpec, discrete_plate};
 use crate::mechanics::elements::RigidBody3d;
 use crate::mechanics::forces::{Member, MultiPointForce};
+use crate::mechanics::momentum::BodyMass;
 use crate::model::ModelError;
 use crate::model::schema::{Definition, Name, PlateDecl, Vec2};
 use crate::structural::{EdgeSupport, PlateMaterial};
@@ -33,9 +34,9 @@ pub(super) fn build(def: &Definition, b: &mut Builder, l: &mut Layout) -> Result
             l.q0.extend(p);
             l.v0.extend([0.0; 7]);
             l.specified.extend([false; 7]);
-            let rigid = Some(l.sys.elements::<RigidBody3d>().len());
+            let rigid = Some(BodyMass::Rigid(l.sys.elements::<RigidBody3d>().len()));
             l.sys.push(RigidBody3d::new(x, body.mass, body.inertia, l.gravity));
-            b.add_body(Body3 { name, x, position: r, orientation: p, rigid });
+            b.add_body(Body3 { name, x, position: r, orientation: Some(p), mass: rigid });
             // c = conj(p_R0) p_0 = identity: every patch starts aligned with the reference.
             if plate.reference == Some(k) {
                 reference = Some(x);

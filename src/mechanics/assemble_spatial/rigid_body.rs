@@ -6,6 +6,7 @@ use super::{Body3, Builder, Layout, unit3};
 use crate::limits::coordinates_fit;
 use crate::mechanics::elements::RigidBody3d;
 use crate::mechanics::euler_parameters::{Mat3, e_matrix, from_axis_angle};
+use crate::mechanics::momentum::BodyMass;
 use crate::model::ModelError;
 use crate::model::schema::{Definition, RigidBodyDecl, Tensor};
 
@@ -32,9 +33,9 @@ pub(super) fn build(def: &Definition, b: &mut Builder, l: &mut Layout) -> Result
         l.v0.extend(pd);
         l.specified.extend([v.is_some(); 3]);
         l.specified.extend([w.is_some(); 4]);
-        let rigid = Some(l.sys.elements::<RigidBody3d>().len());
+        let rigid = Some(BodyMass::Rigid(l.sys.elements::<RigidBody3d>().len()));
         l.sys.push(RigidBody3d::new(x, mass, inertia, l.gravity));
-        b.add_body(Body3 { name: rb.name.get_ref().clone(), x, position: r, orientation: p, rigid });
+        b.add_body(Body3 { name: rb.name.get_ref().clone(), x, position: r, orientation: Some(p), mass: rigid });
     }
     Ok(())
 }

@@ -108,6 +108,10 @@ mod tests {
             (Anchor3::Ground { p: [0.1, 0.2, -0.3] }, ball),
             (Anchor3::Body { x: 0, s: [0.4, -0.1, 0.2] }, ball),
             (Anchor3::Body { x: 0, s: [0.4, -0.1, 0.2] }, Anchor3::Ground { p: [1.0, 2.0, 3.0] }),
+            // Point masses: a ball against a ground plane, a plane on a point mass (its
+            // normal stays global) against a body point.
+            (Anchor3::Ground { p: [0.1, 0.2, -0.3] }, Anchor3::Point { x: 7 }),
+            (Anchor3::Point { x: 0 }, ball),
         ];
         for (a1, a2) in cases {
             let gap = spatial_gap(a1, a2, n);
@@ -115,7 +119,7 @@ mod tests {
             let p1 = a1.position(&q);
             let p2 = a2.position(&q);
             let an = match a1 {
-                Anchor3::Ground { .. } => n,
+                Anchor3::Ground { .. } | Anchor3::Point { .. } => n,
                 Anchor3::Body { x, .. } => crate::mechanics::euler_parameters::mat_vec(
                     &crate::mechanics::euler_parameters::rotation(&q[x + 3..x + 7]),
                     n,

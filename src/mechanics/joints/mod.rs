@@ -304,6 +304,39 @@ fn no_drive(spatial: bool, name: &str) -> String {
     format!("{}, not {name}{by_name}", drive_only(spatial))
 }
 
+/// Whether a joint's spatial rows or its coordinates read the orientation of its anchor 1
+/// resp. anchor 2 (`SpatialMeasure::reads_orientation`): a point mass, which has none, can be
+/// neither (spherical and distance joints read positions alone).
+pub fn reads_orientation(rows: &[ConstraintRow], coordinates: &[Measure]) -> [bool; 2] {
+    let measures = rows.iter().filter_map(|r| r.measure.measure()).chain(coordinates);
+    measures.fold([false; 2], |reads, m| match &m.kind {
+        MeasureKind::Spatial(s) => {
+            let [r1, r2] = s.reads_orientation();
+            [reads[0] || r1, reads[1] || r2]
+        }
+        _ => reads,
+    })
+}
+
+/// Whether the spatial rows and coordinate of type `t` read the orientation of body 1 resp.
+/// body 2 (`reads_orientation`, on the rows the type builds between two point masses): a
+/// point mass can be neither.
+pub fn reads_body_orientation(t: &JointType) -> [bool; 2] {
+    let (a1, a2) = (Anchor3::Point { x: 0 }, Anchor3::Point { x: 3 });
+    let q0 = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0];
+    let (a, b) = ([0.0, 0.0, 1.0], [1.0, 0.0, 0.0]);
+    t.spatial.map_or([false; 2], |build| {
+        let Rows { rows, coordinates } = build(a1, a2, [a, b], &q0);
+        reads_orientation(&rows, &coordinates)
+    })
+}
+
+/// The spatial joint types a point mass can take (their rows read no orientation), listed
+/// "a and b".
+pub fn point_mass_types() -> String {
+    types_with(true, |t| reads_body_orientation(t) == [false, false])
+}
+
 /// The keys locating a joint of type `t`: `point1`/`point2` on a two-point type, `point` on
 /// the others (the other keys are located errors); a two-point joint to ground needs
 /// `point1` (ground has no reference point).

@@ -39,10 +39,11 @@ pub fn normalisation_row(x: usize) -> ConstraintRow {
     }
 }
 
-/// A global direction expressed in the frame of the anchor's body (global for ground).
+/// A global direction expressed in the frame of the anchor's body (global for ground and a
+/// point mass, which does not turn).
 pub fn body_frame(a: &Anchor3, u: [f64; 3], q0: &[f64]) -> [f64; 3] {
     match *a {
-        Anchor3::Ground { .. } => u,
+        Anchor3::Ground { .. } | Anchor3::Point { .. } => u,
         Anchor3::Body { x, .. } => mat_t_vec(&rotation(&q0[x + 3..x + 7]), u),
     }
 }

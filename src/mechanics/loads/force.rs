@@ -11,6 +11,9 @@ use crate::model::schema::LoadDecl;
 
 pub const TYPE: LoadType = LoadType { name: "force", planar: Some(planar), spatial: Some(spatial) };
 
+const FOLLOWER_ON_POINT_MASS: &str =
+    "a follower force needs a body that turns (a rigid body or a beam node); a point mass has no orientation";
+
 fn planar(l: &LoadDecl, site: &dyn PlanarSite, magnitude: TimeFunction) -> Result<Load, ModelError> {
     let model = site.model();
     let Some(dir) = &l.direction else {
@@ -26,11 +29,7 @@ fn planar(l: &LoadDecl, site: &dyn PlanarSite, magnitude: TimeFunction) -> Resul
         return Ok(Load::force(anchor, u, magnitude));
     }
     if site.has_angle(&l.body)? != Some(true) {
-        return Err(model.error(
-            l.body.span(),
-            "a follower force needs a body that turns (a rigid body or a beam node); a point mass has no orientation"
-                .into(),
-        ));
+        return Err(model.error(l.body.span(), FOLLOWER_ON_POINT_MASS.into()));
     }
     Ok(Load::follower_force(anchor, u, site.q0(), magnitude))
 }
@@ -47,6 +46,7 @@ fn spatial(
     }
     match anchor {
         Anchor3::Body { x, s } => Ok(SpatialLoad::follower(x, site.q0(), Some(s), u, magnitude)),
+        Anchor3::Point { .. } => Err(site.model().error(l.body.span(), FOLLOWER_ON_POINT_MASS.into())),
         Anchor3::Ground { .. } => Err(site.model().error(l.body.span(), "loads on ground have no effect".into())),
     }
 }

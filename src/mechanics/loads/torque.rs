@@ -12,13 +12,13 @@ use crate::model::schema::LoadDecl;
 
 pub const TYPE: LoadType = LoadType { name: "torque", planar: Some(planar), spatial: Some(spatial) };
 
+const TORQUE_ON_POINT_MASS: &str =
+    "a torque needs a rigid body or a beam node; a point mass has no orientation and cannot take one";
+
 fn planar(l: &LoadDecl, site: &dyn PlanarSite, magnitude: TimeFunction) -> Result<Load, ModelError> {
     let model = site.model();
     if site.has_angle(&l.body)? != Some(true) {
-        return Err(model.error(
-            l.body.span(),
-            "a torque needs a rigid body or a beam node (corotational or ANCF); a point mass cannot take one".into(),
-        ));
+        return Err(model.error(l.body.span(), TORQUE_ON_POINT_MASS.into()));
     }
     no_point(l, model)?;
     if let Some(d) = &l.direction {
@@ -38,6 +38,7 @@ fn spatial(
     match site.anchor(&l.body, None)? {
         Anchor3::Body { x, .. } if is_follower(l) => Ok(SpatialLoad::follower(x, site.q0(), None, u, magnitude)),
         Anchor3::Body { x, .. } => Ok(SpatialLoad::torque(x, u, magnitude)),
+        Anchor3::Point { .. } => Err(model.error(l.body.span(), TORQUE_ON_POINT_MASS.into())),
         Anchor3::Ground { .. } => Err(model.error(l.body.span(), "loads on ground have no effect".into())),
     }
 }

@@ -44,6 +44,14 @@ fn bodies<'a>(s: &'a SpringDecl, model: &crate::model::Model) -> Result<(&'a Nam
     Ok((b1, b2))
 }
 
+/// A point mass has no angle for a rotational spring to act on.
+fn point_mass(b: &Name, model: &crate::model::Model) -> ModelError {
+    model.error(
+        b.span(),
+        format!("a rotational spring needs rigid bodies, beam nodes or ground; '{}' is a point mass", b.get_ref()),
+    )
+}
+
 fn planar(s: &SpringDecl, site: &dyn PlanarSite) -> Result<Measure, ModelError> {
     let model = site.model();
     let (b1, b2) = bodies(s, model)?;
@@ -52,13 +60,7 @@ fn planar(s: &SpringDecl, site: &dyn PlanarSite) -> Result<Measure, ModelError> 
         match site.has_angle(b)? {
             None => Ok(Anchor::Ground { p: [0.0, 0.0] }),
             Some(true) => site.anchor(b, None),
-            Some(false) => Err(model.error(
-                b.span(),
-                format!(
-                    "a rotational spring needs rigid bodies, beam nodes or ground; '{}' is a point mass",
-                    b.get_ref()
-                ),
-            )),
+            Some(false) => Err(point_mass(b, model)),
         }
     };
     Ok(Measure::new(anchor(b1)?, anchor(b2)?, MeasureKind::Angle))
@@ -80,7 +82,13 @@ fn spatial(s: &SpringDecl, site: &dyn SpatialSite) -> Result<Measure, ModelError
     }
     let (b, c) = normals(a.map(|x| x / norm));
     let anchor = |n: &Name| -> Result<Anchor3, ModelError> {
-        if n.get_ref() == "ground" { Ok(Anchor3::Ground { p: [0.0; 3] }) } else { site.anchor(n, None) }
+        if n.get_ref() == "ground" {
+            return Ok(Anchor3::Ground { p: [0.0; 3] });
+        }
+        match site.anchor(n, None)? {
+            Anchor3::Point { .. } => Err(point_mass(n, model)),
+            a => Ok(a),
+        }
     };
     let (a1, a2) = (anchor(b1)?, anchor(b2)?);
     let q0 = site.q0();
