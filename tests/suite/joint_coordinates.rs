@@ -23,6 +23,7 @@ use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
 
 use crate::common;
+use common::hooke::{self, BETA, OMEGA};
 use common::sim::{output, parse_and_assemble};
 
 fn settings(h: f64) -> SolverSettings {
@@ -146,45 +147,17 @@ fn driven_cylindrical_joint_moves_its_body_along_both_drives_with_the_inverse_dy
     assert!(fine[3] < 1e-4 * ia * 4.5, "drive torque off (a.J a) theta'' by {:.3e}", fine[3]);
 }
 
-const BETA: f64 = 0.5;
-const OMEGA: f64 = 3.0;
-
-/// The Hooke joint of tests/suite/spatial_joint_kinds.rs (its input shaft's bearing on a
-/// cross-slide, so that every row of the joint counts), with the cross's angles as outputs.
+/// The Hooke joint of tests/suite/spatial_joint_kinds.rs (`common::hooke`), with the cross's
+/// angles as outputs.
 fn cardan_model() -> String {
-    let (c, s) = (BETA.cos(), BETA.sin());
-    let mut text = format!(
-        "[model]\nname = \"cardan\"\ndimension = 3\ngravity = [0.0, 0.0, 0.0]\n[solver]\nconstraints = \"ggl\"\n\
-         [[rigid_bodies]]\nname = \"in\"\nmass = 1.0\ninertia = [0.02, 0.05, 0.05]\nposition = [-0.5, 0.0, 0.0]\n\
-         [[rigid_bodies]]\nname = \"out\"\nmass = 1.2\ninertia = [0.03, 0.06, 0.07]\nposition = [{}, {}, 0.0]\n\
-         axis = [0.0, 0.0, 1.0]\nangle = {BETA}\n",
-        0.5 * c,
-        0.5 * s
-    );
-    let mut previous = "ground".to_string();
-    for (k, axis) in ["[1.0, 0.0, 0.0]", "[0.0, 1.0, 0.0]", "[0.0, 0.0, 1.0]"].iter().enumerate() {
-        text += &format!(
-            "[[rigid_bodies]]\nname = \"slide{k}\"\nmass = 0.2\ninertia = [0.01, 0.01, 0.01]\nposition = [-0.5, 0.0, 0.0]\n\
-             [[joints]]\nname = \"rail{k}\"\ntype = \"prismatic\"\nbody1 = \"{previous}\"\nbody2 = \"slide{k}\"\naxis = {axis}\n"
-        );
-        previous = format!("slide{k}");
-    }
-    text += &format!(
-        "[[joints]]\nname = \"input\"\ntype = \"revolute\"\nbody1 = \"slide2\"\nbody2 = \"in\"\npoint = [-0.5, 0.0, 0.0]\n\
-         axis = [1.0, 0.0, 0.0]\ndrive = \"{OMEGA}*t\"\n\
-         [[joints]]\nname = \"output\"\ntype = \"revolute\"\nbody2 = \"out\"\npoint = [{}, {}, 0.0]\naxis = [{c}, {s}, 0.0]\n\
-         [[joints]]\nname = \"cross\"\ntype = \"universal\"\nbody1 = \"in\"\nbody2 = \"out\"\npoint = [0.0, 0.0, 0.0]\n\
-         axis = [0.0, 1.0, 0.0]\naxis2 = [0.0, 0.0, 1.0]\n",
-        0.5 * c,
-        0.5 * s
-    );
-    text + &outputs(&[
-        ("phi", "joint_position", "output", None),
-        ("angle1", "joint_position", "cross", Some("angle1")),
-        ("angle2", "joint_position", "cross", Some("angle2")),
-        ("rate1", "joint_velocity", "cross", Some("angle1")),
-        ("rate2", "joint_velocity", "cross", Some("angle2")),
-    ])
+    hooke::mechanism("cardan")
+        + &outputs(&[
+            ("phi", "joint_position", "output", None),
+            ("angle1", "joint_position", "cross", Some("angle1")),
+            ("angle2", "joint_position", "cross", Some("angle2")),
+            ("rate1", "joint_velocity", "cross", Some("angle1")),
+            ("rate2", "joint_velocity", "cross", Some("angle2")),
+        ])
 }
 
 /// The cross's angles of a Hooke joint bent by `beta` at the input angle `theta` turning at

@@ -15,43 +15,15 @@ use flexfmu::model::Model;
 use flexfmu::simulation::{Simulation, SolverSettings};
 
 use crate::common;
+use common::hooke::{self, BETA, OMEGA};
 use common::sim::output;
 
 fn settings(h: f64) -> SolverSettings {
     SolverSettings { method: Method::Ttbif, rho_inf: 0.8, step: h, tolerance: 1e-12, ..Default::default() }
 }
 
-const BETA: f64 = 0.5;
-const OMEGA: f64 = 3.0;
-
 fn hooke_model() -> String {
-    let (c, s) = (BETA.cos(), BETA.sin());
-    let mut text = format!(
-        "[model]\nname = \"hooke\"\ndimension = 3\ngravity = [0.0, 0.0, 0.0]\n[solver]\nconstraints = \"ggl\"\n\
-         [[rigid_bodies]]\nname = \"in\"\nmass = 1.0\ninertia = [0.02, 0.05, 0.05]\nposition = [-0.5, 0.0, 0.0]\n\
-         [[rigid_bodies]]\nname = \"out\"\nmass = 1.2\ninertia = [0.03, 0.06, 0.07]\nposition = [{}, {}, 0.0]\n\
-         axis = [0.0, 0.0, 1.0]\nangle = {BETA}\n",
-        0.5 * c,
-        0.5 * s
-    );
-    // The cross-slide carrying the input shaft's bearing.
-    let mut previous = "ground".to_string();
-    for (k, axis) in ["[1.0, 0.0, 0.0]", "[0.0, 1.0, 0.0]", "[0.0, 0.0, 1.0]"].iter().enumerate() {
-        text += &format!(
-            "[[rigid_bodies]]\nname = \"slide{k}\"\nmass = 0.2\ninertia = [0.01, 0.01, 0.01]\nposition = [-0.5, 0.0, 0.0]\n\
-             [[joints]]\nname = \"rail{k}\"\ntype = \"prismatic\"\nbody1 = \"{previous}\"\nbody2 = \"slide{k}\"\naxis = {axis}\n"
-        );
-        previous = format!("slide{k}");
-    }
-    text += &format!(
-        "[[joints]]\nname = \"input\"\ntype = \"revolute\"\nbody1 = \"slide2\"\nbody2 = \"in\"\npoint = [-0.5, 0.0, 0.0]\n\
-         axis = [1.0, 0.0, 0.0]\ndrive = \"{OMEGA}*t\"\n\
-         [[joints]]\nname = \"output\"\ntype = \"revolute\"\nbody2 = \"out\"\npoint = [{}, {}, 0.0]\naxis = [{c}, {s}, 0.0]\n\
-         [[joints]]\nname = \"cross\"\ntype = \"universal\"\nbody1 = \"in\"\nbody2 = \"out\"\npoint = [0.0, 0.0, 0.0]\n\
-         axis = [0.0, 1.0, 0.0]\naxis2 = [0.0, 0.0, 1.0]\n",
-        0.5 * c,
-        0.5 * s
-    );
+    let mut text = hooke::mechanism("hooke");
     for (name, q, j) in [
         ("theta", "joint_position", "input"),
         ("phi", "joint_position", "output"),

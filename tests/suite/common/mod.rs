@@ -10,6 +10,7 @@ pub mod c_logger;
 pub mod cli;
 pub mod fmu;
 pub mod fractional;
+pub mod hooke;
 pub mod reference;
 pub mod sim;
 
