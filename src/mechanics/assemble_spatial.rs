@@ -272,8 +272,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
                 return Err(model.error(
                     name.span(),
                     format!(
-                        "'{}' is a point mass, which has no orientation for a {} joint to hold; point masses take {} \
-                         joints",
+                        "'{}' is a point mass, which has no orientation for a {} joint to hold; point masses take {}",
                         name.get_ref(),
                         j.kind.get_ref(),
                         point_mass_types()

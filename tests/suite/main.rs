@@ -85,6 +85,7 @@ mod planar_beam_velocity;
 mod plate_discrete;
 mod plate_fe;
 mod point_mass_3d;
+mod point_mass_slider_3d;
 mod published_benchmarks;
 mod rigid_pendulum;
 mod rotational_spring;

@@ -558,7 +558,8 @@ fn what_needs_an_orientation_is_a_located_error_on_a_spatial_point_mass() {
             rod,
             "type = \"revolute\"\naxis = [0.0, 0.0, 1.0]\nbody1 = \"ground\"\nbody2 = \"bob\"",
             "body2 = \"bob\"",
-            "no orientation for a revolute joint to hold; point masses take spherical and distance joints",
+            "no orientation for a revolute joint to hold; point masses take spherical and distance joints, and \
+             prismatic joints as body2",
         ),
         (
             rod,
@@ -568,9 +569,10 @@ fn what_needs_an_orientation_is_a_located_error_on_a_spatial_point_mass() {
         ),
         (
             rod,
-            "type = \"prismatic\"\naxis = [0.0, 0.0, 1.0]\nbody1 = \"ground\"\nbody2 = \"bob\"",
-            "body2 = \"bob\"",
-            "no orientation for a prismatic joint",
+            "type = \"prismatic\"\naxis = [0.0, 0.0, 1.0]\nbody1 = \"bob\"\nbody2 = \"weight\"",
+            "body1 = \"bob\"",
+            "'bob' is a point mass, which has no orientation for a prismatic joint to hold; point masses take \
+             spherical and distance joints, and prismatic joints as body2",
         ),
         (
             rod,

@@ -306,7 +306,8 @@ fn no_drive(spatial: bool, name: &str) -> String {
 
 /// Whether a joint's spatial rows or its coordinates read the orientation of its anchor 1
 /// resp. anchor 2 (`SpatialMeasure::reads_orientation`): a point mass, which has none, can be
-/// neither (spherical and distance joints read positions alone).
+/// neither (spherical and distance joints read positions alone; a prismatic joint reads body
+/// 1's, its axis, and builds no rotation rows on a point mass as body 2).
 pub fn reads_orientation(rows: &[ConstraintRow], coordinates: &[Measure]) -> [bool; 2] {
     let measures = rows.iter().filter_map(|r| r.measure.measure()).chain(coordinates);
     measures.fold([false; 2], |reads, m| match &m.kind {
@@ -331,10 +332,13 @@ pub fn reads_body_orientation(t: &JointType) -> [bool; 2] {
     })
 }
 
-/// The spatial joint types a point mass can take (their rows read no orientation), listed
-/// "a and b".
+/// The spatial joint types a point mass can take, "a and b joints" (their rows read no
+/// orientation), and ", and c joints as body2" for those that read body 1's alone (a
+/// prismatic joint's axis is fixed in body 1).
 pub fn point_mass_types() -> String {
-    types_with(true, |t| reads_body_orientation(t) == [false, false])
+    let either = types_with(true, |t| reads_body_orientation(t) == [false, false]);
+    let body2 = types_with(true, |t| reads_body_orientation(t) == [true, false]);
+    if body2.is_empty() { format!("{either} joints") } else { format!("{either} joints, and {body2} joints as body2") }
 }
 
 /// The keys locating a joint of type `t`: `point1`/`point2` on a two-point type, `point` on
