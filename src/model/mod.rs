@@ -132,7 +132,8 @@ impl Model {
         };
         let definition = parse_definition(source).map_err(|e| {
             let msg = e.message().trim_end().to_string();
-            locate(e.span(), msg)
+            let hint = e.span().and_then(|s| table_form_hint(source, s.start, &msg)).unwrap_or_default();
+            locate(e.span(), msg + &hint)
         })?;
         if let Some((span, c)) = xml_text::first_non_xml_text(source) {
             return Err(locate(
@@ -695,6 +696,21 @@ fn parse_definition(source: &str) -> Result<Definition, toml::de::Error> {
         }
     }
     toml::from_str(source)
+}
+
+/// For a section written in the other TOML table form (`[inputs]` for the list `[[inputs]]`,
+/// or `[[solver]]` for the one table `[solver]`), what to write instead; the TOML parser only
+/// says which type it expected.
+fn table_form_hint(source: &str, at: usize, message: &str) -> Option<String> {
+    let line = source.get(at..)?.lines().next()?.trim();
+    if let Some(name) = line.strip_prefix("[[").and_then(|l| l.strip_suffix("]]")) {
+        let single = ["model", "parameters", "solver"].contains(&name) && message.starts_with("invalid type");
+        return single.then(|| format!(" (`[{name}]` is one table: write `[{name}]` once, not `[[{name}]]`)"));
+    }
+    let name = line.strip_prefix('[').and_then(|l| l.strip_suffix(']'))?;
+    message
+        .contains("expected a sequence")
+        .then(|| format!(" (`{name}` is a list of tables: write each entry as `[[{name}]]` with its keys below it)"))
 }
 
 fn is_identifier(s: &str) -> bool {

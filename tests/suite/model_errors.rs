@@ -674,3 +674,29 @@ fn planar_rotary_inertia_shape_and_sign() {
         assert!(stderr.starts_with(&format!("error: {path}:{line}:{column}:")) && stderr.contains(needle), "{stderr}");
     }
 }
+
+/// A section in the other TOML table form: a list section written as one table (`[joints]`)
+/// and a one-table section written as a list (`[[solver]]`, `[[parameters]]`). The TOML
+/// parser says only which type it expected; the message says what to write. Other errors at
+/// a list entry's header (a missing name) get no such hint.
+#[test]
+fn a_section_in_the_other_table_form_says_which_to_write() {
+    expect_error(
+        &variant("[[joints]]", "[joints]"),
+        20,
+        "`joints` is a list of tables: write each entry as `[[joints]]` with its keys below it",
+    );
+    expect_error(
+        &variant("[solver]", "[[solver]]"),
+        9,
+        "`[solver]` is one table: write `[solver]` once, not `[[solver]]`",
+    );
+    expect_error(
+        &variant("[parameters]", "[[parameters]]"),
+        5,
+        "`[parameters]` is one table: write `[parameters]` once, not `[[parameters]]`",
+    );
+    let (code, stderr, _) = simulate(&variant("name = \"pin\"\n", ""));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("missing field `name`") && !stderr.contains("write"), "{stderr}");
+}
