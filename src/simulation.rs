@@ -1254,7 +1254,10 @@ impl Simulation {
                 let s = &self.state;
                 let options =
                     StaticOptions { tolerance: self.settings.tolerance, scales: &self.static_scales, globalize: true };
-                if in_equilibrium(&self.system, &s.q, &s.lambda, s.t, &options) {
+                self.system.at_rest(true);
+                let neutral = in_equilibrium(&self.system, &s.q, &s.lambda, s.t, &options);
+                self.system.at_rest(false);
+                if neutral {
                     // A neutral equilibrium (a free body, unloaded): no solve, but about it.
                     Linearisation::Equilibrium { moved: 0.0, unstable: None }
                 } else {
@@ -1310,7 +1313,8 @@ impl Simulation {
         let options =
             StaticOptions { tolerance: self.settings.tolerance, scales: &self.static_scales, globalize: !continuing };
         let (mut reached, mut increment, mut halvings) = (s.t, t - s.t, 0);
-        loop {
+        self.system.at_rest(true);
+        let solved = loop {
             let target = if halvings == 0 { t } else { (reached + increment).min(t) };
             let (q0, lambda0) = (q.clone(), lambda.clone());
             match solve_static(&self.system, &mut q, &mut lambda, target, &options) {
@@ -1318,7 +1322,7 @@ impl Simulation {
                     iterations += n;
                     reached = target;
                     if target == t {
-                        break;
+                        break Ok(());
                     }
                 }
                 Err(StaticsError::NotConverged(_)) if continuing && halvings < STATIC_HALVINGS && increment != 0.0 => {
@@ -1335,10 +1339,12 @@ impl Simulation {
                     } else {
                         String::new()
                     };
-                    return Err(format!("static equilibrium at t = {}: {e}{tried}", Compact(target)));
+                    break Err(format!("static equilibrium at t = {}: {e}{tried}", Compact(target)));
                 }
             }
-        }
+        };
+        self.system.at_rest(false);
+        solved?;
         self.settled = Some((t, q.clone()));
         let s = &mut self.state;
         (s.q, s.lambda, s.t) = (q, lambda, t);

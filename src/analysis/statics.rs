@@ -22,7 +22,12 @@
 //! The mass term is used only where plain Newton is not to be trusted:
 //! - the plain tangent is singular (a coordinate without stiffness);
 //! - its step is too long: some coordinate moves by more than MAX_STEP of its scale (the model
-//!   length for positions, 1 rad for rotations), which also keeps rotations sane;
+//!   length for positions, 1 rad for rotations), which also keeps rotations sane, unless the
+//!   step is verified: the residual at its end has fallen tenfold (forces and constraints), so
+//!   the linearization held along it. The scales come from the model's geometry and a model
+//!   can have none: a point mass at the origin on a spring under a force (paper 003's
+//!   oscillator) has its equilibrium 83 model lengths (the 1 mm floor) away, which MAX_STEP
+//!   steps took more than the iterations allowed; one verified step reaches it;
 //! - its step climbs: the curvature dq^T (K + eps M) dq along it is negative, so it heads for
 //!   a saddle or a maximum of the potential (a link falling past horizontal, compressed and
 //!   with negative geometric stiffness) rather than down to a minimum.
@@ -93,6 +98,10 @@ const MAX_PSEUDO_TRANSIENT_ITERATIONS: usize = 300;
 /// Newton steps are not trusted. The elastica of `models/elastica_cantilever.toml` (k = 1)
 /// takes a first step of 0.5 rad at the tip.
 const MAX_STEP: f64 = 1.0;
+/// A step longer than MAX_STEP is kept if the residual falls by this factor along it (the
+/// forces in work units; the constraint residual too, or is at the tolerance): the
+/// linearization held over it, as for any linear spring.
+const LONG_STEP_REDUCTION: f64 = 0.1;
 /// The first pseudo-transient step moves a coordinate by about this much of its scale.
 const FIRST_STEP: f64 = 0.1;
 /// Pseudo-time steps are lengthened (eps lowered beyond SER) while they move less than this,
@@ -322,10 +331,11 @@ impl<'a> Solver<'a> {
             let size = |v: &[f64]| v[..n].iter().map(|v| v * v).sum::<f64>().sqrt();
             curvature < -ROUNDOFF * size(&x) * size(&self.image)
         };
-        if longest > MAX_STEP || climbs {
+        if climbs {
             return Step::Rejected;
         }
         let increment = (0..n).fold(0.0f64, |a, i| a.max(self.step[i].abs() / (s[i] + q[i].abs())));
+        let before = (longest > MAX_STEP).then(|| (q.to_vec(), lambda.to_vec(), self.residual_sizes()));
         for (x, d) in q.iter_mut().zip(&self.step[..n]) {
             *x += d;
         }
@@ -333,10 +343,28 @@ impl<'a> Solver<'a> {
             *l += d;
         }
         self.res.evaluate(sys, q, lambda, t, &self.zeros);
+        if let Some((q0, lambda0, (forces0, phi0))) = before {
+            // A long step is kept only where the linearization held along it (module doc).
+            let (forces, phi) = self.residual_sizes();
+            let floor = self.tolerance * (self.length + q.iter().fold(0.0f64, |a, x| a.max(x.abs())));
+            if !(forces <= LONG_STEP_REDUCTION * forces0 && phi <= (LONG_STEP_REDUCTION * phi0).max(floor)) {
+                q.copy_from_slice(&q0);
+                lambda.copy_from_slice(&lambda0);
+                self.res.evaluate(sys, q, lambda, t, &self.zeros);
+                return Step::Rejected;
+            }
+        }
         if !self.res.r.iter().all(|x| x.is_finite()) {
             return Step::Singular;
         }
         Step::Taken { longest, increment }
+    }
+
+    /// The force residual in work units (`Residual::norm`) and the largest constraint
+    /// residual, at the current residual.
+    fn residual_sizes(&self) -> (f64, f64) {
+        let phi = self.res.r[self.n..].iter().fold(0.0f64, |a, p| a.max(p.abs()));
+        (self.res.norm(self.o.scales), phi)
     }
 
     /// One pseudo-time step from q (of size 1/eps): r(q1) + eps M (q1 - q) = 0, Phi(q1) = 0 by

@@ -75,6 +75,8 @@ pub trait ElementGroup: Debug + Send + Sync {
     /// Evaluations at `times` near the accepted time t follow the motion from there
     /// (`Element::follow_motion`).
     fn follow_motion(&mut self, t: f64, times: &[f64]);
+    /// Forces as at rest for all time, or back to stepping (`Element::at_rest`).
+    fn at_rest(&mut self, on: bool);
     /// Record an accepted state in the elements' memory (kinds with memory).
     fn record(&mut self, q: &[f64], v: &[f64], t: f64);
     /// Write the elements' memories to `w`, in order.
@@ -187,6 +189,14 @@ impl<E: Element + Debug + Clone + Send + Sync + 'static> ElementGroup for Elemen
         if E::MEMORY.is_some() {
             for e in &mut self.elements {
                 e.follow_motion(t, times);
+            }
+        }
+    }
+
+    fn at_rest(&mut self, on: bool) {
+        if E::MEMORY.is_some() {
+            for e in &mut self.elements {
+                e.at_rest(on);
             }
         }
     }

@@ -334,6 +334,14 @@ impl System {
         }
     }
 
+    /// On: forces as at rest for all time (static analysis, `Element::at_rest`); off: back to
+    /// stepping.
+    pub fn at_rest(&mut self, on: bool) {
+        for g in &mut self.groups {
+            g.at_rest(on);
+        }
+    }
+
     /// The histories of the elements with memory (part of snapshots).
     pub fn history(&self) -> History {
         let mut h = History::default();

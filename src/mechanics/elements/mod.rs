@@ -86,6 +86,10 @@ pub trait Element {
     /// a kind whose forces read its memory at the evaluation time (a fractional damper's
     /// series) makes them smooth functions of time there. `times` empty: back to stepping.
     fn follow_motion(&mut self, _t: f64, _times: &[f64]) {}
+    /// On: the forces are evaluated as at rest for all time (static analysis), so a kind whose
+    /// forces read its memory gives the memory's limit (a fractional damper's c D^alpha q of a
+    /// constant q: 0 for alpha > 0). Off: back to stepping.
+    fn at_rest(&mut self, _on: bool) {}
     /// Record an accepted state (kinds with memory).
     fn record(&mut self, _q: &[f64], _v: &[f64], _t: f64) {}
     /// Write the element's memory into `w` (kinds with memory); the default copies

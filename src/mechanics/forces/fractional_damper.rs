@@ -28,6 +28,10 @@
 //! The series at a new sample's own time is carried over from the step that computed it
 //! there when it cannot change (`carried_series`). docs/solver.md has the measured cost.
 //!
+//! At rest for all time (static analysis, `Element::at_rest`) D^alpha q of the constant q is 0
+//! for alpha > 0 (its Riemann-Liouville value q (t - t0)^-alpha / Gamma(1 - alpha) as t - t0
+//! grows) and q for alpha = 0: the spring term alone, or with c q.
+//!
 //! Energy: the spring term stores k (s - s0)²/2 with the current s0 (it changes by the work
 //! the input does); with alpha = 0 the damper term is a second spring, c q²/2 (with a
 //! constant free length the element is a spring of stiffness k + c); with alpha > 0 the work
@@ -77,6 +81,9 @@ pub struct FractionalSpringDamper {
     /// (tau, (d, history part)) at the times near the last sample where output derivatives
     /// evaluate the forces along the motion (`follow_motion`); empty otherwise.
     along: Vec<(f64, (f64, f64))>,
+    /// Forces as at rest for all time (`Element::at_rest`): D^alpha of a constant, 0 for
+    /// alpha > 0.
+    at_rest: bool,
 }
 
 impl FractionalSpringDamper {
@@ -102,6 +109,7 @@ impl FractionalSpringDamper {
             coefficients_order: order,
             series_at: Vec::new(),
             along: Vec::new(),
+            at_rest: false,
         }
     }
 
@@ -251,6 +259,9 @@ impl FractionalSpringDamper {
         if self.order == 0.0 {
             return (q, 1.0);
         }
+        if self.at_rest {
+            return (0.0, 0.0);
+        }
         let (d, sum) = self.series(tau);
         if d <= 0.0 {
             return (0.0, 0.0);
@@ -378,6 +389,10 @@ impl Element for FractionalSpringDamper {
 
     fn follow_motion(&mut self, t: f64, times: &[f64]) {
         FractionalSpringDamper::follow_motion(self, t, times);
+    }
+
+    fn at_rest(&mut self, on: bool) {
+        self.at_rest = on;
     }
 
     fn record(&mut self, q: &[f64], _v: &[f64], t: f64) {
