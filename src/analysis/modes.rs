@@ -7,7 +7,8 @@
 //! Dense: meant for models of up to a few thousand coordinates. The same reduced problem
 //! tells whether a static equilibrium is stable (`unstable_directions`).
 
-use nalgebra::{DMatrix, SymmetricEigen};
+use crate::linalg::symmetric_eigen;
+use nalgebra::DMatrix;
 
 use crate::integrators::{Dynamics, TangentCoefficients};
 
@@ -19,6 +20,11 @@ pub enum ModesError {
     MassNotPositive,
     #[error("the system has no degrees of freedom left by its constraints")]
     NoFreedom,
+    #[error(
+        "the symmetric eigenvalue iteration failed (a matrix entry is NaN or infinite: check the model's values at \
+         this state)"
+    )]
+    Eigen,
 }
 
 /// Newton-matrix block (n x n) for the given coefficients.
@@ -60,7 +66,7 @@ fn reduced_problem(
     let basis = if jac.nrows() == 0 {
         DMatrix::identity(n, n)
     } else {
-        let eig = SymmetricEigen::new(jac.transpose() * &jac);
+        let eig = symmetric_eigen(jac.transpose() * &jac).ok_or(ModesError::Eigen)?;
         let largest = eig.eigenvalues.max();
         let cols: Vec<_> = (0..n)
             .filter(|&k| eig.eigenvalues[k] <= 1e-12 * largest)
@@ -91,7 +97,7 @@ pub fn squared_frequencies(
     t: f64,
 ) -> Result<Vec<f64>, ModesError> {
     let a = reduced_problem(sys, q, v, a, lambda, t)?;
-    let eig = SymmetricEigen::new(0.5 * (&a + a.transpose()));
+    let eig = symmetric_eigen(0.5 * (&a + a.transpose())).ok_or(ModesError::Eigen)?;
     let mut w2: Vec<f64> = eig.eigenvalues.iter().copied().collect();
     w2.sort_by(f64::total_cmp);
     Ok(w2)

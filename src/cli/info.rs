@@ -20,14 +20,17 @@ pub fn run(args: InfoArgs) -> Result<()> {
     let params = model.default_parameters();
     let sim = Simulation::new(&model, &params, vars.settings, vars.experiment.start_time)?;
     let sys = sim.system();
-    println!("model {} ({})", model.name(), model.definition.model.description);
+    match model.definition.model.description.as_str() {
+        "" => println!("model {}", model.name()),
+        description => println!("model {} ({description})", model.name()),
+    }
     println!("guid {}", guid(&model.source));
     println!(
-        "{} coordinates, {} constraint equations, {} bodies, {} joints",
-        sys.coordinates(),
-        sys.constraints(),
-        sys.bodies.len(),
-        sys.joints.len()
+        "{}, {}, {}, {}",
+        count(sys.coordinates(), "coordinate"),
+        count(sys.constraints(), "constraint equation"),
+        count(sys.bodies.len(), "body"),
+        count(sys.joints.len(), "joint")
     );
     // Overconstrained joints (docs/solver.md, "Redundant constraints"): name the rows left out.
     let redundant: Vec<String> = sys
@@ -47,7 +50,10 @@ pub fn run(args: InfoArgs) -> Result<()> {
     let s = &vars.settings;
     println!("solver {} rho_inf={} step={:e} tolerance={:e}", s.method, s.rho_inf, s.step, s.tolerance);
     let e = &vars.experiment;
-    println!("experiment start={} stop={} output_interval={:?}", e.start_time, e.stop_time, e.output_interval);
+    match e.output_interval {
+        Some(dt) => println!("experiment start={} stop={} output_interval={dt}", e.start_time, e.stop_time),
+        None => println!("experiment start={} stop={}", e.start_time, e.stop_time),
+    }
     println!();
     println!(
         "{:<24} {:>4}  {:<20} {:<8} {:>14}  {:<8} description",
@@ -76,4 +82,13 @@ pub fn run(args: InfoArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// "1 body", "2 bodies".
+fn count(n: usize, noun: &str) -> String {
+    match (n, noun.strip_suffix('y')) {
+        (1, _) => format!("1 {noun}"),
+        (_, Some(stem)) => format!("{n} {stem}ies"),
+        _ => format!("{n} {noun}s"),
+    }
 }

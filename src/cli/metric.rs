@@ -1,6 +1,8 @@
 //! What a sweep reports of one output over one run: its end value, maximum, minimum or time mean.
 
-use anyhow::{Context, Result, bail};
+use anyhow::Result;
+
+use super::option_values::UsageError;
 
 /// A scalar summary of an output's time history.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,10 +53,15 @@ impl Metric {
 
     /// Parse `--metric NAME=end|max|min|mean`.
     pub fn parse(spec: &str) -> Result<Metric> {
-        let (output, statistic) =
-            spec.split_once('=').with_context(|| format!("--metric expects NAME=end|max|min|mean, got '{spec}'"))?;
+        let (output, statistic) = spec
+            .split_once('=')
+            .ok_or_else(|| UsageError(format!("--metric expects NAME=end|max|min|mean, got '{spec}'")))?;
         let Some(statistic) = Statistic::parse(statistic.trim()) else {
-            bail!("--metric {spec}: '{}' is not one of end, max, min, mean", statistic.trim());
+            return Err(UsageError(format!(
+                "--metric {spec}: '{}' is not one of end, max, min, mean",
+                statistic.trim()
+            ))
+            .into());
         };
         Ok(Metric { output: output.trim().to_string(), statistic })
     }

@@ -11,7 +11,7 @@ use flexfmu::model::{Model, ParameterKind};
 use flexfmu::simulation::call_times::CallTimes;
 use flexfmu::simulation::{Experiment, Simulation, SolverSettings};
 
-use super::option_values;
+use super::option_values::{self, UsageError};
 use super::outputs_csv::OutputsCsv;
 use super::progress::Progress;
 use super::states::StatesRecorder;
@@ -120,21 +120,28 @@ pub struct SimulateArgs {
     pub quiet: bool,
 }
 
-/// Apply `--set NAME=VALUE` overrides to the model's default parameter values.
+/// Apply `--set NAME=VALUE` overrides to the model's default parameter values. A name the
+/// model does not declare or a value not of its kind is a usage error (exit code 2).
 pub fn parameter_values(model: &Model, sets: &[String]) -> Result<Vec<f64>> {
+    let usage = |message: String| anyhow::Error::new(UsageError(message));
     let mut params = model.default_parameters();
     for s in sets {
-        let (name, value) = s.split_once('=').with_context(|| format!("--set expects NAME=VALUE, got '{s}'"))?;
+        let (name, value) = s.split_once('=').ok_or_else(|| usage(format!("--set expects NAME=VALUE, got '{s}'")))?;
         let Some(i) = model.parameter_index(name.trim()) else {
             let known: Vec<_> = model.parameters.iter().map(|p| p.name.as_str()).collect();
-            bail!("unknown parameter '{}' (the model declares: {})", name.trim(), known.join(", "));
+            return Err(usage(format!(
+                "unknown parameter '{}' (the model declares: {})",
+                name.trim(),
+                known.join(", ")
+            )));
         };
         let p = &model.parameters[i];
         params[i] = if p.kind == ParameterKind::String {
-            p.choice_index(value.trim())
-                .with_context(|| format!("--set {name}: '{}' is not one of {}", value.trim(), p.choices.join(", ")))?
+            p.choice_index(value.trim()).ok_or_else(|| {
+                usage(format!("--set {name}: '{}' is not one of {}", value.trim(), p.choices.join(", ")))
+            })?
         } else {
-            value.trim().parse().with_context(|| format!("--set {name}: '{value}' is not a number"))?
+            value.trim().parse().map_err(|e| usage(format!("--set {name}: '{value}' is not a number: {e}")))?
         };
     }
     model.check_parameters(&params)?;
@@ -145,10 +152,16 @@ pub fn parameter_values(model: &Model, sets: &[String]) -> Result<Vec<f64>> {
 pub fn input_signals(sim: &Simulation, specs: &[String]) -> Result<Vec<(usize, InputSignal)>> {
     let mut signals = Vec::new();
     for spec in specs {
-        let (name, value) =
-            spec.split_once('=').with_context(|| format!("--input expects NAME=VALUE or NAME=FILE, got '{spec}'"))?;
+        let (name, value) = spec
+            .split_once('=')
+            .ok_or_else(|| UsageError(format!("--input expects NAME=VALUE or NAME=FILE, got '{spec}'")))?;
         let Some(i) = sim.input_names().iter().position(|n| n == name.trim()) else {
-            bail!("unknown input '{}' (the model declares: {})", name.trim(), sim.input_names().join(", "));
+            return Err(UsageError(format!(
+                "unknown input '{}' (the model declares: {})",
+                name.trim(),
+                sim.input_names().join(", ")
+            ))
+            .into());
         };
         signals.push((i, InputSignal::parse(value.trim()).with_context(|| format!("--input {}", name.trim()))?));
     }

@@ -16,7 +16,7 @@ use flexfmu::simulation::Experiment;
 use super::csv_table::CsvTable;
 use super::metric::Metric;
 use super::model_outputs::output_columns;
-use super::option_values;
+use super::option_values::{self, UsageError};
 use super::progress::Progress;
 use super::simulate::{self, SimulateArgs, SolverArgs};
 use super::sweep_grid::{self, Axis};
@@ -104,7 +104,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
     let axes = args.set.iter().map(|s| Axis::parse(s)).collect::<Result<Vec<_>>>()?;
     for (i, axis) in axes.iter().enumerate() {
         if axes[..i].iter().any(|a| a.parameter == axis.parameter) {
-            bail!("--set {}: the parameter is given twice", axis.parameter);
+            return Err(UsageError(format!("--set {}: the parameter is given twice", axis.parameter)).into());
         }
     }
     let runs = sweep_grid::runs(&axes)?;
@@ -125,12 +125,13 @@ pub fn run(args: SweepArgs) -> Result<()> {
     };
     for m in &metrics {
         if !outputs.contains(&m.output) {
-            bail!(
+            return Err(UsageError(format!(
                 "--metric {}: unknown output '{}' (the model declares: {})",
                 m.header(),
                 m.output,
                 outputs.join(", ")
-            );
+            ))
+            .into());
         }
     }
     std::fs::create_dir_all(&args.output).with_context(|| format!("cannot create {}", args.output.display()))?;

@@ -1,7 +1,9 @@
 //! The parameter grid of a sweep: each `--set NAME=VALUES` is an axis, the runs are the
 //! cartesian product of the axes.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
+
+use super::option_values::UsageError;
 use flexfmu::limits::MAX_SWEEP_RUNS;
 
 /// One swept parameter and the values it takes, as they are passed to `simulate --set`.
@@ -14,33 +16,33 @@ pub struct Axis {
 impl Axis {
     /// Parse `NAME=v1,v2,...` (a list; a string parameter's choices too), `NAME=a:b:n` (n values
     /// linearly spaced from a to b, both included) or `NAME=v` (one value).
+    /// A malformed one is a usage error (exit code 2); one beyond the limits is not.
     pub fn parse(spec: &str) -> Result<Axis> {
+        let usage = |message: String| anyhow::Error::new(UsageError(message));
         let (name, values) = spec
             .split_once('=')
-            .with_context(|| format!("--set expects NAME=v1,v2,... or NAME=first:last:count, got '{spec}'"))?;
+            .ok_or_else(|| usage(format!("--set expects NAME=v1,v2,... or NAME=first:last:count, got '{spec}'")))?;
         let parameter = name.trim().to_string();
         let values = values.trim();
-        let values =
-            if let [first, last, count] = values.split(':').collect::<Vec<_>>()[..] {
-                let number = |text: &str| -> Result<f64> {
-                    text.trim().parse().with_context(|| format!("--set {spec}: '{}' is not a number", text.trim()))
-                };
-                let (first, last) = (number(first)?, number(last)?);
-                let count: u64 =
-                    count.trim().parse().ok().filter(|&n| n >= 1).with_context(|| {
-                        format!("--set {spec}: the count '{}' is not a positive integer", count.trim())
-                    })?;
-                // Before the values are made: the grid's size is checked again as a whole.
-                if count > MAX_SWEEP_RUNS {
-                    bail!("--set {spec}: {count} values, more than the {MAX_SWEEP_RUNS} runs a sweep may have");
-                }
-                let count = count as usize;
-                linspace(first, last, count).iter().map(|v| v.to_string()).collect()
-            } else {
-                values.split(',').map(|v| v.trim().to_string()).collect::<Vec<_>>()
+        let values = if let [first, last, count] = values.split(':').collect::<Vec<_>>()[..] {
+            let number = |text: &str| -> Result<f64> {
+                text.trim().parse().map_err(|_| usage(format!("--set {spec}: '{}' is not a number", text.trim())))
             };
+            let (first, last) = (number(first)?, number(last)?);
+            let count: u64 = count.trim().parse().ok().filter(|&n| n >= 1).ok_or_else(|| {
+                usage(format!("--set {spec}: the count '{}' is not a positive integer", count.trim()))
+            })?;
+            // Before the values are made: the grid's size is checked again as a whole.
+            if count > MAX_SWEEP_RUNS {
+                bail!("--set {spec}: {count} values, more than the {MAX_SWEEP_RUNS} runs a sweep may have");
+            }
+            let count = count as usize;
+            linspace(first, last, count).iter().map(|v| v.to_string()).collect()
+        } else {
+            values.split(',').map(|v| v.trim().to_string()).collect::<Vec<_>>()
+        };
         if values.iter().any(String::is_empty) {
-            bail!("--set {spec}: empty value");
+            return Err(usage(format!("--set {spec}: empty value")));
         }
         Ok(Axis { parameter, values })
     }

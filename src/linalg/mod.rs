@@ -6,6 +6,9 @@
 //! DENSE_LIMIT unknowns the matrix is factorized dense instead (src/linalg/dense_lu.rs).
 
 mod dense_lu;
+mod symmetric_eigen;
+
+pub use symmetric_eigen::symmetric_eigen;
 
 use dense_lu::DenseLu;
 

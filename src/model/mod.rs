@@ -298,7 +298,9 @@ impl Model {
                     };
                     let Some(choices) = choices else {
                         return fail(format!(
-                            "string value \"{text}\" needs `choices = [\"{text}\", ...]`, the values it may take"
+                            "string value \"{text}\" makes a string parameter, which needs `choices = [\"{text}\", \
+                             ...]`, the values it may take; a numeric parameter's value is a number, not an \
+                             expression (write expressions such as \"2*L\" where the parameter is used)"
                         ));
                     };
                     if choices.is_empty() || choices.iter().any(|c| c.is_empty()) {

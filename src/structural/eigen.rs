@@ -4,6 +4,7 @@
 //! phi = L^{-T} y (M-orthonormal). Frequencies f = sqrt(lambda) / (2 pi) in Hz; slightly
 //! negative eigenvalues (rigid-body modes with round-off) give f = 0.
 
+use crate::linalg::symmetric_eigen;
 use nalgebra::{DMatrix, SymmetricEigen};
 
 use super::StructuralError;
@@ -46,7 +47,7 @@ fn hz(lambda: f64) -> f64 {
 /// All eigenpairs of K phi = omega^2 M phi (M symmetric positive definite, K symmetric).
 pub fn generalized_eigen(m: &DMatrix<f64>, k: &DMatrix<f64>) -> Result<Modes, StructuralError> {
     let (a, l) = standard_form(m, k)?;
-    let eig = SymmetricEigen::new(a);
+    let eig = symmetric_eigen(a).ok_or(StructuralError::Eigen)?;
     let mut order: Vec<usize> = (0..eig.eigenvalues.len()).collect();
     order.sort_by(|&i, &j| eig.eigenvalues[i].total_cmp(&eig.eigenvalues[j]));
     let eigenvalues: Vec<f64> = order.iter().map(|&i| eig.eigenvalues[i]).collect();
@@ -64,7 +65,7 @@ fn a_rows(eig: &SymmetricEigen<f64, nalgebra::Dyn>) -> usize {
 /// [`generalized_eigen`]).
 pub fn natural_frequencies_hz(m: &DMatrix<f64>, k: &DMatrix<f64>, count: usize) -> Result<Vec<f64>, StructuralError> {
     let (a, _) = standard_form(m, k)?;
-    let mut ev: Vec<f64> = a.symmetric_eigenvalues().iter().copied().collect();
+    let mut ev: Vec<f64> = symmetric_eigen(a).ok_or(StructuralError::Eigen)?.eigenvalues.iter().copied().collect();
     ev.sort_by(f64::total_cmp);
     Ok(ev.into_iter().take(count).map(hz).collect())
 }

@@ -37,6 +37,8 @@ pub enum StructuralError {
     SingularSlaveStiffness(usize),
     #[error("the mass matrix is not positive definite")]
     MassNotPositive,
+    #[error("the symmetric eigenvalue iteration failed (a matrix entry is NaN or infinite)")]
+    Eigen,
     #[error("invalid parameter: {0}")]
     InvalidParameter(String),
 }

@@ -305,3 +305,32 @@ fn usage_errors_exit_with_2() {
         assert!(stderr.contains("unexpected argument"), "{extra:?}: {stderr}");
     }
 }
+
+/// `--set` and `--input` that do not fit the model (an unknown name, a value not of the
+/// parameter's kind, no `=`) are usage errors, exit code 2, in every command that takes them;
+/// a probe's `--set kk=3` exited 1 while `--set n=0` below its minimum exited 2.
+#[test]
+fn overrides_that_do_not_fit_the_model_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mass_spring.toml");
+    let o = dir.path().join("out").display().to_string();
+    let cases = [
+        (vec!["--set", "kk=3"], "unknown parameter 'kk'"),
+        (vec!["--set", "k=abc"], "'abc' is not a number"),
+        (vec!["--set", "k"], "--set expects NAME="),
+    ];
+    for command in ["simulate", "statics", "sweep", "compare"] {
+        for (values, message) in &cases {
+            let out = Command::new(EXE).arg(command).arg(&model).args(["-o", &o]).args(values).output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{command} {values:?}: {stderr}");
+            assert!(stderr.contains(message), "{command} {values:?}: no '{message}' in {stderr}");
+        }
+    }
+    for (values, message) in [(["--input", "zz=1"], "unknown input 'zz'"), (["--input", "force"], "--input expects")] {
+        let out = Command::new(EXE).arg("simulate").arg(&model).args(["-o", &o]).args(values).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{values:?}: {stderr}");
+        assert!(stderr.contains(message), "{values:?}: no '{message}' in {stderr}");
+    }
+}

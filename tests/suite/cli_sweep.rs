@@ -132,18 +132,18 @@ fn unknown_parameter_and_output_are_refused_by_name() {
     let m = model();
     let o = flexfmu(&["sweep", m.to_str().unwrap(), "--set", "stiffness=1,2", "-o", out.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("unknown parameter 'stiffness'") && stderr.contains("m, k, x0"), "{stderr}");
 
     let o =
         flexfmu(&["sweep", m.to_str().unwrap(), "--set", "k=1,2", "--metric", "y=max", "-o", out.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("unknown output 'y'") && stderr.contains("x, v, a, energy_total"), "{stderr}");
 
     let o = flexfmu(&["sweep", m.to_str().unwrap(), "--set", "k=1:2:0", "-o", out.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("--set k=1:2:0") && stderr.contains("positive integer"), "{stderr}");
     assert!(!out.join("sweep.csv").exists(), "nothing is run for a refused grid");
 }

@@ -700,3 +700,23 @@ fn a_section_in_the_other_table_form_says_which_to_write() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("missing field `name`") && !stderr.contains("write"), "{stderr}");
 }
+
+/// A spring's keys of the other family are refused where they would be ignored: a joint on a
+/// point_to_point spring (it acts between its bodies), a body or point on a torsional spring
+/// (it acts on its joint's angle).
+#[test]
+fn a_spring_refuses_the_keys_of_the_other_spring_family() {
+    let joint_on_p2p = format!(
+        "{BASE}\n[[springs]]\nname = \"s\"\ntype = \"point_to_point\"\njoint = \"pin\"\nbody1 = \"ground\"\nbody2 = \
+         \"rod\"\npoint1 = [0.0, 1.0]\npoint2 = [\"L\", 0.0]\nstiffness = 10.0\n"
+    );
+    let line = joint_on_p2p.lines().position(|l| l.starts_with("joint = \"pin\"")).unwrap() + 1;
+    expect_error(&joint_on_p2p, line, "needs no joint");
+    for key in ["body1 = \"rod\"", "point2 = [\"L\", 0.0]"] {
+        let body_on_torsional = format!(
+            "{BASE}\n[[springs]]\nname = \"s\"\ntype = \"torsional\"\njoint = \"pin\"\n{key}\nstiffness = 10.0\n"
+        );
+        let line = body_on_torsional.lines().position(|l| l == key).unwrap() + 1;
+        expect_error(&body_on_torsional, line, "acts on its joint's coordinate");
+    }
+}

@@ -35,6 +35,12 @@ fn joint_coordinate<S: Site + ?Sized>(
     expected: CoordinateKind,
 ) -> Result<Measure, ModelError> {
     let model = site.model();
+    if let Some(b) = s.body1.as_ref().or(s.body2.as_ref()) {
+        return Err(model.error(b.span(), format!("a {kind} spring acts on its joint's coordinate: remove the body")));
+    }
+    if let Some(p) = s.point1.as_ref().or(s.point2.as_ref()) {
+        return Err(model.error(p.span(), format!("a {kind} spring acts on its joint's coordinate: remove the point")));
+    }
     let Some(jn) = &s.joint else {
         return Err(model.error(s.name.span(), format!("a {kind} spring needs `joint = \"name\"`")));
     };

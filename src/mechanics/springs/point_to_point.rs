@@ -10,6 +10,14 @@ pub const TYPE: SpringType = SpringType { name: "point_to_point", planar: Some(p
 
 fn bodies<'a>(s: &'a SpringDecl, site: &crate::model::Model) -> Result<(&'a Name, &'a Name), ModelError> {
     no_coordinate(s, site)?;
+    if let Some(j) = &s.joint {
+        return Err(site.error(
+            j.span(),
+            "a point_to_point spring acts between body1 and body2 and needs no joint (for a joint's coordinate use \
+             type = \"prismatic\" or \"torsional\")"
+                .into(),
+        ));
+    }
     match (&s.body1, &s.body2) {
         (Some(b1), Some(b2)) => Ok((b1, b2)),
         _ => Err(site.error(s.name.span(), "a point_to_point spring needs body1 and body2".into())),
