@@ -356,6 +356,8 @@ pub struct Simulation {
     /// there a later time is a load increment (plain Newton, halved), from anywhere else the
     /// solve is globalized.
     settled: Option<(f64, Vec<f64>)>,
+    /// Whether that equilibrium is neutral (`statics::Solved::neutral`).
+    settled_neutral: bool,
 }
 
 /// Change the inputs by `change` at the state `s`: the potential energy of the elements that
@@ -418,6 +420,7 @@ impl Simulation {
         let mut sim = Simulation {
             static_scales,
             settled: None,
+            settled_neutral: false,
             system,
             outputs,
             input_names: asm.input_names,
@@ -1281,6 +1284,14 @@ impl Simulation {
         Ok((self.natural_frequencies()?, about))
     }
 
+    /// Whether the state is the static equilibrium `settle_static` found and that equilibrium is
+    /// neutral: the forces balance, but the static tangent is singular there (a free body, a ball
+    /// on a frictionless floor, a mechanism its loads do not move, or a critical point); the
+    /// coordinates the tangent leaves free kept their values.
+    pub fn equilibrium_is_neutral(&self) -> bool {
+        self.settled_neutral && self.settled.as_ref().is_some_and(|(t, q)| *t == self.state.t && *q == self.state.q)
+    }
+
     /// Whether the current state, a static equilibrium, is unstable: the number of admissible
     /// directions in which its stiffness (elastic, geometric, of the loads and the
     /// constraints) is negative (`analysis::modes::unstable_directions`); None if not
@@ -1338,13 +1349,15 @@ impl Simulation {
         let options =
             StaticOptions { tolerance: self.settings.tolerance, scales: &self.static_scales, globalize: !continuing };
         let (mut reached, mut increment, mut halvings) = (s.t, t - s.t, 0);
+        let mut neutral = false;
         self.system.at_rest(true);
         let solved = loop {
             let target = if halvings == 0 { t } else { (reached + increment).min(t) };
             let (q0, lambda0) = (q.clone(), lambda.clone());
             match solve_static(&self.system, &mut q, &mut lambda, target, &options) {
-                Ok(n) => {
-                    iterations += n;
+                Ok(solved) => {
+                    iterations += solved.iterations;
+                    neutral = solved.neutral;
                     reached = target;
                     if target == t {
                         break Ok(());
@@ -1371,6 +1384,7 @@ impl Simulation {
         self.system.at_rest(false);
         solved?;
         self.settled = Some((t, q.clone()));
+        self.settled_neutral = neutral;
         let s = &mut self.state;
         (s.q, s.lambda, s.t) = (q, lambda, t);
         s.v.fill(0.0);

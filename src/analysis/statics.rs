@@ -54,9 +54,9 @@ use crate::linalg::{SparseLu, SparseMatrix};
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum StaticsError {
     #[error(
-        "the static tangent is singular: the model is a mechanism or has a coordinate without stiffness (hold it \
-         with a joint, a spring or a support), or the load has reached a critical point (buckling); smaller \
-         increments cannot help"
+        "the static tangent is singular where the forces do not balance: the loads move a mechanism or a \
+         coordinate without stiffness (hold it with a joint, a spring or a support), or the load has reached a \
+         critical point (buckling); smaller increments cannot help"
     )]
     Singular,
     #[error(
@@ -124,6 +124,18 @@ const PSEUDO_STEP_CONVERGED: f64 = 1e-3;
 /// pseudo-transient phase started (SER has lowered eps as much).
 const EPS_OFF: f64 = 1e-4;
 
+/// What a solve found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Solved {
+    /// Newton iterations, pseudo-transient ones included.
+    pub iterations: usize,
+    /// The forces balance but the tangent is singular there: a neutral equilibrium, with
+    /// directions the model moves in without any force (a free body, a ball on a frictionless
+    /// floor, a mechanism unloaded along its motion), or a critical point. The coordinates
+    /// along those directions keep the values they had.
+    pub neutral: bool,
+}
+
 /// Solves from (q, lambda) in place at time t, globalized, with the model length of q as the
 /// scale of every coordinate (library callers with a well-posed start: a load increment from
 /// an equilibrium). Returns the number of Newton iterations.
@@ -136,6 +148,7 @@ pub fn static_equilibrium(
 ) -> Result<usize, StaticsError> {
     let scales = vec![model_length(q); q.len()];
     solve_static(sys, q, lambda, t, &StaticOptions { tolerance, scales: &scales, globalize: true })
+        .map(|s| s.iterations)
 }
 
 /// The residual parts at an iterate.
@@ -179,15 +192,15 @@ impl Residual {
     }
 }
 
-/// Solves from (q, lambda) in place at time t (module doc). Returns the number of Newton
-/// iterations (pseudo-transient ones included); on failure q and lambda hold the last iterate.
+/// Solves from (q, lambda) in place at time t (module doc); on failure q and lambda hold the
+/// last iterate.
 pub fn solve_static(
     sys: &dyn Dynamics,
     q: &mut [f64],
     lambda: &mut [f64],
     t: f64,
     o: &StaticOptions,
-) -> Result<usize, StaticsError> {
+) -> Result<Solved, StaticsError> {
     Solver::new(sys, t, o, q, lambda).run(q, lambda)
 }
 
@@ -396,7 +409,7 @@ impl<'a> Solver<'a> {
         None
     }
 
-    fn run(&mut self, q: &mut [f64], lambda: &mut [f64]) -> Result<usize, StaticsError> {
+    fn run(&mut self, q: &mut [f64], lambda: &mut [f64]) -> Result<Solved, StaticsError> {
         let s = self.o.scales;
         // eps (0: plain Newton) and the residual norm its pseudo-transient phase started at.
         let (mut eps, mut norm_at_start) = (0.0f64, 0.0f64);
@@ -415,15 +428,18 @@ impl<'a> Solver<'a> {
                         let stagnates = previous_increment
                             .is_some_and(|p| increment >= 0.5 * p && increment <= 1e3 * self.tolerance);
                         if (increment <= self.tolerance || stagnates) && self.residual_small(q) {
-                            return Ok(self.iterations);
+                            return Ok(Solved { iterations: self.iterations, neutral: false });
                         }
                         previous_increment = Some(increment);
                         continue;
                     }
-                    Step::Singular if !self.o.globalize || self.residual_small(q) => {
-                        // A singular tangent at an equilibrium: a mechanism or a critical point.
-                        return Err(StaticsError::Singular);
+                    Step::Singular if self.residual_small(q) => {
+                        // A singular tangent where the forces balance: a neutral equilibrium
+                        // (a free body, a mechanism unloaded along its motion) or a critical
+                        // point (`Solved::neutral`).
+                        return Ok(Solved { iterations: self.iterations, neutral: true });
                     }
+                    Step::Singular if !self.o.globalize => return Err(StaticsError::Singular),
                     Step::Rejected if !self.o.globalize => return Err(StaticsError::NotConverged(self.iterations)),
                     Step::Singular | Step::Rejected => {
                         eps = first_eps(&self.res.r[..self.n], &self.mass, s, &self.stiffness);

@@ -57,7 +57,7 @@ pub fn run(args: StaticsArgs) -> Result<()> {
     let signals = input_signals(&sim, &args.inputs)?;
     let mut csv = OutputsCsv::create(&args.output, &sim)?;
     let count = flexfmu::limits::output_intervals(start, stop, interval).map_err(anyhow::Error::msg)?;
-    let (mut iterations, mut unstable) = (0, false);
+    let (mut iterations, mut unstable, mut neutral) = (0, false, false);
     for k in 0..=count {
         let t = if k == count { stop } else { start + k as f64 * interval };
         for (i, s) in &signals {
@@ -85,6 +85,16 @@ pub fn run(args: StaticsArgs) -> Result<()> {
             _ => {}
         }
         unstable = now.is_some_and(|k| k > 0) || (unstable && now.is_none());
+        if sim.equilibrium_is_neutral() && !neutral {
+            eprintln!(
+                "warning: the static equilibrium at t = {} is neutral: the forces balance, but the model can move \
+                 in some direction without any force (a free body, a ball on a frictionless floor, a mechanism its \
+                 loads do not move; or a critical point), so it is not unique: the coordinates along those \
+                 directions keep the values they had",
+                Compact(t)
+            );
+            neutral = true;
+        }
     }
     println!(
         "{}: {} with {} equilibria from t = {} to {} s, {iterations} Newton iterations",

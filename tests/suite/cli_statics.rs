@@ -100,9 +100,10 @@ fn a_load_growing_with_t_gives_one_equilibrium_per_output_time() {
 }
 
 /// Without stiffness against a load (the clamp removed: a free beam) there is no
-/// equilibrium: exit 1 with the diagnosis and the time, the CSV holding its header. The advice
-/// fits the cause: what holds a free motion, not smaller increments (which were advised, and
-/// cannot help a mechanism at t = 0).
+/// equilibrium: exit 1 with the diagnosis and the time, the CSV holding the rows before. The
+/// advice fits the cause: what holds a free motion, not smaller increments (which were advised,
+/// and cannot help a mechanism). At t = 0 the load P t is zero: the free beam at rest is an
+/// equilibrium, a neutral one (warned), and its row is written.
 #[test]
 fn a_model_without_equilibrium_fails_with_the_diagnosis() {
     let dir = tempfile::tempdir().unwrap();
@@ -115,11 +116,12 @@ fn a_model_without_equilibrium_fails_with_the_diagnosis() {
     let (ok, err, header, rows) = statics(&[model.to_str().unwrap()], &csv);
     println!("{err}");
     assert!(!ok);
-    assert!(err.contains("static equilibrium at t = 0") && err.contains("singular"), "{err}");
+    assert!(err.contains("warning: the static equilibrium at t = 0 is neutral"), "{err}");
+    assert!(err.contains("static equilibrium at t = 0.25") && err.contains("singular"), "{err}");
     assert!(err.contains("hold it with a joint, a spring or a support"), "{err}");
     assert!(err.contains("smaller increments cannot help") && !err.contains("may reach it"), "{err}");
     assert_eq!(header, ["time", "tip_y"]);
-    assert!(rows.is_empty(), "{rows:?}");
+    assert_eq!(rows, [[0.0, 0.0]]);
 }
 
 /// An absurd span of output rows (1e600 of them) is refused at once by `statics` and
@@ -486,5 +488,28 @@ joint = "pivot"
         let r = &rows[0];
         println!("w0 {w0}: zc {:.9}, Rz {:.9}", r[1], r[2]);
         assert!((r[1] + 0.5).abs() < 1e-9 && (r[2] - 2.0 * 9.81).abs() < 1e-9, "w0 {w0}: {r:?}");
+    }
+}
+
+/// A ball resting on a frictionless floor (models/ball_drop.toml, Hertz contact F = K d^1.5)
+/// is a neutral equilibrium: the forces balance but nothing holds it sideways. Statics finds
+/// it from the drop height, warns that it is neutral, and keeps the horizontal position:
+/// the contact carries the weight, d = (m g / K)^(2/3). It stopped with "the static tangent is
+/// singular: the model is a mechanism".
+#[test]
+fn a_ball_on_the_floor_is_a_neutral_equilibrium() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("ball.csv");
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/ball_drop.toml");
+    let (ok, err, header, rows) = statics(&[model.to_str().unwrap(), "--stop-time", "0.2"], &csv);
+    assert!(ok, "{err}");
+    assert_eq!(err.matches("is neutral").count(), 1, "warned once: {err}");
+    let column = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (m, g, k, r) = (1.0f64, 9.81, 1e8, 0.05);
+    let d = (m * g / k).powf(2.0 / 3.0);
+    for row in &rows {
+        let (y, force, penetration) = (row[column("y")], row[column("contact_force")], row[column("penetration")]);
+        assert!((force - m * g).abs() < 1e-9 * m * g, "{row:?}");
+        assert!((penetration / d - 1.0).abs() < 1e-9 && (y - (r - d)).abs() < 1e-12, "{row:?}");
     }
 }

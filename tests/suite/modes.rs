@@ -247,3 +247,42 @@ fn modes_of_every_example_return() {
         assert!(matches!(status.code(), Some(0 | 1)), "modes {}: {status}", path.display());
     }
 }
+
+/// Two free bodies (1 and 2 kg) joined by a spring (k = 100 N/m) drawn stretched by 0.1 m
+/// (a probe's model): the static equilibrium is the spring at its free length, a neutral one
+/// (the pair floats freely), and linearised there the only elastic mode is the relative
+/// oscillation sqrt(k / mu) / 2 pi, mu = m1 m2 / (m1 + m2). The static solve ended on its
+/// singular tangent and `modes` linearised about the stretched drawing instead, printing two
+/// spurious 0.6497 Hz modes (the pretension's transverse stiffness T / l) and a note that
+/// the model was a mechanism.
+#[test]
+fn a_free_pair_drawn_stretched_is_linearised_about_its_relaxed_spring() {
+    let text = r#"[model]
+name = "free_pair"
+dimension = 3
+gravity = [0.0, 0.0, 0.0]
+[[rigid_bodies]]
+name = "a"
+mass = 1.0
+inertia = [0.01, 0.01, 0.01]
+position = [0.0, 0.0, 0.0]
+[[rigid_bodies]]
+name = "b"
+mass = 2.0
+inertia = [0.02, 0.02, 0.02]
+position = [0.3, 0.6, 0.6]
+[[springs]]
+name = "s"
+body1 = "a"
+body2 = "b"
+stiffness = 100.0
+free_length = 0.8
+"#;
+    let (ok, err, f) = modes_command(text, 12);
+    assert!(ok, "{err}");
+    let want = (100.0f64 * (1.0 + 0.5)).sqrt() / (2.0 * PI);
+    println!("{f:?}\n{err}");
+    assert_eq!(&f[..11], [0.0; 11]);
+    assert!((f[11] / want - 1.0).abs() < 1e-9, "{} against {want}", f[11]);
+    assert!(!err.contains("no static equilibrium"), "{err}");
+}
