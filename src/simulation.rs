@@ -1265,21 +1265,7 @@ impl Simulation {
                     }
                 }
             }
-            Err(e) => {
-                use crate::analysis::statics::{StaticOptions, in_equilibrium};
-                let s = &self.state;
-                let options =
-                    StaticOptions { tolerance: self.settings.tolerance, scales: &self.static_scales, globalize: true };
-                self.system.at_rest(true);
-                let neutral = in_equilibrium(&self.system, &s.q, &s.lambda, s.t, &options);
-                self.system.at_rest(false);
-                if neutral {
-                    // A neutral equilibrium (a free body, unloaded): no solve, but about it.
-                    Linearisation::Equilibrium { moved: 0.0, unstable: None }
-                } else {
-                    Linearisation::Initial { reason: e }
-                }
-            }
+            Err(e) => Linearisation::Initial { reason: e },
         };
         Ok((self.natural_frequencies()?, about))
     }

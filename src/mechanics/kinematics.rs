@@ -176,6 +176,9 @@ pub struct Measure {
     dofs: Vec<usize>,
     /// Where each anchor's coordinates start in `dofs`.
     off2: usize,
+    /// An `Angle` with an ANCF node (`Measure::relative_angle`): the value at the initial
+    /// configuration, about which the value is taken within half a turn.
+    branch: Option<f64>,
 }
 
 impl Measure {
@@ -194,14 +197,30 @@ impl Measure {
         let off2 = d1.len();
         let mut dofs = d1;
         dofs.extend(a2.dofs());
-        Measure { a1, a2, kind, dofs, off2 }
+        Measure { a1, a2, kind, dofs, off2, branch: None }
+    }
+
+    /// The relative angle theta2 - theta1 (`MeasureKind::Angle`). An ANCF node's angle comes
+    /// from its slope and is defined only up to whole turns (`Anchor::angle`: within half a turn
+    /// of its reference), so against a partner that turns on (a hub it is fixed to) the
+    /// difference jumped by 2 pi once the node had turned half a turn from where it started,
+    /// and the joint holding it failed there (a probe's driven hub at t = pi s). With an ANCF
+    /// node the relative angle is therefore taken within half a turn of its value at `q0`,
+    /// which a fixed joint or a spring keeps it near.
+    pub fn relative_angle(a1: Anchor, a2: Anchor, q0: &[f64]) -> Self {
+        let mut m = Measure::new(a1, a2, MeasureKind::Angle);
+        let director = |a: &Anchor| matches!(a, Anchor::Director { .. });
+        if director(&a1) || director(&a2) {
+            m.branch = Some(m.value(q0));
+        }
+        m
     }
 
     /// A spatial measure (its anchors live in the kind; `a1`, `a2` are unused placeholders).
     pub fn spatial(m: super::spatial_kinematics::SpatialMeasure) -> Self {
         let off2 = m.a1.dofs().len();
         let ground = Anchor::Ground { p: [0.0, 0.0] };
-        Measure { a1: ground, a2: ground, kind: MeasureKind::Spatial(m), dofs: m.dofs(), off2 }
+        Measure { a1: ground, a2: ground, kind: MeasureKind::Spatial(m), dofs: m.dofs(), off2, branch: None }
     }
 
     /// The rigid-section measure d . r_x of an ANCF node (see [`MeasureKind::SectionShear`]);
@@ -215,6 +234,7 @@ impl Measure {
             kind: MeasureKind::SectionShear { others, weights },
             dofs,
             off2: 4,
+            branch: None,
         }
     }
 
@@ -242,7 +262,13 @@ impl Measure {
                 let u = self.direction(q, *u, *rotating);
                 dot(u, [p2[0] - p1[0], p2[1] - p1[1]])
             }
-            MeasureKind::Angle => self.a2.angle(q) - self.a1.angle(q),
+            MeasureKind::Angle => {
+                let angle = self.a2.angle(q) - self.a1.angle(q);
+                self.branch.map_or(angle, |b| {
+                    let tau = std::f64::consts::TAU;
+                    b + (angle - b - tau * ((angle - b) / tau).round())
+                })
+            }
             MeasureKind::SectionShear { others, weights } => {
                 let (d, t) = self.slope_and_tangent(q, *others, *weights);
                 dot(d, t)

@@ -23,7 +23,7 @@ pub const TYPE: JointType = JointType {
 fn rows2(a1: Anchor, a2: Anchor, _: [f64; 2], q0: &[f64]) -> Rows {
     let mut rows = planar::coincide(a1, a2, q0);
     rows.extend(planar::angle_held(a1, a2, q0));
-    Rows { rows, coordinates: vec![planar::relative_angle(a1, a2)] }
+    Rows { rows, coordinates: vec![planar::relative_angle(a1, a2, q0)] }
 }
 
 fn rows3(a1: Anchor3, a2: Anchor3, _: [[f64; 3]; 2], q0: &[f64]) -> Rows {

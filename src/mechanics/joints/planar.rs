@@ -21,10 +21,10 @@ pub fn coincide(a1: Anchor, a2: Anchor, q0: &[f64]) -> Vec<ConstraintRow> {
 /// turns with its slope (paper 003 eq. 4).
 pub fn angle_held(a1: Anchor, a2: Anchor, q0: &[f64]) -> Option<ConstraintRow> {
     matches!(a2, Anchor::Rigid { .. } | Anchor::Director { .. })
-        .then(|| holding(Measure::new(a1, a2, MeasureKind::Angle), q0))
+        .then(|| holding(Measure::relative_angle(a1, a2, q0), q0))
 }
 
 /// The relative angle theta2 - theta1, the coordinate of revolute (and fixed) joints.
-pub fn relative_angle(a1: Anchor, a2: Anchor) -> Measure {
-    Measure::new(a1, a2, MeasureKind::Angle)
+pub fn relative_angle(a1: Anchor, a2: Anchor, q0: &[f64]) -> Measure {
+    Measure::relative_angle(a1, a2, q0)
 }

@@ -20,7 +20,7 @@ pub const TYPE: JointType = JointType {
 };
 
 fn rows2(a1: Anchor, a2: Anchor, _: [f64; 2], q0: &[f64]) -> Rows {
-    Rows { rows: planar::coincide(a1, a2, q0), coordinates: vec![planar::relative_angle(a1, a2)] }
+    Rows { rows: planar::coincide(a1, a2, q0), coordinates: vec![planar::relative_angle(a1, a2, q0)] }
 }
 
 fn rows3(a1: Anchor3, a2: Anchor3, [axis, _]: [[f64; 3]; 2], q0: &[f64]) -> Rows {

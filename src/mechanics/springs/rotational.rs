@@ -14,7 +14,7 @@
 
 use super::{PlanarSite, SpatialSite, SpringType, no_axis, no_coordinate};
 use crate::mechanics::joints::spatial::{body_frame, normals};
-use crate::mechanics::kinematics::{Anchor, Measure, MeasureKind};
+use crate::mechanics::kinematics::{Anchor, Measure};
 use crate::mechanics::spatial_kinematics::{Anchor3, SpatialKind, SpatialMeasure};
 use crate::model::ModelError;
 use crate::model::schema::{Name, SpringDecl};
@@ -63,7 +63,7 @@ fn planar(s: &SpringDecl, site: &dyn PlanarSite) -> Result<Measure, ModelError> 
             Some(false) => Err(point_mass(b, model)),
         }
     };
-    Ok(Measure::new(anchor(b1)?, anchor(b2)?, MeasureKind::Angle))
+    Ok(Measure::relative_angle(anchor(b1)?, anchor(b2)?, site.q0()))
 }
 
 fn spatial(s: &SpringDecl, site: &dyn SpatialSite) -> Result<Measure, ModelError> {
