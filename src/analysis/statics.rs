@@ -44,7 +44,7 @@
 //! increment is below the tolerance (each coordinate against its scale plus its size), and only
 //! if the residual itself is small: the force residual, weighted by the coordinate scales
 //! (work units), against the largest such weighted force of the loads, internal forces and
-//! reactions in play, with a floor at the round-off of the elastic forces (FORCE_ROUNDOFF K_ii (s_i +
+//! reactions in play, with a floor at the round-off of the elastic forces (ROUNDOFF K_ii (s_i +
 //! |q_i|) per coordinate); the constraint residual against tolerance (length + max |q|).
 
 use crate::integrators::convergence::{ROUNDOFF, model_length, reachable};
@@ -98,13 +98,6 @@ const MAX_PSEUDO_TRANSIENT_ITERATIONS: usize = 300;
 /// Newton steps are not trusted. The elastica of `models/elastica_cantilever.toml` (k = 1)
 /// takes a first step of 0.5 rad at the tip.
 const MAX_STEP: f64 = 1.0;
-/// The round-off of an elastic force, per unit of K_ii (s_i + |q_i|): the floor of the residual
-/// test. An element's force is a sum of terms far larger than it (K_ii q_i against a load),
-/// and a fine mesh differences positions over short elements: an ANCF cantilever of 64
-/// elements (a probe's, 1 m, 10 N at the tip) converged in 5 Newton steps to increments of
-/// 1e-14 while its residual wandered at 1.7e-4 N, 9 times 16 ulps of K_ii (s_i + |q_i|), and the
-/// solve never ended. 1000 ulps still means a displacement error of 2e-13 of the coordinates.
-const FORCE_ROUNDOFF: f64 = 1e3 * f64::EPSILON;
 /// A step longer than MAX_STEP is kept if the residual falls by this factor along it (the
 /// forces in work units; the constraint residual too, or is at the tolerance): the
 /// linearization held over it, as for any linear spring.
@@ -290,7 +283,7 @@ impl<'a> Solver<'a> {
         let (s, n, res) = (self.o.scales, self.n, &self.res);
         let work = self.start_work.max(res.work(s));
         let forces = (0..n).all(|i| {
-            let floor = FORCE_ROUNDOFF * self.stiffness[i].abs() * (s[i] + q[i].abs());
+            let floor = ROUNDOFF * self.stiffness[i].abs() * (s[i] + q[i].abs());
             s[i] * (res.r[i].abs() - floor).max(0.0) <= self.tolerance * work
         });
         let largest = q.iter().fold(0.0f64, |a, x| a.max(x.abs()));

@@ -518,7 +518,8 @@ fn a_ball_on_the_floor_is_a_neutral_equilibrium() {
 /// and 200 shear-deformable ANCF elements reaches the Timoshenko corotational answer in 5 Newton
 /// steps. Its residual wandered at 1.7e-4 N (64 elements) once the increments were at 1e-14,
 /// above the round-off floor of the residual test, and the solve failed after 300 iterations
-/// ("no equilibrium reached ... a mechanism").
+/// ("no equilibrium reached ... a mechanism"): the element's strains lost digits
+/// (src/mechanics/elements/ancf_beam_2d.rs, `StrainPoint`).
 #[test]
 fn a_fine_ancf_cantilever_converges_at_its_round_off() {
     let dir = tempfile::tempdir().unwrap();
