@@ -1508,11 +1508,15 @@ fn step_warnings(
         warnings.push(model.error(
             p.span.clone(),
             format!(
-                "the step {} s takes {:.0} steps per period of the first bending vibration of beam '{}' (the \
+                "the step {} s takes {} steps per period of the first bending vibration of beam '{}' (the \
                  most flexible; period about {:.2e} s, as a pinned-pinned beam): its motion at that frequency is \
                  damped and out of phase; for results that follow it set step <= {:.1e} s (or error_control = true)",
                 Compact(step),
-                p.period / step,
+                // Two digits below 10 (a short stiff beam: 0.21 steps per period, not "0").
+                match p.period / step {
+                    n if n >= 10.0 => format!("{n:.0}"),
+                    n => format!("{n:.2}"),
+                },
                 p.name,
                 p.period,
                 p.period / STEPS_PER_BENDING_PERIOD
