@@ -1512,9 +1512,10 @@ fn step_warnings(
                  most flexible; period about {:.2e} s, as a pinned-pinned beam): its motion at that frequency is \
                  damped and out of phase; for results that follow it set step <= {:.1e} s (or error_control = true)",
                 Compact(step),
-                // Two digits below 10 (a short stiff beam: 0.21 steps per period, not "0").
+                // A decimal below 10, two below 1 (a short stiff beam: 0.21 steps per period, not "0").
                 match p.period / step {
                     n if n >= 10.0 => format!("{n:.0}"),
+                    n if n >= 1.0 => format!("{n:.1}"),
                     n => format!("{n:.2}"),
                 },
                 p.name,
