@@ -26,7 +26,7 @@
 //!   step is verified: the residual at its end has fallen tenfold (forces and constraints), so
 //!   the linearization held along it. The scales come from the model's geometry and a model
 //!   can have none: a point mass at the origin on a spring under a force (paper 003's
-//!   oscillator) has its equilibrium 83 model lengths (the 1 mm floor) away, which MAX_STEP
+//!   oscillator) has its equilibrium 83 to 100 model lengths (the 1 mm floor) away, which MAX_STEP
 //!   steps took more than the iterations allowed; one verified step reaches it;
 //! - its step climbs: the curvature dq^T (K + eps M) dq along it is negative, so it heads for
 //!   a saddle or a maximum of the potential (a link falling past horizontal, compressed and
