@@ -352,12 +352,10 @@ pub struct Simulation {
     /// Per coordinate, the size of a large motion for the static solver
     /// (`StaticOptions::scales`): the model length for positions, 1 for rotations.
     static_scales: Vec<f64>,
-    /// The time and coordinates of the last static equilibrium `settle_static` found: from
-    /// there a later time is a load increment (plain Newton, halved), from anywhere else the
-    /// solve is globalized.
-    settled: Option<(f64, Vec<f64>)>,
-    /// Whether that equilibrium is neutral (`statics::Solved::neutral`).
-    settled_neutral: bool,
+    /// The time and coordinates of the last static equilibrium `settle_static` found, and
+    /// whether it is neutral (`statics::Solved::neutral`): from there a later time is a load
+    /// increment (plain Newton, halved), from anywhere else the solve is globalized.
+    settled: Option<(f64, Vec<f64>, bool)>,
 }
 
 /// Change the inputs by `change` at the state `s`: the potential energy of the elements that
@@ -420,7 +418,6 @@ impl Simulation {
         let mut sim = Simulation {
             static_scales,
             settled: None,
-            settled_neutral: false,
             system,
             outputs,
             input_names: asm.input_names,
@@ -1275,7 +1272,7 @@ impl Simulation {
     /// on a frictionless floor, a mechanism its loads do not move, or a critical point); the
     /// coordinates the tangent leaves free kept their values.
     pub fn equilibrium_is_neutral(&self) -> bool {
-        self.settled_neutral && self.settled.as_ref().is_some_and(|(t, q)| *t == self.state.t && *q == self.state.q)
+        self.settled.as_ref().is_some_and(|(t, q, neutral)| *neutral && *t == self.state.t && *q == self.state.q)
     }
 
     /// Whether the current state, a static equilibrium, is unstable: the number of admissible
@@ -1305,7 +1302,7 @@ impl Simulation {
         /// most 1024 + 10 solves per call.
         const STATIC_HALVINGS: u32 = 10;
         let s = &self.state;
-        let continuing = self.settled.as_ref().is_some_and(|(at, settled)| *at == s.t && *settled == s.q);
+        let continuing = self.settled.as_ref().is_some_and(|(at, settled, _)| *at == s.t && *settled == s.q);
         let mut iterations = 0;
         if !continuing && t != s.t {
             // The equilibrium at the state's own time first, then load increments from it.
@@ -1318,6 +1315,7 @@ impl Simulation {
                 self.invalidate_outputs();
             });
         }
+        self.system.at_rest(true);
         let s = &self.state;
         let mut q = s.q.clone();
         // From a configuration that is not an equilibrium, the multipliers of its release from
@@ -1326,17 +1324,12 @@ impl Simulation {
         let mut lambda = if continuing || s.v.iter().all(|v| *v == 0.0) {
             s.lambda.clone()
         } else {
-            self.system.at_rest(true);
-            let released = self.released_from_rest();
-            self.system.at_rest(false);
-            released.map_or_else(|_| vec![0.0; s.lambda.len()], |(_, lambda)| lambda)
+            self.released_from_rest().map_or_else(|_| vec![0.0; s.lambda.len()], |(_, lambda)| lambda)
         };
-        let s = &self.state;
         let options =
             StaticOptions { tolerance: self.settings.tolerance, scales: &self.static_scales, globalize: !continuing };
         let (mut reached, mut increment, mut halvings) = (s.t, t - s.t, 0);
         let mut neutral = false;
-        self.system.at_rest(true);
         let solved = loop {
             let target = if halvings == 0 { t } else { (reached + increment).min(t) };
             let (q0, lambda0) = (q.clone(), lambda.clone());
@@ -1369,8 +1362,7 @@ impl Simulation {
         };
         self.system.at_rest(false);
         solved?;
-        self.settled = Some((t, q.clone()));
-        self.settled_neutral = neutral;
+        self.settled = Some((t, q.clone(), neutral));
         let s = &mut self.state;
         (s.q, s.lambda, s.t) = (q, lambda, t);
         s.v.fill(0.0);

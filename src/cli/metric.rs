@@ -1,6 +1,6 @@
 //! What a sweep reports of one output over one run: its end value, maximum, minimum or time mean.
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 
 use super::option_values::UsageError;
 
@@ -57,11 +57,7 @@ impl Metric {
             .split_once('=')
             .ok_or_else(|| UsageError(format!("--metric expects NAME=end|max|min|mean, got '{spec}'")))?;
         let Some(statistic) = Statistic::parse(statistic.trim()) else {
-            return Err(UsageError(format!(
-                "--metric {spec}: '{}' is not one of end, max, min, mean",
-                statistic.trim()
-            ))
-            .into());
+            bail!(UsageError(format!("--metric {spec}: '{}' is not one of end, max, min, mean", statistic.trim())));
         };
         Ok(Metric { output: output.trim().to_string(), statistic })
     }

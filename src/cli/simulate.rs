@@ -123,13 +123,13 @@ pub struct SimulateArgs {
 /// Apply `--set NAME=VALUE` overrides to the model's default parameter values. A name the
 /// model does not declare or a value not of its kind is a usage error (exit code 2).
 pub fn parameter_values(model: &Model, sets: &[String]) -> Result<Vec<f64>> {
-    let usage = |message: String| anyhow::Error::new(UsageError(message));
     let mut params = model.default_parameters();
     for s in sets {
-        let (name, value) = s.split_once('=').ok_or_else(|| usage(format!("--set expects NAME=VALUE, got '{s}'")))?;
+        let (name, value) =
+            s.split_once('=').ok_or_else(|| UsageError(format!("--set expects NAME=VALUE, got '{s}'")))?;
         let Some(i) = model.parameter_index(name.trim()) else {
             let known: Vec<_> = model.parameters.iter().map(|p| p.name.as_str()).collect();
-            return Err(usage(format!(
+            bail!(UsageError(format!(
                 "unknown parameter '{}' (the model declares: {})",
                 name.trim(),
                 known.join(", ")
@@ -138,10 +138,10 @@ pub fn parameter_values(model: &Model, sets: &[String]) -> Result<Vec<f64>> {
         let p = &model.parameters[i];
         params[i] = if p.kind == ParameterKind::String {
             p.choice_index(value.trim()).ok_or_else(|| {
-                usage(format!("--set {name}: '{}' is not one of {}", value.trim(), p.choices.join(", ")))
+                UsageError(format!("--set {name}: '{}' is not one of {}", value.trim(), p.choices.join(", ")))
             })?
         } else {
-            value.trim().parse().map_err(|e| usage(format!("--set {name}: '{value}' is not a number: {e}")))?
+            value.trim().parse().map_err(|e| UsageError(format!("--set {name}: '{value}' is not a number: {e}")))?
         };
     }
     model.check_parameters(&params)?;
@@ -156,12 +156,11 @@ pub fn input_signals(sim: &Simulation, specs: &[String]) -> Result<Vec<(usize, I
             .split_once('=')
             .ok_or_else(|| UsageError(format!("--input expects NAME=VALUE or NAME=FILE, got '{spec}'")))?;
         let Some(i) = sim.input_names().iter().position(|n| n == name.trim()) else {
-            return Err(UsageError(format!(
+            bail!(UsageError(format!(
                 "unknown input '{}' (the model declares: {})",
                 name.trim(),
                 sim.input_names().join(", ")
-            ))
-            .into());
+            )));
         };
         signals.push((i, InputSignal::parse(value.trim()).with_context(|| format!("--input {}", name.trim()))?));
     }

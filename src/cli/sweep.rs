@@ -104,7 +104,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
     let axes = args.set.iter().map(|s| Axis::parse(s)).collect::<Result<Vec<_>>>()?;
     for (i, axis) in axes.iter().enumerate() {
         if axes[..i].iter().any(|a| a.parameter == axis.parameter) {
-            return Err(UsageError(format!("--set {}: the parameter is given twice", axis.parameter)).into());
+            bail!(UsageError(format!("--set {}: the parameter is given twice", axis.parameter)));
         }
     }
     let runs = sweep_grid::runs(&axes)?;
@@ -125,13 +125,12 @@ pub fn run(args: SweepArgs) -> Result<()> {
     };
     for m in &metrics {
         if !outputs.contains(&m.output) {
-            return Err(UsageError(format!(
+            bail!(UsageError(format!(
                 "--metric {}: unknown output '{}' (the model declares: {})",
                 m.header(),
                 m.output,
                 outputs.join(", ")
-            ))
-            .into());
+            )));
         }
     }
     std::fs::create_dir_all(&args.output).with_context(|| format!("cannot create {}", args.output.display()))?;

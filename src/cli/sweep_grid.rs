@@ -18,19 +18,18 @@ impl Axis {
     /// linearly spaced from a to b, both included) or `NAME=v` (one value).
     /// A malformed one is a usage error (exit code 2); one beyond the limits is not.
     pub fn parse(spec: &str) -> Result<Axis> {
-        let usage = |message: String| anyhow::Error::new(UsageError(message));
-        let (name, values) = spec
-            .split_once('=')
-            .ok_or_else(|| usage(format!("--set expects NAME=v1,v2,... or NAME=first:last:count, got '{spec}'")))?;
+        let (name, values) = spec.split_once('=').ok_or_else(|| {
+            UsageError(format!("--set expects NAME=v1,v2,... or NAME=first:last:count, got '{spec}'"))
+        })?;
         let parameter = name.trim().to_string();
         let values = values.trim();
         let values = if let [first, last, count] = values.split(':').collect::<Vec<_>>()[..] {
-            let number = |text: &str| -> Result<f64> {
-                text.trim().parse().map_err(|_| usage(format!("--set {spec}: '{}' is not a number", text.trim())))
+            let number = |text: &str| -> Result<f64, UsageError> {
+                text.trim().parse().map_err(|_| UsageError(format!("--set {spec}: '{}' is not a number", text.trim())))
             };
             let (first, last) = (number(first)?, number(last)?);
             let count: u64 = count.trim().parse().ok().filter(|&n| n >= 1).ok_or_else(|| {
-                usage(format!("--set {spec}: the count '{}' is not a positive integer", count.trim()))
+                UsageError(format!("--set {spec}: the count '{}' is not a positive integer", count.trim()))
             })?;
             // Before the values are made: the grid's size is checked again as a whole.
             if count > MAX_SWEEP_RUNS {
@@ -42,7 +41,7 @@ impl Axis {
             values.split(',').map(|v| v.trim().to_string()).collect::<Vec<_>>()
         };
         if values.iter().any(String::is_empty) {
-            return Err(usage(format!("--set {spec}: empty value")));
+            bail!(UsageError(format!("--set {spec}: empty value")));
         }
         Ok(Axis { parameter, values })
     }

@@ -34,6 +34,11 @@ fn perp(u: [f64; 2]) -> [f64; 2] {
     [-u[1], u[0]]
 }
 
+/// An angle difference taken modulo 2 pi into [-pi, pi]: the turn nearest to no turn.
+pub fn within_half_turn(d: f64) -> f64 {
+    d - std::f64::consts::TAU * (d / std::f64::consts::TAU).round()
+}
+
 fn dot(a: [f64; 2], b: [f64; 2]) -> f64 {
     a[0] * b[0] + a[1] * b[1]
 }
@@ -264,10 +269,7 @@ impl Measure {
             }
             MeasureKind::Angle => {
                 let angle = self.a2.angle(q) - self.a1.angle(q);
-                self.branch.map_or(angle, |b| {
-                    let tau = std::f64::consts::TAU;
-                    b + (angle - b - tau * ((angle - b) / tau).round())
-                })
+                self.branch.map_or(angle, |b| b + within_half_turn(angle - b))
             }
             MeasureKind::SectionShear { others, weights } => {
                 let (d, t) = self.slope_and_tangent(q, *others, *weights);

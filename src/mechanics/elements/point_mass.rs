@@ -30,7 +30,7 @@ impl<const D: usize> PointMass<D> {
     pub fn angular_momentum(&self, q: &[f64], v: &[f64]) -> [f64; 3] {
         let r: [f64; 3] = std::array::from_fn(|k| if k < D { q[self.dofs[k]] } else { 0.0 });
         let p: [f64; 3] = std::array::from_fn(|k| if k < D { self.mass * v[self.dofs[k]] } else { 0.0 });
-        [r[1] * p[2] - r[2] * p[1], r[2] * p[0] - r[0] * p[2], r[0] * p[1] - r[1] * p[0]]
+        crate::mechanics::euler_parameters::cross(r, p)
     }
 }
 

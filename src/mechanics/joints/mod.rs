@@ -31,7 +31,7 @@ pub use contact_constraint::{ContactConstraint, ContactConstraintMemory, Contact
 
 use super::contact_gap::ContactGap;
 use super::kind_list::listing;
-use super::kinematics::{Anchor, Measure, MeasureKind};
+use super::kinematics::{Anchor, Measure, MeasureKind, within_half_turn};
 use super::spatial_kinematics::{Anchor3, SpatialKind, SpatialMeasure};
 use crate::model::expr::{Expr, InputRates};
 use crate::model::schema::{DriveDecl, JointDecl, Name, Num};
@@ -79,7 +79,7 @@ impl ConstraintRow {
 
     /// A difference of the row's measure: for a wrapped angle, modulo 2 pi into (-pi, pi].
     fn wrapped(&self, d: f64) -> f64 {
-        if self.periodic() { d - std::f64::consts::TAU * (d / std::f64::consts::TAU).round() } else { d }
+        if self.periodic() { within_half_turn(d) } else { d }
     }
 
     /// Whether the row's measure is a spatial relative angle, wrapped to (-pi, pi].
