@@ -12,7 +12,7 @@ use super::log::{Category, Enabled, Logger};
 use super::settings;
 use super::state::FmuState;
 use super::status::Status;
-use super::variables::{Role, VarType, Variables, guid};
+use super::variables::{Role, SolverField, VarType, Variables, guid};
 use crate::simulation::blob;
 use crate::simulation::call_times::CallTimes;
 use crate::simulation::{Experiment, Model, Simulation, Snapshot, SolverSettings, StepEnd};
@@ -53,6 +53,9 @@ pub struct Instance {
     held_drive_warned: bool,
     /// Whether an element out of its formulation's range was reported (once per instance).
     formulation_warned: bool,
+    /// Whether the importer set solver_constraints; until it does, the treatment follows
+    /// solver_rho_inf as in `flexfmu simulate` (`SolverSettings::constraints_at`).
+    constraints_chosen: bool,
 }
 
 impl Instance {
@@ -92,6 +95,7 @@ impl Instance {
             drive_input_changed: None,
             held_drive_warned: false,
             formulation_warned: false,
+            constraints_chosen: false,
             model,
             guid,
             vars,
@@ -178,6 +182,7 @@ impl Instance {
         self.params = self.model.default_parameters();
         self.inputs = self.model.definition.inputs.iter().map(|i| i.start).collect();
         self.settings = self.vars.settings;
+        self.constraints_chosen = false;
         self.start_time = self.vars.experiment.start_time;
         self.stop_time = None;
         self.last_successful_time = self.start_time;
@@ -413,7 +418,12 @@ impl Instance {
                 Status::Ok
             }
             Role::Solver(field) => match settings::with(self.settings, field, self.name(vr), x) {
-                Ok(s) => {
+                Ok(mut s) => {
+                    if field == SolverField::Constraints {
+                        self.constraints_chosen = true;
+                    } else if !self.constraints_chosen {
+                        s.constraints = s.constraints_at(&self.model, s.rho_inf);
+                    }
                     self.change_settings(s);
                     Status::Ok
                 }

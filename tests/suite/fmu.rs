@@ -249,3 +249,50 @@ fn constraint_treatment_is_an_fmu_parameter() {
     inst.get_integer(&[f.fmu.vr("solver_constraints")], &mut c).unwrap();
     assert_eq!(c[0], 2);
 }
+
+/// Setting solver_rho_inf alone chooses the constraint treatment as `flexfmu simulate
+/// --rho-inf` does (GGL at rho_inf = 1: index-3 rows are undamped there and the energy of a
+/// spinning gyroscope grew a hundredfold, found by a probe), unless the importer chose
+/// solver_constraints itself; fmi2Reset forgets that choice.
+#[test]
+fn the_constraint_treatment_follows_rho_inf_unless_the_importer_chose_one() {
+    let model = Model::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("models/rigid_pendulum.toml")).unwrap();
+    let fmu = Fmu::build(&model);
+    let out = fmu.outputs();
+    let constraints = |inst: &mut InstanceCS| {
+        let mut c = [0];
+        inst.get_integer(&[fmu.vr("solver_constraints")], &mut c).unwrap();
+        c[0]
+    };
+    let mut inst = fmu.start("r", None, |inst| {
+        inst.set_real(&[fmu.vr("solver_rho_inf")], &[1.0]).unwrap();
+    });
+    assert_eq!(constraints(&mut inst), 1, "GGL at rho_inf = 1");
+    let mut t = 0.0;
+    let rows = run(&mut inst, &out, 20, &mut t);
+    let params = model.default_parameters();
+    let mut settings = SolverSettings::from_model(&model, &params).unwrap();
+    settings.rho_inf = 1.0;
+    settings.constraints = settings.constraints_at(&model, 1.0);
+    let mut sim = Simulation::new(&model, &params, settings, 0.0).unwrap();
+    let mut tt = 0.0;
+    let direct: Vec<_> = (0..20)
+        .map(|_| {
+            tt += H;
+            sim.step_to(tt).unwrap();
+            sim.output_values().unwrap().to_vec()
+        })
+        .collect();
+    assert_eq!(rows, direct);
+    // Back below 1: index-3 again.
+    inst.set_real(&[fmu.vr("solver_rho_inf")], &[0.5]).unwrap();
+    assert_eq!(constraints(&mut inst), 0);
+    // Chosen by the importer: kept whatever rho_inf becomes, until a reset.
+    inst.set_integer(&[fmu.vr("solver_constraints")], &[0]).unwrap();
+    inst.set_real(&[fmu.vr("solver_rho_inf")], &[1.0]).unwrap();
+    assert_eq!(constraints(&mut inst), 0);
+    Common::reset(&mut inst).unwrap();
+    inst.set_real(&[fmu.vr("solver_rho_inf")], &[1.0]).unwrap();
+    FmiInstance::enter_initialization_mode(&mut inst, None, 0.0, None).unwrap();
+    assert_eq!(constraints(&mut inst), 1);
+}
