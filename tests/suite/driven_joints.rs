@@ -528,6 +528,46 @@ fn a_driving_input_set_at_the_start_carries_a_pendulum_hanging_from_the_driven_l
     assert!(fastest(&sim) < 1e-12, "not at rest: {:.3e}", fastest(&sim));
 }
 
+/// A load that turns with what a drive carries, on a joint nothing else resists: a turret
+/// driven about z by input q carries an arm on a free hinge about its y axis, loaded by a torque
+/// u about y (body-fixed, or fixed in space). Turned by q, the torque's component along the hinge
+/// changes (fixed in space: by u (1 - cos q)) and no stiffness balances the change, so the
+/// relaxation's equations f(q) - f(q0) + Phi_q^T lambda = 0 have no nearby root (a probe's arm
+/// failed to start with "last increment NaN", even at q = 0.01 rad). The arm keeps its rigidly
+/// carried place: its centre at 0.5 (cos q, sin q, 0), the hinge angle 0, at rest.
+#[test]
+fn a_driving_input_set_at_the_start_carries_an_arm_on_a_loaded_free_hinge() {
+    for follower in [true, false] {
+        let text = format!(
+            "[model]\nname = \"turret\"\ndimension = 3\ngravity = [0.0, 0.0, -9.81]\n\
+             [[inputs]]\nname = \"q\"\n[[inputs]]\nname = \"u\"\n\
+             [[rigid_bodies]]\nname = \"turret\"\nmass = 1.0\ninertia = [0.1, 0.1, 0.1]\nposition = [0.0, 0.0, 0.0]\n\
+             [[rigid_bodies]]\nname = \"arm\"\nmass = 1.0\ninertia = [0.01, 0.1, 0.1]\nposition = [0.5, 0.0, 0.0]\n\
+             [[joints]]\nname = \"yaw\"\ntype = \"revolute\"\nbody2 = \"turret\"\npoint = [0.0, 0.0, 0.0]\n\
+             axis = [0.0, 0.0, 1.0]\ndrive = \"q\"\n\
+             [[joints]]\nname = \"hinge\"\ntype = \"revolute\"\nbody1 = \"turret\"\nbody2 = \"arm\"\n\
+             point = [0.0, 0.0, 0.0]\naxis = [0.0, 1.0, 0.0]\n\
+             [[loads]]\ntype = \"torque\"\nbody = \"arm\"\ndirection = [0.0, 1.0, 0.0]\nfollower = {follower}\nvalue = \"u\"\n\
+             [[outputs]]\nname = \"hinge_angle\"\nquantity = \"joint_position\"\njoint = \"hinge\"\n\
+             [[outputs]]\nname = \"x\"\nquantity = \"x\"\nbody = \"arm\"\n\
+             [[outputs]]\nname = \"y\"\nquantity = \"y\"\nbody = \"arm\"\n\
+             [[outputs]]\nname = \"z\"\nquantity = \"z\"\nbody = \"arm\"\n"
+        );
+        let model = Model::parse(&text, "turret.toml").unwrap();
+        for (q, u) in [(0.3f64, -4.0), (0.3, -4.905), (0.01, -1.0)] {
+            let mut sim = Simulation::new(&model, &[], settings(1e-3), 0.0).unwrap();
+            sim.set_initial_inputs(&[q, u]).unwrap();
+            let got = ["hinge_angle", "x", "y", "z"].map(|o| output(&mut sim, o));
+            let expected = [0.0, 0.5 * q.cos(), 0.5 * q.sin(), 0.0];
+            let off = (0..4).map(|k| (got[k] - expected[k]).abs()).fold(0.0, f64::max);
+            eprintln!("follower {follower}, q {q}, u {u}: {got:?} ({off:.2e}), fastest {:.2e}", fastest(&sim));
+            assert!(off < 1e-12, "{got:?} vs {expected:?}");
+            assert!(fastest(&sim) < 1e-12, "not at rest: {:.3e}", fastest(&sim));
+            sim.step_to(0.01).unwrap();
+        }
+    }
+}
+
 /// The other way round: a driven joint whose body 2 is held by ground (a base fixed to it) and
 /// whose body 1 is free turns body 1's side by minus the drive's change (the coordinate is
 /// theta2 - theta1): an arm on the base, with a pendulum hanging from it, set to u = 0.4 turns

@@ -8,6 +8,13 @@ use crate::linalg::SparseMatrix;
 /// Newton steps allowed for the whole move.
 const MAX_ITERATIONS: usize = 50;
 
+/// A relaxation step longer than this, relative to the model's size, means that nothing
+/// resists what turning the carried bodies changed of the loads: a free hinge behind a driven
+/// turret with a torque about the hinge (a probe's 3D arm failed to start with "last increment
+/// NaN" when the turret's input was set in Initialization Mode, even at 0.01 rad). There the
+/// f(q) - f(q0) equations have no nearby root, and the carried configuration is kept.
+const FAR_STEP: f64 = 1.0;
+
 /// The proximal weight eps (1/s^2) as a fraction of the stiffest coordinate's K_ii / M_ii (about
 /// the highest squared frequency): small enough that every elastic mode converges in a few
 /// steps (the contraction of a mode of frequency w is eps / (eps + w^2)), large enough that the
@@ -37,7 +44,9 @@ impl Workspace {
     /// gravity end moments) and for springs to the rest of the model: the slewed hook hangs
     /// below the turned boom tip, 1e-7 m from its rigidly turned place; a luffed boom carries
     /// its sling and hook rigidly, the sling leaning by the luff angle. Then the velocities
-    /// are made consistent as in `project_onto_constraints`. Returns whether anything moved.
+    /// are made consistent as in `project_onto_constraints`. If the iteration does not converge
+    /// near (FAR_STEP), as where a load on an unresisted joint changes with the turn, the
+    /// carried configuration is projected instead. Returns whether anything moved.
     pub fn follow_drives(
         &mut self,
         sys: &dyn Dynamics,
@@ -61,48 +70,57 @@ impl Workspace {
         // The iteration starts where what the drives carry has moved rigidly with them (the
         // forces compared stay q0's).
         sys.carry_with_drives(q, v, t);
-        let mut moved: Vec<f64> = q.iter().zip(&q0).map(|(x, x0)| x - x0).collect();
-        for iteration in 0.. {
-            // Residual: eps M (q - q_last) is the proximal term, zero at the iterate itself.
-            sys.forces(q, &rest, &rest, t, &mut self.inertial, &mut self.forces);
-            let (r1, r2) = self.rhs.split_at_mut(n);
-            r1.fill(0.0);
-            sys.add_constraint_forces(q, &lambda, r1);
-            for ((r, f), f0) in r1.iter_mut().zip(&self.forces).zip(&f0) {
-                *r = -(*r + (f - f0));
+        let carried = q.to_vec();
+        let relaxed = 'relax: {
+            let mut iteration = 0;
+            loop {
+                // Residual: eps M (q - q_last) is the proximal term, zero at the iterate itself.
+                sys.forces(q, &rest, &rest, t, &mut self.inertial, &mut self.forces);
+                let (r1, r2) = self.rhs.split_at_mut(n);
+                r1.fill(0.0);
+                sys.add_constraint_forces(q, &lambda, r1);
+                for ((r, f), f0) in r1.iter_mut().zip(&self.forces).zip(&f0) {
+                    *r = -(*r + (f - f0));
+                }
+                sys.constraint_residual(q, t, &mut self.phi);
+                for (r, p) in r2.iter_mut().zip(&self.phi) {
+                    *r = -p;
+                }
+                if iteration == MAX_ITERATIONS {
+                    break 'relax false;
+                }
+                iteration += 1;
+                sys.newton_matrix(q, &rest, &rest, &lambda, t, coefficients, &mut self.matrix);
+                stats.jacobian_evaluations += 1;
+                stats.factorizations += 1;
+                if self.index1_lu.factorize(&self.matrix).is_err() || self.index1_lu.solve(&mut self.rhs).is_err() {
+                    break 'relax false;
+                }
+                let mut step = 0.0f64;
+                for (x, d) in q.iter_mut().zip(&self.rhs[..n]) {
+                    *x += d;
+                    step = step.max(d.abs() / (self.length + x.abs()));
+                }
+                for (l, dl) in lambda.iter_mut().zip(&self.rhs[n..]) {
+                    *l += dl;
+                }
+                // A step beyond the model's size (or NaN): no stiffness resists what the move
+                // changed of the loads (FAR_STEP).
+                if !(step <= FAR_STEP) {
+                    break 'relax false;
+                }
+                if step <= tolerance {
+                    break 'relax true;
+                }
             }
-            sys.constraint_residual(q, t, &mut self.phi);
-            for (r, p) in r2.iter_mut().zip(&self.phi) {
-                *r = -p;
-            }
-            if iteration == MAX_ITERATIONS {
-                return Err(NewtonError::NotConverged { iterations: iteration, increment: f64::NAN, rate: f64::NAN });
-            }
-            sys.newton_matrix(q, &rest, &rest, &lambda, t, coefficients, &mut self.matrix);
-            stats.jacobian_evaluations += 1;
-            self.index1_lu.factorize(&self.matrix)?;
-            stats.factorizations += 1;
-            self.index1_lu.solve(&mut self.rhs)?;
-            let mut step = 0.0f64;
-            for (i, (x, d)) in q.iter_mut().zip(&self.rhs[..n]).enumerate() {
-                *x += d;
-                moved[i] += d;
-                step = step.max(d.abs() / (self.length + x.abs()));
-            }
-            for (l, dl) in lambda.iter_mut().zip(&self.rhs[n..]) {
-                *l += dl;
-            }
-            if !step.is_finite() {
-                return Err(NewtonError::Diverged { iterations: iteration + 1 });
-            }
-            if step <= tolerance {
-                break;
-            }
+        };
+        if !relaxed {
+            q.copy_from_slice(&carried);
         }
         // The constraints to round-off (the last step's own linearization error), and the
         // velocities.
-        self.project_onto_constraints(sys, (q, v, t), tolerance, stats)?;
-        Ok(moved.iter().any(|d| *d != 0.0))
+        let projected = self.project_onto_constraints(sys, (q, v, t), tolerance, stats)?;
+        Ok(projected || q.iter().zip(&q0).any(|(x, x0)| x != x0))
     }
 
     /// max_i K_ii / M_ii over the coordinates with mass (1/s^2), at rest at (q, t); 1 if no
