@@ -177,6 +177,7 @@ pub enum InputSignal {
 
 impl InputSignal {
     pub fn at(&self, t: f64) -> f64 {
+        let t = self.snap(t);
         let (k, rows) = match self {
             InputSignal::Constant(v) => return *v,
             InputSignal::Table(rows) => (rows.partition_point(|r| r.0 <= t), rows),
@@ -185,6 +186,26 @@ impl InputSignal {
             0 => rows[0].1,
             k if k == rows.len() => rows[k - 1].1,
             k => rows[k - 1].1 + self.slope(t) * (t - rows[k - 1].0),
+        }
+    }
+
+    /// t, or the time of a table row within round-off of it (`same_time`): an output row at
+    /// 41 x 0.01 = 0.41000000000000003 s is the table's row at 0.41 (a probe's drive table:
+    /// without this, an internal step of 6e-17 s took the next piece's slope and the drive
+    /// torque there was 1028 N m instead of 9).
+    fn snap(&self, t: f64) -> f64 {
+        match self {
+            InputSignal::Table(rows) => {
+                let k = rows.partition_point(|r| r.0 < t);
+                [k.checked_sub(1), Some(k)]
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|i| rows.get(i))
+                    .map(|r| r.0)
+                    .find(|&r| same_time(r, t))
+                    .unwrap_or(t)
+            }
+            InputSignal::Constant(_) => t,
         }
     }
 
@@ -204,6 +225,7 @@ impl InputSignal {
 
     /// Whether the signal steps at t (table rows at t, the first and last of different values).
     fn steps_at(&self, t: f64) -> bool {
+        let t = self.snap(t);
         match self {
             InputSignal::Table(rows) => {
                 let at_t = &rows[rows.partition_point(|r| r.0 < t)..rows.partition_point(|r| r.0 <= t)];
@@ -213,14 +235,18 @@ impl InputSignal {
         }
     }
 
-    /// The table's row times strictly inside (from, to).
+    /// The table's row times inside (from, to), not within round-off of either end.
     fn rows_inside(&self, from: f64, to: f64) -> impl Iterator<Item = f64> + '_ {
         let rows: &[(f64, f64)] = match self {
             InputSignal::Table(rows) => rows,
             InputSignal::Constant(_) => &[],
         };
         let first = rows.partition_point(|r| r.0 <= from);
-        rows[first..].iter().map(|r| r.0).take_while(move |&t| t < to)
+        rows[first..]
+            .iter()
+            .map(|r| r.0)
+            .take_while(move |&t| t < to)
+            .filter(move |&t| !same_time(t, from) && !same_time(t, to))
     }
 
     fn parse(text: &str) -> Result<InputSignal> {
@@ -266,6 +292,11 @@ impl InputSignal {
         }
         Ok(InputSignal::Table(rows))
     }
+}
+
+/// Whether two times are the same but for round-off (relative 1e-12, absolute below 1 s).
+fn same_time(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1.0)
 }
 
 /// Step from `from` to `to` along the input signals: to each table row inside the interval,
