@@ -340,6 +340,11 @@ impl Workspace {
         }
     }
 
+    /// The absolute floor of the position scale (m or rad; per second for velocities).
+    pub fn model_length(&self) -> f64 {
+        self.length
+    }
+
     /// Set the absolute floor of the position scale of the convergence test, normally
     /// `convergence::model_length` of the initial configuration (default 1).
     pub fn set_model_length(&mut self, length: f64) {

@@ -440,6 +440,39 @@ fn short_intervals_in_a_row_are_stepped_not_extrapolated() {
     }
 }
 
+/// An internal step far longer than the intervals (a user's `step = 0.2` with outputs every
+/// 1 ms, `solver_step = 0.5` under 1 ms doSteps, `step = 1e308`) makes the extrapolation's room
+/// long, but a span is extrapolated only while Heun's correction is below sqrt(tol) of the
+/// velocities: otherwise it is an implicit step of the interval's length, and the run equals
+/// the run at that step. Before, the steel cantilever's intervals were extrapolated, its stiff
+/// modes went unstable (1e22 J by the second interval) and a mass-spring drifted silently with
+/// "0 steps".
+#[test]
+fn a_step_far_longer_than_the_intervals_does_not_extrapolate_them() {
+    for (name, long, interval, t_end) in
+        [("cantilever_corotational", 0.2, 1e-3, 0.05), ("mass_spring", 1e308, 1e-2, 1.0)]
+    {
+        let model = common::sim::example(name);
+        let mut coarse = common::sim::simulation_with(&model, &[], |s| s.step = long);
+        let mut fine = common::sim::simulation_with(&model, &[], |s| s.step = interval);
+        let count = (t_end / interval).round() as usize;
+        for k in 1..=count {
+            let t = interval * k as f64;
+            coarse.step_to(t).unwrap_or_else(|e| panic!("{name}: step {long:e} failed at {t}: {e}"));
+            fine.step_to(t).unwrap();
+        }
+        let (a, b) = (coarse.state(), fine.state());
+        let scale = |x: &[f64]| x.iter().fold(1.0f64, |m, y| m.max(y.abs()));
+        let dq = a.q.iter().zip(&b.q).fold(0.0f64, |m, (x, y)| m.max((x - y).abs())) / scale(&b.q);
+        let dv = a.v.iter().zip(&b.v).fold(0.0f64, |m, (x, y)| m.max((x - y).abs())) / scale(&b.v);
+        println!(
+            "{name}: step {long:e} vs {interval:e} with intervals of {interval:e} s: |dq| {dq:.1e}, |dv| {dv:.1e}"
+        );
+        assert!(dq < 1e-6 && dv < 1e-6, "{name}: |dq| {dq:e}, |dv| {dv:e}");
+        assert!(coarse.statistics().steps as usize >= count, "{name}: every interval is a step");
+    }
+}
+
 /// The work done over extrapolated spans counts: a torque-driven flexible arm with a span of
 /// 1e-5 s after every 10 ms (100 spans, 1 ms of the 1 s run) ends with the energy supplied and
 /// the energy balance of the run without them (the spans' work uncounted would be about 1e-3
