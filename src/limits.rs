@@ -59,6 +59,37 @@ pub const MAX_SWEEP_RUNS: u64 = 100_000;
 /// packed into 3 MB took 9 GB of memory).
 pub const MAX_FMU_ENTRY_BYTES: u64 = 256 * 1024 * 1024;
 
+/// The largest model file read (bytes): a model of 1e5 bodies written out is about 10 MB. A
+/// probe's `check /dev/zero` grew to 9 GB before this.
+pub const MAX_MODEL_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The largest data file read (input and plotted CSV tables, state files, FMU binaries):
+/// `--input force=/dev/zero` was killed by the kernel at 24 GB before this.
+pub const MAX_DATA_FILE_BYTES: u64 = 512 * 1024 * 1024;
+
+/// The bytes of the file at `path`, refused beyond `max` bytes before more is read: the
+/// message names the file, what it is and the limit.
+pub fn read_bounded(path: &std::path::Path, max: u64, what: &str) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {what} {}: {e}", path.display()))?;
+    let mut bytes = Vec::new();
+    file.take(max + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read {what} {}: {e}", path.display()))?;
+    if bytes.len() as u64 > max {
+        return Err(format!(
+            "{what} {} is larger than {} MiB, the most read (src/limits.rs)",
+            path.display(),
+            max >> 20
+        ));
+    }
+    Ok(bytes)
+}
+
+/// `read_bounded` as UTF-8 text.
+pub fn read_text_bounded(path: &std::path::Path, max: u64, what: &str) -> Result<String, String> {
+    String::from_utf8(read_bounded(path, max, what)?)
+        .map_err(|e| format!("{what} {} is not UTF-8 text: {e}", path.display()))
+}
+
 /// The number of output intervals from `start` to `stop` every `interval` (the last one may
 /// be shorter), at most `MAX_OUTPUT_ROWS`.
 pub fn output_intervals(start: f64, stop: f64, interval: f64) -> Result<u64, String> {
@@ -72,6 +103,17 @@ pub fn output_intervals(start: f64, stop: f64, interval: f64) -> Result<u64, Str
             Compact(start),
             Compact(stop),
             Compact(interval)
+        ));
+    }
+    // Rows at one time: the interval is lost in the time's round-off (a start at 1e16 s with
+    // 0.01 s intervals wrote 101 rows at t = 1e16).
+    let last = start.abs().max(stop.abs());
+    if count > 0.0 && (last + interval == last || start + interval == start) {
+        return Err(format!(
+            "an output interval of {} s is below the time resolution at t = {} s (t + interval == t in double \
+             precision); start nearer t = 0, or use a longer interval",
+            Compact(interval),
+            Compact(last)
         ));
     }
     Ok(count as u64)

@@ -31,6 +31,15 @@ pub enum StepError {
     /// The current time or the end of the interval is not a finite number.
     #[error("cannot step from t = {} to {}: both times must be finite", Compact(*.t), Compact(*.t_end))]
     NonFiniteTime { t: f64, t_end: f64 },
+    /// The interval or the internal step is lost in the time's round-off: t + step == t.
+    #[error(
+        "cannot step from t = {} to {}: a step of {} s is below the time resolution there (t + step == t in \
+         double precision); start nearer t = 0, or use longer steps",
+        Compact(*.t),
+        Compact(*.t_end),
+        Compact(*.step)
+    )]
+    BelowTimeResolution { t: f64, t_end: f64, step: f64 },
     /// A redundant constraint row (left out of the Newton matrix at the initial state) no
     /// longer holds: the rank of the constraint Jacobian changed along the motion.
     #[error(

@@ -516,6 +516,12 @@ impl Instance {
         if h < 0.0 {
             return self.error(&format!("{function}: communicationStepSize {h} is negative"));
         }
+        if h > 0.0 && tc + h == tc {
+            return self.error(&format!(
+                "{function}: communicationStepSize {h} is below the time resolution at t = {tc} (t + h == t in double \
+                 precision)"
+            ));
+        }
         if (tc - t).abs() > TIME_TOLERANCE * t.abs().max(tc.abs()).max(1.0) {
             return self.error(&format!("{function}: currentCommunicationPoint {tc} does not match the FMU time {t}"));
         }

@@ -201,3 +201,26 @@ fn a_huge_wrong_string_is_not_copied_into_the_log() {
     println!("{message}");
     assert!(message.len() < 300 && message.contains("(10000000 bytes)"), "{} bytes logged", message.len());
 }
+
+/// Times where a step is lost in round-off (a probe started at 1e16 s, where one ulp is 2 s):
+/// a communication step with t + h == t is refused with fmi2Error (it returned fmi2OK without
+/// moving), and an interval the internal steps cannot cross is discarded with the state left
+/// as it was (it blamed Newton); `simulate`'s output rows likewise (101 rows at one time).
+#[test]
+fn steps_below_the_time_resolution_are_refused() {
+    use fmi::traits::FmiInstance;
+    let fmu = mass_spring();
+    let out = fmu.outputs();
+    let mut inst = fmu.import.instantiate_cs("late", false, false).unwrap();
+    let t0 = 1e16;
+    FmiInstance::enter_initialization_mode(&mut inst, None, t0, None).unwrap();
+    FmiInstance::exit_initialization_mode(&mut inst).unwrap();
+    let start = read(&mut inst, &out);
+    assert!(matches!(inst.do_step(t0, 1.0, true), Err(Fmi2Error::Error)));
+    assert!(matches!(inst.do_step(t0, 4.0, true), Err(Fmi2Error::Discard)));
+    assert_eq!(inst.last_successful_time().unwrap(), t0);
+    assert_eq!(read(&mut inst, &out), start, "the last good state is intact");
+    let refused = flexfmu::limits::output_intervals(t0, t0 + 100.0, 0.01).unwrap_err();
+    assert!(refused.contains("below the time resolution"), "{refused}");
+    assert_eq!(flexfmu::limits::output_intervals(0.0, 100.0, 0.01), Ok(10000));
+}
