@@ -21,11 +21,21 @@ pub enum ModesError {
     #[error("the system has no degrees of freedom left by its constraints")]
     NoFreedom,
     #[error(
+        "the model has {0} coordinates; natural frequencies are computed densely, for at most {MAX_COORDINATES} \
+         (about 1000 planar beam elements): use fewer elements"
+    )]
+    TooLarge(usize),
+    #[error(
         "the symmetric eigenvalue iteration failed (a matrix entry is NaN or infinite: check the model's values at \
          this state)"
     )]
     Eigen,
 }
+
+/// The most coordinates of a model whose modes are computed: the problem is dense, its
+/// matrices (n + m)^2 and its eigensolver O(n^3) (3000 coordinates: about a minute). A probe's
+/// 250,000-coordinate beam aborted asking for 500 GB.
+pub const MAX_COORDINATES: usize = 3100;
 
 /// Newton-matrix block (n x n) for the given coefficients.
 fn block(
@@ -59,6 +69,9 @@ fn reduced_problem(
     t: f64,
 ) -> Result<DMatrix<f64>, ModesError> {
     let n = sys.coordinates();
+    if n > MAX_COORDINATES {
+        return Err(ModesError::TooLarge(n));
+    }
     let x = (q, v, a, lambda);
     let (mass, jac) = block(sys, x, t, TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 0.0 });
     let (stiff, _) = block(sys, x, t, TangentCoefficients { mass: 0.0, damping: 0.0, stiffness: 1.0, lambda: 0.0 });

@@ -51,7 +51,13 @@ fn fmu_binary(explicit: Option<&PathBuf>) -> Result<std::borrow::Cow<'static, [u
         }
         None => find_binary().map_err(|e| anyhow!(e))?,
     };
-    let bytes = std::fs::read(&path).with_context(|| format!("cannot read the FMU binary {}", path.display()))?;
+    let bytes = flexfmu::limits::read_bounded(&path, MAX_FMU_ENTRY_BYTES, "the FMU binary").map_err(|e| anyhow!(e))?;
+    // A shared library for the platform the FMU names: ELF, PE or Mach-O (a probe's
+    // `--binary /etc/passwd` was packaged).
+    let shared_library = [&b"\x7fELF"[..], b"MZ", &[0xcf, 0xfa, 0xed, 0xfe], &[0xca, 0xfe, 0xba, 0xbe]];
+    if !shared_library.iter().any(|magic| bytes.starts_with(magic)) {
+        bail!("the FMU binary {} is not a shared library (ELF, PE or Mach-O)", path.display());
+    }
     Ok(bytes.into())
 }
 

@@ -33,8 +33,9 @@ pub struct CompareArgs {
     /// Steps to run (comma separated, s); default: the model's step and `--halvings` halvings of it.
     #[arg(long, value_delimiter = ',', value_parser = option_values::duration)]
     pub steps: Vec<f64>,
-    /// Number of halvings of the model's step when `--steps` is not given.
-    #[arg(long, default_value_t = 3)]
+    /// Number of halvings of the model's step when `--steps` is not given (at most 16: the
+    /// finest run then takes 65536 times the steps of the first).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(0..=16))]
     pub halvings: u32,
     /// Integrators to compare (comma separated); default: all.
     #[arg(long, value_delimiter = ',')]
@@ -153,7 +154,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
     let start = experiment.start_time;
     let stop = option_values::stop_time(args.stop_time.unwrap_or(experiment.stop_time), start, true)?;
     let steps: Vec<f64> = if args.steps.is_empty() {
-        (0..=args.halvings).map(|k| base.step / f64::from(1u32 << k.min(30))).collect()
+        (0..=args.halvings).map(|k| base.step / f64::from(1u32 << k)).collect()
     } else {
         args.steps.clone()
     };

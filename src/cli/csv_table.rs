@@ -16,7 +16,8 @@ pub struct CsvTable {
 impl CsvTable {
     /// Read `path`; every cell after the header must be a number.
     pub fn read(path: &Path) -> Result<CsvTable> {
-        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let text = flexfmu::limits::read_text_bounded(path, flexfmu::limits::MAX_DATA_FILE_BYTES, "CSV file")
+            .map_err(anyhow::Error::msg)?;
         let mut lines = text.lines();
         let header = lines.next().with_context(|| format!("{}: empty file, expected a header", path.display()))?;
         let names: Vec<String> = header.split(',').map(|c| c.trim().to_string()).collect();

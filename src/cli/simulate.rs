@@ -1,12 +1,13 @@
 //! `flexfmu simulate`: the solver without FMI, writing a CSV of the outputs.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 
 use flexfmu::compact_number::Compact;
 use flexfmu::integrators::{ConstraintTreatment, Method, NewtonStrategy};
+use flexfmu::limits::MAX_DATA_FILE_BYTES;
 use flexfmu::model::{Model, ParameterKind};
 use flexfmu::simulation::call_times::CallTimes;
 use flexfmu::simulation::{Experiment, Simulation, SolverSettings};
@@ -252,12 +253,12 @@ impl InputSignal {
     fn parse(text: &str) -> Result<InputSignal> {
         if let Ok(v) = text.parse::<f64>() {
             if !v.is_finite() {
-                bail!("the value must be a finite number, got {v}");
+                bail!(UsageError(format!("the value must be a finite number, got {v}")));
             }
             return Ok(InputSignal::Constant(v));
         }
-        let csv = std::fs::read_to_string(text)
-            .with_context(|| format!("input '{text}' is neither a number nor a readable CSV file"))?;
+        let csv = flexfmu::limits::read_text_bounded(Path::new(text), MAX_DATA_FILE_BYTES, "input table")
+            .map_err(|e| anyhow!("input '{text}' is neither a number nor a readable CSV file: {e}"))?;
         let mut rows: Vec<(f64, f64)> = Vec::new();
         for (i, line) in csv.lines().enumerate() {
             let at = format!("{text}:{}", i + 1);
@@ -267,6 +268,10 @@ impl InputSignal {
                 // The header: its names are free, but a third column would be ignored.
                 if let Some(extra) = cells.get(2) {
                     bail!("{at}: unknown column '{extra}': an input table has two columns, time and value");
+                }
+                // A 'value,time' table would be read the wrong way round.
+                if cells.get(1).is_some_and(|c| c.eq_ignore_ascii_case("time")) {
+                    bail!("{at}: the columns are 'time,value' in that order, got '{line}'");
                 }
                 continue;
             }

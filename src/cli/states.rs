@@ -69,7 +69,8 @@ pub struct States {
 
 impl States {
     pub fn load(path: &Path) -> Result<States> {
-        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let text = flexfmu::limits::read_text_bounded(path, flexfmu::limits::MAX_DATA_FILE_BYTES, "states file")
+            .map_err(anyhow::Error::msg)?;
         let states: States = serde_json::from_str(&text)
             .with_context(|| format!("{} is not a states file of `flexfmu simulate --states`", path.display()))?;
         if states.format != FORMAT || states.version != VERSION {

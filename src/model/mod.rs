@@ -109,12 +109,8 @@ pub struct Model {
 impl Model {
     pub fn load(path: &Path) -> Result<Model, ModelError> {
         let file = path.display().to_string();
-        let source = std::fs::read_to_string(path).map_err(|e| ModelError {
-            file: file.clone(),
-            line: 1,
-            column: 1,
-            message: format!("cannot read model file: {e}"),
-        })?;
+        let source = crate::limits::read_text_bounded(path, crate::limits::MAX_MODEL_FILE_BYTES, "model file")
+            .map_err(|message| ModelError { file: file.clone(), line: 1, column: 1, message })?;
         Model::from_text(source, &file)
     }
 
@@ -331,6 +327,26 @@ impl Model {
                 })?
             }
         }
+        if p.kind == ParameterKind::Integer {
+            // An FMI Integer is 32 bits (xs:int): a start, min or max beyond it made an FMU
+            // that FMPy's validation refuses (a probe's `value = 1e300`).
+            let int32 = f64::from(i32::MIN)..=f64::from(i32::MAX);
+            for (what, x) in [("value", Some(p.default)), ("min", p.min), ("max", p.max)] {
+                if let Some(x) = x.filter(|x| !int32.contains(x)) {
+                    return Err(self.error(
+                        span.clone(),
+                        format!(
+                            "integer parameter '{}': {what} = {} is outside the 32-bit range of an FMI Integer \
+                             ({} to {})",
+                            p.name,
+                            Compact(x),
+                            i32::MIN,
+                            i32::MAX
+                        ),
+                    ));
+                }
+            }
+        }
         Ok(p)
     }
 
@@ -364,8 +380,10 @@ impl Model {
             }
             return Ok(());
         }
-        if p.kind == ParameterKind::Integer && v.fract() != 0.0 {
-            return bad(format!("parameter '{}' is an integer, got {}", p.name, Compact(v)));
+        if p.kind == ParameterKind::Integer
+            && (v.fract() != 0.0 || !(f64::from(i32::MIN)..=f64::from(i32::MAX)).contains(&v))
+        {
+            return bad(format!("parameter '{}' is a 32-bit integer, got {}", p.name, Compact(v)));
         }
         if let Some(m) = p.min.filter(|&m| v < m) {
             return bad(format!("parameter '{}' = {v} is below its min = {m}", p.name));

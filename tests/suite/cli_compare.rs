@@ -136,4 +136,9 @@ fn compare_writes_csv_and_rejects_bad_options() {
     assert!(!bad.status.success());
     let err = String::from_utf8_lossy(&bad.stderr);
     assert!(err.contains("unknown output 'nope'") && err.contains("energy_total"), "{err}");
+    // Halvings are bounded (a probe's 1e6 ran without end): 16 at most, refused as usage.
+    let bad = Command::new(EXE).arg("compare").arg(model()).args(["--halvings", "1000000"]).output().unwrap();
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(bad.status.code(), Some(2), "{err}");
+    assert!(err.contains("0..=16"), "{err}");
 }

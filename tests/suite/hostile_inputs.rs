@@ -327,3 +327,71 @@ fn independent_joints_are_projected_per_group() {
     let line = text.lines().position(|l| l == format!("name = \"j{joint}\"")).unwrap() + 1;
     refused_everywhere(&text, line, &format!("more than the {MAX_CONSTRAINT_GROUP_ROWS} allowed"));
 }
+
+/// An integer parameter is an FMI Integer (xs:int, 32 bits): a start, min or max beyond it
+/// made an FMU FMPy's validation refused (a probe's `value = 1e300` was written as
+/// 9223372036854775807, `3e9` as 3000000000); each is a located error, and so is a value set
+/// beyond it.
+#[test]
+fn integer_parameters_beyond_32_bits_are_located_errors() {
+    let base = mass_spring();
+    for decl in [
+        "n = { value = 1e300, type = \"integer\" }",
+        "n = { value = 3e9, type = \"integer\" }",
+        "n = { value = 1, type = \"integer\", min = -3e9 }",
+        "n = { value = 1, type = \"integer\", max = 2147483648 }",
+    ] {
+        let text = base.replacen("[parameters]\n", &format!("[parameters]\n{decl}\n"), 1);
+        let line = text.lines().position(|l| l.starts_with("n = ")).unwrap() + 1;
+        refused_everywhere(&text, line, "outside the 32-bit range of an FMI Integer");
+    }
+    let text = base.replacen("[parameters]\n", "[parameters]\nn = { value = 2147483647, type = \"integer\" }\n", 1);
+    let model = Model::parse(&text, "n.toml").unwrap();
+    let n = model.parameter_index("n").unwrap();
+    assert!(model.check_parameter(n, 2147483647.0).is_ok());
+    assert!(model.check_parameter(n, 2147483648.0).is_err());
+}
+
+/// Files and values the command line reads are bounded and checked before use (a probe's
+/// `--input force=/dev/zero`, `plot /dev/zero`, `check /dev/zero` and `build --binary
+/// /dev/zero` ran until the kernel killed them; `--binary /etc/passwd` was packaged; a
+/// 'value,time' table was read the wrong way round; `modes` of a 250,000-coordinate beam
+/// aborted asking for 500 GB): each is an error naming the file or the limit.
+#[test]
+fn oversized_files_and_misfit_values_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big");
+    std::fs::write(&big, "12345678901").unwrap();
+    let refused = flexfmu::limits::read_bounded(&big, 10, "table").unwrap_err();
+    assert!(refused.contains("larger than") && refused.contains("big"), "{refused}");
+    assert_eq!(flexfmu::limits::read_bounded(&big, 11, "table").unwrap().len(), 11);
+
+    let model = common::sim::model_path("mass_spring");
+    let cli = |args: &[&str]| {
+        let o = Command::new(EXE).args(args).output().unwrap();
+        (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let m = model.to_str().unwrap();
+    let fmu = dir.path().join("x.fmu");
+    let (code, err) = cli(&["build", m, "-o", fmu.to_str().unwrap(), "--binary", m]);
+    assert!(code != 0 && err.contains("not a shared library"), "{code}: {err}");
+    let swapped = dir.path().join("swapped.csv");
+    std::fs::write(&swapped, "value,time\n0,1\n1,2\n").unwrap();
+    let out = dir.path().join("out.csv");
+    let input = format!("force={}", swapped.display());
+    let (code, err) = cli(&["simulate", m, "-o", out.to_str().unwrap(), "--input", &input]);
+    assert!(code != 0 && err.contains("'time,value' in that order"), "{code}: {err}");
+    let (code, err) = cli(&["simulate", m, "-o", out.to_str().unwrap(), "--input", "force=nan"]);
+    assert_eq!(code, 2, "a misfit value is a usage error: {err}");
+
+    let beam = dir.path().join("beam.toml");
+    std::fs::write(
+        &beam,
+        "[model]\nname = \"long\"\n[[beams]]\nname = \"beam\"\nstart = [0.0, 0.0]\nend = [10.0, 0.0]\nelements = 1100\n\
+         section = { width = 0.1, height = 0.1 }\nmaterial = { E = 2e11, nu = 0.3, rho = 7850 }\n\
+         [[joints]]\nname = \"clamp\"\ntype = \"fixed\"\nbody2 = \"beam.start\"\n",
+    )
+    .unwrap();
+    let (code, err) = cli(&["modes", beam.to_str().unwrap()]);
+    assert!(code != 0 && err.contains("3303 coordinates") && err.contains("at most 3100"), "{code}: {err}");
+}

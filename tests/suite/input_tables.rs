@@ -186,9 +186,10 @@ fn a_table_the_run_cannot_follow_is_refused_at_its_line() {
         let expected = format!("--input u: {}{message}", table.display());
         assert!(stderr.contains(&expected), "{text}: no '{expected}' in {stderr}");
     }
+    // A constant that is not a number is a usage error, as `--set m=nan` is (docs/cli.md).
     let o = simulate("u=inf".into());
     let stderr = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("--input u: the value must be a finite number, got inf"), "{stderr}");
 }
 
