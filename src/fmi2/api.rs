@@ -8,7 +8,7 @@ use std::ffi::{CStr, c_int};
 
 use super::component::{Component, c_text, log_with};
 use super::types::*;
-use crate::fmu::lifecycle::{Call, State, allowed};
+use crate::fmu::lifecycle::{Call, State, allowed, illegal_call};
 use crate::fmu::log::Category;
 use crate::fmu::panic::barrier;
 use crate::fmu::state::handle;
@@ -53,7 +53,7 @@ unsafe fn guarded(c: Fmi2Component, call: Call, function: &str, f: impl FnOnce(&
     // SAFETY: `c` came from fmi2Instantiate and has not been freed (importer contract).
     let inst = unsafe { &mut *p };
     if !allowed(inst.core.state(), call) {
-        return inst.core.error(&format!("{function}: Illegal call sequence")) as c_int;
+        return inst.core.error(&illegal_call(function, inst.core.state(), "fmi2")) as c_int;
     }
     match barrier(|| f(unsafe { &mut *p })) {
         Ok(status) => status as c_int,

@@ -41,6 +41,28 @@ pub enum Call {
     GetStatus,
 }
 
+/// The message for a call `allowed` refuses: the function, the state and what may come next
+/// (a probe's doStep after a discarded step read a bare "Illegal call sequence"). `prefix` is
+/// "fmi2" or "fmi3".
+pub fn illegal_call(function: &str, state: State, prefix: &str) -> String {
+    let next = match state {
+        State::Instantiated => format!("initialize first ({prefix}EnterInitializationMode, then exit it)"),
+        State::InitializationMode => format!("{prefix}ExitInitializationMode first"),
+        State::StepComplete => "the instance is stepping".to_string(),
+        State::StepFailed => {
+            let set_state = if prefix == "fmi2" { "fmi2SetFMUstate" } else { "fmi3SetFMUState" };
+            format!(
+                "the last step was discarded (its message says why); {set_state} to a saved state, \
+                 {prefix}Terminate or {prefix}Reset"
+            )
+        }
+        State::Terminated => format!("the instance is terminated; {prefix}Reset to use it again"),
+        State::Error => format!("an earlier call failed with {prefix}Error; {prefix}Reset or {prefix}FreeInstance"),
+        State::Fatal => format!("the instance is unusable; {prefix}FreeInstance"),
+    };
+    format!("{function}: Illegal call sequence in state {state:?}: {next}")
+}
+
 /// Whether `call` is legal in `state`.
 pub fn allowed(state: State, call: Call) -> bool {
     use Call::*;

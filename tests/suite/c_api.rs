@@ -97,7 +97,9 @@ fn null_arguments_status_queries_and_logging() {
         fmi2FreeInstance(null_mut());
         assert_eq!(fmi2DoStep(null_mut(), 0.0, 0.1, 1), ERROR);
         assert_eq!(fmi2GetReal(c, null(), 0, null_mut()), ERROR, "GetReal is illegal before initialization");
-        assert!(messages.lock().unwrap().iter().any(|(_, _, m)| m == "fmi2GetReal: Illegal call sequence"));
+        assert!(messages.lock().unwrap().iter().any(|(_, _, m)| m
+            == "fmi2GetReal: Illegal call sequence in state Instantiated: initialize first \
+                (fmi2EnterInitializationMode, then exit it)"));
         assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0), OK);
         assert_eq!(fmi2EnterInitializationMode(c), OK);
         assert_eq!(fmi2ExitInitializationMode(c), OK);
@@ -185,6 +187,14 @@ fn failed_step_returns_discard_and_keeps_the_last_good_state() {
         assert_eq!(fmi2GetBooleanStatus(c, 3, &mut terminated), OK);
         assert_eq!(terminated, 1);
         assert_eq!(fmi2DoStep(c, t, h, 1), ERROR, "DoStep is illegal after Discard");
+        // The log says why and what may come next (a probe read a bare "Illegal call sequence").
+        assert!(
+            messages.lock().unwrap().iter().any(|(st, _, m)| *st == ERROR
+                && m.starts_with("fmi2DoStep: Illegal call sequence in state StepFailed")
+                && m.contains("fmi2SetFMUstate to a saved state")),
+            "{:?}",
+            messages.lock().unwrap().last()
+        );
         // Outputs are those of the last good state.
         let mut phi_now = 0.0;
         assert_eq!(fmi2GetReal(c, [phi].as_ptr(), 1, &mut phi_now), OK);
