@@ -1346,13 +1346,28 @@ impl Simulation {
             StaticOptions { tolerance: self.settings.tolerance, scales: &self.static_scales, globalize: !continuing };
         let (mut reached, mut increment, mut halvings) = (s.t, t - s.t, 0);
         let mut neutral = false;
+        // From a stable equilibrium, an increment that lands on an unstable one has jumped a
+        // bifurcation (a probe's column with a small lateral imperfection, loaded in steps of
+        // 0.05, stayed near-straight past its buckling load and bent against the imperfection):
+        // it is halved too, so that the load follows the stable path; a perfect structure,
+        // whose path becomes unstable itself, is accepted at the last halving.
+        let unstable_at = |q: &[f64], lambda: &[f64], t: f64| {
+            crate::analysis::modes::unstable_directions(&self.system, q, lambda, t).is_some_and(|k| k > 0)
+        };
+        let mut stable = continuing && !unstable_at(&q, &lambda, s.t);
         let solved = loop {
             let target = if halvings == 0 { t } else { (reached + increment).min(t) };
             let (q0, lambda0) = (q.clone(), lambda.clone());
             match solve_static(&self.system, &mut q, &mut lambda, target, &options) {
+                Ok(_) if stable && halvings < STATIC_HALVINGS && unstable_at(&q, &lambda, target) => {
+                    (q, lambda) = (q0, lambda0);
+                    increment *= 0.5;
+                    halvings += 1;
+                }
                 Ok(solved) => {
                     iterations += solved.iterations;
                     neutral = solved.neutral;
+                    stable = stable && !(halvings == STATIC_HALVINGS && unstable_at(&q, &lambda, target));
                     reached = target;
                     if target == t {
                         break Ok(());
