@@ -1124,7 +1124,8 @@ impl Simulation {
         let length = self.stepper.workspace.model_length();
         let correction =
             (0..s.q.len()).fold(0.0f64, |e, i| e.max(0.5 * span * (a1[i] - a[i]).abs() / (length + s.v[i].abs())));
-        if !(correction <= self.settings.tolerance.sqrt()) {
+        let short = correction <= self.settings.tolerance.sqrt();
+        if !short {
             return Ok(false);
         }
         for i in 0..s.q.len() {

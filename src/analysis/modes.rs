@@ -80,7 +80,8 @@ fn null_space_basis(jac: &DMatrix<f64>) -> Result<DMatrix<f64>, ModesError> {
                 }
             }
         }
-        if !(best.0 > 1e-12 * scale) {
+        let independent = best.0 > 1e-12 * scale;
+        if !independent {
             break;
         }
         let (_, pi, pj) = best;

@@ -12,6 +12,7 @@ use flexfmu::simulation::Simulation;
 
 pub struct OutputsCsv {
     file: BufWriter<File>,
+    path: std::path::PathBuf,
 }
 
 impl OutputsCsv {
@@ -19,10 +20,11 @@ impl OutputsCsv {
     /// trailing comma).
     pub fn create(path: &Path, sim: &Simulation) -> Result<OutputsCsv> {
         let file = File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
-        let mut file = BufWriter::new(file);
+        let mut csv = OutputsCsv { file: BufWriter::new(file), path: path.to_path_buf() };
         let names = sim.outputs().iter().map(|o| o.name.as_str());
-        writeln!(file, "{}", std::iter::once("time").chain(names).collect::<Vec<_>>().join(","))?;
-        Ok(OutputsCsv { file })
+        let header = std::iter::once("time").chain(names).collect::<Vec<_>>().join(",");
+        csv.write_line(&header)?;
+        Ok(csv)
     }
 
     /// The row of `sim`'s outputs at its current time.
@@ -31,8 +33,14 @@ impl OutputsCsv {
         let values =
             sim.output_values().map_err(|e| anyhow::anyhow!("t = {}: {e}", flexfmu::compact_number::Compact(t)))?;
         let row: Vec<String> = std::iter::once(t).chain(values.iter().copied()).map(|v| format!("{v:.17e}")).collect();
-        writeln!(self.file, "{}", row.join(","))?;
-        self.file.flush()?;
-        Ok(())
+        self.write_line(&row.join(","))
+    }
+
+    /// One line, flushed; a failure names the file (a probe's `-o /dev/full` printed only
+    /// "No space left on device").
+    fn write_line(&mut self, line: &str) -> Result<()> {
+        writeln!(self.file, "{line}")
+            .and_then(|()| self.file.flush())
+            .with_context(|| format!("cannot write {}", self.path.display()))
     }
 }

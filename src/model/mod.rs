@@ -31,13 +31,26 @@ pub struct ModelError {
 impl ModelError {
     /// The message as a located warning: "file:line:column: warning: message".
     pub fn warning(&self) -> String {
-        format!("{}:{}:{}: warning: {}", self.file, self.line, self.column, self.message)
+        format!("{}:{}:{}: warning: {}", self.file, self.line, self.column, self.shown())
+    }
+
+    /// The message, its middle left out beyond SHOWN_MESSAGE bytes: messages quote what the
+    /// file says, and a probe's 1 MB name was printed whole.
+    fn shown(&self) -> std::borrow::Cow<'_, str> {
+        const SHOWN_MESSAGE: usize = 2000;
+        let m = &self.message;
+        if m.len() <= SHOWN_MESSAGE {
+            return m.into();
+        }
+        let head = (0..=SHOWN_MESSAGE / 2).rev().find(|&i| m.is_char_boundary(i)).unwrap_or(0);
+        let tail = (m.len() - SHOWN_MESSAGE / 2..=m.len()).find(|&i| m.is_char_boundary(i)).unwrap_or(m.len());
+        format!("{} [... {} bytes left out ...] {}", &m[..head], tail - head, &m[tail..]).into()
     }
 }
 
 impl fmt::Display for ModelError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}: {}", self.file, self.line, self.column, self.message)
+        write!(f, "{}:{}:{}: {}", self.file, self.line, self.column, self.shown())
     }
 }
 

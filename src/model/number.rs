@@ -12,6 +12,10 @@ use super::schema::Number;
 use serde::de::{self, Deserialize, Deserializer, EnumAccess, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 
+/// The error for a value that is neither a number nor a string; the derive said "data did not
+/// match any variant of untagged enum Number" (a probe's `mass = true`).
+const NOT_A_NUMBER: &str = "expected a number or an expression in quotes (such as \"2*L\")";
+
 /// What the value was, as far as `Number` cares.
 enum Raw {
     Value(f64),
@@ -24,7 +28,7 @@ impl<'de> Deserialize<'de> for Number {
         match d.deserialize_any(RawVisitor)? {
             Raw::Value(v) => Ok(Number::Value(v)),
             Raw::Expr(s) => Ok(Number::Expr(s)),
-            Raw::Other => Err(de::Error::custom("data did not match any variant of untagged enum Number")),
+            Raw::Other => Err(de::Error::custom(NOT_A_NUMBER)),
         }
     }
 }
@@ -239,7 +243,11 @@ mod tests {
                         assert_eq!(ov.len(), nv.len(), "{text}");
                         assert!(ov.iter().zip(&nv).all(|(a, b)| same(a, b)), "{text}");
                     }
-                    (Err(o), Err(n)) => assert_eq!(o, n, "{text}"),
+                    (Err(o), Err(n)) => {
+                        let derived =
+                            o.0.replace("data did not match any variant of untagged enum Number", NOT_A_NUMBER);
+                        assert_eq!((derived, o.1.clone()), n.clone(), "{text}")
+                    }
                     _ => panic!("{text}: {old:?} vs {new:?}"),
                 }
                 checked += 1;

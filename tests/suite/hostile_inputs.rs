@@ -395,3 +395,31 @@ fn oversized_files_and_misfit_values_are_refused() {
     let (code, err) = cli(&["modes", beam.to_str().unwrap()]);
     assert!(code != 0 && err.contains("3303 coordinates") && err.contains("at most 3100"), "{code}: {err}");
 }
+
+/// What the user wrote is quoted in messages, but not without bound: a reference to a body
+/// with a 1 MB name is refused with a message of about 2 KB (a probe's printed the megabyte),
+/// its start and end kept; a `true` where a number belongs says what is expected (it said
+/// "data did not match any variant of untagged enum Number"); an output file that cannot be
+/// written is named.
+#[test]
+fn messages_quote_inputs_within_bounds_and_say_what_is_expected() {
+    let base = mass_spring();
+    let long = "x".repeat(1 << 20);
+    let text = base.replacen("body = \"mass\"", &format!("body = \"{long}\""), 1);
+    assert_ne!(text, base, "the model has a `body = \"mass\"` line");
+    let (code, stderr, _) = run("check", &text);
+    assert_eq!(code, 2);
+    assert!(stderr.len() < 3000 && stderr.contains("bytes left out"), "{} bytes", stderr.len());
+    let text = base.replacen("mass = \"m\"", "mass = true", 1);
+    let (code, stderr, _) = run("check", &text);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("expected a number or an expression in quotes"), "{stderr}");
+    let o = Command::new(EXE)
+        .arg("simulate")
+        .arg(common::sim::model_path("mass_spring"))
+        .args(["-o", "/dev/full"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("cannot write /dev/full"), "{stderr}");
+}

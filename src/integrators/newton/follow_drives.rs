@@ -106,7 +106,8 @@ impl Workspace {
                 }
                 // A step beyond the model's size (or NaN): no stiffness resists what the move
                 // changed of the loads (FAR_STEP).
-                if !(step <= FAR_STEP) {
+                let near = step <= FAR_STEP;
+                if !near {
                     break 'relax false;
                 }
                 if step <= tolerance {

@@ -168,7 +168,7 @@ pub fn element(
         return Err(model.error(c.name.span(), "a force contact needs `stiffness` (N/m^1.5)".into()));
     };
     let stiffness = scope.positive(stiffness, "stiffness")?;
-    if !(e >= MIN_FORCE_RESTITUTION && e <= 1.0) {
+    if !(MIN_FORCE_RESTITUTION..=1.0).contains(&e) {
         return Err(model.error(
             c.restitution.span(),
             format!(
