@@ -89,14 +89,23 @@ fn load_x_reference(dt_out: f64, n: usize) -> Vec<f64> {
 
 /// `simulate` with the table `rows` as the input u; the rows of the outputs CSV.
 fn simulate(dir: &Path, rows: &[(f64, f64)], output_interval: &str) -> Vec<Vec<f64>> {
-    let (model, table, csv) = (dir.join("crane.toml"), dir.join("u.csv"), dir.join("out.csv"));
-    std::fs::write(&model, MODEL).unwrap();
     let text: Vec<String> = rows.iter().map(|(t, u)| format!("{t},{u}")).collect();
-    std::fs::write(&table, format!("time,u\n{}\n", text.join("\n"))).unwrap();
+    let table = format!("time,u\n{}\n", text.join("\n"));
+    simulate_with_table(dir, MODEL, "u", &table, &["--stop-time", "2", "--output-interval", output_interval])
+}
+
+/// `simulate` of the model `text` with the CSV `table` as its input `input` and `args`; the
+/// rows of the outputs CSV.
+fn simulate_with_table(dir: &Path, text: &str, input: &str, table: &str, args: &[&str]) -> Vec<Vec<f64>> {
+    let (model, table_file, csv) = (dir.join("model.toml"), dir.join("table.csv"), dir.join("out.csv"));
+    std::fs::write(&model, text).unwrap();
+    std::fs::write(&table_file, table).unwrap();
     let o = Command::new(common::cli::EXE)
-        .args(["simulate".as_ref(), model.as_os_str(), "--stop-time".as_ref(), "2".as_ref()])
-        .args(["--output-interval", output_interval, "--input"])
-        .arg(format!("u={}", table.display()))
+        .arg("simulate")
+        .arg(&model)
+        .args(args)
+        .arg("--input")
+        .arg(format!("{input}={}", table_file.display()))
         .arg("-o")
         .arg(&csv)
         .output()
@@ -202,30 +211,14 @@ fn a_table_the_run_cannot_follow_is_refused_at_its_line() {
 #[test]
 fn table_rows_within_round_off_of_an_output_row_are_that_row() {
     let dir = tempfile::tempdir().unwrap();
-    let (model, table, csv) = (dir.path().join("rotor.toml"), dir.path().join("q.csv"), dir.path().join("out.csv"));
-    std::fs::write(
-        &model,
-        "[model]\nname = \"rotor\"\n[solver]\nstep = 1e-3\nstop_time = 0.6\noutput_interval = 0.01\n\
-         [[inputs]]\nname = \"q\"\n[[rigid_bodies]]\nname = \"rotor\"\nmass = 1.0\ninertia = 1.0\nposition = [0.0, 0.0]\n\
-         [[joints]]\nname = \"drive\"\ntype = \"revolute\"\nbody2 = \"rotor\"\npoint = [0.0, 0.0]\ndrive = \"q\"\n\
-         [[outputs]]\nname = \"torque\"\nquantity = \"drive_force\"\njoint = \"drive\"\n\
-         [[outputs]]\nname = \"rate\"\nquantity = \"joint_velocity\"\njoint = \"drive\"\n",
-    )
-    .unwrap();
+    let model = "[model]\nname = \"rotor\"\n[solver]\nstep = 1e-3\nstop_time = 0.6\noutput_interval = 0.01\n\
+                 [[inputs]]\nname = \"q\"\n[[rigid_bodies]]\nname = \"rotor\"\nmass = 1.0\ninertia = 1.0\n\
+                 position = [0.0, 0.0]\n[[joints]]\nname = \"drive\"\ntype = \"revolute\"\nbody2 = \"rotor\"\n\
+                 point = [0.0, 0.0]\ndrive = \"q\"\n\
+                 [[outputs]]\nname = \"torque\"\nquantity = \"drive_force\"\njoint = \"drive\"\n\
+                 [[outputs]]\nname = \"rate\"\nquantity = \"joint_velocity\"\njoint = \"drive\"\n";
     let rows: Vec<String> = (0..=61).map(|k| format!("{:.2},{}", k as f64 / 100.0, (k * k) as f64 / 1e4)).collect();
-    std::fs::write(&table, format!("time,q\n{}\n", rows.join("\n"))).unwrap();
-    let o = Command::new(common::cli::EXE)
-        .arg("simulate")
-        .arg(&model)
-        .arg("--input")
-        .arg(format!("q={}", table.display()))
-        .arg("-o")
-        .arg(&csv)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let text = std::fs::read_to_string(&csv).unwrap();
-    let out: Vec<Vec<f64>> = text.lines().skip(1).map(|l| l.split(',').map(|c| c.parse().unwrap()).collect()).collect();
+    let out = simulate_with_table(dir.path(), model, "q", &format!("time,q\n{}\n", rows.join("\n")), &[]);
     assert_eq!(out.len(), 61);
     let (mut rate, mut torque) = (0.0f64, 0.0f64);
     for (k, row) in out.iter().enumerate().skip(1) {

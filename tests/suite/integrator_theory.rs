@@ -409,6 +409,22 @@ fn a_tiny_communication_step_changes_the_run_by_round_off_only() {
     }
 }
 
+/// `a` and `b` stepped side by side to k x `interval` for k = 1..=`count`: the largest
+/// differences of their positions and velocities relative to b's largest (at least 1), and
+/// a's internal steps.
+fn run_side_by_side(name: &str, mut a: Simulation, mut b: Simulation, interval: f64, count: usize) -> (f64, f64, u64) {
+    for k in 1..=count {
+        let t = interval * k as f64;
+        a.step_to(t).unwrap_or_else(|e| panic!("{name}: intervals of {interval:e} s failed at {t}: {e}"));
+        b.step_to(t).unwrap();
+    }
+    let (x, y) = (a.state(), b.state());
+    let scale = |x: &[f64]| x.iter().fold(1.0f64, |m, y| m.max(y.abs()));
+    let dq = x.q.iter().zip(&y.q).fold(0.0f64, |m, (p, r)| m.max((p - r).abs())) / scale(&y.q);
+    let dv = x.v.iter().zip(&y.v).fold(0.0f64, |m, (p, r)| m.max((p - r).abs())) / scale(&y.v);
+    (dq, dv, a.statistics().steps)
+}
+
 /// Communication intervals of 1e-2 of the internal step, one after the other (an output
 /// interval that short, a master's small step), are implicit steps of that length, not a
 /// chain of extrapolations: the explicit spans drifted off the constraints (the pendulum's
@@ -422,17 +438,9 @@ fn short_intervals_in_a_row_are_stepped_not_extrapolated() {
         let step = common::sim::simulation_with(&model, &[], |_| {}).settings().step;
         let span = 1e-2 * step;
         let count = (t_end / span).round() as usize;
-        let mut short = common::sim::simulation_with(&model, &[], |_| {});
-        let mut stepped = common::sim::simulation_with(&model, &[], |s| s.step = span);
-        for k in 1..=count {
-            let t = span * k as f64;
-            short.step_to(t).unwrap_or_else(|e| panic!("{name}: intervals of {span:e} s failed at {t}: {e}"));
-            stepped.step_to(t).unwrap();
-        }
-        let (a, b) = (short.state(), stepped.state());
-        let scale = |x: &[f64]| x.iter().fold(1.0f64, |m, y| m.max(y.abs()));
-        let dq = a.q.iter().zip(&b.q).fold(0.0f64, |m, (x, y)| m.max((x - y).abs())) / scale(&b.q);
-        let dv = a.v.iter().zip(&b.v).fold(0.0f64, |m, (x, y)| m.max((x - y).abs())) / scale(&b.v);
+        let short = common::sim::simulation_with(&model, &[], |_| {});
+        let stepped = common::sim::simulation_with(&model, &[], |s| s.step = span);
+        let (dq, dv, _) = run_side_by_side(name, short, stepped, span, count);
         println!(
             "{name}: {count} intervals of {span:e} s vs steps of {span:e} s: |dq| {dq:.1e}, |dv| {dv:.1e} (relative)"
         );
@@ -453,23 +461,15 @@ fn a_step_far_longer_than_the_intervals_does_not_extrapolate_them() {
         [("cantilever_corotational", 0.2, 1e-3, 0.05), ("mass_spring", 1e308, 1e-2, 1.0)]
     {
         let model = common::sim::example(name);
-        let mut coarse = common::sim::simulation_with(&model, &[], |s| s.step = long);
-        let mut fine = common::sim::simulation_with(&model, &[], |s| s.step = interval);
+        let coarse = common::sim::simulation_with(&model, &[], |s| s.step = long);
+        let fine = common::sim::simulation_with(&model, &[], |s| s.step = interval);
         let count = (t_end / interval).round() as usize;
-        for k in 1..=count {
-            let t = interval * k as f64;
-            coarse.step_to(t).unwrap_or_else(|e| panic!("{name}: step {long:e} failed at {t}: {e}"));
-            fine.step_to(t).unwrap();
-        }
-        let (a, b) = (coarse.state(), fine.state());
-        let scale = |x: &[f64]| x.iter().fold(1.0f64, |m, y| m.max(y.abs()));
-        let dq = a.q.iter().zip(&b.q).fold(0.0f64, |m, (x, y)| m.max((x - y).abs())) / scale(&b.q);
-        let dv = a.v.iter().zip(&b.v).fold(0.0f64, |m, (x, y)| m.max((x - y).abs())) / scale(&b.v);
+        let (dq, dv, steps) = run_side_by_side(name, coarse, fine, interval, count);
         println!(
             "{name}: step {long:e} vs {interval:e} with intervals of {interval:e} s: |dq| {dq:.1e}, |dv| {dv:.1e}"
         );
         assert!(dq < 1e-6 && dv < 1e-6, "{name}: |dq| {dq:e}, |dv| {dv:e}");
-        assert!(coarse.statistics().steps as usize >= count, "{name}: every interval is a step");
+        assert!(steps as usize >= count, "{name}: every interval is a step");
     }
 }
 
