@@ -32,7 +32,7 @@ enum Command {
     Check(cli::build::CheckArgs),
     /// Show what a model declares: sizes, solver settings, the FMU's variables.
     Info(cli::info::InfoArgs),
-    /// Natural frequencies (Hz) linearised about the initial configuration, constraints respected.
+    /// Natural frequencies (Hz) linearised about the static equilibrium at the start time, constraints respected.
     Modes(cli::modes::ModesArgs),
     /// Quasi-static analysis: the static equilibrium at each output time, loads growing with t as increments.
     Statics(cli::statics::StaticsArgs),

@@ -168,16 +168,20 @@ pub fn squared_frequencies(
     Ok(w2)
 }
 
-/// omega^2 at or below this fraction of the largest |omega^2| is round-off, taken as 0: the
-/// symmetric eigensolver's absolute error is a few ulps of the largest eigenvalue (Weyl's
-/// inequality |d lambda| <= ||E||_2 for a perturbation E of the matrix: Golub & Van Loan,
-/// Matrix computations, 2013, ch. 8), here 1e-16..1e-14 of it, so a frequency below 1e-6 of the
-/// largest is not resolved. The probe's free-free beam printed its rigid-body modes as
-/// 2.47e-4 and 3.51e-4 Hz (1e-8 of its largest frequency).
-pub const ROUNDOFF_FREQUENCY_SQUARED: f64 = 1e-12;
+/// omega^2 at or below n ulps of the largest |omega^2| (n the number of admissible
+/// directions) is round-off, taken as 0: the symmetric eigensolver's absolute error is bounded
+/// by the norm of its backward error, about n ulps of the largest eigenvalue for Householder
+/// tridiagonalization (Weyl's inequality |d lambda| <= ||E||_2: Golub & Van Loan, Matrix
+/// computations, 2013, ch. 8). A free-free beam's rigid-body modes come out at 1e-16 of the
+/// largest omega^2 and print as 0 (they printed as 2.47e-4 and 3.51e-4 Hz in a probe). The
+/// fixed 1e-12 used before hid a fine mesh's real low modes: a strip 5 % below its lateral
+/// buckling load, 0.2 Hz against a largest 2.5e5 Hz with 40 elements, printed 0 (a probe).
+pub fn roundoff_frequency_squared(n: usize, largest: f64) -> f64 {
+    n as f64 * f64::EPSILON * largest
+}
 
-/// Natural frequencies in Hz, ascending; rigid-body modes, and any below 1e-6 of the largest
-/// (`ROUNDOFF_FREQUENCY_SQUARED`), give 0. An unstable direction (omega^2 < 0, beyond that
+/// Natural frequencies in Hz, ascending; rigid-body modes, and any omega^2 within round-off
+/// of 0 (`roundoff_frequency_squared`), give 0. An unstable direction (omega^2 < 0, beyond that
 /// round-off) gives a negative number, -sqrt(-omega^2) / (2 pi): its rate of divergence
 /// over 2 pi, so that it cannot be mistaken for a rigid-body mode (a probe's inverted 3D
 /// pendulum printed 0, 0, 0).
@@ -191,15 +195,14 @@ pub fn natural_frequencies(
 ) -> Result<Vec<f64>, ModesError> {
     let w2 = squared_frequencies(sys, q, v, a, lambda, t)?;
     let largest = w2.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let roundoff = roundoff_frequency_squared(w2.len(), largest);
     Ok(w2
         .iter()
-        .map(|&w2| {
-            if w2.abs() <= ROUNDOFF_FREQUENCY_SQUARED * largest {
-                0.0
-            } else {
-                w2.signum() * w2.abs().sqrt() / (2.0 * std::f64::consts::PI)
-            }
-        })
+        .map(
+            |&w2| {
+                if w2.abs() <= roundoff { 0.0 } else { w2.signum() * w2.abs().sqrt() / (2.0 * std::f64::consts::PI) }
+            },
+        )
         .collect())
 }
 
@@ -210,7 +213,7 @@ pub const STABILITY_CHECK_COORDINATES: usize = 400;
 /// The number of admissible directions in which the equilibrium (q, lambda) at t is unstable:
 /// eigenvalues omega^2 of the reduced problem (`reduced_problem`, K as it is, not
 /// symmetrised) that are real and negative, below -100 n ulps of the largest |omega^2|, the
-/// eigensolver's round-off (see `ROUNDOFF_FREQUENCY_SQUARED`): divergence, the stiffness
+/// eigensolver's round-off (see `roundoff_frequency_squared`): divergence, the stiffness
 /// N^T K N negative in that direction. The symmetric part alone is not the test: a 3D
 /// cantilever rolled by an end moment of fixed axis (a probe's `roll3d.toml`) has an
 /// indefinite symmetric part from half a turn on while every omega^2 is real and positive.

@@ -84,6 +84,71 @@ impl States {
         if states.frames.is_empty() {
             bail!("{}: no frames", path.display());
         }
+        states.check().map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         Ok(states)
+    }
+
+    /// Whether the frames fit the scene: per frame, a finite time, one coordinate list per body
+    /// and beam node of the sizes their kinds have, one flag per contact; radii not negative.
+    /// A probe's edited files (a frame short of a body, a dimension of 7, a negative radius)
+    /// animated with null positions or a script error.
+    fn check(&self) -> Result<(), String> {
+        use serde_json::Value;
+        let scene = &self.scene;
+        let list = |v: &Value, key: &str| v.get(key).and_then(Value::as_array).map(Vec::len);
+        let dimension = scene.get("dimension").and_then(Value::as_u64);
+        if !matches!(dimension, Some(2 | 3)) {
+            let got = scene.get("dimension").map_or("none".to_string(), Value::to_string);
+            return Err(format!("the scene's dimension must be 2 or 3, got {got}"));
+        }
+        let bodies = scene.get("bodies").and_then(Value::as_array).ok_or("the scene has no body list")?;
+        let sizes: Vec<usize> = bodies
+            .iter()
+            .map(|b| match (b.get("kind").and_then(Value::as_str), dimension) {
+                (Some("point_mass"), Some(d)) => Ok(d as usize),
+                (Some("rigid_body"), _) => Ok(3),
+                (Some("spatial_body"), _) => Ok(7),
+                (kind, _) => Err(format!("unknown body kind {}", kind.unwrap_or("(none)"))),
+            })
+            .collect::<Result<_, _>>()?;
+        if bodies.iter().any(|b| b.get("radius").and_then(Value::as_f64).is_some_and(|r| r < 0.0)) {
+            return Err("a body's radius is negative".into());
+        }
+        let beam_nodes: Vec<usize> = scene
+            .get("beams")
+            .and_then(Value::as_array)
+            .ok_or("the scene has no beam list")?
+            .iter()
+            .map(|b| list(b, "nodes").unwrap_or(0))
+            .collect();
+        let contacts = list(scene, "contacts").ok_or("the scene has no contact list")?;
+        let numbers =
+            |v: &Value| v.as_array().is_some_and(|x| x.iter().all(|c| c.as_f64().is_some_and(f64::is_finite)));
+        for (k, frame) in self.frames.iter().enumerate() {
+            let bad = |what: &str| Err(format!("frame {k}: {what}"));
+            if !frame.get("t").and_then(Value::as_f64).is_some_and(f64::is_finite) {
+                return bad("no finite time");
+            }
+            let fb = frame.get("bodies").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+            if fb.len() != sizes.len()
+                || fb.iter().zip(&sizes).any(|(b, &n)| !numbers(b) || b.as_array().map(Vec::len) != Some(n))
+            {
+                return bad("its bodies do not fit the scene's (count, coordinates, finite numbers)");
+            }
+            let beams = frame.get("beams").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+            let fits = beams.len() == beam_nodes.len()
+                && beams.iter().zip(&beam_nodes).all(|(b, &n)| {
+                    b.get("nodes")
+                        .and_then(Value::as_array)
+                        .is_some_and(|nodes| nodes.len() == n && nodes.iter().all(numbers))
+                });
+            if !fits {
+                return bad("its beams do not fit the scene's (count, nodes, finite numbers)");
+            }
+            if frame.get("contacts").and_then(Value::as_array).map(Vec::len) != Some(contacts) {
+                return bad("its contact flags do not fit the scene's contacts");
+            }
+        }
+        Ok(())
     }
 }

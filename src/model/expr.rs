@@ -131,6 +131,9 @@ pub enum Func {
 }
 
 impl Func {
+    /// The names `parse` knows, for messages.
+    const NAMES: &'static str = "sin, cos, tan, exp, ln, sqrt, abs, asin, acos, atan, atan2, min, max";
+
     fn parse(name: &str) -> Option<(Func, usize)> {
         Some(match name {
             "sin" => (Func::Sin, 1),
@@ -558,7 +561,14 @@ impl Parser<'_> {
             let name = std::str::from_utf8(&self.s[start..self.pos]).unwrap_or("");
             if self.peek() == Some(b'(') {
                 let Some((func, arity)) = Func::parse(name) else {
-                    return Err(ExprError { offset: start, message: format!("unknown function '{name}'") });
+                    // A probe's `if(...)` read as "unknown function 'if'": the names, and how to write
+                    // a switch without a conditional.
+                    let message = format!(
+                        "unknown function '{name}' (known: {}; a switch is written with min/max, e.g. \
+                         min(max((t - 0.5)/0.01, 0), 1) for a 10 ms ramp at t = 0.5)",
+                        Func::NAMES
+                    );
+                    return Err(ExprError { offset: start, message });
                 };
                 self.pos += 1;
                 let (first, mut depth) = self.sum()?;
@@ -633,6 +643,16 @@ fn lexicographic(a: &[f64; 3], b: &[f64; 3]) -> std::cmp::Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_function_names_in_messages_are_those_parsed() {
+        for name in Func::NAMES.split(", ") {
+            assert!(Func::parse(name).is_some(), "{name}");
+        }
+        assert_eq!(Func::NAMES.split(", ").count(), 13, "every function named");
+        let e = Expr::parse("if(t, 1, 2)", &|_| None).unwrap_err();
+        assert!(e.message.contains("known: sin") && e.message.contains("min(max("), "{e}");
+    }
 
     fn resolve(name: &str) -> Option<Symbol> {
         match name {

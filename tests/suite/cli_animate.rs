@@ -175,6 +175,51 @@ fn not_a_states_file_is_refused() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("not a states file"), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
+/// A states file whose frames do not fit its scene is refused before a page is written (a
+/// probe's edited files animated with null positions or a script error): a frame short of a
+/// body, a dimension of 7, a negative radius. The file `simulate --states` writes animates.
+#[test]
+fn a_states_file_whose_frames_do_not_fit_its_scene_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let states = dir.path().join("s.json");
+    let o = Command::new(EXE)
+        .arg("simulate")
+        .arg(model("ball_drop"))
+        .args(["--stop-time", "0.05", "-o"])
+        .arg(dir.path().join("s.csv"))
+        .arg("--states")
+        .arg(&states)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let good: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&states).unwrap()).unwrap();
+    let animate = |value: &serde_json::Value| {
+        let file = dir.path().join("edited.json");
+        std::fs::write(&file, value.to_string()).unwrap();
+        let o = Command::new(EXE)
+            .args(["animate".as_ref(), file.as_os_str(), "-o".as_ref(), dir.path().join("v.html").as_os_str()])
+            .output()
+            .unwrap();
+        (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    assert_eq!(animate(&good).0, Some(0));
+    let mut short = good.clone();
+    short["frames"][1]["bodies"].as_array_mut().unwrap().pop();
+    let mut dimension = good.clone();
+    dimension["scene"]["dimension"] = 7.into();
+    let mut radius = good.clone();
+    radius["scene"]["bodies"][0]["radius"] = (-1.0).into();
+    for (edited, reason) in [
+        (short, "frame 1: its bodies do not fit"),
+        (dimension, "dimension must be 2 or 3, got 7"),
+        (radius, "radius is negative"),
+    ] {
+        let (code, stderr) = animate(&edited);
+        assert_eq!(code, Some(1), "{stderr}");
+        assert!(stderr.contains(reason), "{reason}: {stderr}");
+    }
+}
+
 /// The checks above can fail: a page whose frames lack their data reports the exception in
 /// #status and the title, and Chromium logs it as an uncaught console error.
 #[test]

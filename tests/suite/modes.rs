@@ -159,8 +159,8 @@ point = [0.0, 0.0]
 }
 
 /// A free-free beam's three rigid-body modes print as 0 (they printed as 2.47e-4 and 3.51e-4
-/// Hz, round-off, in a probe): frequencies below 1e-6 of the largest are not resolved by the
-/// eigensolver (src/analysis/modes.rs, ROUNDOFF_FREQUENCY_SQUARED). The first elastic one is
+/// Hz, round-off, in a probe): frequencies within n ulps of the largest omega^2 are not resolved by the
+/// eigensolver (src/analysis/modes.rs, roundoff_frequency_squared). The first elastic one is
 /// still the free-free beam's (lambda = 4.73004: 35.608 Hz for EI = 100, m = 1, L = 1; 20
 /// elements, 2e-6 above it as the probe measured). No gravity, no loads: the drawn
 /// configuration is a (neutral) equilibrium, so no note on stderr although the static solve
@@ -320,4 +320,34 @@ fn a_fine_beam_mesh_keeps_its_lowest_frequencies() {
     let lowered = 1.0 - f400[0] / euler_bernoulli;
     eprintln!("Euler-Bernoulli {euler_bernoulli:.5} Hz, lowered by {:.3} %", 100.0 * lowered);
     assert!(lowered > 0.0 && lowered < 0.006, "{lowered}");
+}
+
+/// A narrow cantilever strip (EIz = GJ = 1, EIy = 1e4, L = 1, 40 elements) under a tip load
+/// P near its lateral-torsional buckling load (Michell/Prandtl: P_cr = 4.0126 sqrt(EIz GJ)/L^2):
+/// its lowest frequency, a few tenths of a hertz against a largest of 2.5e5 Hz, prints with its
+/// sign: positive at 0.95 and 0.985 P_cr, falling, and negative (divergence) at 1.01 P_cr. With
+/// the fixed round-off cut at 1e-6 of the largest frequency it printed 0 from 0.95 P_cr on (a
+/// probe); the cut is now n ulps of the largest omega^2.
+#[test]
+fn a_low_mode_of_a_fine_mesh_near_buckling_keeps_its_sign() {
+    let strip = |p: f64| {
+        format!(
+            "[model]\nname = \"ltb\"\ndimension = 3\n[parameters]\nP = {p}\n[solver]\nstart_time = 1.0\nstop_time = 2.0\n\
+             [[beams]]\nname = \"b\"\nstart = [0.0, 0.0, 0.0]\nend = [1.0, 0.0, 0.0]\nelements = 40\n\
+             formulation = \"euler_bernoulli\"\nsection = {{ EA = 1e5, EIy = 1e4, EIz = 1.0, GJ = 1.0, \
+             mass_per_length = 1.0, rotary_inertia = [0.01, 0.005, 0.005] }}\n\
+             [[joints]]\nname = \"clamp\"\ntype = \"fixed\"\nbody2 = \"b.start\"\npoint = [0.0, 0.0, 0.0]\n\
+             [[loads]]\ntype = \"force\"\nbody = \"b.end\"\ndirection = [0.0, 0.0, -1.0]\nvalue = \"P\"\n"
+        )
+    };
+    let p_cr = 4.0126;
+    let lowest = |ratio: f64| {
+        let (ok, err, f) = modes_command(&strip(ratio * p_cr), 2);
+        assert!(ok, "{err}");
+        f[0]
+    };
+    let (f95, f985, f101) = (lowest(0.95), lowest(0.985), lowest(1.01));
+    println!("lowest frequency at 0.95, 0.985, 1.01 P_cr: {f95:.4e}, {f985:.4e}, {f101:.4e} Hz");
+    assert!(f95 > f985 && f985 > 0.0, "{f95}, {f985}");
+    assert!(f101 < 0.0, "{f101}");
 }
