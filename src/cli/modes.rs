@@ -4,7 +4,10 @@
 
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
+use flexfmu::compact_number::Compact;
+
+use super::option_values::UsageError;
 use flexfmu::model::Model;
 use flexfmu::simulation::{Experiment, Linearisation, Simulation, SolverSettings};
 
@@ -18,6 +21,10 @@ pub struct ModesArgs {
     /// Override a parameter (repeatable): NAME=VALUE.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
+    /// Linearise about the static equilibrium at this time (s), reached by load increments from
+    /// the start time as `statics` does; default: the start time.
+    #[arg(long, value_parser = super::option_values::time)]
+    pub time: Option<f64>,
 }
 
 pub fn run(args: ModesArgs) -> Result<()> {
@@ -27,6 +34,18 @@ pub fn run(args: ModesArgs) -> Result<()> {
     let experiment = Experiment::from_model(&model, &params)?;
     let mut sim = Simulation::new(&model, &params, settings, experiment.start_time)?;
     super::print_warnings(sim.assembly_warnings());
+    // Loads that grow with t (a ramp to the load of interest): the equilibrium at that time,
+    // followed from the start (a probe set the start time to a parameter instead).
+    if let Some(t) = args.time.filter(|&t| t != experiment.start_time) {
+        if t < experiment.start_time {
+            bail!(UsageError(format!(
+                "--time {} s is before the model's start time {} s",
+                Compact(t),
+                Compact(experiment.start_time)
+            )));
+        }
+        sim.settle_static(t).map_err(|e| anyhow::anyhow!("--time {t}: {e}"))?;
+    }
     let (freqs, about) = sim.modes_at_equilibrium().map_err(anyhow::Error::msg)?;
     match about {
         Linearisation::Initial { reason } => eprintln!(

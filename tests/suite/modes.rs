@@ -351,3 +351,39 @@ fn a_low_mode_of_a_fine_mesh_near_buckling_keeps_its_sign() {
     assert!(f95 > f985 && f985 > 0.0, "{f95}, {f985}");
     assert!(f101 < 0.0, "{f101}");
 }
+
+/// `modes --time T`: about the static equilibrium at T, followed from the start by load
+/// increments as `statics` does, so a load ramped in time (P t) is on when the modes are
+/// taken. A clamped-free column (EI = L = 1, 20 elements) at 0.9 P_cr, P_cr = pi^2/4: its
+/// lowest frequency at t = 1 equals the one with the load constant from the start (to 1e-9),
+/// and (f / f_unloaded)^2 = 0.108, close to 1 - P/P_cr = 0.1 (exact for a sine mode). A probe
+/// made the start time a parameter to get this.
+#[test]
+fn modes_at_a_later_time_see_the_ramped_load() {
+    let column = |load: &str| {
+        format!(
+            "[model]\nname = \"column\"\n[[beams]]\nname = \"b\"\nstart = [0.0, 0.0]\nend = [1.0, 0.0]\nelements = 20\n\
+             formulation = \"euler_bernoulli\"\nsection = {{ EA = 1.0e6, EI = 1.0, mass_per_length = 1.0, \
+             rotary_inertia = 1e-10 }}\n[[joints]]\nname = \"clamp\"\ntype = \"fixed\"\nbody2 = \"b.start\"\n\
+             [[loads]]\ntype = \"force\"\nbody = \"b.end\"\ndirection = [-1.0, 0.0]\nvalue = \"{load}\"\n"
+        )
+    };
+    let lowest = |text: &str, extra: &[&str]| {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("column.toml");
+        std::fs::write(&path, text).unwrap();
+        let o =
+            std::process::Command::new(crate::common::cli::EXE).arg("modes").arg(&path).args(extra).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        out.lines().nth(1).unwrap().split(',').nth(1).unwrap().parse::<f64>().unwrap()
+    };
+    let p = 0.9 * PI * PI / 4.0;
+    let ramped = lowest(&column(&format!("{p}*t")), &["--time", "1"]);
+    let constant = lowest(&column(&format!("{p}")), &[]);
+    let unloaded = lowest(&column(&format!("{p}*t")), &[]);
+    let ratio = (ramped / unloaded).powi(2);
+    println!("lowest at t = 1: {ramped} Hz, constant load {constant} Hz, unloaded {unloaded} Hz; ratio^2 {ratio:.4}");
+    assert!((ramped - constant).abs() < 1e-9 * constant, "{ramped} vs {constant}");
+    assert!((ratio - 0.1).abs() < 0.015, "{ratio}");
+}
