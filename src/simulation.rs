@@ -1355,7 +1355,9 @@ impl Simulation {
         let unstable_at = |q: &[f64], lambda: &[f64], t: f64| {
             crate::analysis::modes::unstable_directions(&self.system, q, lambda, t).is_some_and(|k| k > 0)
         };
-        let mut stable = continuing && !unstable_at(&q, &lambda, s.t);
+        // Only a load increment can jump (not a solve again at the equilibrium's own time, as
+        // `modes_at_equilibrium` does).
+        let mut stable = continuing && t != s.t && !unstable_at(&q, &lambda, s.t);
         let solved = loop {
             let target = if halvings == 0 { t } else { (reached + increment).min(t) };
             let (q0, lambda0) = (q.clone(), lambda.clone());

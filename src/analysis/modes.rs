@@ -116,6 +116,11 @@ fn null_space_basis(jac: &DMatrix<f64>) -> Result<DMatrix<f64>, ModesError> {
     Ok(basis)
 }
 
+/// `x` as a faer matrix, for its blocked solvers.
+fn to_faer(x: &DMatrix<f64>) -> faer::Mat<f64> {
+    faer::Mat::from_fn(x.nrows(), x.ncols(), |i, j| x[(i, j)])
+}
+
 /// The reduced problem at the state as one matrix, A = L^-1 N^T K N L^-T with
 /// N^T M N = L L^T: its eigenvalues are the squared circular frequencies omega^2 (1/s^2).
 /// K includes (Phi_q^T lambda)_q and the load stiffness; not symmetrised (follower loads and
@@ -140,10 +145,9 @@ fn reduced_problem(
     let k_r = basis.transpose() * &stiff * &basis;
     // A = L^-1 K_r L^-T by two blocked triangular solves in faer (forming L^-1 by nalgebra's
     // unblocked inverse was half of a 1000-element beam's `modes`): Y = L^-1 (L^-1 K_r)^T = A^T.
-    let faer_of = |x: &DMatrix<f64>| faer::Mat::<f64>::from_fn(x.nrows(), x.ncols(), |i, j| x[(i, j)]);
-    let m_r = faer_of(&(0.5 * (&m_r + m_r.transpose())));
+    let m_r = to_faer(&(0.5 * (&m_r + m_r.transpose())));
     let llt = m_r.llt(faer::Side::Lower).map_err(|_| ModesError::MassNotPositive)?;
-    let mut x = faer_of(&k_r);
+    let mut x = to_faer(&k_r);
     solve_lower_triangular_in_place(llt.L(), x.as_mut(), faer::Par::Seq);
     let mut y = x.transpose().to_owned();
     solve_lower_triangular_in_place(llt.L(), y.as_mut(), faer::Par::Seq);
@@ -230,8 +234,8 @@ pub fn unstable_directions(sys: &dyn Dynamics, q: &[f64], lambda: &[f64], t: f64
     // faer's eigenvalues (a bounded QR iteration that reports non-convergence): nalgebra's
     // `complex_eigenvalues` did not return on the discrete plate's reduced problem (147
     // coordinates; `flexfmu modes models/plate_discrete.toml` hung).
-    let w2 = faer::Mat::<f64>::from_fn(a.nrows(), a.ncols(), |i, j| a[(i, j)]).eigenvalues().ok()?;
+    let w2 = to_faer(&a).eigenvalues().ok()?;
     let largest = w2.iter().fold(0.0f64, |m, x| m.max(x.re.hypot(x.im)));
-    let bound = 100.0 * w2.len() as f64 * f64::EPSILON * largest;
+    let bound = 100.0 * roundoff_frequency_squared(w2.len(), largest);
     Some(w2.iter().filter(|x| x.re < -bound && x.im.abs() <= bound).count())
 }

@@ -54,6 +54,11 @@ impl fmt::Display for ModelError {
     }
 }
 
+/// Whether `x` lies in the range of an FMI Integer (32 bits, xs:int).
+fn within_i32(x: f64) -> bool {
+    (f64::from(i32::MIN)..=f64::from(i32::MAX)).contains(&x)
+}
+
 /// The value type of a model parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ParameterKind {
@@ -343,9 +348,8 @@ impl Model {
         if p.kind == ParameterKind::Integer {
             // An FMI Integer is 32 bits (xs:int): a start, min or max beyond it made an FMU
             // that FMPy's validation refuses (a probe's `value = 1e300`).
-            let int32 = f64::from(i32::MIN)..=f64::from(i32::MAX);
             for (what, x) in [("value", Some(p.default)), ("min", p.min), ("max", p.max)] {
-                if let Some(x) = x.filter(|x| !int32.contains(x)) {
+                if let Some(x) = x.filter(|&x| !within_i32(x)) {
                     return Err(self.error(
                         span.clone(),
                         format!(
@@ -393,9 +397,7 @@ impl Model {
             }
             return Ok(());
         }
-        if p.kind == ParameterKind::Integer
-            && (v.fract() != 0.0 || !(f64::from(i32::MIN)..=f64::from(i32::MAX)).contains(&v))
-        {
+        if p.kind == ParameterKind::Integer && (v.fract() != 0.0 || !within_i32(v)) {
             return bad(format!("parameter '{}' is a 32-bit integer, got {}", p.name, Compact(v)));
         }
         if let Some(m) = p.min.filter(|&m| v < m) {
