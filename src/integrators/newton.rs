@@ -1042,10 +1042,11 @@ fn residual(
     let (r1, r2) = ws.rhs.split_at_mut(n);
     r1.fill(0.0);
     sys.add_constraint_forces(q, lambda, r1);
-    let mut force_scale = f64::MIN_POSITIVE;
+    let (mut force_scale, mut r1_max) = (f64::MIN_POSITIVE, 0.0f64);
     for ((r, m), f) in r1.iter_mut().zip(&ws.inertial).zip(&ws.forces) {
         force_scale = force_scale.max(m.abs() + (f.abs() + r.abs()));
         *r = -(m + (f + *r));
+        r1_max = r1_max.max(r.abs());
     }
     // Constraint rows, and their errors at position level (phi_max) and, for GGL, at velocity
     // level (phi_dot_max).
@@ -1082,7 +1083,6 @@ fn residual(
             }
         }
     }
-    let r1_max = r1.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     (r1_max, force_scale, ConstraintError { position: phi_max, velocity: phi_dot_max })
 }
 

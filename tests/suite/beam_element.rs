@@ -77,9 +77,7 @@ fn tangents_match_central_differences() {
         check("C (eq. 19)", &tangent(&e, &q, &v, &a, only(0.0, 1.0, 0.0)), &fd(&e, 1, 1e-5));
         check("K (eq. 20)", &tangent(&e, &q, &v, &a, only(0.0, 0.0, 1.0)), &fd(&e, 0, 1e-6));
         // The inertial part of K alone (the elastic part dominates the scale above).
-        let mut stiff_only = e.clone();
-        stiff_only.ea = 0.0;
-        stiff_only.ei = 0.0;
+        let stiff_only = e.without_stiffness();
         check("K_I", &tangent(&stiff_only, &q, &v, &a, only(0.0, 0.0, 1.0)), &fd(&stiff_only, 0, 1e-6));
     }
 }
@@ -121,17 +119,16 @@ fn energy_is_kinetic_plus_strain_plus_gravity() {
     let en = e.energy(&x);
     // Gravity on the field of the consistent mass: the nodes' share m g (y1 + y2)/2 and the
     // cubic transverse field's -rho A l0^2/12 (th1 - th2) (g . n), n the chord normal.
-    let m = e.rho_a * e.l0;
+    let (rho_a, l0) = (e.mass_per_length(), e.initial_length());
+    let m = rho_a * l0;
     let (dx, dy) = (q[3] - q[0], q[4] - q[1]);
     let normal_g = -9.81 * dx / (dx * dx + dy * dy).sqrt();
-    let gravity = 0.5 * m * 9.81 * (q[1] + q[4]) - e.rho_a * e.l0 * e.l0 / 12.0 * (q[2] - q[5]) * normal_g;
+    let gravity = 0.5 * m * 9.81 * (q[1] + q[4]) - rho_a * l0 * l0 / 12.0 * (q[2] - q[5]) * normal_g;
     assert!((en.kinetic - e.kinetic_energy(&q, &v)).abs() < 1e-15);
     assert!((en.potential - e.strain_energy(&q) - gravity).abs() < 1e-12);
     // The static forces (v = a = 0) are the gradient of the potential energy, also with
     // gravity alone (no stiffness: its end moments are not hidden by the elastic forces).
-    let mut gravity_only = e.clone();
-    gravity_only.ea = 0.0;
-    gravity_only.ei = 0.0;
+    let gravity_only = e.without_stiffness();
     for e in [&e, &gravity_only] {
         let zero = [0.0; 6];
         let potential = |q: &[f64]| e.energy(&Kin { q, v: &zero, a: &zero, t: 0.0, inputs: &[] }).potential;
