@@ -774,7 +774,13 @@ impl Simulation {
     pub fn output_values(&mut self) -> Result<&[f64], String> {
         if !self.outputs_current {
             let s = &self.state;
-            if self.needs_accelerations {
+            // At a static equilibrium (`settle_static`) the accelerations are zero and the
+            // multipliers the static ones: the index-1 solve would add the inertia of the
+            // drives' accelerations there (a probe's `statics` of a driven arm reported
+            // gravity plus M q'' as holding torques).
+            let settled = self.settled.as_ref().is_some_and(|(t, q, _)| *t == s.t && *q == s.q);
+            let needs_accelerations = self.needs_accelerations && !settled;
+            if needs_accelerations {
                 let mut stats = Statistics::default();
                 self.stepper
                     .workspace
@@ -788,7 +794,7 @@ impl Simulation {
                     .map_err(|e| e.to_string())?;
             }
             let (a, lambda) =
-                if self.needs_accelerations { (&self.scratch_a, &self.scratch_lambda) } else { (&s.a, &s.lambda) };
+                if needs_accelerations { (&self.scratch_a, &self.scratch_lambda) } else { (&s.a, &s.lambda) };
             let os = OutputState { q: &s.q, v: &s.v, a, lambda, t: s.t, exchanged: s.exchanged };
             let values = &mut self.output_values;
             values.clear();

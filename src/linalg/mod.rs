@@ -124,6 +124,18 @@ impl SparseMatrix {
         self.block = block;
     }
 
+    /// Replace each row i with `fixed(i)` by the identity row (the unknown i given).
+    pub fn fix_rows(&mut self, fixed: impl Fn(usize) -> bool) {
+        for j in 0..self.n {
+            for k in self.col_ptr[j]..self.col_ptr[j + 1] {
+                let i = self.row_idx[k];
+                if fixed(i) {
+                    self.values[k] = if i == j { 1.0 } else { 0.0 };
+                }
+            }
+        }
+    }
+
     /// y = A x
     pub fn mul_vec(&self, x: &[f64], y: &mut [f64]) {
         y.fill(0.0);

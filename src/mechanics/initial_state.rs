@@ -5,6 +5,7 @@ use super::System;
 use super::constraint_groups::{ConstraintGroup, constraint_groups};
 use crate::integrators::{Dynamics, State};
 use crate::limits::MAX_CONSTRAINT_GROUP_ROWS;
+use crate::linalg::SparseLu;
 use crate::model::{Model, ModelError};
 use nalgebra::{DMatrix, DVector};
 
@@ -130,8 +131,19 @@ pub fn consistent_initial_state(
                 continue;
             }
             let full = jacobian(g, &q);
-            // An independent subset of the rows (the first that span Phi_q's row space).
-            let kept = independent_rows(&full).ok_or_else(|| model.error(span_of_group(g), NO_SVD.into()))?;
+            // An independent subset of the rows (the first that span Phi_q's row space), the
+            // joints' rows before the drives': a drive that prescribes what the joints already
+            // determine is the redundant row whatever the order of the file (a drive written
+            // before the joint that locks its motion left the joint's rows out instead).
+            let mut order: Vec<usize> = (0..g.rows.len()).collect();
+            order.sort_by_key(|&r| sys.constraints[g.rows[r]].drive.is_some());
+            let ordered = DMatrix::from_fn(order.len(), full.ncols(), |r, c| full[(order[r], c)]);
+            let mut kept: Vec<usize> = independent_rows(&ordered)
+                .ok_or_else(|| model.error(span_of_group(g), NO_SVD.into()))?
+                .into_iter()
+                .map(|r| order[r])
+                .collect();
+            kept.sort_unstable();
             if kept.is_empty() {
                 return Err(model.error(
                     span_of_group(g),
@@ -177,10 +189,13 @@ pub fn consistent_initial_state(
             ));
         }
         if let Some((r, by)) = violated {
+            // Positions moved onto a joint first (a drive that starts elsewhere than drawn) are
+            // the likelier cause: said here, or their warning would be lost with the run.
+            let moved: String = warnings.iter().map(|w| format!("\n  the positions were moved first: {w}")).collect();
             return Err(model.error(
                 span_of_row(r),
                 format!(
-                    "the given initial velocities violate this joint (by {by:.3e}); omit some so they can be computed"
+                    "the given initial velocities violate this joint (by {by:.3e}); omit some so they can be computed{moved}"
                 ),
             ));
         }
@@ -189,9 +204,88 @@ pub fn consistent_initial_state(
         dependent.sort_unstable();
         sys.set_redundant(&dependent);
     }
+    least_strain_rate_velocities(sys, &q, &mut v, specified, t0);
     state.q = q;
     state.v = v;
     Ok((state, warnings))
+}
+
+/// Below the largest stiffness of a structure's coordinates, the weight of the minimum-norm
+/// term in `least_strain_rate_velocities` (small against the softest bending stiffness of a
+/// slender beam chain, ~1e-7 of its axial one, yet resolved by the factorization).
+const NORM_WEIGHT: f64 = 1e-12;
+
+/// Proximal steps of `least_strain_rate_velocities`.
+const PROXIMAL_STEPS: usize = 3;
+
+/// The omitted velocities of flexible bodies (the coordinates of elements that tie their nodes
+/// into a structure: beams, plates) with the least rate of strain the joints allow: a beam
+/// carried by a moving joint or a drive starts moving as a rigid body where it can, instead of
+/// its interior nodes starting at rest (a shock of the drive torque, and vibration that an
+/// undamped beam keeps). The velocities of all omitted coordinates minimize
+/// 1/2 v^T (K + w I) v subject to Phi_q v = -Phi_t with the given velocities kept, K the
+/// structures' stiffness at the initial configuration at rest and w = NORM_WEIGHT max K_ii the
+/// minimum-norm term that settles what K leaves free (as the minimum-norm velocities of the
+/// joints above). Nothing changes where no flexible body has an omitted velocity, or if the
+/// solve does not hold the joints (the minimum-norm velocities stay).
+fn least_strain_rate_velocities(sys: &System, q: &[f64], v: &mut [f64], specified: &[bool], t0: f64) {
+    let n = sys.coordinates();
+    let structure = sys.structure_coordinates();
+    if structure.iter().all(|&i| specified[i]) {
+        return;
+    }
+    let mut matrix = sys.newton_pattern();
+    sys.structure_stiffness_matrix(q, t0, &mut matrix);
+    let largest = structure.iter().fold(0.0f64, |m, &i| m.max(matrix.values[matrix.slot(i, i)].abs()));
+    if !(largest.is_finite() && largest > 0.0) {
+        return;
+    }
+    matrix.fix_rows(|i| i < n && specified[i]);
+    for i in (0..n).filter(|&i| !specified[i]) {
+        let slot = matrix.slot(i, i);
+        matrix.values[slot] += NORM_WEIGHT * largest;
+    }
+    // Right-hand side: the given velocities, 0 for the stationarity rows of the omitted ones,
+    // -Phi_t (a drive's rate) on the active joint rows; trivial rows 0.
+    let mut rhs = vec![0.0; matrix.dim()];
+    for i in (0..n).filter(|&i| specified[i]) {
+        rhs[i] = v[i];
+    }
+    for (r, con) in sys.constraints.iter().enumerate() {
+        if !sys.is_redundant(r) {
+            rhs[n + r] = con.prescribed(t0, &sys.inputs, &sys.input_rates)[1];
+        }
+    }
+    // Proximal steps: each solves for the least strain rate plus w/2 |v - v_k|^2, from v_0 = 0;
+    // the first has the minimum-norm term's bias (w / K of the softest mode, ~1e-8 for a
+    // slender coupler), each next one that bias times it again, towards the least-strain-rate
+    // velocities of least norm.
+    let weight = NORM_WEIGHT * largest;
+    let mut lu = SparseLu::new(&matrix);
+    if lu.factorize(&matrix).is_err() {
+        return;
+    }
+    let mut x = vec![0.0; matrix.dim()];
+    for _ in 0..PROXIMAL_STEPS {
+        let previous = std::mem::replace(&mut x, rhs.clone());
+        for i in (0..n).filter(|&i| !specified[i]) {
+            x[i] += weight * previous[i];
+        }
+        if lu.solve(&mut x).is_err() {
+            return;
+        }
+    }
+    // The joints must hold as well as the minimum-norm velocities hold them.
+    let mut image = vec![0.0; matrix.dim()];
+    matrix.fix_rows(|_| false);
+    matrix.mul_vec(&x, &mut image);
+    let scale = 1.0 + v.iter().chain(&x[..n]).fold(0.0f64, |m, y| m.max(y.abs()));
+    let held = (n..matrix.dim()).all(|k| (image[k] - rhs[k]).abs() <= 1e-10 * scale);
+    if held {
+        for i in (0..n).filter(|&i| !specified[i]) {
+            v[i] = x[i];
+        }
+    }
 }
 
 /// Rows of `jm` that are linearly independent, chosen greedily in row order: a row is kept

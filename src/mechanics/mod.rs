@@ -298,6 +298,82 @@ impl System {
             .collect();
     }
 
+    /// The constraint rows Phi_q and columns c.lambda Phi_q^T of the Newton matrix, with the
+    /// multipliers' curvature c.stiffness lambda Phi_qq (redundant and inactive contact rows
+    /// trivial: d_lambda = 0), added to `m`.
+    fn add_constraint_blocks(&self, q: &[f64], lambda: &[f64], c: TangentCoefficients, m: &mut SparseMatrix) {
+        for (r, ((con, (row, col, hess)), &l)) in
+            self.constraints.iter().zip(&self.constraint_slots).zip(lambda).enumerate()
+        {
+            if self.is_redundant(r) {
+                // The trivial row d_lambda = 0 (its residual is zero).
+                m.values[row[0]] += 1.0;
+                continue;
+            }
+            con.measure.with_derivatives(q, |_, gradient, hessian| {
+                for (k, g) in gradient.iter().enumerate() {
+                    m.values[row[k]] += g;
+                    m.values[col[k]] += c.lambda * g;
+                }
+                for (&s, h) in hess.iter().zip(hessian) {
+                    m.values[s] += c.stiffness * l * h;
+                }
+            });
+        }
+        let rows = self.constraints.len();
+        for ((con, ((row, col, hess), diagonal)), &l) in
+            self.contact_constraints.iter().zip(&self.contact_slots).zip(&lambda[rows..])
+        {
+            if !con.is_active() {
+                // The trivial row d_lambda = 0 (its residual is zero).
+                m.values[*diagonal] += 1.0;
+                continue;
+            }
+            // C_q = -s_q, C_qq = -s_qq.
+            con.with_gap_derivatives(q, |gradient, hessian| {
+                for (k, g) in gradient.iter().enumerate() {
+                    m.values[row[k]] -= g;
+                    m.values[col[k]] -= c.lambda * g;
+                }
+                for (k, &s) in hess.iter().enumerate() {
+                    m.values[s] -= c.stiffness * l * hessian[k];
+                }
+            });
+        }
+    }
+
+    /// The coordinates of the elements that tie their nodes into one structure (beams,
+    /// plates: `Element::TIES`), each once, in increasing order.
+    pub fn structure_coordinates(&self) -> Vec<usize> {
+        let mut tied = vec![false; self.n];
+        for g in &self.groups {
+            g.ties(&mut |dofs, _| dofs.iter().for_each(|&i| tied[i] = true));
+        }
+        (0..self.n).filter(|&i| tied[i]).collect()
+    }
+
+    /// The stiffness of the tying elements (`structure_coordinates`) at q and t at rest, with the
+    /// constraint rows and columns Phi_q of `newton_matrix` (no multipliers), into `m` (the
+    /// Newton pattern): the matrix of the least-strain-rate initial velocities
+    /// (`initial_state`).
+    pub fn structure_stiffness_matrix(&self, q: &[f64], t: f64, m: &mut SparseMatrix) {
+        m.clear();
+        let rest = vec![0.0; self.n];
+        let x = self.kin(q, &rest, &rest, t);
+        let c = TangentCoefficients { mass: 0.0, damping: 0.0, stiffness: 1.0, lambda: 1.0 };
+        let mut block = m.take_block();
+        for g in &self.groups {
+            let mut ties = false;
+            g.ties(&mut |_, _| ties = true);
+            if ties {
+                g.assemble_tangent(&x, &c, &mut block, m);
+            }
+        }
+        m.put_block(block);
+        let lambda = vec![0.0; self.constraints()];
+        self.add_constraint_blocks(q, &lambda, c, m);
+    }
+
     fn kin<'a>(&'a self, q: &'a [f64], v: &'a [f64], a: &'a [f64], t: f64) -> Kin<'a> {
         Kin { q, v, a, t, inputs: &self.inputs }
     }
@@ -566,44 +642,7 @@ impl Dynamics for System {
             g.assemble_tangent(&x, &c, &mut block, m);
         }
         m.put_block(block);
-        for (r, ((con, (row, col, hess)), &l)) in
-            self.constraints.iter().zip(&self.constraint_slots).zip(lambda).enumerate()
-        {
-            if self.is_redundant(r) {
-                // The trivial row d_lambda = 0 (its residual is zero).
-                m.values[row[0]] += 1.0;
-                continue;
-            }
-            con.measure.with_derivatives(q, |_, gradient, hessian| {
-                for (k, g) in gradient.iter().enumerate() {
-                    m.values[row[k]] += g;
-                    m.values[col[k]] += c.lambda * g;
-                }
-                for (&s, h) in hess.iter().zip(hessian) {
-                    m.values[s] += c.stiffness * l * h;
-                }
-            });
-        }
-        let rows = self.constraints.len();
-        for ((con, ((row, col, hess), diagonal)), &l) in
-            self.contact_constraints.iter().zip(&self.contact_slots).zip(&lambda[rows..])
-        {
-            if !con.is_active() {
-                // The trivial row d_lambda = 0 (its residual is zero).
-                m.values[*diagonal] += 1.0;
-                continue;
-            }
-            // C_q = -s_q, C_qq = -s_qq.
-            con.with_gap_derivatives(q, |gradient, hessian| {
-                for (k, g) in gradient.iter().enumerate() {
-                    m.values[row[k]] -= g;
-                    m.values[col[k]] -= c.lambda * g;
-                }
-                for (k, &s) in hess.iter().enumerate() {
-                    m.values[s] -= c.stiffness * l * hessian[k];
-                }
-            });
-        }
+        self.add_constraint_blocks(q, lambda, c, m);
     }
 
     fn mechanical_energy(&self, q: &[f64], v: &[f64], t: f64) -> (f64, f64) {

@@ -149,3 +149,30 @@ fn a_step_that_does_not_resolve_the_most_flexible_beam_is_warned_of() {
     );
     assert!(simulation(&model("", &two)).warnings().is_empty(), "{:?}", simulation(&model("", &two)).warnings());
 }
+
+/// Velocities given for the configuration as drawn, with a drive that starts elsewhere: the
+/// velocity error also tells that the positions were moved onto the drive first (a probe's
+/// four-bar read only the velocity error, at the drive's joint, with no hint that the drive
+/// started 90 degrees from the drawing).
+#[test]
+fn a_velocity_error_after_a_moved_drive_says_the_positions_were_moved() {
+    let text = pendulum("0.3 + t")
+        .replace("position = [0.0, -0.4]\n", "position = [0.0, -0.4]\nvelocity = [0.4, 0.0]\nangular_velocity = 1.0\n");
+    assert!(text.contains("velocity = [0.4, 0.0]"));
+    let model = Model::parse(&text, "m.toml").unwrap();
+    let err = Simulation::new(&model, &model.default_parameters(), SolverSettings::default(), 0.0)
+        .map(|_| ())
+        .expect_err("velocities of the drawn configuration")
+        .to_string();
+    assert!(err.contains("the given initial velocities violate this joint"), "{err}");
+    let line = line_of(&text, "name = \"pivot\"");
+    assert!(
+        err.contains(&format!("the positions were moved first: m.toml:{line}:")) && err.contains("3.000e-1"),
+        "{err}"
+    );
+    // Drawn where the drive starts, the same velocities fit.
+    let drawn = pendulum("t")
+        .replace("position = [0.0, -0.4]\n", "position = [0.0, -0.4]\nvelocity = [0.4, 0.0]\nangular_velocity = 1.0\n");
+    let model = Model::parse(&drawn, "m.toml").unwrap();
+    assert!(Simulation::new(&model, &model.default_parameters(), SolverSettings::default(), 0.0).is_ok());
+}
