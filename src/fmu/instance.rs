@@ -749,6 +749,7 @@ impl Instance {
             lifecycle: self.state,
             params: self.params.clone(),
             inputs: self.inputs.clone(),
+            input_derivatives: self.input_derivatives.clone(),
             settings: self.settings,
             start_time: self.start_time,
             stop_time: self.stop_time,
@@ -806,8 +807,9 @@ impl Instance {
         self.settings = d.settings;
         self.params = d.params;
         self.inputs = d.inputs;
-        // Input derivatives refer to the step from the time they were set at.
-        self.input_derivatives.iter_mut().for_each(|d| *d = [0.0; 2]);
+        // The derivatives set for the next doStep at the state's time (FMI 2.0.4 sec. 2.1.8:
+        // the state is everything the FMU continues from).
+        self.input_derivatives = d.input_derivatives;
         Status::Ok
     }
 }

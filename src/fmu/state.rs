@@ -16,6 +16,9 @@ pub struct FmuState {
     /// One value per model parameter (string parameters: the index of the choice).
     pub params: Vec<f64>,
     pub inputs: Vec<f64>,
+    /// The input derivatives set for the next doStep (`fmi2SetRealInputDerivatives`), orders 1
+    /// and 2 per input.
+    pub input_derivatives: Vec<[f64; 2]>,
     /// The settings of the `solver_*` variables (applied at the next step).
     pub settings: SolverSettings,
     pub start_time: f64,
@@ -31,8 +34,9 @@ impl Blob for FmuState {
     /// history holds its impact's duration and inverse effective mass; 3: the state holds the
     /// supplied energy beside the dissipated; 4: the snapshot's solver memory (predictor
     /// histories, kept Newton matrices, energy check; snapshot version 7), and the snapshot
-    /// layouts of its versions 5 and 6, for which this number was not bumped.
-    const VERSION: u32 = 4;
+    /// layouts of its versions 5 and 6, for which this number was not bumped; 5: the input
+    /// derivatives set for the next doStep.
+    const VERSION: u32 = 5;
     const WHAT: &'static str = "FMU state";
 }
 
@@ -56,8 +60,15 @@ impl FmuState {
                 model.parameters.len()
             ));
         }
-        if let Some(x) = self.params.iter().chain(&self.inputs).find(|x| !x.is_finite()) {
-            return Err(format!("the FMU state holds a non-finite parameter or input ({x})"));
+        if self.input_derivatives.len() != inputs {
+            return Err(format!(
+                "the FMU state has input derivatives for {} inputs, the model {inputs}",
+                self.input_derivatives.len()
+            ));
+        }
+        let derivatives = self.input_derivatives.iter().flatten();
+        if let Some(x) = self.params.iter().chain(&self.inputs).chain(derivatives).find(|x| !x.is_finite()) {
+            return Err(format!("the FMU state holds a non-finite parameter, input or input derivative ({x})"));
         }
         model.check_parameters(&self.params).map_err(|e| e.message)?;
         let s = &self.settings;
