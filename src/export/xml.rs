@@ -23,7 +23,19 @@ pub(super) fn integer(x: f64) -> String {
 pub(super) fn elem<'a>(name: &'a str, attrs: &[(&'a str, &'a str)]) -> BytesStart<'a> {
     let mut e = BytesStart::new(name);
     for (k, v) in attrs {
-        e.push_attribute((*k, *v));
+        if v.contains(['\t', '\n', '\r']) {
+            // An XML parser turns a literal tab or line break in an attribute into a space
+            // (attribute-value normalization, XML 1.0 sec. 3.3.3): written as character
+            // references they are read back (a description with a tab arrived as a space).
+            let text =
+                quick_xml::escape::escape(*v).replace('\t', "&#9;").replace('\n', "&#10;").replace('\r', "&#13;");
+            e.push_attribute(quick_xml::events::attributes::Attribute {
+                key: quick_xml::name::QName(k.as_bytes()),
+                value: std::borrow::Cow::Owned(text.into_bytes()),
+            });
+        } else {
+            e.push_attribute((*k, *v));
+        }
     }
     e
 }
@@ -141,4 +153,25 @@ pub(super) fn check_snapshots(dir: &str, generate: impl Fn(&Model) -> Result<Str
         count += 1;
     }
     assert!(count > 0);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quick_xml::events::Event;
+
+    /// Tabs and line breaks in attribute values are written as character references, which
+    /// an XML parser reads back (a literal one it would turn into a space); the other special
+    /// characters as entities.
+    #[test]
+    fn tabs_and_line_breaks_in_attributes_survive_a_parser() {
+        let text = "a\tb\nc\rd <&>\"'";
+        let mut w = quick_xml::Writer::new(Vec::new());
+        w.write_event(Event::Empty(elem("x", &[("description", text)]))).unwrap();
+        let xml = String::from_utf8(w.into_inner()).unwrap();
+        assert!(!xml.contains(['\t', '\n', '\r']), "{xml}");
+        let value = xml.split('"').nth(1).unwrap();
+        assert_eq!(value, "a&#9;b&#10;c&#13;d &lt;&amp;&gt;&quot;&apos;");
+        assert_eq!(quick_xml::escape::unescape(value).unwrap(), text);
+    }
 }

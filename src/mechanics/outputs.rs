@@ -499,9 +499,18 @@ impl OutputKind {
                 let p = &s.q[x + 3..x + 7];
                 let a = super::euler_parameters::rotation(p);
                 let norm = p.iter().map(|e| e * e).sum::<f64>();
+                // At pitch = +-pi/2 (gimbal lock) only yaw -+ roll is defined, and A11, A21, A32,
+                // A33 (all ~cos(pitch)) are round-off whose ratios are no angles (a probe read
+                // yaw and roll 0.44 rad off the body's rotation): there roll = 0 and the yaw
+                // that A12 = -sin(yaw), A22 = cos(yaw) give. The threshold keeps the general
+                // formulas' error (round-off / cos(pitch)) below 1e-8 rad; the locked branch's
+                // is O(cos(pitch)).
+                let locked = a[0][0].hypot(a[1][0]) < GIMBAL_LOCK * norm;
                 match component {
+                    0 if locked => (-a[0][1]).atan2(a[1][1]),
                     0 => a[1][0].atan2(a[0][0]),
                     1 => (-a[2][0] / norm).clamp(-1.0, 1.0).asin(),
+                    _ if locked => 0.0,
                     _ => a[2][1].atan2(a[2][2]),
                 }
             }
@@ -540,3 +549,6 @@ impl OutputKind {
         }
     }
 }
+
+/// cos(pitch) below which yaw/pitch/roll are taken as at gimbal lock (`OutputKind::TaitBryan`).
+const GIMBAL_LOCK: f64 = 1e-8;

@@ -341,7 +341,17 @@ impl Model {
             }
             v => {
                 p.default = number(v).ok_or_else(|| {
-                    self.error(span.clone(), format!("parameter '{}' must be a number or a table with `value`", p.name))
+                    // "200 N/m": a number with its unit written after it.
+                    let unit = v
+                        .as_str()
+                        .and_then(|t| t.split_once(' '))
+                        .filter(|(n, u)| n.parse::<f64>().is_ok() && !u.trim().is_empty())
+                        .map(|(n, u)| format!(" (units go apart: {{ value = {n}, unit = \"{}\" }})", u.trim()))
+                        .unwrap_or_default();
+                    self.error(
+                        span.clone(),
+                        format!("parameter '{}' must be a number or a table with `value`{unit}", p.name),
+                    )
                 })?
             }
         }

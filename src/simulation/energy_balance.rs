@@ -16,6 +16,12 @@ const LOSS_LIMIT: f64 = 0.1;
 /// probe's model): mechanical models move with far more (a MEMS resonator ~1e-15 J).
 const ROUNDOFF_ENERGY: f64 = 1e-30;
 
+/// Changes below this fraction of the balance's own size are the round-off of the energies it
+/// sums (a potential m g z is known to ulps of itself): a probe's body locked by two parallel,
+/// non-coaxial hinges "changed by 8.7e-15 J, 100 % of the largest energy in play" of a 4.9 J
+/// potential.
+const ROUNDOFF_FRACTION: f64 = 1e-12;
+
 /// The balance at the start of a run and the largest energy in play seen at its communication
 /// points since: a diagnosis, not part of the simulation's state (a restored state keeps
 /// the values of this run).
@@ -48,7 +54,8 @@ impl BalanceWatch {
     /// every method at rho_inf = 1, and ran at 0.5), which a smaller step does not cure.
     pub fn warning(&self, (balance, in_play): (f64, f64), rho_inf: f64) -> Option<String> {
         let (drift, in_play) = (self.change(balance), self.in_play.max(in_play));
-        if drift.abs() <= ROUNDOFF_ENERGY || (drift <= GAIN_LIMIT * in_play && -drift <= LOSS_LIMIT * in_play) {
+        let roundoff = ROUNDOFF_ENERGY.max(ROUNDOFF_FRACTION * self.start.abs().max(balance.abs()));
+        if drift.abs() <= roundoff || (drift <= GAIN_LIMIT * in_play && -drift <= LOSS_LIMIT * in_play) {
             return None;
         }
         let advice = if drift > 0.0 && rho_inf >= 1.0 {
@@ -78,5 +85,9 @@ mod tests {
         let moving = BalanceWatch::new((0.0, 1.0));
         assert!(moving.warning((0.02, 1.0), 0.5).is_some_and(|w| w.contains("2.0 %")));
         assert_eq!(moving.warning((0.005, 1.0), 0.5), None);
+        // A body that cannot move, its potential 4.9 J: the balance's round-off is no change.
+        let locked = BalanceWatch::new((4.905, 0.0));
+        assert_eq!(locked.warning((4.905 + 8.7e-15, 8.7e-15), 0.5), None);
+        assert!(locked.warning((4.905 + 1e-9, 1e-9), 0.5).is_some());
     }
 }

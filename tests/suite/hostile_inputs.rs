@@ -423,3 +423,25 @@ fn messages_quote_inputs_within_bounds_and_say_what_is_expected() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(stderr.contains("cannot write /dev/full"), "{stderr}");
 }
+
+/// Two newcomer mistakes a probe made, answered with what to write: a parameter's unit written
+/// into its value (`k = "200 N/m"`), and a joint whose body2 is the ground (so is body1 by
+/// default).
+#[test]
+fn a_unit_in_a_value_and_a_joint_on_the_ground_alone_say_what_to_write() {
+    let base = mass_spring();
+    let text = base.replacen(
+        "k = { value = 39.47841760435743, unit = \"N/m\", description = \"spring stiffness (4 pi^2)\" }",
+        "k = \"200 N/m\"",
+        1,
+    );
+    assert_ne!(text, base);
+    let (code, stderr, _) = run("check", &text);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("units go apart: { value = 200, unit = \"N/m\" }"), "{stderr}");
+    let text = base.replacen("body1 = \"ground\"\nbody2 = \"mass\"", "body2 = \"ground\"", 1);
+    assert_ne!(text, base);
+    let (code, stderr, _) = run("check", &text);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("body2 is the ground, and so is body1 (its default)"), "{stderr}");
+}

@@ -131,3 +131,37 @@ fn model_unit(model: &Model, name: &str) -> String {
     let sim = Simulation::new(model, &[], settings(1e-3), 0.0).unwrap();
     sim.outputs().iter().find(|o| o.name == name).unwrap().unit.clone()
 }
+
+/// At gimbal lock (pitch = +-pi/2) yaw and roll are not unique, but the three outputs must
+/// still be the body's rotation: Rz(yaw) Ry(pitch) Rx(roll) rebuilt from them equals the
+/// given orientation (a probe read angles 0.06-0.44 rad off it, the ratios of round-off);
+/// near the lock and away from it, the angles themselves.
+#[test]
+fn tait_bryan_angles_at_gimbal_lock_still_give_the_body_rotation() {
+    use nalgebra::UnitQuaternion;
+    let half_pi = std::f64::consts::FRAC_PI_2;
+    for (yaw, pitch, roll) in
+        [(0.4, half_pi, 0.0), (1.0, -half_pi, 0.2), (-2.0, half_pi, 0.7), (0.3, half_pi - 1e-7, 0.5), (0.3, 0.2, -1.0)]
+    {
+        let given = UnitQuaternion::from_euler_angles(roll, pitch, yaw);
+        let (w, v) = (given.w, given.imag());
+        let mut text = format!(
+            "[model]\nname = \"lock\"\ndimension = 3\ngravity = [0.0, 0.0, 0.0]\n[[rigid_bodies]]\nname = \"b\"\n\
+             mass = 1.0\ninertia = [0.1, 0.2, 0.3]\nposition = [0.0, 0.0, 0.0]\neuler_parameters = [{w:e}, {:e}, {:e}, {:e}]\n",
+            v[0], v[1], v[2]
+        );
+        for q in ["yaw", "pitch", "roll"] {
+            text += &format!("[[outputs]]\nname = \"{q}\"\nquantity = \"{q}\"\nbody = \"b\"\n");
+        }
+        let model = Model::parse(&text, "lock.toml").unwrap();
+        let mut sim = Simulation::new(&model, &[], settings(1e-3), 0.0).unwrap();
+        let [y, p, r] = ["yaw", "pitch", "roll"].map(|n| output(&mut sim, n));
+        let rebuilt = UnitQuaternion::from_euler_angles(r, p, y).to_rotation_matrix();
+        let off = (rebuilt.matrix() - given.to_rotation_matrix().matrix()).amax();
+        eprintln!("given ({yaw}, {pitch}, {roll}): output ({y}, {p}, {r}), rotation off by {off:.1e}");
+        assert!(off < 1e-7, "given ({yaw}, {pitch}, {roll}): output ({y}, {p}, {r}), rotation off by {off:e}");
+        if (pitch.abs() - half_pi).abs() > 1e-9 {
+            assert!((y - yaw).abs() < 1e-7 && (p - pitch).abs() < 1e-9 && (r - roll).abs() < 1e-7, "({y}, {p}, {r})");
+        }
+    }
+}

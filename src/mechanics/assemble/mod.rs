@@ -351,7 +351,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
         let ground = Name::new(0..0, "ground".to_string());
         let body1 = j.body1.as_ref().unwrap_or(&ground);
         if body1.get_ref() == j.body2.get_ref() {
-            return Err(model.error(j.body2.span(), "a joint needs two different bodies".into()));
+            return Err(model.error(j.body2.span(), crate::mechanics::joints::same_bodies_message(j.body2.get_ref())));
         }
         if let Some(ax) = &j.axis2 {
             return Err(model.error(ax.span(), "`axis2` applies to spatial universal joints only".into()));

@@ -624,6 +624,18 @@ impl JointInfo {
     }
 }
 
+/// Why a joint between `body` and itself is refused: both sides the ground (body1's default)
+/// is a joint with no body; the same body twice joins nothing.
+pub fn same_bodies_message(body: &str) -> String {
+    if body == "ground" {
+        "body2 is the ground, and so is body1 (its default): a joint holds a body to the ground or to another \
+         body; name the moving body in body2"
+            .into()
+    } else {
+        format!("a joint needs two different bodies (body1 and body2 are both '{body}')")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
