@@ -277,7 +277,6 @@ fn least_strain_rate_velocities(sys: &System, q: &[f64], v: &mut [f64], specifie
     }
     // The joints must hold as well as the minimum-norm velocities hold them.
     let mut image = vec![0.0; matrix.dim()];
-    matrix.fix_rows(|_| false);
     matrix.mul_vec(&x, &mut image);
     let scale = 1.0 + v.iter().chain(&x[..n]).fold(0.0f64, |m, y| m.max(y.abs()));
     let held = (n..matrix.dim()).all(|k| (image[k] - rhs[k]).abs() <= 1e-10 * scale);

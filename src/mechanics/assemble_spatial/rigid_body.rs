@@ -99,10 +99,15 @@ fn orientation(b: &Builder, rb: &RigidBodyDecl) -> Result<[f64; 4], ModelError> 
         (Some(e), _, _) => {
             Err(b.model.error(e.span(), "give either `euler_parameters` or `axis` and `angle`, not both".into()))
         }
-        (None, Some(ax), angle) => {
+        (None, Some(ax), None) => Err(b.model.error(
+            ax.span(),
+            "`axis` is the axis the body is turned about by `angle` (its initial orientation), and there is no \
+             `angle`: give both (`angle = 0.0` for the unturned body), or neither"
+                .into(),
+        )),
+        (None, Some(ax), Some(angle)) => {
             let u = unit3(b.scope.vec3(ax)?).ok_or_else(|| b.model.error(ax.span(), "axis must not be zero".into()))?;
-            let angle = angle.as_ref().map(|a| b.scope.number(a)).transpose()?.unwrap_or(0.0);
-            Ok(from_axis_angle(u, angle))
+            Ok(from_axis_angle(u, b.scope.number(angle)?))
         }
         (None, None, Some(a)) => {
             Err(b.model.error(a.span(), "in a spatial model an angle needs `axis = [x, y, z]`".into()))
