@@ -18,7 +18,7 @@ from fmpy.fmi2 import FMU2Slave
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("fmu")
     ap.add_argument("--speed", type=float, default=6.283185307179586, help="speed reference (rad/s)")
     ap.add_argument("--kp", type=float, default=20.0, help="proportional gain (N m s/rad)")

@@ -20,6 +20,7 @@ import argparse
 import csv
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -132,7 +133,9 @@ def main():
     p.add_argument("--output-interval", type=float)
     p.add_argument("--metric", action="append", default=[], dest="metrics")
     p.add_argument("--fmu", type=Path, help="the model's FMU (default: built with flexfmu build)")
-    p.add_argument("--flexfmu", default=str(Path(__file__).resolve().parent.parent / "target/release/flexfmu"))
+    built = Path(__file__).resolve().parent.parent / "target/release/flexfmu"
+    p.add_argument("--flexfmu", default=str(built) if built.exists() else (shutil.which("flexfmu") or "flexfmu"),
+                   help="the flexfmu executable (default: this checkout's target/release/flexfmu, else flexfmu on PATH)")
     p.add_argument("--scheduler", help="address of a Dask scheduler (default: a LocalCluster)")
     p.add_argument("--workers", type=int, default=2, help="LocalCluster worker processes")
     p.add_argument("--compare", type=Path, help="a sweep.csv of flexfmu sweep to check against")

@@ -1,6 +1,6 @@
 //! flexfmu: flexible multibody models as FMI 2.0 Co-Simulation FMUs.
 //!
-//! Data flow (see DESIGN.md): `model` (file → definition) → `mechanics` (system, the
+//! Data flow (see docs/architecture.md): `model` (file → definition) → `mechanics` (system, the
 //! `Dynamics` contract) → `integrators` (TTBIF, HHT-alpha, generalized-alpha, Newmark) →
 //! `simulation` (the facade) → `fmu` (version-neutral FMU core) → `fmi2` / `fmi3` (C APIs), and `export`
 //! (modelDescription.xml, .fmu).

@@ -52,7 +52,7 @@ pub struct CompareArgs {
     /// Step of the reference run; default: the smallest compared step / 8.
     #[arg(long, value_parser = option_values::duration)]
     pub reference_step: Option<f64>,
-    /// Integrator of the reference run (TTBIF has the smallest error constant: DESIGN.md).
+    /// Integrator of the reference run (TTBIF has the smallest error constant: docs/solver.md).
     #[arg(long, default_value = "ttbif")]
     pub reference_integrator: Method,
     /// Interval between compared output samples (s); default the model's output_interval,

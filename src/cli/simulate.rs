@@ -279,7 +279,7 @@ impl InputSignal {
                 bail!("{at}: expected 'time,value', got '{line}'");
             };
             if !t.is_finite() || !v.is_finite() {
-                bail!("{at}: the time and value must be finite numbers, got time {}, value {}", Compact(t), Compact(v));
+                bail!("{at}: the time and value must be finite numbers, got '{line}'");
             }
             if let Some(&(before, _)) = rows.last()
                 && t < before

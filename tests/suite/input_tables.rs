@@ -172,8 +172,8 @@ fn a_table_the_run_cannot_follow_is_refused_at_its_line() {
     std::fs::write(&model, MODEL).unwrap();
     let table = dir.path().join("u.csv");
     let cases = [
-        ("time,value\n0,0\n1,inf\n", ":3: the time and value must be finite numbers, got time 1, value inf"),
-        ("time,value\n0,0\nnan,1\n2,0\n", ":3: the time and value must be finite numbers, got time NaN, value 1"),
+        ("time,value\n0,0\n1,inf\n", ":3: the time and value must be finite numbers, got '1,inf'"),
+        ("time,value\n0,0\nnan,1\n2,0\n", ":3: the time and value must be finite numbers, got 'nan,1'"),
         ("time,value,extra\n0,0,5\n1,1,6\n", ":1: unknown column 'extra': an input table has two columns"),
         ("0,0,5\n1,1,6\n", ":1: expected 'time,value', got '0,0,5'"),
         ("time,value\n0,0\n2,1\n1,0\n", ":4: time 1 is before the row above's 2: times must increase"),
