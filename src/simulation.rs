@@ -712,6 +712,17 @@ impl Simulation {
         }
         s.a.copy_from_slice(a);
         s.lambda.copy_from_slice(lambda);
+        // The restart's multipliers may already pull on an active contact (an input that
+        // turned the load into a pull-off between communication points): released here, as a
+        // located event would release it, since no step sees the sign change (a probe's disc
+        // pulled up through an input stayed glued to the floor with -10 N).
+        if self.has_events() {
+            self.stepper.settle_events(&mut self.system, &mut self.state).map_err(|cause| StepError::Restart {
+                t: self.state.t,
+                after,
+                cause,
+            })?;
+        }
         self.stepper.workspace.forget_history();
         self.stepped_inputs.clone_from(&self.system.inputs);
         Ok(())

@@ -489,3 +489,36 @@ fn touching_balls_pass_the_impact_along_the_row_with_every_integrator() {
         }
     }
 }
+
+/// A resting disc pulled up through an input (a load the master sets, constant over each
+/// communication interval): the contact releases at the first interval whose restart finds the
+/// multiplier tensile, and the disc rises as (u - m g)/m t^2/2 from there. The sign change
+/// falls between intervals, where no step sees it: a probe's disc stayed glued to the floor
+/// with a contact force of -10 N.
+#[test]
+fn a_contact_pulled_off_through_an_input_releases() {
+    let text = "[model]\nname = \"rest\"\ngravity = [0.0, -9.81]\n[[inputs]]\nname = \"pull\"\nunit = \"N\"\n\
+                [[rigid_bodies]]\nname = \"disc\"\nmass = 2.0\ninertia = 0.01\nposition = [0.0, 0.1]\n\
+                [[contacts]]\nname = \"floor\"\ntype = \"circle_plane\"\nmethod = \"constraint\"\npoint1 = [0.0, 0.0]\n\
+                normal = [0.0, 1.0]\nbody2 = \"disc\"\nradius2 = 0.1\nrestitution = 0.5\n\
+                [[loads]]\ntype = \"force\"\nbody = \"disc\"\ndirection = [0.0, 1.0]\nvalue = \"pull\"\n\
+                [[outputs]]\nname = \"y\"\nquantity = \"y\"\nbody = \"disc\"\n\
+                [[outputs]]\nname = \"F\"\nquantity = \"contact_force\"\ncontact = \"floor\"\n\
+                [[outputs]]\nname = \"on\"\nquantity = \"contact_state\"\ncontact = \"floor\"\n";
+    let model = Model::parse(text, "rest.toml").unwrap();
+    let mut sim = Simulation::new(&model, &[], flexfmu::simulation::SolverSettings::default(), 0.0).unwrap();
+    // Resting under 10 N of pull: the floor carries m g - 10.
+    sim.set_input(0, 10.0).unwrap();
+    sim.step_to(0.5).unwrap();
+    assert_eq!(output(&mut sim, "on"), 1.0);
+    assert!((output(&mut sim, "F") - (2.0 * G - 10.0)).abs() < 1e-6, "{}", output(&mut sim, "F"));
+    // Pulled with 25 N > m g from t = 0.5.
+    sim.set_input(0, 25.0).unwrap();
+    sim.step_to(1.0).unwrap();
+    let (on, force, rise) = (output(&mut sim, "on"), output(&mut sim, "F"), output(&mut sim, "y") - 0.1);
+    let exact = 0.5 * (25.0 - 2.0 * G) / 2.0 * 0.5 * 0.5;
+    println!("after the pull: contact state {on}, force {force} N, rise {rise:.9} m (analytic {exact:.9})");
+    assert_eq!(on, 0.0);
+    assert_eq!(force, 0.0);
+    assert!((rise - exact).abs() < 1e-6 * exact, "rise {rise} against {exact}");
+}
