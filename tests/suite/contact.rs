@@ -180,8 +180,16 @@ fn bad_contacts_are_located_errors() {
     let cases = [
         ("body2 = \"ball\"", "body2 = \"bal\"", "unknown body 'bal'"),
         ("stiffness = \"K\"", "stiffness = -1.0", "stiffness"),
-        ("restitution = \"e\"", "restitution = 1.5", "restitution of a force contact must be in [0.001, 1]"),
-        ("restitution = \"e\"", "restitution = 0.0", "restitution of a force contact must be in [0.001, 1]"),
+        (
+            "restitution = \"e\"",
+            "restitution = 1.5",
+            "must be in [0.001, 1], got 1.5 (above 1 an impact would create energy)",
+        ),
+        (
+            "restitution = \"e\"",
+            "restitution = 0.0",
+            "must be in [0.001, 1], got 0 (for a plastic impact use method = \"constraint\"",
+        ),
         // Below 1e-3 the damping factor (~1/e) outgrows the steps: a probe's 1e-300 made energy.
         ("restitution = \"e\"", "restitution = 1e-4", "use method = \"constraint\", which takes 0"),
         ("type = \"circle_plane\"", "type = \"sphere\"", "unknown contact type 'sphere'"),

@@ -169,11 +169,16 @@ pub fn element(
     };
     let stiffness = scope.positive(stiffness, "stiffness")?;
     if !(MIN_FORCE_RESTITUTION..=1.0).contains(&e) {
+        // Below the range a plastic impact is meant, which the constraint method takes.
+        let plastic = if e < MIN_FORCE_RESTITUTION {
+            " (for a plastic impact use method = \"constraint\", which takes 0)"
+        } else {
+            " (above 1 an impact would create energy)"
+        };
         return Err(model.error(
             c.restitution.span(),
             format!(
-                "restitution of a force contact must be in [{MIN_FORCE_RESTITUTION}, 1], got {} (for a plastic impact \
-                 use method = \"constraint\", which takes 0)",
+                "restitution of a force contact must be in [{MIN_FORCE_RESTITUTION}, 1], got {}{plastic}",
                 Compact(e)
             ),
         ));
