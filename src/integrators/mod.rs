@@ -93,11 +93,36 @@ impl State {
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("step from t = {} failed even at the smallest step {h_min:e} s: {cause}", crate::compact_number::Compact(*.t))]
+#[error("{}", self.describe())]
 pub struct StepFailure {
     pub t: f64,
     pub h_min: f64,
     pub cause: NewtonError,
+    /// The step reached an event (an impact, a release) whose settling failed: such a step is
+    /// accepted before the event is settled, so it is not retried shorter.
+    pub at_event: bool,
+}
+
+impl StepFailure {
+    fn describe(&self) -> String {
+        let t = crate::compact_number::Compact(self.t);
+        if self.at_event {
+            // A singular impulse system at an impact: contact rows that are one another's
+            // repetition (a probe's two identical contacts on one pair).
+            let hint = if matches!(self.cause, NewtonError::Factorization(crate::linalg::FactorizationError::Singular))
+            {
+                "; at an impact, two constraint contacts on the same bodies and points make it so"
+            } else {
+                ""
+            };
+            format!(
+                "the event at t = {t} (an impact or a contact's release) could not be settled: {}{hint}",
+                self.cause
+            )
+        } else {
+            format!("step from t = {t} failed even at the smallest step {:e} s: {}", self.h_min, self.cause)
+        }
+    }
 }
 
 /// Advances a [`State`] with one integrator, reusing the Newton workspace.
@@ -400,12 +425,12 @@ impl Stepper {
                 Ok(()) => {}
                 Err(cause) => {
                     if let Some(cause) = self.event_failure.take() {
-                        return Err(StepFailure { t: state.t, h_min: h_try, cause });
+                        return Err(StepFailure { t: state.t, h_min: h_try, cause, at_event: true });
                     }
                     self.stats.rejected_steps += 1;
                     self.workspace.invalidate();
                     if depth >= MAX_HALVINGS {
-                        return Err(StepFailure { t: state.t, h_min: h_try, cause });
+                        return Err(StepFailure { t: state.t, h_min: h_try, cause, at_event: false });
                     }
                     self.step_halving(sys, state, 0.5 * h_try, depth + 1)?;
                     self.step_halving(sys, state, t_try - state.t, depth + 1)?;
@@ -451,7 +476,7 @@ impl Stepper {
                             Ok(()) => return Ok((state.t - t0, h * ErrorControl::step_factor(err))),
                             Err(cause) => {
                                 if let Some(cause) = self.event_failure.take() {
-                                    return Err(StepFailure { t: state.t, h_min: h, cause });
+                                    return Err(StepFailure { t: state.t, h_min: h, cause, at_event: true });
                                 }
                                 (SHRINK_LIMIT, cause)
                             }
@@ -465,7 +490,7 @@ impl Stepper {
             self.stats.rejected_steps += 1;
             self.workspace.invalidate();
             if h <= h_min {
-                return Err(StepFailure { t: state.t, h_min: h, cause });
+                return Err(StepFailure { t: state.t, h_min: h, cause, at_event: false });
             }
             h = (h * factor).max(h_min);
         }

@@ -522,3 +522,30 @@ fn a_contact_pulled_off_through_an_input_releases() {
     assert_eq!(force, 0.0);
     assert!((rise - exact).abs() < 1e-6 * exact, "rise {rise} against {exact}");
 }
+
+/// Two identical constraint contacts on one pair make the impact's impulse system singular:
+/// the run stops at the impact saying the event could not be settled and why (it said "failed
+/// even at the smallest step 1e-3 s", the default step, which was never halved).
+#[test]
+fn a_repeated_constraint_contact_stops_at_the_impact_naming_it() {
+    let text = std::fs::read_to_string(model_path("ball_drop_constraint")).unwrap();
+    let block = "[[contacts]]\nname = \"floor\"\n";
+    let start = text.find(block).unwrap();
+    let end = start + text[start..].find("\n\n").unwrap() + 2;
+    let twice =
+        format!("{}{}", &text[..end], text[start..end].replace("name = \"floor\"", "name = \"floor2\"")) + &text[end..];
+    let model = Model::parse(&twice, "two.toml").unwrap();
+    let mut sim = Simulation::new(
+        &model,
+        &model.default_parameters(),
+        flexfmu::simulation::SolverSettings::from_model(&model, &model.default_parameters()).unwrap(),
+        0.0,
+    )
+    .unwrap();
+    let err = sim.step_to(1.0).expect_err("a singular impact").to_string();
+    assert!(
+        err.contains("could not be settled") && err.contains("two constraint contacts on the same bodies"),
+        "{err}"
+    );
+    assert!(!err.contains("smallest step"), "{err}");
+}
