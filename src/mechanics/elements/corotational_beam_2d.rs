@@ -113,7 +113,6 @@ pub struct CorotationalBeam2d {
     /// Initial (undeformed) length.
     l0: f64,
     ea: f64,
-    ei: f64,
     /// Shear parameter phi = 12 EI / (k G A l0^2); 0 for Euler-Bernoulli.
     phi: f64,
     /// Mass per unit length A_rho.
@@ -141,7 +140,8 @@ pub struct CorotationalBeam2d {
     coupling_weights: [f64; 2],
     /// Kelvin-Voigt material damping b (s): F_DL = b K_L d' (module documentation); 0 = none.
     pub damping: f64,
-    /// EA / l0 and the local bending stiffness Kb (`bending`), fixed with the element.
+    /// EA / l0 and the local bending stiffness Kb (Timoshenko, w1 = w2 = 0: [M1, M2] = Kb
+    /// [thb1, thb2], `bending_stiffness`), fixed with the element.
     axial_stiffness: f64,
     bending: [[f64; 2]; 2],
     /// rho A l0^2 / 12, the factor of the consistent gravity load's end moments (`cubic_gravity`).
@@ -174,7 +174,6 @@ impl CorotationalBeam2d {
             dofs: [node1, node1 + 1, node1 + 2, node2, node2 + 1, node2 + 2],
             l0,
             ea: p.young * p.area,
-            ei,
             phi,
             rho_a: p.density * p.area,
             rho_i: p.rho_i(),
@@ -206,7 +205,7 @@ impl CorotationalBeam2d {
     /// The same element without elastic stiffness (EA = EI = 0): its inertia and gravity
     /// alone, for checks of the inertial tangent and the gravity potential.
     pub fn without_stiffness(&self) -> Self {
-        CorotationalBeam2d { ea: 0.0, ei: 0.0, axial_stiffness: 0.0, bending: [[0.0; 2]; 2], ..self.clone() }
+        CorotationalBeam2d { ea: 0.0, axial_stiffness: 0.0, bending: [[0.0; 2]; 2], ..self.clone() }
     }
 
     /// The element with Kelvin-Voigt material damping `beta` (s, >= 0).
@@ -303,11 +302,6 @@ impl CorotationalBeam2d {
         Geometry { l, inv_l, c, s, thb: [q[2] - beta, q[5] - beta] }
     }
 
-    /// Local bending stiffness (Timoshenko, w1 = w2 = 0): [M1, M2] = Kb [thb1, thb2].
-    fn bending(&self) -> [[f64; 2]; 2] {
-        self.bending
-    }
-
     /// The coefficients A_rho l0/420 (m1, m2) of eq. 16's coupling at th_bar:
     /// m1 = A th_bar1 - B th_bar2, m2 = B th_bar1 - A th_bar2 ((A, B) = (21, 14) in paper 000,
     /// `coupling_weights`). Linear, so at th_bar's
@@ -386,7 +380,7 @@ impl CorotationalBeam2d {
 
     /// Local elastic forces F_EL = (N, M1, M2).
     fn section_forces(&self, g: &Geometry) -> [f64; 3] {
-        let kb = self.bending();
+        let kb = self.bending;
         let n = self.axial_stiffness * (g.l - self.l0);
         let m1 = kb[0][0] * g.thb[0] + kb[0][1] * g.thb[1];
         let m2 = kb[1][0] * g.thb[0] + kb[1][1] * g.thb[1];
@@ -402,7 +396,7 @@ impl CorotationalBeam2d {
 
     /// Local damping forces F_DL = b K_L d' (Kelvin-Voigt).
     fn damping_forces(&self, rates: [f64; 3]) -> [f64; 3] {
-        let kb = self.bending();
+        let kb = self.bending;
         let b = self.damping;
         [
             b * self.axial_stiffness * rates[0],
@@ -547,7 +541,7 @@ impl CorotationalBeam2d {
         // The elastic part: B = (b1, e_th1 - e_b, e_th2 - e_b) locally (eq. 5), K_L, and the
         // terms of dB/dq: N l e_b e_b^T + (M1 + M2)/l (b1 e_b^T + e_b b1^T).
         let [n, m1, m2] = self.section_forces(g);
-        let kb = self.bending();
+        let kb = self.bending;
         let bb = [e_th[0] - e_b, e_th[1] - e_b];
         stiffness += b1 * b1.transpose() * self.axial_stiffness
             + e_b * e_b.transpose() * (n * l)
@@ -591,7 +585,7 @@ impl CorotationalBeam2d {
     }
 
     fn strain_energy_at(&self, g: &Geometry) -> f64 {
-        let kb = self.bending();
+        let kb = self.bending;
         let u = g.l - self.l0;
         let t = g.thb;
         0.5 * self.ea * u * u / self.l0
