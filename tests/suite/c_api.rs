@@ -43,6 +43,19 @@ unsafe fn instantiate(uri: &str, fmu_type: c_int, guid: &str, cb: &CallbackFunct
     unsafe { fmi2Instantiate(name.as_ptr(), fmu_type, guid.as_ptr(), uri.as_ptr(), cb, 0, 0) }
 }
 
+/// A Co-Simulation instance of `s`'s model from its resources, its experiment set up from
+/// t = 0 and initialized: in Step Mode.
+unsafe fn stepping(s: &Setup, cb: &CallbackFunctions) -> *mut c_void {
+    unsafe {
+        let c = instantiate(&format!("file://{}", encode(&s.resources)), 1, &guid(&s.model.source), cb);
+        assert!(!c.is_null());
+        assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0), OK);
+        assert_eq!(fmi2EnterInitializationMode(c), OK);
+        assert_eq!(fmi2ExitInitializationMode(c), OK);
+        c
+    }
+}
+
 #[test]
 fn resource_uri_forms_are_accepted() {
     let s = setup();
@@ -151,12 +164,8 @@ fn failed_step_returns_discard_and_keeps_the_last_good_state() {
     let cb = callbacks(&messages);
     let vars = Variables::new(&s.model).unwrap();
     let vr = |n: &str| vars.list.iter().find(|v| v.name == n).unwrap().vr;
-    let c = unsafe { instantiate(&format!("file://{}", encode(&s.resources)), 1, &guid(&s.model.source), &cb) };
-    assert!(!c.is_null());
+    let c = unsafe { stepping(&s, &cb) };
     unsafe {
-        assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0), OK);
-        assert_eq!(fmi2EnterInitializationMode(c), OK);
-        assert_eq!(fmi2ExitInitializationMode(c), OK);
         let h = 0.01;
         assert_eq!(fmi2DoStep(c, 0.0, h, 1), OK);
         let mut good: *mut c_void = null_mut();
@@ -237,11 +246,7 @@ fn instances_in_parallel_threads_are_independent() {
         let vr = |n: &str| vars.list.iter().find(|v| v.name == n).unwrap().vr;
         let (x, f) = (vr("x"), vr("force"));
         unsafe {
-            let c = instantiate(&format!("file://{}", encode(&s.resources)), 1, &guid(&s.model.source), &cb);
-            assert!(!c.is_null());
-            assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0), OK);
-            assert_eq!(fmi2EnterInitializationMode(c), OK);
-            assert_eq!(fmi2ExitInitializationMode(c), OK);
+            let c = stepping(&s, &cb);
             assert_eq!(fmi2SetReal(c, &f, 1, &force), OK);
             for k in 0..200 {
                 assert_eq!(fmi2DoStep(c, k as f64 * 1e-3, 1e-3, 1), OK);
@@ -366,11 +371,7 @@ fn getting_the_fmu_state_before_every_step_changes_nothing() {
     let vars = Variables::new(&s.model).unwrap();
     let outputs: Vec<u32> = vars.outputs().map(|v| v.vr).collect();
     let run = |get_state: bool| unsafe {
-        let c = instantiate(&format!("file://{}", encode(&s.resources)), 1, &guid(&s.model.source), &cb);
-        assert!(!c.is_null());
-        assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0), OK);
-        assert_eq!(fmi2EnterInitializationMode(c), OK);
-        assert_eq!(fmi2ExitInitializationMode(c), OK);
+        let c = stepping(&s, &cb);
         let mut rows = Vec::new();
         for k in 0..200 {
             if get_state {
@@ -401,16 +402,8 @@ fn input_derivatives_set_for_the_next_step_are_part_of_the_fmu_state() {
     let vars = Variables::new(&s.model).unwrap();
     let vr = |name: &str| vars.list.iter().find(|v| v.name == name).unwrap().vr;
     let (force, x) = (vr("force"), vr("x"));
-    let uri = format!("file://{}", encode(&s.resources));
     unsafe {
-        let start = || {
-            let c = instantiate(&uri, 1, &guid(&s.model.source), &cb);
-            assert!(!c.is_null());
-            assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0), OK);
-            assert_eq!(fmi2EnterInitializationMode(c), OK);
-            assert_eq!(fmi2ExitInitializationMode(c), OK);
-            c
-        };
+        let start = || stepping(&s, &cb);
         let read = |c: *mut c_void| {
             let mut value = 0.0;
             assert_eq!(fmi2GetReal(c, &x, 1, &mut value), OK);

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const EXE: &str = env!("CARGO_BIN_EXE_flexfmu");
+use crate::common::cli::{EXE, simulate_with_states};
 const WIDTH: u32 = 800;
 const HEIGHT: u32 = 600;
 
@@ -109,12 +109,7 @@ fn check(name: &str, element: &str) -> (View, View) {
 fn animated(dir: &Path, name: &str) -> PathBuf {
     require_chromium();
     let (csv, json, html) = (dir.join("out.csv"), dir.join("s.json"), dir.join(format!("{name}.html")));
-    let o = Command::new(EXE)
-        .args(["simulate".as_ref(), model(name).as_os_str(), "--stop-time".as_ref(), "0.5".as_ref()])
-        .args(["--states".as_ref(), json.as_os_str(), "-o".as_ref(), csv.as_os_str()])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    simulate_with_states(&model(name), &csv, &json, "0.5");
     let o = Command::new(EXE)
         .args(["animate".as_ref(), json.as_os_str(), "-o".as_ref(), html.as_os_str()])
         .output()
@@ -181,18 +176,8 @@ fn not_a_states_file_is_refused() {
 #[test]
 fn a_states_file_whose_frames_do_not_fit_its_scene_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let states = dir.path().join("s.json");
-    let o = Command::new(EXE)
-        .arg("simulate")
-        .arg(model("ball_drop"))
-        .args(["--stop-time", "0.05", "-o"])
-        .arg(dir.path().join("s.csv"))
-        .arg("--states")
-        .arg(&states)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let good: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&states).unwrap()).unwrap();
+    let (_, _, good) =
+        simulate_with_states(&model("ball_drop"), &dir.path().join("s.csv"), &dir.path().join("s.json"), "0.05");
     let animate = |value: &serde_json::Value| {
         let file = dir.path().join("edited.json");
         std::fs::write(&file, value.to_string()).unwrap();

@@ -728,11 +728,7 @@ fn a_drive_the_other_joints_lock_is_redundant_whichever_comes_first() {
         let lock = "[[joints]]\nname = \"h2\"\ntype = \"revolute\"\nbody2 = \"link\"\npoint = [0.0, 0.0, 0.0]\n\
                     axis = [1.0, 0.0, 0.0]\n";
         for text in [format!("{head}{driven}{lock}"), format!("{head}{lock}{driven}")] {
-            let model = Model::parse(&text, "locked.toml").unwrap();
-            let err = flexfmu::mechanics::assemble::assemble(&model, &model.default_parameters())
-                .map(|_| ())
-                .expect_err(&text)
-                .to_string();
+            let err = crate::common::sim::parse_and_assemble(&text, "locked.toml").expect_err(&text).to_string();
             let line = text.lines().position(|l| l == "name = \"hinge\"").unwrap();
             assert!(err.contains("redundant driving constraint"), "{err}");
             assert!(err.starts_with(&format!("locked.toml:{}:", line + 1)), "{err}");

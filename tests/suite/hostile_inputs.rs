@@ -452,13 +452,8 @@ fn a_unit_in_a_value_and_a_joint_on_the_ground_alone_say_what_to_write() {
 fn an_axis_without_an_angle_is_a_located_error() {
     let text = "[model]\nname = \"a\"\ndimension = 3\n[[rigid_bodies]]\nname = \"b\"\nmass = 1.0\n\
                 inertia = [0.1, 0.2, 0.3]\nposition = [0.0, 0.0, 0.0]\naxis = [0.0, 0.0, 1.0]\n";
-    let model = flexfmu::model::Model::parse(text, "a.toml").unwrap();
-    let err = flexfmu::mechanics::assemble::assemble(&model, &model.default_parameters())
-        .map(|_| ())
-        .expect_err("axis without angle")
-        .to_string();
+    let err = common::sim::parse_and_assemble(text, "a.toml").expect_err("axis without angle").to_string();
     assert!(err.starts_with("a.toml:9:") && err.contains("give both"), "{err}");
     let turned = text.replace("axis = [0.0, 0.0, 1.0]\n", "axis = [0.0, 0.0, 1.0]\nangle = 0.0\n");
-    let model = flexfmu::model::Model::parse(&turned, "a.toml").unwrap();
-    assert!(flexfmu::mechanics::assemble::assemble(&model, &model.default_parameters()).is_ok());
+    assert!(common::sim::parse_and_assemble(&turned, "a.toml").is_ok());
 }
