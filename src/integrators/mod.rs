@@ -107,18 +107,7 @@ impl StepFailure {
     fn describe(&self) -> String {
         let t = crate::compact_number::Compact(self.t);
         if self.at_event {
-            // A singular impulse system at an impact: contact rows that are one another's
-            // repetition (a probe's two identical contacts on one pair).
-            let hint = if matches!(self.cause, NewtonError::Factorization(crate::linalg::FactorizationError::Singular))
-            {
-                "; at an impact, two constraint contacts on the same bodies and points make it so"
-            } else {
-                ""
-            };
-            format!(
-                "the event at t = {t} (an impact or a contact's release) could not be settled: {}{hint}",
-                self.cause
-            )
+            format!("the event at t = {t} (an impact or a contact's release) could not be settled: {}", self.cause)
         } else {
             format!("step from t = {t} failed even at the smallest step {:e} s: {}", self.h_min, self.cause)
         }

@@ -495,7 +495,7 @@ impl Workspace {
             *r = -f;
         }
         sys.constraint_acceleration_rhs(q, v, t, r2);
-        self.index1_lu.solve(&mut self.rhs)?;
+        self.index1_lu.solve_unshifted(&mut self.rhs)?;
         a.copy_from_slice(&self.rhs[..n]);
         lambda.copy_from_slice(&self.rhs[n..]);
         Ok(())
@@ -517,7 +517,7 @@ impl Workspace {
         let (r1, r2) = self.rhs.split_at_mut(n);
         r1.fill(0.0);
         r2.copy_from_slice(jump);
-        self.index1_lu.solve(&mut self.rhs)?;
+        self.index1_lu.solve_unshifted(&mut self.rhs)?;
         dv.copy_from_slice(&self.rhs[..n]);
         impulse.copy_from_slice(&self.rhs[n..]);
         Ok(())
@@ -588,7 +588,7 @@ impl Workspace {
         for (r, p) in r2.iter_mut().zip(residual) {
             *r = -p;
         }
-        Ok(self.index1_lu.solve(&mut self.rhs)?)
+        Ok(self.index1_lu.solve_unshifted(&mut self.rhs)?)
     }
 
     /// Right after `velocity_jump` (its factorization at q): the mass-orthogonal position
@@ -600,7 +600,7 @@ impl Workspace {
         for (r, p) in r2.iter_mut().zip(phi) {
             *r = -p;
         }
-        self.index1_lu.solve(&mut self.rhs)?;
+        self.index1_lu.solve_unshifted(&mut self.rhs)?;
         dq.copy_from_slice(&self.rhs[..dq.len()]);
         Ok(())
     }

@@ -75,7 +75,7 @@ impl PatternBuilder {
             col_ptr[j + 1] = row_idx.len();
         }
         let values = vec![0.0; row_idx.len()];
-        SparseMatrix { n: self.n, col_ptr, row_idx, values, block: Vec::new() }
+        SparseMatrix { n: self.n, col_ptr, row_idx, values, block: Vec::new(), shift: Shift::new(self.n) }
     }
 }
 
@@ -89,6 +89,29 @@ pub struct SparseMatrix {
     /// Scratch for one dense block while values are assembled (`take_block`), kept with the
     /// matrix so that re-assembling it allocates nothing once the largest block was seen.
     block: Vec<f64>,
+    /// The diagonal shifts of `shift_diagonal` since the last `clear`.
+    shift: Shift,
+}
+
+/// Diagonal shifts -delta_i of some rows (the regularization of rows that may be redundant,
+/// `SparseMatrix::shift_diagonal`), allocated with the matrix.
+#[derive(Debug, Clone)]
+struct Shift {
+    delta: Vec<f64>,
+    any: bool,
+}
+
+impl Shift {
+    fn new(n: usize) -> Self {
+        Shift { delta: vec![0.0; n], any: false }
+    }
+
+    fn clear(&mut self) {
+        if self.any {
+            self.delta.fill(0.0);
+            self.any = false;
+        }
+    }
 }
 
 impl SparseMatrix {
@@ -113,6 +136,19 @@ impl SparseMatrix {
 
     pub fn clear(&mut self) {
         self.values.fill(0.0);
+        self.shift.clear();
+    }
+
+    /// Subtract `delta` > 0 from diagonal entry (i, i) at `slot`: the regularization
+    /// [A, C^T; C, -delta] of a constraint row that may depend on others (unilateral contacts
+    /// that hold a body statically indeterminately, as four corners hold a box on a floor).
+    /// Newton's iterations with the shifted matrix converge to the unshifted equations'
+    /// solution (a kept matrix off by a relative delta); a single solve that must be exact
+    /// uses `SparseLu::solve_unshifted`.
+    pub fn shift_diagonal(&mut self, i: usize, slot: usize, delta: f64) {
+        self.values[slot] -= delta;
+        self.shift.delta[i] += delta;
+        self.shift.any = true;
     }
 
     /// The block scratch (give it back with `put_block` after the assembly).
@@ -197,6 +233,10 @@ const DENSE_LIMIT: usize = 32;
 pub struct SparseLu {
     factors: Factors,
     factorized: bool,
+    /// The factorized matrix's diagonal shifts (`SparseMatrix::shift_diagonal`) and scratch for
+    /// `solve_unshifted`'s corrections.
+    shift: Shift,
+    correction: Vec<f64>,
 }
 
 #[derive(Clone)]
@@ -242,7 +282,7 @@ impl SparseLu {
                 factorize_symbolic_lu(matrix.symbolic(), Default::default()).expect("symbolic LU of a valid pattern");
             Factors::Sparse(Box::new(FaerLu::new(symbolic)))
         };
-        SparseLu { factors, factorized: false }
+        SparseLu { factors, factorized: false, shift: Shift::new(matrix.n), correction: vec![0.0; matrix.n] }
     }
 
     pub fn factorize(&mut self, matrix: &SparseMatrix) -> Result<(), FactorizationError> {
@@ -264,6 +304,10 @@ impl SparseLu {
                     .map_err(|_| FactorizationError::Singular)?;
             }
             Factors::Dense(d) => d.factorize(matrix.entries())?,
+        }
+        if matrix.shift.any || self.shift.any {
+            self.shift.delta.copy_from_slice(&matrix.shift.delta);
+            self.shift.any = matrix.shift.any;
         }
         self.factorized = true;
         Ok(())
@@ -301,6 +345,41 @@ impl SparseLu {
             Factors::Dense(d) => d.solve(rhs),
         }
         if rhs.iter().all(|v| v.is_finite()) { Ok(()) } else { Err(FactorizationError::Singular) }
+    }
+
+    /// `solve` for the matrix without its diagonal shifts (`SparseMatrix::shift_diagonal`):
+    /// iterative refinement with the shifted factors S = A - D. After x0 = S^-1 b the
+    /// residual is b - A x0 = -D x0, and after each correction c_k = S^-1 (-D c_(k-1)) it is
+    /// -D c_k (the proximal point iteration on the shifted rows: rows that depend on others
+    /// keep the least-norm part of the first solve). Each correction is about the relative
+    /// shift times the last; at most MAX_REFINEMENTS, until it is round-off.
+    pub fn solve_unshifted(&mut self, rhs: &mut [f64]) -> Result<(), FactorizationError> {
+        const MAX_REFINEMENTS: usize = 8;
+        self.solve(rhs)?;
+        if !self.shift.any {
+            return Ok(());
+        }
+        let mut correction = std::mem::take(&mut self.correction);
+        correction.copy_from_slice(rhs);
+        let largest = |x: &[f64]| x.iter().fold(0.0f64, |a, y| a.max(y.abs()));
+        let mut result = Ok(());
+        for _ in 0..MAX_REFINEMENTS {
+            for (c, d) in correction.iter_mut().zip(&self.shift.delta) {
+                *c *= -d;
+            }
+            if let Err(e) = self.solve(&mut correction) {
+                result = Err(e);
+                break;
+            }
+            for (x, c) in rhs.iter_mut().zip(&correction) {
+                *x += c;
+            }
+            if largest(&correction) <= 1e-16 * largest(rhs) {
+                break;
+            }
+        }
+        self.correction = correction;
+        result
     }
 }
 

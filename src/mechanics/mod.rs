@@ -47,6 +47,12 @@ use crate::integrators::{Dynamics, EnergyFlow, EventAction, Stride, TangentCoeff
 use crate::linalg::{PatternBuilder, SparseMatrix};
 use crate::model::expr::InputRates;
 
+/// The diagonal shift of an active contact row in the Newton and index-1 matrices, relative to
+/// its estimated C A^-1 C^T (`add_constraint_blocks`). Large enough that round-off in the
+/// position-level rows (divided by beta' ~ h^2) moves the multipliers of dependent rows by
+/// little; small enough that the kept matrix still contracts by about this factor per iteration.
+const CONTACT_SHIFT: f64 = 1e-6;
+
 /// Slots of a constraint row: (row, dofs), (dofs, row) and the dofs x dofs Hessian block.
 type RowSlots = (Vec<usize>, Vec<usize>, Vec<usize>);
 
@@ -320,9 +326,9 @@ impl System {
                 }
             });
         }
-        let rows = self.constraints.len();
-        for ((con, ((row, col, hess), diagonal)), &l) in
-            self.contact_constraints.iter().zip(&self.contact_slots).zip(&lambda[rows..])
+        let (n, rows) = (self.n, self.constraints.len());
+        for (k, ((con, ((row, col, hess), diagonal)), &l)) in
+            self.contact_constraints.iter().zip(&self.contact_slots).zip(&lambda[rows..]).enumerate()
         {
             if !con.is_active() {
                 // The trivial row d_lambda = 0 (its residual is zero).
@@ -331,6 +337,21 @@ impl System {
             }
             // C_q = -s_q, C_qq = -s_qq.
             con.with_gap_derivatives(q, |gradient, hessian| {
+                // Rows that depend on others (a box on four corners, a bar on three collinear
+                // points: the contacts hold it statically indeterminately) make the matrix
+                // singular; the shift CONTACT_SHIFT C A^-1 C^T (A's diagonal) keeps it regular.
+                let nd = gradient.len();
+                let reach: f64 = gradient
+                    .iter()
+                    .enumerate()
+                    .map(|(k, g)| {
+                        let a = m.values[hess[k * nd + k]];
+                        if a > 0.0 { g * g / a } else { 0.0 }
+                    })
+                    .sum();
+                if reach > 0.0 && reach.is_finite() {
+                    m.shift_diagonal(n + rows + k, *diagonal, CONTACT_SHIFT * reach);
+                }
                 for (k, g) in gradient.iter().enumerate() {
                     m.values[row[k]] -= g;
                     m.values[col[k]] -= c.lambda * g;
