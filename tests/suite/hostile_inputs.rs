@@ -457,3 +457,27 @@ fn an_axis_without_an_angle_is_a_located_error() {
     let turned = text.replace("axis = [0.0, 0.0, 1.0]\n", "axis = [0.0, 0.0, 1.0]\nangle = 0.0\n");
     assert!(common::sim::parse_and_assemble(&turned, "a.toml").is_ok());
 }
+
+/// A body named as a beam's node ("arm.end", "arm.node[2]") took the node's place in every
+/// `body = "arm.end"` of the model, silently: a probe's pendulum then reported a falling point
+/// mass as the beam's tip. Node names are claimed like any other (2D as 3D), so the clash is a
+/// located error whichever comes first.
+#[test]
+fn a_body_named_as_a_beam_node_is_refused() {
+    for (model, position) in [("pendulum_corotational", "[5.0, 5.0]"), ("beam3d_cantilever", "[5.0, 5.0, 5.0]")] {
+        let text = std::fs::read_to_string(common::sim::model_path(model)).unwrap();
+        let beam = text.find("[[beams]]").unwrap();
+        let name_at = beam + text[beam..].find("name = \"").unwrap() + 8;
+        let beam_name = &text[name_at..name_at + text[name_at..].find('"').unwrap()];
+        for node in ["end", "node[2]", "start"] {
+            let mass =
+                format!("[[point_masses]]\nname = \"{beam_name}.{node}\"\nmass = 1.0\nposition = {position}\n\n");
+            // After the beam, and before it.
+            for bad in [format!("{text}\n{mass}"), format!("{}{mass}{}", &text[..beam], &text[beam..])] {
+                let err = common::sim::parse_and_assemble(&bad, "clash.toml").expect_err(&bad);
+                println!("{model}: {err}");
+                assert!(err.message.contains(&format!("name '{beam_name}.{node}' is already used on line")), "{err}");
+            }
+        }
+    }
+}

@@ -14,7 +14,7 @@ use crate::mechanics::contact_gap::ContactGap;
 use crate::mechanics::elements::{AncfBeam2d, BeamProperties, CorotationalBeam2d, FloatingFrameBeam2d};
 use crate::mechanics::joints::{ConstraintRow, JointKind};
 use crate::mechanics::kinematics::{Anchor, Measure};
-use crate::model::schema::{Definition, JointDecl, Tensor};
+use crate::model::schema::{Definition, JointDecl, Name, Tensor};
 use crate::model::{Model, ModelError};
 use toml::Spanned;
 
@@ -183,6 +183,9 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
             l.v0.extend([v_start[0], v_start[1], w]);
             l.v0.extend(std::iter::repeat_n(0.0, 2 * count));
             l.specified.extend(std::iter::repeat_n(given, 3 + 2 * count));
+            for node in [format!("{name}.start"), format!("{name}.end")] {
+                check_name(model, &Name::new(bd.name.span(), node), "beam node", names)?;
+            }
             let info = BodyInfo { name: format!("{name}.start"), x: l.n, rotates: true, director: false };
             b.add_body(BodyEntry { info: info.clone(), position: p0, angle, listed: false, section: None });
             l.bodies.push(info);
@@ -245,6 +248,7 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
                     aliases.push(format!("{name}.end"));
                 }
                 for alias in aliases {
+                    check_name(model, &Name::new(bd.name.span(), alias.clone()), "beam node", names)?;
                     let info = BodyInfo { name: alias, x: l.n, rotates: false, director: true };
                     b.add_body(BodyEntry { info: info.clone(), position: p, angle, listed: false, section });
                     l.bodies.push(info);
@@ -274,6 +278,7 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
                 aliases.push(format!("{name}.end"));
             }
             for alias in aliases {
+                check_name(model, &Name::new(bd.name.span(), alias.clone()), "beam node", names)?;
                 let info = BodyInfo { name: alias, x: l.n, rotates: true, director: false };
                 b.add_body(BodyEntry { info: info.clone(), position: p, angle, listed: false, section: None });
                 l.bodies.push(info);
