@@ -387,6 +387,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let stop = option_values::stop_time(args.stop_time.unwrap_or(experiment.stop_time), experiment.start_time, false)?;
     let interval = args.output_interval.or(experiment.output_interval).unwrap_or(settings.step);
     let mut sim = Simulation::new(&model, &params, settings, experiment.start_time)?;
+    sim.limit_steps_to(&model, interval);
     super::print_warnings(sim.warnings());
 
     let signals = input_signals(&sim, &args.inputs)?;

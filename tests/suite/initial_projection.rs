@@ -116,8 +116,9 @@ fn the_fmu_logs_the_warning_at_instantiation() {
 /// A step that does not resolve the most flexible beam's first bending vibration is warned of
 /// at the beam, with the period (as a pinned-pinned beam: T1 = 2 L^2 / (pi sqrt(EI / rho A)))
 /// and the step that would: a steel rod of 0.3 m and 6 mm diameter (T1 = 7.39 ms) at the default
-/// step of 1 ms takes 7.4 steps per period; at 0.3 ms (25 steps) nothing is said, nor for a
-/// model whose stiffer beam alone is unresolved.
+/// step of 1 ms takes 7.4 steps per period; at 0.3 ms (25 steps) nothing is said, nor with
+/// communication points (CSV rows) 0.3 ms apart, which end the steps there, nor for a model
+/// whose stiffer beam alone is unresolved.
 #[test]
 fn a_step_that_does_not_resolve_the_most_flexible_beam_is_warned_of() {
     let rod = |name: &str, length: f64, radius: f64, step: &str| {
@@ -136,6 +137,12 @@ fn a_step_that_does_not_resolve_the_most_flexible_beam_is_warned_of() {
     assert_eq!(w[0].line, 5, "{}", w[0]);
     assert!(w[0].message.contains("beam 'rod'") && w[0].message.contains(&format!("{t1:.2e}")), "{} (T1 {t1})", w[0]);
     assert!(w[0].message.contains("takes 7.4 steps per period") && w[0].message.contains("3.7e-4 s"), "{}", w[0]);
+    // Internal steps that end on communication points 3e-4 s apart are that short.
+    let mut limited = simulation(&model("", &rod("rod", 0.3, 0.003, "")));
+    limited.limit_steps_to(&Model::parse(&model("", &rod("rod", 0.3, 0.003, "")), "m.toml").unwrap(), 3e-4);
+    assert!(limited.warnings().is_empty(), "{:?}", limited.warnings());
+    limited.limit_steps_to(&Model::parse(&model("", &rod("rod", 0.3, 0.003, "")), "m.toml").unwrap(), 0.01);
+    assert!(limited.warnings()[0].message.contains("takes 7.4 steps per period"), "{:?}", limited.warnings());
     let fine = Model::parse(&model("[solver]\nstep = 3e-4\n", &rod("rod", 0.3, 0.003, "")), "m.toml").unwrap();
     let settings = SolverSettings::from_model(&fine, &[]).unwrap();
     assert!(Simulation::new(&fine, &[], settings, 0.0).unwrap().warnings().is_empty());
