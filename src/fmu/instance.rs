@@ -13,6 +13,7 @@ use super::settings;
 use super::state::FmuState;
 use super::status::Status;
 use super::variables::{Role, SolverField, VarType, Variables, guid};
+use crate::compact_number::Compact;
 use crate::simulation::blob;
 use crate::simulation::call_times::CallTimes;
 use crate::simulation::{Experiment, Model, Simulation, Snapshot, SolverSettings, StepEnd};
@@ -619,6 +620,7 @@ impl Instance {
                 let t = sim.time();
                 self.last_successful_time = t;
                 self.state = State::StepFailed;
+                let (tc, target, t) = (Compact(tc), Compact(target), Compact(t));
                 let msg = format!("{function}: step from {tc} to {target} failed at t = {t}: {e}");
                 // Once: under logStatusDiscard, or under logSolver for a master that enabled
                 // only that category (a probe got it twice with both).
@@ -694,7 +696,9 @@ impl Instance {
 
     /// dv_unknown = (d unknowns / d knowns) dv_known at the current point
     /// (fmi2GetDirectionalDerivative): unknowns are outputs, knowns inputs; in Initialization
-    /// Mode those of the initial state, which driving inputs move.
+    /// Mode those of the initial state, which driving inputs move, and the knowns may also be
+    /// the Real parameters (the knowns `<InitialUnknowns>` lists, FMI 2.0.4 sec. 2.1.9;
+    /// `Simulation::initial_parameter_derivative`).
     pub fn directional_derivative(
         &mut self,
         function: &str,
@@ -711,18 +715,29 @@ impl Instance {
                 Err(s) => return s,
             }
         }
-        let mut inputs = Vec::with_capacity(knowns.len());
+        let initial = matches!(self.state, State::InitializationMode);
+        let (mut inputs, mut params) = (Vec::with_capacity(knowns.len()), Vec::new());
         for (vr, dv) in knowns.iter().zip(dv_known) {
             match self.variable(function, *vr, VarType::Real) {
-                Ok(Role::Input(i)) if dv.is_finite() => inputs.push((i, *dv)),
-                Ok(Role::Input(_)) => {
-                    return self.error(&format!("{function}: seed of {} must be finite, got {dv}", self.name(*vr)));
+                Ok(Role::Input(i)) => inputs.push((i, *dv)),
+                Ok(Role::Parameter(i)) if initial => params.push((i, *dv)),
+                Ok(_) => {
+                    return self.error(&format!(
+                        "{function}: known {} is not an input{}",
+                        self.name(*vr),
+                        if initial {
+                            " or a parameter"
+                        } else {
+                            " (parameters are knowns in Initialization Mode only)"
+                        }
+                    ));
                 }
-                Ok(_) => return self.error(&format!("{function}: known {} is not an input", self.name(*vr))),
                 Err(s) => return s,
             }
+            if !dv.is_finite() {
+                return self.error(&format!("{function}: seed of {} must be finite, got {dv}", self.name(*vr)));
+            }
         }
-        let initial = matches!(self.state, State::InitializationMode);
         let jacobian = match self.ensure_simulation() {
             Ok(sim) if initial => sim.initial_input_jacobian(),
             Ok(sim) => sim.input_jacobian(),
@@ -732,8 +747,24 @@ impl Instance {
             Ok(j) => j,
             Err(e) => return self.error(&format!("{function}: {e}")),
         };
+        let mut columns = Vec::with_capacity(params.len());
+        for &(i, dv) in &params {
+            let column = Simulation::initial_parameter_derivative(
+                &self.model,
+                &self.params,
+                self.settings,
+                self.start_time,
+                &self.inputs,
+                i,
+            );
+            match column {
+                Ok(c) => columns.push((c, dv)),
+                Err(e) => return self.error(&format!("{function}: derivative with respect to a parameter: {e}")),
+            }
+        }
         for (k, o) in outputs.iter().enumerate() {
-            out(k, inputs.iter().map(|(i, dv)| jacobian[*o][*i] * dv).sum());
+            let by_inputs: f64 = inputs.iter().map(|(i, dv)| jacobian[*o][*i] * dv).sum();
+            out(k, by_inputs + columns.iter().map(|(c, dv)| c[*o] * dv).sum::<f64>());
         }
         Status::Ok
     }

@@ -19,7 +19,7 @@
 //! (accelerations, reactions) are linear in (a, lambda) once q and v are fixed, so their
 //! derivative is the output evaluated at (q, v = 0, da, dlambda).
 
-use super::Simulation;
+use super::{Model, Simulation, SolverSettings};
 use crate::integrators::{Dynamics, EnergyFlow, TangentCoefficients};
 use crate::linalg::SparseLu;
 use crate::mechanics::outputs::{OutputKind, OutputState};
@@ -195,6 +195,43 @@ impl Simulation {
 
 /// Relative step of the central differences of the initial state (`initial_input_jacobian`).
 const INITIAL_STEP: f64 = 1e-4;
+
+impl Simulation {
+    /// d outputs / d p_i of the initial state for the Real parameter `i` (Initialization Mode:
+    /// FMI lists the parameters as knowns of the initial unknowns, as the inputs): differences
+    /// of the outputs of simulations built at the perturbed value, with `inputs` set as the
+    /// initial state's. Central, with the relative step of `initial_input_jacobian` (each side
+    /// is an initial state solved to the Newton tolerance); where one side leaves what the
+    /// model accepts (the parameter's min or max, a mass that must be positive), the
+    /// second-order one-sided difference on the other.
+    pub fn initial_parameter_derivative(
+        model: &Model,
+        params: &[f64],
+        settings: SolverSettings,
+        start_time: f64,
+        inputs: &[f64],
+        i: usize,
+    ) -> Result<Vec<f64>, String> {
+        let h = INITIAL_STEP * (1.0 + params[i].abs());
+        let at = |offset: f64| -> Result<Vec<f64>, String> {
+            let mut p = params.to_vec();
+            p[i] += offset;
+            model.check_parameters(&p).map_err(|e| e.message)?;
+            let mut sim = Simulation::new(model, &p, settings, start_time).map_err(|e| e.to_string())?;
+            sim.set_initial_inputs(inputs)?;
+            Ok(sim.output_values()?.to_vec())
+        };
+        let combine = |terms: &[(f64, &Vec<f64>)]| -> Vec<f64> {
+            (0..terms[0].1.len()).map(|k| terms.iter().map(|(w, f)| w * f[k]).sum::<f64>() / h).collect()
+        };
+        match (at(h), at(-h)) {
+            (Ok(plus), Ok(minus)) => Ok(combine(&[(0.5, &plus), (-0.5, &minus)])),
+            (Ok(plus), Err(_)) => Ok(combine(&[(-1.5, &at(0.0)?), (2.0, &plus), (-0.5, &at(2.0 * h)?)])),
+            (Err(_), Ok(minus)) => Ok(combine(&[(1.5, &at(0.0)?), (-2.0, &minus), (0.5, &at(-2.0 * h)?)])),
+            (Err(e), Err(_)) => Err(e),
+        }
+    }
+}
 
 /// d f/du_i at `inputs`: central difference in u_i, relative step 1e-6 (error O(h^2), none for
 /// an f quadratic in u_i).
