@@ -7,7 +7,7 @@ use anyhow::{Context, Result, anyhow, bail};
 
 use flexfmu::compact_number::Compact;
 use flexfmu::integrators::{ConstraintTreatment, Method, NewtonStrategy};
-use flexfmu::limits::MAX_DATA_FILE_BYTES;
+use flexfmu::limits::{MAX_DATA_FILE_BYTES, MAX_STEPS_PER_INTERVAL};
 use flexfmu::model::{Model, ParameterKind};
 use flexfmu::simulation::call_times::CallTimes;
 use flexfmu::simulation::{Experiment, Simulation, SolverSettings};
@@ -314,6 +314,18 @@ fn step_along(sim: &mut Simulation, signals: &[(usize, InputSignal)], from: f64,
     ends.sort_by(f64::total_cmp);
     ends.dedup();
     ends.push(to);
+    // Each row ends an internal step: the budget of one interval (a probe's table of 2e6 rows
+    // 1e-9 s apart ran 2e6 steps in one 0.01 s interval, without a word).
+    if ends.len() as u64 > MAX_STEPS_PER_INTERVAL {
+        return Err(format!(
+            "the input tables have {} rows between t = {} and {}, more than the {MAX_STEPS_PER_INTERVAL} internal \
+             steps one output interval may take (each row ends a step): use a shorter output interval or a \
+             coarser table",
+            ends.len() - 1,
+            Compact(from),
+            Compact(to)
+        ));
+    }
     let mut t0 = from;
     for t1 in ends {
         for (i, s) in signals {

@@ -202,6 +202,38 @@ fn a_table_the_run_cannot_follow_is_refused_at_its_line() {
     assert!(stderr.contains("--input u: the value must be a finite number, got inf"), "{stderr}");
 }
 
+/// Each table row inside an output interval ends an internal step, so a table denser than the
+/// step budget of one interval (500,000 steps) is refused when the run reaches it, with the
+/// rows computed before kept (a probe's 2e6 rows 1e-9 s apart ran 2e6 steps in one 0.01 s
+/// interval without a word, and the table limit allows 12 times more).
+#[test]
+fn a_table_denser_than_the_step_budget_of_an_interval_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("crane.toml");
+    std::fs::write(&model, MODEL).unwrap();
+    let table = dir.path().join("u.csv");
+    let mut text = String::from("time,value\n0,0\n");
+    let rows = 500_001;
+    for k in 1..=rows {
+        text += &format!("{:e},0\n", 0.01 + 0.001 * k as f64 / rows as f64);
+    }
+    std::fs::write(&table, text).unwrap();
+    let out = dir.path().join("out.csv");
+    let o = Command::new(common::cli::EXE)
+        .args(["simulate".as_ref(), model.as_os_str(), "--stop-time".as_ref(), "0.03".as_ref()])
+        .args(["--output-interval", "0.01", "--input"])
+        .arg(format!("u={}", table.display()))
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("the input tables have 500001 rows between t = 0.01 and 0.02"), "{stderr}");
+    let rows_written = std::fs::read_to_string(&out).unwrap().lines().count();
+    assert_eq!(rows_written, 3, "header and the rows at 0 and 0.01 s");
+}
+
 /// Output rows at k x 0.01 s (41 x 0.01 = 0.41000000000000003) and table rows written "0.41"
 /// (0.40999999999999997) are the same times: the row reports the piece that ends there. A rotor
 /// (J = 1) driven by a table of q = t^2 every 10 ms turns at the slope of the piece before each
