@@ -36,7 +36,7 @@ impl Blob for FmuState {
     /// histories, kept Newton matrices, energy check; snapshot version 7), and the snapshot
     /// layouts of its versions 5 and 6, for which this number was not bumped; 5: the input
     /// derivatives set for the next doStep.
-    const VERSION: u32 = 5;
+    const VERSION: u32 = 6;
     const WHAT: &'static str = "FMU state";
 }
 

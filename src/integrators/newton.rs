@@ -1058,6 +1058,10 @@ fn residual(
             for (r, p) in r2.iter_mut().zip(&ws.phi) {
                 *r = -p / stage.beta;
             }
+            // Regularized rows hold Phi = beta' delta lambda (`Dynamics::add_regularization`).
+            if sys.add_regularization(lambda, r2) {
+                phi_max = r2.iter().fold(0.0f64, |m, r| m.max((stage.beta * r).abs()));
+            }
         }
         ConstraintTreatment::Ggl => {
             // Velocity-level row Phi_q v / gamma' (paper 004 eqs. 19, 21); the position row is
@@ -1066,6 +1070,9 @@ fn residual(
             for (r, p) in r2.iter_mut().zip(&ws.phi_dot) {
                 *r = -p / stage.gamma;
                 phi_dot_max = phi_dot_max.max(p.abs());
+            }
+            if sys.add_regularization(lambda, r2) {
+                phi_dot_max = r2.iter().fold(0.0f64, |m, r| m.max((stage.gamma * r).abs()));
             }
         }
         ConstraintTreatment::Baumgarte => {
@@ -1080,6 +1087,9 @@ fn residual(
                 let g = ws.phi_q_a[k] - ws.acceleration_rhs[k] + 2.0 * alpha * ws.phi_dot[k] + beta * beta * ws.phi[k];
                 *r = -g / scale;
                 phi_max = phi_max.max((stage.beta * *r).abs());
+            }
+            if sys.add_regularization(lambda, r2) {
+                phi_max = r2.iter().fold(0.0f64, |m, r| m.max((stage.beta * r).abs()));
             }
         }
     }

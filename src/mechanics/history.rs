@@ -280,12 +280,15 @@ pub struct ContactConstraintMemory {
     pub offset: f64,
     /// Time of the latest impact (onset of contact); -1 before any.
     pub onset: f64,
+    /// Active with other active rows on the same coordinates that it depends on (a body held
+    /// statically indeterminately): the row is regularized (`System::mark_dependent_contacts`).
+    pub dependent: bool,
 }
 
 impl ContactConstraintMemory {
     /// Separated, before any impact.
     pub const NONE: ContactConstraintMemory =
-        ContactConstraintMemory { mode: ContactMode::Separated, offset: 0.0, onset: -1.0 };
+        ContactConstraintMemory { mode: ContactMode::Separated, offset: 0.0, onset: -1.0, dependent: false };
 
     /// Whether the numbers can be a contact constraint's history.
     pub fn validate(&self) -> Result<(), String> {

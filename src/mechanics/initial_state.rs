@@ -32,6 +32,7 @@ pub fn consistent_initial_state(
     t0: f64,
 ) -> Result<(State, Vec<ModelError>), ModelError> {
     let n = sys.coordinates();
+    sys.regularize_contacts(&q);
     // Joint rows; the contact constraint rows start separated (lambda = 0).
     let m = sys.constraints.len();
     let mut state = State::zeros(n, sys.constraints());

@@ -45,7 +45,7 @@ impl Blob for Snapshot {
     /// room for extrapolated spans; 6: the inputs where the last interval ended; 7: the solver's
     /// memory of the last steps (predictor histories, kept Newton matrices, energy check) and
     /// the inputs' rates at the end of the last interval.
-    const VERSION: u32 = 7;
+    const VERSION: u32 = 8;
     const WHAT: &'static str = "simulation snapshot";
 }
 

@@ -313,8 +313,8 @@ fn restored_in_another_process_resteps_bit_for_bit() {
     }
 }
 
-/// A snapshot of the layout before the solver's memory joined it (version 6) is refused with
-/// its version named, as a foreign version is.
+/// A snapshot of the layout before the contact constraints' memory held whether a row depends
+/// on others (version 7) is refused with its version named, as a foreign version is.
 #[test]
 fn a_snapshot_of_the_previous_layout_is_refused() {
     let model = example("crank_slider");
@@ -322,7 +322,7 @@ fn a_snapshot_of_the_previous_layout_is_refused() {
     let mut sim = simulation(&case, &model, settings(&case, &model, Method::Ttbif, false));
     sim.step_to(0.01).unwrap();
     let mut bytes = sim.snapshot().to_bytes();
-    bytes[8..12].copy_from_slice(&6u32.to_le_bytes());
+    bytes[8..12].copy_from_slice(&7u32.to_le_bytes());
     let e = Snapshot::from_bytes(&bytes).unwrap_err();
-    assert!(e.contains("layout version 6; this flexfmu reads version 7"), "{e}");
+    assert!(e.contains("layout version 7; this flexfmu reads version 8"), "{e}");
 }

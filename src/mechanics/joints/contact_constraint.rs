@@ -59,12 +59,21 @@ pub struct ContactConstraint {
     pub restitution: f64,
     /// Impacts slower than this (m/s) end in resting contact (e taken as 0).
     pub min_impact_speed: f64,
+    /// delta of the row's regularization while active (`System::regularize_contacts`).
+    pub regularization: f64,
     memory: ContactConstraintMemory,
 }
 
 impl ContactConstraint {
     pub fn new(gap: ContactGap, reach: f64, restitution: f64, min_impact_speed: f64) -> Self {
-        ContactConstraint { gap, reach, restitution, min_impact_speed, memory: ContactConstraintMemory::NONE }
+        ContactConstraint {
+            gap,
+            reach,
+            restitution,
+            min_impact_speed,
+            regularization: 0.0,
+            memory: ContactConstraintMemory::NONE,
+        }
     }
 
     pub fn memory(&self) -> ContactConstraintMemory {
@@ -78,6 +87,17 @@ impl ContactConstraint {
     /// Whether the row enforces delta = 0.
     pub fn is_active(&self) -> bool {
         self.memory.mode != ContactMode::Separated
+    }
+
+    /// The row's regularization delta while it is active and depends on other active rows
+    /// (`System::mark_dependent_contacts`), else 0.
+    pub fn active_regularization(&self) -> f64 {
+        if self.is_active() && self.memory.dependent { self.regularization } else { 0.0 }
+    }
+
+    /// Mark the row as depending on other active rows (or not).
+    pub fn set_dependent(&mut self, dependent: bool) {
+        self.memory.dependent = dependent && self.is_active();
     }
 
     /// The penetration delta = C(q) (negative: the gap).
@@ -113,7 +133,7 @@ impl ContactConstraint {
 
     fn release(&mut self, q: &[f64]) {
         let offset = self.penetration(q).max(0.0) + REARM;
-        self.memory = ContactConstraintMemory { mode: ContactMode::Separated, offset, ..self.memory };
+        self.memory = ContactConstraintMemory { mode: ContactMode::Separated, offset, dependent: false, ..self.memory };
     }
 
     /// Whether the row is separated and has reached its onset with the bodies approaching
@@ -158,7 +178,7 @@ impl ContactConstraint {
                     return Err(false);
                 }
                 let e = if rate > self.min_impact_speed { self.restitution } else { 0.0 };
-                self.memory = ContactConstraintMemory { mode: ContactMode::Impact, offset: m.offset, onset: t };
+                self.memory = ContactConstraintMemory { mode: ContactMode::Impact, onset: t, ..m };
                 // Newton's law: delta'+ = -e delta'- (a touching row, delta' within round-off
                 // of 0, is held at rest and released once it carries no load).
                 Ok(-rate - e * rate.max(0.0))
