@@ -467,7 +467,7 @@ impl Simulation {
 
     /// A warning if the run has lost its energy balance (src/simulation/energy_balance.rs).
     pub fn energy_balance_warning(&self) -> Option<String> {
-        self.balance.warning(self.energy_balance(), self.settings.rho_inf)
+        self.balance.warning(self.energy_balance(), self.settings.rho_inf, self.settings.error_control.enabled)
     }
 
     /// Why an element's formulation no longer holds at the current state, if one does not

@@ -166,6 +166,25 @@ pub fn run(args: CompareArgs) -> Result<()> {
         if args.integrators.is_empty() { Method::ALL.to_vec() } else { args.integrators.clone() };
     let interval = args.output_interval.or(experiment.output_interval).unwrap_or((stop - start) / 100.0);
     let count = flexfmu::limits::output_intervals(start, stop, interval).map_err(anyhow::Error::msg)?.max(1);
+    // What the table would not say (a probe read HHT's row as run at --rho-inf 0, and three
+    // steps above the output interval as three runs).
+    for &method in methods.iter().chain([&args.reference_integrator]) {
+        let (lo, hi) = method.rho_inf_range();
+        if !(lo..=hi).contains(&rho_inf) {
+            eprintln!(
+                "note: {method} takes rho_inf in [{lo}, {hi}]; it runs at {} (its rows say so)",
+                Compact(rho_inf.clamp(lo, hi))
+            );
+        }
+    }
+    if let Some(&h) = steps.iter().filter(|&&h| h > interval * (1.0 + 1e-12)).last() {
+        eprintln!(
+            "note: steps above the output interval {} s run at that interval (each output ends an internal step), \
+             so such rows ({} s and longer) repeat one run; pass a longer --output-interval to compare them",
+            Compact(interval),
+            Compact(h)
+        );
+    }
     let times: Vec<f64> = (1..=count).map(|k| if k == count { stop } else { start + k as f64 * interval }).collect();
 
     // Output columns to compare.

@@ -410,6 +410,11 @@ impl Model {
         if p.kind == ParameterKind::Integer && (v.fract() != 0.0 || !within_i32(v)) {
             return bad(format!("parameter '{}' is a 32-bit integer, got {}", p.name, Compact(v)));
         }
+        if let (Some(lo), Some(hi)) = (p.min, p.max) {
+            if lo > hi {
+                return bad(format!("parameter '{}' has min = {lo} above its max = {hi}", p.name));
+            }
+        }
         if let Some(m) = p.min.filter(|&m| v < m) {
             return bad(format!("parameter '{}' = {v} is below its min = {m}", p.name));
         }

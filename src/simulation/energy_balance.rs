@@ -54,7 +54,7 @@ impl BalanceWatch {
     /// stiff nonlinear model (the trapezoidal rule on flexible beams, Simo & Tarnow, ZAMP 43,
     /// 1992: a driven four-bar with a steel coupler grew from 1.2 J to 3.3e4 J in 0.18 s with
     /// every method at rho_inf = 1, and ran at 0.5), which a smaller step does not cure.
-    pub fn warning(&self, (balance, in_play): (f64, f64), rho_inf: f64) -> Option<String> {
+    pub fn warning(&self, (balance, in_play): (f64, f64), rho_inf: f64, error_control: bool) -> Option<String> {
         let (drift, in_play) = (self.change(balance), self.in_play.max(in_play));
         let roundoff = ROUNDOFF_ENERGY.max(ROUNDOFF_FRACTION * self.start.abs().max(balance.abs()));
         if drift.abs() <= roundoff || (drift <= GAIN_LIMIT * in_play && -drift <= LOSS_LIMIT * in_play) {
@@ -63,6 +63,9 @@ impl BalanceWatch {
         let advice = if drift > 0.0 && rho_inf >= 1.0 {
             "at rho_inf = 1 nothing damps the motions the step does not resolve, and a stiff nonlinear model \
              (flexible beams) can grow unstable: take rho_inf < 1 (the default 0.5)"
+        } else if error_control {
+            // A probe's run with error_control on and rtol = atol = 0.9 was told to turn it on.
+            "the steps do not resolve this motion; try a smaller rtol and atol"
         } else {
             "the step does not resolve this motion; try a smaller step or error_control = true"
         };
@@ -83,15 +86,17 @@ mod tests {
     #[test]
     fn round_off_at_rest_is_no_change_but_a_gain_is() {
         let rest = BalanceWatch::new((0.0, 8.2e-53));
-        assert_eq!(rest.warning((5.3e-53, 8.2e-53), 0.5), None);
+        assert_eq!(rest.warning((5.3e-53, 8.2e-53), 0.5, false), None);
         let unloaded = BalanceWatch::new((0.0, 2.375e-23));
-        assert_eq!(unloaded.warning((2.297e-23, 2.375e-23), 0.5), None);
+        assert_eq!(unloaded.warning((2.297e-23, 2.375e-23), 0.5, false), None);
         let moving = BalanceWatch::new((0.0, 1.0));
-        assert!(moving.warning((0.02, 1.0), 0.5).is_some_and(|w| w.contains("2.0 %")));
-        assert_eq!(moving.warning((0.005, 1.0), 0.5), None);
+        assert!(moving.warning((0.02, 1.0), 0.5, false).is_some_and(|w| w.contains("2.0 %")));
+        assert_eq!(moving.warning((0.005, 1.0), 0.5, false), None);
         // A body that cannot move, its potential 4.9 J: the balance's round-off is no change.
         let locked = BalanceWatch::new((4.905, 0.0));
-        assert_eq!(locked.warning((4.905 + 8.7e-15, 8.7e-15), 0.5), None);
-        assert!(locked.warning((4.905 + 1e-9, 1e-9), 0.5).is_some());
+        assert_eq!(locked.warning((4.905 + 8.7e-15, 8.7e-15), 0.5, false), None);
+        assert!(locked.warning((4.905 + 1e-9, 1e-9), 0.5, false).is_some());
+        // With error control on, the advice is its tolerances.
+        assert!(moving.warning((0.02, 1.0), 0.5, true).is_some_and(|w| w.contains("smaller rtol and atol")));
     }
 }

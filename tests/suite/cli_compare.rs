@@ -142,3 +142,28 @@ fn compare_writes_csv_and_rejects_bad_options() {
     assert_eq!(bad.status.code(), Some(2), "{err}");
     assert!(err.contains("0..=16"), "{err}");
 }
+
+/// What the table alone would not say is noted on stderr: a method run at another rho_inf than
+/// asked (HHT takes [0.5, 1]; a probe read its row as run at 0), and steps above the output
+/// interval, which run at the interval and so repeat one run (a probe read three identical rows
+/// as three runs, order 0).
+#[test]
+fn compare_notes_a_clamped_rho_inf_and_steps_above_the_output_interval() {
+    let run = |extra: &[&str]| {
+        let o = Command::new(EXE)
+            .arg("compare")
+            .arg(model())
+            .args(["--stop-time", "0.1", "--halvings", "1"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stderr).to_string()
+    };
+    let stderr = run(&["--integrators", "hht", "--rho-inf", "0"]);
+    assert!(stderr.contains("note: hht takes rho_inf in [0.5, 1]; it runs at 0.5"), "{stderr}");
+    let stderr = run(&["--integrators", "ttbif", "--output-interval", "5e-4", "--steps", "1e-3,5e-4"]);
+    assert!(stderr.contains("note: steps above the output interval 0.0005 s run at that interval"), "{stderr}");
+    assert!(stderr.contains("(0.001 s and longer)"), "{stderr}");
+    assert!(!run(&["--integrators", "ttbif"]).contains("note:"));
+}

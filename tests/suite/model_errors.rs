@@ -623,6 +623,10 @@ fn parameter_bounds_name_the_broken_bound() {
         assert!(message.starts_with("b.toml:4:") && message.contains(needle), "{message}");
     }
     assert!(model.check_parameters(&[1000.0]).is_ok());
+    // Bounds that contradict each other are named as such (it read "m = 1 is below its min = 2").
+    let text = "[model]\nname = \"b\"\n[parameters]\nm = { value = 1.0, min = 2.0, max = 0.5 }\n";
+    let message = flexfmu::model::Model::parse(text, "b.toml").unwrap_err().to_string();
+    assert!(message.contains("parameter 'm' has min = 2 above its max = 0.5"), "{message}");
 }
 
 /// A reaction moment on a body2 without an angle coordinate (a point mass here) names what it
