@@ -177,7 +177,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
             );
         }
     }
-    if let Some(&h) = steps.iter().filter(|&&h| h > interval * (1.0 + 1e-12)).last() {
+    if let Some(&h) = steps.iter().rev().find(|&&h| h > interval * (1.0 + 1e-12)) {
         eprintln!(
             "note: steps above the output interval {} s run at that interval (each output ends an internal step), \
              so such rows ({} s and longer) repeat one run; pass a longer --output-interval to compare them",
