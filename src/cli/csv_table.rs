@@ -14,14 +14,15 @@ pub struct CsvTable {
 }
 
 impl CsvTable {
-    /// Read `path`; every cell after the header must be a number.
+    /// Read `path`; every cell after the header must be a number, and the first column's
+    /// (time) must not decrease.
     pub fn read(path: &Path) -> Result<CsvTable> {
         let text = flexfmu::limits::read_text_bounded(path, flexfmu::limits::MAX_DATA_FILE_BYTES, "CSV file")
             .map_err(anyhow::Error::msg)?;
         let mut lines = text.lines();
         let header = lines.next().with_context(|| format!("{}: empty file, expected a header", path.display()))?;
         let names: Vec<String> = header.split(',').map(|c| c.trim().to_string()).collect();
-        let mut columns = vec![Vec::new(); names.len()];
+        let mut columns = vec![Vec::<f64>::new(); names.len()];
         for (i, line) in lines.enumerate() {
             if line.trim().is_empty() {
                 continue;
@@ -30,10 +31,21 @@ impl CsvTable {
             if cells.len() != names.len() {
                 bail!("{}:{}: {} cells, the header has {}", path.display(), i + 2, cells.len(), names.len());
             }
-            for (column, (cell, name)) in columns.iter_mut().zip(cells.iter().zip(&names)) {
+            for (k, (column, (cell, name))) in columns.iter_mut().zip(cells.iter().zip(&names)).enumerate() {
                 let value = cell.trim().parse::<f64>().with_context(|| {
                     format!("{}:{}: column '{name}': '{}' is not a number", path.display(), i + 2, cell.trim())
                 })?;
+                // The first column is time (a probe's file whose times go back was plotted);
+                // non-finite cells are left out of the curves (`plot`).
+                let finite_before = column.iter().rev().find(|b| b.is_finite());
+                if let Some(&before) = finite_before.filter(|&&before| k == 0 && value < before) {
+                    bail!(
+                        "{}:{}: time {} is before the row above's {before}: times must not decrease",
+                        path.display(),
+                        i + 2,
+                        cell.trim()
+                    );
+                }
                 column.push(value);
             }
         }

@@ -178,3 +178,18 @@ fn extreme_ranges_are_drawn() {
         }
     }
 }
+
+/// A results file whose times go back (two runs' rows in one file) is refused at its line
+/// (a probe's was plotted without a word); non-finite cells are not (`extreme_ranges_are_drawn`).
+#[test]
+fn times_that_go_back_are_refused_at_their_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("back.csv");
+    std::fs::write(&csv, "time,x\n0,1\n0.2,nan\n0.1,3\n").unwrap();
+    let png_path = dir.path().join("back.png");
+    let o = flexfmu(&["plot".as_ref(), csv.as_os_str(), "-o".as_ref(), png_path.as_os_str()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("back.csv:4: time 0.1 is before the row above's 0.2"), "{stderr}");
+    assert!(!png_path.exists());
+}
