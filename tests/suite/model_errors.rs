@@ -576,6 +576,8 @@ fn plate_model_errors() {
     plate_error("mesh = [4, 4]", "mesh = [6, 4]", "mesh [6, 4] must be positive multiples of [2n, 2m] = [4, 4]");
     plate_error("mesh = [4, 4]", "mesh = [4.5, 4]", "mesh must be two positive integers");
     plate_error("mesh = [4, 4]", "mesh = [400, 400]", "more than the 4000 the dense condensation handles");
+    // Not "must be two positive integers" (a probe's [1e9, 1e9]).
+    plate_error("mesh = [4, 4]", "mesh = [1e9, 1e9]", "mesh = [1e9, 1e9] is too large: at most 1e6 per direction");
     plate_error("bodies = [2, 2]", "bodies = [0, 2]", "bodies must be two positive integers");
     plate_error(
         "clamped = [\"x_min\"]",

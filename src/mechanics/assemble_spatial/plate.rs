@@ -55,11 +55,20 @@ pub(super) fn build(def: &Definition, b: &mut Builder, l: &mut Layout) -> Result
 fn count(b: &Builder, v: &Vec2, what: &str) -> Result<[usize; 2], ModelError> {
     let x = b.scope.vec2(v)?;
     let mut out = [0; 2];
+    let shown = |c: f64| crate::compact_number::Compact(c).to_string();
     for (o, &c) in out.iter_mut().zip(&x) {
-        if c < 1.0 || c.fract() != 0.0 || c > 1e6 {
-            return Err(b
-                .model
-                .error(v.span(), format!("{what} must be two positive integers, got [{}, {}]", x[0], x[1])));
+        if c < 1.0 || c.fract() != 0.0 {
+            return Err(b.model.error(
+                v.span(),
+                format!("{what} must be two positive integers, got [{}, {}]", shown(x[0]), shown(x[1])),
+            ));
+        }
+        // A probe's [1e9, 1e9] was told "must be two positive integers".
+        if c > 1e6 {
+            return Err(b.model.error(
+                v.span(),
+                format!("{what} = [{}, {}] is too large: at most 1e6 per direction", shown(x[0]), shown(x[1])),
+            ));
         }
         *o = c as usize;
     }
