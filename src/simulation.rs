@@ -383,6 +383,7 @@ impl Simulation {
         // the start time.
         let asm = assemble_at(model, params, start_time)?;
         let mut system = asm.system;
+        system.set_nominal_step(settings.step);
         let mut stepper = Stepper::new(&system, integrator, settings.newton());
         let mut state = asm.initial;
         stepper.workspace.set_model_length(crate::integrators::convergence::model_length(&state.q));
@@ -855,6 +856,7 @@ impl Simulation {
         if settings.step != self.settings.step || settings.error_control != self.settings.error_control {
             self.next_step = settings.step;
         }
+        self.system.set_nominal_step(settings.step);
         self.settings = settings;
         Ok(())
     }

@@ -1058,8 +1058,8 @@ fn residual(
             for (r, p) in r2.iter_mut().zip(&ws.phi) {
                 *r = -p / stage.beta;
             }
-            // Regularized rows hold Phi = beta' delta lambda (`Dynamics::add_regularization`).
-            if sys.add_regularization(lambda, r2) {
+            // Regularized rows hold Phi = c lambda (`Dynamics::add_regularization`).
+            if sys.add_regularization(lambda, stage.beta, r2) {
                 phi_max = r2.iter().fold(0.0f64, |m, r| m.max((stage.beta * r).abs()));
             }
         }
@@ -1071,7 +1071,7 @@ fn residual(
                 *r = -p / stage.gamma;
                 phi_dot_max = phi_dot_max.max(p.abs());
             }
-            if sys.add_regularization(lambda, r2) {
+            if sys.add_regularization(lambda, stage.beta, r2) {
                 phi_dot_max = r2.iter().fold(0.0f64, |m, r| m.max((stage.gamma * r).abs()));
             }
         }
@@ -1088,7 +1088,7 @@ fn residual(
                 *r = -g / scale;
                 phi_max = phi_max.max((stage.beta * *r).abs());
             }
-            if sys.add_regularization(lambda, r2) {
+            if sys.add_regularization(lambda, stage.beta, r2) {
                 phi_max = r2.iter().fold(0.0f64, |m, r| m.max((stage.beta * r).abs()));
             }
         }

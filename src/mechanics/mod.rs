@@ -85,6 +85,9 @@ pub struct System {
     pub constraints: Vec<ConstraintRow>,
     /// Unilateral contact constraints (paper 004 sec. 2.3.1), one row each after the joint rows.
     pub contact_constraints: Vec<ContactConstraint>,
+    /// beta' of the nominal step, h^2 / 4, which fixes the dependent contact rows' compliance
+    /// (`regularize_contacts`, `set_nominal_step`).
+    contact_beta: f64,
     /// Their names, in the same order.
     pub contact_constraint_names: Vec<String>,
     pub bodies: Vec<BodyInfo>,
@@ -105,6 +108,9 @@ pub struct System {
     constraint_slots: Vec<RowSlots>,
     /// Per contact constraint: the joint-like slots and the diagonal slot of its row.
     contact_slots: Vec<(RowSlots, usize)>,
+    /// Which contact rows `mark_dependent_contacts` has grouped (sized by `finish`, so that an
+    /// event allocates nothing).
+    contact_grouped: Vec<bool>,
     /// Joint rows found linearly dependent on earlier rows at the initial state (empty if none):
     /// they are left out of the Newton matrix, their multipliers are zero (`set_redundant`).
     redundant: Vec<bool>,
@@ -125,6 +131,7 @@ impl System {
             contact_names: Vec::new(),
             constraints: Vec::new(),
             contact_constraints: Vec::new(),
+            contact_beta: 0.25e-6,
             contact_constraint_names: Vec::new(),
             bodies: Vec::new(),
             spatial: false,
@@ -135,6 +142,7 @@ impl System {
             pattern: PatternBuilder::new(0).build(),
             constraint_slots: Vec::new(),
             contact_slots: Vec::new(),
+            contact_grouped: Vec::new(),
             redundant: Vec::new(),
             input_groups: Vec::new(),
             power_groups: Vec::new(),
@@ -233,40 +241,59 @@ impl System {
         self.finish();
     }
 
-    /// Mark the active contact rows that depend on one another: rows on the same coordinates
-    /// (contacts of one body with the ground, or of one pair of bodies) whose gradients at q
-    /// have a lower rank than their number (four corners of a box on a floor, three collinear
-    /// points, a contact given twice). Only those are regularized (`regularize_contacts`), so a
-    /// model whose contacts are independent is solved as without.
+    /// Mark the active contact rows that depend on one another: rows that share coordinates
+    /// with a first one (contacts of one body with the ground or with another body) whose
+    /// gradients at q, over the coordinates they act on together, have a lower rank than their
+    /// number (four corners of a box on a floor, three collinear points, a contact given
+    /// twice; a support at a body's reference point acts on its translations only). Only
+    /// those are regularized (`regularize_contacts`), so a model whose contacts are
+    /// independent is solved as without.
     fn mark_dependent_contacts(&mut self, q: &[f64]) {
-        let contacts = &mut self.contact_constraints;
+        let (contacts, grouped) = (&mut self.contact_constraints, &mut self.contact_grouped);
+        grouped.iter_mut().for_each(|g| *g = false);
         for c in contacts.iter_mut() {
             c.set_dependent(false);
         }
-        let same = |a: &ContactConstraint, b: &ContactConstraint| b.is_active() && a.gap.dofs() == b.gap.dofs();
+        let shares = |a: &ContactConstraint, b: &ContactConstraint| {
+            b.is_active() && a.gap.dofs().iter().any(|i| b.gap.dofs().contains(i))
+        };
         for k in 0..contacts.len() {
-            let c = &contacts[k];
-            // Each group once, from its first active row; a row alone is independent.
-            if !c.is_active()
-                || contacts[..k].iter().any(|e| same(c, e))
-                || !contacts[k + 1..].iter().any(|e| same(c, e))
-            {
+            if grouped[k] || !contacts[k].is_active() {
                 continue;
             }
-            let dependent = !independent_rows(contacts[k..].iter().filter(|e| same(c, e)), q);
-            if dependent {
-                for m in k..contacts.len() {
-                    if same(&contacts[k], &contacts[m]) {
-                        contacts[m].set_dependent(true);
+            let dependent = {
+                let members = |j: &usize| !grouped[*j] && shares(&contacts[k], &contacts[*j]);
+                if (k..contacts.len()).filter(members).count() < 2 {
+                    continue;
+                }
+                !independent_rows((k..contacts.len()).filter(members).map(|j| &contacts[j]), q)
+            };
+            for j in k..contacts.len() {
+                if !grouped[j] && shares(&contacts[k], &contacts[j]) {
+                    grouped[j] = true;
+                    if dependent {
+                        contacts[j].set_dependent(true);
                     }
                 }
             }
         }
     }
 
+    /// The solver's step h, which sets the dependent contact rows' compliance to delta h^2 / 4
+    /// (`regularize_contacts`): a penetration that does not change with the step, as it must
+    /// not (with the shift delta itself, the penetration beta' delta lambda scaled with the
+    /// step's square, and an event's 2.5e-11 s step had to remove 3.4e-11 m: 1.4 m/s and
+    /// 9e11 N in a probe's bar, its energy_dissipated going to -7.7 J).
+    pub fn set_nominal_step(&mut self, h: f64) {
+        if h.is_finite() && h > 0.0 {
+            self.contact_beta = 0.25 * h * h;
+        }
+    }
+
     /// The regularization of the contact rows: while active and dependent on other active rows
     /// (`mark_dependent_contacts`), row k reads Phi_k / beta' - delta lambda_k = 0 in the Newton
-    /// iteration (the matrix's diagonal shifted by -delta, the residual by delta lambda_k,
+    /// iteration (the matrix's diagonal shifted by -delta, the residual by delta lambda_k;
+    /// with delta scaled by beta_nominal / beta', `set_nominal_step`,
     /// `Dynamics::add_regularization`; the index-1 solves refine the shift away,
     /// `SparseLu::solve_unshifted`). Dependent rows (a box on four corner contacts, a bar on
     /// three collinear points: the contacts hold the body statically indeterminately) leave the
@@ -350,6 +377,7 @@ impl System {
             b.block(d, d);
         }
         self.pattern = b.build();
+        self.contact_grouped = vec![false; self.contact_constraints.len()];
         self.body_index.clear();
         self.body_index.reserve(self.bodies.len());
         for (i, body) in self.bodies.iter().enumerate() {
@@ -421,7 +449,7 @@ impl System {
             }
             // C_q = -s_q, C_qq = -s_qq.
             con.with_gap_derivatives(q, |gradient, hessian| {
-                let delta = con.active_regularization();
+                let delta = con.active_regularization(c.stiffness, self.contact_beta);
                 if delta > 0.0 {
                     m.shift_diagonal(n + rows + k, *diagonal, delta);
                 }
@@ -626,25 +654,38 @@ impl System {
     }
 }
 
-/// Whether the gradients at q of contact rows on the same coordinates are linearly
-/// independent: modified Gram-Schmidt on the unit gradients, a row dependent when less than
-/// 1e-9 of it is left (a box's fourth corner: exactly 0 up to round-off). On the stack up to
-/// 16 coordinates and rows (a rigid-body pair has 14), so an event allocates nothing.
-fn independent_rows<'a>(rows: impl Iterator<Item = &'a ContactConstraint>, q: &[f64]) -> bool {
+/// Whether the gradients at q of contact rows are linearly independent over the union of the
+/// coordinates they act on: modified Gram-Schmidt on the unit gradients, a row dependent when
+/// less than 1e-9 of it is left (a box's fourth corner: exactly 0 up to round-off). On the
+/// stack up to 16 coordinates and rows (a rigid-body pair has 14), so an event allocates
+/// nothing; larger groups (a floating-frame beam point's modes) are taken as independent.
+fn independent_rows<'a>(rows: impl Iterator<Item = &'a ContactConstraint> + Clone, q: &[f64]) -> bool {
     const MAX: usize = 16;
+    let mut union = [0usize; MAX];
+    let mut size = 0;
+    for row in rows.clone() {
+        for &i in row.gap.dofs() {
+            if !union[..size].contains(&i) {
+                if size == MAX {
+                    return true;
+                }
+                union[size] = i;
+                size += 1;
+            }
+        }
+    }
     let mut basis = [[0.0f64; MAX]; MAX];
     let mut count = 0;
     for row in rows {
-        let fits = row.with_gap_derivatives(q, |gradient, _| {
-            let nd = gradient.len();
-            if nd > MAX || count == MAX {
-                return None;
-            }
+        let independent = row.with_gap_derivatives(q, |gradient, _| {
             let mut g = [0.0f64; MAX];
-            g[..nd].copy_from_slice(gradient);
+            for (&i, d) in row.gap.dofs().iter().zip(gradient) {
+                let at = union[..size].iter().position(|&u| u == i).expect("in the union");
+                g[at] += d;
+            }
             let norm = g.iter().map(|x| x * x).sum::<f64>().sqrt();
-            if norm == 0.0 {
-                return Some(false);
+            if norm == 0.0 || count == MAX {
+                return false;
             }
             g.iter_mut().for_each(|x| *x /= norm);
             for _ in 0..2 {
@@ -655,18 +696,14 @@ fn independent_rows<'a>(rows: impl Iterator<Item = &'a ContactConstraint>, q: &[
             }
             let left = g.iter().map(|x| x * x).sum::<f64>().sqrt();
             if left < 1e-9 {
-                return Some(false);
+                return false;
             }
             basis[count] = g.map(|x| x / left);
             count += 1;
-            Some(true)
+            true
         });
-        match fits {
-            Some(true) => {}
-            Some(false) => return false,
-            // More coordinates than the stack holds (a floating-frame beam point's modes):
-            // taken as independent, as before rows could be regularized.
-            None => return true,
+        if !independent {
+            return false;
         }
     }
     true
@@ -725,11 +762,11 @@ impl Dynamics for System {
         }
     }
 
-    fn add_regularization(&self, lambda: &[f64], rows: &mut [f64]) -> bool {
+    fn add_regularization(&self, lambda: &[f64], beta: f64, rows: &mut [f64]) -> bool {
         let joints = self.constraints.len();
         let mut any = false;
         for ((r, c), l) in rows[joints..].iter_mut().zip(&self.contact_constraints).zip(&lambda[joints..]) {
-            let delta = c.active_regularization();
+            let delta = c.active_regularization(beta, self.contact_beta);
             if delta > 0.0 {
                 *r += delta * l;
                 any = true;
@@ -819,12 +856,15 @@ impl Dynamics for System {
         for &r in &self.drive_rows {
             p.supplied -= lambda[r] * self.constraints[r].measure_change(stride.start, stride.end) / stride.h;
         }
-        // A regularized contact row gives by beta' delta lambda (`regularize_contacts`): the
-        // work its force does on that penetration leaves the motion (a table settling 5e-12 m
-        // onto its four feet was warned of losing 100 % of the 4.6e-10 J in play).
+        // A regularized contact row gives by c lambda (`regularize_contacts`): the work its
+        // force does on that penetration leaves the motion (a table settling 5e-12 m onto its
+        // four feet was warned of losing 100 % of the 4.6e-10 J in play), and comes back when
+        // the row is exact again (a support lifting off leaves the others independent, and
+        // their penetration goes in the next step: without it the step "gained energy" and was
+        // refused down to the smallest step). On an exact row the penetration does not change.
         let rows = self.constraints.len();
         for (c, l) in self.contact_constraints.iter().zip(&lambda[rows..]) {
-            if c.active_regularization() > 0.0 {
+            if c.is_active() {
                 p.dissipated += l * stride.rate(|q| c.penetration(q));
             }
         }

@@ -89,10 +89,16 @@ impl ContactConstraint {
         self.memory.mode != ContactMode::Separated
     }
 
-    /// The row's regularization delta while it is active and depends on other active rows
-    /// (`System::mark_dependent_contacts`), else 0.
-    pub fn active_regularization(&self) -> f64 {
-        if self.is_active() && self.memory.dependent { self.regularization } else { 0.0 }
+    /// The diagonal shift of the row in a Newton matrix of stiffness coefficient `beta` while it
+    /// is active and depends on other active rows (`System::mark_dependent_contacts`), else 0:
+    /// the compliance delta beta_nominal over beta (Phi = delta beta_nominal lambda whatever the
+    /// step), delta in an index-1 matrix (beta = 0).
+    pub fn active_regularization(&self, beta: f64, beta_nominal: f64) -> f64 {
+        match (self.is_active() && self.memory.dependent, beta > 0.0) {
+            (false, _) => 0.0,
+            (true, true) => self.regularization * beta_nominal / beta,
+            (true, false) => self.regularization,
+        }
     }
 
     /// Mark the row as depending on other active rows (or not).
