@@ -95,11 +95,10 @@ pub trait Dynamics {
     /// out += Phi_q(q)^T lambda.
     fn add_constraint_forces(&self, q: &[f64], lambda: &[f64], out: &mut [f64]);
     /// rows += delta_k lambda_k for the constraint rows that `newton_matrix` regularizes by
-    /// the diagonal shift -delta_k at stiffness coefficient `beta` (rows that may depend on
-    /// others, `System::regularize_contacts`):
-    /// the Newton residual of such a row is -(Phi_k / beta' - delta_k lambda_k) (index 3; the
-    /// velocity and Baumgarte rows alike). Returns whether it added anything (the default
-    /// regularizes nothing).
+    /// the diagonal shift -delta_k at stiffness coefficient `beta` (compliant rows, those that
+    /// may depend on others: `System::regularize_contacts`), so that the Newton residual of such
+    /// a row is -(Phi_k / beta - delta_k lambda_k) (index 3; the velocity and Baumgarte rows
+    /// alike). Returns whether it added anything (the default regularizes nothing).
     fn add_regularization(&self, _lambda: &[f64], _beta: f64, _rows: &mut [f64]) -> bool {
         false
     }

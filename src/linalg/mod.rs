@@ -142,9 +142,9 @@ impl SparseMatrix {
     /// Subtract `delta` > 0 from diagonal entry (i, i) at `slot`: the regularization
     /// [A, C^T; C, -delta] of a constraint row that may depend on others (unilateral contacts
     /// that hold a body statically indeterminately, as four corners hold a box on a floor).
-    /// Newton's iterations with the shifted matrix converge to the unshifted equations'
-    /// solution (a kept matrix off by a relative delta); a single solve that must be exact
-    /// uses `SparseLu::solve_unshifted`.
+    /// A Newton iteration makes its residual consistent with the shift (a compliant row,
+    /// `Dynamics::add_regularization`); a single solve that must satisfy the unshifted
+    /// equations uses `SparseLu::solve_unshifted`.
     pub fn shift_diagonal(&mut self, i: usize, slot: usize, delta: f64) {
         self.values[slot] -= delta;
         self.shift.delta[i] += delta;

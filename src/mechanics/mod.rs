@@ -291,20 +291,20 @@ impl System {
     }
 
     /// The regularization of the contact rows: while active and dependent on other active rows
-    /// (`mark_dependent_contacts`), row k reads Phi_k / beta' - delta lambda_k = 0 in the Newton
-    /// iteration (the matrix's diagonal shifted by -delta, the residual by delta lambda_k;
-    /// with delta scaled by beta_nominal / beta', `set_nominal_step`,
-    /// `Dynamics::add_regularization`; the index-1 solves refine the shift away,
-    /// `SparseLu::solve_unshifted`). Dependent rows (a box on four corner contacts, a bar on
-    /// three collinear points: the contacts hold the body statically indeterminately) leave the
-    /// matrix singular otherwise, and with the shift in the matrix alone the part of the
-    /// multipliers the equations do not fix took up round-off each iteration (a probe's table
-    /// drifted from a quarter of its weight on each foot to half on two diagonal feet in
-    /// 0.3 s). With the same delta on the rows of a body that part is that of equal
-    /// compliances: the least-norm split. The penetration it leaves, beta' delta lambda, is of
-    /// order 1e-5 h^2 times the contact accelerations, and its work is counted as dissipated
-    /// (`power`). delta = CONTACT_REGULARIZATION times the largest row's C diag(M)^-1 C^T at q
-    /// (capped at REGULARIZATION_SPREAD times each row's own).
+    /// (`mark_dependent_contacts`), row k is compliant, Phi_k = c lambda_k with
+    /// c = delta beta_nominal (`set_nominal_step`): in the Newton iteration it reads
+    /// Phi_k / beta' - (c / beta') lambda_k = 0, the matrix's diagonal shifted by -c / beta' and
+    /// the residual by (c / beta') lambda_k (`Dynamics::add_regularization`); the index-1 solves
+    /// shift by delta and refine it away (`SparseLu::solve_unshifted`). Dependent rows (a box on
+    /// four corner contacts, a bar on three collinear points: the contacts hold the body
+    /// statically indeterminately) leave the matrix singular otherwise, and with the shift in
+    /// the matrix alone the part of the multipliers the equations do not fix took up round-off
+    /// each iteration (a probe's table drifted from a quarter of its weight on each foot to half
+    /// on two diagonal feet in 0.3 s). With the same c on every row that part is that of equal
+    /// compliances: the least-norm split. The penetration c lambda is of order 1e-5 h^2 / 4
+    /// times the contact accelerations, and its work is counted as dissipated (`power`).
+    /// delta = CONTACT_REGULARIZATION times the largest row's C diag(M)^-1 C^T at q (capped at
+    /// REGULARIZATION_SPREAD times each row's own).
     pub fn regularize_contacts(&mut self, q: &[f64]) {
         if self.contact_constraints.is_empty() {
             return;
