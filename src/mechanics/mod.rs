@@ -32,6 +32,7 @@ pub mod site;
 pub mod spatial_kinematics;
 pub mod springs;
 
+use contact_gap::ContactGap;
 pub use element_group::{ElementGroup, ElementSet};
 use elements::{
     AncfBeam2d, CorotationalBeam2d, CorotationalBeam3d, Element, Energy, FloatingFrameBeam2d, Kin, PointMass,
@@ -241,11 +242,12 @@ impl System {
         self.finish();
     }
 
-    /// Mark the active contact rows that depend on one another: rows that share coordinates
-    /// with a first one (contacts of one body with the ground or with another body) whose
-    /// gradients at q, over the coordinates they act on together, have a lower rank than their
-    /// number (four corners of a box on a floor, three collinear points, a contact given
-    /// twice; a support at a body's reference point acts on its translations only). Only
+    /// Mark the active contact rows that depend on one another or on the joints: rows that
+    /// share coordinates with a first one (contacts of one body with the ground or with another
+    /// body), with the joint rows on that one's coordinates, whose gradients at q, over the
+    /// coordinates they act on together, have a lower rank than their number (four corners of a
+    /// box on a floor, three collinear points, a contact given twice, a pinned bar on two
+    /// supports; a support at a body's reference point acts on its translations only). Only
     /// those are regularized (`regularize_contacts`), so a model whose contacts are
     /// independent is solved as without.
     fn mark_dependent_contacts(&mut self, q: &[f64]) {
@@ -254,22 +256,26 @@ impl System {
         for c in contacts.iter_mut() {
             c.set_dependent(false);
         }
-        let shares = |a: &ContactConstraint, b: &ContactConstraint| {
-            b.is_active() && a.gap.dofs().iter().any(|i| b.gap.dofs().contains(i))
-        };
+        let shares = |a: &ContactGap, b: &ContactGap| a.dofs().iter().any(|i| b.dofs().contains(i));
+        let (joints, redundant) = (&self.constraints, &self.redundant);
         for k in 0..contacts.len() {
             if grouped[k] || !contacts[k].is_active() {
                 continue;
             }
             let dependent = {
-                let members = |j: &usize| !grouped[*j] && shares(&contacts[k], &contacts[*j]);
-                if (k..contacts.len()).filter(members).count() < 2 {
+                let first = &contacts[k].gap;
+                let members = |j: &usize| !grouped[*j] && contacts[*j].is_active() && shares(first, &contacts[*j].gap);
+                let held =
+                    |r: &usize| !redundant.get(*r).copied().unwrap_or(false) && shares(first, &joints[*r].measure);
+                if (k..contacts.len()).filter(members).count() < 2 && !(0..joints.len()).any(|r| held(&r)) {
                     continue;
                 }
-                !independent_rows((k..contacts.len()).filter(members).map(|j| &contacts[j]), q)
+                let rows = (0..joints.len()).filter(held).map(|r| (&joints[r].measure, false));
+                let rows = rows.chain((k..contacts.len()).filter(members).map(|j| (&contacts[j].gap, true)));
+                !independent_rows(rows, q)
             };
             for j in k..contacts.len() {
-                if !grouped[j] && shares(&contacts[k], &contacts[j]) {
+                if !grouped[j] && contacts[j].is_active() && shares(&contacts[k].gap, &contacts[j].gap) {
                     grouped[j] = true;
                     if dependent {
                         contacts[j].set_dependent(true);
@@ -654,17 +660,19 @@ impl System {
     }
 }
 
-/// Whether the gradients at q of contact rows are linearly independent over the union of the
-/// coordinates they act on: modified Gram-Schmidt on the unit gradients, a row dependent when
-/// less than 1e-9 of it is left (a box's fourth corner: exactly 0 up to round-off). On the
-/// stack up to 16 coordinates and rows (a rigid-body pair has 14), so an event allocates
-/// nothing; larger groups (a floating-frame beam point's modes) are taken as independent.
-fn independent_rows<'a>(rows: impl Iterator<Item = &'a ContactConstraint> + Clone, q: &[f64]) -> bool {
+/// Whether the contact rows among `rows` (those marked true) are linearly independent of the
+/// rows before them, over the union of the coordinates all act on: modified Gram-Schmidt on the
+/// unit gradients at q, a row dependent when less than 1e-9 of it is left (a box's fourth
+/// corner: exactly 0 up to round-off); joint rows (marked false) that depend on earlier ones
+/// are passed over. On the stack up to 16 coordinates and rows (a rigid-body pair has 14), so
+/// an event allocates nothing; larger groups (a floating-frame beam point's modes, a chain of
+/// jointed bodies) are taken as independent.
+fn independent_rows<'a>(rows: impl Iterator<Item = (&'a ContactGap, bool)> + Clone, q: &[f64]) -> bool {
     const MAX: usize = 16;
     let mut union = [0usize; MAX];
     let mut size = 0;
-    for row in rows.clone() {
-        for &i in row.gap.dofs() {
+    for (row, _) in rows.clone() {
+        for &i in row.dofs() {
             if !union[..size].contains(&i) {
                 if size == MAX {
                     return true;
@@ -676,10 +684,10 @@ fn independent_rows<'a>(rows: impl Iterator<Item = &'a ContactConstraint> + Clon
     }
     let mut basis = [[0.0f64; MAX]; MAX];
     let mut count = 0;
-    for row in rows {
-        let independent = row.with_gap_derivatives(q, |gradient, _| {
+    for (row, contact) in rows {
+        let added = row.with_derivatives(q, |_, gradient, _| {
             let mut g = [0.0f64; MAX];
-            for (&i, d) in row.gap.dofs().iter().zip(gradient) {
+            for (&i, d) in row.dofs().iter().zip(gradient) {
                 let at = union[..size].iter().position(|&u| u == i).expect("in the union");
                 g[at] += d;
             }
@@ -702,7 +710,7 @@ fn independent_rows<'a>(rows: impl Iterator<Item = &'a ContactConstraint> + Clon
             count += 1;
             true
         });
-        if !independent {
+        if !added && contact {
             return false;
         }
     }
