@@ -382,6 +382,7 @@ impl Simulation {
         // Driven joints: the initial configuration is projected onto the drives' values at
         // the start time.
         let asm = assemble_at(model, params, start_time)?;
+        let slowest_bending = asm.bending_periods.iter().max_by(|a, b| a.period.total_cmp(&b.period)).cloned();
         let mut system = asm.system;
         system.set_nominal_step(settings.step);
         let mut stepper = Stepper::new(&system, integrator, settings.newton());
@@ -426,8 +427,8 @@ impl Simulation {
             outputs,
             input_names: asm.input_names,
             assembly_warnings: asm.warnings.len(),
-            warnings: step_warnings(model, &asm.bending_periods, settings.step, asm.warnings),
-            slowest_bending: asm.bending_periods.iter().max_by(|a, b| a.period.total_cmp(&b.period)).cloned(),
+            warnings: step_warnings(model, slowest_bending.as_ref(), settings.step, asm.warnings),
+            slowest_bending,
             balance: BalanceWatch::new((0.0, 0.0)),
             driving_inputs,
             dependencies: std::sync::OnceLock::new(),
@@ -521,7 +522,7 @@ impl Simulation {
     pub fn limit_steps_to(&mut self, model: &Model, longest: f64) {
         let assembly = self.warnings.drain(..self.assembly_warnings).collect();
         let step = self.settings.step.min(longest);
-        self.warnings = step_warnings(model, self.slowest_bending.as_slice(), step, assembly);
+        self.warnings = step_warnings(model, self.slowest_bending.as_ref(), step, assembly);
     }
 
     /// `warnings` without those of the time step (for analyses that take no steps: `modes`,
@@ -1552,17 +1553,17 @@ impl Simulation {
 const STEPS_PER_BENDING_PERIOD: f64 = 20.0;
 
 /// The assembly's warnings, and one if `step` does not resolve the first bending vibration of
-/// the most flexible beam (the longest estimated period, `beam_section::bending_period`; stiffer
-/// beams, such as a flexible mechanism's short crank, are usually not what a model follows): the
-/// default step of 1 ms ran a probe's flexible slider-crank (a 130 Hz rod) at 8 steps per period,
-/// its deflection 2.9 mm off a 6 mm peak, without a word.
+/// the most flexible beam (`slowest`: the longest estimated period,
+/// `beam_section::bending_period`; stiffer beams, such as a flexible mechanism's short crank,
+/// are usually not what a model follows): the default step of 1 ms ran a probe's flexible
+/// slider-crank (a 130 Hz rod) at 8 steps per period, its deflection 2.9 mm off a 6 mm peak,
+/// without a word.
 fn step_warnings(
     model: &Model,
-    periods: &[crate::mechanics::assembly::BendingPeriod],
+    slowest: Option<&crate::mechanics::assembly::BendingPeriod>,
     step: f64,
     mut warnings: Vec<ModelError>,
 ) -> Vec<ModelError> {
-    let slowest = periods.iter().max_by(|a, b| a.period.total_cmp(&b.period));
     if let Some(p) = slowest.filter(|p| step * STEPS_PER_BENDING_PERIOD > p.period) {
         warnings.push(model.error(
             p.span.clone(),
