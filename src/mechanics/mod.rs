@@ -315,16 +315,11 @@ impl System {
         if self.contact_constraints.is_empty() {
             return;
         }
+        // The Newton matrix with the mass coefficient alone: M on the coordinates' block.
         let mut mass = self.newton_pattern();
-        let zeros = vec![0.0; self.n];
+        let (zeros, lambda) = (vec![0.0; self.n], vec![0.0; self.constraints()]);
         let c = TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 0.0 };
-        mass.clear();
-        let x = self.kin(q, &zeros, &zeros, 0.0);
-        let mut block = mass.take_block();
-        for g in &self.groups {
-            g.assemble_tangent(&x, &c, &mut block, &mut mass);
-        }
-        mass.put_block(block);
+        self.newton_matrix(q, &zeros, &zeros, &lambda, 0.0, c, &mut mass);
         let reach: Vec<f64> = self
             .contact_constraints
             .iter()
