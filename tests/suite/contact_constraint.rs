@@ -556,6 +556,16 @@ fn a_repeated_constraint_contact_shares_the_load() {
     }
 }
 
+/// A point support of the planar bar "bar" at (x, height) on the ground plane y = 0
+/// (constraint method, restitution e), with its contact force as output `f_<name>`.
+fn bar_support(name: &str, x: f64, height: f64, e: f64) -> String {
+    format!(
+        "[[contacts]]\nname = \"{name}\"\ntype = \"point_plane\"\nmethod = \"constraint\"\npoint1 = [0.0, 0.0]\n\
+         normal = [0.0, 1.0]\nbody2 = \"bar\"\npoint2 = [{x:?}, {height:?}]\nrestitution = {e:?}\n\n[[outputs]]\n\
+         name = \"f_{name}\"\nquantity = \"contact_force\"\ncontact = \"{name}\"\n\n"
+    )
+}
+
 /// A rigid bar (10 kg, centre of mass at x = 0.2 m) dropped 1 cm onto three point supports at
 /// x = -1, 0, 1 (constraint method, e = 0.5): three rows for its two normal freedoms, so its
 /// support forces are not unique. At rest the least-norm split (that of equal stiff supports)
@@ -564,20 +574,13 @@ fn a_repeated_constraint_contact_shares_the_load() {
 /// The settling penetration's work is counted: the energy balance holds to 1e-8 of the drop.
 #[test]
 fn a_bar_on_three_supports_rests_with_the_least_norm_split() {
-    let support = |name: &str, x: f64| {
-        format!(
-            "[[contacts]]\nname = \"{name}\"\ntype = \"point_plane\"\nmethod = \"constraint\"\npoint1 = [0.0, 0.0]\n\
-             normal = [0.0, 1.0]\nbody2 = \"bar\"\npoint2 = [{x:?}, 0.01]\nrestitution = 0.5\n\n[[outputs]]\n\
-             name = \"f_{name}\"\nquantity = \"contact_force\"\ncontact = \"{name}\"\n\n"
-        )
-    };
     let text = format!(
         "[model]\nname = \"bar\"\ngravity = [0.0, -9.81]\n\n[[rigid_bodies]]\nname = \"bar\"\nmass = 10.0\n\
          inertia = 4.0333\nposition = [0.2, 0.01]\n\n{}{}{}[[outputs]]\nname = \"balance\"\nquantity = \"energy_total\"\n\n\
          [[outputs]]\nname = \"dissipated\"\nquantity = \"energy_dissipated\"\n",
-        support("left", -1.0),
-        support("middle", 0.0),
-        support("right", 1.0)
+        bar_support("left", -1.0, 0.01, 0.5),
+        bar_support("middle", 0.0, 0.01, 0.5),
+        bar_support("right", 1.0, 0.01, 0.5)
     );
     let model = Model::parse(&text, "bar.toml").unwrap();
     let w = 10.0 * G;
@@ -603,21 +606,14 @@ fn a_bar_on_three_supports_rests_with_the_least_norm_split() {
 /// energy_dissipated at -7.7 J (a probe). The compliance is now the nominal step's.
 #[test]
 fn a_support_unloaded_by_a_torque_lifts_off_at_the_least_norm_time() {
-    let support = |name: &str, x: f64| {
-        format!(
-            "[[contacts]]\nname = \"{name}\"\nmethod = \"constraint\"\ntype = \"point_plane\"\npoint1 = [0.0, 0.0]\n\
-             normal = [0.0, 1.0]\nbody2 = \"bar\"\npoint2 = [{x:?}, 0.0]\nrestitution = 0.0\n\n[[outputs]]\n\
-             name = \"f_{name}\"\nquantity = \"contact_force\"\ncontact = \"{name}\"\n\n"
-        )
-    };
     let text = format!(
         "[model]\nname = \"bar\"\ngravity = [0.0, -9.81]\n\n[solver]\nintegrator = \"hht\"\nstep = 0.001\n\n\
          [[rigid_bodies]]\nname = \"bar\"\nmass = 10.0\ninertia = 13.333\nposition = [0.0, 0.0]\n\n\
          [[loads]]\ntype = \"torque\"\nbody = \"bar\"\nvalue = \"100*t\"\n\n{}{}{}[[outputs]]\nname = \"dissipated\"\n\
          quantity = \"energy_dissipated\"\n",
-        support("left", -1.0),
-        support("middle", 0.0),
-        support("right", 1.0)
+        bar_support("left", -1.0, 0.0, 0.0),
+        bar_support("middle", 0.0, 0.0, 0.0),
+        bar_support("right", 1.0, 0.0, 0.0)
     );
     let model = Model::parse(&text, "bar.toml").unwrap();
     let w = 10.0 * G;
@@ -651,19 +647,12 @@ fn a_support_unloaded_by_a_torque_lifts_off_at_the_least_norm_time() {
 /// the pin the rest; steady over 5 s.
 #[test]
 fn a_pinned_bar_on_two_supports_shares_its_weight_like_equal_springs() {
-    let support = |name: &str, x: f64| {
-        format!(
-            "[[contacts]]\nname = \"{name}\"\nmethod = \"constraint\"\ntype = \"point_plane\"\npoint1 = [0.0, 0.0]\n\
-             normal = [0.0, 1.0]\nbody2 = \"bar\"\npoint2 = [{x:?}, 0.0]\nrestitution = 0.0\n\n[[outputs]]\n\
-             name = \"f_{name}\"\nquantity = \"contact_force\"\ncontact = \"{name}\"\n\n"
-        )
-    };
     let text = format!(
         "[model]\nname = \"pinned\"\ngravity = [0.0, -9.81]\n\n[[rigid_bodies]]\nname = \"bar\"\nmass = 10.0\n\
          inertia = 13.333\nposition = [0.2, 0.05]\n\n[[joints]]\nname = \"pin\"\ntype = \"revolute\"\nbody2 = \"bar\"\n\
          point = [-1.0, 0.0]\n\n{}{}",
-        support("middle", 0.0),
-        support("end", 1.0)
+        bar_support("middle", 0.0, 0.0, 0.0),
+        bar_support("end", 1.0, 0.0, 0.0)
     );
     let model = Model::parse(&text, "pinned.toml").unwrap();
     let w = 10.0 * G;
