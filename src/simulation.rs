@@ -598,7 +598,7 @@ impl Simulation {
             self.stepper
                 .workspace
                 .follow_drives(
-                    &self.system,
+                    &mut self.system,
                     (&mut s.q, &mut s.v, s.t),
                     self.settings.tolerance,
                     &mut self.stepper.stats,
@@ -699,7 +699,7 @@ impl Simulation {
         let projected = self
             .stepper
             .workspace
-            .project_onto_constraints(&self.system, (q, v, s.t), self.settings.tolerance, &mut self.stepper.stats)
+            .project_onto_constraints(&mut self.system, (q, v, s.t), self.settings.tolerance, &mut self.stepper.stats)
             .map_err(|cause| StepError::Restart { t: s.t, after: "the moved drives", cause })?;
         if projected {
             let (k0, p0) = self.system.mechanical_energy(&s.q, &s.v, s.t);

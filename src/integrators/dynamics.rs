@@ -199,6 +199,14 @@ pub trait Dynamics {
     fn event_update(&mut self, _q: &[f64], _v: &[f64], _lambda: &[f64], _t: f64, _jump: &mut [f64]) -> EventAction {
         EventAction::None
     }
+    /// Release the unilateral rows at rest (not those `event_update` asked a jump of) that
+    /// `impulse` (of a velocity projection or jump: M dv = -Phi_q^T impulse, so compressive
+    /// rows are positive) pulls on: a contact cannot transmit a tensile impulse, so its bodies
+    /// part instead. The stepper then repeats the velocity change without those rows. Returns
+    /// whether any row was released (the default has none).
+    fn release_tensile(&mut self, _q: &[f64], _impulse: &[f64]) -> bool {
+        false
+    }
 }
 
 /// What `Dynamics::event_update` asks of the stepper.

@@ -290,13 +290,21 @@ impl Stepper {
                 EventAction::Jump => {
                     changed = true;
                     sys.constraint_velocity(&state.q, &state.v, state.t, w);
-                    self.workspace.velocity_jump(
-                        sys,
-                        (&state.q, &state.v, state.t),
-                        jump,
-                        (dv, impulse),
-                        &mut self.stats,
-                    )?;
+                    // Without the resting contacts the impulse would pull on (a hammer
+                    // striking a table does not pull down the ball resting on it): they part,
+                    // and the jump is solved again (their jump entries are 0).
+                    loop {
+                        self.workspace.velocity_jump(
+                            sys,
+                            (&state.q, &state.v, state.t),
+                            jump,
+                            (dv, impulse),
+                            &mut self.stats,
+                        )?;
+                        if !sys.release_tensile(&state.q, impulse) {
+                            break;
+                        }
+                    }
                     for (x, d) in state.v.iter_mut().zip(dv.iter()) {
                         *x += d;
                     }

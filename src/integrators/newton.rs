@@ -201,6 +201,8 @@ pub struct Workspace {
     start_lambda: Vec<f64>,
     /// Zeros for the a and lambda of `project_onto_constraints`' matrix (length n + m).
     zeros: Vec<f64>,
+    /// The velocities before `project_onto_constraints`' jump, to repeat it from.
+    velocities_before: Vec<f64>,
     /// The last step and (GGL) the shift before it, to retreat along the step.
     previous_shift: Vec<f64>,
     step: Vec<f64>,
@@ -336,6 +338,7 @@ impl Workspace {
             previous_shift: Vec::new(),
             step: vec![0.0; n + m],
             zeros: vec![0.0; n + m],
+            velocities_before: Vec::with_capacity(n),
             energy: EnergyCheck::default(),
         }
     }
@@ -528,11 +531,13 @@ impl Workspace {
     /// `IncrementScale::constraint_error`, which converged steps meet), Newton steps
     /// [[M, Phi_q^T], [Phi_q, 0]] [dq; mu] = [0; -Phi] at each iterate until Phi holds to
     /// ROUNDOFF of the model's size; then the velocity jump that makes Phi_q v + Phi_t = 0
-    /// (as `velocity_jump`). What a driven joint asks for when its prescribed position or rate
-    /// changed between communication steps. Returns whether anything moved.
+    /// (as `velocity_jump`), without the contact rows that jump would pull on
+    /// (`Dynamics::release_tensile`: they are released and the jump repeated). What a driven
+    /// joint asks for when its prescribed position or rate changed between communication
+    /// steps. Returns whether anything moved.
     pub fn project_onto_constraints(
         &mut self,
-        sys: &dyn Dynamics,
+        sys: &mut dyn Dynamics,
         (q, v, t): (&mut [f64], &mut [f64], f64),
         tolerance: f64,
         stats: &mut Statistics,
@@ -564,11 +569,22 @@ impl Workspace {
         if largest(&self.phi_dot) <= ROUNDOFF * (self.length + largest(v)) {
             return Ok(moved);
         }
-        self.mass_orthogonal_correction(sys, (q, v, t), true, stats)?;
-        for (x, d) in v.iter_mut().zip(&self.rhs[..n]) {
-            *x += d;
+        // A table whose drive stops short leaves the ball on it flying, instead of pulling it
+        // down (a probe's shaker, driven through an input table, held the ball glued with
+        // 9.81 N at every row).
+        self.velocities_before.clear();
+        self.velocities_before.extend_from_slice(v);
+        loop {
+            self.mass_orthogonal_correction(sys, (q, v, t), true, stats)?;
+            for (x, d) in v.iter_mut().zip(&self.rhs[..n]) {
+                *x += d;
+            }
+            if !sys.release_tensile(q, &self.rhs[n..]) {
+                return Ok(true);
+            }
+            v.copy_from_slice(&self.velocities_before);
+            sys.constraint_velocity(q, v, t, &mut self.phi_dot);
         }
-        Ok(true)
     }
 
     /// Into `rhs[..n]`: the correction dx with M dx + Phi_q^T mu = 0, Phi_q dx = -r at (q, v, t),

@@ -971,4 +971,23 @@ impl Dynamics for System {
         }
         action
     }
+
+    /// Resting contact rows (not one that is taking its impact) whose impulse is tensile
+    /// beyond round-off of the largest one (1e-9, as `event_update`'s unloaded rows) are
+    /// released.
+    fn release_tensile(&mut self, q: &[f64], impulse: &[f64]) -> bool {
+        let rows = self.constraints.len();
+        let round_off = 1e-9 * impulse.iter().fold(0.0f64, |a, p| a.max(p.abs()));
+        let mut released = false;
+        for (c, p) in self.contact_constraints.iter_mut().zip(&impulse[rows..]) {
+            if c.memory().mode == crate::mechanics::history::ContactMode::Active && *p < -round_off {
+                c.release(q);
+                released = true;
+            }
+        }
+        if released {
+            self.mark_dependent_contacts(q);
+        }
+        released
+    }
 }

@@ -4,7 +4,7 @@
 //! holds a number for nearly every key).
 //!
 //! The derive reads the value with a visitor that accepts anything ("any value"; 128-bit
-//! integers are its only refusal) and then takes an integer or float as `Value` (`as f64`),
+//! integers are its only refusal, here with a message of our own) and then takes an integer or float as `Value` (`as f64`),
 //! a string as `Expr`, and reports anything else as matching no variant. The error is made
 //! after the deserializer returns, so the deserializer of the enclosing value locates it.
 
@@ -15,6 +15,13 @@ use std::fmt;
 /// The error for a value that is neither a number nor a string; the derive said "data did not
 /// match any variant of untagged enum Number" (a probe's `mass = true`).
 const NOT_A_NUMBER: &str = "expected a number or an expression in quotes (such as \"2*L\")";
+
+/// The error for an integer beyond TOML's 64-bit range (which the toml crate reads as 128-bit);
+/// the derive said "invalid type: integer `...` as i128, expected any value" (a probe's
+/// 24-digit mass).
+fn too_large(v: impl fmt::Display) -> String {
+    format!("the integer {v} is beyond TOML's 64-bit integer range; write it as a float (such as 1e23)")
+}
 
 /// What the value was, as far as `Number` cares.
 enum Raw {
@@ -77,6 +84,12 @@ impl<'de> Visitor<'de> for RawVisitor {
     }
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Raw, E> {
         Ok(Raw::Value(v as f64))
+    }
+    fn visit_i128<E: de::Error>(self, v: i128) -> Result<Raw, E> {
+        Err(E::custom(too_large(v)))
+    }
+    fn visit_u128<E: de::Error>(self, v: u128) -> Result<Raw, E> {
+        Err(E::custom(too_large(v)))
     }
     fn visit_f32<E: de::Error>(self, v: f32) -> Result<Raw, E> {
         Ok(Raw::Value(v as f64))
@@ -244,8 +257,11 @@ mod tests {
                         assert!(ov.iter().zip(&nv).all(|(a, b)| same(a, b)), "{text}");
                     }
                     (Err(o), Err(n)) => {
-                        let derived =
+                        let mut derived =
                             o.0.replace("data did not match any variant of untagged enum Number", NOT_A_NUMBER);
+                        if let Some(i) = derived.strip_prefix("invalid type: integer `") {
+                            derived = too_large(i.trim_end_matches("` as i128, expected any value"));
+                        }
                         assert_eq!((derived, o.1.clone()), n.clone(), "{text}")
                     }
                     _ => panic!("{text}: {old:?} vs {new:?}"),

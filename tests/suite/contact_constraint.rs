@@ -664,3 +664,90 @@ fn a_pinned_bar_on_two_supports_shares_its_weight_like_equal_springs() {
         assert!((middle / w - 0.24).abs() < 1e-8 && (end / w - 0.48).abs() < 1e-8, "{middle} {end}");
     }
 }
+
+/// A table lifted through an input (an FMU input held over each communication step, which the
+/// drive follows at constant speed) that stops: the ball resting on it flies on with the
+/// table's last speed. The projection onto the drive's new rate at the communication point is
+/// an impulse the contact cannot transmit (it would pull), so the contact parts
+/// (`Dynamics::release_tensile`). Before, the ball stayed glued to the table with its full
+/// weight on the contact (a probe's shaker table driven by an input table).
+#[test]
+fn a_ball_on_a_lifted_table_flies_on_when_the_lift_stops() {
+    let text = "[model]\nname = \"lift\"\ngravity = [0.0, -9.81]\n[[inputs]]\nname = \"lift\"\nunit = \"m\"\n\
+                [[rigid_bodies]]\nname = \"table\"\nmass = 5.0\ninertia = 1.0\nposition = [0.0, 0.0]\n\
+                [[joints]]\nname = \"slide\"\ntype = \"prismatic\"\nbody2 = \"table\"\npoint = [0.0, 0.0]\n\
+                axis = [0.0, 1.0]\ndrive = \"lift\"\n\
+                [[point_masses]]\nname = \"ball\"\nmass = 1.0\nposition = [0.0, 0.05]\n\
+                [[contacts]]\nname = \"c\"\ntype = \"circle_plane\"\nmethod = \"constraint\"\nbody1 = \"table\"\n\
+                point1 = [0.0, 0.0]\nnormal = [0.0, 1.0]\nbody2 = \"ball\"\nradius2 = 0.05\nrestitution = 0.0\n\
+                [[outputs]]\nname = \"y\"\nquantity = \"y\"\nbody = \"ball\"\n\
+                [[outputs]]\nname = \"F\"\nquantity = \"contact_force\"\ncontact = \"c\"\n";
+    let model = Model::parse(text, "lift.toml").unwrap();
+    let mut sim = Simulation::new(&model, &[], flexfmu::simulation::SolverSettings::default(), 0.0).unwrap();
+    // Lifted at 0.5 m/s for 0.1 s in communication steps of 0.01 s, then held at 0.05 m.
+    let (speed, stop) = (0.5, 0.1);
+    for k in 1..=10 {
+        let t = k as f64 * 0.01;
+        sim.set_input(0, speed * t).unwrap();
+        sim.step_to(t).unwrap();
+    }
+    let y_stop = output(&mut sim, "y");
+    assert!((y_stop - (0.05 + speed * stop)).abs() < 1e-9, "{y_stop}");
+    for k in 11..=18 {
+        let t = k as f64 * 0.01;
+        sim.step_to(t).unwrap();
+        let tau = t - stop;
+        let (y, force) = (output(&mut sim, "y"), output(&mut sim, "F"));
+        let exact = y_stop + speed * tau - 0.5 * G * tau * tau;
+        println!("t = {t:.2}: ball at {y:.12} m (free flight {exact:.12}), contact force {force} N");
+        assert!((y - exact).abs() < 1e-9, "t = {t}: {y} against the free flight's {exact}");
+        assert_eq!(force, 0.0);
+    }
+}
+
+/// A hammer strikes a spring-borne table beside a ball resting on it: the impact's impulse
+/// moves the table down, and the resting contact, which would have to pull the ball down with
+/// it, parts instead (`Dynamics::release_tensile` in the impact's velocity jump). Right after
+/// the impact the ball is still at rest, and the table and hammer share the impact as two
+/// bodies alone (momentum and Newton's law, downwards positive): v_table = m_h (1 + e) v0 /
+/// (m_h + m_t) and m_h v_hammer = m_h v0 - m_t v_table. Before, the ball went down with the
+/// table.
+#[test]
+fn a_hammer_blow_to_a_table_does_not_pull_down_the_ball_on_it() {
+    let (mt, mb, mh, k, e, drop) = (5.0, 1.0, 2.0, 1.0e4, 0.5, 0.2);
+    let preload = (mt + mb) * G / k;
+    let text = format!(
+        "[model]\nname = \"hammer\"\ngravity = [0.0, -9.81]\n\
+         [[rigid_bodies]]\nname = \"table\"\nmass = {mt}\ninertia = 1.0\nposition = [0.0, 0.0]\n\
+         [[joints]]\nname = \"slide\"\ntype = \"prismatic\"\nbody2 = \"table\"\npoint = [0.0, 0.0]\naxis = [0.0, 1.0]\n\
+         [[springs]]\nname = \"legs\"\ntype = \"prismatic\"\njoint = \"slide\"\nstiffness = {k}\nfree_length = {preload}\n\
+         [[point_masses]]\nname = \"ball\"\nmass = {mb}\nposition = [0.0, 0.05]\n\
+         [[point_masses]]\nname = \"hammer\"\nmass = {mh}\nposition = [0.5, {}]\n\
+         [[contacts]]\nname = \"rest\"\ntype = \"circle_plane\"\nmethod = \"constraint\"\nbody1 = \"table\"\n\
+         point1 = [0.0, 0.0]\nnormal = [0.0, 1.0]\nbody2 = \"ball\"\nradius2 = 0.05\nrestitution = 0.0\n\
+         [[contacts]]\nname = \"blow\"\ntype = \"circle_plane\"\nmethod = \"constraint\"\nbody1 = \"table\"\n\
+         point1 = [0.0, 0.0]\nnormal = [0.0, 1.0]\nbody2 = \"hammer\"\nradius2 = 0.05\nrestitution = {e}\n\
+         [[outputs]]\nname = \"v_ball\"\nquantity = \"vy\"\nbody = \"ball\"\n\
+         [[outputs]]\nname = \"v_table\"\nquantity = \"vy\"\nbody = \"table\"\n\
+         [[outputs]]\nname = \"v_hammer\"\nquantity = \"vy\"\nbody = \"hammer\"\n\
+         [[outputs]]\nname = \"F\"\nquantity = \"contact_force\"\ncontact = \"rest\"\n",
+        0.05 + drop
+    );
+    let model = Model::parse(&text, "hammer.toml").unwrap();
+    let mut sim = Simulation::new(&model, &[], flexfmu::simulation::SolverSettings::default(), 0.0).unwrap();
+    sim.step_to(0.1).unwrap();
+    assert!((output(&mut sim, "F") - mb * G).abs() < 1e-6, "the ball rests on the table: {}", output(&mut sim, "F"));
+    let end = sim.step_to_event(1.0).unwrap();
+    assert_eq!(end, flexfmu::simulation::StepEnd::Event);
+    let v0 = (2.0 * G * drop).sqrt();
+    let v_table = -mh * (1.0 + e) * v0 / (mh + mt);
+    let v_hammer = (mh * -v0 - mt * v_table) / mh;
+    let (vb, vt, vh) = (output(&mut sim, "v_ball"), output(&mut sim, "v_table"), output(&mut sim, "v_hammer"));
+    println!("after the blow: ball {vb} m/s, table {vt} m/s ({v_table}), hammer {vh} m/s ({v_hammer})");
+    // The event is located within its tolerance after the impact: gravity and the spring act
+    // over that much time.
+    assert!(vb.abs() < 1e-6, "the ball keeps its rest: {vb} m/s");
+    assert!((vt - v_table).abs() < 1e-6 * v0, "table {vt} against {v_table}");
+    assert!((vh - v_hammer).abs() < 1e-6 * v0, "hammer {vh} against {v_hammer}");
+    assert_eq!(output(&mut sim, "F"), 0.0);
+}

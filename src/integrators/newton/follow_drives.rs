@@ -49,7 +49,7 @@ impl Workspace {
     /// carried configuration is projected instead. Returns whether anything moved.
     pub fn follow_drives(
         &mut self,
-        sys: &dyn Dynamics,
+        sys: &mut dyn Dynamics,
         (q, v, t): (&mut [f64], &mut [f64], f64),
         tolerance: f64,
         stats: &mut Statistics,

@@ -137,7 +137,8 @@ impl ContactConstraint {
         }
     }
 
-    fn release(&mut self, q: &[f64]) {
+    /// Separate the row, re-armed at the current penetration.
+    pub fn release(&mut self, q: &[f64]) {
         let offset = self.penetration(q).max(0.0) + REARM;
         self.memory = ContactConstraintMemory { mode: ContactMode::Separated, offset, dependent: false, ..self.memory };
     }
