@@ -304,7 +304,7 @@ pub struct Simulation {
     /// the inputs at an interval's start (interpolated inputs), the drives `ramp_held_drives`
     /// ramps, and the state an interval of a model with redundant rows returns to.
     interval_inputs: Vec<f64>,
-    ramped: Vec<(usize, f64)>,
+    ramped: Vec<(usize, f64, f64, f64)>,
     interval_start: Option<Box<Snapshot>>,
     /// Scratch of `extrapolate`.
     extrapolation: Extrapolation,
@@ -655,20 +655,29 @@ impl Simulation {
     /// driven slider "gained 3.9e5 J" at h = 2.4e-7 s and the FMU discarded the step; a
     /// projection onto the jumped drive instead hit a flexible arm's beam with an impulse at
     /// every communication point: drive torques of 4e4 N m for a 13 N m motion). Returns the
-    /// inputs so ramped with the values they end on.
-    fn ramp_held_drives(&mut self, t_end: f64) -> Vec<(usize, f64)> {
+    /// inputs so ramped with the values they were set to, their rates and the times they reach
+    /// them.
+    ///
+    /// The ramp takes at least one internal step: over a shorter interval it goes part of the
+    /// way, at the speed of a one-step ramp, and the intervals that follow go on from where it
+    /// ended (`drive_ends`). A master's 1e-9 s step right after a new value (the steps masters
+    /// take at other FMUs' events) turned a crane's slew drive at 1e8 rad/s, "supplied" 8e17 J,
+    /// and every later step was discarded (a probe).
+    fn ramp_held_drives(&mut self, t_end: f64) -> Vec<(usize, f64, f64, f64)> {
         let span = t_end - self.state.t;
         let mut ramped = std::mem::take(&mut self.ramped);
         ramped.clear();
         if span.is_nan() || span <= 0.0 {
             return ramped;
         }
+        let duration = span.max(self.settings.step);
         for i in 0..self.driving_inputs.len() {
             let (old, new) = (self.drive_ends[i], self.system.inputs[i]);
             if self.driving_inputs[i] && old != new && self.input_derivatives[i] == [0.0; 2] {
-                self.input_derivatives[i] = [(new - old) / span, 0.0];
+                let rate = (new - old) / duration;
+                self.input_derivatives[i] = [rate, 0.0];
                 self.system.inputs[i] = old;
-                ramped.push((i, new));
+                ramped.push((i, new, rate, if duration == span { t_end } else { f64::INFINITY }));
             }
         }
         ramped
@@ -933,6 +942,7 @@ impl Simulation {
 
     /// `step_to` without the check of the redundant rows.
     fn advance_to(&mut self, t_end: f64) -> Result<(), StepError> {
+        let start = self.state.t;
         let ramped = self.ramp_held_drives(t_end);
         let drives_change = self.drives_change();
         let result = if self.input_derivatives.iter().all(|d| *d == [0.0; 2]) {
@@ -955,17 +965,26 @@ impl Simulation {
             result
         };
         // A ramped input ends on the value it was set to, also after a failed interval (whose
-        // state is the one before it); after a successful one the state has reached it.
-        for &(i, value) in &ramped {
+        // state is the one before it); after a successful one the state has reached it, or the
+        // drive is on its way there (`ramp_held_drives`).
+        for &(i, value, _, _) in &ramped {
             self.system.inputs[i] = value;
             if result.is_ok() {
                 self.stepped_inputs[i] = value;
             }
         }
-        self.ramped = ramped;
         if result.is_ok() {
-            self.drive_ends.clone_from(&self.system.inputs);
+            // Where each ramp got to: its end, or on the way (a short interval, or one ended
+            // early at an event: FMI 3.0's early return).
+            for (i, end) in self.drive_ends.iter_mut().enumerate() {
+                *end = match ramped.iter().find(|r| r.0 == i) {
+                    Some(&(_, _, rate, end_time)) if self.state.t < end_time => *end + rate * (self.state.t - start),
+                    Some(&(_, value, ..)) => value,
+                    None => self.system.inputs[i],
+                };
+            }
         }
+        self.ramped = ramped;
         self.input_derivatives.iter_mut().for_each(|d| *d = [0.0; 2]);
         self.invalidate_outputs();
         result

@@ -209,6 +209,43 @@ fn a_held_drive_input_is_followed_at_constant_speed() {
     assert!(off_balance < 1e-12, "energy balance {off_balance:e} J");
 }
 
+/// The slider of `a_held_drive_input_is_followed_at_constant_speed` commanded 0.1 m away and
+/// then stepped 1e-9 s (masters take such steps at other FMUs' events): the ramp to a held
+/// value takes at least one internal step (1 ms), so the slider moves at 0.1 m / 1 ms, not
+/// 0.1 m / 1e-9 s, and reaches the value in the next interval at the speed left to get there.
+/// Before, it moved at 1e8 m/s and the next step was discarded (a probe's crane).
+#[test]
+fn a_held_drive_input_over_a_very_short_step_ramps_over_one_internal_step() {
+    let model = Model::parse(
+        "[model]\nname = \"slider\"\ndimension = 3\ngravity = [0.0, 0.0, -9.81]\n[[inputs]]\nname = \"u\"\n\
+         [[rigid_bodies]]\nname = \"block\"\nmass = 2.0\ninertia = [0.01, 0.02, 0.03]\nposition = [0.0, 0.0, 0.0]\n\
+         [[joints]]\nname = \"rod\"\ntype = \"prismatic\"\nbody2 = \"block\"\npoint = [0.0, 0.0, 0.0]\n\
+         axis = [1.0, 0.0, 1.0]\ndrive = \"u\"\n[solver]\nstep = 1e-3\n\
+         [[outputs]]\nname = \"s\"\nquantity = \"joint_position\"\njoint = \"rod\"\n\
+         [[outputs]]\nname = \"sd\"\nquantity = \"joint_velocity\"\njoint = \"rod\"\n",
+        "slider.toml",
+    )
+    .unwrap();
+    let settings = SolverSettings::from_model(&model, &[]).unwrap();
+    let mut sim = Simulation::new(&model, &[], settings, 0.0).unwrap();
+    sim.step_to(0.05).unwrap();
+    let (target, short) = (0.1, 1e-9);
+    sim.set_input(0, target).unwrap();
+    sim.step_to(0.05 + short).unwrap();
+    let [s, sd] = [0, 1].map(|i| sim.output_values().unwrap()[i]);
+    println!("after {short} s: stroke {s:e} m at {sd} m/s");
+    assert!((sd - target / 1e-3).abs() < 1e-9 * sd, "speed {sd} m/s");
+    assert!((s - target / 1e-3 * short).abs() < 1e-12, "stroke {s} m");
+    sim.step_to(0.06 + short).unwrap();
+    let [s, sd] = [0, 1].map(|i| sim.output_values().unwrap()[i]);
+    println!("after 10 ms more: stroke {s} m at {sd} m/s");
+    assert!((s - target).abs() < 1e-12, "stroke {s} m");
+    assert!((sd - (target - target / 1e-3 * short) / 0.01).abs() < 1e-9, "speed {sd} m/s");
+    sim.step_to(0.07 + short).unwrap();
+    let [s, sd] = [0, 1].map(|i| sim.output_values().unwrap()[i]);
+    assert!((s - target).abs() < 1e-12 && sd.abs() < 1e-12, "held: stroke {s} m at {sd} m/s");
+}
+
 /// A driving input set before the first step (an FMU's value set in initialization mode)
 /// is the initial state's: the servo starts at the commanded angle, at rest, holding it
 /// with the static torque m g d sin(angle), and nothing counts as supplied. Through
