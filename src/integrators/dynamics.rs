@@ -199,6 +199,13 @@ pub trait Dynamics {
     fn event_update(&mut self, _q: &[f64], _v: &[f64], _lambda: &[f64], _t: f64, _jump: &mut [f64]) -> EventAction {
         EventAction::None
     }
+    /// The first time in (t0, t1] at which a prescribed motion's rate may jump (a kink of a
+    /// drive: `min`, `max` or `abs` of the time), to the last bit: a step ends there, and the
+    /// velocities are projected onto the new rates (`Stepper::pass_kink`). None (the
+    /// default): no kink.
+    fn kink(&self, _t0: f64, _t1: f64) -> Option<f64> {
+        None
+    }
     /// Release the unilateral rows at rest (not those `event_update` asked a jump of) that
     /// `impulse` (of a velocity projection or jump: M dv = -Phi_q^T impulse, so compressive
     /// rows are positive) pulls on: a contact cannot transmit a tensile impulse, so its bodies

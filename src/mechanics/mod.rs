@@ -878,6 +878,21 @@ impl Dynamics for System {
         System::carry_with_drives(self, q, v, t);
     }
 
+    /// The first switch of a kink of a drive expression (`Expr::kink_switch`) in (t0, t1].
+    fn kink(&self, t0: f64, t1: f64) -> Option<f64> {
+        let mut first: Option<f64> = None;
+        for &r in &self.drive_rows {
+            let Some(f) = &self.constraints[r].drive else { continue };
+            for k in 0..f.kink_count() {
+                let g = |t| f.kink_switch(k, t, &self.inputs, &self.input_rates);
+                if let Some(tk) = first_switch(g, t0, first.unwrap_or(t1)) {
+                    first = Some(tk);
+                }
+            }
+        }
+        first
+    }
+
     fn prepare(&mut self, times: &[f64]) {
         for g in &mut self.groups {
             g.prepare(times);
@@ -989,5 +1004,33 @@ impl Dynamics for System {
             self.mark_dependent_contacts(q);
         }
         released
+    }
+}
+
+/// The first time in (t0, t1] at which g has left the sign it has at t0 (reaching 0 counts),
+/// by bisection to the last bit; None if g(t0) is 0 or NaN, or g(t1) has not left it.
+fn first_switch(g: impl Fn(f64) -> f64, t0: f64, t1: f64) -> Option<f64> {
+    let g0 = g(t0);
+    if g0 == 0.0 || g0.is_nan() {
+        return None;
+    }
+    let left = |t: f64| {
+        let x = g(t);
+        x == 0.0 || (x < 0.0 && g0 > 0.0) || (x > 0.0 && g0 < 0.0)
+    };
+    if !left(t1) {
+        return None;
+    }
+    let (mut lo, mut hi) = (t0, t1);
+    loop {
+        let mid = lo + 0.5 * (hi - lo);
+        if mid <= lo || mid >= hi {
+            return Some(hi);
+        }
+        if left(mid) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
     }
 }

@@ -331,6 +331,55 @@ impl Expr {
         }
     }
 
+    /// How many kinks the expression can have: its `min`, `max` and `abs` calls, where its
+    /// derivatives jump (`kink_switch`).
+    pub fn kink_count(&self) -> usize {
+        match self {
+            Expr::Num(_) | Expr::Time | Expr::Input(_) => 0,
+            Expr::Neg(a) => a.kink_count(),
+            Expr::Bin(_, a, b) => a.kink_count() + b.kink_count(),
+            Expr::Chain(first, rest) => first.kink_count() + rest.iter().map(|(_, b)| b.kink_count()).sum::<usize>(),
+            Expr::Call(f, args) => {
+                usize::from(matches!(f, Func::Min | Func::Max | Func::Abs))
+                    + args.iter().map(Expr::kink_count).sum::<usize>()
+            }
+        }
+    }
+
+    /// The switching function of kink `k` (0 .. `kink_count`, in the order of the text) at
+    /// (t, inputs with their `rates`): a - b of min(a, b) and max(a, b), x of abs(x). The
+    /// derivatives of the expression may jump where it changes sign, nowhere else.
+    pub fn kink_switch(&self, k: usize, t: f64, inputs: &[f64], rates: &InputRates) -> f64 {
+        let mut skipped = 0;
+        self.kink_switch_from(k, &mut skipped, t, inputs, rates).unwrap_or(f64::NAN)
+    }
+
+    /// `kink_switch` with the kinks before this node counted in `skipped`.
+    fn kink_switch_from(
+        &self,
+        k: usize,
+        skipped: &mut usize,
+        t: f64,
+        inputs: &[f64],
+        rates: &InputRates,
+    ) -> Option<f64> {
+        if let Expr::Call(f @ (Func::Min | Func::Max | Func::Abs), args) = self {
+            if *skipped == k {
+                let value = |e: &Expr| e.eval_time_jet(t, inputs, rates)[0];
+                return Some(if *f == Func::Abs { value(&args[0]) } else { value(&args[0]) - value(&args[1]) });
+            }
+            *skipped += 1;
+        }
+        let mut within = |e: &Expr| e.kink_switch_from(k, skipped, t, inputs, rates);
+        match self {
+            Expr::Num(_) | Expr::Time | Expr::Input(_) => None,
+            Expr::Neg(a) => within(a),
+            Expr::Bin(_, a, b) => within(a).or_else(|| within(b)),
+            Expr::Chain(first, rest) => within(first).or_else(|| rest.iter().find_map(|(_, b)| within(b))),
+            Expr::Call(_, args) => args.iter().find_map(within),
+        }
+    }
+
     /// The value if the expression depends on neither time nor inputs.
     pub fn constant(&self) -> Option<f64> {
         match self {

@@ -751,3 +751,39 @@ fn a_hammer_blow_to_a_table_does_not_pull_down_the_ball_on_it() {
     assert!((vh - v_hammer).abs() < 1e-6 * v0, "hammer {vh} against {v_hammer}");
     assert_eq!(output(&mut sim, "F"), 0.0);
 }
+
+/// A table driven up at 0.5 m/s stops at T (`0.5*min(t, T)`, T off the step grid): the ball
+/// resting on it flies on at 0.5 m/s, exactly on the free-flight parabola. The step ends at
+/// the kink of the drive, where the velocities are projected onto its new rate and the
+/// contact, whose impulse would pull, parts (`Stepper::pass_kink`). Stepped across, the
+/// ball left at a quarter of the speed, or stayed on the table (a probe).
+#[test]
+fn a_ball_on_a_table_that_stops_flies_on() {
+    let (speed, stop) = (0.5, 0.05037);
+    let text = format!(
+        "[model]\nname = \"stopper\"\ngravity = [0.0, -9.81]\n\
+         [[rigid_bodies]]\nname = \"table\"\nmass = 5.0\ninertia = 1.0\nposition = [0.0, 0.0]\n\
+         [[joints]]\nname = \"slide\"\ntype = \"prismatic\"\nbody2 = \"table\"\npoint = [0.0, 0.0]\n\
+         axis = [0.0, 1.0]\ndrive = \"{speed}*min(t, {stop})\"\n\
+         [[point_masses]]\nname = \"ball\"\nmass = 1.0\nposition = [0.0, 0.05]\nvelocity = [0.0, {speed}]\n\
+         [[contacts]]\nname = \"c\"\ntype = \"circle_plane\"\nmethod = \"constraint\"\nbody1 = \"table\"\n\
+         point1 = [0.0, 0.0]\nnormal = [0.0, 1.0]\nbody2 = \"ball\"\nradius2 = 0.05\nrestitution = 0.0\n\
+         [[outputs]]\nname = \"y\"\nquantity = \"y\"\nbody = \"ball\"\n\
+         [[outputs]]\nname = \"F\"\nquantity = \"contact_force\"\ncontact = \"c\"\n"
+    );
+    let model = Model::parse(&text, "stopper.toml").unwrap();
+    let mut sim = Simulation::new(&model, &[], flexfmu::simulation::SolverSettings::default(), 0.0).unwrap();
+    sim.step_to(0.05).unwrap();
+    assert!((output(&mut sim, "F") - G).abs() < 1e-6, "carried: {} N", output(&mut sim, "F"));
+    let y_stop = 0.05 + speed * stop;
+    for k in 6..=14 {
+        let t = 0.01 * k as f64;
+        sim.step_to(t).unwrap();
+        let tau = t - stop;
+        let (y, force) = (output(&mut sim, "y"), output(&mut sim, "F"));
+        let exact = y_stop + speed * tau - 0.5 * G * tau * tau;
+        println!("t = {t:.2}: ball at {y:.12} m (free flight {exact:.12}), contact force {force} N");
+        assert!((y - exact).abs() < 1e-9, "t = {t}: {y} against the free flight's {exact}");
+        assert_eq!(force, 0.0);
+    }
+}
