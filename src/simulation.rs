@@ -1371,6 +1371,13 @@ impl Simulation {
         /// An increment is halved at most this often: 1/1024 of it at the smallest, and at
         /// most 1024 + 10 solves per call.
         const STATIC_HALVINGS: u32 = 10;
+        /// An increment that moves a coordinate by more than this, in its scale (the model
+        /// length, or 1 rad), is halved; one that still does at the last halving has jumped
+        /// (Lee's frame driven past its snap-back moved by 0.27 of its length within 1e-3 of
+        /// the imposed displacement, silently: a probe).
+        const STATIC_JUMP: f64 = 0.05;
+        /// Rounds of contacts switched at one time (each re-solves the equilibrium).
+        const STATIC_CONTACT_ROUNDS: usize = 16;
         let s = &self.state;
         let continuing = self.settled.as_ref().is_some_and(|(at, settled, _)| *at == s.t && *settled == s.q);
         let mut iterations = 0;
@@ -1405,25 +1412,67 @@ impl Simulation {
         // 0.05, stayed near-straight past its buckling load and bent against the imperfection):
         // it is halved too, so that the load follows the stable path; a perfect structure,
         // whose path becomes unstable itself, is accepted at the last halving.
-        let unstable_at = |q: &[f64], lambda: &[f64], t: f64| {
-            crate::analysis::modes::unstable_directions(&self.system, q, lambda, t).is_some_and(|k| k > 0)
-        };
+        fn unstable_at(system: &System, q: &[f64], lambda: &[f64], t: f64) -> bool {
+            crate::analysis::modes::unstable_directions(system, q, lambda, t).is_some_and(|k| k > 0)
+        }
         // Only a load increment can jump (not a solve again at the equilibrium's own time, as
         // `modes_at_equilibrium` does).
-        let mut stable = continuing && t != s.t && !unstable_at(&q, &lambda, s.t);
+        let increments = continuing && t != s.t;
+        let mut stable = increments && !unstable_at(&self.system, &q, &lambda, s.t);
+        // The contacts' modes, put back if the solve fails; the rounds of contacts switched.
+        let mut modes = History::default();
+        self.system.history_into(&mut modes);
+        let (mut switches, mut lifted) = (0, false);
+        let depth = self.settings.tolerance * self.stepper.workspace.model_length();
         let solved = loop {
             let target = if halvings == 0 { t } else { (reached + increment).min(t) };
             let (q0, lambda0) = (q.clone(), lambda.clone());
             match solve_static(&self.system, &mut q, &mut lambda, target, &options) {
-                Ok(_) if stable && halvings < STATIC_HALVINGS && unstable_at(&q, &lambda, target) => {
-                    (q, lambda) = (q0, lambda0);
-                    increment *= 0.5;
-                    halvings += 1;
-                }
                 Ok(solved) => {
+                    // How far the increment moved, in the coordinates' scales: a move that
+                    // does not shrink with the increment is a jump of the equilibrium path.
+                    let moved = if increments {
+                        q.iter()
+                            .zip(&q0)
+                            .zip(&self.static_scales)
+                            .fold(0.0f64, |a, ((x, x0), s)| a.max((x - x0).abs() / s))
+                    } else {
+                        0.0
+                    };
+                    let jumped = moved > STATIC_JUMP;
+                    if halvings < STATIC_HALVINGS
+                        && (jumped || (stable && unstable_at(&self.system, &q, &lambda, target)))
+                    {
+                        (q, lambda) = (q0, lambda0);
+                        increment *= 0.5;
+                        halvings += 1;
+                        continue;
+                    }
                     iterations += solved.iterations;
+                    if jumped {
+                        break Err(format!(
+                            "static equilibrium at t = {}: the equilibrium moved by {moved:.2} (in model lengths or \
+                             radians) over an increment of {increment:.3e} from t = {}, halved {halvings} times: the \
+                             path of equilibria turns back or ends here (a snap-through or snap-back), which neither \
+                             load nor displacement control can follow; the equilibria before are on the path",
+                            Compact(target),
+                            Compact(reached)
+                        ));
+                    }
+                    // Unilateral contacts: a support whose force would pull lifts off, a body
+                    // that moved into a support rests on it, and the equilibrium is solved
+                    // again (a probe's ball under a growing lift was held down with -5 N).
+                    if switches < STATIC_CONTACT_ROUNDS {
+                        let released = self.system.release_tensile(&q, &lambda);
+                        let closed = self.system.close_penetrated_contacts(&q, depth);
+                        if released || closed {
+                            switches += 1;
+                            lifted |= released;
+                            continue;
+                        }
+                    }
                     neutral = solved.neutral;
-                    stable = stable && !(halvings == STATIC_HALVINGS && unstable_at(&q, &lambda, target));
+                    stable = stable && !(halvings == STATIC_HALVINGS && unstable_at(&self.system, &q, &lambda, target));
                     reached = target;
                     if target == t {
                         break Ok(());
@@ -1443,10 +1492,16 @@ impl Simulation {
                     } else {
                         String::new()
                     };
-                    break Err(format!("static equilibrium at t = {}: {e}{tried}", Compact(target)));
+                    let contact =
+                        if lifted { " (after a contact lifted off: its force would have pulled)" } else { "" };
+                    break Err(format!("static equilibrium at t = {}: {e}{tried}{contact}", Compact(target)));
                 }
             }
         };
+        if solved.is_err() {
+            // The history came from this system: it fits.
+            let _ = self.system.set_history(modes);
+        }
         self.system.at_rest(false);
         solved?;
         self.settled = Some((t, q.clone(), neutral));

@@ -127,6 +127,10 @@ const PSEUDO_STEP_CONVERGED: f64 = 1e-3;
 /// pseudo-transient phase started (SER has lowered eps as much).
 const EPS_OFF: f64 = 1e-4;
 
+/// The proximal weight of a load increment's steps at a singular tangent, as a fraction of the
+/// stiffest coordinate's K_ii / M_ii (`Solver::proximal_eps`).
+const PROXIMAL_FRACTION: f64 = 1e-12;
+
 /// What a solve found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Solved {
@@ -275,6 +279,19 @@ impl<'a> Solver<'a> {
             image: vec![0.0; n + m],
             iterations: 0,
         }
+    }
+
+    /// The weight of the proximal term of a load increment's step at a singular tangent: the
+    /// fraction PROXIMAL_FRACTION of the largest K_ii / M_ii of the last plain Newton matrix
+    /// (1 / s^2 if nothing has stiffness).
+    fn proximal_eps(&self) -> f64 {
+        let ratio = self
+            .stiffness
+            .iter()
+            .zip(&self.mass)
+            .filter(|(_, m)| **m > 0.0)
+            .fold(0.0f64, |r, (k, m)| r.max(k.abs() / m));
+        PROXIMAL_FRACTION * if ratio > 0.0 && ratio.is_finite() { ratio } else { 1.0 }
     }
 
     fn max_iterations(&self) -> usize {
@@ -436,7 +453,24 @@ impl<'a> Solver<'a> {
                         // point (`Solved::neutral`).
                         return Ok(Solved { iterations: self.iterations, neutral: true });
                     }
-                    Step::Singular if !self.o.globalize => return Err(StaticsError::Singular),
+                    // A load increment from an equilibrium with a direction that nothing
+                    // resists (a ball on a frictionless floor, loaded vertically): Newton
+                    // steps proximal in the mass metric with a weight far below the stiffness
+                    // (`PROXIMAL_FRACTION`), which leave such a direction where it is when the
+                    // forces along it balance. Where they do not (the load pushes along it, or
+                    // a critical point), the step is too long and the increment fails, as
+                    // before (a probe's ball under a growing lift was "singular where the
+                    // forces do not balance" at the first increment).
+                    Step::Singular if !self.o.globalize => {
+                        let base = q.to_vec();
+                        match self.newton_step(q, lambda, self.proximal_eps(), &base) {
+                            Step::Taken { .. } => {
+                                previous_increment = None;
+                                continue;
+                            }
+                            _ => return Err(StaticsError::Singular),
+                        }
+                    }
                     Step::Rejected if !self.o.globalize => return Err(StaticsError::NotConverged(self.iterations)),
                     Step::Singular | Step::Rejected => {
                         eps = first_eps(&self.res.r[..self.n], &self.mass, s, &self.stiffness);

@@ -250,6 +250,23 @@ impl System {
     /// supports; a support at a body's reference point acts on its translations only). Only
     /// those are regularized (`regularize_contacts`), so a model whose contacts are
     /// independent is solved as without.
+    /// Close the separated contact rows that penetrate by more than `depth` at q (a static
+    /// solve that moved a body into a support it had not reached: `Simulation::settle_static`).
+    /// Returns whether any was closed.
+    pub fn close_penetrated_contacts(&mut self, q: &[f64], depth: f64) -> bool {
+        let mut closed = false;
+        for c in &mut self.contact_constraints {
+            if !c.is_active() && c.penetration(q) > depth {
+                c.close();
+                closed = true;
+            }
+        }
+        if closed {
+            self.mark_dependent_contacts(q);
+        }
+        closed
+    }
+
     fn mark_dependent_contacts(&mut self, q: &[f64]) {
         let (contacts, grouped) = (&mut self.contact_constraints, &mut self.contact_grouped);
         grouped.iter_mut().for_each(|g| *g = false);

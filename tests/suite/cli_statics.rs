@@ -598,3 +598,120 @@ fn an_imperfect_column_loaded_in_steps_follows_its_stable_buckled_branch() {
     assert!((x + 0.204124).abs() < 2e-3 && (y - 0.707389).abs() < 2e-3, "({x}, {y})");
     assert!(rows.iter().all(|r| r[2] >= 0.0), "bent towards its imperfection all along");
 }
+
+/// Statics with unilateral contacts (models/ball_drop_constraint.toml resting on its floor,
+/// lifted by `lift * t` = 5 t N): the floor carries m g - 5 t until that reaches 0 at t =
+/// m g / 5 = 1.962 s, the ball's sideways direction free throughout (a neutral equilibrium
+/// that load increments step along). Past the lift-off the contact would pull, so it parts and
+/// nothing holds the ball: the run ends there, saying so, with the rows before it. Before, the
+/// increments stopped at t = 0.25 with "singular where the forces do not balance", and with
+/// the ball held sideways the floor pulled it down with -5 N at 3 s (a probe).
+#[test]
+fn a_lifted_ball_loads_its_floor_less_until_the_contact_would_pull() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("lift.csv");
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/ball_drop_constraint.toml");
+    let args = [model.to_str().unwrap(), "--set", "lift=5", "--set", "h0=0", "--set", "e=0"];
+    let (ok, err, header, rows) =
+        statics(&[&args[..], &["--stop-time", "3", "--output-interval", "0.25"]].concat(), &csv);
+    println!("{err}");
+    assert!(!ok);
+    assert!(err.contains("static equilibrium at t = 2") && err.contains("lifted off"), "{err}");
+    let force = header.iter().position(|h| h == "contact_force").unwrap();
+    assert_eq!(rows.len(), 8, "the equilibria to 1.75 s");
+    for r in &rows {
+        assert!((r[force] - (9.81 - 5.0 * r[0])).abs() < 1e-9, "t = {}: {} N", r[0], r[force]);
+    }
+}
+
+/// Lee's frame (Lee, Manuel & Rossow 1968: two 120-long members, EI = 1440, EA = 4320, pinned
+/// at both ends) driven downwards at the load point by a long jack (displacement control): the
+/// path passes the limit load, then turns back in the imposed displacement (snap-back), where
+/// no nearby equilibrium exists. The run ends there, instead of jumping silently to a distant
+/// branch (a probe: the load point moved sideways by 0.27 of the frame's size within 1e-3 of
+/// the imposed displacement, and the load changed sign). No row moves the load point by more
+/// than 0.1 of the frame from the one before (near the snap-back the path is steep: 7 per
+/// row of 1 unit of stroke; the jump was 32).
+#[test]
+fn a_snap_back_under_displacement_control_ends_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let (model, csv) = (dir.path().join("lee.toml"), dir.path().join("lee.csv"));
+    let member = |name: &str, start: &str, end: &str| {
+        format!(
+            "[[beams]]\nname = \"{name}\"\nstart = {start}\nend = {end}\nelements = 10\nformulation = \"timoshenko\"\n\
+             section = {{ EA = 4320.0, EI = 1440.0, GA = 1e9, mass_per_length = 1.0 }}\n"
+        )
+    };
+    let text = format!(
+        "[model]\nname = \"lee\"\n[solver]\nstop_time = 1.0\noutput_interval = 0.01\n{}{}\
+         [[joints]]\nname = \"base\"\ntype = \"revolute\"\nbody2 = \"col.start\"\n\
+         [[joints]]\nname = \"corner\"\ntype = \"fixed\"\nbody1 = \"col.end\"\nbody2 = \"bm.start\"\n\
+         [[joints]]\nname = \"right\"\ntype = \"revolute\"\nbody2 = \"bm.end\"\n\
+         [[joints]]\nname = \"jack\"\ntype = \"distance\"\nbody1 = \"ground\"\npoint1 = [24.0, -99880.0]\n\
+         body2 = \"bm.node[2]\"\ndrive = \"1e5 - 100*t\"\n\
+         [[outputs]]\nname = \"u\"\nquantity = \"x\"\nbody = \"bm.node[2]\"\n\
+         [[outputs]]\nname = \"v\"\nquantity = \"y\"\nbody = \"bm.node[2]\"\n\
+         [[outputs]]\nname = \"P\"\nquantity = \"drive_force\"\njoint = \"jack\"\n",
+        member("col", "[0.0, 0.0]", "[0.0, 120.0]"),
+        member("bm", "[0.0, 120.0]", "[120.0, 120.0]"),
+    );
+    std::fs::write(&model, text).unwrap();
+    let (ok, err, _, rows) = statics(&[model.to_str().unwrap()], &csv);
+    println!("{err}");
+    assert!(!ok, "the run passed the snap-back");
+    let last = rows.last().unwrap();
+    let peak = rows.iter().map(|r| -r[3]).fold(0.0f64, f64::max);
+    println!(
+        "{} rows, the last at t = {}; peak load {peak:.4} = {:.2} EI/L^2",
+        rows.len(),
+        last[0],
+        peak * 14400.0 / 1440.0
+    );
+    // The limit load (18.5 EI/L^2 in the literature, 18.95 with 10 elements per member here)
+    // is on the path, and the path ends at the snap-back, 0.61 of the stroke.
+    assert!((1.84..1.92).contains(&peak), "peak load {peak}");
+    assert!((0.55..0.65).contains(&last[0]), "ended at t = {}", last[0]);
+    for pair in rows.windows(2) {
+        let moved = (pair[1][1] - pair[0][1]).hypot(pair[1][2] - pair[0][2]);
+        assert!(moved < 0.1 * 120.0, "t = {}: the load point moved by {moved}", pair[1][0]);
+    }
+}
+
+/// A bar (10 kg, centre at x = 0.2) on three constraint supports at x = -1, 0, 1, turned by a
+/// torque 100 t N m (statics): the support at x = 1 unloads and lifts off where its least-norm
+/// share reaches 0 (t = 0.85); from there the bar rests on the other two, R0 = 100 t - 0.2 W
+/// and R1 = W - R0, with R2 = 0 and not negative (it pulled with -2.5 N at 0.9 s: a probe).
+#[test]
+fn a_support_unloaded_by_a_torque_lifts_off_in_statics() {
+    let dir = tempfile::tempdir().unwrap();
+    let (model, csv) = (dir.path().join("bar3.toml"), dir.path().join("bar3.csv"));
+    let support = |k: usize, x: f64| {
+        format!(
+            "[[contacts]]\nname = \"s{k}\"\nmethod = \"constraint\"\ntype = \"point_plane\"\npoint1 = [{x}, 0.0]\n\
+             normal = [0.0, 1.0]\nbody2 = \"bar\"\npoint2 = [{x}, 0.0]\nrestitution = 0.5\n\
+             [[outputs]]\nname = \"R{k}\"\nquantity = \"contact_force\"\ncontact = \"s{k}\"\n"
+        )
+    };
+    let text = format!(
+        "[model]\nname = \"bar3\"\ngravity = [0.0, -9.81]\n[solver]\nstop_time = 1.1\noutput_interval = 0.05\n\
+         [[rigid_bodies]]\nname = \"bar\"\nmass = 10.0\ninertia = 4.8\nposition = [0.2, 0.0]\n\
+         [[loads]]\ntype = \"torque\"\nbody = \"bar\"\nvalue = \"100*t\"\n{}{}{}",
+        support(0, -1.0),
+        support(1, 0.0),
+        support(2, 1.0)
+    );
+    std::fs::write(&model, text).unwrap();
+    let (ok, err, _, rows) = statics(&[model.to_str().unwrap()], &csv);
+    assert!(ok, "{err}");
+    assert_eq!(rows.len(), 23);
+    let w = 98.1;
+    for r in &rows {
+        let (t, r0, r1, r2) = (r[0], r[1], r[2], r[3]);
+        assert!(r2 >= 0.0 && (r0 + r1 + r2 - w).abs() < 1e-9, "t = {t}: {r0}, {r1}, {r2}");
+        if t > 0.851 {
+            println!("t = {t:.2}: {r0:.6}, {r1:.6}, {r2}");
+            assert_eq!(r2, 0.0);
+            assert!((r0 - (100.0 * t - 0.2 * w)).abs() < 1e-9, "t = {t}: R0 = {r0}");
+        }
+    }
+}

@@ -143,6 +143,11 @@ impl ContactConstraint {
         self.memory = ContactConstraintMemory { mode: ContactMode::Separated, offset, dependent: false, ..self.memory };
     }
 
+    /// Make the row active (resting contact) without an impact.
+    pub fn close(&mut self) {
+        self.memory = ContactConstraintMemory { mode: ContactMode::Active, ..self.memory };
+    }
+
     /// Whether the row is separated and has reached its onset with the bodies approaching
     /// faster than round-off (an impact, not a touch).
     pub fn impacts(&self, q: &[f64], v: &[f64]) -> bool {
