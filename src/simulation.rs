@@ -1407,6 +1407,10 @@ impl Simulation {
             StaticOptions { tolerance: self.settings.tolerance, scales: &self.static_scales, globalize: !continuing };
         let (mut reached, mut increment, mut halvings) = (s.t, t - s.t, 0);
         let mut neutral = false;
+        // The work of the loads and drives along the increments (trapezoidal rule between the
+        // equilibria reached), from the last equilibrium reached (`energy_supplied`).
+        let (mut work, rest) = (crate::integrators::EnergyFlow::default(), vec![0.0; q.len()]);
+        let (mut q_reached, mut lambda_reached) = (q.clone(), lambda.clone());
         // From a stable equilibrium, an increment that lands on an unstable one has jumped a
         // bifurcation (a probe's column with a small lateral imperfection, loaded in steps of
         // 0.05, stayed near-straight past its buckling load and bent against the imperfection):
@@ -1473,6 +1477,16 @@ impl Simulation {
                     }
                     neutral = solved.neutral;
                     stable = stable && !(halvings == STATIC_HALVINGS && unstable_at(&self.system, &q, &lambda, target));
+                    if increments && target > reached {
+                        let h = target - reached;
+                        let stride = Stride { start: &q_reached, end: &q, h };
+                        let p0 = self.system.power(&q_reached, &rest, &lambda_reached, reached, &stride);
+                        let p1 = self.system.power(&q, &rest, &lambda, target, &stride);
+                        work.supplied += 0.5 * h * (p0.supplied + p1.supplied);
+                        work.dissipated += 0.5 * h * (p0.dissipated + p1.dissipated);
+                    }
+                    q_reached.clone_from(&q);
+                    lambda_reached.clone_from(&lambda);
                     reached = target;
                     if target == t {
                         break Ok(());
@@ -1507,6 +1521,7 @@ impl Simulation {
         self.settled = Some((t, q.clone(), neutral));
         let s = &mut self.state;
         (s.q, s.lambda, s.t) = (q, lambda, t);
+        s.exchanged = s.exchanged + work;
         s.v.fill(0.0);
         s.a.fill(0.0);
         // A step from here starts afresh (matrix, predictor, consistent accelerations).
