@@ -73,6 +73,14 @@ pub unsafe extern "C" fn fmi3GetDirectionalDerivative(
             ) else {
                 return null_argument(inst, F);
             };
+            if unknowns.iter().chain(knowns).any(|vr| *vr == inst.time_vr) {
+                return inst.core.error(&format!(
+                    "{F}: time (value reference {}) is the independent variable, neither a known nor an unknown of \
+                     the directional derivatives (knowns: inputs, and parameters in Initialization Mode; unknowns: \
+                     outputs)",
+                    inst.time_vr
+                ));
+            }
             inst.core.directional_derivative(F, unknowns, knowns, seed, &mut |k, x| out[k] = x)
         })
     }

@@ -201,11 +201,15 @@ impl Instance {
         stop: Option<f64>,
     ) -> Status {
         if !start.is_finite() {
-            return self.error(&format!("{function}: startTime {start} is not finite"));
+            return self.error(&format!("{function}: startTime {} is not finite", Compact(start)));
         }
         if let Some(stop) = stop {
             if stop.is_nan() || stop < start {
-                return self.error(&format!("{function}: stopTime {stop} is before startTime {start}"));
+                return self.error(&format!(
+                    "{function}: stopTime {} is before startTime {}",
+                    Compact(stop),
+                    Compact(start)
+                ));
             }
         }
         if let Some(t) = tolerance {
@@ -255,7 +259,7 @@ impl Instance {
                 .map_err(|e| e.to_string())?;
             // Values set before exiting initialization are the initial state's.
             sim.set_initial_inputs(&self.inputs)?;
-            self.log(Status::Ok, Category::Events, &format!("initialized at t = {}", self.start_time));
+            self.log(Status::Ok, Category::Events, &format!("initialized at t = {}", Compact(self.start_time)));
             self.sim = Some(sim);
             self.log_warnings();
         }
@@ -515,21 +519,31 @@ impl Instance {
             ));
         }
         if h < 0.0 {
-            return self.error(&format!("{function}: communicationStepSize {h} is negative"));
+            return self.error(&format!("{function}: communicationStepSize {} is negative", Compact(h)));
         }
         if h > 0.0 && tc + h == tc {
             return self.error(&format!(
-                "{function}: communicationStepSize {h} is below the time resolution at t = {tc} (t + h == t in double \
-                 precision)"
+                "{function}: communicationStepSize {} is below the time resolution at t = {} (t + h == t in double \
+                 precision)",
+                Compact(h),
+                Compact(tc)
             ));
         }
         if (tc - t).abs() > TIME_TOLERANCE * t.abs().max(tc.abs()).max(1.0) {
-            return self.error(&format!("{function}: currentCommunicationPoint {tc} does not match the FMU time {t}"));
+            return self.error(&format!(
+                "{function}: currentCommunicationPoint {} does not match the FMU time {}",
+                Compact(tc),
+                Compact(t)
+            ));
         }
         let target = tc + h;
         if let Some(stop) = self.stop_time {
             if target > stop + TIME_TOLERANCE * stop.abs().max(1.0) {
-                return self.error(&format!("{function}: the step to {target} goes past stopTime {stop}"));
+                return self.error(&format!(
+                    "{function}: the step to {} goes past stopTime {}",
+                    Compact(target),
+                    Compact(stop)
+                ));
             }
         }
         let clock = std::time::Instant::now();
@@ -610,7 +624,7 @@ impl Instance {
                     self.log(
                         Status::Ok,
                         Category::Events,
-                        &format!("{function}: returned early at an event at t = {t}"),
+                        &format!("{function}: returned early at an event at t = {}", Compact(t)),
                     );
                 }
                 Status::Ok
@@ -721,15 +735,16 @@ impl Instance {
             match self.variable(function, *vr, VarType::Real) {
                 Ok(Role::Input(i)) => inputs.push((i, *dv)),
                 Ok(Role::Parameter(i)) if initial => params.push((i, *dv)),
-                Ok(_) => {
+                Ok(role) => {
+                    let what = match role {
+                        Role::Output(_) => "an output",
+                        Role::Solver(_) => "a solver setting",
+                        _ => "a parameter, a known in Initialization Mode only",
+                    };
                     return self.error(&format!(
-                        "{function}: known {} is not an input{}",
+                        "{function}: known {} is {what}: the knowns are the inputs{}",
                         self.name(*vr),
-                        if initial {
-                            " or a parameter"
-                        } else {
-                            " (parameters are knowns in Initialization Mode only)"
-                        }
+                        if initial { " and the model's parameters" } else { "" }
                     ));
                 }
                 Err(s) => return s,

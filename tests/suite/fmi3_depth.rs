@@ -322,7 +322,15 @@ fn bad_derivative_calls_are_errors_with_a_reason() {
         assert_eq!(fmi3GetOutputDerivatives(p.c3, &force, 1, &1, x.as_mut_ptr(), 1), ERROR);
         assert!(p.last3().1.contains("is not an output"), "{:?}", p.last3());
         assert_eq!(fmi3GetDirectionalDerivative(p.c3, &a, 1, &k, 1, &1.0, 1, x.as_mut_ptr(), 1), ERROR);
-        assert!(p.last3().1.contains("is not an input"), "{:?}", p.last3());
+        assert!(p.last3().1.contains("a known in Initialization Mode only"), "{:?}", p.last3());
+        // The independent variable and a solver setting are named as such (a probe was told
+        // "unknown value reference" and "not an input or a parameter").
+        let time = p.vars.list.len() as u32;
+        assert_eq!(fmi3GetDirectionalDerivative(p.c3, &a, 1, &time, 1, &1.0, 1, x.as_mut_ptr(), 1), ERROR);
+        assert!(p.last3().1.contains("time (value reference"), "{:?}", p.last3());
+        let step = p.vr("solver_step");
+        assert_eq!(fmi3GetDirectionalDerivative(p.c3, &a, 1, &step, 1, &1.0, 1, x.as_mut_ptr(), 1), ERROR);
+        assert!(p.last3().1.contains("is a solver setting"), "{:?}", p.last3());
         assert_eq!(fmi3GetDirectionalDerivative(p.c3, &a, 1, &force, 1, &1.0, 2, x.as_mut_ptr(), 1), ERROR);
         assert!(p.last3().1.contains("nSeed must equal nKnowns"), "{:?}", p.last3());
         assert_eq!(fmi3GetDirectionalDerivative(p.c3, &a, 1, &force, 1, null(), 1, x.as_mut_ptr(), 1), ERROR);

@@ -469,7 +469,7 @@ fn directional_derivatives_equal_central_differences() {
     let p = Inst::new("pendulum");
     let expected = 0.5 * (std::f64::consts::PI / 3.0).sin() / (1.0 / 3.0);
     assert!((p.directional("Fy", "torque", 1.0).unwrap() - expected).abs() < 1e-12);
-    assert!(inst.directional("a", "k", 1.0).unwrap_err().contains("is not an input"));
+    assert!(inst.directional("a", "k", 1.0).unwrap_err().contains("a known in Initialization Mode only"));
     assert!(inst.directional("force", "force", 1.0).unwrap_err().contains("is not an output"));
     assert!(inst.directional("a", "force", f64::INFINITY).unwrap_err().contains("must be finite"));
 }
