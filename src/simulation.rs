@@ -294,6 +294,8 @@ pub struct Simulation {
     /// the vector is reused, so reading outputs allocates nothing after the first time).
     output_values: Vec<f64>,
     outputs_current: bool,
+    /// Why the accelerations of the current outputs could not be solved (`compute_outputs`).
+    accelerations_failure: Option<String>,
     /// The outputs' derivatives along the motion at the current state, if computed
     /// (src/simulation/motion_derivatives.rs; cleared with `outputs_current`).
     motion: motion_derivatives::MotionDerivatives,
@@ -437,6 +439,7 @@ impl Simulation {
             stepper,
             output_values: Vec::new(),
             outputs_current: false,
+            accelerations_failure: None,
             motion: Default::default(),
             needs_accelerations,
             scratch_a: vec![0.0; n],
@@ -806,48 +809,76 @@ impl Simulation {
 
     /// Output values at the current time. Accelerations and reactions are recomputed from
     /// the converged (q, v) with the index-1 equations, so they are second-order accurate
-    /// whatever the method's own multipliers are.
+    /// whatever the method's own multipliers are. An error if any is not finite, or the
+    /// accelerations cannot be solved.
     pub fn output_values(&mut self) -> Result<&[f64], String> {
-        if !self.outputs_current {
-            let s = &self.state;
-            // At a static equilibrium (`settle_static`) the accelerations are zero and the
-            // multipliers the static ones: the index-1 solve would add the inertia of the
-            // drives' accelerations there (a probe's `statics` of a driven arm reported
-            // gravity plus M q'' as holding torques).
-            let settled = self.settled.as_ref().is_some_and(|(t, q, _)| *t == s.t && *q == s.q);
-            let needs_accelerations = self.needs_accelerations && !settled;
-            if needs_accelerations {
-                let mut stats = Statistics::default();
-                self.stepper
-                    .workspace
-                    .consistent_accelerations(
-                        &self.system,
-                        (&s.q, &s.v, s.t),
-                        &mut self.scratch_a,
-                        &mut self.scratch_lambda,
-                        &mut stats,
-                    )
-                    .map_err(|e| e.to_string())?;
-            }
-            let (a, lambda) =
-                if needs_accelerations { (&self.scratch_a, &self.scratch_lambda) } else { (&s.a, &s.lambda) };
-            let os = OutputState { q: &s.q, v: &s.v, a, lambda, t: s.t, exchanged: s.exchanged };
-            let values = &mut self.output_values;
-            values.clear();
-            values.extend(self.outputs.iter().map(|o| o.eval(&self.system, &os)));
-            // A finite state can still overflow an output (e.g. 1e300 in a model file): an
-            // error, not a silent inf or NaN.
-            if let Some(i) = values.iter().position(|v| !v.is_finite()) {
-                return Err(format!(
-                    "output '{}' is {} at t = {} (overflow: are the model's values in SI units?)",
-                    self.outputs[i].name,
-                    values[i],
-                    Compact(s.t)
-                ));
-            }
-            self.outputs_current = true;
+        self.compute_outputs();
+        if let Some(e) = &self.accelerations_failure {
+            return Err(e.clone());
         }
-        Ok(&self.output_values)
+        match self.output_values.iter().position(|v| !v.is_finite()) {
+            Some(i) => Err(self.non_finite_output(i)),
+            None => Ok(&self.output_values),
+        }
+    }
+
+    /// Output `index` at the current time (as `output_values`), where it is finite even if
+    /// others are not: an input that overflows the energy, or the accelerations, leaves the
+    /// positions readable (a probe's FMU refused every read, positions included). Otherwise
+    /// the error that names why.
+    pub fn output_value(&mut self, index: usize) -> Result<f64, String> {
+        self.compute_outputs();
+        match self.output_values.get(index) {
+            Some(v) if v.is_finite() => Ok(*v),
+            Some(_) => Err(self.accelerations_failure.clone().unwrap_or_else(|| self.non_finite_output(index))),
+            None => Err(format!("no output with index {index}")),
+        }
+    }
+
+    fn non_finite_output(&self, i: usize) -> String {
+        format!(
+            "output '{}' is {} at t = {} (overflow: are the model's values in SI units?)",
+            self.outputs[i].name,
+            self.output_values[i],
+            Compact(self.state.t)
+        )
+    }
+
+    /// The outputs at the current time into `output_values` (not finite where they overflow
+    /// or, if the accelerations cannot be solved, NaN where they depend on them; why in
+    /// `accelerations_failure`).
+    fn compute_outputs(&mut self) {
+        if self.outputs_current {
+            return;
+        }
+        let s = &self.state;
+        // At a static equilibrium (`settle_static`) the accelerations are zero and the
+        // multipliers the static ones: the index-1 solve would add the inertia of the
+        // drives' accelerations there (a probe's `statics` of a driven arm reported
+        // gravity plus M q'' as holding torques).
+        let settled = self.settled.as_ref().is_some_and(|(t, q, _)| *t == s.t && *q == s.q);
+        let needs_accelerations = self.needs_accelerations && !settled;
+        self.accelerations_failure = None;
+        if needs_accelerations {
+            let mut stats = Statistics::default();
+            if let Err(e) = self.stepper.workspace.consistent_accelerations(
+                &self.system,
+                (&s.q, &s.v, s.t),
+                &mut self.scratch_a,
+                &mut self.scratch_lambda,
+                &mut stats,
+            ) {
+                self.accelerations_failure = Some(format!("the accelerations at t = {}: {e}", Compact(s.t)));
+                self.scratch_a.fill(f64::NAN);
+                self.scratch_lambda.fill(f64::NAN);
+            }
+        }
+        let (a, lambda) = if needs_accelerations { (&self.scratch_a, &self.scratch_lambda) } else { (&s.a, &s.lambda) };
+        let os = OutputState { q: &s.q, v: &s.v, a, lambda, t: s.t, exchanged: s.exchanged };
+        let values = &mut self.output_values;
+        values.clear();
+        values.extend(self.outputs.iter().map(|o| o.eval(&self.system, &os)));
+        self.outputs_current = true;
     }
 
     pub fn settings(&self) -> &SolverSettings {

@@ -316,17 +316,10 @@ impl Instance {
             Role::Parameter(i) => self.params[i],
             Role::Input(i) => self.inputs[i],
             Role::Solver(field) => settings::value(&self.settings, field),
-            Role::Output(i) => {
-                let values = match self.ensure_simulation() {
-                    Ok(sim) => sim.output_values().map(|v| v.get(i).copied()),
-                    Err(e) => Err(e),
-                };
-                match values {
-                    Ok(Some(x)) => x,
-                    Ok(None) => return Err(self.error(&format!("{function}: output {i} out of range"))),
-                    Err(e) => return Err(self.error(&format!("{function}: {e}"))),
-                }
-            }
+            Role::Output(i) => match self.ensure_simulation().and_then(|sim| sim.output_value(i)) {
+                Ok(x) => x,
+                Err(e) => return Err(self.error(&format!("{function}: {e}"))),
+            },
         })
     }
 

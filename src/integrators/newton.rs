@@ -116,9 +116,10 @@ pub enum NewtonError {
     )]
     Diverged { iterations: usize },
     #[error(
-        "a {part} evaluated to NaN or infinity at t = {} (an expression outside its domain, such as the square \
+        "{} {part} evaluated to NaN or infinity at t = {} (an expression outside its domain, such as the square \
          root of a negative number, or an overflow); check the model's values (SI units?), expressions and inputs, \
          or a smaller step",
+        if part.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" },
         crate::compact_number::Compact(*.t)
     )]
     NonFinite { t: f64, part: &'static str },
@@ -493,12 +494,22 @@ impl Workspace {
             return Err(NewtonError::NonFinite { t, part: "force" });
         }
         self.factorize_index1(sys, (q, v, a, lambda), t, stats)?;
-        let (r1, r2) = self.rhs.split_at_mut(n);
-        for (r, f) in r1.iter_mut().zip(&self.forces) {
-            *r = -f;
+        let fill = |rhs: &mut [f64], forces: &[f64], scale: f64| {
+            let (r1, r2) = rhs.split_at_mut(n);
+            for (r, f) in r1.iter_mut().zip(forces) {
+                *r = -f * scale;
+            }
+            sys.constraint_acceleration_rhs(q, v, t, r2);
+            r2.iter_mut().for_each(|r| *r *= scale);
+        };
+        fill(&mut self.rhs, &self.forces, 1.0);
+        if let Err(e) = self.index1_lu.solve_unshifted(&mut self.rhs) {
+            // A solution that overflows (forces near f64::MAX, a probe's input torque of
+            // 1.7e308 N m) is no singular matrix: the same system scaled down solves.
+            fill(&mut self.rhs, &self.forces, f64::EPSILON);
+            let overflow = self.index1_lu.solve_unshifted(&mut self.rhs).is_ok();
+            return Err(if overflow { NewtonError::NonFinite { t, part: "acceleration" } } else { e.into() });
         }
-        sys.constraint_acceleration_rhs(q, v, t, r2);
-        self.index1_lu.solve_unshifted(&mut self.rhs)?;
         a.copy_from_slice(&self.rhs[..n]);
         lambda.copy_from_slice(&self.rhs[n..]);
         Ok(())
