@@ -294,7 +294,19 @@ impl Expr {
                     Func::Exp => chain(x, v.exp(), v.exp(), v.exp()),
                     Func::Ln => chain(x, v.ln(), 1.0 / v, -1.0 / (v * v)),
                     Func::Sqrt => chain(x, v.sqrt(), 0.5 / v.sqrt(), -0.25 / (v * v.sqrt())),
-                    Func::Abs => x.map(|c| if v < 0.0 { -c } else { c }),
+                    // At 0 the branch that holds just after t, by the first non-zero rate (the
+                    // right-hand derivatives, as min/max): abs(T - t) at t = T turns at +1, not
+                    // -1 (a probe's cart reversed by it was given its old speed there).
+                    Func::Abs => {
+                        let after = if v != 0.0 {
+                            v
+                        } else if x[1] != 0.0 {
+                            x[1]
+                        } else {
+                            x[2]
+                        };
+                        x.map(|c| if after < 0.0 { -c } else { c })
+                    }
                     Func::Asin | Func::Acos => {
                         let s = 1.0 - v * v;
                         let sign = if *f == Func::Asin { 1.0 } else { -1.0 };
@@ -748,6 +760,14 @@ mod tests {
         assert_eq!(e.eval_time_jet(1.0, &[0.0], &InputRates::default()), [1.5, 3.0, 0.0]);
         let e = Expr::parse("max(0, t - 1) + min(1, t)", &resolve).unwrap();
         assert_eq!(e.eval_time_jet(1.0, &[0.0], &InputRates::default()), [1.0, 1.0, 0.0]);
+        // abs at its zero turns upwards, whichever way its argument crosses (abs(1 - t) had
+        // the rate -1 at t = 1), and by the acceleration where the rate is 0.
+        for text in ["abs(1 - t)", "abs(t - 1)"] {
+            let e = Expr::parse(text, &resolve).unwrap();
+            assert_eq!(e.eval_time_jet(1.0, &[0.0], &InputRates::default()), [0.0, 1.0, 0.0], "{text}");
+        }
+        let e = Expr::parse("abs(-(t - 1)^2)", &resolve).unwrap();
+        assert_eq!(e.eval_time_jet(1.0, &[0.0], &InputRates::default()), [0.0, 0.0, 2.0]);
     }
 
     #[test]
