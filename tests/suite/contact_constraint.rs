@@ -828,3 +828,34 @@ fn the_work_of_a_drive_during_an_impact_counts_as_supplied() {
     let off = balance(&mut sim) - start;
     assert!(off.abs() < 1e-6, "after the bounces the balance is off by {off} J");
 }
+
+/// A ball resting on a table whose input-driven lift is saturated (`min(h, 0.15)`, h set
+/// above 0.15 at every communication point, so nothing moves): no contact event, and nothing
+/// dissipated beyond round-off. The projection onto the drive's rates at each input change met the ball's
+/// round-off drift (2e-15 m/s) and released the contact, which landed again 4.5e-7 s later:
+/// an early return at 19 of 20 communication points (a probe).
+#[test]
+fn an_input_change_that_moves_nothing_makes_no_contact_event() {
+    let text = "[model]\nname = \"lift_sat\"\ngravity = [0.0, -9.81]\n[[inputs]]\nname = \"h\"\nunit = \"m\"\n\
+                [[rigid_bodies]]\nname = \"table\"\nmass = 2.0\ninertia = 0.1\nposition = [0.0, 0.0]\n\
+                [[point_masses]]\nname = \"ball\"\nmass = 1.0\nposition = [0.0, 0.05]\n\
+                [[joints]]\nname = \"lift\"\ntype = \"prismatic\"\nbody2 = \"table\"\npoint = [0.0, 0.0]\n\
+                axis = [0.0, 1.0]\ndrive = \"min(h, 0.15)\"\n\
+                [[contacts]]\nname = \"top\"\nmethod = \"constraint\"\ntype = \"circle_plane\"\nbody1 = \"table\"\n\
+                point1 = [0.0, 0.0]\nnormal = [0.0, 1.0]\nbody2 = \"ball\"\nradius2 = 0.05\nrestitution = 0.0\n\
+                [[outputs]]\nname = \"Ed\"\nquantity = \"energy_dissipated\"\n\
+                [[outputs]]\nname = \"F\"\nquantity = \"contact_force\"\ncontact = \"top\"\n";
+    let model = Model::parse(text, "lift_sat.toml").unwrap();
+    for method in [Method::Ttbif, Method::Hht] {
+        let settings = flexfmu::simulation::SolverSettings { method, ..Default::default() };
+        let mut sim = Simulation::new(&model, &[], settings, 0.0).unwrap();
+        sim.set_initial_inputs(&[0.15]).unwrap();
+        for k in 0..20 {
+            sim.set_input(0, 0.2 + 0.01 * k as f64).unwrap();
+            let end = sim.step_to_event(0.01 * (k + 1) as f64).unwrap();
+            assert_eq!(end, flexfmu::simulation::StepEnd::Reached, "{method:?}: an event in interval {k}");
+        }
+        assert!(output(&mut sim, "Ed").abs() < 1e-13, "{method:?}: {} J dissipated", output(&mut sim, "Ed"));
+        assert!((output(&mut sim, "F") - G).abs() < 1e-9);
+    }
+}
