@@ -661,11 +661,14 @@ impl Simulation {
     /// inputs so ramped with the values they were set to, their rates and the times they reach
     /// them.
     ///
-    /// The ramp takes at least one internal step: over a shorter interval it goes part of the
-    /// way, at the speed of a one-step ramp, and the intervals that follow go on from where it
-    /// ended (`drive_ends`). A master's 1e-9 s step right after a new value (the steps masters
-    /// take at other FMUs' events) turned a crane's slew drive at 1e8 rad/s, "supplied" 8e17 J,
-    /// and every later step was discarded (a probe).
+    /// An interval shorter than the internal step does not speed the drive up: it goes on at
+    /// the speed of the ramp before, if that went the same way (the rest of a ramp after an
+    /// early return at an event ends where it was to end; a master's 1e-9 s step at another
+    /// FMU's event in the middle of a lift's ramp), else at the speed of a ramp over one
+    /// internal step; either way part of the way, and the intervals that follow go on from
+    /// where it got to (`drive_ends`). A ramp over the 1e-9 s itself turned a crane's slew
+    /// drive at 1e8 rad/s, "supplied" 8e17 J, and every later step was discarded; one over an
+    /// internal step launched a ball off a lift at ten times its speed (probes).
     fn ramp_held_drives(&mut self, t_end: f64) -> Vec<(usize, f64, f64, f64)> {
         let span = t_end - self.state.t;
         let mut ramped = std::mem::take(&mut self.ramped);
@@ -673,10 +676,17 @@ impl Simulation {
         if span.is_nan() || span <= 0.0 {
             return ramped;
         }
-        let duration = span.max(self.settings.step);
         for i in 0..self.driving_inputs.len() {
             let (old, new) = (self.drive_ends[i], self.system.inputs[i]);
             if self.driving_inputs[i] && old != new && self.input_derivatives[i] == [0.0; 2] {
+                let before = self.system.input_rates.rates.get(i).map_or(0.0, |r| r[0]);
+                let duration = if span >= self.settings.step {
+                    span
+                } else if before != 0.0 && (new - old) / before > 0.0 {
+                    span.max((new - old) / before)
+                } else {
+                    self.settings.step
+                };
                 let rate = (new - old) / duration;
                 self.input_derivatives[i] = [rate, 0.0];
                 self.system.inputs[i] = old;

@@ -246,6 +246,43 @@ fn a_held_drive_input_over_a_very_short_step_ramps_over_one_internal_step() {
     assert!((s - target).abs() < 1e-12 && sd.abs() < 1e-12, "held: stroke {s} m at {sd} m/s");
 }
 
+/// The same slider ramped by a master at 0.5 m/s in steps of 10 ms, with one 1e-9 s step (at
+/// another FMU's event) right after a new value: the short step goes on at the ramp's speed,
+/// not at that of a ramp over one internal step (ten times faster: it launched a ball off a
+/// lift in a probe), and the grid points keep the held values.
+#[test]
+fn a_very_short_step_in_the_middle_of_a_ramp_keeps_its_speed() {
+    let model = Model::parse(
+        "[model]\nname = \"slider\"\ndimension = 3\ngravity = [0.0, 0.0, -9.81]\n[[inputs]]\nname = \"u\"\n\
+         [[rigid_bodies]]\nname = \"block\"\nmass = 2.0\ninertia = [0.01, 0.02, 0.03]\nposition = [0.0, 0.0, 0.0]\n\
+         [[joints]]\nname = \"rod\"\ntype = \"prismatic\"\nbody2 = \"block\"\npoint = [0.0, 0.0, 0.0]\n\
+         axis = [1.0, 0.0, 1.0]\ndrive = \"u\"\n[solver]\nstep = 1e-3\n\
+         [[outputs]]\nname = \"s\"\nquantity = \"joint_position\"\njoint = \"rod\"\n\
+         [[outputs]]\nname = \"sd\"\nquantity = \"joint_velocity\"\njoint = \"rod\"\n",
+        "slider.toml",
+    )
+    .unwrap();
+    let settings = SolverSettings::from_model(&model, &[]).unwrap();
+    let mut sim = Simulation::new(&model, &[], settings, 0.0).unwrap();
+    let (speed, short) = (0.5, 1e-9);
+    for k in 1..=10 {
+        let (t, next) = (0.01 * (k - 1) as f64, 0.01 * k as f64);
+        sim.set_input(0, speed * next).unwrap();
+        if k == 6 {
+            sim.step_to(t + short).unwrap();
+            let [s, sd] = [0, 1].map(|i| sim.output_values().unwrap()[i]);
+            println!("after {short} s: stroke {s} m at {sd} m/s");
+            assert!((sd - speed).abs() < 1e-6 * speed, "speed {sd} m/s");
+        }
+        sim.step_to(next).unwrap();
+        let [s, sd] = [0, 1].map(|i| sim.output_values().unwrap()[i]);
+        assert!((s - speed * next).abs() < 1e-12, "t = {next}: stroke {s} m");
+        if k > 1 {
+            assert!((sd - speed).abs() < 1e-6 * speed, "t = {next}: speed {sd} m/s");
+        }
+    }
+}
+
 /// A driving input set before the first step (an FMU's value set in initialization mode)
 /// is the initial state's: the servo starts at the commanded angle, at rest, holding it
 /// with the static torque m g d sin(angle), and nothing counts as supplied. Through
