@@ -206,6 +206,13 @@ pub trait Dynamics {
     fn kink(&self, _t0: f64, _t1: f64) -> Option<f64> {
         None
     }
+    /// Open every resting unilateral row, armed at its current penetration, before a velocity
+    /// jump that the unilateral rows are not to take as constraints (a drive's rate that
+    /// jumps): `event_update` then sees at once which of them the jump presses (an impact) and
+    /// which it leaves (they part). Returns whether any was open (the default has none).
+    fn open_contacts(&mut self, _q: &[f64]) -> bool {
+        false
+    }
     /// Release the unilateral rows at rest (not those `event_update` asked a jump of) that
     /// `impulse` (of a velocity projection or jump: M dv = -Phi_q^T impulse, so compressive
     /// rows are positive) pulls on: a contact cannot transmit a tensile impulse, so its bodies

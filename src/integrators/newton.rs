@@ -202,8 +202,6 @@ pub struct Workspace {
     start_lambda: Vec<f64>,
     /// Zeros for the a and lambda of `project_onto_constraints`' matrix (length n + m).
     zeros: Vec<f64>,
-    /// The velocities before `project_onto_constraints`' jump, to repeat it from.
-    velocities_before: Vec<f64>,
     /// The last step and (GGL) the shift before it, to retreat along the step.
     previous_shift: Vec<f64>,
     step: Vec<f64>,
@@ -339,7 +337,6 @@ impl Workspace {
             previous_shift: Vec::new(),
             step: vec![0.0; n + m],
             zeros: vec![0.0; n + m],
-            velocities_before: Vec::with_capacity(n),
             energy: EnergyCheck::default(),
         }
     }
@@ -542,10 +539,10 @@ impl Workspace {
     /// `IncrementScale::constraint_error`, which converged steps meet), Newton steps
     /// [[M, Phi_q^T], [Phi_q, 0]] [dq; mu] = [0; -Phi] at each iterate until Phi holds to
     /// ROUNDOFF of the model's size; then the velocity jump that makes Phi_q v + Phi_t = 0
-    /// (as `velocity_jump`), without the contact rows that jump would pull on
-    /// (`Dynamics::release_tensile`: they are released and the jump repeated). What a driven
-    /// joint asks for when its prescribed position or rate changed between communication
-    /// steps. Returns whether anything moved.
+    /// (as `velocity_jump`), with the resting contacts opened (below): the caller settles the
+    /// events after it (`Stepper::settle_events`). What a driven joint asks for when its
+    /// prescribed position or rate changed between communication steps or at a kink. Returns
+    /// whether anything moved.
     pub fn project_onto_constraints(
         &mut self,
         sys: &mut dyn Dynamics,
@@ -580,27 +577,23 @@ impl Workspace {
         if largest(&self.phi_dot) <= ROUNDOFF * (self.length + largest(v)) {
             return Ok(moved);
         }
-        // A table whose drive stops short leaves the ball on it flying, instead of pulling it
-        // down (a probe's shaker, driven through an input table, held the ball glued with
-        // 9.81 N at every row).
-        self.velocities_before.clear();
-        self.velocities_before.extend_from_slice(v);
-        // A jump within the tolerance of the velocities is their round-off (a ball resting on
-        // a table drifting at 2e-15 m/s): no contact parts for it (that one did at every
-        // change of the table's input, and landed again 4.5e-7 s later, an event each time).
+        // A jump beyond the velocities' round-off opens the resting contacts first
+        // (`Dynamics::open_contacts`): the caller then settles the events, where each contact
+        // the jump presses takes it as an impact (Newton's law, with restitution) and each it
+        // leaves parts. A table whose drive stops short leaves the ball on it flying, one moving
+        // down that stops makes it bounce (a probe's shaker, driven through an input table,
+        // held the ball glued with 9.81 N at every row). Within the tolerance it is round-off
+        // (a ball resting on a table drifting at 2e-15 m/s), and nothing opens (that ball was
+        // released at every change of the table's input and landed 4.5e-7 s later).
         let scale = self.length + largest(v);
-        loop {
-            self.mass_orthogonal_correction(sys, (q, v, t), true, stats)?;
-            let change = largest(&self.rhs[..n]) / scale;
-            for (x, d) in v.iter_mut().zip(&self.rhs[..n]) {
-                *x += d;
-            }
-            if change <= tolerance || !sys.release_tensile(q, &self.rhs[n..]) {
-                return Ok(true);
-            }
-            v.copy_from_slice(&self.velocities_before);
+        if largest(&self.phi_dot) > tolerance * scale && sys.open_contacts(q) {
             sys.constraint_velocity(q, v, t, &mut self.phi_dot);
         }
+        self.mass_orthogonal_correction(sys, (q, v, t), true, stats)?;
+        for (x, d) in v.iter_mut().zip(&self.rhs[..n]) {
+            *x += d;
+        }
+        Ok(true)
     }
 
     /// Into `rhs[..n]`: the correction dx with M dx + Phi_q^T mu = 0, Phi_q dx = -r at (q, v, t),

@@ -1004,6 +1004,23 @@ impl Dynamics for System {
         action
     }
 
+    /// Resting contact rows are separated with the onset offset at their penetration, so that
+    /// their event function is 0 (reached): `event_update` takes an approaching row as an
+    /// impact and releases a parting one.
+    fn open_contacts(&mut self, q: &[f64]) -> bool {
+        let mut opened = false;
+        for c in &mut self.contact_constraints {
+            if c.memory().mode == crate::mechanics::history::ContactMode::Active {
+                c.open(q);
+                opened = true;
+            }
+        }
+        if opened {
+            self.mark_dependent_contacts(q);
+        }
+        opened
+    }
+
     /// Resting contact rows (not one that is taking its impact) whose impulse is tensile
     /// beyond round-off of the largest one (1e-9, as `event_update`'s unloaded rows) are
     /// released.

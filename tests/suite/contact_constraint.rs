@@ -859,3 +859,38 @@ fn an_input_change_that_moves_nothing_makes_no_contact_event() {
         assert!((output(&mut sim, "F") - G).abs() < 1e-9);
     }
 }
+
+/// A table carrying a ball down at 2 m/s stops at T (`-2*min(t, T)`): the ball strikes the
+/// stopped table at 2 m/s and rebounds by Newton's law at e 2 = 1 m/s, losing (1 - e^2) m v^2
+/// / 2 = 1.5 J. The projection onto the drive's new rate opens the resting contact, and the
+/// event settling that follows takes it as an impact (`Dynamics::open_contacts`). Before, the
+/// contact took the stop as a plastic one whatever e (a probe).
+#[test]
+fn a_ball_carried_down_by_a_table_that_stops_rebounds_by_its_restitution() {
+    let (speed, stop, e) = (2.0, 0.3037, 0.5);
+    let text = format!(
+        "[model]\nname = \"stop_down\"\ngravity = [0.0, -9.81]\n\
+         [[rigid_bodies]]\nname = \"table\"\nmass = 5.0\ninertia = 1.0\nposition = [0.0, 0.0]\n\
+         [[joints]]\nname = \"slide\"\ntype = \"prismatic\"\nbody2 = \"table\"\npoint = [0.0, 0.0]\n\
+         axis = [0.0, 1.0]\ndrive = \"-{speed}*min(t, {stop})\"\n\
+         [[point_masses]]\nname = \"ball\"\nmass = 1.0\nposition = [0.0, 0.05]\nvelocity = [0.0, -{speed}]\n\
+         [[contacts]]\nname = \"c\"\ntype = \"circle_plane\"\nmethod = \"constraint\"\nbody1 = \"table\"\n\
+         point1 = [0.0, 0.0]\nnormal = [0.0, 1.0]\nbody2 = \"ball\"\nradius2 = 0.05\nrestitution = {e}\n\
+         [[outputs]]\nname = \"y\"\nquantity = \"y\"\nbody = \"ball\"\n\
+         [[outputs]]\nname = \"Ed\"\nquantity = \"energy_dissipated\"\n"
+    );
+    let model = Model::parse(&text, "stop_down.toml").unwrap();
+    let mut sim = Simulation::new(&model, &[], flexfmu::simulation::SolverSettings::default(), 0.0).unwrap();
+    let y_stop = 0.05 - speed * stop;
+    for k in 31..=40 {
+        let t = 0.01 * k as f64;
+        sim.step_to(t).unwrap();
+        let tau = t - stop;
+        let (y, exact) = (output(&mut sim, "y"), y_stop + e * speed * tau - 0.5 * G * tau * tau);
+        assert!((y - exact).abs() < 1e-9, "t = {t}: {y} against the rebound's {exact}");
+    }
+    let lost = 0.5 * (1.0 - e * e) * speed * speed;
+    let dissipated = output(&mut sim, "Ed");
+    println!("dissipated {dissipated} J ({lost})");
+    assert!((dissipated - lost).abs() < 1e-9, "dissipated {dissipated} J against {lost}");
+}

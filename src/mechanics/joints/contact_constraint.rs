@@ -143,6 +143,13 @@ impl ContactConstraint {
         self.memory = ContactConstraintMemory { mode: ContactMode::Separated, offset, dependent: false, ..self.memory };
     }
 
+    /// Separate the row armed at its current penetration (its onset event function 0), for
+    /// `event_update` to decide at once whether the motion presses it (`System::open_contacts`).
+    pub fn open(&mut self, q: &[f64]) {
+        let offset = self.penetration(q);
+        self.memory = ContactConstraintMemory { mode: ContactMode::Separated, offset, dependent: false, ..self.memory };
+    }
+
     /// Make the row active (resting contact) without an impact.
     pub fn close(&mut self) {
         self.memory = ContactConstraintMemory { mode: ContactMode::Active, ..self.memory };
