@@ -665,6 +665,25 @@ fn a_pinned_bar_on_two_supports_shares_its_weight_like_equal_springs() {
     }
 }
 
+/// At the outputs 0.01 k apart the ball ("y", contact "F") flies freely from its release at
+/// (time, height, upward speed), its contact open.
+fn assert_flies_from(
+    sim: &mut Simulation,
+    (stop, y_stop, speed): (f64, f64, f64),
+    rows: std::ops::RangeInclusive<u32>,
+) {
+    for k in rows {
+        let t = 0.01 * k as f64;
+        sim.step_to(t).unwrap();
+        let tau = t - stop;
+        let (y, force) = (output(sim, "y"), output(sim, "F"));
+        let exact = y_stop + speed * tau - 0.5 * G * tau * tau;
+        println!("t = {t:.2}: ball at {y:.12} m (free flight {exact:.12}), contact force {force} N");
+        assert!((y - exact).abs() < 1e-9, "t = {t}: {y} against the free flight's {exact}");
+        assert_eq!(force, 0.0);
+    }
+}
+
 /// A table lifted through an input (an FMU input held over each communication step, which the
 /// drive follows at constant speed) that stops: the ball resting on it flies on with the
 /// table's last speed. The projection onto the drive's new rate at the communication point is
@@ -693,16 +712,7 @@ fn a_ball_on_a_lifted_table_flies_on_when_the_lift_stops() {
     }
     let y_stop = output(&mut sim, "y");
     assert!((y_stop - (0.05 + speed * stop)).abs() < 1e-9, "{y_stop}");
-    for k in 11..=18 {
-        let t = k as f64 * 0.01;
-        sim.step_to(t).unwrap();
-        let tau = t - stop;
-        let (y, force) = (output(&mut sim, "y"), output(&mut sim, "F"));
-        let exact = y_stop + speed * tau - 0.5 * G * tau * tau;
-        println!("t = {t:.2}: ball at {y:.12} m (free flight {exact:.12}), contact force {force} N");
-        assert!((y - exact).abs() < 1e-9, "t = {t}: {y} against the free flight's {exact}");
-        assert_eq!(force, 0.0);
-    }
+    assert_flies_from(&mut sim, (stop, y_stop, speed), 11..=18);
 }
 
 /// A hammer strikes a spring-borne table beside a ball resting on it: the impact's impulse
@@ -776,16 +786,7 @@ fn a_ball_on_a_table_that_stops_flies_on() {
     sim.step_to(0.05).unwrap();
     assert!((output(&mut sim, "F") - G).abs() < 1e-6, "carried: {} N", output(&mut sim, "F"));
     let y_stop = 0.05 + speed * stop;
-    for k in 6..=14 {
-        let t = 0.01 * k as f64;
-        sim.step_to(t).unwrap();
-        let tau = t - stop;
-        let (y, force) = (output(&mut sim, "y"), output(&mut sim, "F"));
-        let exact = y_stop + speed * tau - 0.5 * G * tau * tau;
-        println!("t = {t:.2}: ball at {y:.12} m (free flight {exact:.12}), contact force {force} N");
-        assert!((y - exact).abs() < 1e-9, "t = {t}: {y} against the free flight's {exact}");
-        assert_eq!(force, 0.0);
-    }
+    assert_flies_from(&mut sim, (stop, y_stop, speed), 6..=14);
 }
 
 /// A ball dropped onto a table that a drive lifts at 0.5 m/s (e = 0.5): the impact's impulse

@@ -160,18 +160,13 @@ fn an_input_set_and_set_back_changes_nothing() {
     assert_eq!(plain.1, probed.1);
 }
 
-/// A driven slider (3D prismatic joint along 45 degrees, gravity -z) whose input, the stroke,
-/// is held between communication points 10 ms apart and ramped at 5 mm/s by the master (a
-/// probe's case: the jump of the drive at each point "gained 3.9e5 J" in the first stage and
-/// the FMU discarded the step at t = 0.01 s). The drive follows each held value at constant
-/// speed over the next interval: at every communication point the stroke is the value held
-/// over the last interval, its rate is the ramp's (5 mm/s from the second interval on), the
-/// drive force is the weight's component m g / sqrt 2 (no acceleration inside an interval),
-/// and the energy change equals the energy supplied.
-#[test]
-fn a_held_drive_input_is_followed_at_constant_speed() {
+/// A block on a 3D prismatic joint along 45 degrees (gravity -z) whose stroke is the input u,
+/// with outputs s, sd (stroke and its rate), F (drive force), E and Es (energy total and
+/// supplied), on an internal step of 1 ms.
+fn slider() -> Simulation {
     let model = Model::parse(
         "[model]\nname = \"slider\"\ndimension = 3\ngravity = [0.0, 0.0, -9.81]\n[[inputs]]\nname = \"u\"\n\
+         [solver]\nstep = 1e-3\n\
          [[rigid_bodies]]\nname = \"block\"\nmass = 2.0\ninertia = [0.01, 0.02, 0.03]\nposition = [0.0, 0.0, 0.0]\n\
          [[joints]]\nname = \"rod\"\ntype = \"prismatic\"\nbody2 = \"block\"\npoint = [0.0, 0.0, 0.0]\n\
          axis = [1.0, 0.0, 1.0]\ndrive = \"u\"\n\
@@ -184,7 +179,20 @@ fn a_held_drive_input_is_followed_at_constant_speed() {
     )
     .unwrap();
     let settings = SolverSettings::from_model(&model, &[]).unwrap();
-    let mut sim = Simulation::new(&model, &[], settings, 0.0).unwrap();
+    Simulation::new(&model, &[], settings, 0.0).unwrap()
+}
+
+/// A driven slider (3D prismatic joint along 45 degrees, gravity -z) whose input, the stroke,
+/// is held between communication points 10 ms apart and ramped at 5 mm/s by the master (a
+/// probe's case: the jump of the drive at each point "gained 3.9e5 J" in the first stage and
+/// the FMU discarded the step at t = 0.01 s). The drive follows each held value at constant
+/// speed over the next interval: at every communication point the stroke is the value held
+/// over the last interval, its rate is the ramp's (5 mm/s from the second interval on), the
+/// drive force is the weight's component m g / sqrt 2 (no acceleration inside an interval),
+/// and the energy change equals the energy supplied.
+#[test]
+fn a_held_drive_input_is_followed_at_constant_speed() {
+    let mut sim = slider();
     let (comm, rate) = (0.01, 5e-3);
     let weight = 2.0 * 9.81 / 2f64.sqrt();
     let (mut off_s, mut off_rate, mut off_force, mut off_balance) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
@@ -216,18 +224,7 @@ fn a_held_drive_input_is_followed_at_constant_speed() {
 /// Before, it moved at 1e8 m/s and the next step was discarded (a probe's crane).
 #[test]
 fn a_held_drive_input_over_a_very_short_step_ramps_over_one_internal_step() {
-    let model = Model::parse(
-        "[model]\nname = \"slider\"\ndimension = 3\ngravity = [0.0, 0.0, -9.81]\n[[inputs]]\nname = \"u\"\n\
-         [[rigid_bodies]]\nname = \"block\"\nmass = 2.0\ninertia = [0.01, 0.02, 0.03]\nposition = [0.0, 0.0, 0.0]\n\
-         [[joints]]\nname = \"rod\"\ntype = \"prismatic\"\nbody2 = \"block\"\npoint = [0.0, 0.0, 0.0]\n\
-         axis = [1.0, 0.0, 1.0]\ndrive = \"u\"\n[solver]\nstep = 1e-3\n\
-         [[outputs]]\nname = \"s\"\nquantity = \"joint_position\"\njoint = \"rod\"\n\
-         [[outputs]]\nname = \"sd\"\nquantity = \"joint_velocity\"\njoint = \"rod\"\n",
-        "slider.toml",
-    )
-    .unwrap();
-    let settings = SolverSettings::from_model(&model, &[]).unwrap();
-    let mut sim = Simulation::new(&model, &[], settings, 0.0).unwrap();
+    let mut sim = slider();
     sim.step_to(0.05).unwrap();
     let (target, short) = (0.1, 1e-9);
     sim.set_input(0, target).unwrap();
@@ -252,18 +249,7 @@ fn a_held_drive_input_over_a_very_short_step_ramps_over_one_internal_step() {
 /// lift in a probe), and the grid points keep the held values.
 #[test]
 fn a_very_short_step_in_the_middle_of_a_ramp_keeps_its_speed() {
-    let model = Model::parse(
-        "[model]\nname = \"slider\"\ndimension = 3\ngravity = [0.0, 0.0, -9.81]\n[[inputs]]\nname = \"u\"\n\
-         [[rigid_bodies]]\nname = \"block\"\nmass = 2.0\ninertia = [0.01, 0.02, 0.03]\nposition = [0.0, 0.0, 0.0]\n\
-         [[joints]]\nname = \"rod\"\ntype = \"prismatic\"\nbody2 = \"block\"\npoint = [0.0, 0.0, 0.0]\n\
-         axis = [1.0, 0.0, 1.0]\ndrive = \"u\"\n[solver]\nstep = 1e-3\n\
-         [[outputs]]\nname = \"s\"\nquantity = \"joint_position\"\njoint = \"rod\"\n\
-         [[outputs]]\nname = \"sd\"\nquantity = \"joint_velocity\"\njoint = \"rod\"\n",
-        "slider.toml",
-    )
-    .unwrap();
-    let settings = SolverSettings::from_model(&model, &[]).unwrap();
-    let mut sim = Simulation::new(&model, &[], settings, 0.0).unwrap();
+    let mut sim = slider();
     let (speed, short) = (0.5, 1e-9);
     for k in 1..=10 {
         let (t, next) = (0.01 * (k - 1) as f64, 0.01 * k as f64);
