@@ -556,11 +556,12 @@ fn up_to_kink(sys: &dyn Dynamics, state: &State, h: f64, nominal: f64) -> (f64, 
 
 impl Stepper {
     /// At the kink `tk` of a prescribed motion, which the last step ended on (to rounding):
-    /// the velocities are projected onto the new rates, without the contacts the impulse
-    /// would pull on (`Workspace::project_onto_constraints`), the energy of the impulse
-    /// counts as supplied, and the method restarts from consistent accelerations. Stepped
-    /// across, a drive that stops (`0.5*min(t, T)`) hit the body on it within one stage: a
-    /// ball on a table stopping at 0.5 m/s left it at 0.125 m/s (a probe).
+    /// the velocities are projected onto the new rates with the resting contacts opened
+    /// (`Workspace::project_onto_constraints`), the energy of that impulse counts as supplied,
+    /// and the method restarts from consistent accelerations after the events are settled
+    /// (each contact the jump presses takes an impact, each it leaves parts). Stepped across,
+    /// a drive that stops (`0.5*min(t, T)`) hit the body on it within one stage: a ball on a
+    /// table stopping at 0.5 m/s left it at 0.125 m/s (a probe).
     fn pass_kink(&mut self, sys: &mut dyn Dynamics, state: &mut State, tk: f64) -> Result<(), StepFailure> {
         let failure = |cause| StepFailure { t: tk, h_min: 0.0, cause, at_event: true };
         state.t = tk;
