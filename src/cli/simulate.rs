@@ -290,6 +290,19 @@ impl InputSignal {
                     Compact(before)
                 );
             }
+            // The slope between rows is the input's derivative: it must be finite too (a
+            // probe's 0 to 1e308 over 0.5 s was "input 'u' must be finite, got NaN").
+            if let Some(&(t0, v0)) = rows.last()
+                && t > t0
+                && !((v - v0) / (t - t0)).is_finite()
+            {
+                bail!(
+                    "{at}: the value changes from {} to {} in {} s, a slope beyond the range of double precision",
+                    Compact(v0),
+                    Compact(v),
+                    Compact(t - t0)
+                );
+            }
             rows.push((t, v));
         }
         if rows.is_empty() {

@@ -163,8 +163,8 @@ fn between_coarse_table_rows_the_drive_moves_along_the_straight_line() {
 
 /// A table the run cannot follow is refused before the run with its file, line and the value
 /// as written: an infinite value (was "got NaN", after interpolation), a NaN time, a third
-/// column (was ignored), a headerless row of three cells, times that go back, and a constant
-/// that is not finite.
+/// column (was ignored), a headerless row of three cells, times that go back, a slope that
+/// overflows, and a constant that is not finite.
 #[test]
 fn a_table_the_run_cannot_follow_is_refused_at_its_line() {
     let dir = tempfile::tempdir().unwrap();
@@ -177,6 +177,8 @@ fn a_table_the_run_cannot_follow_is_refused_at_its_line() {
         ("time,value,extra\n0,0,5\n1,1,6\n", ":1: unknown column 'extra': an input table has two columns"),
         ("0,0,5\n1,1,6\n", ":1: expected 'time,value', got '0,0,5'"),
         ("time,value\n0,0\n2,1\n1,0\n", ":4: time 1 is before the row above's 2: times must increase"),
+        // A slope beyond double precision (was "must be finite, got NaN" without the line).
+        ("time,value\n0,0\n0.5,1e308\n", ":3: the value changes from 0 to 1e308 in 0.5 s, a slope beyond"),
     ];
     let simulate = |input: String| {
         Command::new(common::cli::EXE)
