@@ -235,7 +235,11 @@ pub fn unstable_directions(sys: &dyn Dynamics, q: &[f64], lambda: &[f64], t: f64
     // `complex_eigenvalues` did not return on the discrete plate's reduced problem (147
     // coordinates; `flexfmu modes models/plate_discrete.toml` hung).
     let w2 = to_faer(&a).eigenvalues().ok()?;
-    let largest = w2.iter().fold(0.0f64, |m, x| m.max(x.re.hypot(x.im)));
+    // The scale of omega^2 whose round-off the test must not count: the largest eigenvalue, or
+    // the stiffest coordinate's K_ii / M_ii where the admissible directions are all neutral
+    // (their omega^2 is all round-off, the largest too: a bar resting on two supports, free
+    // sideways, flickered between unstable and stable from row to row).
+    let largest = w2.iter().fold(0.0f64, |m, x| m.max(x.re.hypot(x.im))).max(stiffest_ratio(sys, q, lambda, t));
     let bound = 100.0 * roundoff_frequency_squared(w2.len(), largest);
     let beyond = w2.iter().filter(|x| x.re < -bound && x.im.abs() <= bound).count();
     // Within the bound, the worst case of the whole spectrum's round-off, a negative omega^2
@@ -243,14 +247,32 @@ pub fn unstable_directions(sys: &dyn Dynamics, q: &[f64], lambda: &[f64], t: f64
     // a strip's lateral-torsional buckling mode (-0.76 1/s^2 against a largest omega^2 of
     // about 1e12) until 3.5 % past its load (a probe), while `modes` showed it.
     let within = w2.iter().filter(|x| x.re < 0.0 && x.re >= -bound && x.im.abs() <= bound);
-    Some(beyond + within.filter(|x| shows_negative(&a, x.re)).count())
+    let floor = roundoff_frequency_squared(w2.len(), largest);
+    Some(beyond + within.filter(|x| shows_negative(&a, x.re, floor)).count())
+}
+
+/// max_i |K_ii| / M_ii over the coordinates with mass at rest at (q, lambda, t), K with the
+/// constraint and load terms (1/s^2).
+fn stiffest_ratio(sys: &dyn Dynamics, q: &[f64], lambda: &[f64], t: f64) -> f64 {
+    let n = sys.coordinates();
+    let zeros = vec![0.0; n];
+    let mut matrix = sys.newton_pattern();
+    let diagonal = |sys: &dyn Dynamics, mass: f64, stiffness: f64, matrix: &mut crate::linalg::SparseMatrix| {
+        let c = TangentCoefficients { mass, damping: 0.0, stiffness, lambda: 1.0 };
+        sys.newton_matrix(q, &zeros, &zeros, lambda, t, c, matrix);
+        (0..n).map(|i| matrix.values[matrix.slot(i, i)]).collect::<Vec<_>>()
+    };
+    let mass = diagonal(sys, 1.0, 0.0, &mut matrix);
+    let stiffness = diagonal(sys, 0.0, 1.0, &mut matrix);
+    mass.iter().zip(&stiffness).filter(|(m, _)| **m > 0.0).fold(0.0f64, |r, (m, k)| r.max(k.abs() / m))
 }
 
 /// Whether inverse iteration on A shifted by `shift` (an eigenvalue estimate) finds an
-/// eigenvector whose Rayleigh quotient is negative with a residual |A x - rho x| below a tenth
-/// of |rho| (a backward-stable eigenvector of a near-zero eigenvalue has a residual of about
-/// eps |A|, so round-off about a zero eigenvalue does not pass).
-fn shows_negative(a: &DMatrix<f64>, shift: f64) -> bool {
+/// eigenvector whose Rayleigh quotient is negative beyond `floor` (the round-off `modes` prints
+/// as 0: a neutral direction's quotient is its noise, and a bar resting on two supports was
+/// "unstable" at one row and stable at the next) with a residual |A x - rho x| below a tenth
+/// of |rho|.
+fn shows_negative(a: &DMatrix<f64>, shift: f64, floor: f64) -> bool {
     let n = a.nrows();
     let lu = (a - DMatrix::<f64>::identity(n, n) * shift).lu();
     let mut x = nalgebra::DVector::from_element(n, 1.0 / (n as f64).sqrt());
@@ -264,5 +286,5 @@ fn shows_negative(a: &DMatrix<f64>, shift: f64) -> bool {
     }
     let ax = a * &x;
     let rho = x.dot(&ax);
-    rho < 0.0 && (ax - &x * rho).norm() <= 0.1 * rho.abs()
+    rho < -floor && (ax - &x * rho).norm() <= 0.1 * rho.abs()
 }
