@@ -11,7 +11,7 @@ use crate::linalg::symmetric_eigen;
 use faer::linalg::triangular_solve::solve_lower_triangular_in_place;
 use nalgebra::DMatrix;
 
-use crate::integrators::{Dynamics, TangentCoefficients};
+use crate::integrators::{Dynamics, TangentCoefficients, stiffest_ratio};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ModesError {
@@ -239,7 +239,11 @@ pub fn unstable_directions(sys: &dyn Dynamics, q: &[f64], lambda: &[f64], t: f64
     // the stiffest coordinate's K_ii / M_ii where the admissible directions are all neutral
     // (their omega^2 is all round-off, the largest too: a bar resting on two supports, free
     // sideways, flickered between unstable and stable from row to row).
-    let largest = w2.iter().fold(0.0f64, |m, x| m.max(x.re.hypot(x.im))).max(stiffest_ratio(sys, q, lambda, t));
+    let largest = w2.iter().fold(0.0f64, |m, x| m.max(x.re.hypot(x.im))).max(stiffest_ratio(
+        sys,
+        (q, lambda, t),
+        &mut sys.newton_pattern(),
+    ));
     let bound = 100.0 * roundoff_frequency_squared(w2.len(), largest);
     let beyond = w2.iter().filter(|x| x.re < -bound && x.im.abs() <= bound).count();
     // Within the bound, the worst case of the whole spectrum's round-off, a negative omega^2
@@ -249,22 +253,6 @@ pub fn unstable_directions(sys: &dyn Dynamics, q: &[f64], lambda: &[f64], t: f64
     let within = w2.iter().filter(|x| x.re < 0.0 && x.re >= -bound && x.im.abs() <= bound);
     let floor = roundoff_frequency_squared(w2.len(), largest);
     Some(beyond + within.filter(|x| shows_negative(&a, x.re, floor)).count())
-}
-
-/// max_i |K_ii| / M_ii over the coordinates with mass at rest at (q, lambda, t), K with the
-/// constraint and load terms (1/s^2).
-fn stiffest_ratio(sys: &dyn Dynamics, q: &[f64], lambda: &[f64], t: f64) -> f64 {
-    let n = sys.coordinates();
-    let zeros = vec![0.0; n];
-    let mut matrix = sys.newton_pattern();
-    let diagonal = |sys: &dyn Dynamics, mass: f64, stiffness: f64, matrix: &mut crate::linalg::SparseMatrix| {
-        let c = TangentCoefficients { mass, damping: 0.0, stiffness, lambda: 1.0 };
-        sys.newton_matrix(q, &zeros, &zeros, lambda, t, c, matrix);
-        (0..n).map(|i| matrix.values[matrix.slot(i, i)]).collect::<Vec<_>>()
-    };
-    let mass = diagonal(sys, 1.0, 0.0, &mut matrix);
-    let stiffness = diagonal(sys, 0.0, 1.0, &mut matrix);
-    mass.iter().zip(&stiffness).filter(|(m, _)| **m > 0.0).fold(0.0f64, |r, (m, k)| r.max(k.abs() / m))
 }
 
 /// Whether inverse iteration on A shifted by `shift` (an eigenvalue estimate) finds an

@@ -51,7 +51,7 @@
 //! remains of the residual is the round-off of the forces.
 
 use crate::integrators::convergence::{ROUNDOFF, model_length, reachable};
-use crate::integrators::{Dynamics, TangentCoefficients};
+use crate::integrators::{Dynamics, TangentCoefficients, largest_ratio};
 use crate::linalg::{SparseLu, SparseMatrix};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -285,12 +285,7 @@ impl<'a> Solver<'a> {
     /// fraction PROXIMAL_FRACTION of the largest K_ii / M_ii of the last plain Newton matrix
     /// (1 / s^2 if nothing has stiffness).
     fn proximal_eps(&self) -> f64 {
-        let ratio = self
-            .stiffness
-            .iter()
-            .zip(&self.mass)
-            .filter(|(_, m)| **m > 0.0)
-            .fold(0.0f64, |r, (k, m)| r.max(k.abs() / m));
+        let ratio = largest_ratio(&self.mass, &self.stiffness);
         PROXIMAL_FRACTION * if ratio > 0.0 && ratio.is_finite() { ratio } else { 1.0 }
     }
 

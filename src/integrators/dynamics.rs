@@ -214,13 +214,34 @@ pub trait Dynamics {
         false
     }
     /// Release the unilateral rows at rest (not those `event_update` asked a jump of) that
-    /// `impulse` (of a velocity projection or jump: M dv = -Phi_q^T impulse, so compressive
-    /// rows are positive) pulls on: a contact cannot transmit a tensile impulse, so its bodies
-    /// part instead. The stepper then repeats the velocity change without those rows. Returns
-    /// whether any row was released (the default has none).
+    /// `impulse` pulls on (an impact's velocity jump, M dv = -Phi_q^T impulse, or a static
+    /// equilibrium's multipliers: compressive rows are positive): a contact cannot transmit
+    /// tension, so its bodies part instead. The caller then solves again without those rows.
+    /// Returns whether any row was released (the default has none).
     fn release_tensile(&mut self, _q: &[f64], _impulse: &[f64]) -> bool {
         false
     }
+}
+
+/// max_i |K_ii| / M_ii over the coordinates with mass (1/s^2): the squared frequency of the
+/// stiffest coordinate held alone, at rest at (q, t), K with the terms of the multipliers
+/// `lambda` (none where they are zero); 0 if no coordinate has stiffness. `matrix` holds the
+/// Newton pattern and is overwritten.
+pub fn stiffest_ratio(sys: &dyn Dynamics, (q, lambda, t): (&[f64], &[f64], f64), matrix: &mut SparseMatrix) -> f64 {
+    let n = sys.coordinates();
+    let zeros = vec![0.0; n];
+    let mut diagonal = |mass: f64, stiffness: f64| {
+        let c = TangentCoefficients { mass, damping: 0.0, stiffness, lambda: 1.0 };
+        sys.newton_matrix(q, &zeros, &zeros, lambda, t, c, matrix);
+        (0..n).map(|i| matrix.values[matrix.slot(i, i)]).collect::<Vec<_>>()
+    };
+    let mass = diagonal(1.0, 0.0);
+    largest_ratio(&mass, &diagonal(0.0, 1.0))
+}
+
+/// max_i |stiffness_i| / mass_i over the entries with mass > 0; 0 if there are none.
+pub fn largest_ratio(mass: &[f64], stiffness: &[f64]) -> f64 {
+    mass.iter().zip(stiffness).filter(|(m, _)| **m > 0.0).fold(0.0f64, |r, (m, k)| r.max(k.abs() / m))
 }
 
 /// What `Dynamics::event_update` asks of the stepper.

@@ -242,14 +242,6 @@ impl System {
         self.finish();
     }
 
-    /// Mark the active contact rows that depend on one another or on the joints: rows that
-    /// share coordinates with a first one (contacts of one body with the ground or with another
-    /// body), with the joint rows on that one's coordinates, whose gradients at q, over the
-    /// coordinates they act on together, have a lower rank than their number (four corners of a
-    /// box on a floor, three collinear points, a contact given twice, a pinned bar on two
-    /// supports; a support at a body's reference point acts on its translations only). Only
-    /// those are regularized (`regularize_contacts`), so a model whose contacts are
-    /// independent is solved as without.
     /// Close the separated contact rows that penetrate by more than `depth` at q (a static
     /// solve that moved a body into a support it had not reached: `Simulation::settle_static`).
     /// Returns whether any was closed.
@@ -267,6 +259,14 @@ impl System {
         closed
     }
 
+    /// Mark the active contact rows that depend on one another or on the joints: rows that
+    /// share coordinates with a first one (contacts of one body with the ground or with another
+    /// body), with the joint rows on that one's coordinates, whose gradients at q, over the
+    /// coordinates they act on together, have a lower rank than their number (four corners of a
+    /// box on a floor, three collinear points, a contact given twice, a pinned bar on two
+    /// supports; a support at a body's reference point acts on its translations only). Only
+    /// those are regularized (`regularize_contacts`), so a model whose contacts are
+    /// independent is solved as without.
     fn mark_dependent_contacts(&mut self, q: &[f64]) {
         let (contacts, grouped) = (&mut self.contact_constraints, &mut self.contact_grouped);
         grouped.iter_mut().for_each(|g| *g = false);
@@ -1010,7 +1010,7 @@ impl Dynamics for System {
     fn open_contacts(&mut self, q: &[f64]) -> bool {
         let mut opened = false;
         for c in &mut self.contact_constraints {
-            if c.memory().mode == crate::mechanics::history::ContactMode::Active {
+            if c.is_resting() {
                 c.open(q);
                 opened = true;
             }
@@ -1029,7 +1029,7 @@ impl Dynamics for System {
         let round_off = 1e-9 * impulse.iter().fold(0.0f64, |a, p| a.max(p.abs()));
         let mut released = false;
         for (c, p) in self.contact_constraints.iter_mut().zip(&impulse[rows..]) {
-            if c.memory().mode == crate::mechanics::history::ContactMode::Active && *p < -round_off {
+            if c.is_resting() && *p < -round_off {
                 c.release(q);
                 released = true;
             }

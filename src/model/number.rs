@@ -4,9 +4,10 @@
 //! holds a number for nearly every key).
 //!
 //! The derive reads the value with a visitor that accepts anything ("any value"; 128-bit
-//! integers are its only refusal, here with a message of our own) and then takes an integer or float as `Value` (`as f64`),
-//! a string as `Expr`, and reports anything else as matching no variant. The error is made
-//! after the deserializer returns, so the deserializer of the enclosing value locates it.
+//! integers are its only refusal, here with a message of our own) and then takes an integer
+//! or float as `Value` (`as f64`), a string as `Expr`, and reports anything else as matching
+//! no variant. The error is made after the deserializer returns, so the deserializer of the
+//! enclosing value locates it.
 
 use super::schema::Number;
 use serde::de::{self, Deserialize, Deserializer, EnumAccess, MapAccess, SeqAccess, Visitor};

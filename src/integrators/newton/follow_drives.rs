@@ -2,8 +2,7 @@
 //! before the first step) without straining what the drives carry.
 
 use super::{NewtonError, Statistics, Workspace};
-use crate::integrators::dynamics::{Dynamics, TangentCoefficients};
-use crate::linalg::SparseMatrix;
+use crate::integrators::dynamics::{Dynamics, TangentCoefficients, stiffest_ratio};
 
 /// Newton steps allowed for the whole move.
 const MAX_ITERATIONS: usize = 50;
@@ -64,7 +63,9 @@ impl Workspace {
         let rest = vec![0.0; n];
         sys.forces(&q0, &rest, &rest, t, &mut self.inertial, &mut self.forces);
         let f0 = self.forces.clone();
-        let eps = PROXIMAL_FRACTION * self.stiffest_ratio(sys, &q0, t);
+        // The stiffest coordinate's K_ii / M_ii (1 if none has stiffness).
+        let ratio = stiffest_ratio(sys, (&q0, &self.zeros[n..], t), &mut self.matrix);
+        let eps = PROXIMAL_FRACTION * if ratio > 0.0 && ratio.is_finite() { ratio } else { 1.0 };
         let coefficients = TangentCoefficients { mass: eps, damping: 0.0, stiffness: 1.0, lambda: 1.0 };
         let mut lambda = vec![0.0; m];
         // The iteration starts where what the drives carry has moved rigidly with them (the
@@ -122,20 +123,5 @@ impl Workspace {
         // velocities.
         let projected = self.project_onto_constraints(sys, (q, v, t), tolerance, stats)?;
         Ok(projected || q.iter().zip(&q0).any(|(x, x0)| x != x0))
-    }
-
-    /// max_i K_ii / M_ii over the coordinates with mass (1/s^2), at rest at (q, t); 1 if no
-    /// coordinate has stiffness.
-    fn stiffest_ratio(&mut self, sys: &dyn Dynamics, q: &[f64], t: f64) -> f64 {
-        let n = sys.coordinates();
-        let (zeros, lambda) = self.zeros.split_at(n);
-        let diagonal = |matrix: &SparseMatrix| (0..n).map(|i| matrix.values[matrix.slot(i, i)]).collect::<Vec<_>>();
-        let only = |mass: f64, stiffness: f64| TangentCoefficients { mass, damping: 0.0, stiffness, lambda: 0.0 };
-        sys.newton_matrix(q, zeros, zeros, lambda, t, only(1.0, 0.0), &mut self.matrix);
-        let mass = diagonal(&self.matrix);
-        sys.newton_matrix(q, zeros, zeros, lambda, t, only(0.0, 1.0), &mut self.matrix);
-        let stiffness = diagonal(&self.matrix);
-        let ratio = mass.iter().zip(&stiffness).filter(|(m, _)| **m > 0.0).fold(0.0f64, |r, (m, k)| r.max(k.abs() / m));
-        if ratio > 0.0 && ratio.is_finite() { ratio } else { 1.0 }
     }
 }

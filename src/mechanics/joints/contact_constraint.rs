@@ -89,6 +89,11 @@ impl ContactConstraint {
         self.memory.mode != ContactMode::Separated
     }
 
+    /// Whether the row is active at rest (not taking an impact).
+    pub fn is_resting(&self) -> bool {
+        self.memory.mode == ContactMode::Active
+    }
+
     /// The diagonal shift of the row in a Newton matrix of stiffness coefficient `beta` while it
     /// is active and depends on other active rows (`System::mark_dependent_contacts`), else 0:
     /// the compliance delta beta_nominal over beta (Phi = delta beta_nominal lambda whatever the
