@@ -18,6 +18,14 @@ fn statics(args: &[&str], csv: &Path) -> (bool, String, Vec<String>, Vec<Vec<f64
     (o.status.success(), String::from_utf8_lossy(&o.stderr).into_owned(), header, rows)
 }
 
+/// `statics` of the model `text` (written to a temporary file) with `args` after it.
+fn statics_of(text: &str, args: &[&str]) -> (bool, String, Vec<String>, Vec<Vec<f64>>) {
+    let dir = tempfile::tempdir().unwrap();
+    let (model, csv) = (dir.path().join("model.toml"), dir.path().join("model.csv"));
+    std::fs::write(&model, text).unwrap();
+    statics(&[&[model.to_str().unwrap()], args].concat(), &csv)
+}
+
 /// The elastica model's load in one increment (k = P L^2 / EI = 1): Mattiasson's tip position
 /// and rotation, as close as the 16-element dynamic run settled with dashpots (the corpus row:
 /// 3.9e-5 m, 3.2e-5 m, 4.0e-5 rad).
@@ -85,10 +93,7 @@ joint = "clamp"
 /// reaction equal to the load (exactly: statics).
 #[test]
 fn a_load_growing_with_t_gives_one_equilibrium_per_output_time() {
-    let dir = tempfile::tempdir().unwrap();
-    let (model, csv) = (dir.path().join("cantilever.toml"), dir.path().join("cantilever.csv"));
-    std::fs::write(&model, CANTILEVER).unwrap();
-    let (ok, err, _, rows) = statics(&[model.to_str().unwrap()], &csv);
+    let (ok, err, _, rows) = statics_of(CANTILEVER, &[]);
     assert!(ok, "{err}");
     assert_eq!(rows.iter().map(|r| r[0]).collect::<Vec<_>>(), [0.0, 0.25, 0.5, 0.75, 1.0]);
     let ei = 2.1e11 * 0.02f64.powi(4) / 12.0;
@@ -106,14 +111,11 @@ fn a_load_growing_with_t_gives_one_equilibrium_per_output_time() {
 /// equilibrium, a neutral one (warned), and its row is written.
 #[test]
 fn a_model_without_equilibrium_fails_with_the_diagnosis() {
-    let dir = tempfile::tempdir().unwrap();
-    let (model, csv) = (dir.path().join("free.toml"), dir.path().join("free.csv"));
     let text = CANTILEVER
         .replace("[[joints]]\nname = \"clamp\"\ntype = \"fixed\"\nbody1 = \"ground\"\nbody2 = \"beam.start\"\n", "")
         .replace("[[outputs]]\nname = \"clamp_y\"\nquantity = \"reaction_y\"\njoint = \"clamp\"\n", "");
     assert!(!text.contains("[[joints]]") && !text.contains("clamp"));
-    std::fs::write(&model, text).unwrap();
-    let (ok, err, header, rows) = statics(&[model.to_str().unwrap()], &csv);
+    let (ok, err, header, rows) = statics_of(&text, &[]);
     println!("{err}");
     assert!(!ok);
     assert!(err.contains("warning: the static equilibrium at t = 0 is neutral"), "{err}");
@@ -151,10 +153,7 @@ fn an_absurd_number_of_output_rows_is_refused() {
 /// polygon's), measured 0.31962 against 1/pi = 0.31831.
 #[test]
 fn an_increment_too_large_is_halved_until_newton_converges() {
-    let dir = tempfile::tempdir().unwrap();
-    let (model, csv) = (dir.path().join("rollup.toml"), dir.path().join("rollup.csv"));
-    std::fs::write(
-        &model,
+    let (ok, err, _, rows) = statics_of(
         "[model]\nname = \"rollup\"\n[[beams]]\nname = \"arm\"\nstart = [0.0, 0.0]\nend = [1.0, 0.0]\nelements = 20\n\
          formulation = \"euler_bernoulli\"\nsection = { area = 1e-2, inertia = 1e-6 }\n\
          material = { E = 1e6, nu = 0.3, rho = 1000.0 }\n[[joints]]\nname = \"clamp\"\ntype = \"fixed\"\n\
@@ -163,10 +162,8 @@ fn an_increment_too_large_is_halved_until_newton_converges() {
          [[outputs]]\nname = \"y\"\nquantity = \"y\"\nbody = \"arm.end\"\n[[outputs]]\nname = \"angle\"\n\
          quantity = \"angle\"\nbody = \"arm.end\"\n[[outputs]]\nname = \"mid_y\"\nquantity = \"y\"\n\
          body = \"arm.node[10]\"\n",
-    )
-    .unwrap();
-    let args = [model.to_str().unwrap(), "--stop-time", "1", "--output-interval", "1"];
-    let (ok, err, _, rows) = statics(&args, &csv);
+        &["--stop-time", "1", "--output-interval", "1"],
+    );
     assert!(ok, "{err}");
     let r = &rows[1];
     println!("tip ({:e}, {:e}), angle {}, middle y {}", r[1], r[2], r[3], r[4]);
@@ -210,11 +207,7 @@ fn pinned_link(spatial: bool, a0: f64) -> String {
 /// `statics` of `pinned_link` over t = 0, 0.1, 0.2 (constant loads: three times the same
 /// equilibrium).
 fn pinned_link_statics(spatial: bool, a0: f64) -> (bool, String, Vec<Vec<f64>>) {
-    let dir = tempfile::tempdir().unwrap();
-    let (model, csv) = (dir.path().join("link.toml"), dir.path().join("link.csv"));
-    std::fs::write(&model, pinned_link(spatial, a0)).unwrap();
-    let (ok, err, _, rows) =
-        statics(&[model.to_str().unwrap(), "--stop-time", "0.2", "--output-interval", "0.1"], &csv);
+    let (ok, err, _, rows) = statics_of(&pinned_link(spatial, a0), &["--stop-time", "0.2", "--output-interval", "0.1"]);
     (ok, err, rows)
 }
 
@@ -399,12 +392,8 @@ joint = "j2"
         l12 = l1 + l2,
         h2 = h / 2.0
     );
-    let dir = tempfile::tempdir().unwrap();
-    let (model, csv) = (dir.path().join("arm2.toml"), dir.path().join("arm2.csv"));
-    std::fs::write(&model, text).unwrap();
     let (t1, t2) = (format!("tau1={tau1}"), format!("tau2={tau2}"));
-    let args = [model.to_str().unwrap(), "--stop-time", "0", "--input", &t1, "--input", &t2];
-    let (ok, err, _, rows) = statics(&args, &csv);
+    let (ok, err, _, rows) = statics_of(&text, &["--stop-time", "0", "--input", &t1, "--input", &t2]);
     assert!(ok, "{err}");
     assert!(!err.contains("unstable"), "{err}");
     let r = &rows[0];
@@ -522,7 +511,6 @@ fn a_ball_on_the_floor_is_a_neutral_equilibrium() {
 /// (src/mechanics/elements/ancf_beam_2d.rs, `StrainPoint`).
 #[test]
 fn a_fine_ancf_cantilever_converges_at_its_round_off() {
-    let dir = tempfile::tempdir().unwrap();
     let tip = |formulation: &str, n: usize| {
         let text = format!(
             r#"[model]
@@ -551,9 +539,7 @@ quantity = "y"
 body = "beam.end"
 "#
         );
-        let (model, csv) = (dir.path().join("c.toml"), dir.path().join("c.csv"));
-        std::fs::write(&model, text).unwrap();
-        let (ok, err, _, rows) = statics(&[model.to_str().unwrap(), "--stop-time", "0"], &csv);
+        let (ok, err, _, rows) = statics_of(&text, &["--stop-time", "0"]);
         assert!(ok, "{formulation} {n}: {err}");
         rows[0][1]
     };
@@ -574,10 +560,7 @@ body = "beam.end"
 /// its imperfection, with a warning only (a probe written from the docs).
 #[test]
 fn an_imperfect_column_loaded_in_steps_follows_its_stable_buckled_branch() {
-    let dir = tempfile::tempdir().unwrap();
-    let model = dir.path().join("column.toml");
-    std::fs::write(
-        &model,
+    let (ok, stderr, _, rows) = statics_of(
         "[model]\nname = \"column\"\n[parameters]\nL = 1.0\nEI = 1.0\n[solver]\nstop_time = 1.0\noutput_interval = 0.05\n\
          [[beams]]\nname = \"b\"\nstart = [0.0, 0.0]\nend = [\"L\", 0.0]\nelements = 20\nformulation = \"euler_bernoulli\"\n\
          section = { EA = 1.0e6, EI = \"EI\", mass_per_length = 1.0, rotary_inertia = 1e-10 }\n\
@@ -586,10 +569,8 @@ fn an_imperfect_column_loaded_in_steps_follows_its_stable_buckled_branch() {
          [[loads]]\ntype = \"force\"\nbody = \"b.end\"\ndirection = [0.0, 1.0]\nvalue = \"1e-3*EI/L^2\"\n\
          [[outputs]]\nname = \"tip_x\"\nquantity = \"x\"\nbody = \"b.end\"\n\
          [[outputs]]\nname = \"tip_y\"\nquantity = \"y\"\nbody = \"b.end\"\n",
-    )
-    .unwrap();
-    let csv = dir.path().join("column.csv");
-    let (ok, stderr, _, rows) = statics(&[model.to_str().unwrap()], &csv);
+        &[],
+    );
     assert!(ok, "{stderr}");
     assert!(!stderr.contains("unstable"), "{stderr}");
     let last = rows.last().unwrap();
@@ -634,8 +615,6 @@ fn a_lifted_ball_loads_its_floor_less_until_the_contact_would_pull() {
 /// row of 1 unit of stroke; the jump was 32).
 #[test]
 fn a_snap_back_under_displacement_control_ends_the_run() {
-    let dir = tempfile::tempdir().unwrap();
-    let (model, csv) = (dir.path().join("lee.toml"), dir.path().join("lee.csv"));
     let member = |name: &str, start: &str, end: &str| {
         format!(
             "[[beams]]\nname = \"{name}\"\nstart = {start}\nend = {end}\nelements = 10\nformulation = \"timoshenko\"\n\
@@ -655,8 +634,7 @@ fn a_snap_back_under_displacement_control_ends_the_run() {
         member("col", "[0.0, 0.0]", "[0.0, 120.0]"),
         member("bm", "[0.0, 120.0]", "[120.0, 120.0]"),
     );
-    std::fs::write(&model, text).unwrap();
-    let (ok, err, _, rows) = statics(&[model.to_str().unwrap()], &csv);
+    let (ok, err, _, rows) = statics_of(&text, &[]);
     println!("{err}");
     assert!(!ok, "the run passed the snap-back");
     let last = rows.last().unwrap();
@@ -684,8 +662,6 @@ fn a_snap_back_under_displacement_control_ends_the_run() {
 /// and every equilibrium stable.
 #[test]
 fn a_support_unloaded_by_a_torque_lifts_off_in_statics() {
-    let dir = tempfile::tempdir().unwrap();
-    let (model, csv) = (dir.path().join("bar3.toml"), dir.path().join("bar3.csv"));
     let support = |k: usize, x: f64| {
         format!(
             "[[contacts]]\nname = \"s{k}\"\nmethod = \"constraint\"\ntype = \"point_plane\"\npoint1 = [{x}, 0.0]\n\
@@ -701,8 +677,7 @@ fn a_support_unloaded_by_a_torque_lifts_off_in_statics() {
         support(1, 0.0),
         support(2, 1.0)
     );
-    std::fs::write(&model, text).unwrap();
-    let (ok, err, _, rows) = statics(&[model.to_str().unwrap()], &csv);
+    let (ok, err, _, rows) = statics_of(&text, &[]);
     assert!(ok, "{err}");
     // Resting on two supports, free sideways, the bar is stable: its neutral direction's
     // round-off omega^2 was once counted as unstable at some rows (a probe).
@@ -727,10 +702,7 @@ fn a_support_unloaded_by_a_torque_lifts_off_in_statics() {
 /// `energy_total` grew (a probe's rolled-up cantilever: 1974 J stored, 0 J supplied).
 #[test]
 fn statics_books_the_work_of_the_loads_as_supplied() {
-    let dir = tempfile::tempdir().unwrap();
-    let (model, csv) = (dir.path().join("spring.toml"), dir.path().join("spring.csv"));
-    std::fs::write(
-        &model,
+    let (ok, err, _, rows) = statics_of(
         "[model]\nname = \"spring\"\n[solver]\nstop_time = 1.0\noutput_interval = 0.1\n\
          [[point_masses]]\nname = \"m\"\nmass = 1.0\nposition = [0.0, 0.0]\n\
          [[joints]]\nname = \"slide\"\ntype = \"prismatic\"\nbody2 = \"m\"\npoint = [0.0, 0.0]\naxis = [1.0, 0.0]\n\
@@ -738,9 +710,8 @@ fn statics_books_the_work_of_the_loads_as_supplied() {
          [[loads]]\ntype = \"force\"\nbody = \"m\"\ndirection = [1.0, 0.0]\nvalue = \"10*t\"\n\
          [[outputs]]\nname = \"E\"\nquantity = \"energy_total\"\n\
          [[outputs]]\nname = \"Es\"\nquantity = \"energy_supplied\"\n",
-    )
-    .unwrap();
-    let (ok, err, _, rows) = statics(&[model.to_str().unwrap()], &csv);
+        &[],
+    );
     assert!(ok, "{err}");
     assert_eq!(rows.len(), 11);
     for r in &rows {
@@ -764,10 +735,7 @@ fn statics_books_the_work_of_the_loads_as_supplied() {
 /// about 1e12) until t = 1.04 (a probe); it is now confirmed by its eigenvector.
 #[test]
 fn a_cantilever_strip_turns_unstable_at_its_lateral_torsional_buckling_load() {
-    let dir = tempfile::tempdir().unwrap();
-    let (model, csv) = (dir.path().join("ltb.toml"), dir.path().join("ltb.csv"));
-    std::fs::write(
-        &model,
+    let (ok, err, _, rows) = statics_of(
         "[model]\nname = \"ltb\"\ndimension = 3\n[solver]\nstop_time = 1.03\noutput_interval = 0.01\n\
          [[beams]]\nname = \"b\"\nstart = [0.0, 0.0, 0.0]\nend = [1.0, 0.0, 0.0]\nelements = 20\n\
          formulation = \"euler_bernoulli\"\n\
@@ -775,9 +743,8 @@ fn a_cantilever_strip_turns_unstable_at_its_lateral_torsional_buckling_load() {
          [[joints]]\nname = \"clamp\"\ntype = \"fixed\"\nbody2 = \"b.start\"\n\
          [[loads]]\ntype = \"force\"\nbody = \"b.end\"\ndirection = [0.0, -1.0, 0.0]\nvalue = \"4.0126*t\"\n\
          [[outputs]]\nname = \"y\"\nquantity = \"y\"\nbody = \"b.end\"\n",
-    )
-    .unwrap();
-    let (ok, err, _, rows) = statics(&[model.to_str().unwrap()], &csv);
+        &[],
+    );
     println!("{err}");
     assert!(ok, "{err}");
     assert_eq!(rows.len(), 104);
