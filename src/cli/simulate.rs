@@ -169,8 +169,8 @@ pub fn input_signals(sim: &Simulation, specs: &[String]) -> Result<Vec<(usize, I
 }
 
 /// An input signal given on the command line: a constant, or a table linearly interpolated
-/// between its rows (constant before the first and after the last; two rows at one time make
-/// a step, the later row's value holding from that time on).
+/// between its rows (constant before the first and after the last; two rows at one time, or
+/// within round-off of it, make a step, the later row's value holding from that time on).
 pub enum InputSignal {
     Constant(f64),
     Table(Vec<(f64, f64)>),
@@ -281,6 +281,13 @@ impl InputSignal {
             if !t.is_finite() || !v.is_finite() {
                 bail!("{at}: the time and value must be finite numbers, got '{line}'");
             }
+            // A row within round-off of the one above (`same_time`) is at its time: a step. Its
+            // value had never been set (a probe's 1 s and 1.0000000000001 s rows held the first
+            // value to the end).
+            let t = match rows.last() {
+                Some(&(before, _)) if same_time(t, before) => before,
+                _ => t,
+            };
             if let Some(&(before, _)) = rows.last()
                 && t < before
             {

@@ -22,6 +22,7 @@ use super::momentum::BodyMass;
 use super::output_quantities::{self, Quantity};
 use super::outputs::{Output, OutputKind, parse_shared};
 use super::spatial_kinematics::Anchor3;
+use super::unit_vector::unit;
 use super::{BodyInfo, System};
 use crate::model::schema::{Definition, JointDecl, Name, OutputDecl, Vec2};
 use crate::model::{Model, ModelError, Scope};
@@ -104,11 +105,6 @@ const BODY_KINDS: &[BodyKind] = &[point_mass::build, rigid_body::build, plate::b
 
 /// A body kind's builder: its section of the model into coordinates, names and elements.
 type BodyKind = fn(&Definition, &mut Builder, &mut Layout) -> Result<(), ModelError>;
-
-fn unit3(v: [f64; 3]) -> Option<[f64; 3]> {
-    let n = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-    (n > 0.0).then(|| v.map(|x| x / n))
-}
 
 impl Builder<'_> {
     fn add_body(&mut self, body: Body3) {
@@ -236,8 +232,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
                 model.error(l.kind.span(), format!("a spatial {} needs `direction = [x, y, z]`", l.kind.get_ref()))
             );
         };
-        let u =
-            unit3(b.scope.vec3(dir)?).ok_or_else(|| model.error(dir.span(), "direction must not be zero".into()))?;
+        let u = unit(b.scope.vec3(dir)?).ok_or_else(|| model.error(dir.span(), "direction must not be zero".into()))?;
         let no_joints = HashMap::new();
         let site = Site { b: &b, q0: &q0, joints: &sys.joints, joint_index: &no_joints };
         let load = super::loads::spatial(l, model)?(l, &site, u, magnitude)?;
@@ -299,7 +294,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
         };
         let axis = match (&j.axis, joint_type.spatial_axis) {
             (Some(ax), true) => {
-                unit3(b.scope.vec3(ax)?).ok_or_else(|| model.error(ax.span(), "axis must not be zero".into()))?
+                unit(b.scope.vec3(ax)?).ok_or_else(|| model.error(ax.span(), "axis must not be zero".into()))?
             }
             (None, true) => {
                 return Err(
@@ -394,7 +389,7 @@ fn universal_pin(
 ) -> Result<[f64; 3], ModelError> {
     match (&j.axis2, kind) {
         (Some(ax), JointKind::Universal) => {
-            let u = unit3(b.scope.vec3(ax)?).ok_or_else(|| model.error(ax.span(), "axis2 must not be zero".into()))?;
+            let u = unit(b.scope.vec3(ax)?).ok_or_else(|| model.error(ax.span(), "axis2 must not be zero".into()))?;
             let cos = (0..3).map(|k| u[k] * axis[k]).sum::<f64>();
             if cos.abs() > 1e-9 {
                 return Err(model.error(

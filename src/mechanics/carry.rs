@@ -26,6 +26,7 @@ use super::System;
 use super::euler_parameters::{compose, cross, from_axis_angle, mat_vec, rotation};
 use super::kinematics::{Measure, MeasureKind, rot};
 use super::spatial_kinematics::{Anchor3, SpatialKind};
+use super::unit_vector::unit;
 
 /// The coordinates of a body or beam node as a rigid motion moves them (`BodyInfo`); each
 /// holds its first coordinate. Coordinates of no node (a floating-frame beam's modal
@@ -88,11 +89,6 @@ enum Motion {
         p: [f64; 4],
     },
     Shift3([f64; 3]),
-}
-
-fn unit<const N: usize>(d: [f64; N]) -> Option<[f64; N]> {
-    let n = d.iter().map(|x| x * x).sum::<f64>().sqrt();
-    (n > 0.0 && n.is_finite()).then(|| d.map(|x| x / n))
 }
 
 impl Motion {

@@ -2,6 +2,7 @@
 //! and inputs (`value`) or a piecewise-linear table of [time, value] rows (`table`).
 
 use super::forces::TimeFunction;
+use crate::compact_number::Compact;
 use crate::model::schema::LoadDecl;
 use crate::model::{Model, ModelError, Scope};
 
@@ -10,15 +11,35 @@ pub fn load_magnitude(l: &LoadDecl, input_scope: &Scope, model: &Model) -> Resul
     match (&l.value, &l.table) {
         (Some(v), None) => Ok(TimeFunction::Expr(input_scope.time_function(v, "load value")?)),
         (None, Some(t)) => {
-            let rows = t.get_ref().clone();
-            if rows.is_empty()
-                || rows.windows(2).any(|w| w[1][0] <= w[0][0])
-                || rows.iter().flatten().any(|x| !x.is_finite())
-            {
-                return Err(model.error(
-                    t.span(),
-                    "table rows must be finite [time, value] pairs with strictly increasing times".into(),
-                ));
+            let fail = |why: String| Err(model.error(t.span(), format!("table: {why}")));
+            let mut rows: Vec<[f64; 2]> = Vec::with_capacity(t.get_ref().len());
+            for row in t.get_ref() {
+                // A third entry had been ignored without a word (a probe).
+                let &[time, value] = row.as_slice() else {
+                    return fail(format!("each row is [time, value], got {} entries", row.len()));
+                };
+                if !(time.is_finite() && value.is_finite()) {
+                    return fail("the times and values must be finite numbers".into());
+                }
+                if let Some(&[t0, v0]) = rows.last() {
+                    if time <= t0 {
+                        return fail(format!("times must increase, {} follows {}", Compact(time), Compact(t0)));
+                    }
+                    // The slope is the load's rate: an overflowing one had been reported as a
+                    // NaN force at t = 0, without a location (a probe).
+                    if !((value - v0) / (time - t0)).is_finite() {
+                        return fail(format!(
+                            "the value changes from {} to {} in {} s, a slope beyond the range of double precision",
+                            Compact(v0),
+                            Compact(value),
+                            Compact(time - t0)
+                        ));
+                    }
+                }
+                rows.push([time, value]);
+            }
+            if rows.is_empty() {
+                return fail("it needs at least one [time, value] row".into());
             }
             Ok(TimeFunction::Table(rows))
         }

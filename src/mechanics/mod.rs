@@ -31,6 +31,7 @@ pub mod reactions;
 pub mod site;
 pub mod spatial_kinematics;
 pub mod springs;
+pub mod unit_vector;
 
 use contact_gap::ContactGap;
 pub use element_group::{ElementGroup, ElementSet};

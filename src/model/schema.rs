@@ -400,7 +400,7 @@ pub struct LoadDecl {
     /// Magnitude: number or expression in parameters, `t` and inputs.
     pub value: Option<Num>,
     /// Magnitude as a piecewise-linear table of [time, value] rows (held constant outside).
-    pub table: Option<Spanned<Vec<[f64; 2]>>>,
+    pub table: Option<Spanned<Vec<Vec<f64>>>>,
 }
 
 /// A contact between a plane or circle on body1 and a point or circle on body2: a continuous

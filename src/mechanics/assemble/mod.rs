@@ -22,6 +22,7 @@ use super::load_magnitude::load_magnitude;
 use super::output_quantities::{self, Quantity};
 use super::outputs::{Output, OutputKind, parse_shared};
 use super::site::PlanarSite;
+use super::unit_vector::unit;
 use super::{BodyInfo, System};
 use crate::model::schema::{Definition, Name, Vec2};
 use crate::model::{Model, ModelError, Scope};
@@ -249,11 +250,6 @@ const BODY_KINDS: &[BodyKind] = &[point_mass::build, rigid_body::build, beam::bu
 
 /// A body kind's builder: its section of the model into coordinates, names and elements.
 type BodyKind = fn(&Definition, &mut Builder, &mut Names, &mut Layout) -> Result<(), ModelError>;
-
-fn unit(v: [f64; 2]) -> Option<[f64; 2]> {
-    let n = (v[0] * v[0] + v[1] * v[1]).sqrt();
-    (n > 0.0).then(|| [v[0] / n, v[1] / n])
-}
 
 pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
     assemble_at(model, params, 0.0)

@@ -3,12 +3,13 @@
 //! Nodes are frames named `<name>.node[k]` (aliases `<name>.start`, `<name>.end`), addressed
 //! like rigid bodies by joints, loads, springs and outputs.
 
-use super::{Body3, Builder, Layout, unit3};
+use super::{Body3, Builder, Layout};
 use crate::limits::coordinates_fit;
 use crate::mechanics::assembly::BendingPeriod;
 use crate::mechanics::beam_section::{self, Given};
 use crate::mechanics::elements::{BeamProperties, CorotationalBeam3d, SpatialBeamProperties};
 use crate::mechanics::euler_parameters::{Mat3, cross, e_matrix, from_rotation};
+use crate::mechanics::unit_vector::unit;
 use crate::model::ModelError;
 use crate::model::schema::{BeamDecl, Definition, Name, Tensor};
 use std::f64::consts::PI;
@@ -23,16 +24,16 @@ fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
 fn section_frame(t: [f64; 3], y_axis: Option<[f64; 3]>) -> Option<Mat3> {
     let (y, z) = match y_axis {
         Some(a) => {
-            let y = unit3(std::array::from_fn(|i| a[i] - dot(a, t) * t[i]))?;
+            let y = unit(std::array::from_fn(|i| a[i] - dot(a, t) * t[i]))?;
             (y, cross(t, y))
         }
         None if cross(t, [0.0, 0.0, 1.0]).iter().map(|x| x * x).sum::<f64>() > 1e-18 => {
-            let z = unit3(std::array::from_fn(|i| f64::from(u8::from(i == 2)) - t[2] * t[i]))?;
+            let z = unit(std::array::from_fn(|i| f64::from(u8::from(i == 2)) - t[2] * t[i]))?;
             (cross(z, t), z)
         }
         None => ([0.0, 1.0, 0.0], cross(t, [0.0, 1.0, 0.0])),
     };
-    if dot(y, t).abs() > 1e-9 || unit3(y).is_none() {
+    if dot(y, t).abs() > 1e-9 || unit(y).is_none() {
         return None;
     }
     Some(std::array::from_fn(|i| [t[i], y[i], z[i]]))
@@ -213,7 +214,7 @@ fn geometry(b: &Builder, bd: &BeamDecl, count: usize) -> Result<Vec<NodeFrame>, 
     let model = b.model;
     let (p0, p1) = (b.scope.vec3(&bd.start)?, b.scope.vec3(&bd.end)?);
     let d: [f64; 3] = std::array::from_fn(|i| p1[i] - p0[i]);
-    let Some(t) = unit3(d) else {
+    let Some(t) = unit(d) else {
         return Err(model.error(bd.end.span(), "the beam's end coincides with its start".into()));
     };
     let fraction = |k: usize| k as f64 / count as f64;
@@ -228,7 +229,7 @@ fn geometry(b: &Builder, bd: &BeamDecl, count: usize) -> Result<Vec<NodeFrame>, 
         return Err(model.error(c.span(), format!("start and end must be equally far from the center ({ra} and {re})")));
     }
     let normal = cross(a, e);
-    let Some(n) = unit3(normal).filter(|_| dot(normal, normal).sqrt() > 1e-9 * ra * ra) else {
+    let Some(n) = unit(normal).filter(|_| dot(normal, normal).sqrt() > 1e-9 * ra * ra) else {
         return Err(model
             .error(c.span(), "start, end and center are collinear: an arc must turn by less than 180 degrees".into()));
     };

@@ -2,11 +2,12 @@
 //! `RigidBody3d` element; the inertia tensor about the centre of mass (principal values or a
 //! symmetric 3x3 matrix) and the orientation (Euler parameters, or an axis and an angle).
 
-use super::{Body3, Builder, Layout, unit3};
+use super::{Body3, Builder, Layout};
 use crate::limits::coordinates_fit;
 use crate::mechanics::elements::RigidBody3d;
 use crate::mechanics::euler_parameters::{Mat3, e_matrix, from_axis_angle};
 use crate::mechanics::momentum::BodyMass;
+use crate::mechanics::unit_vector::unit;
 use crate::model::ModelError;
 use crate::model::schema::{Definition, RigidBodyDecl, Tensor};
 
@@ -90,11 +91,7 @@ fn orientation(b: &Builder, rb: &RigidBodyDecl) -> Result<[f64; 4], ModelError> 
     match (&rb.euler_parameters, &rb.axis, &rb.angle) {
         (Some(e), None, None) => {
             let p = b.scope.vector::<4>(e)?;
-            let n = p.iter().map(|x| x * x).sum::<f64>().sqrt();
-            if n == 0.0 {
-                return Err(b.model.error(e.span(), "Euler parameters must not all be zero".into()));
-            }
-            Ok(p.map(|x| x / n))
+            unit(p).ok_or_else(|| b.model.error(e.span(), "Euler parameters must not all be zero".into()))
         }
         (Some(e), _, _) => {
             Err(b.model.error(e.span(), "give either `euler_parameters` or `axis` and `angle`, not both".into()))
@@ -106,7 +103,7 @@ fn orientation(b: &Builder, rb: &RigidBodyDecl) -> Result<[f64; 4], ModelError> 
                 .into(),
         )),
         (None, Some(ax), Some(angle)) => {
-            let u = unit3(b.scope.vec3(ax)?).ok_or_else(|| b.model.error(ax.span(), "axis must not be zero".into()))?;
+            let u = unit(b.scope.vec3(ax)?).ok_or_else(|| b.model.error(ax.span(), "axis must not be zero".into()))?;
             Ok(from_axis_angle(u, b.scope.number(angle)?))
         }
         (None, None, Some(a)) => {

@@ -19,6 +19,7 @@ use crate::mechanics::contact_gap::ContactGap;
 use crate::mechanics::joints::spatial::body_frame;
 use crate::mechanics::kinematics::{Anchor, Measure, MeasureKind};
 use crate::mechanics::spatial_kinematics::{Anchor3, SpatialKind, SpatialMeasure};
+use crate::mechanics::unit_vector::unit;
 use crate::model::ModelError;
 use crate::model::schema::{ContactDecl, Vec2};
 
@@ -63,10 +64,7 @@ fn planar(c: &ContactDecl, site: &dyn PlanarSite) -> Result<Geometry, ModelError
     let a2 = site.contact_anchor2(&c.body2, c.point2.as_ref())?;
     let (point1, normal) = keys(c, model, "[x, y]")?;
     let v = site.scope().vec2(normal)?;
-    let norm = (v[0] * v[0] + v[1] * v[1]).sqrt();
-    let n = (norm > 0.0)
-        .then(|| [v[0] / norm, v[1] / norm])
-        .ok_or_else(|| model.error(normal.span(), "normal must not be zero".into()))?;
+    let n = unit(v).ok_or_else(|| model.error(normal.span(), "normal must not be zero".into()))?;
     let body1 = body1(c);
     let a1 = site.anchor(&body1, Some(point1))?;
     // Into body 1's frame (transpose of the rotation by its angle); the normal rotates with it.
@@ -82,10 +80,7 @@ fn spatial(c: &ContactDecl, site: &dyn SpatialSite) -> Result<Geometry, ModelErr
     let a2 = site.anchor(&c.body2, c.point2.as_ref())?;
     let (point1, normal) = keys(c, model, "[x, y, z]")?;
     let v = site.scope().vec3(normal)?;
-    let norm = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-    let n = (norm > 0.0 && norm.is_finite())
-        .then(|| v.map(|x| x / norm))
-        .ok_or_else(|| model.error(normal.span(), "normal must not be zero".into()))?;
+    let n = unit(v).ok_or_else(|| model.error(normal.span(), "normal must not be zero".into()))?;
     let a1 = site.anchor(&body1(c), Some(point1))?;
     let u1 = body_frame(&a1, n, site.q0());
     Ok(Geometry { gap: spatial_gap(a1, a2, u1), reach: reach(c, site.scope(), model)? })

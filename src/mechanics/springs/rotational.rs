@@ -16,6 +16,7 @@ use super::{PlanarSite, SpatialSite, SpringType, no_axis, no_coordinate};
 use crate::mechanics::joints::spatial::{body_frame, normals};
 use crate::mechanics::kinematics::{Anchor, Measure};
 use crate::mechanics::spatial_kinematics::{Anchor3, SpatialKind, SpatialMeasure};
+use crate::mechanics::unit_vector::unit;
 use crate::model::ModelError;
 use crate::model::schema::{Name, SpringDecl};
 
@@ -76,11 +77,8 @@ fn spatial(s: &SpringDecl, site: &dyn SpatialSite) -> Result<Measure, ModelError
         ));
     };
     let a = site.scope().vec3(ax)?;
-    let norm = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
-    if norm == 0.0 || !norm.is_finite() {
-        return Err(model.error(ax.span(), "axis must not be zero".into()));
-    }
-    let (b, c) = normals(a.map(|x| x / norm));
+    let a = unit(a).ok_or_else(|| model.error(ax.span(), "axis must not be zero".into()))?;
+    let (b, c) = normals(a);
     let anchor = |n: &Name| -> Result<Anchor3, ModelError> {
         if n.get_ref() == "ground" {
             return Ok(Anchor3::Ground { p: [0.0; 3] });
