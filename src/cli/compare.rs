@@ -20,7 +20,7 @@ use flexfmu::integrators::{ErrorControl, Method, NewtonStrategy};
 use flexfmu::model::Model;
 use flexfmu::simulation::{Experiment, Simulation, SolverSettings};
 
-use super::option_values;
+use super::option_values::{self, UsageError};
 use super::progress::Progress;
 
 #[derive(Debug, clap::Args)]
@@ -65,7 +65,7 @@ pub struct CompareArgs {
     /// Override a parameter (repeatable): NAME=VALUE.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
-    /// Write the table as CSV (`.csv`) or JSON (any other extension).
+    /// Write the table as CSV (`.csv`) or JSON (`.json`).
     #[arg(short = 'o', long)]
     pub output: Option<PathBuf>,
 }
@@ -137,6 +137,12 @@ fn settings_for(base: &SolverSettings, model: &Model, method: Method, rho_inf: f
 }
 
 pub fn run(args: CompareArgs) -> Result<()> {
+    // Before any run: a table written as JSON to TABLE.txt was a surprise (a probe).
+    if let Some(path) = &args.output
+        && !["csv", "json"].iter().any(|x| path.extension().is_some_and(|e| e.eq_ignore_ascii_case(x)))
+    {
+        bail!(UsageError(format!("-o {}: the table is written as .csv or .json", path.display())));
+    }
     let model = Model::load(&args.model)?;
     let params = super::simulate::parameter_values(&model, &args.set)?;
     let mut base = SolverSettings::from_model(&model, &params)?;
@@ -161,11 +167,47 @@ pub fn run(args: CompareArgs) -> Result<()> {
     let mut steps = steps;
     steps.sort_by(|a, b| b.total_cmp(a));
     let smallest = *steps.last().context("no steps to compare")?;
-    let reference_step = args.reference_step.unwrap_or(smallest / 8.0);
     let methods: Vec<Method> =
         if args.integrators.is_empty() { Method::ALL.to_vec() } else { args.integrators.clone() };
     let interval = args.output_interval.or(experiment.output_interval).unwrap_or((stop - start) / 100.0);
     let count = flexfmu::limits::output_intervals(start, stop, interval).map_err(anyhow::Error::msg)?.max(1);
+    // The reference is finer than every compared run and than the output interval, at which
+    // longer steps run: its error is estimated from a run at twice its step, and at a step
+    // beyond half the interval both ran at the interval and the header said "estimated error 0"
+    // (a probe's --reference-step 10 and --steps 0.1,0.1).
+    let reference_step = args.reference_step.unwrap_or(smallest.min(interval) / 8.0);
+    if 2.0 * reference_step > interval * (1.0 + 1e-12) {
+        bail!(UsageError(format!(
+            "--reference-step {} is more than half the output interval {} s: steps above the interval run at it \
+             (each output ends an internal step), so the reference would not be finer than the runs it judges",
+            Compact(reference_step),
+            Compact(interval)
+        )));
+    }
+    let times: Vec<f64> = (1..=count).map(|k| if k == count { stop } else { start + k as f64 * interval }).collect();
+
+    // Output columns to compare.
+    let probe = Simulation::new(&model, &params, base, start)?;
+    let names: Vec<String> = probe.outputs().iter().map(|o| o.name.clone()).collect();
+    let columns: Vec<usize> = if args.outputs.is_empty() {
+        (0..names.len()).collect()
+    } else {
+        args.outputs
+            .iter()
+            .map(|o| {
+                names.iter().position(|n| n == o.trim()).ok_or_else(|| {
+                    anyhow::Error::new(UsageError(format!(
+                        "unknown output '{o}' (the model declares: {})",
+                        names.join(", ")
+                    )))
+                })
+            })
+            .collect::<Result<_>>()?
+    };
+    if columns.is_empty() {
+        bail!("the model declares no outputs to compare");
+    }
+    let compared: Vec<String> = columns.iter().map(|&c| names[c].clone()).collect();
     // What the table would not say (a probe read HHT's row as run at --rho-inf 0, and three
     // steps above the output interval as three runs).
     for &method in methods.iter().chain([&args.reference_integrator]) {
@@ -185,28 +227,6 @@ pub fn run(args: CompareArgs) -> Result<()> {
             Compact(h)
         );
     }
-    let times: Vec<f64> = (1..=count).map(|k| if k == count { stop } else { start + k as f64 * interval }).collect();
-
-    // Output columns to compare.
-    let probe = Simulation::new(&model, &params, base, start)?;
-    let names: Vec<String> = probe.outputs().iter().map(|o| o.name.clone()).collect();
-    let columns: Vec<usize> = if args.outputs.is_empty() {
-        (0..names.len()).collect()
-    } else {
-        args.outputs
-            .iter()
-            .map(|o| {
-                names
-                    .iter()
-                    .position(|n| n == o.trim())
-                    .with_context(|| format!("unknown output '{o}' (the model declares: {})", names.join(", ")))
-            })
-            .collect::<Result<_>>()?
-    };
-    if columns.is_empty() {
-        bail!("the model declares no outputs to compare");
-    }
-    let compared: Vec<String> = columns.iter().map(|&c| names[c].clone()).collect();
 
     // The reference, and its own error estimated from a run at twice its step.
     let ref_tolerance = base.tolerance.min(1e-12);

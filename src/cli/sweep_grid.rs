@@ -53,7 +53,12 @@ pub fn linspace(first: f64, last: f64, count: usize) -> Vec<f64> {
         .map(|i| match i {
             0 => first,
             i if i + 1 == count => last,
-            i => first + (last - first) * (i as f64) / ((count - 1) as f64),
+            // As a weighted mean: last - first overflows for ends of opposite sign near the
+            // range of double precision (a probe's 1e308:-1e308:3 had -inf in the middle).
+            i => {
+                let f = (i as f64) / ((count - 1) as f64);
+                first * (1.0 - f) + last * f
+            }
         })
         .collect()
 }
@@ -85,4 +90,17 @@ pub fn runs(axes: &[Axis]) -> Result<Vec<Vec<String>>> {
             .collect();
     }
     Ok(runs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::linspace;
+
+    #[test]
+    fn evenly_spaced_values_include_both_ends_and_do_not_overflow() {
+        assert_eq!(linspace(1.0, 2.0, 3), [1.0, 1.5, 2.0]);
+        assert_eq!(linspace(0.0, 1.0, 5), [0.0, 0.25, 0.5, 0.75, 1.0]);
+        assert_eq!(linspace(1e308, -1e308, 3), [1e308, 0.0, -1e308]);
+        assert_eq!(linspace(4.0, 8.0, 1), [4.0]);
+    }
 }

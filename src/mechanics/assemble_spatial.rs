@@ -14,8 +14,8 @@ use super::euler_parameters::{mat_t_vec, rotation};
 use super::initial_state::consistent_initial_state;
 use super::joints::spatial::normalisation_row;
 use super::joints::{
-    JointInfo, JointKind, Rows, axis_only, check_apart, check_points, coordinate_row, drives, held_length,
-    point_mass_types, reads_body_orientation, spatial_type,
+    JointInfo, JointKind, Rows, aliased_bodies_message, axis_only, check_apart, check_points, coordinate_row, drives,
+    held_length, point_mass_types, reads_body_orientation, same_bodies_message, spatial_type,
 };
 use super::load_magnitude::load_magnitude;
 use super::momentum::BodyMass;
@@ -250,13 +250,16 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
         let ground = Name::new(0..0, "ground".to_string());
         let body1 = j.body1.as_ref().unwrap_or(&ground);
         if body1.get_ref() == j.body2.get_ref() {
-            return Err(model.error(j.body2.span(), crate::mechanics::joints::same_bodies_message(j.body2.get_ref())));
+            return Err(model.error(j.body2.span(), same_bodies_message(j.body2.get_ref())));
         }
         let b2 = b
             .body(&j.body2)?
             .ok_or_else(|| model.error(j.body2.span(), "body2 must not be ground (put ground in body1)".into()))?;
         let b2x = b2.x;
         let b1 = b.body(body1)?;
+        if b1.is_some_and(|b1| b1.x == b2x) {
+            return Err(model.error(j.body2.span(), aliased_bodies_message(body1.get_ref(), j.body2.get_ref())));
+        }
         let b1x = b1.map(|b1| b1.x);
         // A point mass has no orientation for a joint to hold (checked before its point, which
         // must be the mass's own).

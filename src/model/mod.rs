@@ -659,6 +659,17 @@ impl<'a> Scope<'a> {
         if v <= 0.0 {
             return Err(self.model.error(n.span(), format!("{what} must be positive, got {}", Compact(v))));
         }
+        // A subnormal one's reciprocal overflows: a mass of 5e-324 had been "an acceleration
+        // evaluated to NaN or infinity" at t = 0, without a location (a probe).
+        if v < f64::MIN_POSITIVE {
+            return Err(self.model.error(
+                n.span(),
+                format!(
+                    "{what} {} is below 2.2e-308, the smallest normal double: its reciprocal overflows",
+                    Compact(v)
+                ),
+            ));
+        }
         Ok(v)
     }
 

@@ -159,6 +159,13 @@ fn beam_errors_are_located() {
             "unknown body 'beam.node[9]'",
             "body2 = \"beam.node[9]\"",
         ),
+        // Two names of one node (was "these joints constrain nothing here", a probe).
+        (
+            "body2 = \"beam.start\"",
+            "body1 = \"beam.node[0]\"\nbody2 = \"beam.start\"",
+            "a joint needs two different bodies ('beam.node[0]' and 'beam.start' name the same one)",
+            "body2 = \"beam.start\"",
+        ),
         ("elements = \"elements\"", "elements = 0", "elements must be an integer >= 1", "elements = 0"),
         ("elements = \"elements\"", "elements = 2.5", "elements must be an integer >= 1", "elements = 2.5"),
         (

@@ -132,10 +132,20 @@ fn compare_writes_csv_and_rejects_bad_options() {
     assert!(lines[0].starts_with("integrator,rho_inf,step,end_error,max_error,order,steps"), "{}", lines[0]);
     assert_eq!(lines.len(), 1 + 4, "{text}");
     assert!(lines[1].starts_with("hht,0.5,2e-3,") && lines[4].starts_with("bathe,0.5,1e-3,"), "{text}");
-    let bad = Command::new(EXE).arg("compare").arg(model()).args(["--outputs", "nope"]).output().unwrap();
-    assert!(!bad.status.success());
-    let err = String::from_utf8_lossy(&bad.stderr);
-    assert!(err.contains("unknown output 'nope'") && err.contains("energy_total"), "{err}");
+    // Usage errors (exit code 2) before any run and before any note: an unknown output, a table
+    // file that is neither .csv nor .json (it had been written as JSON), and a reference step
+    // above half the output interval (both reference runs ran at the interval, and the header
+    // said "estimated error 0"; a probe).
+    for (args, message) in [
+        (&["--outputs", "nope"][..], "unknown output 'nope' (the model declares: x, v, a, energy_total)"),
+        (&["-o", "table.txt"][..], "-o table.txt: the table is written as .csv or .json"),
+        (&["--reference-step", "10"][..], "--reference-step 10 is more than half the output interval 0.01 s"),
+    ] {
+        let bad = Command::new(EXE).arg("compare").arg(model()).args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&bad.stderr);
+        assert_eq!(bad.status.code(), Some(2), "{err}");
+        assert!(err.starts_with(&format!("error: {message}")), "{err}");
+    }
     // Halvings are bounded (a probe's 1e6 ran without end): 16 at most, refused as usage.
     let bad = Command::new(EXE).arg("compare").arg(model()).args(["--halvings", "1000000"]).output().unwrap();
     let err = String::from_utf8_lossy(&bad.stderr);

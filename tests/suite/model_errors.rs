@@ -87,6 +87,8 @@ fn unknown_body_name() {
 #[test]
 fn negative_mass() {
     expect_error(&variant("mass = \"m\"", "mass = -2.0"), 16, "mass must be positive, got -2");
+    // A subnormal mass's reciprocal overflows (was a NaN acceleration at t = 0, unlocated).
+    expect_error(&variant("mass = \"m\"", "mass = 5e-324"), 16, "below 2.2e-308, the smallest normal double");
 }
 
 /// A value written with its unit is told that values carry none; a syntax error is not told

@@ -14,8 +14,8 @@ use super::elements::FloatingFramePoint;
 use super::forces::Load;
 use super::initial_state::consistent_initial_state;
 use super::joints::{
-    Drive, JointInfo, JointKind, Rows, axis_only, check_apart, check_points, coordinate_row, drives, held_length,
-    planar_type,
+    Drive, JointInfo, JointKind, Rows, aliased_bodies_message, axis_only, check_apart, check_points, coordinate_row,
+    drives, held_length, planar_type, same_bodies_message,
 };
 use super::kinematics::{Anchor, Measure, MeasureKind};
 use super::load_magnitude::load_magnitude;
@@ -347,7 +347,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
         let ground = Name::new(0..0, "ground".to_string());
         let body1 = j.body1.as_ref().unwrap_or(&ground);
         if body1.get_ref() == j.body2.get_ref() {
-            return Err(model.error(j.body2.span(), crate::mechanics::joints::same_bodies_message(j.body2.get_ref())));
+            return Err(model.error(j.body2.span(), same_bodies_message(j.body2.get_ref())));
         }
         if let Some(ax) = &j.axis2 {
             return Err(model.error(ax.span(), "`axis2` applies to spatial universal joints only".into()));
@@ -373,6 +373,9 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
         let b2 = b
             .body(&j.body2)?
             .ok_or_else(|| model.error(j.body2.span(), "body2 must not be ground (put ground in body1)".into()))?;
+        if b1.is_some_and(|b1| b1.info.x == b2.info.x) {
+            return Err(model.error(j.body2.span(), aliased_bodies_message(body1.get_ref(), j.body2.get_ref())));
+        }
         let (a1, a2) = if joint_type.two_points {
             // A link between two points: each anchor at its own point (default: the body's
             // reference point); its row sees positions only, so any body1 will do.

@@ -636,6 +636,13 @@ pub fn same_bodies_message(body: &str) -> String {
     }
 }
 
+/// Why a joint between two names of one body is refused (a beam's `arm.node[0]` and
+/// `arm.start`): it joins nothing, and had been reported as "these joints constrain nothing
+/// here" (a probe).
+pub fn aliased_bodies_message(body1: &str, body2: &str) -> String {
+    format!("a joint needs two different bodies ('{body1}' and '{body2}' name the same one)")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
