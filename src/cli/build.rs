@@ -107,9 +107,14 @@ pub fn check(args: CheckArgs) -> Result<()> {
         }
         Ok(buf)
     };
-    let xml = String::from_utf8(read("modelDescription.xml")?).context("modelDescription.xml is not UTF-8")?;
-    let source = String::from_utf8(read("resources/model.toml")?).context("resources/model.toml is not UTF-8")?;
-    let model = Model::parse(&source, "resources/model.toml")?;
+    // Entries are named inside the archive, FMU.fmu/resources/model.toml:LINE:COLUMN for the
+    // model's errors (they had named resources/model.toml alone; a probe).
+    let entry = |name: &str| format!("{}/{name}", args.path.display());
+    let xml = String::from_utf8(read("modelDescription.xml")?)
+        .with_context(|| format!("{} is not UTF-8", entry("modelDescription.xml")))?;
+    let source = String::from_utf8(read("resources/model.toml")?)
+        .with_context(|| format!("{} is not UTF-8", entry("resources/model.toml")))?;
+    let model = Model::parse(&source, &entry("resources/model.toml"))?;
     let version = if xml.contains(r#"fmiVersion="3.0""#) { FmiVersion::V3 } else { FmiVersion::V2 };
     let (dir, ext) = platform_of(version);
     let binary = read(&format!("binaries/{dir}/{}.{ext}", model.name()))?;

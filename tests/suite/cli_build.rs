@@ -40,22 +40,34 @@ fn build_writes_a_complete_fmu_and_check_accepts_it() {
     let check = Command::new(EXE).arg("check").arg(model()).output().unwrap();
     assert!(check.status.success());
 
-    // An FMU whose model text was edited no longer matches its modelDescription.xml.
-    let tampered = dir.path().join("tampered.fmu");
-    let mut w = zip::ZipWriter::new(std::fs::File::create(&tampered).unwrap());
-    for i in 0..zip.len() {
-        let mut e = zip.by_index(i).unwrap();
-        let mut data = Vec::new();
-        e.read_to_end(&mut data).unwrap();
-        if e.name() == "resources/model.toml" {
-            data.extend_from_slice(b"\n# edited\n");
+    // An FMU whose model text was edited no longer matches its modelDescription.xml; one whose
+    // model has an error is told where, inside the FMU.
+    let tamper = |file: &str, edit: &dyn Fn(&str) -> String| {
+        let tampered = dir.path().join(file);
+        let mut zip = zip::ZipArchive::new(std::fs::File::open(&fmu).unwrap()).unwrap();
+        let mut w = zip::ZipWriter::new(std::fs::File::create(&tampered).unwrap());
+        for i in 0..zip.len() {
+            let mut e = zip.by_index(i).unwrap();
+            let mut data = Vec::new();
+            e.read_to_end(&mut data).unwrap();
+            if e.name() == "resources/model.toml" {
+                data = edit(&String::from_utf8(data).unwrap()).into_bytes();
+            }
+            w.start_file(e.name().to_string(), zip::write::SimpleFileOptions::default()).unwrap();
+            w.write_all(&data).unwrap();
         }
-        w.start_file(e.name().to_string(), zip::write::SimpleFileOptions::default()).unwrap();
-        w.write_all(&data).unwrap();
-    }
-    w.finish().unwrap();
-    let check = Command::new(EXE).arg("check").arg(&tampered).output().unwrap();
-    assert!(!check.status.success());
+        w.finish().unwrap();
+        Command::new(EXE).arg("check").arg(&tampered).output().unwrap()
+    };
+    let check = tamper("broken.fmu", &|text| text.replace("stiffness = \"k\"", "stiffness = -1.0"));
+    let err = String::from_utf8_lossy(&check.stderr);
+    let at = format!(
+        "error: {}/resources/model.toml:43:13: stiffness must not be negative",
+        dir.path().join("broken.fmu").display()
+    );
+    assert!(err.starts_with(&at), "{err}");
+    let tampered = tamper("tampered.fmu", &|text| format!("{text}\n# edited\n"));
+    assert!(!tampered.status.success());
 }
 
 #[test]
