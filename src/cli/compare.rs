@@ -137,12 +137,6 @@ fn settings_for(base: &SolverSettings, model: &Model, method: Method, rho_inf: f
 }
 
 pub fn run(args: CompareArgs) -> Result<()> {
-    // Before any run: a table written as JSON to TABLE.txt was a surprise (a probe).
-    if let Some(path) = &args.output
-        && !["csv", "json"].iter().any(|x| path.extension().is_some_and(|e| e.eq_ignore_ascii_case(x)))
-    {
-        bail!(UsageError(format!("-o {}: the table is written as .csv or .json", path.display())));
-    }
     let model = Model::load(&args.model)?;
     let params = super::simulate::parameter_values(&model, &args.set)?;
     let mut base = SolverSettings::from_model(&model, &params)?;
@@ -196,10 +190,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
             .iter()
             .map(|o| {
                 names.iter().position(|n| n == o.trim()).ok_or_else(|| {
-                    anyhow::Error::new(UsageError(format!(
-                        "unknown output '{o}' (the model declares: {})",
-                        names.join(", ")
-                    )))
+                    anyhow::Error::new(UsageError(format!("unknown output '{o}' ({})", super::declared(&names))))
                 })
             })
             .collect::<Result<_>>()?
@@ -208,6 +199,12 @@ pub fn run(args: CompareArgs) -> Result<()> {
         bail!("the model declares no outputs to compare");
     }
     let compared: Vec<String> = columns.iter().map(|&c| names[c].clone()).collect();
+    // Before any run: a table written as JSON to TABLE.txt was a surprise (a probe).
+    if let Some(path) = &args.output
+        && !["csv", "json"].iter().any(|x| path.extension().is_some_and(|e| e.eq_ignore_ascii_case(x)))
+    {
+        bail!(UsageError(format!("-o {}: the table is written as .csv or .json", path.display())));
+    }
     // What the table would not say (a probe read HHT's row as run at --rho-inf 0, and three
     // steps above the output interval as three runs).
     for &method in methods.iter().chain([&args.reference_integrator]) {

@@ -18,6 +18,16 @@ pub mod sweep;
 pub mod sweep_grid;
 
 /// Print assembly's located warnings (`Simulation::warnings`) to standard error.
+/// "the model declares: a, b" for a list of names a command line may give, or "the model
+/// declares none" (an unknown input on a model without inputs had read "declares: ").
+pub fn declared<S: AsRef<str>>(names: &[S]) -> String {
+    if names.is_empty() {
+        return "the model declares none".into();
+    }
+    let names: Vec<&str> = names.iter().map(AsRef::as_ref).collect();
+    format!("the model declares: {}", names.join(", "))
+}
+
 pub fn print_warnings(warnings: &[flexfmu::model::ModelError]) {
     for w in warnings {
         eprintln!("{}", w.warning());

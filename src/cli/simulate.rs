@@ -116,9 +116,11 @@ pub struct SimulateArgs {
     /// Output CSV file.
     #[arg(short = 'o', long)]
     pub output: PathBuf,
-    /// No progress bar and no summary line (set by `flexfmu sweep` for its runs).
+    /// Set by `flexfmu sweep` for its runs ("run 2 (k=1e20)"): no progress bar and no summary
+    /// line, and the warnings start with it (a probe could not tell which run an energy
+    /// warning came from).
     #[arg(skip)]
-    pub quiet: bool,
+    pub run_label: Option<String>,
 }
 
 /// Apply `--set NAME=VALUE` overrides to the model's default parameter values. A name the
@@ -130,11 +132,7 @@ pub fn parameter_values(model: &Model, sets: &[String]) -> Result<Vec<f64>> {
             s.split_once('=').ok_or_else(|| UsageError(format!("--set expects NAME=VALUE, got '{s}'")))?;
         let Some(i) = model.parameter_index(name.trim()) else {
             let known: Vec<_> = model.parameters.iter().map(|p| p.name.as_str()).collect();
-            bail!(UsageError(format!(
-                "unknown parameter '{}' (the model declares: {})",
-                name.trim(),
-                known.join(", ")
-            )));
+            bail!(UsageError(format!("unknown parameter '{}' ({})", name.trim(), super::declared(&known))));
         };
         let p = &model.parameters[i];
         params[i] = if p.kind == ParameterKind::String {
@@ -157,11 +155,7 @@ pub fn input_signals(sim: &Simulation, specs: &[String]) -> Result<Vec<(usize, I
             .split_once('=')
             .ok_or_else(|| UsageError(format!("--input expects NAME=VALUE or NAME=FILE, got '{spec}'")))?;
         let Some(i) = sim.input_names().iter().position(|n| n == name.trim()) else {
-            bail!(UsageError(format!(
-                "unknown input '{}' (the model declares: {})",
-                name.trim(),
-                sim.input_names().join(", ")
-            )));
+            bail!(UsageError(format!("unknown input '{}' ({})", name.trim(), super::declared(sim.input_names()))));
         };
         signals.push((i, InputSignal::parse(value.trim()).with_context(|| format!("--input {}", name.trim()))?));
     }
@@ -262,7 +256,8 @@ impl InputSignal {
         let mut rows: Vec<(f64, f64)> = Vec::new();
         for (i, line) in csv.lines().enumerate() {
             let at = format!("{text}:{}", i + 1);
-            let cells: Vec<_> = line.split(',').map(str::trim).collect();
+            // Cells may be quoted, as spreadsheets write them (a probe's "0","1" was taken as the header).
+            let cells: Vec<_> = line.split(',').map(|c| c.trim().trim_matches('"').trim()).collect();
             let numbers: Vec<_> = cells.iter().map(|c| c.parse::<f64>()).collect();
             if i == 0 && numbers.iter().any(Result::is_err) {
                 // The header: its names are free, but a third column would be ignored.
@@ -420,7 +415,10 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let interval = args.output_interval.or(experiment.output_interval).unwrap_or(settings.step);
     let mut sim = Simulation::new(&model, &params, settings, experiment.start_time)?;
     sim.limit_steps_to(&model, interval);
-    super::print_warnings(sim.warnings());
+    let label = args.run_label.as_ref().map_or(String::new(), |l| format!("{l}: "));
+    for w in sim.warnings() {
+        eprintln!("{label}{}", w.warning());
+    }
 
     let signals = input_signals(&sim, &args.inputs)?;
 
@@ -432,7 +430,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
 
     let start = experiment.start_time;
     let count = flexfmu::limits::output_intervals(start, stop, interval).map_err(anyhow::Error::msg)?;
-    let mut progress = if args.quiet { Progress::hidden() } else { Progress::new(count, "t = {msg} s") };
+    let mut progress = if args.run_label.is_some() { Progress::hidden() } else { Progress::new(count, "t = {msg} s") };
     progress.update(0, || format!("{start:.4}"));
     let clock = Instant::now();
     // The inputs at the start are the initial state's (a drive starts where they put it).
@@ -492,12 +490,12 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     // here even when every step converged.
     let drift = sim.energy_balance_change();
     if let Some(warning) = sim.energy_balance_warning() {
-        eprintln!("warning: {warning}");
+        eprintln!("warning: {label}{warning}");
     }
     if let Some(warning) = outside_formulation {
-        eprintln!("warning: the model left its elements' range {warning}");
+        eprintln!("warning: {label}the model left its elements' range {warning}");
     }
-    if !args.quiet {
+    if args.run_label.is_none() {
         println!(
             "{}: {} to t = {} s with {}: {} steps ({} rejected), {} Newton iterations, {} Jacobian evaluations, {} factorizations, {wall:.3} s wall{}",
             model.name(),

@@ -63,7 +63,7 @@ struct SimulateCommand {
 }
 
 /// The arguments of `flexfmu simulate` for one run.
-fn simulate_args(args: &SweepArgs, run: &[String], csv: &Path) -> Result<SimulateArgs> {
+fn simulate_args(args: &SweepArgs, label: String, run: &[String], csv: &Path) -> Result<SimulateArgs> {
     let mut argv: Vec<OsString> = vec!["simulate".into(), args.model.clone().into()];
     for set in run {
         argv.extend(["--set".into(), set.into()]);
@@ -81,13 +81,13 @@ fn simulate_args(args: &SweepArgs, run: &[String], csv: &Path) -> Result<Simulat
     }
     argv.extend(["-o".into(), csv.into()]);
     let mut parsed = SimulateCommand::try_parse_from(argv).context("building the simulate arguments")?.args;
-    parsed.quiet = true;
+    parsed.run_label = Some(label);
     Ok(parsed)
 }
 
 /// Simulate one run into `csv` and evaluate the metrics on what it wrote.
-fn run_one(args: &SweepArgs, run: &[String], csv: &Path, metrics: &[Metric]) -> Result<Vec<f64>> {
-    simulate::run(simulate_args(args, run, csv)?)?;
+fn run_one(args: &SweepArgs, label: String, run: &[String], csv: &Path, metrics: &[Metric]) -> Result<Vec<f64>> {
+    simulate::run(simulate_args(args, label, run, csv)?)?;
     let table = CsvTable::read(csv)?;
     let time = table.column("time").context("the run's CSV has no time column")?;
     metrics
@@ -126,10 +126,10 @@ pub fn run(args: SweepArgs) -> Result<()> {
     for m in &metrics {
         if !outputs.contains(&m.output) {
             bail!(UsageError(format!(
-                "--metric {}: unknown output '{}' (the model declares: {})",
+                "--metric {}: unknown output '{}' ({})",
                 m.header(),
                 m.output,
-                outputs.join(", ")
+                super::declared(&outputs)
             )));
         }
     }
@@ -148,7 +148,8 @@ pub fn run(args: SweepArgs) -> Result<()> {
         runs.par_iter()
             .enumerate()
             .map(|(i, run)| {
-                let result = run_one(&args, run, &csv_path(i), &metrics);
+                let label = format!("run {} ({})", i + 1, run.join(", "));
+                let result = run_one(&args, label, run, &csv_path(i), &metrics);
                 let mut guard = progress.lock().expect("progress lock");
                 let (bar, done) = &mut *guard;
                 *done += 1;

@@ -147,6 +147,13 @@ impl Model {
         let definition = parse_definition(source).map_err(|e| {
             let msg = e.message().trim_end().to_string();
             let hint = e.span().and_then(|s| table_form_hint(source, s.start, &msg)).unwrap_or_default();
+            // toml says "duplicate key" without the key (a probe): it is the one written there.
+            let msg = match e.span().and_then(|s| source.get(s)) {
+                Some(key) if msg == "duplicate key" && !key.trim().is_empty() => {
+                    format!("duplicate key '{}'", key.trim())
+                }
+                _ => msg,
+            };
             locate(e.span(), msg + &hint)
         })?;
         if let Some((span, c)) = xml_text::first_non_xml_text(source) {

@@ -327,8 +327,14 @@ fn overrides_that_do_not_fit_the_model_are_usage_errors() {
             assert!(stderr.contains(message), "{command} {values:?}: no '{message}' in {stderr}");
         }
     }
-    for (values, message) in [(["--input", "zz=1"], "unknown input 'zz'"), (["--input", "force"], "--input expects")] {
-        let out = Command::new(EXE).arg("simulate").arg(&model).args(["-o", &o]).args(values).output().unwrap();
+    // A model without inputs says so (it had said "the model declares: ").
+    let no_inputs = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/ball_drop.toml");
+    for (model, values, message) in [
+        (&model, ["--input", "zz=1"], "unknown input 'zz'"),
+        (&model, ["--input", "force"], "--input expects"),
+        (&no_inputs, ["--input", "u=1"], "unknown input 'u' (the model declares none)"),
+    ] {
+        let out = Command::new(EXE).arg("simulate").arg(model).args(["-o", &o]).args(values).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{values:?}: {stderr}");
         assert!(stderr.contains(message), "{values:?}: no '{message}' in {stderr}");

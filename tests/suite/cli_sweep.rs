@@ -245,3 +245,26 @@ fn workers_are_at_most_the_runs() {
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(stdout.contains("2 runs (2 at a time)"), "{stdout}");
 }
+
+/// A run's warnings name the run: k = 1e20 at the model's 1 ms step loses all its energy, k = 1
+/// does not (a probe could not tell which run an energy warning came from).
+#[test]
+fn a_warning_names_its_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sweep");
+    let m = model();
+    let o = flexfmu(&[
+        "sweep",
+        m.to_str().unwrap(),
+        "--set",
+        "k=1,1e20",
+        "--stop-time",
+        "0.1",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stderr.contains("warning: run 2 (k=1e20): the energy balance"), "{stderr}");
+    assert!(!stderr.contains("run 1"), "{stderr}");
+}

@@ -264,21 +264,28 @@ fn table_rows_within_round_off_of_an_output_row_are_that_row() {
     assert!(torque < 1e-6, "drive torque {torque:.3e} N m on linear pieces");
 }
 
+/// A free 1 kg mass pushed along x by the input `u` as a force: x = u (t - t_s)^2 / 2 for a
+/// value u from t_s on.
+const PUSHED: &str = "[model]\nname = \"pushed\"\n[solver]\nstep = 1e-3\nstop_time = 2.0\noutput_interval = 0.5\n\
+                      [[inputs]]\nname = \"u\"\n[[point_masses]]\nname = \"m\"\nmass = 1.0\nposition = [0.0, 0.0]\n\
+                      [[joints]]\nname = \"rail\"\ntype = \"prismatic\"\nbody2 = \"m\"\naxis = [1.0, 0.0]\n\
+                      [[loads]]\nname = \"push\"\ntype = \"force\"\nbody = \"m\"\ndirection = [1.0, 0.0]\nvalue = \"u\"\n\
+                      [[outputs]]\nname = \"x\"\nquantity = \"x\"\nbody = \"m\"\n";
+
 /// Two table rows within round-off of each other (1e-12 relative, absolute below 1 s) are one
-/// time: a step to the later row's value, which holds from then on. A free 1 kg mass pushed by
-/// the input as a force moves x = F (t - t_s)^2 / 2 after the step at t_s. Before, the later
-/// row was never applied: a probe's step at 1 s and 1.0000000000001 s held 0 to the end, and
-/// rows at 0 and 1e-12 s held the first value.
+/// time: a step to the later row's value, which holds from then on. Before, the later row was
+/// never applied: a probe's step at 1 s and 1.0000000000001 s held 0 to the end, and rows at 0
+/// and 1e-12 s held the first value. Quoted cells, as spreadsheets write them, are numbers (a
+/// probe's "0","3" had been taken as the header).
 #[test]
 fn rows_within_round_off_of_each_other_make_a_step() {
-    let model = "[model]\nname = \"pushed\"\n[solver]\nstep = 1e-3\nstop_time = 2.0\noutput_interval = 0.5\n\
-                 [[inputs]]\nname = \"u\"\n[[point_masses]]\nname = \"m\"\nmass = 1.0\nposition = [0.0, 0.0]\n\
-                 [[joints]]\nname = \"rail\"\ntype = \"prismatic\"\nbody2 = \"m\"\naxis = [1.0, 0.0]\n\
-                 [[loads]]\nname = \"push\"\ntype = \"force\"\nbody = \"m\"\ndirection = [1.0, 0.0]\nvalue = \"u\"\n\
-                 [[outputs]]\nname = \"x\"\nquantity = \"x\"\nbody = \"m\"\n";
     let dir = tempfile::tempdir().unwrap();
-    for (table, t_step, force) in [("0,0\n1,0\n1.0000000000001,10\n", 1.0, 10.0), ("0,1\n1e-12,2\n", 0.0, 2.0)] {
-        let out = simulate_with_table(dir.path(), model, "u", table, &[]);
+    for (table, t_step, force) in [
+        ("0,0\n1,0\n1.0000000000001,10\n", 1.0, 10.0),
+        ("0,1\n1e-12,2\n", 0.0, 2.0),
+        ("\"time\",\"u\"\n\"0\",\"3\"\n", 0.0, 3.0),
+    ] {
+        let out = simulate_with_table(dir.path(), PUSHED, "u", table, &[]);
         let last = out.last().unwrap();
         let exact = 0.5 * force * (2.0f64 - t_step).powi(2);
         assert!(
