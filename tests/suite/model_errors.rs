@@ -141,7 +141,6 @@ fn over_constrained_joints_run() {
     let (code, stderr, _) = simulate(&text);
     assert_eq!(code, 0, "{stderr}");
 }
-}
 
 #[test]
 fn inconsistent_initial_velocities() {
