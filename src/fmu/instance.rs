@@ -301,7 +301,11 @@ impl Instance {
     fn variable(&self, function: &str, vr: u32, ty: VarType) -> Result<Role, Status> {
         match self.vars.get(vr) {
             Some(v) if v.ty == ty => Ok(v.role),
-            Some(v) => Err(self.error(&format!("{function}: value reference {vr} ({}) is not of type {ty:?}", v.name))),
+            Some(v) => Err(self.error(&format!(
+                "{function}: value reference {vr} ({}) is not of type {}",
+                v.name,
+                ty.name_in(function)
+            ))),
             None => Err(self.error(&format!("{function}: unknown value reference {vr}"))),
         }
     }

@@ -60,7 +60,27 @@ pub fn illegal_call(function: &str, state: State, prefix: &str) -> String {
         State::Error => format!("an earlier call failed with {prefix}Error; {prefix}Reset or {prefix}FreeInstance"),
         State::Fatal => format!("the instance is unusable; {prefix}FreeInstance"),
     };
-    format!("{function}: Illegal call sequence in state {state:?}: {next}")
+    format!("{function}: Illegal call sequence in state {}: {next}", state_name(state, prefix))
+}
+
+/// The state's name in the standard of `prefix`: FMI 2.0.5 fig. 7 (stepComplete, stepFailed)
+/// or FMI 3.0 fig. 40 (Step Mode, Step Discarded); a probe read FMI 2's names in FMI 3 messages.
+fn state_name(state: State, prefix: &str) -> &'static str {
+    let fmi3 = prefix == "fmi3";
+    match state {
+        State::Instantiated if fmi3 => "Instantiated",
+        State::Instantiated => "instantiated",
+        State::InitializationMode if fmi3 => "Initialization Mode",
+        State::InitializationMode => "initializationMode",
+        State::StepComplete if fmi3 => "Step Mode",
+        State::StepComplete => "stepComplete",
+        State::StepFailed if fmi3 => "Step Discarded",
+        State::StepFailed => "stepFailed",
+        State::Terminated if fmi3 => "Terminated",
+        State::Terminated => "terminated",
+        State::Error => "error",
+        State::Fatal => "fatal",
+    }
 }
 
 /// Whether `call` is legal in `state`.

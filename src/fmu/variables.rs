@@ -14,6 +14,20 @@ pub enum VarType {
     String,
 }
 
+impl VarType {
+    /// The type's name in the FMI version whose function is `function` ("fmi3GetInt32": Int32;
+    /// a probe read FMI 2's "Integer" in an FMI 3 message).
+    pub fn name_in(self, function: &str) -> &'static str {
+        match (self, function.starts_with("fmi3")) {
+            (VarType::Real, false) => "Real",
+            (VarType::Real, true) => "Float64",
+            (VarType::Integer, false) => "Integer",
+            (VarType::Integer, true) => "Int32",
+            (VarType::String, _) => "String",
+        }
+    }
+}
+
 /// A tunable solver setting exposed as a parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SolverField {

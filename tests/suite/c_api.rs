@@ -111,7 +111,7 @@ fn null_arguments_status_queries_and_logging() {
         assert_eq!(fmi2DoStep(null_mut(), 0.0, 0.1, 1), ERROR);
         assert_eq!(fmi2GetReal(c, null(), 0, null_mut()), ERROR, "GetReal is illegal before initialization");
         assert!(messages.lock().unwrap().iter().any(|(_, _, m)| m
-            == "fmi2GetReal: Illegal call sequence in state Instantiated: initialize first \
+            == "fmi2GetReal: Illegal call sequence in state instantiated: initialize first \
                 (fmi2EnterInitializationMode, then exit it)"));
         assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0), OK);
         assert_eq!(fmi2EnterInitializationMode(c), OK);
@@ -199,7 +199,7 @@ fn failed_step_returns_discard_and_keeps_the_last_good_state() {
         // The log says why and what may come next (a probe read a bare "Illegal call sequence").
         assert!(
             messages.lock().unwrap().iter().any(|(st, _, m)| *st == ERROR
-                && m.starts_with("fmi2DoStep: Illegal call sequence in state StepFailed")
+                && m.starts_with("fmi2DoStep: Illegal call sequence in state stepFailed")
                 && m.contains("fmi2SetFMUstate to a saved state")),
             "{:?}",
             messages.lock().unwrap().last()
