@@ -1474,6 +1474,8 @@ impl Simulation {
             let (q0, lambda0) = (q.clone(), lambda.clone());
             match solve_static(&self.system, &mut q, &mut lambda, target, &options) {
                 Ok(solved) => {
+                    // Every iteration done counts, also those of an increment halved below.
+                    iterations += solved.iterations;
                     // How far the increment moved, in the coordinates' scales: a move that
                     // does not shrink with the increment is a jump of the equilibrium path.
                     let moved = if increments {
@@ -1493,7 +1495,6 @@ impl Simulation {
                         halvings += 1;
                         continue;
                     }
-                    iterations += solved.iterations;
                     if jumped {
                         break Err(format!(
                             "static equilibrium at t = {}: the equilibrium moved by {moved:.2} (in model lengths or \
@@ -1533,7 +1534,8 @@ impl Simulation {
                         break Ok(());
                     }
                 }
-                Err(StaticsError::NotConverged(_)) if continuing && halvings < STATIC_HALVINGS && increment != 0.0 => {
+                Err(StaticsError::NotConverged(n)) if continuing && halvings < STATIC_HALVINGS && increment != 0.0 => {
+                    iterations += n;
                     (q, lambda) = (q0, lambda0);
                     increment *= 0.5;
                     halvings += 1;
