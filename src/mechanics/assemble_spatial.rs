@@ -341,6 +341,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
 
     // Contacts: a geometry of the table `CONTACT_TYPES`, as a force or a constraint.
     let mut contact_index = HashMap::new();
+    let mut contact_warnings = Vec::new();
     for c in &def.contacts {
         b.check_name(&c.name, "contact")?;
         if super::contacts::body1(c).get_ref() == c.body2.get_ref() {
@@ -352,6 +353,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
         )?;
         match super::contacts::element(c, geometry, &b.scope, model, &q0)? {
             ContactElement::Force(f) => {
+                contact_warnings.extend(super::contacts::deep_start_warning(c, &f, &q0, model));
                 contact_index.entry(c.name.get_ref().clone()).or_insert(sys.contact_names.len());
                 sys.push(f);
                 sys.contact_names.push(c.name.get_ref().clone());
@@ -376,7 +378,8 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
     }
 
     sys.finish();
-    let (initial, warnings) = consistent_initial_state(model, &mut sys, q0, v0, &specified, &joint_spans, t0)?;
+    let (initial, mut warnings) = consistent_initial_state(model, &mut sys, q0, v0, &specified, &joint_spans, t0)?;
+    warnings.extend(contact_warnings);
     Ok(Assembly { system: sys, initial, outputs, input_names, warnings, bending_periods: b.bending_periods })
 }
 

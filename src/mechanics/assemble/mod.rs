@@ -482,10 +482,12 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
     }
 
     // Contacts.
+    let mut contact_warnings = Vec::new();
     for c in &def.contacts {
         check_name(model, &c.name, "contact", &mut names)?;
         match contact(c, &b, &sys, &q0)? {
             ContactElement::Force(f) => {
+                contact_warnings.extend(super::contacts::deep_start_warning(c, &f, &q0, model));
                 b.contact_index.entry(c.name.get_ref().clone()).or_insert(sys.contact_names.len());
                 sys.push(f);
                 sys.contact_names.push(c.name.get_ref().clone());
@@ -511,7 +513,8 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
     }
 
     sys.finish();
-    let (initial, warnings) = consistent_initial_state(model, &mut sys, q0, v0, &specified, &joint_spans, t0)?;
+    let (initial, mut warnings) = consistent_initial_state(model, &mut sys, q0, v0, &specified, &joint_spans, t0)?;
+    warnings.extend(contact_warnings);
     Ok(Assembly { system: sys, initial, outputs, input_names, warnings, bending_periods: b.bending_periods })
 }
 
