@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, bail};
 
 use flexfmu::compact_number::Compact;
 use flexfmu::integrators::{ConstraintTreatment, Method, NewtonStrategy};
@@ -252,7 +252,7 @@ impl InputSignal {
             return Ok(InputSignal::Constant(v));
         }
         let csv = flexfmu::limits::read_text_bounded(Path::new(text), MAX_DATA_FILE_BYTES, "input table")
-            .map_err(|e| anyhow!("input '{text}' is neither a number nor a readable CSV file: {e}"))?;
+            .map_err(|e| UsageError(format!("input '{text}' is neither a number nor a readable CSV file: {e}")))?;
         let mut rows: Vec<(f64, f64)> = Vec::new();
         for (i, line) in csv.lines().enumerate() {
             let at = format!("{text}:{}", i + 1);

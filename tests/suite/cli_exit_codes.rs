@@ -332,6 +332,7 @@ fn overrides_that_do_not_fit_the_model_are_usage_errors() {
     for (model, values, message) in [
         (&model, ["--input", "zz=1"], "unknown input 'zz'"),
         (&model, ["--input", "force"], "--input expects"),
+        (&model, ["--input", "force=abc"], "input 'abc' is neither a number nor a readable CSV file"),
         (&no_inputs, ["--input", "u=1"], "unknown input 'u' (the model declares none)"),
     ] {
         let out = Command::new(EXE).arg("simulate").arg(model).args(["-o", &o]).args(values).output().unwrap();
