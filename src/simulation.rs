@@ -942,7 +942,7 @@ impl Simulation {
         self.interval_start = start;
         match result {
             Ok(()) => {
-                self.balance.observe(self.energy_balance().1);
+                self.balance.observe(self.energy_balance(), self.state.t);
                 Ok(())
             }
             // A run whose energy ran away before the step failed: the failure is its symptom.
