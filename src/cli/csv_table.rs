@@ -37,8 +37,8 @@ impl CsvTable {
                 })?;
                 // The first column is time (a probe's file whose times go back was plotted);
                 // non-finite cells are left out of the curves (`plot`).
-                let finite_before = column.iter().rev().find(|b| b.is_finite());
-                if let Some(&before) = finite_before.filter(|&&before| k == 0 && value < before) {
+                let finite_before = || column.iter().rev().find(|b| b.is_finite());
+                if let Some(&before) = (k == 0).then(finite_before).flatten().filter(|&&before| value < before) {
                     bail!(
                         "{}:{}: time {} is before the row above's {before}: times must not decrease",
                         path.display(),

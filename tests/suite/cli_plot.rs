@@ -137,6 +137,36 @@ fn unknown_output_is_refused_with_the_known_ones() {
     assert!(!png_path.exists(), "no plot is written for a refused request");
 }
 
+/// A table of many columns: with no rows it is refused at once, with rows it is refused above
+/// 100 curves, and a few chosen with -y are plotted (a probe's header of two million columns
+/// and no rows took 45 minutes to say "no rows", and 160,000 curves a minute to draw).
+#[test]
+fn a_table_of_many_columns_is_refused_quickly_or_plotted_by_choice() {
+    let dir = tempfile::tempdir().unwrap();
+    let (csv, png) = (dir.path().join("wide.csv"), dir.path().join("wide.png"));
+    let names: Vec<String> = (0..200_000).map(|i| format!("x{i}")).collect();
+    let plot = |rows: &str, y: &[&str]| {
+        std::fs::write(&csv, format!("time,{}\n{rows}", names.join(","))).unwrap();
+        let mut args: Vec<&std::ffi::OsStr> = vec!["plot".as_ref(), csv.as_os_str(), "-o".as_ref(), png.as_os_str()];
+        for name in y {
+            args.extend::<[&std::ffi::OsStr; 2]>(["-y".as_ref(), name.as_ref()]);
+        }
+        let o = flexfmu(&args);
+        (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let (code, stderr) = plot("", &[]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("no rows to plot"), "{stderr}");
+    let row = |t: f64| format!("{t},{}\n", vec!["1"; names.len()].join(","));
+    let rows = row(0.0) + &row(1.0);
+    let (code, stderr) = plot(&rows, &[]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("200000 columns to plot, more than the 100 one picture shows"), "{stderr}");
+    let (code, stderr) = plot(&rows, &["x7", "x199999"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(png.exists());
+}
+
 /// Values near the float maximum, tiny ones, equal ones and non-finite cells are drawn: a
 /// column of 1e308 on both rows, one from -1e308 to 1e308 and times from -1e308 to 1e308
 /// (probe 14: plotters' tick search never ended on them), a subnormal constant, rows at one
