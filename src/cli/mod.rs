@@ -28,6 +28,32 @@ pub fn declared<S: AsRef<str>>(names: &[S]) -> String {
     format!("the model declares: {}", names.join(", "))
 }
 
+/// Refuse output files that are the model file or one another (a probe's `simulate m.toml -o
+/// m.toml` replaced the model by the results without a word). Paths that exist are compared as
+/// files (through links and `..`); the others by their text.
+pub fn distinct_outputs(model: &std::path::Path, outputs: &[(&str, Option<&std::path::Path>)]) -> anyhow::Result<()> {
+    let same = |a: &std::path::Path, b: &std::path::Path| match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    };
+    let given: Vec<(&str, &std::path::Path)> = outputs.iter().filter_map(|(o, p)| p.map(|p| (*o, p))).collect();
+    for (k, (option, path)) in given.iter().enumerate() {
+        if same(path, model) {
+            anyhow::bail!(option_values::UsageError(format!(
+                "{option} {} is the model file: it would be overwritten",
+                path.display()
+            )));
+        }
+        if let Some((other, _)) = given[..k].iter().find(|(_, p)| same(p, path)) {
+            anyhow::bail!(option_values::UsageError(format!(
+                "{option} {} is also given to {other}: each output needs a file of its own",
+                path.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 pub fn print_warnings(warnings: &[flexfmu::model::ModelError]) {
     for w in warnings {
         eprintln!("{}", w.warning());

@@ -363,6 +363,15 @@ fn step_along(sim: &mut Simulation, signals: &[(usize, InputSignal)], from: f64,
 }
 
 pub fn run(args: SimulateArgs) -> Result<()> {
+    super::distinct_outputs(
+        &args.model,
+        &[
+            ("-o", Some(&args.output)),
+            ("--states", args.states.as_deref()),
+            ("--plot", args.plot.as_deref()),
+            ("--stats-json", args.stats_json.as_deref()),
+        ],
+    )?;
     let model = Model::load(&args.model)?;
     let params = parameter_values(&model, &args.set)?;
     let mut settings = SolverSettings::from_model(&model, &params)?;

@@ -43,6 +43,7 @@ pub struct StaticsArgs {
 }
 
 pub fn run(args: StaticsArgs) -> Result<()> {
+    super::distinct_outputs(&args.model, &[("-o", Some(&args.output))])?;
     let model = Model::load(&args.model)?;
     let params = parameter_values(&model, &args.set)?;
     let settings = SolverSettings::from_model(&model, &params)?;

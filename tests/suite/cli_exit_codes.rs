@@ -341,3 +341,36 @@ fn overrides_that_do_not_fit_the_model_are_usage_errors() {
         assert!(stderr.contains(message), "{values:?}: no '{message}' in {stderr}");
     }
 }
+
+/// An output file that is the model file, or another output's file, is refused before anything
+/// is written (a probe's `simulate m.toml -o m.toml` replaced the model by the results).
+#[test]
+fn outputs_that_would_overwrite_the_model_or_each_other_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.toml");
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mass_spring.toml")).unwrap();
+    std::fs::write(&model, &text).unwrap();
+    let again = dir.path().join("sub/../m.toml");
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    let csv = dir.path().join("out.csv");
+    for (command, args, message) in [
+        ("simulate", vec!["-o".as_ref(), model.as_os_str()], "-o"),
+        ("simulate", vec!["-o".as_ref(), again.as_os_str()], "-o"),
+        ("statics", vec!["-o".as_ref(), model.as_os_str()], "-o"),
+        ("simulate", vec!["-o".as_ref(), csv.as_os_str(), "--states".as_ref(), model.as_os_str()], "--states"),
+    ] {
+        let o = Command::new(EXE).arg(command).arg(&model).args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(&format!("error: {message} ")) && stderr.contains("is the model file"), "{stderr}");
+    }
+    let o = Command::new(EXE)
+        .args(["simulate".as_ref(), model.as_os_str(), "-o".as_ref(), csv.as_os_str(), "--stats-json".as_ref()])
+        .arg(&csv)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is also given to -o"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&model).unwrap(), text, "the model file is untouched");
+}
