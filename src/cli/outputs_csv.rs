@@ -30,8 +30,7 @@ impl OutputsCsv {
     /// The row of `sim`'s outputs at its current time.
     pub fn write_row(&mut self, sim: &mut Simulation) -> Result<()> {
         let t = sim.time();
-        let values =
-            sim.output_values().map_err(|e| anyhow::anyhow!("t = {}: {e}", flexfmu::compact_number::Compact(t)))?;
+        let values = sim.output_values().map_err(anyhow::Error::msg)?;
         let row: Vec<String> = std::iter::once(t).chain(values.iter().copied()).map(|v| format!("{v:.17e}")).collect();
         self.write_line(&row.join(","))
     }

@@ -479,7 +479,18 @@ pub fn run(args: SimulateArgs) -> Result<()> {
                 args.output.display()
             );
         }
-        csv.write_row(&mut sim)?;
+        // Outputs that cannot be evaluated at the reached state end the run as a failed step
+        // does, with the rows so far kept and said so (a probe's drive with an infinite rate at
+        // t = 0.5 ended without the line).
+        if let Err(e) = csv.write_row(&mut sim) {
+            progress.finish();
+            bail!(
+                "simulation stopped at t = {}: {e:#}\n{} holds the results up to t = {}",
+                Compact(t),
+                args.output.display(),
+                Compact(last_row)
+            );
+        }
         if let Some(s) = &mut states {
             s.record(&sim);
         }

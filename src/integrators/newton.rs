@@ -500,6 +500,11 @@ impl Workspace {
             r2.iter_mut().for_each(|r| *r *= scale);
         };
         fill(&mut self.rhs, &self.forces, 1.0);
+        // Likewise a drive whose rate or acceleration is not finite (a probe's
+        // theta0 + omega t + 0.01 sqrt(0.5 - t) at t = 0.5 was told "singular").
+        if !self.rhs[n..].iter().all(|r| r.is_finite()) {
+            return Err(NewtonError::NonFinite { t, part: "drive's rate or acceleration" });
+        }
         if let Err(e) = self.index1_lu.solve_unshifted(&mut self.rhs) {
             // A solution that overflows (forces near f64::MAX, a probe's input torque of
             // 1.7e308 N m) is no singular matrix: the same system scaled down solves.

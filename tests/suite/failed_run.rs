@@ -67,6 +67,27 @@ fn a_force_turning_nan_is_named_not_the_matrix() {
     assert!(stderr.contains("a force evaluated to NaN or infinity") && !stderr.contains("singular"), "{stderr}");
 }
 
+/// A drive whose rate turns infinite (0.1 sqrt(0.5 - t) at t = 0.5 s): the step reaches 0.5
+/// (the positions are finite there) but its outputs' accelerations cannot be evaluated. The run
+/// ends as a failed step does, the drive named and the rows kept (a probe got "the Newton matrix
+/// is singular" and no "holds the results" line).
+#[test]
+fn a_drive_whose_rate_turns_infinite_is_named_and_the_rows_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/models/rigid_pendulum.toml")).unwrap();
+    let model = dir.path().join("pendulum_drive.toml");
+    let text = base.replacen("type = \"revolute\"", "type = \"revolute\"\ndrive = \"0.1*sqrt(0.5 - t)\"", 1)
+        + "\n[[outputs]]\nname = \"torque\"\nquantity = \"drive_force\"\njoint = \"pivot\"\n";
+    std::fs::write(&model, text).unwrap();
+    let csv = dir.path().join("out.csv");
+    let out = Command::new(EXE).arg("simulate").arg(&model).arg("-o").arg(&csv).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("simulation stopped at t = 0.5: the accelerations at t = 0.5: a drive's rate or acceleration evaluated to NaN or infinity"), "{stderr}");
+    assert!(stderr.contains("holds the results up to t = 0.49"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&csv).unwrap().lines().count(), 1 + 50, "header and rows 0 .. 0.49 s");
+}
+
 /// A step that fails in a model with inputs names their values: an unstable control loop that
 /// drives an input to absurd values is a common cause in co-simulation, and the failure's
 /// advice (a smaller step) points away from it (probe 18: a PD loop drove two torques to
