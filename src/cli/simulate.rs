@@ -157,7 +157,9 @@ pub fn input_signals(sim: &Simulation, specs: &[String]) -> Result<Vec<(usize, I
         let Some(i) = sim.input_names().iter().position(|n| n == name.trim()) else {
             bail!(UsageError(format!("unknown input '{}' ({})", name.trim(), super::declared(sim.input_names()))));
         };
-        signals.push((i, InputSignal::parse(value.trim()).with_context(|| format!("--input {}", name.trim()))?));
+        let signal = InputSignal::parse(value.trim(), sim.input_drives_a_joint(i))
+            .with_context(|| format!("--input {}", name.trim()))?;
+        signals.push((i, signal));
     }
     Ok(signals)
 }
@@ -244,7 +246,9 @@ impl InputSignal {
             .filter(move |&t| !same_time(t, from) && !same_time(t, to))
     }
 
-    fn parse(text: &str) -> Result<InputSignal> {
+    /// The signal written `text`: a number or a CSV file's name. `drives`: the input drives a
+    /// joint, whose position cannot jump, so a table may not step.
+    fn parse(text: &str, drives: bool) -> Result<InputSignal> {
         if let Ok(v) = text.parse::<f64>() {
             if !v.is_finite() {
                 bail!(UsageError(format!("the value must be a finite number, got {v}")));
@@ -283,6 +287,23 @@ impl InputSignal {
                 Some(&(before, _)) if same_time(t, before) => before,
                 _ => t,
             };
+            // A drive that steps is a jump in position, an infinite impulse (a probe's table of
+            // 0.1 rad steps swung a crane with 1e7 N m and lost 92 % of the energy); at the
+            // table's first time, where a run starting there takes the later value, it is not.
+            if let Some(&(before, v0)) = rows.last()
+                && drives
+                && rows.len() > 1
+                && t == before
+                && v != v0
+            {
+                bail!(
+                    "{at}: the value steps from {} to {} at t = {}, and this input drives a joint, whose position \
+                     cannot jump: give the change a duration (a row a little later)",
+                    Compact(v0),
+                    Compact(v),
+                    Compact(t)
+                );
+            }
             if let Some(&(before, _)) = rows.last()
                 && t < before
             {
