@@ -91,7 +91,7 @@ impl SolverSettings {
             let v = scope.number(t)?;
             // The whole range `validate_values` accepts, so that a run never finds it unlocated.
             if !(v > 0.0 && v < 1.0) {
-                return Err(model.error(t.span(), format!("tolerance must be in (0, 1), got {v}")));
+                return Err(model.error(t.span(), format!("tolerance must be in (0, 1), got {}", Compact(v))));
             }
             out.tolerance = v;
         }

@@ -205,6 +205,9 @@ pub fn run(args: CompareArgs) -> Result<()> {
     {
         bail!(UsageError(format!("-o {}: the table is written as .csv or .json", path.display())));
     }
+    if let Some(path) = &args.output {
+        super::output_directory_exists(path)?;
+    }
     // What the table would not say (a probe read HHT's row as run at --rho-inf 0, and three
     // steps above the output interval as three runs).
     for &method in methods.iter().chain([&args.reference_integrator]) {

@@ -54,6 +54,17 @@ pub fn distinct_outputs(model: &std::path::Path, outputs: &[(&str, Option<&std::
     Ok(())
 }
 
+/// An output file's directory must exist before any work is done for it (a probe's `compare
+/// -o /nonexistent/c.json` ran the whole comparison first; `--plot` into one printed the
+/// drawing library's debug text).
+pub fn output_directory_exists(path: &std::path::Path) -> anyhow::Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    if !dir.is_dir() {
+        anyhow::bail!("cannot write {}: there is no directory {}", path.display(), dir.display());
+    }
+    Ok(())
+}
+
 pub fn print_warnings(warnings: &[flexfmu::model::ModelError]) {
     for w in warnings {
         eprintln!("{}", w.warning());

@@ -44,7 +44,7 @@ pub fn run(args: ModesArgs) -> Result<()> {
                 Compact(experiment.start_time)
             )));
         }
-        sim.settle_static(t).map_err(|e| anyhow::anyhow!("--time {t}: {e}"))?;
+        sim.settle_static(t).map_err(|e| anyhow::anyhow!("--time {}: {e}", Compact(t)))?;
     }
     let (freqs, about) = sim.modes_at_equilibrium().map_err(anyhow::Error::msg)?;
     match about {

@@ -232,6 +232,7 @@ pub fn render(
 
 /// Plot the chosen outputs of the results file `csv` into `png`, units from `model` if given.
 pub fn plot_file(csv: &Path, outputs: &[String], model: Option<&Path>, png: &Path) -> Result<()> {
+    super::output_directory_exists(png)?;
     let table = CsvTable::read(csv)?;
     if table.column("time").is_none() {
         bail!("{}: the header has no 'time' column", csv.display());

@@ -263,6 +263,11 @@ impl InputSignal {
             // Cells may be quoted, as spreadsheets write them (a probe's "0","1" was taken as the header).
             let cells: Vec<_> = line.split(',').map(|c| c.trim().trim_matches('"').trim()).collect();
             let numbers: Vec<_> = cells.iter().map(|c| c.parse::<f64>()).collect();
+            // Another separator makes one column of every line (a probe's "0;1" rows: the first
+            // was taken as a header).
+            if cells.len() == 1 && [';', '\t'].iter().any(|&c| line.contains(c)) {
+                bail!("{at}: the columns are separated by commas ('time,value'), got '{line}'");
+            }
             if i == 0 && numbers.iter().any(Result::is_err) {
                 // The header: its names are free, but a third column would be ignored.
                 if let Some(extra) = cells.get(2) {
@@ -393,6 +398,9 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             ("--stats-json", args.stats_json.as_deref()),
         ],
     )?;
+    for path in [args.states.as_deref(), args.plot.as_deref(), args.stats_json.as_deref()].into_iter().flatten() {
+        super::output_directory_exists(path)?;
+    }
     let model = Model::load(&args.model)?;
     let params = parameter_values(&model, &args.set)?;
     let mut settings = SolverSettings::from_model(&model, &params)?;

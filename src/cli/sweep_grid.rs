@@ -4,6 +4,7 @@
 use anyhow::{Result, bail};
 
 use super::option_values::UsageError;
+use flexfmu::compact_number::Compact;
 use flexfmu::limits::MAX_SWEEP_RUNS;
 
 /// One swept parameter and the values it takes, as they are passed to `simulate --set`.
@@ -36,7 +37,7 @@ impl Axis {
                 bail!("--set {spec}: {count} values, more than the {MAX_SWEEP_RUNS} runs a sweep may have");
             }
             let count = count as usize;
-            linspace(first, last, count).iter().map(|v| v.to_string()).collect()
+            linspace(first, last, count).iter().map(|&v| Compact(v).to_string()).collect()
         } else {
             values.split(',').map(|v| v.trim().to_string()).collect::<Vec<_>>()
         };

@@ -388,7 +388,7 @@ impl Instance {
                         None => Err("no simulation (internal error)".into()),
                     };
                     if let Err(e) = retuned {
-                        return self.error(&format!("{function}: {} = {x} refused: {e}", self.name(vr)));
+                        return self.error(&format!("{function}: {} = {} refused: {e}", self.name(vr), Compact(x)));
                     }
                     self.params = params;
                     return Status::Ok;

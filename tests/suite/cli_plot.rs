@@ -165,6 +165,13 @@ fn a_table_of_many_columns_is_refused_quickly_or_plotted_by_choice() {
     let (code, stderr) = plot(&rows, &["x7", "x199999"]);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(png.exists());
+    // Into a directory that does not exist: said so (it was the drawing library's debug text).
+    let nowhere = dir.path().join("no/such/dir/p.png");
+    let o =
+        flexfmu(&["plot".as_ref(), csv.as_os_str(), "-y".as_ref(), "x7".as_ref(), "-o".as_ref(), nowhere.as_os_str()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("there is no directory"), "{stderr}");
 }
 
 /// Values near the float maximum, tiny ones, equal ones and non-finite cells are drawn: a

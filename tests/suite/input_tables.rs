@@ -179,6 +179,8 @@ fn a_table_the_run_cannot_follow_is_refused_at_its_line() {
         ("time,value\n0,0\n2,1\n1,0\n", ":4: time 1 is before the row above's 2: times must increase"),
         // A slope beyond double precision (was "must be finite, got NaN" without the line).
         ("time,value\n0,0\n0.5,1e308\n", ":3: the value changes from 0 to 1e308 in 0.5 s, a slope beyond"),
+        // Another separator (its first row had been taken as a header).
+        ("0;0\n1;1\n", ":1: the columns are separated by commas ('time,value'), got '0;0'"),
         // The input drives the rail: its position cannot jump (a probe's steps of 0.1 rad swung
         // a crane with 1e7 N m).
         ("time,value\n0,0\n1,0\n1,0.5\n", ":4: the value steps from 0 to 0.5 at t = 1, and this input drives a joint"),

@@ -41,7 +41,7 @@ fn checked(
 ) -> Result<ContactGap, ModelError> {
     if gap.value(q0) <= 0.0 {
         return Err(
-            model.error(c.name.span(), "the circle centres coincide initially; the contact normal is undefined".into())
+            model.error(c.name.span(), "the centres coincide initially; the contact normal is undefined".into())
         );
     }
     Ok(gap)
