@@ -124,16 +124,32 @@ impl States {
         let contacts = list(scene, "contacts").ok_or("the scene has no contact list")?;
         let numbers =
             |v: &Value| v.as_array().is_some_and(|x| x.iter().all(|c| c.as_f64().is_some_and(f64::is_finite)));
+        // A ground plane needs a direction, a spatial body's orientation a non-zero quaternion
+        // (coordinates 3..7), and the frames an order in time (a probe's edited files with a
+        // zero normal, a zero quaternion or a time going back animated as garbage).
+        let nonzero = |v: &[Value]| v.iter().any(|c| c.as_f64().is_some_and(|x| x != 0.0));
+        let planes = scene.get("ground_planes").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+        if planes.iter().any(|p| !p.get("normal").and_then(Value::as_array).is_some_and(|n| nonzero(n))) {
+            return Err("a ground plane's normal is zero".into());
+        }
+        let mut before = f64::NEG_INFINITY;
         for (k, frame) in self.frames.iter().enumerate() {
             let bad = |what: &str| Err(format!("frame {k}: {what}"));
-            if !frame.get("t").and_then(Value::as_f64).is_some_and(f64::is_finite) {
+            let Some(t) = frame.get("t").and_then(Value::as_f64).filter(|t| t.is_finite()) else {
                 return bad("no finite time");
+            };
+            if t < before {
+                return bad(&format!("its time {t} is before the frame above's {before}"));
             }
+            before = t;
             let fb = frame.get("bodies").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
             if fb.len() != sizes.len()
                 || fb.iter().zip(&sizes).any(|(b, &n)| !numbers(b) || b.as_array().map(Vec::len) != Some(n))
             {
                 return bad("its bodies do not fit the scene's (count, coordinates, finite numbers)");
+            }
+            if fb.iter().zip(&sizes).any(|(b, &n)| n == 7 && b.as_array().is_some_and(|x| !nonzero(&x[3..]))) {
+                return bad("a spatial body's orientation (Euler parameters) is zero");
             }
             let beams = frame.get("beams").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
             let fits = beams.len() == beam_nodes.len()

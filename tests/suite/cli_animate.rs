@@ -194,10 +194,17 @@ fn a_states_file_whose_frames_do_not_fit_its_scene_is_refused() {
     dimension["scene"]["dimension"] = 7.into();
     let mut radius = good.clone();
     radius["scene"]["bodies"][0]["radius"] = (-1.0).into();
+    // A time going back and a ground plane without a normal (a later probe's edits).
+    let mut back = good.clone();
+    back["frames"][1]["t"] = (-1.0).into();
+    let mut plane = good.clone();
+    plane["scene"]["ground_planes"][0]["normal"] = serde_json::json!([0.0, 0.0]);
     for (edited, reason) in [
         (short, "frame 1: its bodies do not fit"),
         (dimension, "dimension must be 2 or 3, got 7"),
         (radius, "radius is negative"),
+        (back, "frame 1: its time -1 is before the frame above's 0"),
+        (plane, "a ground plane's normal is zero"),
     ] {
         let (code, stderr) = animate(&edited);
         assert_eq!(code, Some(1), "{stderr}");
