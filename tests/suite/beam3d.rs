@@ -497,14 +497,6 @@ fn bad_beam_input_gets_located_errors() {
         (format!("elements = 2\nsection = {{ shape = \"hexagon\", radius = 0.1 }}\n{material}"), 9, "hexagon"),
         (format!("elements = 2\n{section}{material}y_axis = [2.0, 0.0, 0.0]\n"), 11, "parallel"),
         (format!("elements = 2\n{section}{material}center = [0.5, 0.0, 0.0]\n"), 11, "collinear"),
-        (
-            format!(
-                "elements = 2\nformulation = \"euler_bernoulli\"\n\
-                 section = {{ area = 1e-4, iy = 1e-9, iz = 1e-9, j = 2e-9, shear_factor = 0.8 }}\n{material}"
-            ),
-            10,
-            "`section.shear_factor` applies to timoshenko beams only",
-        ),
     ] {
         let text = base(&beam);
         let err = match Model::parse(&text, "bad.toml") {

@@ -74,16 +74,6 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
                 ),
             )),
         };
-        // A shear factor for a formulation without shear had been ignored without a word (a
-        // probe); one formulation chosen by a string parameter may take it for the others.
-        let chosen = bd.formulation.as_ref().is_some_and(|f| f.get_ref().starts_with('$'));
-        if let Some(k) = sec.shear_factor.as_ref().filter(|_| !timoshenko && !chosen) {
-            return Err(model.error(
-                k.span(),
-                "`section.shear_factor` applies to timoshenko and ancf beams only (this formulation has no shear)"
-                    .into(),
-            ));
-        }
         let rotary_inertia = sec.rotary_inertia.as_ref().map(|j| rotary_inertia(b, j, floating)).transpose()?;
         // The element properties: shear (`timoshenko`, `ancf`) only where the formulation has it;
         // the floating-frame beam reads E, A, I and rho alone.

@@ -268,13 +268,6 @@ pub(super) fn build(def: &Definition, b: &mut Builder, l: &mut Layout) -> Result
                 ));
             }
         };
-        let chosen = bd.formulation.as_ref().is_some_and(|f| f.get_ref().starts_with('$'));
-        if let Some(k) = bd.section.get_ref().shear_factor.as_ref().filter(|_| !timoshenko && !chosen) {
-            return Err(model.error(
-                k.span(),
-                "`section.shear_factor` applies to timoshenko beams only (euler_bernoulli has no shear)".into(),
-            ));
-        }
         let given = beam_section::given(&b.scope, bd)?;
         // Kelvin-Voigt material damping beta (s).
         let damping = beam_section::damping(&b.scope, bd)?;
