@@ -559,6 +559,9 @@ impl Instance {
                 return self.error(&format!("{function}: solver settings refused: {e}; kept the previous ones"));
             }
         }
+        // A step that logs a warning returns fmi2Warning/fmi3Warning (FMI 2.0.5 sec. 2.1.3: a
+        // master that does not log is told; a probe's master got fmi2OK with a warning logged).
+        let mut warned = false;
         // A drive's input changed without its derivatives: the drive ramps to it over the step
         // (docs/model-file.md, driven joints). Told once per instance.
         if let Some(i) = self.drive_input_changed.take() {
@@ -577,6 +580,7 @@ impl Instance {
                     sim.input_names()[i]
                 );
                 self.log(Status::Warning, Category::StatusWarning, &message);
+                warned = true;
             }
         }
         let Some(sim) = self.sim.as_mut() else { return Status::Error };
@@ -615,6 +619,7 @@ impl Instance {
                     self.formulation_warned = true;
                     let message = format!("{function}: the model left its elements' range {why} (told once)");
                     self.log(Status::Warning, Category::StatusWarning, &message);
+                    warned = true;
                 }
                 if *early {
                     let t = self.last_successful_time;
@@ -624,7 +629,7 @@ impl Instance {
                         &format!("{function}: returned early at an event at t = {}", Compact(t)),
                     );
                 }
-                Status::Ok
+                if warned { Status::Warning } else { Status::Ok }
             }
             Err(e) => {
                 *early = false;
