@@ -767,9 +767,10 @@ impl Simulation {
     }
 
     /// Set the `order`-th time derivative (1 or 2) of input `index` for the next `step_to`:
-    /// inside it the input is u + u' (t - t0) + u'' (t - t0)^2 / 2 (t0 its start), evaluated
-    /// at the start of each internal step and held over it, as a communication step of that
-    /// length would hold it. Afterwards the input is u again and the derivatives are 0.
+    /// inside it the input is u + u' (t - t0) + u'' (t - t0)^2 / 2 (t0 its start), which every
+    /// element and drive reads at its own stage times (`Kin::rates`), so loads and free lengths
+    /// follow it to the method's order. Afterwards the input is u again and the derivatives
+    /// are 0.
     pub fn set_input_derivative(&mut self, index: usize, order: usize, value: f64) -> Result<(), String> {
         let name = self.input_names.get(index).map_or("?", |s| s);
         if !value.is_finite() {
@@ -786,8 +787,8 @@ impl Simulation {
     }
 
     /// The inputs at the current time of an interval that started at t0
-    /// (`set_input_derivative`), with their rates there: loads hold these values over the
-    /// internal step, drives follow the quadratic.
+    /// (`set_input_derivative`), with their rates there: the same quadratic, taken about the
+    /// current time (at the interval's start, and at its end for what follows).
     fn interpolate_inputs(&mut self, base: &[f64], t0: f64) {
         let dt = self.state.t - t0;
         let rates = &mut self.system.input_rates;
@@ -988,15 +989,17 @@ impl Simulation {
         let drives_change = self.drives_change();
         let result = if self.input_derivatives.iter().all(|d| *d == [0.0; 2]) {
             self.system.input_rates.rates.clear();
-            self.start_interval(drives_change).and_then(|()| self.step_with_inputs_held(t_end, None))
+            self.start_interval(drives_change).and_then(|()| self.step_with_inputs_held(t_end))
         } else {
             let mut base = std::mem::take(&mut self.interval_inputs);
             base.clone_from(&self.system.inputs);
             let t0 = self.state.t;
-            // The rates at the start, for the drives' projection.
+            // The inputs and their rates at the start: every element and drive reads them at
+            // its own stage times inside the interval (`Kin::rates`). Before, loads read the
+            // interpolation at each internal step's start and held it (first order: a forced
+            // mass-spring was 9.8e-4 off at 1 ms with or without derivatives, a probe).
             self.interpolate_inputs(&base, t0);
-            let result =
-                self.start_interval(drives_change).and_then(|()| self.step_with_inputs_held(t_end, Some(&base)));
+            let result = self.start_interval(drives_change).and_then(|()| self.step_with_inputs_held(t_end));
             // The inputs end the interval where the interpolation took them, with their rates
             // there, so that the outputs at the reached time (accelerations, drive forces) see
             // the motion the drives made, also after a new value is set (`set_input`); the next
@@ -1093,7 +1096,7 @@ impl Simulation {
 
     /// `step_to`, with the inputs interpolated at each internal step from `base`, their values
     /// at the interval's start, where derivatives are set for it.
-    fn step_with_inputs_held(&mut self, t_end: f64, base: Option<&[f64]>) -> Result<(), StepError> {
+    fn step_with_inputs_held(&mut self, t_end: f64) -> Result<(), StepError> {
         if !(self.state.t.is_finite() && t_end.is_finite()) {
             return Err(StepError::NonFiniteTime { t: self.state.t, t_end });
         }
@@ -1130,10 +1133,6 @@ impl Simulation {
         let count = needed as u64;
         let t0 = self.state.t;
         for k in 1..=count {
-            if let Some(base) = base {
-                self.interpolate_inputs(base, t0);
-                self.restart_if_inputs_changed()?;
-            }
             let target = if k == count { t_end } else { t0 + span * (k as f64) / (count as f64) };
             let h = target - self.state.t;
             self.system.history_into(&mut self.accepted);
@@ -1255,14 +1254,7 @@ impl Simulation {
         let control = self.settings.error_control;
         let (h_min, h_max) = (MIN_STEP_RATIO * self.settings.step, MAX_STEP_RATIO * self.settings.step);
         let tolerance = 1e-12 * t_end.abs().max(self.settings.step);
-        let t0 = self.state.t;
-        let interpolate = self.input_derivatives.iter().any(|d| *d != [0.0; 2]);
-        let base = if interpolate { self.system.inputs.clone() } else { Vec::new() };
         while t_end - self.state.t > tolerance {
-            if interpolate {
-                self.interpolate_inputs(&base, t0);
-                self.restart_if_inputs_changed()?;
-            }
             budget.check(&self.stepper.stats, self.state.t, t_end)?;
             let rest = t_end - self.state.t;
             let proposed = self.next_step;

@@ -348,7 +348,7 @@ fn same_time(a: f64, b: f64) -> bool {
 /// Step from `from` to `to` along the input signals: to each table row inside the interval,
 /// each piece with its inputs' slope as first derivative (`Simulation::set_input_derivative`,
 /// as fmi2SetRealInputDerivatives), so drives follow the tables' linear interpolation
-/// exactly and loads take its value at each internal step's start. A value is set where the
+/// exactly and loads read it at their stage times. A value is set where the
 /// table steps (and at the start); elsewhere the interpolation has taken the input there.
 fn step_along(sim: &mut Simulation, signals: &[(usize, InputSignal)], from: f64, to: f64) -> Result<(), String> {
     let mut ends: Vec<f64> = signals.iter().flat_map(|(_, s)| s.rows_inside(from, to)).collect();

@@ -516,7 +516,7 @@ impl System {
     }
 
     fn kin<'a>(&'a self, q: &'a [f64], v: &'a [f64], a: &'a [f64], t: f64) -> Kin<'a> {
-        Kin { q, v, a, t, inputs: &self.inputs }
+        Kin { q, v, a, t, inputs: &self.inputs, rates: &self.input_rates }
     }
 
     /// Kinetic and potential (gravity + springs + strain) energy.
@@ -527,7 +527,7 @@ impl System {
     /// `energy` with the input values `inputs` (a spring's potential reads its free length
     /// s0(t, u)).
     pub fn energy_with_inputs(&self, q: &[f64], v: &[f64], t: f64, inputs: &[f64]) -> Energy {
-        let x = Kin { q, v, a: v, t, inputs };
+        let x = Kin { q, v, a: v, t, inputs, rates: &self.input_rates };
         let mut e = Energy::default();
         for g in &self.groups {
             e += g.energy(&x);
@@ -626,7 +626,7 @@ impl System {
 
     /// `input_force_derivative` added into `out`, which changes only at `input_dofs(i)`.
     pub fn add_input_force_derivative(&self, q: &[f64], v: &[f64], t: f64, inputs: &[f64], i: usize, out: &mut [f64]) {
-        let x = Kin { q, v, a: v, t, inputs };
+        let x = Kin { q, v, a: v, t, inputs, rates: &self.input_rates };
         for g in &self.groups {
             g.add_input_derivative(&x, i, out);
         }
@@ -646,7 +646,7 @@ impl System {
     /// The energy of the elements reading input `i` at (q, v, t) and the inputs `inputs`: the
     /// part of the energy the inputs can change.
     pub fn input_energy(&self, q: &[f64], v: &[f64], t: f64, inputs: &[f64], i: usize) -> Energy {
-        let x = Kin { q, v, a: v, t, inputs };
+        let x = Kin { q, v, a: v, t, inputs, rates: &self.input_rates };
         let mut e = Energy::default();
         for g in &self.groups {
             e += g.input_energy(&x, i);

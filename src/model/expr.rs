@@ -181,17 +181,33 @@ impl Expr {
 
     /// Value at time `t` with input values `inputs`.
     pub fn eval(&self, t: f64, inputs: &[f64]) -> f64 {
+        self.eval_by(t, &|i| inputs[i])
+    }
+
+    /// Value at time `t` with each input the quadratic of `rates` about its time, `inputs`
+    /// its values there (held where its rates are zero): what an element reads of inputs
+    /// interpolated over a communication step (fmi2SetRealInputDerivatives), at its own
+    /// stage time.
+    pub fn eval_interpolated(&self, t: f64, inputs: &[f64], rates: &InputRates) -> f64 {
+        if rates.rates.is_empty() {
+            return self.eval(t, inputs);
+        }
+        self.eval_by(t, &|j| rates.jet(j, inputs[j], t)[0])
+    }
+
+    /// Value at time `t`, input j's value `input(j)`.
+    fn eval_by(&self, t: f64, input: &dyn Fn(usize) -> f64) -> f64 {
         match self {
             Expr::Num(v) => *v,
             Expr::Time => t,
-            Expr::Input(i) => inputs[*i],
-            Expr::Neg(a) => -a.eval(t, inputs),
-            Expr::Bin(op, a, b) => op.apply(a.eval(t, inputs), b.eval(t, inputs)),
+            Expr::Input(i) => input(*i),
+            Expr::Neg(a) => -a.eval_by(t, input),
+            Expr::Bin(op, a, b) => op.apply(a.eval_by(t, input), b.eval_by(t, input)),
             Expr::Chain(first, rest) => {
-                rest.iter().fold(first.eval(t, inputs), |acc, (op, b)| op.apply(acc, b.eval(t, inputs)))
+                rest.iter().fold(first.eval_by(t, input), |acc, (op, b)| op.apply(acc, b.eval_by(t, input)))
             }
             Expr::Call(f, args) => {
-                let x = args[0].eval(t, inputs);
+                let x = args[0].eval_by(t, input);
                 match f {
                     Func::Sin => x.sin(),
                     Func::Cos => x.cos(),
@@ -203,9 +219,9 @@ impl Expr {
                     Func::Asin => x.asin(),
                     Func::Acos => x.acos(),
                     Func::Atan => x.atan(),
-                    Func::Atan2 => x.atan2(args[1].eval(t, inputs)),
-                    Func::Min => x.min(args[1].eval(t, inputs)),
-                    Func::Max => x.max(args[1].eval(t, inputs)),
+                    Func::Atan2 => x.atan2(args[1].eval_by(t, input)),
+                    Func::Min => x.min(args[1].eval_by(t, input)),
+                    Func::Max => x.max(args[1].eval_by(t, input)),
                 }
             }
         }
@@ -672,6 +688,9 @@ impl Parser<'_> {
 /// none (empty, the default) it is held. Part of snapshots: the rates an interval ended with
 /// hold at its end point (outputs read them, and the next interval projects the drives
 /// onto rates that change there).
+/// Inputs held: no rates.
+pub static HELD: InputRates = InputRates { t0: 0.0, rates: Vec::new() };
+
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct InputRates {
     pub t0: f64,

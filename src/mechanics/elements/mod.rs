@@ -29,7 +29,10 @@ pub struct Kin<'a> {
     pub v: &'a [f64],
     pub a: &'a [f64],
     pub t: f64,
+    /// The inputs' values at `rates.t0` and their rates: an element reads input j at its time
+    /// t as `rates.jet(j, inputs[j], t)` (`Expr::eval_interpolated`).
     pub inputs: &'a [f64],
+    pub rates: &'a crate::model::expr::InputRates,
 }
 
 /// Kinetic and potential (gravitational + elastic) energy.

@@ -339,7 +339,7 @@ impl FractionalSpringDamper {
         let q = s - self.reference;
         let (derivative, slope) = self.derivative(q, x.t);
         let fractional = self.damping * derivative;
-        let spring = self.stiffness * (s - self.free_length.eval(x.t, x.inputs));
+        let spring = self.stiffness * (s - self.free_length.eval_interpolated(x.t, x.inputs, x.rates));
         (spring + fractional, fractional, self.stiffness + self.damping * slope)
     }
 }
@@ -371,7 +371,7 @@ impl Element for FractionalSpringDamper {
 
     fn energy(&self, x: &Kin) -> Energy {
         let s = self.measure.value(x.q);
-        let stretch = s - self.free_length.eval(x.t, x.inputs);
+        let stretch = s - self.free_length.eval_interpolated(x.t, x.inputs, x.rates);
         let mut potential = 0.5 * self.stiffness * stretch * stretch;
         if self.order == 0.0 {
             let q = s - self.reference;

@@ -15,7 +15,7 @@ use crate::integrators::{EnergyFlow, Stride, TangentCoefficients};
 use crate::mechanics::elements::floating_frame_beam_2d::MAX_COORDINATES;
 use crate::mechanics::elements::{Element, Energy, FloatingFramePoint, Kin};
 use crate::mechanics::kinematics::{Anchor, rot};
-use crate::model::expr::Expr;
+use crate::model::expr::{Expr, InputRates};
 
 /// Magnitude of a load over time.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,9 +27,10 @@ pub enum TimeFunction {
 }
 
 impl TimeFunction {
-    pub fn eval(&self, t: f64, inputs: &[f64]) -> f64 {
+    /// The magnitude at time t, the inputs interpolated by their rates (`Kin`).
+    pub fn eval(&self, t: f64, inputs: &[f64], rates: &InputRates) -> f64 {
         match self {
-            TimeFunction::Expr(e) => e.eval(t, inputs),
+            TimeFunction::Expr(e) => e.eval_interpolated(t, inputs, rates),
             TimeFunction::Table(rows) => {
                 let k = rows.partition_point(|r| r[0] <= t);
                 if k == 0 {
@@ -171,12 +172,12 @@ impl Element for Load {
     }
 
     fn add_forces(&self, x: &Kin, _inertial: &mut [f64], forces: &mut [f64]) {
-        self.add_force_of(self.magnitude.eval(x.t, x.inputs), x, forces);
+        self.add_force_of(self.magnitude.eval(x.t, x.inputs, x.rates), x, forces);
     }
 
     fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
         if let LoadKind::FloatingForce { point, direction: u } = &self.kind {
-            let f = self.magnitude.eval(x.t, x.inputs);
+            let f = self.magnitude.eval(x.t, x.inputs, x.rates);
             let nd = point.coordinates();
             let mut hess = [0.0; MAX_COORDINATES * MAX_COORDINATES];
             point.weighted_hessian_into(x.q, *u, &mut hess[..nd * nd]);
@@ -187,7 +188,7 @@ impl Element for Load {
         }
         if let LoadKind::Torque { anchor: anchor @ Anchor::Director { .. } } = &self.kind {
             // d/dq of -T dtheta/dq = -T d2theta/dq2 (zero for a rigid anchor).
-            let f = self.magnitude.eval(x.t, x.inputs);
+            let f = self.magnitude.eval(x.t, x.inputs, x.rates);
             let (_, h) = anchor.angle_derivatives(x.q);
             for (b, hk) in block.iter_mut().zip(h.iter()) {
                 *b -= c.stiffness * f * hk;
@@ -196,7 +197,7 @@ impl Element for Load {
         }
         if let LoadKind::FollowerForce { anchor, direction } = &self.kind {
             // d/dq of -f u(theta(q)) on the position rows: -f perp(u) dtheta/dq.
-            let f = self.magnitude.eval(x.t, x.inputs);
+            let f = self.magnitude.eval(x.t, x.inputs, x.rates);
             let u = rot(anchor.angle(x.q), *direction);
             let (g, _) = anchor.angle_derivatives(x.q);
             let n = self.dofs.len();
@@ -209,7 +210,7 @@ impl Element for Load {
         }
         if let LoadKind::Force { anchor: anchor @ Anchor::Rigid { x: i, .. }, direction: u } = &self.kind {
             // d/dtheta of -(perp(R s) . F) = (R s) . F
-            let f = self.magnitude.eval(x.t, x.inputs);
+            let f = self.magnitude.eval(x.t, x.inputs, x.rates);
             let p = anchor.position(x.q);
             let arm = [p[0] - x.q[*i], p[1] - x.q[i + 1]];
             block[8] += c.stiffness * f * (arm[0] * u[0] + arm[1] * u[1]);
@@ -225,7 +226,9 @@ impl Element for Load {
     /// The load's power Q . (q_end - q_start)/h.
     fn power(&self, x: &Kin, stride: &Stride) -> EnergyFlow {
         let mut supplied = 0.0;
-        self.generalized_force(self.magnitude.eval(x.t, x.inputs), x, |i, q| supplied += q * stride.velocity(i));
+        self.generalized_force(self.magnitude.eval(x.t, x.inputs, x.rates), x, |i, q| {
+            supplied += q * stride.velocity(i)
+        });
         EnergyFlow { dissipated: 0.0, supplied }
     }
 

@@ -128,11 +128,11 @@ impl Element for SpatialLoad {
     }
 
     fn add_forces(&self, x: &Kin, _inertial: &mut [f64], forces: &mut [f64]) {
-        self.add_force_of(self.magnitude.eval(x.t, x.inputs), x, forces);
+        self.add_force_of(self.magnitude.eval(x.t, x.inputs, x.rates), x, forces);
     }
 
     fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
-        let f = self.magnitude.eval(x.t, x.inputs);
+        let f = self.magnitude.eval(x.t, x.inputs, x.rates);
         let n = self.dofs.len();
         match &self.kind {
             SpatialLoadKind::Force { measure } => {
@@ -167,7 +167,9 @@ impl Element for SpatialLoad {
     /// The load's power Q . (q_end - q_start)/h.
     fn power(&self, x: &Kin, stride: &Stride) -> EnergyFlow {
         let mut supplied = 0.0;
-        self.generalized_force(self.magnitude.eval(x.t, x.inputs), x, |i, q| supplied += q * stride.velocity(i));
+        self.generalized_force(self.magnitude.eval(x.t, x.inputs, x.rates), x, |i, q| {
+            supplied += q * stride.velocity(i)
+        });
         EnergyFlow { dissipated: 0.0, supplied }
     }
 

@@ -11,7 +11,7 @@
 use crate::integrators::{EnergyFlow, Stride, TangentCoefficients};
 use crate::mechanics::elements::{Element, Energy, Kin};
 use crate::mechanics::kinematics::{Jet, MAX_DOFS, Measure};
-use crate::model::expr::{Expr, InputRates};
+use crate::model::expr::Expr;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SpringDamper {
@@ -32,7 +32,7 @@ impl SpringDamper {
 
     /// s - s0(t, u) at the state `x` with measure `s`.
     fn stretch(&self, x: &Kin, s: f64) -> f64 {
-        s - self.free_length.eval(x.t, x.inputs)
+        s - self.free_length.eval_interpolated(x.t, x.inputs, x.rates)
     }
 }
 
@@ -102,7 +102,7 @@ pub(super) fn free_length_power(measure: &Measure, stiffness: f64, free_length: 
     if stiffness == 0.0 || free_length.constant().is_some() {
         return 0.0;
     }
-    let [s0, rate, _] = free_length.eval_time_jet(x.t, x.inputs, &InputRates::default());
+    let [s0, rate, _] = free_length.eval_time_jet(x.t, x.inputs, x.rates);
     -stiffness * (measure.value(x.q) - s0) * rate
 }
 
