@@ -31,6 +31,7 @@ use crate::mechanics::assemble::assemble_at;
 use crate::mechanics::outputs::OutputState;
 use crate::mechanics::{History, System};
 use crate::model::ModelError;
+use crate::model::expr::InputRates;
 use crate::step_error::StepBudget;
 pub use crate::step_error::StepError;
 use energy_balance::BalanceWatch;
@@ -365,9 +366,9 @@ pub struct Simulation {
 
 /// Change the inputs by `change` at the state `s`: the potential energy of the elements that
 /// read them (a spring's moving free length) jumps, and the jump is energy supplied.
-fn change_inputs(system: &mut System, s: &mut State, change: impl FnOnce(&mut [f64])) {
+fn change_inputs(system: &mut System, s: &mut State, change: impl FnOnce(&mut [f64], &mut InputRates)) {
     let before = system.input_potential(&s.q, &s.v, s.t);
-    change(&mut system.inputs);
+    change(&mut system.inputs, &mut system.input_rates);
     s.exchanged.supplied += system.input_potential(&s.q, &s.v, s.t) - before;
 }
 
@@ -561,7 +562,7 @@ impl Simulation {
             // sets its own: the outputs at this communication point (a drive's acceleration
             // and force) describe the motion the state has, as the dependencies declare (a
             // probe read a servo's torque without its inertia term after setting the command).
-            change_inputs(&mut self.system, &mut self.state, |inputs| inputs[index] = value);
+            change_inputs(&mut self.system, &mut self.state, |inputs, _| inputs[index] = value);
             self.invalidate_outputs();
             self.inputs_set = true;
         }
@@ -790,13 +791,16 @@ impl Simulation {
     /// (`set_input_derivative`), with their rates there: the same quadratic, taken about the
     /// current time (at the interval's start, and at its end for what follows).
     fn interpolate_inputs(&mut self, base: &[f64], t0: f64) {
-        let dt = self.state.t - t0;
-        let rates = &mut self.system.input_rates;
-        rates.t0 = self.state.t;
-        rates.rates.clear();
-        rates.rates.extend(self.input_derivatives.iter().map(|[d1, d2]| [d1 + d2 * dt, *d2]));
+        let (t, dt) = (self.state.t, self.state.t - t0);
         let mut changed = false;
-        change_inputs(&mut self.system, &mut self.state, |inputs| {
+        // The rates change with the values (the same quadratic taken about the current time):
+        // the potential before is read with the old pair, after with the new (`change_inputs`
+        // around the values alone read the old values with the new rates, and booked the whole
+        // interval's change of a free length's potential as supplied a second time: a probe).
+        change_inputs(&mut self.system, &mut self.state, |inputs, rates| {
+            rates.t0 = t;
+            rates.rates.clear();
+            rates.rates.extend(self.input_derivatives.iter().map(|[d1, d2]| [d1 + d2 * dt, *d2]));
             for ((u, b), [d1, d2]) in inputs.iter_mut().zip(base).zip(&self.input_derivatives) {
                 let value = b + d1 * dt + 0.5 * d2 * dt * dt;
                 changed |= *u != value;
