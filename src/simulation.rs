@@ -1098,8 +1098,8 @@ impl Simulation {
         self.system.event_count() > 0
     }
 
-    /// `step_to`, with the inputs interpolated at each internal step from `base`, their values
-    /// at the interval's start, where derivatives are set for it.
+    /// `step_to` over the interval, the inputs as `advance_to` set them: held, or read by
+    /// every element and drive at its stage times through their rates (`Kin::rates`).
     fn step_with_inputs_held(&mut self, t_end: f64) -> Result<(), StepError> {
         if !(self.state.t.is_finite() && t_end.is_finite()) {
             return Err(StepError::NonFiniteTime { t: self.state.t, t_end });
