@@ -200,12 +200,10 @@ pub fn run(args: CompareArgs) -> Result<()> {
     }
     let compared: Vec<String> = columns.iter().map(|&c| names[c].clone()).collect();
     // Before any run: a table written as JSON to TABLE.txt was a surprise (a probe).
-    if let Some(path) = &args.output
-        && !["csv", "json"].iter().any(|x| path.extension().is_some_and(|e| e.eq_ignore_ascii_case(x)))
-    {
-        bail!(UsageError(format!("-o {}: the table is written as .csv or .json", path.display())));
-    }
     if let Some(path) = &args.output {
+        if !["csv", "json"].iter().any(|x| path.extension().is_some_and(|e| e.eq_ignore_ascii_case(x))) {
+            bail!(UsageError(format!("-o {}: the table is written as .csv or .json", path.display())));
+        }
         super::output_directory_exists(path)?;
     }
     // What the table would not say (a probe read HHT's row as run at --rho-inf 0, and three

@@ -17,7 +17,6 @@ pub mod statics;
 pub mod sweep;
 pub mod sweep_grid;
 
-/// Print assembly's located warnings (`Simulation::warnings`) to standard error.
 /// "the model declares: a, b" for a list of names a command line may give, or "the model
 /// declares none" (an unknown input on a model without inputs had read "declares: ").
 pub fn declared<S: AsRef<str>>(names: &[S]) -> String {
@@ -65,6 +64,7 @@ pub fn output_directory_exists(path: &std::path::Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Print assembly's located warnings (`Simulation::warnings`) to standard error.
 pub fn print_warnings(warnings: &[flexfmu::model::ModelError]) {
     for w in warnings {
         eprintln!("{}", w.warning());

@@ -322,14 +322,9 @@ impl InputSignal {
             // probe's 0 to 1e308 over 0.5 s was "input 'u' must be finite, got NaN").
             if let Some(&(t0, v0)) = rows.last()
                 && t > t0
-                && !((v - v0) / (t - t0)).is_finite()
+                && let Some(why) = flexfmu::mechanics::forces::load::slope_overflow(t0, v0, t, v)
             {
-                bail!(
-                    "{at}: the value changes from {} to {} in {} s, a slope beyond the range of double precision",
-                    Compact(v0),
-                    Compact(v),
-                    Compact(t - t0)
-                );
+                bail!("{at}: {why}");
             }
             rows.push((t, v));
         }

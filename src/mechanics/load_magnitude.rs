@@ -2,6 +2,7 @@
 //! and inputs (`value`) or a piecewise-linear table of [time, value] rows (`table`).
 
 use super::forces::TimeFunction;
+use super::forces::load::slope_overflow;
 use crate::compact_number::Compact;
 use crate::model::schema::LoadDecl;
 use crate::model::{Model, ModelError, Scope};
@@ -27,13 +28,8 @@ pub fn load_magnitude(l: &LoadDecl, input_scope: &Scope, model: &Model) -> Resul
                     }
                     // The slope is the load's rate: an overflowing one had been reported as a
                     // NaN force at t = 0, without a location (a probe).
-                    if !((value - v0) / (time - t0)).is_finite() {
-                        return fail(format!(
-                            "the value changes from {} to {} in {} s, a slope beyond the range of double precision",
-                            Compact(v0),
-                            Compact(value),
-                            Compact(time - t0)
-                        ));
+                    if let Some(why) = slope_overflow(t0, v0, time, value) {
+                        return fail(why);
                     }
                 }
                 rows.push([time, value]);

@@ -79,7 +79,7 @@ fn ancf_node_torque_is_the_virtual_work_of_the_slope_angle() {
     let zeros = vec![0.0; n];
     let t = 1.0; // load factor: T = M t
     let force = |q: &[f64]| {
-        let kin = Kin { q, v: &zeros, a: &zeros, t, inputs: &[], rates: &flexfmu::model::expr::HELD };
+        let kin = Kin::without_inputs(q, &zeros, &zeros, t);
         let (mut inertial, mut f) = (vec![0.0; n], vec![0.0; n]);
         load.add_forces(&kin, &mut inertial, &mut f);
         // `forces` holds g with M a + g = 0: the applied generalized force is -g.
@@ -113,7 +113,7 @@ fn ancf_node_torque_is_the_virtual_work_of_the_slope_angle() {
 
     // Tangent: the load's block (stiffness coefficient) equals -dQ/dq by central differences.
     let c = TangentCoefficients { mass: 0.0, damping: 0.0, stiffness: 1.0, lambda: 0.0 };
-    let kin = Kin { q: &q, v: &zeros, a: &zeros, t, inputs: &[], rates: &flexfmu::model::expr::HELD };
+    let kin = Kin::without_inputs(&q, &zeros, &zeros, t);
     let mut block = vec![0.0; 16];
     load.add_tangent(&kin, &c, &mut block);
     let mut worst = 0.0f64;

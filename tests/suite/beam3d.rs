@@ -106,7 +106,7 @@ fn deformed(q: &[f64; 14]) -> [f64; 14] {
 
 fn residual(e: &CorotationalBeam3d, q: &[f64], v: &[f64], a: &[f64]) -> Vec<f64> {
     let (mut i, mut f) = (vec![0.0; 14], vec![0.0; 14]);
-    e.add_forces(&Kin { q, v, a, t: 0.0, inputs: &[], rates: &flexfmu::model::expr::HELD }, &mut i, &mut f);
+    e.add_forces(&Kin::without_inputs(q, v, a, 0.0), &mut i, &mut f);
     i.iter().zip(&f).map(|(x, y)| x + y).collect()
 }
 
@@ -130,11 +130,7 @@ fn tangent_matches_central_differences_of_the_forces() {
         .enumerate()
         {
             let mut block = vec![0.0; 196];
-            e.add_tangent(
-                &Kin { q: &q, v: &v, a: &a, t: 0.0, inputs: &[], rates: &flexfmu::model::expr::HELD },
-                c,
-                &mut block,
-            );
+            e.add_tangent(&Kin::without_inputs(&q, &v, &a, 0.0), c, &mut block);
             let scale = block.iter().fold(0.0f64, |m, x| m.max(x.abs()));
             // R is quadratic in v and linear in a, so central differences are exact there for
             // any step: a large one keeps the rounding of the large elastic forces out of C, M.
@@ -169,11 +165,7 @@ fn rigid_motions_have_no_strain_energy_and_deformation_is_objective() {
     let moved_energy = e.strain_energy(&moved);
     let (mut i, mut f) = (vec![0.0; 14], vec![0.0; 14]);
     let e0 = CorotationalBeam3d::new(0, 7, rest_of(&q0), &props(Some(0.85)), [0.0; 3]);
-    e0.add_forces(
-        &Kin { q: &moved, v: &[0.0; 14], a: &[0.0; 14], t: 0.0, inputs: &[], rates: &flexfmu::model::expr::HELD },
-        &mut i,
-        &mut f,
-    );
+    e0.add_forces(&Kin::without_inputs(&moved, &[0.0; 14], &[0.0; 14], 0.0), &mut i, &mut f);
     let force = f.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     // The same deformation seen after a rigid motion stores the same energy.
     let d = deformed(&q0);

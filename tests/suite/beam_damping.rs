@@ -27,17 +27,13 @@ use std::f64::consts::PI;
 /// M a + g of `e` over its first `n` global coordinates.
 fn residual<E: Element>(e: &E, n: usize, q: &[f64], v: &[f64], a: &[f64]) -> Vec<f64> {
     let (mut i, mut f) = (vec![0.0; n], vec![0.0; n]);
-    e.add_forces(&Kin { q, v, a, t: 0.0, inputs: &[], rates: &flexfmu::model::expr::HELD }, &mut i, &mut f);
+    e.add_forces(&Kin::without_inputs(q, v, a, 0.0), &mut i, &mut f);
     i.iter().zip(&f).map(|(x, y)| x + y).collect()
 }
 
 fn tangent<E: Element>(e: &E, n: usize, x: [&[f64]; 3], c: TangentCoefficients) -> Vec<f64> {
     let mut block = vec![0.0; n * n];
-    e.add_tangent(
-        &Kin { q: x[0], v: x[1], a: x[2], t: 0.0, inputs: &[], rates: &flexfmu::model::expr::HELD },
-        &c,
-        &mut block,
-    );
+    e.add_tangent(&Kin::without_inputs(x[0], x[1], x[2], 0.0), &c, &mut block);
     block
 }
 
@@ -98,9 +94,7 @@ fn check_element<E: Element>(what: &str, plain: &E, damped: &E, n: usize, x: [&[
         let start: Vec<f64> = x[0].iter().zip(along).map(|(q, w)| q - 0.5 * eps * w).collect();
         let end: Vec<f64> = x[0].iter().zip(along).map(|(q, w)| q + 0.5 * eps * w).collect();
         let stride = Stride { start: &start, end: &end, h: eps };
-        damped
-            .power(&Kin { q: x[0], v, a: x[2], t: 0.0, inputs: &[], rates: &flexfmu::model::expr::HELD }, &stride)
-            .dissipated
+        damped.power(&Kin::without_inputs(x[0], v, x[2], 0.0), &stride).dissipated
     };
     let power = |v: &[f64]| power_along(v, v);
     let (moving, turning) = (largest(damping_force(x[1]).into_iter()), largest(damping_force(rigid).into_iter()));

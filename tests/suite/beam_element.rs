@@ -33,13 +33,13 @@ fn state() -> ([f64; 6], [f64; 6], [f64; 6]) {
 /// Residual R = M a + g (inertia + elastic + gravity).
 fn residual(e: &CorotationalBeam2d, q: &[f64], v: &[f64], a: &[f64]) -> Vec<f64> {
     let (mut i, mut f) = (vec![0.0; 6], vec![0.0; 6]);
-    e.add_forces(&Kin { q, v, a, t: 0.0, inputs: &[], rates: &flexfmu::model::expr::HELD }, &mut i, &mut f);
+    e.add_forces(&Kin::without_inputs(q, v, a, 0.0), &mut i, &mut f);
     i.iter().zip(&f).map(|(x, y)| x + y).collect()
 }
 
 fn tangent(e: &CorotationalBeam2d, q: &[f64], v: &[f64], a: &[f64], c: TangentCoefficients) -> Vec<f64> {
     let mut block = vec![0.0; 36];
-    e.add_tangent(&Kin { q, v, a, t: 0.0, inputs: &[], rates: &flexfmu::model::expr::HELD }, &c, &mut block);
+    e.add_tangent(&Kin::without_inputs(q, v, a, 0.0), &c, &mut block);
     block
 }
 
@@ -115,7 +115,7 @@ fn rigid_motion_has_no_elastic_force_and_exact_kinetic_energy() {
 fn energy_is_kinetic_plus_strain_plus_gravity() {
     let e = element(true);
     let (q, v, _) = state();
-    let x = Kin { q: &q, v: &v, a: &v, t: 0.0, inputs: &[], rates: &flexfmu::model::expr::HELD };
+    let x = Kin::without_inputs(&q, &v, &v, 0.0);
     let en = e.energy(&x);
     // Gravity on the field of the consistent mass: the nodes' share m g (y1 + y2)/2 and the
     // cubic transverse field's -rho A l0^2/12 (th1 - th2) (g . n), n the chord normal.
@@ -131,9 +131,7 @@ fn energy_is_kinetic_plus_strain_plus_gravity() {
     let gravity_only = e.without_stiffness();
     for e in [&e, &gravity_only] {
         let zero = [0.0; 6];
-        let potential = |q: &[f64]| {
-            e.energy(&Kin { q, v: &zero, a: &zero, t: 0.0, inputs: &[], rates: &flexfmu::model::expr::HELD }).potential
-        };
+        let potential = |q: &[f64]| e.energy(&Kin::without_inputs(q, &zero, &zero, 0.0)).potential;
         let forces = residual(e, &q, &zero, &zero);
         let scale = forces.iter().fold(0.0f64, |a, x| a.max(x.abs()));
         for j in 0..6 {

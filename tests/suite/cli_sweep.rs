@@ -16,6 +16,15 @@ fn flexfmu(args: &[&str]) -> Output {
     Command::new(EXE).args(args).output().unwrap()
 }
 
+/// `flexfmu sweep` of models/mass_spring.toml with `args`, its table and runs into `out`.
+fn sweep(args: &[&str], out: &Path) -> Output {
+    let m = model();
+    let mut argv = vec!["sweep", m.to_str().unwrap()];
+    argv.extend(args);
+    argv.extend(["-o", out.to_str().unwrap()]);
+    flexfmu(&argv)
+}
+
 /// sweep.csv as its header and rows of cells.
 fn table(dir: &Path) -> (Vec<String>, Vec<Vec<String>>) {
     let text = std::fs::read_to_string(dir.join("sweep.csv")).unwrap();
@@ -29,20 +38,7 @@ fn sweep_equals_separate_simulate_runs_bit_for_bit() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("sweep");
     let m = model();
-    let o = flexfmu(&[
-        "sweep",
-        m.to_str().unwrap(),
-        "--set",
-        "k=20,40",
-        "--set",
-        "x0=0.05:0.15:3",
-        "--stop-time",
-        "0.5",
-        "-j",
-        "2",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let o = sweep(&["--set", "k=20,40", "--set", "x0=0.05:0.15:3", "--stop-time", "0.5", "-j", "2"], &out);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     println!("{}", String::from_utf8_lossy(&o.stdout));
 
@@ -90,25 +86,23 @@ fn sweep_equals_separate_simulate_runs_bit_for_bit() {
 fn metrics_over_one_period_of_the_oscillator() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("sweep");
-    let m = model();
-    let o = flexfmu(&[
-        "sweep",
-        m.to_str().unwrap(),
-        "--set",
-        "x0=0.1,0.2",
-        "--stop-time",
-        "1",
-        "--metric",
-        "x=max",
-        "--metric",
-        "x=min",
-        "--metric",
-        "x=mean",
-        "--metric",
-        "energy_total=end",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let o = sweep(
+        &[
+            "--set",
+            "x0=0.1,0.2",
+            "--stop-time",
+            "1",
+            "--metric",
+            "x=max",
+            "--metric",
+            "x=min",
+            "--metric",
+            "x=mean",
+            "--metric",
+            "energy_total=end",
+        ],
+        &out,
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let (header, rows) = table(&out);
     assert_eq!(header, ["run", "x0", "max(x)", "min(x)", "mean(x)", "end(energy_total)"]);
@@ -129,19 +123,17 @@ fn metrics_over_one_period_of_the_oscillator() {
 fn unknown_parameter_and_output_are_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("sweep");
-    let m = model();
-    let o = flexfmu(&["sweep", m.to_str().unwrap(), "--set", "stiffness=1,2", "-o", out.to_str().unwrap()]);
+    let o = sweep(&["--set", "stiffness=1,2"], &out);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("unknown parameter 'stiffness'") && stderr.contains("m, k, x0"), "{stderr}");
 
-    let o =
-        flexfmu(&["sweep", m.to_str().unwrap(), "--set", "k=1,2", "--metric", "y=max", "-o", out.to_str().unwrap()]);
+    let o = sweep(&["--set", "k=1,2", "--metric", "y=max"], &out);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("unknown output 'y'") && stderr.contains("x, v, a, energy_total"), "{stderr}");
 
-    let o = flexfmu(&["sweep", m.to_str().unwrap(), "--set", "k=1:2:0", "-o", out.to_str().unwrap()]);
+    let o = sweep(&["--set", "k=1:2:0"], &out);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("--set k=1:2:0") && stderr.contains("positive integer"), "{stderr}");
@@ -204,25 +196,15 @@ fn an_absurd_grid_is_refused_before_it_is_made() {
     use flexfmu::limits::MAX_SWEEP_RUNS;
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("sweep");
-    let m = model();
     let huge = format!("k=1:2:{}", 1_000_000_000u64);
-    let o = flexfmu(&["sweep", m.to_str().unwrap(), "--set", &huge, "-o", out.to_str().unwrap()]);
+    let o = sweep(&["--set", &huge], &out);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{stderr}");
     assert!(
         stderr.contains(&format!("1000000000 values, more than the {MAX_SWEEP_RUNS} runs a sweep may have")),
         "{stderr}"
     );
-    let o = flexfmu(&[
-        "sweep",
-        m.to_str().unwrap(),
-        "--set",
-        "k=1:2:100000",
-        "--set",
-        "x0=0:1:3",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let o = sweep(&["--set", "k=1:2:100000", "--set", "x0=0:1:3"], &out);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{stderr}");
     assert!(
@@ -252,17 +234,7 @@ fn workers_are_at_most_the_runs() {
 fn a_warning_names_its_run() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("sweep");
-    let m = model();
-    let o = flexfmu(&[
-        "sweep",
-        m.to_str().unwrap(),
-        "--set",
-        "k=1,1e20",
-        "--stop-time",
-        "0.1",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let o = sweep(&["--set", "k=1,1e20", "--stop-time", "0.1"], &out);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{stderr}");
     assert!(stderr.contains("warning: run 2 (k=1e20): the energy balance"), "{stderr}");

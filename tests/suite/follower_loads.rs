@@ -37,7 +37,7 @@ fn check_force_and_tangent<E: Element>(
     let n = q.len();
     let zeros = vec![0.0; n];
     let force = |q: &[f64]| {
-        let kin = Kin { q, v: &zeros, a: &zeros, t, inputs: &[], rates: &flexfmu::model::expr::HELD };
+        let kin = Kin::without_inputs(q, &zeros, &zeros, t);
         let (mut inertial, mut g) = (vec![0.0; n], vec![0.0; n]);
         load.add_forces(&kin, &mut inertial, &mut g);
         g.iter().map(|v| -v).collect::<Vec<f64>>()
@@ -51,7 +51,7 @@ fn check_force_and_tangent<E: Element>(
     }
     let dofs = load.dofs();
     let c = TangentCoefficients { mass: 0.0, damping: 0.0, stiffness: 1.0, lambda: 0.0 };
-    let kin = Kin { q, v: &zeros, a: &zeros, t, inputs: &[], rates: &flexfmu::model::expr::HELD };
+    let kin = Kin::without_inputs(q, &zeros, &zeros, t);
     let mut block = vec![0.0; dofs.len() * dofs.len()];
     load.add_tangent(&kin, &c, &mut block);
     let eps = 1e-6;

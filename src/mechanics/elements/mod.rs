@@ -35,6 +35,13 @@ pub struct Kin<'a> {
     pub rates: &'a crate::model::expr::InputRates,
 }
 
+impl<'a> Kin<'a> {
+    /// The state (q, v, a) at time t of an element that reads no inputs (element checks).
+    pub fn without_inputs(q: &'a [f64], v: &'a [f64], a: &'a [f64], t: f64) -> Self {
+        Kin { q, v, a, t, inputs: &[], rates: &crate::model::expr::HELD }
+    }
+}
+
 /// Kinetic and potential (gravitational + elastic) energy.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Energy {

@@ -165,7 +165,7 @@ mod tests {
     fn residual(b: &RigidBody3d, q: &[f64], v: &[f64], a: &[f64]) -> Vec<f64> {
         let mut i = vec![0.0; 7];
         let mut f = vec![0.0; 7];
-        b.add_forces(&Kin { q, v, a, t: 0.0, inputs: &[], rates: &crate::model::expr::HELD }, &mut i, &mut f);
+        b.add_forces(&Kin::without_inputs(q, v, a, 0.0), &mut i, &mut f);
         i.iter().zip(&f).map(|(x, y)| x + y).collect()
     }
 
@@ -184,11 +184,7 @@ mod tests {
             (2, TangentCoefficients { mass: 0.0, damping: 0.0, stiffness: 1.0, lambda: 0.0 }),
         ] {
             let mut block = vec![0.0; 49];
-            b.add_tangent(
-                &Kin { q: &q, v: &v, a: &a, t: 0.0, inputs: &[], rates: &crate::model::expr::HELD },
-                &coef,
-                &mut block,
-            );
+            b.add_tangent(&Kin::without_inputs(&q, &v, &a, 0.0), &coef, &mut block);
             for col in 0..7 {
                 let (mut qp, mut qm, mut vp, mut vm, mut ap, mut am) = (q, q, v, v, a, a);
                 match which {
@@ -221,7 +217,7 @@ mod tests {
         let pd: Vec<f64> = (0..4).map(|k| 0.5 * (0..3).map(|i| g[i][k] * w[i]).sum::<f64>()).collect();
         let q = [0.0, 0.0, 0.0, p[0], p[1], p[2], p[3]];
         let v = [0.0, 0.0, 0.0, pd[0], pd[1], pd[2], pd[3]];
-        let e = b.energy(&Kin { q: &q, v: &v, a: &v, t: 0.0, inputs: &[], rates: &crate::model::expr::HELD });
+        let e = b.energy(&Kin::without_inputs(&q, &v, &v, 0.0));
         let expect = 0.5 * (0.7 * w[0] * w[0] + 0.9 * w[1] * w[1] + 0.4 * w[2] * w[2]);
         assert!((e.kinetic - expect).abs() < 1e-14, "{} vs {expect}", e.kinetic);
     }

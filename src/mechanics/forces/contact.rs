@@ -529,12 +529,12 @@ mod tests {
         let v = [0.4, -1.2, 2.0];
         let force = |q: &[f64], v: &[f64]| {
             let mut f = vec![0.0; 3];
-            let x = Kin { q, v, a: v, t: 0.0, inputs: &[], rates: &crate::model::expr::HELD };
+            let x = Kin::without_inputs(q, v, v, 0.0);
             c.add_forces(&x, &mut [0.0; 3], &mut f);
             f
         };
         assert!(c.penetration(&q) > 0.0 && c.evaluate(&q, &v).force > 0.0 && c.evaluate(&q, &v).rate != 0.0);
-        let x = Kin { q: &q, v: &v, a: &v, t: 0.0, inputs: &[], rates: &crate::model::expr::HELD };
+        let x = Kin::without_inputs(&q, &v, &v, 0.0);
         let mut kb = vec![0.0; 9];
         c.add_tangent(&x, &TangentCoefficients { mass: 0.0, damping: 0.0, stiffness: 1.0, lambda: 0.0 }, &mut kb);
         let mut cb = vec![0.0; 9];

@@ -17,6 +17,21 @@ use crate::mechanics::elements::{Element, Energy, FloatingFramePoint, Kin};
 use crate::mechanics::kinematics::{Anchor, rot};
 use crate::model::expr::{Expr, InputRates};
 
+/// Why a piecewise-linear table cannot go from (t0, v0) to (t1, v1), t1 > t0: a slope beyond
+/// the range of double precision, which is the rate of what it feeds (a load, a drive). Shared
+/// by model-file load tables and `simulate --input` tables.
+pub fn slope_overflow(t0: f64, v0: f64, t1: f64, v1: f64) -> Option<String> {
+    use crate::compact_number::Compact;
+    (!((v1 - v0) / (t1 - t0)).is_finite()).then(|| {
+        format!(
+            "the value changes from {} to {} in {} s, a slope beyond the range of double precision",
+            Compact(v0),
+            Compact(v1),
+            Compact(t1 - t0)
+        )
+    })
+}
+
 /// Magnitude of a load over time.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TimeFunction {

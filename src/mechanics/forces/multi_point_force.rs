@@ -570,7 +570,7 @@ mod tests {
     fn residual(e: &MultiPointForce, q: &[f64], v: &[f64]) -> Vec<f64> {
         let mut f = vec![0.0; q.len()];
         let mut i = vec![0.0; q.len()];
-        e.add_forces(&Kin { q, v, a: v, t: 0.0, inputs: &[], rates: &crate::model::expr::HELD }, &mut i, &mut f);
+        e.add_forces(&Kin::without_inputs(q, v, v, 0.0), &mut i, &mut f);
         f
     }
 
@@ -588,11 +588,7 @@ mod tests {
                 (TangentCoefficients { mass: 0.0, damping: 1.0, stiffness: 0.0, lambda: 0.0 }, 1),
             ] {
                 let mut block = vec![0.0; nd * nd];
-                e.add_tangent(
-                    &Kin { q: &q, v: &v, a: &v, t: 0.0, inputs: &[], rates: &crate::model::expr::HELD },
-                    &coef,
-                    &mut block,
-                );
+                e.add_tangent(&Kin::without_inputs(&q, &v, &v, 0.0), &coef, &mut block);
                 for (cb, &col) in e.dofs().iter().enumerate() {
                     let (mut qp, mut qm, mut vp, mut vm) = (q.clone(), q.clone(), v.clone(), v.clone());
                     if which == 0 {
@@ -731,9 +727,7 @@ mod tests {
             }
             let q: Vec<f64> = q0.iter().enumerate().map(|(k, x)| x + 0.02 * ((k as f64) * 2.3).cos()).collect();
             let g = residual(&e, &q, &v);
-            let potential = |q: &[f64]| {
-                e.energy(&Kin { q, v: &v, a: &v, t: 0.0, inputs: &[], rates: &crate::model::expr::HELD }).potential
-            };
+            let potential = |q: &[f64]| e.energy(&Kin::without_inputs(q, &v, &v, 0.0)).potential;
             let h = 1e-6;
             let mut worst: f64 = 0.0;
             for &i in e.dofs() {
