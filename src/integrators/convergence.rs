@@ -55,25 +55,27 @@ impl IncrementScale {
         let floor = velocity_per_position * ROUNDOFF / self.tolerance;
         // The largest of each measure, NaNs ignored as f64::max ignores them, but as plain
         // comparisons (the maxima start at 0 and never become NaN): f64::max's NaN handling
-        // made this loop a tenth of a 256-element beam's run (perf). The floored velocity scale
-        // is divided by only where the floor raises it.
-        let raise = |m: &mut f64, x: f64| {
-            if x > *m {
-                *m = x;
+        // made this loop a tenth of a 256-element beam's run (perf). A ratio x / s is formed
+        // only where it may raise its maximum m (x > m s; the scales are positive): the three
+        // divisions per coordinate cost 2 % of that run, and the maxima are the same.
+        let raise = |m: &mut f64, x: f64, s: f64| {
+            if x > *m * s {
+                let r = x / s;
+                if r > *m {
+                    *m = r;
+                }
             }
         };
         let (mut size, mut attainable) = (0.0f64, 0.0f64);
         for ((d, qi), vi) in da.iter().zip(q).zip(v) {
             let sq = self.length + qi.abs();
             let sv = self.length + vi.abs();
-            let dq = (self.beta * d).abs() / sq;
+            let dq = (self.beta * d).abs();
             let dv = (self.gamma * d).abs();
-            let dv_strict = dv / sv;
-            let floored = sv.max(floor * sq);
-            raise(&mut size, dq);
-            raise(&mut size, dv_strict);
-            raise(&mut attainable, dq);
-            raise(&mut attainable, if floored == sv { dv_strict } else { dv / floored });
+            raise(&mut size, dq, sq);
+            raise(&mut size, dv, sv);
+            raise(&mut attainable, dq, sq);
+            raise(&mut attainable, dv, sv.max(floor * sq));
         }
         Increment { size, attainable }
     }
