@@ -1127,6 +1127,7 @@ impl Simulation {
         // in snapshots: src/integrators/newton/memory.rs).
         if span <= self.extrapolation_room && self.extrapolate(t_end)? {
             self.extrapolation_room -= span;
+            self.stepper.stats.extrapolated_spans += 1;
             return Ok(());
         }
         self.extrapolation_room = EXTRAPOLATED_SPAN * span.min(self.settings.step);
@@ -1166,14 +1167,22 @@ impl Simulation {
     /// gamma'/beta' ~ 2/s (a pendulum's state changed by 0.09 after one step of 1e-12 s, by
     /// 2.6e-6 after 1e-9 s), while Heun's method errs by about s^3 |a''| in v, below one internal
     /// step's own error for s <= EXTRAPOLATED_SPAN h. Not where an event function changes sign
-    /// over the span (a contact closing): that span is stepped, so that the event is located.
-    /// Returns whether the span was taken.
+    /// over the span (a contact closing), nor where a compliant contact closes within the span
+    /// at its current rate (`Dynamics::contact_outlook`), although it may be open again at the
+    /// span's end: that span is stepped, so that the impact is resolved (a probe's spheres at
+    /// 1e5 m/s, 2e-5 m apart, passed through each other inside one span of 5e-7 s). A contact
+    /// already in an impact is extrapolated like any force (an implicit step of 1e-12 s inside
+    /// an impact put 0.14 J into a 2.65 J pendulum striking a wall: a probe). Returns whether
+    /// the span was taken.
     fn extrapolate(&mut self, t_end: f64) -> Result<bool, StepError> {
         let (t0, span) = (self.state.t, t_end - self.state.t);
         if span == 0.0 {
             return Ok(true);
         }
         let s = &self.state;
+        if self.system.contact_outlook(&s.q, &s.v, t0, span).closing {
+            return Ok(false);
+        }
         let Extrapolation { q, v, a, before, after } = &mut self.extrapolation;
         // The method's own end-of-step accelerations carry its error (TTBIF's are first order):
         // extrapolate with the consistent ones, a0.

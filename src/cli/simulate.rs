@@ -541,13 +541,14 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     }
     if args.run_label.is_none() {
         println!(
-            "{}: {} to t = {} s with {}: {} steps ({} rejected), {} Newton iterations, {} Jacobian evaluations, {} factorizations, {wall:.3} s wall{}",
+            "{}: {} to t = {} s with {}: {} steps ({} rejected){}, {} Newton iterations, {} Jacobian evaluations, {} factorizations, {wall:.3} s wall{}",
             model.name(),
             args.output.display(),
             Compact(stop),
             sim.settings().method,
             st.steps,
             st.rejected_steps,
+            st.extrapolated(),
             st.newton_iterations,
             st.jacobian_evaluations,
             st.factorizations,
@@ -560,6 +561,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         let json = serde_json::json!({
             "steps": st.steps,
             "rejected_steps": st.rejected_steps,
+            "extrapolated_spans": st.extrapolated_spans,
             "newton_iterations": st.newton_iterations,
             "jacobian_evaluations": st.jacobian_evaluations,
             "factorizations": st.factorizations,

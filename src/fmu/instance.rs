@@ -286,9 +286,14 @@ impl Instance {
                 Status::Ok,
                 Category::Solver,
                 &format!(
-                    "statistics: doStep wall time {times}; {} internal steps ({} rejected), {} Newton iterations, \
+                    "statistics: doStep wall time {times}; {} internal steps ({} rejected){}, {} Newton iterations, \
                      {} Jacobian evaluations, {} factorizations",
-                    st.steps, st.rejected_steps, st.newton_iterations, st.jacobian_evaluations, st.factorizations
+                    st.steps,
+                    st.rejected_steps,
+                    st.extrapolated(),
+                    st.newton_iterations,
+                    st.jacobian_evaluations,
+                    st.factorizations
                 ),
             );
         }

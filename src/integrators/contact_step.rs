@@ -14,7 +14,7 @@
 //! matrix of the consistent accelerations and of the impulse at an impact (the mass a unit
 //! impulse along d accelerates; Pfeiffer & Glocker, Multibody Dynamics with Unilateral
 //! Contacts, 1996, sec. 4.2). It is factorized once per step that starts with a contact in an
-//! impact or closing (`Dynamics::contact_may_limit`, decided without it; a sustained contact
+//! impact or closing (`Dynamics::contact_outlook`, decided without it; a sustained contact
 //! needs none), in a matrix and LU of its own (the Newton iteration keeps its factorization),
 //! allocated with the stepper, so a step allocates nothing.
 //!
@@ -74,7 +74,7 @@ impl ContactStep {
         if self.mass.is_none() || !sys.has_contact_time_scales() {
             return f64::INFINITY;
         }
-        let may_limit = sys.contact_may_limit(&state.q, &state.v, state.t, horizon);
+        let may_limit = sys.contact_outlook(&state.q, &state.v, state.t, horizon).may_limit();
         // The first step of a run not warmed up (`warm_up`) factorizes once, limited or not, so
         // that the LU's storage is allocated before the first impact
         // (tests/allocation_free_step.rs).

@@ -82,6 +82,29 @@ impl EnergyFlow {
     }
 }
 
+/// What the compliant contacts of a system do from a state (`Dynamics::contact_outlook`):
+/// whether one is open but closing within the horizon at its current rate, and whether one is
+/// in an impact (closed, or struck while closed).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ContactOutlook {
+    pub closing: bool,
+    pub in_impact: bool,
+}
+
+impl ContactOutlook {
+    pub const NONE: ContactOutlook = ContactOutlook { closing: false, in_impact: false };
+
+    /// Whether a contact can limit a step (`Dynamics::contact_step_limit`).
+    pub fn may_limit(self) -> bool {
+        self.closing || self.in_impact
+    }
+
+    /// Both outlooks together.
+    pub fn and(self, other: ContactOutlook) -> ContactOutlook {
+        ContactOutlook { closing: self.closing || other.closing, in_impact: self.in_impact || other.in_impact }
+    }
+}
+
 pub trait Dynamics {
     /// Number of generalized coordinates n.
     fn coordinates(&self) -> usize;
@@ -152,8 +175,8 @@ pub trait Dynamics {
     /// but closing within `horizon` at its current rate. Decided from the state and the
     /// contacts' histories without effective masses, so that the caller factorizes the mass
     /// matrix for `contact_step_limit` only where one is needed.
-    fn contact_may_limit(&self, _q: &[f64], _v: &[f64], _t: f64, _horizon: f64) -> bool {
-        false
+    fn contact_outlook(&self, _q: &[f64], _v: &[f64], _t: f64, _horizon: f64) -> ContactOutlook {
+        ContactOutlook::NONE
     }
     /// The longest step from (q, v, t) that resolves the compliant contacts (infinite if none
     /// limits it): for each contact in an impact, or open but closing within `horizon` at its

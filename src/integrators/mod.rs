@@ -19,7 +19,9 @@ pub mod ttbif;
 
 pub use constraints::{BaumgarteConstants, ConstraintTreatment};
 use contact_step::ContactStep;
-pub use dynamics::{Dynamics, EnergyFlow, EventAction, Stride, TangentCoefficients, largest_ratio, stiffest_ratio};
+pub use dynamics::{
+    ContactOutlook, Dynamics, EnergyFlow, EventAction, Stride, TangentCoefficients, largest_ratio, stiffest_ratio,
+};
 pub use error_control::ErrorControl;
 pub use integrator::{Integrator, TimeIntegrator};
 pub use method::Method;

@@ -99,6 +99,21 @@ pub struct Statistics {
     pub newton_iterations: u64,
     pub jacobian_evaluations: u64,
     pub factorizations: u64,
+    /// Spans far below the internal step taken by extrapolation, not by steps
+    /// (`Simulation::extrapolate`; a master's spans at events and from round-off).
+    #[serde(default)]
+    pub extrapolated_spans: u64,
+}
+
+impl Statistics {
+    /// ", N short spans extrapolated" when there were any (the run's summaries).
+    pub fn extrapolated(&self) -> String {
+        match self.extrapolated_spans {
+            0 => String::new(),
+            1 => ", 1 short span extrapolated".to_string(),
+            n => format!(", {n} short spans extrapolated"),
+        }
+    }
 }
 
 /// Why a stage's Newton iteration failed; the message says what happened and what to try

@@ -9,7 +9,7 @@ use std::fmt::Debug;
 
 use super::elements::{Element, Energy, Kin};
 use super::history::{HistoryReader, HistoryWriter};
-use crate::integrators::{EnergyFlow, Stride, TangentCoefficients};
+use crate::integrators::{ContactOutlook, EnergyFlow, Stride, TangentCoefficients};
 use crate::linalg::{PatternBuilder, SparseMatrix};
 
 /// Elements of one kind, with the matrix slots of their tangent blocks.
@@ -87,9 +87,9 @@ pub trait ElementGroup: Debug + Send + Sync {
     fn load_history(&mut self, h: &mut HistoryReader);
     /// Whether the group holds compliant contacts that limit the step.
     fn has_contact_time_scales(&self) -> bool;
-    /// Whether one of the group's contacts can limit a step from (q, v, t), decided without
-    /// effective masses (`Element::contact_may_limit`).
-    fn contact_may_limit(&self, q: &[f64], v: &[f64], t: f64, horizon: f64) -> bool;
+    /// What the group's contacts do from (q, v, t), decided without effective masses
+    /// (`Element::contact_outlook`).
+    fn contact_outlook(&self, q: &[f64], v: &[f64], t: f64, horizon: f64) -> ContactOutlook;
     /// The shortest step limit of the group's closed or closing contacts (infinite if none).
     fn contact_step_limit(
         &mut self,
@@ -233,8 +233,11 @@ impl<E: Element + Debug + Clone + Send + Sync + 'static> ElementGroup for Elemen
         E::CONTACT_TIME_SCALE && !self.elements.is_empty()
     }
 
-    fn contact_may_limit(&self, q: &[f64], v: &[f64], t: f64, horizon: f64) -> bool {
-        E::CONTACT_TIME_SCALE && self.elements.iter().any(|e| e.contact_may_limit(q, v, t, horizon))
+    fn contact_outlook(&self, q: &[f64], v: &[f64], t: f64, horizon: f64) -> ContactOutlook {
+        if !E::CONTACT_TIME_SCALE {
+            return ContactOutlook::NONE;
+        }
+        self.elements.iter().fold(ContactOutlook::NONE, |o, e| o.and(e.contact_outlook(q, v, t, horizon)))
     }
 
     fn contact_step_limit(

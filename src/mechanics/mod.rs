@@ -45,7 +45,7 @@ use history::{HistoryWriter, MemoryCounts};
 use joints::{ConstraintRow, ContactConstraint};
 use kinematics::quadratic_form;
 
-use crate::integrators::{Dynamics, EnergyFlow, EventAction, Stride, TangentCoefficients};
+use crate::integrators::{ContactOutlook, Dynamics, EnergyFlow, EventAction, Stride, TangentCoefficients};
 use crate::linalg::{PatternBuilder, SparseMatrix};
 use crate::model::expr::InputRates;
 
@@ -661,7 +661,10 @@ impl System {
         // Each node once, by the first of its names (`arm.node[4]`, not also `arm.end`).
         let names: Vec<&str> =
             dofs.iter().filter_map(|&d| self.bodies.iter().find(|b| b.x == d)).map(|b| b.name.as_str()).collect();
-        Some(format!("the element between {}: {why}", names.join(" and ")))
+        match names[..] {
+            [one] => Some(format!("the element of {one}: {why}")),
+            _ => Some(format!("the element between {}: {why}", names.join(" and "))),
+        }
     }
 
     pub fn body(&self, name: &str) -> Option<&BodyInfo> {
@@ -925,8 +928,8 @@ impl Dynamics for System {
         self.groups.iter().any(|g| g.has_contact_time_scales())
     }
 
-    fn contact_may_limit(&self, q: &[f64], v: &[f64], t: f64, horizon: f64) -> bool {
-        self.groups.iter().any(|g| g.contact_may_limit(q, v, t, horizon))
+    fn contact_outlook(&self, q: &[f64], v: &[f64], t: f64, horizon: f64) -> ContactOutlook {
+        self.groups.iter().fold(ContactOutlook::NONE, |o, g| o.and(g.contact_outlook(q, v, t, horizon)))
     }
 
     fn contact_step_limit(

@@ -306,8 +306,14 @@ fn termination_logs_the_solver_statistics_and_the_worst_do_step_time() {
     println!("{line}");
     assert_eq!(category, "logSolver");
     let expected = format!(
-        "over 100 calls; {} internal steps ({} rejected), {} Newton iterations, {} Jacobian evaluations, {} factorizations",
-        st.steps, st.rejected_steps, st.newton_iterations, st.jacobian_evaluations, st.factorizations
+        "over 100 calls; {} internal steps ({} rejected){}, {} Newton iterations, {} Jacobian evaluations, {} \
+         factorizations",
+        st.steps,
+        st.rejected_steps,
+        st.extrapolated(),
+        st.newton_iterations,
+        st.jacobian_evaluations,
+        st.factorizations
     );
     assert!(line.ends_with(&expected), "{line}\nexpected the end: {expected}");
     // "mean M µs, worst W µs (the call from t = T)": 0 < M <= W, T one of the communication points.

@@ -56,6 +56,76 @@ fn a_spatial_impact_inside_one_call_is_resolved() {
     assert!(va.abs() > 1e-2 || (vb - 1.0).abs() > 1e-2, "without the limit the impact is not resolved");
 }
 
+/// Spans far below the internal step are extrapolated (`Simulation::extrapolate`), but not
+/// over an impact: two spheres of models/hertz_impact.toml 1e4 times stiffer (E = 2.1e20 Pa) at
+/// 1e5 m/s, 2e-5 m apart, have an impact of 1.5 ns, within one 0.5 us output interval, with the
+/// contact open at both of its ends. It is stepped and resolved: the velocities are exchanged
+/// to 1e-3 of v and the energy kept to 1e-3 (before, the spheres passed through each other,
+/// a at 1e5 m/s at the end).
+#[test]
+fn short_spans_are_not_extrapolated_over_an_impact() {
+    let model = example("hertz_impact");
+    let v = 1e5;
+    let mut sim = simulation_with(&model, &[("v", v), ("E", 2.1e20)], |_| {});
+    let e0 = output(&mut sim, "energy_total");
+    for k in 1..=6 {
+        sim.step_to(k as f64 * 5e-7).unwrap();
+    }
+    let (va, vb, e) = (output(&mut sim, "va"), output(&mut sim, "vb"), output(&mut sim, "energy_total"));
+    println!("va {va:.3e} m/s, vb - v {:.3e} m/s, energy change {:.3e} of E0", vb - v, (e - e0) / e0);
+    assert!(va.abs() < 1e-3 * v && (vb - v).abs() < 1e-3 * v, "va {va}, vb {vb}");
+    assert!(((e - e0) / e0).abs() < 1e-3);
+    assert!(sim.outside_formulation().is_none(), "{:?}", sim.outside_formulation());
+}
+
+/// A span far below the internal step inside an impact is extrapolated like any other (an
+/// implicit step of 1e-12 s is ill-conditioned, `Simulation::extrapolate`): one call of
+/// 1e-12 s in the crank-slider's impact (models/crank_slider_contact.toml at 71.2 ms) changes
+/// the crank angle at 1 s by 4e-11 rad, and its energy balance by as little (an implicit
+/// step there had put 0.38 J into the mechanism and turned the crank 0.5 rad off: a probe).
+#[test]
+fn a_short_span_inside_an_impact_changes_nothing() {
+    let model = example("crank_slider_contact");
+    let run = |tiny: bool| {
+        let mut sim = simulation_with(&model, &[], |_| {});
+        let mut t = 0.0f64;
+        while t < 0.0712 - 1e-12 {
+            t = (t + 0.01).min(0.0712);
+            sim.step_to(t).unwrap();
+        }
+        assert!(output(&mut sim, "contact_state") > 0.5, "inside the impact at 71.2 ms");
+        if tiny {
+            sim.step_to(t + 1e-12).unwrap();
+        }
+        sim.step_to(1.0).unwrap();
+        (output(&mut sim, "crank_angle"), output(&mut sim, "energy_total") + output(&mut sim, "energy_dissipated"))
+    };
+    let ((angle, balance), (tiny_angle, tiny_balance)) = (run(false), run(true));
+    println!("crank angle change {:.2e} rad, balance change {:.2e} J", tiny_angle - angle, tiny_balance - balance);
+    assert!((tiny_angle - angle).abs() < 1e-8 && (tiny_balance - balance).abs() < 1e-8);
+}
+
+/// An impact whose normal energy the Hertz law stores only beyond the radii is told
+/// (`Simulation::outside_formulation`, which `simulate` prints and the FMU logs): the spheres
+/// of models/hertz_impact.toml at 1e5 m/s need delta* = 20.44 um (1e5)^(4/5) = 0.2044 m
+/// (Johnson's delta* at 1 m/s in the model file) against radii of 0.02 m; at the model's 1 m/s
+/// nothing is told.
+#[test]
+fn an_impact_beyond_the_radii_is_told() {
+    let model = example("hertz_impact");
+    let told = |v: f64| {
+        let mut sim = simulation_with(&model, &[("v", v)], |_| {});
+        sim.step_to(4e-6).unwrap();
+        sim.outside_formulation()
+    };
+    assert!(told(1.0).is_none());
+    let message = told(1e5).expect("told");
+    println!("{message}");
+    let depth: f64 = message.split("a penetration of ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+    assert!((depth - 0.2044).abs() < 2e-4, "{message}");
+    assert!(message.contains("the element between a and b") && message.contains("more than its radii (0.02 m)"));
+}
+
 /// A snapshot inside an impact (the cradle at 12.5 ms, between two 1 ms outputs of the first
 /// impact) restored into the same simulation re-steps the rest of the run bit for bit.
 #[test]

@@ -17,6 +17,7 @@ use crate::common;
 use common::c_logger::{Messages, callbacks};
 
 const OK: c_int = 0;
+const WARNING: c_int = 1;
 const DISCARD: c_int = 2;
 const ERROR: c_int = 3;
 const FATAL: c_int = 4;
@@ -287,8 +288,13 @@ fn fuzzed_states_are_refused_or_step_without_panic() {
                         assert_eq!(restore(c, &bytes), OK);
                         continue;
                     }
+                    // A mutated state may be valid and still far from physics (a body at an
+                    // absurd speed overruns its contact): the step warns (fmi2Warning).
                     let status = fmi2DoStep(c, t, 1e-3, 1);
-                    assert!(status == OK || status == DISCARD || status == ERROR, "DoStep {status}");
+                    assert!(
+                        status == OK || status == WARNING || status == DISCARD || status == ERROR,
+                        "DoStep {status}"
+                    );
                     let mut v = vec![0.0; out.len()];
                     let status = fmi2GetReal(c, out.as_ptr(), out.len(), v.as_mut_ptr());
                     assert!(status == OK || status == ERROR, "GetReal {status}");

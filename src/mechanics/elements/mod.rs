@@ -20,7 +20,7 @@ pub use rigid_body_2d::RigidBody2d;
 pub use rigid_body_3d::RigidBody3d;
 
 use super::history::{HistoryWriter, Memory, MemoryKind};
-use crate::integrators::{EnergyFlow, Stride, TangentCoefficients};
+use crate::integrators::{ContactOutlook, EnergyFlow, Stride, TangentCoefficients};
 
 /// The state an element is evaluated at (global vectors).
 #[derive(Debug, Clone, Copy)]
@@ -117,11 +117,11 @@ pub trait Element {
     fn set_memory(&mut self, _m: Memory) {}
     /// Whether the kind is a compliant contact that limits the step (`contact_step_limit`).
     const CONTACT_TIME_SCALE: bool = false;
-    /// Whether a compliant contact can limit a step from (q, v, t) (an impact under way or
-    /// beginning within `horizon`), decided without its effective mass: `contact_step_limit`
-    /// asks `inverse_mass` only where this is true (`Dynamics::contact_may_limit`).
-    fn contact_may_limit(&self, _q: &[f64], _v: &[f64], _t: f64, _horizon: f64) -> bool {
-        false
+    /// Whether a compliant contact is in an impact or closes within `horizon` from (q, v, t),
+    /// decided without its effective mass: `contact_step_limit` asks `inverse_mass` only where
+    /// one of them is (`Dynamics::contact_outlook`).
+    fn contact_outlook(&self, _q: &[f64], _v: &[f64], _t: f64, _horizon: f64) -> ContactOutlook {
+        ContactOutlook::NONE
     }
     /// A compliant contact's step limit at (q, v, t) while an impact is under way or begins
     /// within `horizon`: the time until it closes plus `fraction` of its impact duration; None

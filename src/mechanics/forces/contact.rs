@@ -29,11 +29,12 @@
 //! The generalized force is G_delta^T F; tangents as for the spring-damper:
 //!   K = G (F_delta G + F_rate (H_delta v))^T + F H_delta,   C = F_rate G G^T.
 
-use crate::integrators::{EnergyFlow, Stride, TangentCoefficients};
+use crate::compact_number::Compact;
+use crate::integrators::{ContactOutlook, EnergyFlow, Stride, TangentCoefficients};
 use crate::mechanics::contact_gap::ContactGap;
 use crate::mechanics::derivatives::MAX_DOFS;
 use crate::mechanics::elements::{Element, Energy, Kin};
-use crate::mechanics::forces::impact_duration::impact_duration;
+use crate::mechanics::forces::impact_duration::{impact_duration, largest_penetration};
 use crate::mechanics::history::{Memory, MemoryKind};
 
 /// How the damping factor follows from the restitution coefficient.
@@ -150,6 +151,19 @@ pub struct Contact {
     /// v0 is never taken below this (m/s): resting contact stays finite.
     pub min_impact_speed: f64,
     memory: ContactMemory,
+    /// The first impact whose largest penetration exceeds the radii (`Overrun`): a diagnosis
+    /// of the run, not part of the state (a restored state keeps this run's).
+    overrun: Option<Overrun>,
+}
+
+/// An impact the force law cannot stop within the radii: its time (s), the largest
+/// penetration of its normal energy delta* (m, src/mechanics/forces/impact_duration.rs) and
+/// its approach speed (m/s).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Overrun {
+    t: f64,
+    depth: f64,
+    speed: f64,
 }
 
 /// Force state at one evaluation: penetration, rate, force, dF/d delta, dF/d delta'.
@@ -182,6 +196,7 @@ impl Contact {
             damping_factor: model.factor(restitution),
             min_impact_speed,
             memory: ContactMemory::NONE,
+            overrun: None,
         }
     }
 
@@ -406,10 +421,27 @@ impl Element for Contact {
 
     const CONTACT_TIME_SCALE: bool = true;
 
-    /// Whether the contact is closing, in an impact or struck (`Contact::phase`): decided from
-    /// the penetration, its rate and the contact's history, without its effective mass.
-    fn contact_may_limit(&self, q: &[f64], v: &[f64], t: f64, horizon: f64) -> bool {
-        self.with_rate(q, v, |delta, rate, _| self.phase(delta, rate, t, horizon) != Phase::Free)
+    /// The first impact that overran the radii (`Overrun`), once one has: from then on the
+    /// results are not those of the contact law (a probe's spheres at 1e5 m/s, delta* = 0.2 m
+    /// against radii of 0.01 m, passed through each other without a word).
+    fn outside_formulation(&self, _q: &[f64]) -> Option<String> {
+        let Overrun { t, depth, speed } = self.overrun?;
+        Some(format!(
+            "the impact at t = {t:.4e} at {speed:.4e} m/s needs a penetration of {depth:.4e} m to stop with this \
+             contact's stiffness, more than its radii ({} m): the bodies pass through each other (Hertz's law \
+             holds for penetrations small against the radii); raise `stiffness` or use method = \"constraint\"",
+            Compact(self.reach)
+        ))
+    }
+
+    /// Whether the contact is closing, or in an impact or struck (`Contact::phase`): decided
+    /// from the penetration, its rate and the contact's history, without its effective mass.
+    fn contact_outlook(&self, q: &[f64], v: &[f64], t: f64, horizon: f64) -> ContactOutlook {
+        self.with_rate(q, v, |delta, rate, _| match self.phase(delta, rate, t, horizon) {
+            Phase::Free => ContactOutlook::NONE,
+            Phase::Closing(_) => ContactOutlook { closing: true, in_impact: false },
+            Phase::Impact | Phase::Start | Phase::Struck => ContactOutlook { closing: false, in_impact: true },
+        })
     }
 
     /// While closed (delta > 0, or delta = 0 and closing): `fraction` of the duration of an
@@ -436,20 +468,40 @@ impl Element for Contact {
         inverse_mass: &mut dyn FnMut(&[usize], &[f64]) -> f64,
     ) -> Option<f64> {
         let (k, n) = (self.stiffness, self.exponent);
-        let (limit, memory) = self.with_rate(q, v, |delta, rate, gradient| {
+        let (limit, memory, overrun) = self.with_rate(q, v, |delta, rate, gradient| {
             let mut m = self.memory;
+            let mut overrun = None;
+            // An impact whose approach speed the law stops only beyond the radii: the bodies
+            // pass through each other (two spheres' centres cross) or the sphere's centre
+            // passes its plane; Hertz's law holds for penetrations small against the radii. The
+            // speed alone (from delta = 0): a contact that starts deep at rest is warned of at
+            // assembly (`contacts::deep_start_warning`), not as an impact at 0 m/s.
+            let mut check = |w: f64| {
+                let depth = largest_penetration(k, n, w, 0.0, rate).unwrap_or(0.0);
+                if self.reach > 0.0 && depth > self.reach {
+                    overrun = Some(Overrun { t, depth, speed: rate.abs() });
+                }
+            };
             let limit = match self.phase(delta, rate, t, horizon) {
                 Phase::Free => None,
                 Phase::Closing(onset) => {
                     let w = inverse_mass(self.gap.dofs(), gradient);
-                    impact_duration(k, n, w, 0.0, rate).map(|duration| onset + fraction * duration)
+                    // Nor longer than the same fraction of the time to cross the radii at that
+                    // rate: an impact the law stops only beyond them (`check`) lasts longer than
+                    // the crossing, and a step of its fraction passed over the whole contact,
+                    // which was then never closed at a step's end (a probe's spheres at 1e5 m/s
+                    // against K = 1e8: no impact, no warning, momentum half exchanged).
+                    let crossing = if self.reach > 0.0 { self.reach / rate } else { f64::INFINITY };
+                    impact_duration(k, n, w, 0.0, rate).map(|duration| onset + fraction * duration.min(crossing))
                 }
                 Phase::Impact => {
                     let w = inverse_mass(self.gap.dofs(), gradient);
+                    check(w);
                     impact_duration(k, n, w, delta.max(0.0), rate).map(|duration| fraction * duration)
                 }
                 Phase::Start => {
                     let w = inverse_mass(self.gap.dofs(), gradient);
+                    check(w);
                     // The impact of the onset speed; for a contact that closed at rest (or
                     // started closed: a body placed into the ground) the energy it holds now,
                     // which it gives back at its own time scale.
@@ -467,6 +519,7 @@ impl Element for Contact {
                 }
                 Phase::Struck => {
                     let w = inverse_mass(self.gap.dofs(), gradient);
+                    check(w);
                     let impact = impact_duration(k, n, w, delta.max(0.0), rate);
                     if !w.is_nan() {
                         m.start = t;
@@ -476,9 +529,10 @@ impl Element for Contact {
                     impact.map(|duration| fraction * duration)
                 }
             };
-            (limit, m)
+            (limit, m, overrun)
         });
         self.memory = memory;
+        self.overrun = self.overrun.or(overrun);
         limit
     }
 

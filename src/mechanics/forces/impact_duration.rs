@@ -19,15 +19,32 @@
 /// delta^`exponent` and inverse effective mass `inverse_mass` (1/kg); None without a finite
 /// positive time (no stiffness, no mobility, no energy).
 pub fn impact_duration(stiffness: f64, exponent: f64, inverse_mass: f64, delta: f64, rate: f64) -> Option<f64> {
+    let (largest, e) = largest_penetration_and_energy(stiffness, exponent, inverse_mass, delta, rate)?;
+    let t = duration_factor(exponent) * largest / (2.0 * e).sqrt();
+    (t.is_finite() && t > 0.0).then_some(t)
+}
+
+/// delta* (m), the largest penetration of the impact at penetration `delta` and rate `rate`
+/// (the arguments of `impact_duration`); None where that has no finite positive time.
+pub fn largest_penetration(stiffness: f64, exponent: f64, inverse_mass: f64, delta: f64, rate: f64) -> Option<f64> {
+    largest_penetration_and_energy(stiffness, exponent, inverse_mass, delta, rate).map(|(largest, _)| largest)
+}
+
+/// delta* and the normal energy per unit effective mass e.
+fn largest_penetration_and_energy(
+    stiffness: f64,
+    exponent: f64,
+    inverse_mass: f64,
+    delta: f64,
+    rate: f64,
+) -> Option<(f64, f64)> {
     let p = exponent + 1.0;
     let k = stiffness * inverse_mass;
     let e = 0.5 * rate * rate + k * delta.max(0.0).powf(p) / p;
     if !(k > 0.0 && e > 0.0 && k.is_finite() && e.is_finite()) {
         return None;
     }
-    let largest = (p * e / k).powf(1.0 / p);
-    let t = duration_factor(exponent) * largest / (2.0 * e).sqrt();
-    (t.is_finite() && t > 0.0).then_some(t)
+    Some(((p * e / k).powf(1.0 / p), e))
 }
 
 /// C_n = (2/p) B(1/p, 1/2) = 2 sqrt(pi) Gamma(1 + 1/p) / Gamma(1/2 + 1/p), p = n + 1.
