@@ -105,6 +105,65 @@ fn a_short_span_inside_an_impact_changes_nothing() {
     assert!((tiny_angle - angle).abs() < 1e-8 && (tiny_balance - balance).abs() < 1e-8);
 }
 
+/// Two spheres (radius 0.05 m, 1 kg each, 1 mm apart) approaching fast enough to pass through
+/// each other within one 1 ms step (250 m/s: 0.25 m a step against the 0.2 m of their
+/// overlap), with either method and e = 1: the step that reaches the contact ends just after
+/// the onset (`System::contact_step_limit`), so the impact at 4 us is located and the
+/// velocities exchanged exactly (constraint; force: to 1e-6, the Hertz impact being resolved).
+/// Before, both methods let sphere a through b, the constraint without an impact and silently.
+#[test]
+fn spheres_fast_enough_to_cross_in_one_step_collide() {
+    let text = r#"
+[model]
+name = "crossing"
+dimension = 3
+gravity = [0.0, 0.0, 0.0]
+[solver]
+step = 1e-3
+[[point_masses]]
+name = "a"
+mass = 1.0
+position = [0.0, 0.0, 0.0]
+velocity = [250.0, 0.0, 0.0]
+[[point_masses]]
+name = "b"
+mass = 1.0
+position = [0.101, 0.0, 0.0]
+[[contacts]]
+name = "hit"
+method = "METHOD"
+type = "sphere_sphere"
+body1 = "a"
+radius1 = 0.05
+body2 = "b"
+radius2 = 0.05
+STIFFNESS
+restitution = 1.0
+[[outputs]]
+name = "va"
+quantity = "vx"
+body = "a"
+[[outputs]]
+name = "vb"
+quantity = "vx"
+body = "b"
+[[outputs]]
+name = "impact"
+quantity = "impact_time"
+contact = "hit"
+"#;
+    for (method, stiffness, tolerance) in [("constraint", "", 1e-9), ("force", "stiffness = 1e12", 1e-6)] {
+        let text = text.replace("METHOD", method).replace("STIFFNESS", stiffness);
+        let model = flexfmu::model::Model::parse(&text, "crossing.toml").unwrap();
+        let mut sim = simulation_with(&model, &[], |_| {});
+        sim.step_to(0.01).unwrap();
+        let (va, vb, impact) = (output(&mut sim, "va"), output(&mut sim, "vb"), output(&mut sim, "impact"));
+        println!("{method}: va {va:.3e} m/s, vb {vb:.6} m/s, impact at {impact:.6e} s");
+        assert!(va.abs() < tolerance * 250.0 && (vb - 250.0).abs() < tolerance * 250.0, "{method}: {va} {vb}");
+        assert!((impact - 4e-6).abs() < 1e-9, "{method}: impact at {impact}");
+    }
+}
+
 /// An impact whose normal energy the Hertz law stores only beyond the radii is told
 /// (`Simulation::outside_formulation`, which `simulate` prints and the FMU logs): the spheres
 /// of models/hertz_impact.toml at 1e5 m/s need delta* = 20.44 um (1e5)^(4/5) = 0.2044 m

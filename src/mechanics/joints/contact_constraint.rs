@@ -128,6 +128,16 @@ impl ContactConstraint {
         -self.gap.rate(q, v)
     }
 
+    /// For an open contact that closes within `horizon` at its current rate: the time to
+    /// contact and the rate.
+    pub fn closing_within(&self, q: &[f64], v: &[f64], horizon: f64) -> Option<(f64, f64)> {
+        if self.is_active() {
+            return None;
+        }
+        let (delta, rate) = (self.penetration(q), self.approach_rate(q, v));
+        (delta < 0.0 && rate > 0.0 && -delta < rate * horizon).then(|| (-delta / rate, rate))
+    }
+
     /// gamma = -(C_q v)_q v of the acceleration-level row.
     pub fn acceleration_rhs(&self, q: &[f64], v: &[f64]) -> f64 {
         self.with_gap_derivatives(q, |_, hessian| quadratic_form(self.gap.dofs(), hessian, v))
