@@ -182,7 +182,11 @@ fn an_impact_beyond_the_radii_is_told() {
     println!("{message}");
     let depth: f64 = message.split("a penetration of ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
     assert!((depth - 0.2044).abs() < 2e-4, "{message}");
-    assert!(message.contains("the element between a and b") && message.contains("more than its radii (0.02 m)"));
+    assert!(
+        message.contains("the element between a and b: the impact of contact 'hit'")
+            && message.contains("more than its radii (0.02 m)"),
+        "{message}"
+    );
 }
 
 /// A snapshot inside an impact (the cradle at 12.5 ms, between two 1 ms outputs of the first

@@ -192,7 +192,9 @@ pub fn element(
             );
         }
     };
-    Ok(ContactElement::Force(Contact::new(gap, reach, stiffness, e, damping, min_speed)))
+    let mut contact = Contact::new(gap, reach, stiffness, e, damping, min_speed);
+    contact.name = c.name.get_ref().clone();
+    Ok(ContactElement::Force(contact))
 }
 
 /// A force contact starting deeper than this fraction of its radii is warned of.

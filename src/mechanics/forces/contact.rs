@@ -154,6 +154,8 @@ pub struct Contact {
     /// The first impact whose largest penetration exceeds the radii (`Overrun`): a diagnosis
     /// of the run, not part of the state (a restored state keeps this run's).
     overrun: Option<Overrun>,
+    /// The `[[contacts]]` entry's name, for that diagnosis (empty if built without one).
+    pub name: String,
 }
 
 /// An impact the force law cannot stop within the radii: its time (s), the largest
@@ -197,6 +199,7 @@ impl Contact {
             min_impact_speed,
             memory: ContactMemory::NONE,
             overrun: None,
+            name: String::new(),
         }
     }
 
@@ -426,8 +429,9 @@ impl Element for Contact {
     /// against radii of 0.01 m, passed through each other without a word).
     fn outside_formulation(&self, _q: &[f64]) -> Option<String> {
         let Overrun { t, depth, speed } = self.overrun?;
+        let name = if self.name.is_empty() { String::new() } else { format!(" of contact '{}'", self.name) };
         Some(format!(
-            "the impact at t = {t:.4e} at {speed:.4e} m/s needs a penetration of {depth:.4e} m to stop with this \
+            "the impact{name} at t = {t:.4e} at {speed:.4e} m/s needs a penetration of {depth:.4e} m to stop with this \
              contact's stiffness, more than its radii ({} m): the bodies pass through each other (Hertz's law \
              holds for penetrations small against the radii); raise `stiffness` or use method = \"constraint\"",
             Compact(self.reach)
