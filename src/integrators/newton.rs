@@ -190,6 +190,9 @@ pub struct Workspace {
     /// Iterations beyond EXACT_NEWTON_ITERATIONS of the stages solved with the current
     /// factorization, summed since it was computed.
     excess: usize,
+    /// Stale kept matrices (`STALE_BACKOFF`): how many times in a row a stage abandoned the
+    /// kept matrix it started with, and how many of the next stages refresh theirs at once.
+    stale: Stale,
     inertial: Vec<f64>,
     forces: Vec<f64>,
     phi: Vec<f64>,
@@ -330,6 +333,7 @@ impl Workspace {
             factorized: None,
             spare: None,
             excess: 0,
+            stale: Stale::default(),
             inertial: vec![0.0; n],
             forces: vec![0.0; n],
             phi: vec![0.0; m],
@@ -375,6 +379,7 @@ impl Workspace {
         self.energy.forget();
         self.factorized = None;
         self.spare = None;
+        self.stale = Stale::default();
         self.history.valid = false;
         self.memory_valid = false;
     }
@@ -890,6 +895,48 @@ const EXACT_NEWTON_ITERATIONS: usize = 2;
 /// factorizations without this rule.
 const KEPT_MATRIX_EXCESS: usize = 3;
 
+/// A kept matrix that a stage abandoned (it contracted too slowly, `iterate`) is refreshed
+/// at the start of the next 2^k - 1 stages that would use a kept matrix, k the number of such
+/// abandonments in a row (at most STALE_BACKOFF); the next stage tries a kept one again, and
+/// one that converges with it ends the run of abandonments. A body that turns fast makes
+/// every kept matrix useless within a step (the tangent turns with it): a spinning beam's
+/// stages each spent two iterations finding that out before refreshing (models/spin_up.toml:
+/// 11.9 iterations and 4.6 factorizations a step).
+const STALE_BACKOFF: u32 = 4;
+
+/// `Workspace::stale`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Stale {
+    abandoned: u32,
+    refresh_ahead: u32,
+}
+
+impl Stale {
+    /// Whether the stage about to start with a kept matrix refreshes it at once.
+    fn refresh_now(&mut self) -> bool {
+        let refresh = self.refresh_ahead > 0;
+        self.refresh_ahead = self.refresh_ahead.saturating_sub(1);
+        refresh
+    }
+
+    /// The stage abandoned the kept matrix it started with.
+    fn abandoned(&mut self) {
+        self.abandoned = (self.abandoned + 1).min(STALE_BACKOFF);
+        self.refresh_ahead = (1 << self.abandoned) - 1;
+    }
+
+    /// The stage converged with the kept matrix it started with.
+    fn kept(&mut self) {
+        self.abandoned = 0;
+    }
+
+    /// Within the counts a run reaches (a snapshot's may be anything).
+    pub(crate) fn capped(self) -> Stale {
+        let abandoned = self.abandoned.min(STALE_BACKOFF);
+        Stale { abandoned, refresh_ahead: self.refresh_ahead.min((1 << abandoned) - 1) }
+    }
+}
+
 /// The Newton iteration of one stage with one strategy.
 ///
 /// Each iteration computes the Newton step da = S^-1 r with the kept or a fresh matrix S and
@@ -911,7 +958,12 @@ fn iterate(cx: &mut StepContext, stage: &Stage, x: &mut Iterate, strategy: Newto
         ws.factorized = None;
     } else {
         ws.select(&coefficients);
+        if ws.factorized.is_some() && ws.stale.refresh_now() {
+            ws.factorized = None;
+        }
     }
+    // Whether the matrix in use is still the kept one the stage started with (`Stale`).
+    let mut kept = ws.factorized.is_some();
     let broyden = strategy == NewtonStrategy::Broyden;
     if broyden {
         ws.broyden.reserve(settings.max_iterations.min(BROYDEN_RESERVED), ws.rhs.len());
@@ -952,6 +1004,7 @@ fn iterate(cx: &mut StepContext, stage: &Stage, x: &mut Iterate, strategy: Newto
         }
         let mut fresh = full || ws.factorized.is_none();
         if fresh {
+            kept = false;
             ws.refactorize(sys, (x.q, x.v, x.a, x.lambda), stage.t, coefficients, stats)?;
             ws.broyden.reset();
         }
@@ -962,6 +1015,9 @@ fn iterate(cx: &mut StepContext, stage: &Stage, x: &mut Iterate, strategy: Newto
         if !fresh && increment > tol && (theta.is_nan() || theta >= 1.0) {
             // The kept matrix does not contract here: refresh it at this iterate (the residual
             // is evaluated again rather than copied on every iteration).
+            if std::mem::take(&mut kept) {
+                ws.stale.abandoned();
+            }
             residual(sys, stage, x, ws, settings);
             ws.refactorize(sys, (x.q, x.v, x.a, x.lambda), stage.t, coefficients, stats)?;
             ws.broyden.reset();
@@ -1049,6 +1105,9 @@ fn iterate(cx: &mut StepContext, stage: &Stage, x: &mut Iterate, strategy: Newto
         if phi_max <= tol && (converged(increment, rate, tol) || stagnated) {
             // A kept matrix that costs more iterations than a fresh one would is refreshed
             // for the next stage (see KEPT_MATRIX_EXCESS).
+            if kept {
+                ws.stale.kept();
+            }
             ws.excess += (iteration + 1).saturating_sub(EXACT_NEWTON_ITERATIONS);
             if !full && ws.excess > KEPT_MATRIX_EXCESS {
                 ws.factorized = None;
@@ -1059,6 +1118,9 @@ fn iterate(cx: &mut StepContext, stage: &Stage, x: &mut Iterate, strategy: Newto
         let left = settings.max_iterations - iteration - 1;
         if !full && rate.is_some_and(|r| r > 0.25 || !can_converge(increment, r, left, tol)) {
             ws.factorized = None;
+            if std::mem::take(&mut kept) {
+                ws.stale.abandoned();
+            }
         }
         previous_increment = increment;
         previous_exact = fresh;

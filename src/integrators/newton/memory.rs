@@ -15,7 +15,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Workspace;
+use super::{Stale, Workspace};
 use crate::integrators::State;
 use crate::integrators::dynamics::TangentCoefficients;
 use crate::integrators::predictor::StageRecord;
@@ -37,6 +37,9 @@ pub struct SolverMemory {
     /// The iterations beyond EXACT_NEWTON_ITERATIONS per stage since the current
     /// factorization (`KEPT_MATRIX_EXCESS`).
     excess: u64,
+    /// The record of abandoned kept matrices (`STALE_BACKOFF`).
+    #[serde(default)]
+    stale: Stale,
     /// The energy check (src/integrators/energy_check.rs): its floor, computed at the first
     /// checked step of the run, and the (kinetic, potential) energy of the state if the last
     /// checked step ended there.
@@ -128,6 +131,7 @@ impl Workspace {
                 solves: self.spare_lu.solves() as u64,
             }),
             excess: self.excess as u64,
+            stale: self.stale,
             energy_floor: self.energy.floor(),
             energy: self.energy.energy_at(state),
         }
@@ -165,6 +169,7 @@ impl Workspace {
         // A run keeps it below KEPT_MATRIX_EXCESS plus one stage's iterations; any count is
         // valid (capped so that adding to it cannot overflow).
         self.excess = memory.excess.min(u64::from(u32::MAX)) as usize;
+        self.stale = memory.stale.capped();
         self.energy.restore(memory.energy_floor, memory.energy, state);
     }
 }
