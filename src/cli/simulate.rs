@@ -539,6 +539,9 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     if let Some(warning) = outside_formulation {
         eprintln!("warning: {label}the model left its elements' range {warning}");
     }
+    if let Some(warning) = sim.unresolved_contact() {
+        eprintln!("warning: {label}{warning}");
+    }
     if args.run_label.is_none() {
         println!(
             "{}: {} to t = {} s with {}: {} steps ({} rejected){}, {} Newton iterations, {} Jacobian evaluations, {} factorizations, {wall:.3} s wall{}",

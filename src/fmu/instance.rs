@@ -52,8 +52,10 @@ pub struct Instance {
     /// whether the warning that it was held (no derivatives) was logged (once per instance).
     drive_input_changed: Option<usize>,
     held_drive_warned: bool,
-    /// Whether an element out of its formulation's range was reported (once per instance).
+    /// Whether an element out of its formulation's range, and an impact the internal step
+    /// could not resolve, were reported (each once per instance).
     formulation_warned: bool,
+    unresolved_contact_warned: bool,
     /// Whether the importer set solver_constraints; until it does, the treatment follows
     /// solver_rho_inf as in `flexfmu simulate` (`SolverSettings::constraints_at`).
     constraints_chosen: bool,
@@ -96,6 +98,7 @@ impl Instance {
             drive_input_changed: None,
             held_drive_warned: false,
             formulation_warned: false,
+            unresolved_contact_warned: false,
             constraints_chosen: false,
             model,
             guid,
@@ -618,12 +621,18 @@ impl Instance {
                 self.last_successful_time = sim.time();
                 // An element left its formulation's range (a corotational beam element turned
                 // too far against its chord): the results are no longer the model's. Told once.
-                if !self.formulation_warned
-                    && let Some(why) = sim.outside_formulation()
-                {
+                let outside = (!self.formulation_warned).then(|| sim.outside_formulation()).flatten();
+                // An impact the internal step could not resolve. Told once.
+                let unresolved = (!self.unresolved_contact_warned).then(|| sim.unresolved_contact()).flatten();
+                if let Some(why) = outside {
                     self.formulation_warned = true;
                     let message = format!("{function}: the model left its elements' range {why} (told once)");
                     self.log(Status::Warning, Category::StatusWarning, &message);
+                    warned = true;
+                }
+                if let Some(why) = unresolved {
+                    self.unresolved_contact_warned = true;
+                    self.log(Status::Warning, Category::StatusWarning, &format!("{function}: {why} (told once)"));
                     warned = true;
                 }
                 if *early {

@@ -160,6 +160,9 @@ pub struct Stepper {
     contact_step: ContactStep,
     /// The shortest sub-step the contact limit may ask for in the current `step`.
     contact_floor: f64,
+    /// The first time a contact asked for a sub-step below `contact_floor`: (t, its limit, the
+    /// floor). Its impact is then not resolved; a diagnosis of the run, not part of the state.
+    pub unresolved_contact: Option<(f64, f64, f64)>,
 }
 
 /// A step that fails is retried as two halves, down to 2^-MAX_HALVINGS of the step.
@@ -195,6 +198,7 @@ impl Stepper {
             contact_step_limit: true,
             contact_step: ContactStep::new(sys),
             contact_floor: 0.0,
+            unresolved_contact: None,
         }
     }
 
@@ -425,6 +429,9 @@ impl Stepper {
             } else {
                 f64::INFINITY
             };
+            if limit < self.contact_floor && self.unresolved_contact.is_none() {
+                self.unresolved_contact = Some((state.t, limit, self.contact_floor));
+            }
             let h_try = contact_step::sub_step(rest, limit, self.contact_floor);
             // A kink of a prescribed motion ends the step.
             let (h_try, kink) = up_to_kink(sys, state, h_try, h);

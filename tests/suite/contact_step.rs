@@ -164,6 +164,28 @@ contact = "hit"
     }
 }
 
+/// An impact the internal step cannot resolve is told (`Simulation::unresolved_contact`, which
+/// `simulate` prints and the FMU logs): models/ball_drop.toml with a floor of stiffness 1e19
+/// N/m^1.5 (impact duration ~4e-8 s) on its internal step of 5e-5 s, which can be split into
+/// sub-steps of 5e-5/4096 = 1.2e-8 s at the least, against the 1/50 of the impact asked for.
+/// At the model's 1e8 nothing is told.
+#[test]
+fn an_impact_the_step_cannot_resolve_is_told() {
+    let model = example("ball_drop");
+    let told = |k: f64| {
+        let mut sim = simulation_with(&model, &[("K", k)], |_| {});
+        sim.step_to(0.5).unwrap();
+        sim.unresolved_contact()
+    };
+    assert!(told(1e8).is_none());
+    let message = told(1e19).expect("told");
+    println!("{message}");
+    assert!(
+        message.contains("shorter than the internal step of 5.000e-5 s can be split into (1.221e-8 s)"),
+        "{message}"
+    );
+}
+
 /// An impact whose normal energy the Hertz law stores only beyond the radii is told
 /// (`Simulation::outside_formulation`, which `simulate` prints and the FMU logs): the spheres
 /// of models/hertz_impact.toml at 1e5 m/s need delta* = 20.44 um (1e5)^(4/5) = 0.2044 m
