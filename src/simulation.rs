@@ -492,10 +492,12 @@ impl Simulation {
         let (t, limit, floor) = self.stepper.unresolved_contact?;
         let step = floor * f64::from(1u32 << crate::integrators::MAX_HALVINGS);
         Some(format!(
-            "at t = {} a contact needed sub-steps of {limit:.3e} s to resolve its impact, shorter than the internal \
-             step of {step:.3e} s can be split into ({floor:.3e} s): the impact is not resolved (a wrong rebound, or \
-             bodies passing through each other); use a smaller `step` or error_control = true",
+            "in the step from t = {} a contact needed sub-steps of {limit:.3e} s, {:.1} times shorter than the \
+             internal step of {step:.3e} s can be split into ({floor:.3e} s): its impact is resolved by fewer \
+             sub-steps than it needs (a less accurate rebound; bodies fast enough pass through each other); use a \
+             smaller `step` or error_control = true",
             crate::compact_number::Compact(t),
+            floor / limit,
         ))
     }
 

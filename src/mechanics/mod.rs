@@ -946,16 +946,17 @@ impl Dynamics for System {
         fraction: f64,
         inverse_mass: &mut dyn FnMut(&[usize], &[f64]) -> f64,
     ) -> f64 {
-        // A contact constraint closing within the step: its onset and then at most `fraction`
-        // of the time to cross its radii at that rate, so that the step ends with the bodies
-        // touching and the event is located. A longer step passed over the whole contact
-        // (two spheres whose centres cross in one step: no sign change of the gap at its ends);
-        // a probe's sphere at 250 m/s went through another in a 1 ms step without an impact.
+        // A contact constraint closing within the step: its onset and then at most half the
+        // time to cross its radii at that rate, so that the step ends with the bodies
+        // overlapping and the event is located (no resolution is needed: the impact is a jump).
+        // A longer step passed over the whole contact (two spheres whose centres cross in one
+        // step: no sign change of the gap at its ends); a probe's sphere at 250 m/s went
+        // through another in a 1 ms step without an impact.
         let constraints = self
             .contact_constraints
             .iter()
             .filter(|c| c.reach > 0.0)
-            .filter_map(|c| c.closing_within(q, v, horizon).map(|(onset, rate)| onset + fraction * c.reach / rate))
+            .filter_map(|c| c.closing_within(q, v, horizon).map(|(onset, rate)| onset + 0.5 * c.reach / rate))
             .fold(f64::INFINITY, f64::min);
         self.groups
             .iter_mut()

@@ -181,7 +181,8 @@ fn an_impact_the_step_cannot_resolve_is_told() {
     let message = told(1e19).expect("told");
     println!("{message}");
     assert!(
-        message.contains("shorter than the internal step of 5.000e-5 s can be split into (1.221e-8 s)"),
+        message.contains("shorter than the internal step of 5.000e-5 s can be split into (1.221e-8 s)")
+            && message.contains(" 2.0 times shorter"),
         "{message}"
     );
 }
