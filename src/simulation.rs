@@ -483,6 +483,12 @@ impl Simulation {
         Some(format!("at t = {}, {why}", crate::compact_number::Compact(self.state.t)))
     }
 
+    /// An impact a force contact's law could not follow (`Element::impact_warning`: the bodies
+    /// pass through each other), if one happened in this run.
+    pub fn contact_overrun(&self) -> Option<String> {
+        self.system.impact_warning()
+    }
+
     /// The first impact the fixed internal step could not resolve, if one was not: a contact
     /// asked for sub-steps shorter than the shortest a step may be split into (1/4096 of it,
     /// `MAX_HALVINGS`). A probe's ball on a floor of stiffness 1e19 N/m^1.5 lost 2.1 % of its

@@ -539,7 +539,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     if let Some(warning) = outside_formulation {
         eprintln!("warning: {label}the model left its elements' range {warning}");
     }
-    if let Some(warning) = sim.unresolved_contact() {
+    for warning in [sim.contact_overrun(), sim.unresolved_contact()].into_iter().flatten() {
         eprintln!("warning: {label}{warning}");
     }
     if args.run_label.is_none() {

@@ -55,6 +55,7 @@ pub struct Instance {
     /// Whether an element out of its formulation's range, and an impact the internal step
     /// could not resolve, were reported (each once per instance).
     formulation_warned: bool,
+    overrun_warned: bool,
     unresolved_contact_warned: bool,
     /// Whether the importer set solver_constraints; until it does, the treatment follows
     /// solver_rho_inf as in `flexfmu simulate` (`SolverSettings::constraints_at`).
@@ -98,6 +99,7 @@ impl Instance {
             drive_input_changed: None,
             held_drive_warned: false,
             formulation_warned: false,
+            overrun_warned: false,
             unresolved_contact_warned: false,
             constraints_chosen: false,
             model,
@@ -622,12 +624,19 @@ impl Instance {
                 // An element left its formulation's range (a corotational beam element turned
                 // too far against its chord): the results are no longer the model's. Told once.
                 let outside = (!self.formulation_warned).then(|| sim.outside_formulation()).flatten();
-                // An impact the internal step could not resolve. Told once.
+                // An impact a force contact's law could not stop within the radii, and one the
+                // internal step could not resolve. Each told once.
+                let overrun = (!self.overrun_warned).then(|| sim.contact_overrun()).flatten();
                 let unresolved = (!self.unresolved_contact_warned).then(|| sim.unresolved_contact()).flatten();
                 if let Some(why) = outside {
                     self.formulation_warned = true;
                     let message = format!("{function}: the model left its elements' range {why} (told once)");
                     self.log(Status::Warning, Category::StatusWarning, &message);
+                    warned = true;
+                }
+                if let Some(why) = overrun {
+                    self.overrun_warned = true;
+                    self.log(Status::Warning, Category::StatusWarning, &format!("{function}: {why} (told once)"));
                     warned = true;
                 }
                 if let Some(why) = unresolved {

@@ -120,6 +120,8 @@ pub trait ElementGroup: Debug + Send + Sync {
     /// The coordinates of the first element whose formulation no longer holds at q, and why
     /// (`Element::outside_formulation`).
     fn outside_formulation(&self, q: &[f64]) -> Option<(&[usize], String)>;
+    /// The first of the group's impact warnings (`Element::impact_warning`).
+    fn impact_warning(&self) -> Option<String>;
     fn as_any(&self) -> &dyn Any;
     fn as_any_mut(&mut self) -> &mut dyn Any;
     fn clone_box(&self) -> Box<dyn ElementGroup>;
@@ -305,6 +307,13 @@ impl<E: Element + Debug + Clone + Send + Sync + 'static> ElementGroup for Elemen
 
     fn outside_formulation(&self, q: &[f64]) -> Option<(&[usize], String)> {
         self.elements.iter().find_map(|e| Some((e.dofs(), e.outside_formulation(q)?)))
+    }
+
+    fn impact_warning(&self) -> Option<String> {
+        if !E::CONTACT_TIME_SCALE {
+            return None;
+        }
+        self.elements.iter().find_map(|e| e.impact_warning())
     }
 
     fn as_any(&self) -> &dyn Any {

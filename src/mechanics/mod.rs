@@ -667,6 +667,11 @@ impl System {
         }
     }
 
+    /// The first force contact's impact warning (`Element::impact_warning`), if one has any.
+    pub fn impact_warning(&self) -> Option<String> {
+        self.groups.iter().find_map(|g| g.impact_warning())
+    }
+
     pub fn body(&self, name: &str) -> Option<&BodyInfo> {
         // The index is built by `finish`; bodies added after it are found by a scan.
         match self.body_index.get(name).and_then(|&i| self.bodies.get(i)) {

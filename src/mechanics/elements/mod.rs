@@ -172,4 +172,9 @@ pub trait Element {
     fn outside_formulation(&self, _q: &[f64]) -> Option<String> {
         None
     }
+    /// An impact this contact's law could not follow in the run so far (its own complete
+    /// sentence, naming the contact), None for every other kind (`System::impact_warning`).
+    fn impact_warning(&self) -> Option<String> {
+        None
+    }
 }

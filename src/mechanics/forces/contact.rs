@@ -427,13 +427,13 @@ impl Element for Contact {
     /// The first impact that overran the radii (`Overrun`), once one has: from then on the
     /// results are not those of the contact law (a probe's spheres at 1e5 m/s, delta* = 0.2 m
     /// against radii of 0.01 m, passed through each other without a word).
-    fn outside_formulation(&self, _q: &[f64]) -> Option<String> {
+    fn impact_warning(&self) -> Option<String> {
         let Overrun { t, depth, speed } = self.overrun?;
-        let name = if self.name.is_empty() { String::new() } else { format!(" of contact '{}'", self.name) };
+        let name = if self.name.is_empty() { "a contact".to_string() } else { format!("contact '{}'", self.name) };
         Some(format!(
-            "the impact{name} at t = {t:.4e} at {speed:.4e} m/s needs a penetration of {depth:.4e} m to stop with this \
-             contact's stiffness, more than its radii ({} m): the bodies pass through each other (Hertz's law \
-             holds for penetrations small against the radii); raise `stiffness` or use method = \"constraint\"",
+            "{name}: the impact at t = {t:.4e} at {speed:.4e} m/s needs a penetration of {depth:.4e} m to stop with \
+             this stiffness, more than the radii ({} m): the bodies pass through each other (Hertz's law holds for \
+             penetrations small against the radii); raise `stiffness` or use method = \"constraint\"",
             Compact(self.reach)
         ))
     }
