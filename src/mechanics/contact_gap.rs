@@ -23,6 +23,12 @@ use super::elements::FloatingFramePoint;
 use super::elements::floating_frame_beam_2d::MAX_COORDINATES as FLOATING_COORDINATES;
 use super::kinematics::{Anchor, MAX_DOFS, Measure, MeasureKind};
 
+/// For a contact open at penetration `delta` (< 0) and closing at `rate` (> 0): the time to
+/// contact at that rate, if it is within `horizon` (both contact methods' step limits).
+pub fn time_to_contact(delta: f64, rate: f64, horizon: f64) -> Option<f64> {
+    (delta < 0.0 && rate > 0.0 && -delta < rate * horizon).then(|| -delta / rate)
+}
+
 /// What a floating-frame beam tip touches (fixed to ground).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum GroundShape {

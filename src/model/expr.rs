@@ -688,14 +688,14 @@ impl Parser<'_> {
 /// none (empty, the default) it is held. Part of snapshots: the rates an interval ended with
 /// hold at its end point (outputs read them, and the next interval projects the drives
 /// onto rates that change there).
-/// Inputs held: no rates.
-pub static HELD: InputRates = InputRates { t0: 0.0, rates: Vec::new() };
-
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct InputRates {
     pub t0: f64,
     pub rates: Vec<[f64; 2]>,
 }
+
+/// Inputs held: no rates.
+pub static HELD: InputRates = InputRates { t0: 0.0, rates: Vec::new() };
 
 impl InputRates {
     /// Value and first and second time derivatives at t of input `j`, whose value at t0 is `u`.

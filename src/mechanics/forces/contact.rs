@@ -31,7 +31,7 @@
 
 use crate::compact_number::Compact;
 use crate::integrators::{ContactOutlook, EnergyFlow, Stride, TangentCoefficients};
-use crate::mechanics::contact_gap::ContactGap;
+use crate::mechanics::contact_gap::{ContactGap, time_to_contact};
 use crate::mechanics::derivatives::MAX_DOFS;
 use crate::mechanics::elements::{Element, Energy, Kin};
 use crate::mechanics::forces::impact_duration::{impact_duration, largest_penetration};
@@ -314,11 +314,7 @@ impl Contact {
     /// with a strike).
     fn phase(&self, delta: f64, rate: f64, t: f64, horizon: f64) -> Phase {
         if !(delta > 0.0 || (delta == 0.0 && rate > 0.0)) {
-            return if delta < 0.0 && rate > 0.0 && -delta < rate * horizon {
-                Phase::Closing(-delta / rate)
-            } else {
-                Phase::Free
-            };
+            return time_to_contact(delta, rate, horizon).map_or(Phase::Free, Phase::Closing);
         }
         let m = self.memory;
         if m.start < 0.0 || m.impact.is_nan() {

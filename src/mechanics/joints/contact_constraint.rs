@@ -41,7 +41,7 @@
 //! Paper 004 solves the active phase with HHT-alpha and GGL (eqs. 15-22); any integrator and
 //! constraint treatment of this crate can be used.
 
-use crate::mechanics::contact_gap::ContactGap;
+use crate::mechanics::contact_gap::{ContactGap, time_to_contact};
 use crate::mechanics::quadratic_form;
 
 /// Added to the release penetration in the re-armed onset event (m).
@@ -134,8 +134,8 @@ impl ContactConstraint {
         if self.is_active() {
             return None;
         }
-        let (delta, rate) = (self.penetration(q), self.approach_rate(q, v));
-        (delta < 0.0 && rate > 0.0 && -delta < rate * horizon).then(|| (-delta / rate, rate))
+        let rate = self.approach_rate(q, v);
+        time_to_contact(self.penetration(q), rate, horizon).map(|onset| (onset, rate))
     }
 
     /// gamma = -(C_q v)_q v of the acceleration-level row.
