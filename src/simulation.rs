@@ -489,6 +489,12 @@ impl Simulation {
         self.system.impact_warning()
     }
 
+    /// The run's contact warnings, `contact_overrun` and `unresolved_contact`: what `simulate`
+    /// prints at its end and the FMU logs once each (asked only until told: a warning's text
+    /// is formatted when asked, and a doStep allocates nothing).
+    pub const CONTACT_WARNINGS: [fn(&Simulation) -> Option<String>; 2] =
+        [Simulation::contact_overrun, Simulation::unresolved_contact];
+
     /// The first impact the fixed internal step could not resolve, if one was not: a contact
     /// asked for sub-steps shorter than the shortest a step may be split into (1/4096 of it,
     /// `MAX_HALVINGS`). A probe's ball on a floor of stiffness 1e19 N/m^1.5 lost 2.1 % of its
@@ -1017,7 +1023,7 @@ impl Simulation {
         let drives_change = self.drives_change();
         let result = if self.input_derivatives.iter().all(|d| *d == [0.0; 2]) {
             self.system.input_rates.rates.clear();
-            self.start_interval(drives_change).and_then(|()| self.step_with_inputs_held(t_end))
+            self.start_interval(drives_change).and_then(|()| self.step_over_interval(t_end))
         } else {
             let mut base = std::mem::take(&mut self.interval_inputs);
             base.clone_from(&self.system.inputs);
@@ -1027,7 +1033,7 @@ impl Simulation {
             // interpolation at each internal step's start and held it (first order: a forced
             // mass-spring was 9.8e-4 off at 1 ms with or without derivatives, a probe).
             self.interpolate_inputs(&base, t0);
-            let result = self.start_interval(drives_change).and_then(|()| self.step_with_inputs_held(t_end));
+            let result = self.start_interval(drives_change).and_then(|()| self.step_over_interval(t_end));
             // The inputs end the interval where the interpolation took them, with their rates
             // there, so that the outputs at the reached time (accelerations, drive forces) see
             // the motion the drives made, also after a new value is set (`set_input`); the next
@@ -1124,7 +1130,7 @@ impl Simulation {
 
     /// `step_to` over the interval, the inputs as `advance_to` set them: held, or read by
     /// every element and drive at its stage times through their rates (`Kin::rates`).
-    fn step_with_inputs_held(&mut self, t_end: f64) -> Result<(), StepError> {
+    fn step_over_interval(&mut self, t_end: f64) -> Result<(), StepError> {
         if !(self.state.t.is_finite() && t_end.is_finite()) {
             return Err(StepError::NonFiniteTime { t: self.state.t, t_end });
         }

@@ -539,7 +539,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     if let Some(warning) = outside_formulation {
         eprintln!("warning: {label}the model left its elements' range {warning}");
     }
-    for warning in [sim.contact_overrun(), sim.unresolved_contact()].into_iter().flatten() {
+    for warning in Simulation::CONTACT_WARNINGS.iter().filter_map(|w| w(&sim)) {
         eprintln!("warning: {label}{warning}");
     }
     if args.run_label.is_none() {

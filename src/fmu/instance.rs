@@ -52,11 +52,10 @@ pub struct Instance {
     /// whether the warning that it was held (no derivatives) was logged (once per instance).
     drive_input_changed: Option<usize>,
     held_drive_warned: bool,
-    /// Whether an element out of its formulation's range, and an impact the internal step
-    /// could not resolve, were reported (each once per instance).
+    /// Whether an element out of its formulation's range, and each of the contact warnings
+    /// (`Simulation::CONTACT_WARNINGS`), were reported (each once per instance).
     formulation_warned: bool,
-    overrun_warned: bool,
-    unresolved_contact_warned: bool,
+    contact_warned: [bool; 2],
     /// Whether the importer set solver_constraints; until it does, the treatment follows
     /// solver_rho_inf as in `flexfmu simulate` (`SolverSettings::constraints_at`).
     constraints_chosen: bool,
@@ -99,8 +98,7 @@ impl Instance {
             drive_input_changed: None,
             held_drive_warned: false,
             formulation_warned: false,
-            overrun_warned: false,
-            unresolved_contact_warned: false,
+            contact_warned: [false; 2],
             constraints_chosen: false,
             model,
             guid,
@@ -626,23 +624,21 @@ impl Instance {
                 let outside = (!self.formulation_warned).then(|| sim.outside_formulation()).flatten();
                 // An impact a force contact's law could not stop within the radii, and one the
                 // internal step could not resolve. Each told once.
-                let overrun = (!self.overrun_warned).then(|| sim.contact_overrun()).flatten();
-                let unresolved = (!self.unresolved_contact_warned).then(|| sim.unresolved_contact()).flatten();
+                let told = self.contact_warned;
+                let contact: [Option<String>; 2] =
+                    std::array::from_fn(|k| (!told[k]).then(|| Simulation::CONTACT_WARNINGS[k](sim)).flatten());
                 if let Some(why) = outside {
                     self.formulation_warned = true;
                     let message = format!("{function}: the model left its elements' range {why} (told once)");
                     self.log(Status::Warning, Category::StatusWarning, &message);
                     warned = true;
                 }
-                if let Some(why) = overrun {
-                    self.overrun_warned = true;
-                    self.log(Status::Warning, Category::StatusWarning, &format!("{function}: {why} (told once)"));
-                    warned = true;
-                }
-                if let Some(why) = unresolved {
-                    self.unresolved_contact_warned = true;
-                    self.log(Status::Warning, Category::StatusWarning, &format!("{function}: {why} (told once)"));
-                    warned = true;
+                for (k, why) in contact.into_iter().enumerate() {
+                    if let Some(why) = why {
+                        self.contact_warned[k] = true;
+                        self.log(Status::Warning, Category::StatusWarning, &format!("{function}: {why} (told once)"));
+                        warned = true;
+                    }
                 }
                 if *early {
                     let t = self.last_successful_time;
