@@ -56,9 +56,12 @@ pub struct Instance {
     /// (`Simulation::CONTACT_WARNINGS`), were reported (each once per instance).
     formulation_warned: bool,
     contact_warned: [bool; 2],
-    /// Whether the importer set solver_constraints; until it does, the treatment follows
-    /// solver_rho_inf as in `flexfmu simulate` (`SolverSettings::constraints_at`).
-    constraints_chosen: bool,
+    /// The solver settings the importer chose (solver_* variables, in the order set; the
+    /// tolerance of setupExperiment is solver_rtol). The others follow the model: its
+    /// parameters, when they change before the first step (a `[solver]` value may be an
+    /// expression of them), and solver_rho_inf for the constraint treatment, as in
+    /// `flexfmu simulate` (`SolverSettings::constraints_at`).
+    chosen: Vec<SolverField>,
 }
 
 impl Instance {
@@ -99,7 +102,7 @@ impl Instance {
             held_drive_warned: false,
             formulation_warned: false,
             contact_warned: [false; 2],
-            constraints_chosen: false,
+            chosen: Vec::new(),
             model,
             guid,
             vars,
@@ -186,7 +189,7 @@ impl Instance {
         self.params = self.model.default_parameters();
         self.inputs = self.model.definition.inputs.iter().map(|i| i.start).collect();
         self.settings = self.vars.settings;
-        self.constraints_chosen = false;
+        self.chosen.clear();
         self.start_time = self.vars.experiment.start_time;
         self.stop_time = None;
         self.last_successful_time = self.start_time;
@@ -223,6 +226,7 @@ impl Instance {
             }
             let mut settings = self.settings;
             settings.error_control.rtol = t;
+            self.choose(SolverField::Rtol);
             self.change_settings(settings);
             self.log(
                 Status::Ok,
@@ -241,6 +245,36 @@ impl Instance {
 
     pub fn enter_initialization_mode(&mut self) -> Status {
         self.state = State::InitializationMode;
+        Status::Ok
+    }
+
+    /// Record that the importer chose `field` (`chosen`).
+    fn choose(&mut self, field: SolverField) {
+        self.chosen.retain(|&f| f != field);
+        self.chosen.push(field);
+    }
+
+    /// Parameters changed before the first step: the simulation is rebuilt with them when
+    /// next needed, and the solver settings are the model's at the new values (its `[solver]`
+    /// values may be expressions of parameters) with the importer's choices applied again in
+    /// the order they were made.
+    fn parameters_changed(&mut self, function: &str) -> Status {
+        self.sim = None;
+        let mut s = match SolverSettings::from_model(&self.model, &self.params) {
+            Ok(s) => s,
+            Err(e) => return self.error(&format!("{function}: the model's solver settings at these parameters: {e}")),
+        };
+        for &field in &self.chosen {
+            let name = self.vars.solver_name(field);
+            s = match settings::with(s, field, name, settings::value(&self.settings, field)) {
+                Ok(s) => s,
+                Err(e) => return self.error(&format!("{function}: {e}")),
+            };
+        }
+        if !self.chosen.contains(&SolverField::Constraints) {
+            s.constraints = s.constraints_at(&self.model, s.rho_inf);
+        }
+        self.settings = s;
         Status::Ok
     }
 
@@ -402,9 +436,7 @@ impl Instance {
                     return Status::Ok;
                 }
                 self.params = params;
-                // Rebuilt with the new value when next needed.
-                self.sim = None;
-                Status::Ok
+                self.parameters_changed(function)
             }
             Role::Input(i) => {
                 if let Some(sim) = &mut self.sim {
@@ -429,9 +461,8 @@ impl Instance {
             }
             Role::Solver(field) => match settings::with(self.settings, field, self.name(vr), x) {
                 Ok(mut s) => {
-                    if field == SolverField::Constraints {
-                        self.constraints_chosen = true;
-                    } else if !self.constraints_chosen {
+                    self.choose(field);
+                    if !self.chosen.contains(&SolverField::Constraints) {
                         s.constraints = s.constraints_at(&self.model, s.rho_inf);
                     }
                     self.change_settings(s);
@@ -488,8 +519,10 @@ impl Instance {
             };
             if self.params[i] != index {
                 self.params[i] = index;
-                // Rebuilt with the new value when next needed.
-                self.sim = None;
+                let status = self.parameters_changed(function);
+                if status != Status::Ok {
+                    return status;
+                }
             }
         }
         Status::Ok

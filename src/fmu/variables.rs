@@ -435,6 +435,11 @@ impl Variables {
         self.list.get(vr as usize)
     }
 
+    /// The name of the variable of solver setting `field` (solver_*).
+    pub fn solver_name(&self, field: SolverField) -> &str {
+        self.list.iter().find(|v| v.role == Role::Solver(field)).map_or("solver setting", |v| &v.name)
+    }
+
     pub fn outputs(&self) -> impl Iterator<Item = &Variable> {
         self.list.iter().filter(|v| matches!(v.role, Role::Output(_)))
     }

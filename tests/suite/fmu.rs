@@ -296,3 +296,58 @@ fn the_constraint_treatment_follows_rho_inf_unless_the_importer_chose_one() {
     FmiInstance::enter_initialization_mode(&mut inst, None, 0.0, None).unwrap();
     assert_eq!(constraints(&mut inst), 1);
 }
+
+/// A `[solver]` value may be an expression of parameters: a parameter set before
+/// initialization changes it in the FMU as `flexfmu simulate --set` does (a probe's rho_inf =
+/// "r", step = "hs" were ignored by the FMU, whose results stayed the defaults' bit for bit),
+/// and a solver_* value the importer chose stays whatever the parameters become.
+#[test]
+fn parameters_in_solver_expressions_set_the_fmu_solver() {
+    let text = std::fs::read_to_string(model_path()).unwrap();
+    let solver = "rho_inf = 0.5\nstep = 1e-3\n";
+    assert!(text.contains(solver));
+    let text = text.replacen(solver, "rho_inf = \"r\"\nstep = \"hs\"\n", 1).replacen(
+        "[parameters]\n",
+        "[parameters]\nr = { value = 0.5, min = 0.0, max = 1.0 }\nhs = { value = 1e-3, min = 1e-6 }\n",
+        1,
+    );
+    let model = Model::parse(&text, "mass_spring_expr.toml").unwrap();
+    let fmu = Fmu::build(&model);
+    let out = fmu.outputs();
+    let solver = |inst: &mut InstanceCS| read(inst, &[fmu.vr("solver_rho_inf"), fmu.vr("solver_step")]);
+    let direct = |r: f64, hs: f64, step: Option<f64>| {
+        let mut params = model.default_parameters();
+        params[model.parameter_index("r").unwrap()] = r;
+        params[model.parameter_index("hs").unwrap()] = hs;
+        let mut settings = SolverSettings::from_model(&model, &params).unwrap();
+        assert_eq!((settings.rho_inf, settings.step), (r, hs));
+        if let Some(step) = step {
+            settings.step = step;
+        }
+        let mut sim = Simulation::new(&model, &params, settings, 0.0).unwrap();
+        let mut t = 0.0;
+        (0..30)
+            .map(|_| {
+                t += H;
+                sim.step_to(t).unwrap();
+                sim.output_values().unwrap().to_vec()
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut inst = fmu.start("p", None, |inst| {
+        inst.set_real(&[fmu.vr("r"), fmu.vr("hs")], &[0.0, 2e-3]).unwrap();
+    });
+    assert_eq!(solver(&mut inst), [0.0, 2e-3]);
+    let mut t = 0.0;
+    let rows = run(&mut inst, &out, 30, &mut t);
+    assert_eq!(rows, direct(0.0, 2e-3, None));
+    assert_ne!(rows, direct(0.5, 1e-3, None), "the parameters change the run");
+    // solver_step chosen first: the parameter set afterwards leaves it.
+    let mut inst = fmu.start("q", None, |inst| {
+        inst.set_real(&[fmu.vr("solver_step")], &[5e-4]).unwrap();
+        inst.set_real(&[fmu.vr("r"), fmu.vr("hs")], &[0.0, 2e-3]).unwrap();
+    });
+    assert_eq!(solver(&mut inst), [0.0, 5e-4]);
+    let mut t = 0.0;
+    assert_eq!(run(&mut inst, &out, 30, &mut t), direct(0.0, 2e-3, Some(5e-4)));
+}
