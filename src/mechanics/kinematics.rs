@@ -279,6 +279,32 @@ impl Measure {
         }
     }
 
+    /// Whether the measure is an angle known only up to whole turns: a spatial joint angle
+    /// (wrapped to (-pi, pi]) or a planar one with an ANCF node (within half a turn of its
+    /// start). Its value jumps by 2 pi where the wrapping does, its gradient does not.
+    pub fn is_periodic(&self) -> bool {
+        match &self.kind {
+            MeasureKind::Angle => self.branch.is_some(),
+            MeasureKind::Spatial(m) => m.is_angle(),
+            _ => false,
+        }
+    }
+
+    /// `value` at q, taken within half a turn of `near` if the measure is periodic: an element
+    /// that follows the measure through whole turns (its last accepted value for `near`)
+    /// sees it continuous.
+    pub fn value_near(&self, q: &[f64], near: f64) -> f64 {
+        let s = self.value(q);
+        if self.is_periodic() { near + within_half_turn(s - near) } else { s }
+    }
+
+    /// The mean rate of the measure over the step `stride`, (s(end) - s(start)) / h, with the
+    /// change of a periodic measure taken within half a turn (not the 2 pi jump where it wraps).
+    pub fn stride_rate(&self, stride: &crate::integrators::Stride) -> f64 {
+        let change = self.value(stride.end) - self.value(stride.start);
+        (if self.is_periodic() { within_half_turn(change) } else { change }) / stride.h
+    }
+
     /// Rate s' = G v.
     pub fn rate(&self, q: &[f64], v: &[f64]) -> f64 {
         let d = self.gradient(q);

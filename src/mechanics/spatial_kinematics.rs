@@ -270,6 +270,12 @@ impl SpatialMeasure {
         self.jet(q)
     }
 
+    /// Whether the measure is an angle wrapped to (-pi, pi] (`SpatialKind::Angle`,
+    /// `SpatialKind::AngleAbout2`).
+    pub fn is_angle(&self) -> bool {
+        matches!(self.kind, SpatialKind::Angle { .. } | SpatialKind::AngleAbout2 { .. })
+    }
+
     /// The value (a constraint residual), to the last bit the value of `derivatives`.
     pub fn value(&self, q: &[f64]) -> f64 {
         self.jet::<0, 0>(q).value

@@ -113,9 +113,21 @@ impl FractionalSpringDamper {
         }
     }
 
+    /// The measure s at q, continuous through whole turns of a periodic one (a joint angle
+    /// wrapped to (-pi, pi]): taken within half a turn of the last sample. The history holds
+    /// s as it went on, so a disc braked by a torsional damper on a spatial revolute joint
+    /// does not see a jump of 2 pi in its history where the angle wraps (a probe's stopped
+    /// with "gained 4.6e4 J" there).
+    fn measure_value(&self, q: &[f64]) -> f64 {
+        match self.samples.last() {
+            Some(last) => self.measure.value_near(q, last.q + self.reference),
+            None => self.measure.value(q),
+        }
+    }
+
     /// The damper's q = s - s0(t0, u0).
     fn displacement(&self, q: &[f64]) -> f64 {
-        self.measure.value(q) - self.reference
+        self.measure_value(q) - self.reference
     }
 
     /// Precompute the series at the evaluation times of the next step.
@@ -335,7 +347,7 @@ impl FractionalSpringDamper {
 
     /// Force along the measure at `x`: (F, fractional term c D^alpha q, dF/ds).
     pub fn force(&self, x: &Kin) -> (f64, f64, f64) {
-        let s = self.measure.value(x.q);
+        let s = self.measure_value(x.q);
         let q = s - self.reference;
         let (derivative, slope) = self.derivative(q, x.t);
         let fractional = self.damping * derivative;
@@ -370,7 +382,7 @@ impl Element for FractionalSpringDamper {
     }
 
     fn energy(&self, x: &Kin) -> Energy {
-        let s = self.measure.value(x.q);
+        let s = self.measure_value(x.q);
         let stretch = s - self.free_length.eval_interpolated(x.t, x.inputs, x.rates);
         let mut potential = 0.5 * self.stiffness * stretch * stretch;
         if self.order == 0.0 {
@@ -419,7 +431,7 @@ impl Element for FractionalSpringDamper {
             return EnergyFlow { dissipated: 0.0, supplied };
         }
         let (_, fractional, _) = self.force(x);
-        EnergyFlow { dissipated: fractional * stride.rate(|q| self.measure.value(q)), supplied }
+        EnergyFlow { dissipated: fractional * self.measure.stride_rate(stride), supplied }
     }
 
     fn inputs_read(&self, out: &mut Vec<usize>) {

@@ -79,7 +79,7 @@ impl Element for SpringDamper {
     fn power(&self, x: &Kin, stride: &Stride) -> EnergyFlow {
         let dissipated = match self.damping {
             0.0 => 0.0,
-            c => c * self.measure.rate(x.q, x.v) * stride.rate(|q| self.measure.value(q)),
+            c => c * self.measure.rate(x.q, x.v) * self.measure.stride_rate(stride),
         };
         let supplied = free_length_power(&self.measure, self.stiffness, &self.free_length, x);
         EnergyFlow { dissipated, supplied }
