@@ -5,6 +5,7 @@
 //! Errors are relative to each output's range: for output i,
 //!   e_i(t) = |y_i(t) - y_ref,i(t)| / max_t |y_ref,i(t)|,
 //! and a run's `end_error` is max_i e_i(T), its `max_error` max over i and all output samples.
+//! Outputs that are zero within the reference's own error are left out (they have no size).
 //! `order` is log(e(h_prev) / e(h)) / log(h_prev / h) between consecutive steps of one method
 //! (end errors). The reference's own error is estimated from a second reference run at twice
 //! its step: (y(2 h_r) - y(h_r)) / 3 for a second-order method (Richardson).
@@ -112,6 +113,12 @@ fn simulate(
     Ok(Run { samples, stats: sim.statistics(), wall: clock.elapsed().as_secs_f64() })
 }
 
+/// Keep the entries of `list` whose flag in `keep` is set.
+fn retain_flagged<T>(list: &mut Vec<T>, keep: &[bool]) {
+    let mut flags = keep.iter();
+    list.retain(|_| *flags.next().expect("one flag per entry"));
+}
+
 /// Per-output errors of `run` against `reference` at the last sample, and the maximum over
 /// all samples and outputs, relative to each reference output's range `scale`.
 fn errors(run: &Run, reference: &Run, scale: &[f64]) -> (Vec<f64>, f64) {
@@ -183,7 +190,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
     // Output columns to compare.
     let probe = Simulation::new(&model, &params, base, start)?;
     let names: Vec<String> = probe.outputs().iter().map(|o| o.name.clone()).collect();
-    let columns: Vec<usize> = if args.outputs.is_empty() {
+    let mut columns: Vec<usize> = if args.outputs.is_empty() {
         (0..names.len()).collect()
     } else {
         args.outputs
@@ -198,7 +205,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
     if columns.is_empty() {
         bail!("the model declares no outputs to compare");
     }
-    let compared: Vec<String> = columns.iter().map(|&c| names[c].clone()).collect();
+    let mut compared: Vec<String> = columns.iter().map(|&c| names[c].clone()).collect();
     // Before any run: a table written as JSON to TABLE.txt was a surprise (a probe).
     if let Some(path) = &args.output {
         if !["csv", "json"].iter().any(|x| path.extension().is_some_and(|e| e.eq_ignore_ascii_case(x))) {
@@ -235,15 +242,42 @@ pub fn run(args: CompareArgs) -> Result<()> {
     let total = 2 + methods.len() * steps.len();
     let mut progress = Progress::new(total as u64, "{msg}");
     progress.update(0, || format!("run 1/{total}: reference"));
-    let reference = simulate(&model, &params, ref_settings(reference_step), start, &times, &columns).map_err(|e| {
-        anyhow::anyhow!("reference run ({} at step {reference_step:e}) failed: {e}", args.reference_integrator)
-    })?;
-    let scale: Vec<f64> = (0..columns.len())
-        .map(|i| reference.samples.iter().fold(0.0f64, |m, s| m.max(s[i].abs())).max(f64::MIN_POSITIVE))
-        .collect();
+    let mut reference =
+        simulate(&model, &params, ref_settings(reference_step), start, &times, &columns).map_err(|e| {
+            anyhow::anyhow!("reference run ({} at step {reference_step:e}) failed: {e}", args.reference_integrator)
+        })?;
     progress.update(1, || format!("run 2/{total}: reference at twice the step"));
-    let coarse = simulate(&model, &params, ref_settings(2.0 * reference_step), start, &times, &columns)
+    let mut coarse = simulate(&model, &params, ref_settings(2.0 * reference_step), start, &times, &columns)
         .map_err(|e| anyhow::anyhow!("reference run at twice the step failed: {e}"))?;
+    // An output that is zero within the reference's own error (the energy_total of a
+    // conservative model whose energy is zero at rest, a coordinate that stays zero) has no
+    // size for its errors to be relative to: they were round-off over round-off (a probe read
+    // an end_error of 1e3 and orders of 0.09 off a pendulum's energy_total of 1e-9 J).
+    let n = columns.len();
+    let mut peak: Vec<f64> = (0..n).map(|i| reference.samples.iter().fold(0.0f64, |m, s| m.max(s[i].abs()))).collect();
+    let own: Vec<f64> = (0..n)
+        .map(|i| {
+            reference.samples.iter().zip(&coarse.samples).fold(0.0f64, |m, (r, c)| m.max((c[i] - r[i]).abs())) / 3.0
+        })
+        .collect();
+    let keep: Vec<bool> = (0..n).map(|i| peak[i] > 100.0 * own[i]).collect();
+    for i in (0..n).filter(|&i| !keep[i]) {
+        eprintln!(
+            "note: {} is left out: it is zero within the reference's own error (largest value {:.1e}, error {:.1e}), \
+             so it has no size to measure errors against",
+            compared[i], peak[i], own[i]
+        );
+    }
+    if !keep.contains(&true) {
+        bail!("every output is zero within the reference's own error: nothing to compare");
+    }
+    for s in reference.samples.iter_mut().chain(coarse.samples.iter_mut()) {
+        retain_flagged(s, &keep);
+    }
+    retain_flagged(&mut columns, &keep);
+    retain_flagged(&mut compared, &keep);
+    retain_flagged(&mut peak, &keep);
+    let scale: Vec<f64> = peak.iter().map(|p| p.max(f64::MIN_POSITIVE)).collect();
     let (_, reference_error) = errors(&coarse, &reference, &scale);
     let reference_error = reference_error / 3.0;
 
