@@ -983,7 +983,10 @@ fn iterate(cx: &mut StepContext, stage: &Stage, x: &mut Iterate, strategy: Newto
     let mut can_retreat = false;
     // Whether the last step was an exact Newton step (a matrix fresh at its iterate).
     let mut previous_exact = false;
-    for iteration in 0..settings.max_iterations {
+    // One pass more than max_iterations: the last only asks whether the last iterate solves
+    // the stage (a linear system is solved by its first step, which max_iterations = 1 must
+    // allow: without this pass every step failed and was halved down to the floor, a probe).
+    for iteration in 0..=settings.max_iterations {
         let (r1_max, force_scale, phi_error) = residual(sys, stage, x, ws, settings);
         if !(r1_max.is_finite() && phi_error.is_finite()) {
             if can_retreat && damping > MIN_DAMPING {
@@ -1001,6 +1004,9 @@ fn iterate(cx: &mut StepContext, stage: &Stage, x: &mut Iterate, strategy: Newto
         let phi_max = scale.constraint_error(phi_error, x.q, x.v);
         if iteration > 0 && r1_max <= 1e-3 * tol * force_scale && phi_max <= 1e-2 * tol {
             return Ok(());
+        }
+        if iteration == settings.max_iterations {
+            break;
         }
         let mut fresh = full || ws.factorized.is_none();
         if fresh {
