@@ -663,7 +663,13 @@ impl System {
             dofs.iter().filter_map(|&d| self.bodies.iter().find(|b| b.x == d)).map(|b| b.name.as_str()).collect();
         match names[..] {
             [one] => Some(format!("the element of {one}: {why}")),
-            _ => Some(format!("the element between {}: {why}", names.join(" and "))),
+            [a, b] => Some(format!("the element between {a} and {b}: {why}")),
+            _ => Some(format!(
+                "the element of {} bodies ({} ... {}): {why}",
+                names.len(),
+                names[0],
+                names[names.len() - 1]
+            )),
         }
     }
 

@@ -364,3 +364,51 @@ fn free_plate_with_a_floating_reference_body() {
     );
     assert!((v[0] - exact).abs() < 1e-9 && strain.abs() < 1e-9 * v[2]);
 }
+
+/// The discrete plate is geometrically linear: a cantilever plate whose tip patch turns
+/// beyond 0.3 rad is told to have left its element's range (a probe's plate under a tip line
+/// load deflected 51 % beyond the elastica without a word); at a small load it is not.
+#[test]
+fn a_plate_turned_beyond_small_rotations_is_told() {
+    let text = r#"
+[model]
+name = "cantilever_plate"
+dimension = 3
+gravity = [0.0, 0.0, 0.0]
+[parameters]
+P = { value = 100.0 }
+[[plates]]
+name = "plate"
+size = [1.0, 0.2]
+thickness = 0.01
+material = { E = 7e10, nu = 0.0, rho = 2700.0 }
+mesh = [8, 2]
+bodies = [4, 1]
+clamped = ["x_min"]
+[[loads]]
+type = "force"
+body = "plate.body[3][0]"
+point = [0.875, 0.1, 0.0]
+direction = [0.0, 0.0, -1.0]
+value = "P"
+[[outputs]]
+name = "tip_z"
+quantity = "z"
+body = "plate.body[3][0]"
+"#;
+    let model = Model::parse(text, "cantilever_plate.toml").unwrap();
+    // Tip rotation P a^2 / (2 EI) at a = 0.875 m, EI = 1166.7 N m^2: 0.033 rad at 100 N,
+    // 0.66 rad at 2 kN.
+    for (load, told) in [(100.0, false), (2000.0, true)] {
+        let mut sim = simulation(&model, &[("P", load)]);
+        sim.settle_static(0.0).unwrap();
+        let why = sim.outside_formulation();
+        assert_eq!(why.is_some(), told, "P = {load}: {why:?}");
+        if let Some(why) = why {
+            assert!(
+                why.contains("geometrically linear") && why.contains("plate.body[0][0] ... plate.body[3][0]"),
+                "{why}"
+            );
+        }
+    }
+}
