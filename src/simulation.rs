@@ -145,6 +145,12 @@ impl SolverSettings {
         Ok(out)
     }
 
+    /// The rho_inf of these settings if `model` states one, else the default (0.5): what
+    /// another method than the model's starts from (a model's Newmark has its own 1).
+    pub fn stated_rho_inf(&self, model: &Model) -> f64 {
+        if model.definition.solver.rho_inf.is_some() { self.rho_inf } else { SolverSettings::default().rho_inf }
+    }
+
     /// Check the combination (rho_inf range of the method, positive step and tolerance).
     /// The constraint treatment of a run of `model` with these settings at `rho_inf`: the
     /// model file's (already in `self`), else the default for rho_inf

@@ -153,7 +153,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
     if let Some(tol) = args.tolerance {
         base.tolerance = tol;
     }
-    let rho_inf = args.rho_inf.unwrap_or(base.rho_inf);
+    let rho_inf = args.rho_inf.unwrap_or(base.stated_rho_inf(&model));
     if !(0.0..=1.0).contains(&rho_inf) {
         bail!("--rho-inf must be in [0, 1], got {}", Compact(rho_inf));
     }

@@ -402,8 +402,10 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     if let Some(m) = args.solver.integrator {
         settings.method = m;
         // The model's rho_inf was chosen for its own method (TTBIF takes 0): moved into this
-        // one's range. An explicit --rho-inf below is checked as given.
-        settings.rho_inf = m.default_rho_inf(settings.rho_inf);
+        // one's range. A model without one takes the default 0.5 (not the 1 its own Newmark
+        // had: --integrator generalized-alpha on a Newmark model ran at 1, a probe). An explicit
+        // --rho-inf below is checked as given.
+        settings.rho_inf = m.default_rho_inf(settings.stated_rho_inf(&model));
     }
     if let Some(r) = args.solver.rho_inf {
         settings.rho_inf = r;

@@ -163,6 +163,27 @@ fn integrator_from_the_command_line_takes_a_rho_inf_it_can_realise() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("rho_inf = 0.2 is outside [0.5, 1] for hht"), "{stderr}");
+    // A model that names Newmark and no rho_inf runs another method at the default 0.5, not
+    // at Newmark's own 1 (with GGL, as a probe found generalized-alpha run).
+    let newmark = dir.path().join("newmark.toml");
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mass_spring.toml")).unwrap();
+    assert!(text.contains("integrator = \"ttbif\"\nrho_inf = 0.5\n"));
+    std::fs::write(&newmark, text.replace("integrator = \"ttbif\"\nrho_inf = 0.5\n", "integrator = \"newmark\"\n"))
+        .unwrap();
+    for (method, rho_inf, constraints) in [("newmark", 1.0, "ggl"), ("generalized-alpha", 0.5, "index3")] {
+        let out = Command::new(EXE)
+            .arg("simulate")
+            .arg(&newmark)
+            .arg("-o")
+            .arg(&csv)
+            .args(["--stop-time", "0.01", "--integrator", method, "--stats-json"])
+            .arg(&stats)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+        assert_eq!((json["rho_inf"].as_f64(), json["constraints"].as_str()), (Some(rho_inf), Some(constraints)));
+    }
 }
 
 /// A reader that closes the pipe early (`flexfmu simulate ... -o /dev/stdout | head -1`) ends
