@@ -448,10 +448,13 @@ fn a_row_of_balls_keeps_momentum_and_energy_at_every_output_interval() {
 /// nothing dissipated. Before, whether a touching row joined an impulse was decided by the
 /// sign of round-off: five balls ended at (0, 0, 0, 0, 1) with TTBIF, (-0.5, 0.25, 0.25,
 /// 0.25, 0.75) with HHT, (-0.6, 0.4, 0.4, 0.4, 0.4) with Bathe, or in a plastic cluster
-/// (0, 0.25, 0.25, 0.25, 0.25) with 75 % of the energy counted as dissipated.
+/// (0, 0.25, 0.25, 0.25, 0.25) with 75 % of the energy counted as dissipated. Balls drawn at
+/// 0.02 i have gaps of round-off size, some negative: a separated one counted as an impact
+/// only in `update`, not in `impacts`, so the touching row after it did not wait (six balls
+/// ended at (-1/3, 0, 0, 0, 2/3, 2/3), from six on; a probe).
 #[test]
 fn touching_balls_pass_the_impact_along_the_row_with_every_integrator() {
-    for (balls, first_x) in [(3usize, 0.0f64), (5, 0.0), (5, -0.001)] {
+    for (balls, first_x) in [(3usize, 0.0f64), (5, 0.0), (5, -0.001), (6, 0.0), (12, 0.0)] {
         let mut text = String::from("[model]\nname = \"cradle\"\ngravity = [0.0, 0.0]\n");
         for i in 0..balls {
             let (x, v) = if i == 0 { (first_x, 1.0) } else { (0.02 * i as f64, 0.0) };
