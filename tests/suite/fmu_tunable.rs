@@ -216,3 +216,32 @@ fn parameters_nothing_reads_are_tunable() {
     println!("{:?}", names.iter().zip(&tunable).collect::<Vec<_>>());
     assert_eq!(tunable, [true, false, true, true, false], "k x0 unused noted fixed_unused");
 }
+
+/// Parameters are judged in groups (src/simulation/tuning.rs): in a row of 40 masses on
+/// springs, each spring's stiffness and each mass's position its own parameter, every
+/// stiffness is tunable and every position fixed, however the groups split.
+#[test]
+fn many_parameters_are_judged_each_as_alone() {
+    let n = 40;
+    let mut text = String::from("[model]\nname = \"row\"\ngravity = [0.0, 0.0]\n[parameters]\n");
+    for i in 0..n {
+        text += &format!("k{i} = {{ value = {}.0 }}\nx{i} = {{ value = {}.0 }}\n", 100 + i, i + 1);
+    }
+    for i in 0..n {
+        let body1 = if i == 0 {
+            "body1 = \"ground\"\npoint1 = [0.0, 0.0]".to_string()
+        } else {
+            format!("body1 = \"m{}\"", i - 1)
+        };
+        text += &format!(
+            "[[point_masses]]\nname = \"m{i}\"\nmass = 1.0\nposition = [\"x{i}\", 0.0]\n\
+             [[springs]]\nname = \"s{i}\"\ntype = \"point_to_point\"\n{body1}\nbody2 = \"m{i}\"\n\
+             stiffness = \"k{i}\"\n"
+        );
+    }
+    let model = Model::parse(&text, "row.toml").unwrap_or_else(|e| panic!("{e}"));
+    let tunable = flexfmu::simulation::Simulation::tunable_parameters(&model, &model.default_parameters());
+    for (p, t) in model.parameters.iter().zip(&tunable) {
+        assert_eq!(*t, p.name.starts_with('k'), "{}", p.name);
+    }
+}
