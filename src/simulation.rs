@@ -438,7 +438,7 @@ impl Simulation {
             assembly_warnings: asm.warnings.len(),
             warnings: step_warnings(model, slowest_bending.as_ref(), settings.step, asm.warnings),
             slowest_bending,
-            balance: BalanceWatch::new((0.0, 0.0)),
+            balance: BalanceWatch::new((0.0, 0.0), 0),
             driving_inputs,
             dependencies: std::sync::OnceLock::new(),
             state,
@@ -465,7 +465,7 @@ impl Simulation {
             drive_ends: Vec::new(),
             start: (State::zeros(0, 0), Vec::new()),
         };
-        sim.balance = BalanceWatch::new(sim.energy_balance());
+        sim.balance = BalanceWatch::new(sim.energy_balance(), sim.state.q.len());
         sim.stepped_inputs.clone_from(&sim.system.inputs);
         sim.drive_ends.clone_from(&sim.system.inputs);
         sim.start = (sim.state.clone(), sim.system.inputs.clone());
@@ -652,7 +652,7 @@ impl Simulation {
         self.stepper.workspace.invalidate();
         self.drive_ends.clone_from(&self.system.inputs);
         self.invalidate_outputs();
-        self.balance = BalanceWatch::new(self.energy_balance());
+        self.balance = BalanceWatch::new(self.energy_balance(), self.state.q.len());
         Ok(())
     }
 

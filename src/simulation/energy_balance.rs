@@ -11,12 +11,14 @@
 const GAIN_LIMIT: f64 = 0.01;
 const LOSS_LIMIT: f64 = 0.1;
 
-/// Changes below this many joules are round-off of a model at rest, not of a motion (a free
-/// body at rest "changed by 5.3e-53 J, 65 % of the largest energy in play (8.2e-53 J)", a
-/// probe's model; an unloaded steel cantilever at rest, its elastic forces' round-off, "changed
-/// by 2.3e-23 J, 96.7 % of the largest energy in play (2.4e-23 J)", another's): mechanical
-/// models move with far more (a MEMS resonator ~1e-15 J; kT at room temperature is 4e-21 J).
-const ROUNDOFF_ENERGY: f64 = 1e-20;
+/// Changes below this many joules per coordinate are round-off of a model at rest, not of a
+/// motion (a free body at rest "changed by 5.3e-53 J, 65 % of the largest energy in play
+/// (8.2e-53 J)", a probe's model; an unloaded steel cantilever at rest, its elastic forces'
+/// round-off, "changed by 2.3e-23 J, 96.7 % of the largest energy in play (2.4e-23 J)",
+/// another's; a 1000-element beam at rest 5.2e-20 J, the round-off growing with the elements,
+/// a third's): mechanical models move with far more (a MEMS resonator ~1e-15 J; kT at room
+/// temperature is 4e-21 J).
+const ROUNDOFF_ENERGY_PER_COORDINATE: f64 = 1e-20;
 
 /// Changes below this fraction of the balance's own size are the round-off of the energies it
 /// sums (a potential m g z is known to ulps of itself): a probe's body locked by two parallel,
@@ -30,6 +32,8 @@ const ROUNDOFF_FRACTION: f64 = 1e-12;
 #[derive(Debug, Clone, Copy)]
 pub struct BalanceWatch {
     start: f64,
+    /// `ROUNDOFF_ENERGY_PER_COORDINATE` times the model's coordinates (J).
+    roundoff: f64,
     in_play: f64,
     /// (change, time) of the largest gain and of the largest loss at a communication point.
     gain: (f64, f64),
@@ -37,9 +41,11 @@ pub struct BalanceWatch {
 }
 
 impl BalanceWatch {
-    /// From the balance and the energy in play at the start (`Simulation::energy_balance`).
-    pub fn new((balance, in_play): (f64, f64)) -> BalanceWatch {
-        BalanceWatch { start: balance, in_play, gain: (0.0, 0.0), loss: (0.0, 0.0) }
+    /// From the balance and the energy in play at the start (`Simulation::energy_balance`)
+    /// of a model of `coordinates` coordinates.
+    pub fn new((balance, in_play): (f64, f64), coordinates: usize) -> BalanceWatch {
+        let roundoff = ROUNDOFF_ENERGY_PER_COORDINATE * coordinates.max(1) as f64;
+        BalanceWatch { start: balance, roundoff, in_play, gain: (0.0, 0.0), loss: (0.0, 0.0) }
     }
 
     /// Note the balance and the energy in play at a communication point at time t. The
@@ -65,7 +71,7 @@ impl BalanceWatch {
     /// Whether a change `drift` of the balance to `balance` is beyond the limits for the
     /// energy in play `in_play` (and beyond round-off).
     fn beyond(&self, drift: f64, balance: f64, in_play: f64) -> bool {
-        let roundoff = ROUNDOFF_ENERGY.max(ROUNDOFF_FRACTION * self.start.abs().max(balance.abs()));
+        let roundoff = self.roundoff.max(ROUNDOFF_FRACTION * self.start.abs().max(balance.abs()));
         drift.abs() > roundoff && (drift > GAIN_LIMIT * in_play || -drift > LOSS_LIMIT * in_play)
     }
 
@@ -112,19 +118,22 @@ mod tests {
     /// 8.2e-53 J) and no warning is due; a gain of 2 % of a joule is.
     #[test]
     fn round_off_at_rest_is_no_change_but_a_gain_is() {
-        let rest = BalanceWatch::new((0.0, 8.2e-53));
+        let rest = BalanceWatch::new((0.0, 8.2e-53), 1);
         assert_eq!(rest.warning((5.3e-53, 8.2e-53), 0.5, false), None);
-        let unloaded = BalanceWatch::new((0.0, 2.375e-23));
+        let unloaded = BalanceWatch::new((0.0, 2.375e-23), 1);
         assert_eq!(unloaded.warning((2.297e-23, 2.375e-23), 0.5, false), None);
-        let moving = BalanceWatch::new((0.0, 1.0));
+        // A 1000-element beam at rest (3003 coordinates): its round-off is 5.2e-20 J.
+        let beam = BalanceWatch::new((0.0, 5.4e-20), 3003);
+        assert_eq!(beam.warning((5.2e-20, 5.4e-20), 0.5, false), None);
+        let moving = BalanceWatch::new((0.0, 1.0), 1);
         assert!(moving.warning((0.02, 1.0), 0.5, false).is_some_and(|w| w.contains("2.0 %")));
         assert_eq!(moving.warning((0.005, 1.0), 0.5, false), None);
         // A body that cannot move, its potential 4.9 J: the balance's round-off is no change.
-        let locked = BalanceWatch::new((4.905, 0.0));
+        let locked = BalanceWatch::new((4.905, 0.0), 1);
         assert_eq!(locked.warning((4.905 + 8.7e-15, 8.7e-15), 0.5, false), None);
         assert!(locked.warning((4.905 + 1e-9, 1e-9), 0.5, false).is_some());
         // A gain that went away again is told with its time.
-        let mut transient = BalanceWatch::new((1.0, 1.0));
+        let mut transient = BalanceWatch::new((1.0, 1.0), 1);
         transient.observe((1e6, 1e6), 0.5);
         transient.observe((0.0, 0.5), 1.0);
         let w = transient.warning((0.999, 1.0), 0.5, false).unwrap();
