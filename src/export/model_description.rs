@@ -93,6 +93,7 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
     let index_of = |vr: u32| vars.get(vr).map_or(0, Variable::index);
     let input_index: Vec<usize> =
         vars.list.iter().filter(|v| matches!(v.role, Role::Input(_))).map(|v| v.index()).collect();
+    let knowns = vars.initial_knowns();
     for section in ["Outputs", "InitialUnknowns"] {
         if vars.outputs().next().is_none() {
             continue;
@@ -100,7 +101,7 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
         w.write_event(Event::Start(BytesStart::new(section)))?;
         for v in vars.outputs() {
             let known: Vec<usize> = if section == "InitialUnknowns" {
-                vars.initial_dependencies(v).into_iter().map(index_of).collect()
+                knowns.of(v).into_iter().map(index_of).collect()
             } else {
                 v.input_dependencies.iter().map(|&i| input_index[i]).collect()
             };

@@ -126,10 +126,11 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
     // the output's initial value (`Variables::initial_dependencies`). Every known enters through the solver:
     // dependenciesKind "dependent".
     let input_vr: Vec<u32> = vars.list.iter().filter(|v| matches!(v.role, Role::Input(_))).map(|v| v.vr).collect();
+    let knowns = vars.initial_knowns();
     for section in ["Output", "InitialUnknown"] {
         for v in vars.outputs() {
             let known: Vec<u32> = if section == "InitialUnknown" {
-                vars.initial_dependencies(v)
+                knowns.of(v)
             } else {
                 v.input_dependencies.iter().map(|&i| input_vr[i]).collect()
             };

@@ -464,20 +464,40 @@ impl Variables {
     /// unknown is assumed to depend on it). Call after `mark_tunable` (done by
     /// `Variables::new`); before it every parameter counts as fixed, which only adds knowns.
     pub fn initial_dependencies(&self, v: &Variable) -> Vec<u32> {
+        self.initial_knowns().of(v)
+    }
+
+    /// What `initial_dependencies` draws on, gathered once for all outputs (per output it
+    /// went through the whole table: building an FMU of 100,000 outputs took 30 s, a probe).
+    pub fn initial_knowns(&self) -> InitialKnowns {
+        let parameters = |reaches: &dyn Fn(&Variable) -> bool| -> Vec<u32> {
+            self.list.iter().filter(|w| matches!(w.role, Role::Parameter(_)) && reaches(w)).map(|w| w.vr).collect()
+        };
+        InitialKnowns {
+            inputs: self.list.iter().filter(|w| matches!(w.role, Role::Input(_))).map(|w| w.vr).collect(),
+            configuration: parameters(&|w| w.reach == ParameterReach::Everything && (self.driven || !w.tunable)),
+            motion: parameters(&|w| w.reach != ParameterReach::Nothing),
+        }
+    }
+}
+
+/// The value references `Variables::initial_dependencies` chooses from: the inputs, and the
+/// parameters that reach an output of the configuration alone resp. of the motion.
+pub struct InitialKnowns {
+    inputs: Vec<u32>,
+    configuration: Vec<u32>,
+    motion: Vec<u32>,
+}
+
+impl InitialKnowns {
+    /// `Variables::initial_dependencies` of output `v`.
+    pub fn of(&self, v: &Variable) -> Vec<u32> {
         if v.zero_at_start {
             return Vec::new();
         }
-        let inputs: Vec<u32> = self.list.iter().filter(|w| matches!(w.role, Role::Input(_))).map(|w| w.vr).collect();
-        let mut known: Vec<u32> = v.input_dependencies.iter().map(|&i| inputs[i]).collect();
-        known.extend(v.initial_inputs.iter().map(|&i| inputs[i]));
-        let reaches = |w: &Variable| {
-            if v.configuration {
-                w.reach == ParameterReach::Everything && (self.driven || !w.tunable)
-            } else {
-                w.reach != ParameterReach::Nothing
-            }
-        };
-        known.extend(self.list.iter().filter(|w| matches!(w.role, Role::Parameter(_)) && reaches(w)).map(|w| w.vr));
+        let mut known: Vec<u32> = v.input_dependencies.iter().map(|&i| self.inputs[i]).collect();
+        known.extend(v.initial_inputs.iter().map(|&i| self.inputs[i]));
+        known.extend(if v.configuration { &self.configuration } else { &self.motion });
         known.sort_unstable();
         known.dedup();
         known
