@@ -4,12 +4,6 @@
 //!   (1 - alpha_m) p_{n+1} + alpha_m p_n = (1 - alpha_f) a_{n+1} + alpha_f a_n,
 //!   q_{n+1} = q_n + h v_n + h^2 (1/2 - beta) p_n + h^2 beta p_{n+1},
 //!   v_{n+1} = v_n + h (1 - gamma) p_n + h gamma p_{n+1}.
-//! p_n stands for the acceleration at t_n + (alpha_m - alpha_f) h, so that
-//! p_n - a_n = (alpha_m - alpha_f) h a'(t_n) + O(h^2) depends on the step (Arnold & Brüls 2007,
-//! sec. 3). A step of another length than the one that formed p_n takes
-//! p_n = a_n + (h / h_prev) (p_n - a_n): without it the method was first order on variable
-//! steps (error control, an FMU master's changing communication steps, input tables; a probe:
-//! a linear oscillator's error only halved with the step).
 
 use super::integrator::TimeIntegrator;
 use super::newton::{Iterate, NewtonError, Stage, StepContext};
@@ -67,23 +61,17 @@ impl TimeIntegrator for GeneralizedAlphaParameters {
         let GeneralizedAlphaParameters { alpha_m, alpha_f, beta, gamma } = *self;
         // p_{n+1} = c a_{n+1} + d with c = (1-alpha_f)/(1-alpha_m).
         let c = (1.0 - alpha_f) / (1.0 - alpha_m);
-        // p_n for this step (module documentation).
-        let rescale = s.aux_step > 0.0 && s.aux_step != h;
-        let ratio = h / s.aux_step;
-        let p = |i: usize| if rescale { s.a[i] + ratio * (s.aux[i] - s.a[i]) } else { s.aux[i] };
         for i in 0..n {
-            let p = p(i);
-            let d = (alpha_f * s.a[i] - alpha_m * p) / (1.0 - alpha_m);
-            b.q_base[i] = s.q[i] + h * s.v[i] + h * h * ((0.5 - beta) * p + beta * d);
-            b.v_base[i] = s.v[i] + h * ((1.0 - gamma) * p + gamma * d);
+            let d = (alpha_f * s.a[i] - alpha_m * s.aux[i]) / (1.0 - alpha_m);
+            b.q_base[i] = s.q[i] + h * s.v[i] + h * h * ((0.5 - beta) * s.aux[i] + beta * d);
+            b.v_base[i] = s.v[i] + h * ((1.0 - gamma) * s.aux[i] + gamma * d);
         }
         cx.predict((&s.a, &s.lambda), h, (&mut out.a, &mut out.lambda));
         let stage = Stage::new(s.t + h, &b.q_base, &b.v_base, beta * h * h * c, gamma * h * c);
         cx.solve(&stage, Iterate::of_state(out))?;
         for i in 0..n {
-            out.aux[i] = c * out.a[i] + (alpha_f * s.a[i] - alpha_m * p(i)) / (1.0 - alpha_m);
+            out.aux[i] = c * out.a[i] + (alpha_f * s.a[i] - alpha_m * s.aux[i]) / (1.0 - alpha_m);
         }
-        out.aux_step = h;
         // The work of the mean of the end forces along the step (`work_along`).
         let points = [(&s.q[..], &s.v[..], &s.lambda[..], s.t), (&out.q[..], &out.v[..], &out.lambda[..], s.t + h)];
         out.exchanged = s.exchanged + work_along(cx, h, points, [0.5, 0.5]);

@@ -30,8 +30,7 @@ pub use predictor::StageMemory;
 pub use stages::StepBuffers;
 
 /// Everything that evolves in time. `aux` is a method's extra vector (generalized-alpha's
-/// pseudo-acceleration; equal to `a` for the other methods), `aux_step` the step generalized-alpha
-/// formed it with (aux - a scales with it: `GeneralizedAlphaParameters::step`; 0 before any).
+/// pseudo-acceleration; equal to `a` for the other methods).
 #[derive(Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct State {
     pub t: f64,
@@ -40,8 +39,6 @@ pub struct State {
     pub a: Vec<f64>,
     pub lambda: Vec<f64>,
     pub aux: Vec<f64>,
-    #[serde(default)]
-    pub aux_step: f64,
     /// Energy dissipated and supplied since the start (J).
     pub exchanged: EnergyFlow,
 }
@@ -55,7 +52,6 @@ impl Clone for State {
             a: self.a.clone(),
             lambda: self.lambda.clone(),
             aux: self.aux.clone(),
-            aux_step: self.aux_step,
             exchanged: self.exchanged,
         }
     }
@@ -68,7 +64,6 @@ impl Clone for State {
         self.a.clone_from(&source.a);
         self.lambda.clone_from(&source.lambda);
         self.aux.clone_from(&source.aux);
-        self.aux_step = source.aux_step;
         self.exchanged = source.exchanged;
     }
 }
@@ -94,7 +89,6 @@ impl State {
             a: vec![0.0; n],
             lambda: vec![0.0; m],
             aux: vec![0.0; n],
-            aux_step: 0.0,
             exchanged: EnergyFlow::default(),
         }
     }
