@@ -476,6 +476,20 @@ impl Model {
         reach
     }
 
+    /// For each parameter, whether a joint's `drive` mentions it (from the text, like
+    /// `mentioned_parameters`): it prescribes a motion, not a coefficient.
+    pub fn drive_parameters(&self) -> Vec<bool> {
+        let drives: Vec<Range<usize>> =
+            self.definition.joints.iter().filter_map(|j| j.drive.as_ref().map(|d| d.span())).collect();
+        let mut driving = vec![false; self.parameters.len()];
+        self.for_each_mention(|i, at| {
+            if drives.iter().any(|r| r.contains(&at)) {
+                driving[i] = true;
+            }
+        });
+        driving
+    }
+
     /// `f(i, at)` for every mention of parameter i at byte `at` outside its declaration; words
     /// are the longest runs of the characters names are made of.
     fn for_each_mention(&self, mut f: impl FnMut(usize, usize)) {

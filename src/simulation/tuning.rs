@@ -62,10 +62,10 @@ fn same_structure(a: &Assembly, b: &Assembly) -> bool {
         && geometry(a) == geometry(b)
 }
 
-/// Another valid value of parameter `i` near `x` (relative 1e-3), if there is one.
-fn nearby(model: &Model, i: usize, x: f64) -> Option<f64> {
+/// The valid values of parameter `i` near `x` (relative 1e-3 above, then below).
+fn nearby(model: &Model, i: usize, x: f64) -> Vec<f64> {
     let step = 1e-3 * x.abs().max(1e-3);
-    [x + step, x - step].into_iter().find(|&y| model.check_parameter(i, y).is_ok())
+    [x + step, x - step].into_iter().filter(|&y| model.check_parameter(i, y).is_ok()).collect()
 }
 
 impl Simulation {
@@ -87,13 +87,18 @@ impl Simulation {
         // A parameter no expression names assembles the same model at any value: no assembly
         // for it (one per parameter made 25,000 unused ones take seconds).
         let mentioned = model.mentioned_parameters();
+        // A parameter in a drive prescribes the motion: a new value mid-run would make the
+        // joint jump (a drive A (1 - cos t) starts at 0 whatever A, so the initial state did
+        // not tell; a re-probe's tuned A moved its joint 8.5 mm in one step and broke the
+        // energy balance by 160 J).
+        let driving = model.drive_parameters();
         let mut tunable = vec![false; params.len()];
         let mut candidates = Vec::new();
-        for i in (0..params.len()).filter(|&i| real(i)) {
-            match nearby(model, i, params[i]) {
-                Some(_) if !mentioned[i] => tunable[i] = true,
-                Some(y) => candidates.push((i, y)),
-                None => {}
+        for i in (0..params.len()).filter(|&i| real(i) && !driving[i]) {
+            match nearby(model, i, params[i])[..] {
+                [] => {}
+                _ if !mentioned[i] => tunable[i] = true,
+                [y, ..] => candidates.push((i, y)),
             }
         }
         let keeps_structure = |group: &[(usize, f64)]| {
@@ -112,7 +117,12 @@ impl Simulation {
             }
             if keeps_structure(group) {
                 group.iter().for_each(|&(i, _)| tunable[i] = true);
-            } else if group.len() > 1 {
+            } else if let [(i, _)] = group {
+                // Alone, the value below too: a restitution of 1 (at the law's bound, 1.001
+                // does not assemble) is tunable (a re-probe's was fixed at 1, tunable at 0.999).
+                let below = nearby(model, *i, params[*i]).get(1).copied();
+                tunable[*i] = below.is_some_and(|y| keeps_structure(&[(*i, y)]));
+            } else {
                 let (a, b) = group.split_at(group.len() / 2);
                 groups.extend([a, b]);
             }
