@@ -121,8 +121,11 @@ impl Statistics {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum NewtonError {
     #[error(
-        "Newton iteration did not converge in {iterations} iterations (last increment {increment:.1e} times the \
-         tolerance, contraction rate {rate:.2}); try a smaller step, error_control = true, or more max_iterations"
+        "Newton iteration did not converge in {iterations} iteration{} (last increment {increment:.1e} times the \
+         tolerance{}); try a smaller step, error_control = true, or more max_iterations",
+        if *iterations == 1 { "" } else { "s" },
+        // One iteration has no rate ("contraction rate NaN" read as a fault; a probe).
+        if rate.is_nan() { String::new() } else { format!(", contraction rate {rate:.2}") }
     )]
     NotConverged { iterations: usize, increment: f64, rate: f64 },
     #[error(

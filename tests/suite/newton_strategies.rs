@@ -144,4 +144,9 @@ fn one_iteration_solves_a_linear_system() {
         assert_eq!(stats.rejected_steps, 0, "{method}: {stats:?}");
         assert_eq!(stats.steps, 500, "{method}: {stats:?}");
     }
+    // A nonlinear system cannot be solved in one iteration a stage: the failure says so
+    // without a contraction rate, which one iteration does not have ("rate NaN"; a probe).
+    let mut sim = common::sim::simulation_with(&crank_slider(), &[], |s| s.max_iterations = 1);
+    let message = sim.step_to(0.2).expect_err("the crank-slider needs more than one iteration").to_string();
+    assert!(message.contains("did not converge in 1 iteration (") && !message.contains("NaN"), "{message}");
 }
