@@ -271,11 +271,17 @@ impl Instance {
                 Err(e) => return self.error(&format!("{function}: {e}")),
             };
         }
+        self.settings = self.constraints_followed(s);
+        Status::Ok
+    }
+
+    /// `s` with the constraint treatment `flexfmu simulate` takes for its rho_inf, unless the
+    /// importer chose solver_constraints (`chosen`).
+    fn constraints_followed(&self, mut s: SolverSettings) -> SolverSettings {
         if !self.chosen.contains(&SolverField::Constraints) {
             s.constraints = s.constraints_at(&self.model, s.rho_inf);
         }
-        self.settings = s;
-        Status::Ok
+        s
     }
 
     /// New solver settings. Before the first step a simulation built with other settings is
@@ -460,11 +466,9 @@ impl Instance {
                 Status::Ok
             }
             Role::Solver(field) => match settings::with(self.settings, field, self.name(vr), x) {
-                Ok(mut s) => {
+                Ok(s) => {
                     self.choose(field);
-                    if !self.chosen.contains(&SolverField::Constraints) {
-                        s.constraints = s.constraints_at(&self.model, s.rho_inf);
-                    }
+                    let s = self.constraints_followed(s);
                     self.change_settings(s);
                     Status::Ok
                 }

@@ -93,9 +93,12 @@ impl Simulation {
         // energy balance by 160 J).
         let driving = model.drive_parameters();
         let mut tunable = vec![false; params.len()];
+        let judged = |i: usize| real(i) && !driving[i];
+        let values: Vec<Vec<f64>> =
+            (0..params.len()).map(|i| if judged(i) { nearby(model, i, params[i]) } else { Vec::new() }).collect();
         let mut candidates = Vec::new();
-        for i in (0..params.len()).filter(|&i| real(i) && !driving[i]) {
-            match nearby(model, i, params[i])[..] {
+        for i in (0..params.len()).filter(|&i| judged(i)) {
+            match values[i][..] {
                 [] => {}
                 _ if !mentioned[i] => tunable[i] = true,
                 [y, ..] => candidates.push((i, y)),
@@ -120,7 +123,7 @@ impl Simulation {
             } else if let [(i, _)] = group {
                 // Alone, the value below too: a restitution of 1 (at the law's bound, 1.001
                 // does not assemble) is tunable (a re-probe's was fixed at 1, tunable at 0.999).
-                let below = nearby(model, *i, params[*i]).get(1).copied();
+                let below = values[*i].get(1).copied();
                 tunable[*i] = below.is_some_and(|y| keeps_structure(&[(*i, y)]));
             } else {
                 let (a, b) = group.split_at(group.len() / 2);

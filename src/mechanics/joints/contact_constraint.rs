@@ -177,10 +177,10 @@ impl ContactConstraint {
     /// moving into the table, and the outcome depended on where the next step located that (a
     /// probe). So is a row of touching balls whose gap is a round-off separation (balls drawn
     /// at 0.1 m spacing: -2.8e-17 m).
-    fn at_contact(&self, q: &[f64], v: &[f64]) -> bool {
-        let m = self.memory;
+    /// `rate` is the approach rate at (q, v).
+    fn at_contact(&self, q: &[f64], v: &[f64], rate: f64) -> bool {
         self.event_function(q, 0.0) >= 0.0
-            || (self.penetration(q) >= m.offset - 2.0 * REARM && self.approach_rate(q, v) > round_off_rate(v))
+            || (self.penetration(q) >= self.memory.offset - 2.0 * REARM && rate > round_off_rate(v))
     }
 
     /// Whether the row is separated and at its contact (`at_contact`) with the bodies
@@ -190,9 +190,11 @@ impl ContactConstraint {
     /// waiting, which joined as a held pair (velocities -1/3, 2/3, 2/3 instead of 0, 0, 1; a
     /// probe).
     pub fn impacts(&self, q: &[f64], v: &[f64]) -> bool {
-        self.memory.mode == ContactMode::Separated
-            && self.at_contact(q, v)
-            && self.approach_rate(q, v) > round_off_rate(v)
+        if self.memory.mode != ContactMode::Separated {
+            return false;
+        }
+        let rate = self.approach_rate(q, v);
+        self.at_contact(q, v, rate) && rate > round_off_rate(v)
     }
 
     /// One round of the event update at a step boundary (see the module documentation):
@@ -214,7 +216,7 @@ impl ContactConstraint {
         match m.mode {
             ContactMode::Separated => {
                 let rate = self.approach_rate(q, v);
-                if !self.at_contact(q, v) {
+                if !self.at_contact(q, v, rate) {
                     return Err(false);
                 }
                 if rate < -round_off_rate(v) {
