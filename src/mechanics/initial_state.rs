@@ -65,6 +65,10 @@ pub fn consistent_initial_state(
         jm
     };
     let mut dependent: Vec<usize> = Vec::new();
+    // Rows whose velocity constraint the given velocities settle (independent rows of Phi_q
+    // on the omitted velocities are the others): a spatial body's Euler-parameter row when its
+    // angular velocity is given.
+    let mut settled: Vec<usize> = Vec::new();
     let mut warnings = Vec::new();
     if m > 0 {
         let scale = 1.0 + q.iter().fold(0.0f64, |a, x| a.max(x.abs()));
@@ -165,8 +169,21 @@ pub fn consistent_initial_state(
                 -(0..cols.len()).filter(|&c| specified[cols[c]]).map(|c| full[(r, c)] * v[cols[c]]).sum::<f64>()
                     - phi_t(r)
             });
-            if !free.is_empty() {
+            if free.is_empty() {
+                settled.extend(kept.iter().map(|&r| g.rows[r]));
+            } else {
                 let ju = DMatrix::from_fn(kept.len(), free.len(), |r, c| jm[(r, free[c])]);
+                let nonzero: Vec<usize> = (0..kept.len()).filter(|&r| ju.row(r).iter().any(|&x| x != 0.0)).collect();
+                let on_free = DMatrix::from_fn(nonzero.len(), free.len(), |r, c| ju[(nonzero[r], c)]);
+                let free_rows: Vec<usize> = match nonzero.is_empty() {
+                    true => Vec::new(),
+                    false => independent_rows(&on_free)
+                        .ok_or_else(|| model.error(span_of_group(g), NO_SVD.into()))?
+                        .into_iter()
+                        .map(|r| nonzero[r])
+                        .collect(),
+                };
+                settled.extend((0..kept.len()).filter(|r| !free_rows.contains(r)).map(|r| g.rows[kept[r]]));
                 let vu = svd(ju, true).ok_or_else(|| model.error(span_of_group(g), NO_SVD.into()))?.solve(&rhs, 1e-12);
                 for (k, &c) in free.iter().enumerate() {
                     v[cols[c]] = vu[k];
@@ -205,7 +222,7 @@ pub fn consistent_initial_state(
         dependent.sort_unstable();
         sys.set_redundant(&dependent);
     }
-    least_strain_rate_velocities(sys, &q, &mut v, specified, t0);
+    least_strain_rate_velocities(sys, &q, &mut v, specified, &settled, t0);
     state.q = q;
     state.v = v;
     Ok((state, warnings))
@@ -227,9 +244,17 @@ const PROXIMAL_STEPS: usize = 3;
 /// 1/2 v^T (K + w I) v subject to Phi_q v = -Phi_t with the given velocities kept, K the
 /// structures' stiffness at the initial configuration at rest and w = NORM_WEIGHT max K_ii the
 /// minimum-norm term that settles what K leaves free (as the minimum-norm velocities of the
-/// joints above). Nothing changes where no flexible body has an omitted velocity, or if the
+/// joints above); the rows `settled` by the given velocities alone drop out (their multiplier
+/// would be undetermined). Nothing changes where no flexible body has an omitted velocity, or if the
 /// solve does not hold the joints (the minimum-norm velocities stay).
-fn least_strain_rate_velocities(sys: &System, q: &[f64], v: &mut [f64], specified: &[bool], t0: f64) {
+fn least_strain_rate_velocities(
+    sys: &System,
+    q: &[f64],
+    v: &mut [f64],
+    specified: &[bool],
+    settled: &[usize],
+    t0: f64,
+) {
     let n = sys.coordinates();
     let structure = sys.structure_coordinates();
     if structure.iter().all(|&i| specified[i]) {
@@ -241,7 +266,9 @@ fn least_strain_rate_velocities(sys: &System, q: &[f64], v: &mut [f64], specifie
     if !(largest.is_finite() && largest > 0.0) {
         return;
     }
-    matrix.fix_rows(|i| i < n && specified[i]);
+    let mut trivial = vec![false; sys.constraints()];
+    settled.iter().for_each(|&r| trivial[r] = true);
+    matrix.fix_rows(|i| if i < n { specified[i] } else { trivial[i - n] });
     for i in (0..n).filter(|&i| !specified[i]) {
         let slot = matrix.slot(i, i);
         matrix.values[slot] += NORM_WEIGHT * largest;
@@ -253,7 +280,7 @@ fn least_strain_rate_velocities(sys: &System, q: &[f64], v: &mut [f64], specifie
         rhs[i] = v[i];
     }
     for (r, con) in sys.constraints.iter().enumerate() {
-        if !sys.is_redundant(r) {
+        if !sys.is_redundant(r) && !trivial[r] {
             rhs[n + r] = con.prescribed(t0, &sys.inputs, &sys.input_rates)[1];
         }
     }
