@@ -438,7 +438,7 @@ impl Simulation {
             assembly_warnings: asm.warnings.len(),
             warnings: step_warnings(model, slowest_bending.as_ref(), settings.step, asm.warnings),
             slowest_bending,
-            balance: BalanceWatch::new((0.0, 0.0), 0),
+            balance: BalanceWatch::new((0.0, 0.0), 0, 0.0, 1.0),
             driving_inputs,
             dependencies: std::sync::OnceLock::new(),
             state,
@@ -465,11 +465,18 @@ impl Simulation {
             drive_ends: Vec::new(),
             start: (State::zeros(0, 0), Vec::new()),
         };
-        sim.balance = BalanceWatch::new(sim.energy_balance(), sim.state.q.len());
+        sim.balance = sim.balance_watch();
         sim.stepped_inputs.clone_from(&sim.system.inputs);
         sim.drive_ends.clone_from(&sim.system.inputs);
         sim.start = (sim.state.clone(), sim.system.inputs.clone());
         Ok(sim)
+    }
+
+    /// The energy balance's watch from the current state (the start of a run).
+    fn balance_watch(&self) -> BalanceWatch {
+        let (q, t) = (&self.state.q, self.state.t);
+        let size = 1.0 + q.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        BalanceWatch::new(self.energy_balance(), q.len(), self.system.largest_stiffness(q, t), size)
     }
 
     /// The change of the energy balance since the start (J; `energy_balance`).
@@ -652,7 +659,7 @@ impl Simulation {
         self.stepper.workspace.invalidate();
         self.drive_ends.clone_from(&self.system.inputs);
         self.invalidate_outputs();
-        self.balance = BalanceWatch::new(self.energy_balance(), self.state.q.len());
+        self.balance = self.balance_watch();
         Ok(())
     }
 

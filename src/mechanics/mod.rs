@@ -515,6 +515,16 @@ impl System {
         self.add_constraint_blocks(q, &lambda, c, m);
     }
 
+    /// The largest diagonal entry of the elements' stiffness at q and t at rest (N/m or
+    /// N m/rad): the scale of their energy's round-off (`BalanceWatch`).
+    pub fn largest_stiffness(&self, q: &[f64], t: f64) -> f64 {
+        let mut m = self.newton_pattern();
+        let (rest, lambda) = (vec![0.0; self.n], vec![0.0; self.constraints()]);
+        let c = TangentCoefficients { mass: 0.0, damping: 0.0, stiffness: 1.0, lambda: 0.0 };
+        self.newton_matrix(q, &rest, &rest, &lambda, t, c, &mut m);
+        m.entries().filter(|&(i, j, _)| i == j && i < self.n).fold(0.0, |k, (_, _, x)| k.max(x.abs()))
+    }
+
     fn kin<'a>(&'a self, q: &'a [f64], v: &'a [f64], a: &'a [f64], t: f64) -> Kin<'a> {
         Kin { q, v, a, t, inputs: &self.inputs, rates: &self.input_rates }
     }

@@ -20,6 +20,15 @@ const LOSS_LIMIT: f64 = 0.1;
 /// temperature is 4e-21 J).
 const ROUNDOFF_ENERGY_PER_COORDINATE: f64 = 1e-20;
 
+/// The strain energy of a coordinate displaced by its round-off, 1/2 k (eps |q|)^2 with k the
+/// largest stiffness, grows with the model's distance from the origin: a probe's 1000-element
+/// steel beam at rest 30 m from it "changed by 1.3e-16 J, 33.7 % of the largest energy in
+/// play", where this estimate is 2.1e-15 J.
+fn displacement_roundoff(largest_stiffness: f64, size: f64) -> f64 {
+    let displacement = f64::EPSILON * size;
+    0.5 * largest_stiffness * displacement * displacement
+}
+
 /// Changes below this fraction of the balance's own size are the round-off of the energies it
 /// sums (a potential m g z is known to ulps of itself): a probe's body locked by two parallel,
 /// non-coaxial hinges "changed by 8.7e-15 J, 100 % of the largest energy in play" of a 4.9 J
@@ -32,7 +41,8 @@ const ROUNDOFF_FRACTION: f64 = 1e-12;
 #[derive(Debug, Clone, Copy)]
 pub struct BalanceWatch {
     start: f64,
-    /// `ROUNDOFF_ENERGY_PER_COORDINATE` times the model's coordinates (J).
+    /// The model's round-off energy (J): `ROUNDOFF_ENERGY_PER_COORDINATE` or
+    /// `displacement_roundoff`, the larger, per coordinate.
     roundoff: f64,
     in_play: f64,
     /// (change, time) of the largest gain and of the largest loss at a communication point.
@@ -42,9 +52,11 @@ pub struct BalanceWatch {
 
 impl BalanceWatch {
     /// From the balance and the energy in play at the start (`Simulation::energy_balance`)
-    /// of a model of `coordinates` coordinates.
-    pub fn new((balance, in_play): (f64, f64), coordinates: usize) -> BalanceWatch {
-        let roundoff = ROUNDOFF_ENERGY_PER_COORDINATE * coordinates.max(1) as f64;
+    /// of a model of `coordinates` coordinates, its largest stiffness (N/m or N m/rad,
+    /// `System::largest_stiffness`) and its size (1 + the largest |q|, m).
+    pub fn new((balance, in_play): (f64, f64), coordinates: usize, largest_stiffness: f64, size: f64) -> BalanceWatch {
+        let per_coordinate = ROUNDOFF_ENERGY_PER_COORDINATE.max(displacement_roundoff(largest_stiffness, size));
+        let roundoff = per_coordinate * coordinates.max(1) as f64;
         BalanceWatch { start: balance, roundoff, in_play, gain: (0.0, 0.0), loss: (0.0, 0.0) }
     }
 
@@ -118,22 +130,28 @@ mod tests {
     /// 8.2e-53 J) and no warning is due; a gain of 2 % of a joule is.
     #[test]
     fn round_off_at_rest_is_no_change_but_a_gain_is() {
-        let rest = BalanceWatch::new((0.0, 8.2e-53), 1);
+        let rest = BalanceWatch::new((0.0, 8.2e-53), 1, 0.0, 1.0);
         assert_eq!(rest.warning((5.3e-53, 8.2e-53), 0.5, false), None);
-        let unloaded = BalanceWatch::new((0.0, 2.375e-23), 1);
+        let unloaded = BalanceWatch::new((0.0, 2.375e-23), 1, 0.0, 1.0);
         assert_eq!(unloaded.warning((2.297e-23, 2.375e-23), 0.5, false), None);
         // A 1000-element beam at rest (3003 coordinates): its round-off is 5.2e-20 J.
-        let beam = BalanceWatch::new((0.0, 5.4e-20), 3003);
+        let beam = BalanceWatch::new((0.0, 5.4e-20), 3003, 0.0, 1.0);
         assert_eq!(beam.warning((5.2e-20, 5.4e-20), 0.5, false), None);
-        let moving = BalanceWatch::new((0.0, 1.0), 1);
+        // A 1000-element steel beam at rest 30-40 m from the origin (EA / l = 5.25e10 N/m):
+        // 1.3e-16 J is its position round-off there, not near the origin.
+        let far = BalanceWatch::new((0.0, 3.8e-16), 3003, 5.25e10, 41.0);
+        assert_eq!(far.warning((1.3e-16, 3.8e-16), 0.5, false), None);
+        let near = BalanceWatch::new((0.0, 3.8e-16), 3003, 5.25e10, 1.0);
+        assert!(near.warning((1.3e-16, 3.8e-16), 0.5, false).is_some());
+        let moving = BalanceWatch::new((0.0, 1.0), 1, 0.0, 1.0);
         assert!(moving.warning((0.02, 1.0), 0.5, false).is_some_and(|w| w.contains("2.0 %")));
         assert_eq!(moving.warning((0.005, 1.0), 0.5, false), None);
         // A body that cannot move, its potential 4.9 J: the balance's round-off is no change.
-        let locked = BalanceWatch::new((4.905, 0.0), 1);
+        let locked = BalanceWatch::new((4.905, 0.0), 1, 0.0, 1.0);
         assert_eq!(locked.warning((4.905 + 8.7e-15, 8.7e-15), 0.5, false), None);
         assert!(locked.warning((4.905 + 1e-9, 1e-9), 0.5, false).is_some());
         // A gain that went away again is told with its time.
-        let mut transient = BalanceWatch::new((1.0, 1.0), 1);
+        let mut transient = BalanceWatch::new((1.0, 1.0), 1, 0.0, 1.0);
         transient.observe((1e6, 1e6), 0.5);
         transient.observe((0.0, 0.5), 1.0);
         let w = transient.warning((0.999, 1.0), 0.5, false).unwrap();
