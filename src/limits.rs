@@ -39,8 +39,9 @@ pub const MAX_COORDINATES: usize = 250_000;
 pub const MAX_ELEMENTS: f64 = 1e6;
 
 /// Most constraint rows in one group of joints connected through shared bodies (a planar
-/// revolute joint has 2 rows, a spatial body 1 for its Euler parameters): the initial state
-/// is made consistent with dense matrices per group, in time ~ rows^2 x coordinates.
+/// revolute joint has 2 rows, a spatial body 1 for its Euler parameters) whose initial state
+/// is made consistent with dense matrices (and its redundant rows found), in time ~ rows^2 x
+/// coordinates; larger groups are solved sparse (`initial_state::min_norm_sparse`).
 pub const MAX_CONSTRAINT_GROUP_ROWS: usize = 1000;
 
 /// Most output rows one command run writes (`simulate`, `statics`, `compare`): 1e8 rows of a

@@ -5,7 +5,7 @@ use super::System;
 use super::constraint_groups::{ConstraintGroup, constraint_groups};
 use crate::integrators::{Dynamics, State};
 use crate::limits::MAX_CONSTRAINT_GROUP_ROWS;
-use crate::linalg::SparseLu;
+use crate::linalg::{PatternBuilder, SparseLu};
 use crate::model::{Model, ModelError};
 use nalgebra::{DMatrix, DVector};
 
@@ -41,18 +41,33 @@ pub fn consistent_initial_state(
     // The first joint of a group (its first rows may be Euler-parameter rows of no joint).
     let span_of_group =
         |g: &ConstraintGroup| g.rows.iter().map(|&r| span_of_row(r)).find(|s| !s.is_empty()).unwrap_or(0..0);
-    // Rows that share no coordinate are independent: every matrix below is dense per group.
+    // Rows that share no coordinate are independent: the matrices below are per group, dense
+    // up to MAX_CONSTRAINT_GROUP_ROWS rows (`large` otherwise: sparse).
     let groups = constraint_groups(m, n, |r| sys.constraints[r].measure.dofs());
-    if let Some(g) = groups.iter().find(|g| g.rows.len() > MAX_CONSTRAINT_GROUP_ROWS) {
-        return Err(model.error(
-            span_of_row(g.rows[MAX_CONSTRAINT_GROUP_ROWS]),
+    let large = |g: &ConstraintGroup| g.rows.len() > MAX_CONSTRAINT_GROUP_ROWS;
+    let gradients = |g: &ConstraintGroup, q: &[f64]| {
+        let mut entries = Vec::new();
+        for (r, &row) in g.rows.iter().enumerate() {
+            let measure = &sys.constraints[row].measure;
+            let d = measure.derivatives(q);
+            for (k, &i) in measure.dofs().iter().enumerate() {
+                entries.push((r, g.column(i).expect("a coordinate of the group"), d.gradient[k]));
+            }
+        }
+        entries
+    };
+    // A large group's rows are taken as independent (its redundant rows are not looked for).
+    let not_independent = |g: &ConstraintGroup| {
+        model.error(
+            span_of_group(g),
             format!(
-                "this joint joins a group of {} constraint rows connected through shared bodies, more than the \
-                 {MAX_CONSTRAINT_GROUP_ROWS} allowed",
+                "these joints join a group of {} constraint rows connected through shared bodies, and their \
+                 constraints are redundant or singular here: redundant rows are found in groups of up to \
+                 {MAX_CONSTRAINT_GROUP_ROWS} rows",
                 g.rows.len()
             ),
-        ));
-    }
+        )
+    };
     let jacobian = |g: &ConstraintGroup, q: &[f64]| {
         let mut jm = DMatrix::zeros(g.rows.len(), g.coordinates.len());
         for (r, &row) in g.rows.iter().enumerate() {
@@ -93,9 +108,18 @@ pub fn consistent_initial_state(
             }
             for g in groups.iter().filter(|g| !g.coordinates.is_empty()) {
                 let rhs = DVector::from_iterator(g.rows.len(), g.rows.iter().map(|&r| phi[r]));
-                let dq = svd(jacobian(g, &q), true)
-                    .ok_or_else(|| model.error(span_of_group(g), NO_SVD.into()))?
-                    .solve(&rhs, 1e-12);
+                let dq = if large(g) {
+                    let all: Vec<usize> = (0..g.rows.len()).collect();
+                    let none = vec![None; g.coordinates.len()];
+                    DVector::from_vec(
+                        min_norm_sparse(&gradients(g, &q), &all, &none, rhs.as_slice())
+                            .ok_or_else(|| not_independent(g))?,
+                    )
+                } else {
+                    svd(jacobian(g, &q), true)
+                        .ok_or_else(|| model.error(span_of_group(g), NO_SVD.into()))?
+                        .solve(&rhs, 1e-12)
+                };
                 for (c, &i) in g.coordinates.iter().enumerate() {
                     q[i] -= dq[c];
                 }
@@ -135,6 +159,33 @@ pub fn consistent_initial_state(
                 redundant = Some(redundant.map_or(g.rows[0], |x| x.min(g.rows[0])));
                 continue;
             }
+            let cols = &g.coordinates;
+            let phi_t = |r: usize| -sys.constraints[g.rows[r]].prescribed(t0, &sys.inputs, &sys.input_rates)[1];
+            if large(g) {
+                // The rows on omitted velocities (the others are settled by the given ones).
+                let entries = gradients(g, &q);
+                let mut on_free = vec![false; g.rows.len()];
+                entries
+                    .iter()
+                    .filter(|&&(_, c, x)| !specified[cols[c]] && x != 0.0)
+                    .for_each(|&(r, _, _)| on_free[r] = true);
+                let free_rows: Vec<usize> = (0..g.rows.len()).filter(|&r| on_free[r]).collect();
+                settled.extend((0..g.rows.len()).filter(|&r| !on_free[r]).map(|r| g.rows[r]));
+                let given: Vec<Option<f64>> = cols.iter().map(|&i| specified[i].then_some(v[i])).collect();
+                let rhs: Vec<f64> = free_rows.iter().map(|&r| -phi_t(r)).collect();
+                let solved = min_norm_sparse(&entries, &free_rows, &given, &rhs).ok_or_else(|| not_independent(g))?;
+                for (c, &i) in cols.iter().enumerate() {
+                    v[i] = solved[c];
+                }
+                let mut residual = vec![0.0; g.rows.len()];
+                entries.iter().for_each(|&(r, c, x)| residual[r] += x * v[cols[c]]);
+                if let Some(r) = (0..g.rows.len()).find(|&r| (residual[r] + phi_t(r)).abs() > 1e-9 * vscale) {
+                    if violated.is_none_or(|(x, _)| g.rows[r] < x) {
+                        violated = Some((g.rows[r], residual[r] + phi_t(r)));
+                    }
+                }
+                continue;
+            }
             let full = jacobian(g, &q);
             // An independent subset of the rows (the first that span Phi_q's row space), the
             // joints' rows before the drives': a drive that prescribes what the joints already
@@ -161,9 +212,7 @@ pub fn consistent_initial_state(
             let jm = DMatrix::from_fn(kept.len(), full.ncols(), |r, c| full[(kept[r], c)]);
             // Unspecified velocities: Phi_q,U v_U = -Phi_q,S v_S - Phi_t (Phi_t = -f' on a
             // driving row).
-            let cols = &g.coordinates;
             let free: Vec<usize> = (0..cols.len()).filter(|&c| !specified[cols[c]]).collect();
-            let phi_t = |r: usize| -sys.constraints[g.rows[r]].prescribed(t0, &sys.inputs, &sys.input_rates)[1];
             let rhs = DVector::from_fn(kept.len(), |k, _| {
                 let r = kept[k];
                 -(0..cols.len()).filter(|&c| specified[cols[c]]).map(|c| full[(r, c)] * v[cols[c]]).sum::<f64>()
@@ -315,6 +364,56 @@ fn least_strain_rate_velocities(
     }
 }
 
+/// The minimum-norm x with J x = b on the `rows` of J (given as (row, column, value) entries
+/// of a group's constraint Jacobian) and x_c = given[c] where given: the saddle-point system
+/// [I J^T; J 0] with the given unknowns' rows fixed, factorized sparse (a large group's
+/// Gauss-Newton correction and velocities, without the dense SVD). None if it is singular or
+/// its solution misses a row by more than 1e-9 of the terms' size (redundant or singular
+/// rows).
+fn min_norm_sparse(
+    entries: &[(usize, usize, f64)],
+    rows: &[usize],
+    given: &[Option<f64>],
+    b: &[f64],
+) -> Option<Vec<f64>> {
+    let nc = given.len();
+    let mut position = vec![usize::MAX; entries.iter().map(|e| e.0 + 1).max().unwrap_or(0)];
+    rows.iter().enumerate().for_each(|(k, &r)| position[r] = nc + k);
+    let mut pattern = PatternBuilder::new(nc + rows.len());
+    for c in 0..nc {
+        pattern.block(&[c], &[c]);
+    }
+    for &(r, c, _) in entries.iter().filter(|e| position[e.0] != usize::MAX) {
+        pattern.block(&[position[r]], &[c]);
+        pattern.block(&[c], &[position[r]]);
+    }
+    let mut matrix = pattern.build();
+    for c in 0..nc {
+        let slot = matrix.slot(c, c);
+        matrix.values[slot] = 1.0;
+    }
+    for &(r, c, x) in entries.iter().filter(|e| position[e.0] != usize::MAX) {
+        let (row, col) = (matrix.slot(position[r], c), matrix.slot(c, position[r]));
+        matrix.values[row] += x;
+        matrix.values[col] += x;
+    }
+    matrix.fix_rows(|i| i < nc && given[i].is_some());
+    let mut x: Vec<f64> = given.iter().map(|g| g.unwrap_or(0.0)).chain(b.iter().copied()).collect();
+    let mut lu = SparseLu::new(&matrix);
+    lu.factorize(&matrix).ok()?;
+    lu.solve(&mut x).ok()?;
+    x.truncate(nc);
+    // The given unknowns exactly (their identity rows solve to round-off).
+    x.iter_mut().zip(given).for_each(|(x, g)| *x = g.unwrap_or(*x));
+    let mut image = vec![0.0; rows.len()];
+    let mut size = b.iter().fold(1.0f64, |m, y| m.max(y.abs()));
+    for &(r, c, value) in entries.iter().filter(|e| position[e.0] != usize::MAX) {
+        image[position[r] - nc] += value * x[c];
+        size = size.max((value * x[c]).abs());
+    }
+    image.iter().zip(b).all(|(a, b)| (a - b).abs() <= 1e-9 * size).then_some(x)
+}
+
 /// Rows of `jm` that are linearly independent, chosen greedily in row order: a row is kept
 /// when it raises the rank of the rows kept before it (singular values below 1e-10 of the
 /// largest count as zero). The rows left out are combinations of earlier rows.
@@ -408,6 +507,46 @@ fn svd(m: DMatrix<f64>, vectors: bool) -> Option<Svd> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The sparse saddle-point solve gives the SVD's minimum-norm solution on the omitted
+    /// unknowns, keeps the given ones, leaves out the rows not asked for, and refuses
+    /// redundant rows.
+    #[test]
+    fn the_sparse_minimum_norm_solution_is_the_svds() {
+        let j = DMatrix::from_row_slice(
+            3,
+            5,
+            &[1.0, 2.0, 0.0, -1.0, 0.5, 0.0, 1.0, 3.0, 0.0, -2.0, 4.0, 0.0, 1.0, 1.0, 0.0],
+        );
+        let entries: Vec<(usize, usize, f64)> = (0..3)
+            .flat_map(|r| (0..5).map(move |c| (r, c)))
+            .filter(|&(r, c)| j[(r, c)] != 0.0)
+            .map(|(r, c)| (r, c, j[(r, c)]))
+            .collect();
+        let b = [0.3, -1.2, 2.5];
+        let given = [None, Some(0.7), None, None, None];
+        let x = min_norm_sparse(&entries, &[0, 1, 2], &given, &b).expect("independent rows");
+        let free = [0, 2, 3, 4];
+        let ju = DMatrix::from_fn(3, 4, |r, c| j[(r, free[c])]);
+        let rhs = DVector::from_fn(3, |r, _| b[r] - j[(r, 1)] * 0.7);
+        let expected = svd(ju, true).unwrap().solve(&rhs, 1e-12);
+        assert_eq!(x[1], 0.7);
+        for (k, &c) in free.iter().enumerate() {
+            assert!((x[c] - expected[k]).abs() < 1e-13, "x[{c}] = {} against {}", x[c], expected[k]);
+        }
+        // Row 1 left out: its equation is not imposed, the others are.
+        let x = min_norm_sparse(&entries, &[0, 2], &[None; 5], &[b[0], b[2]]).unwrap();
+        let image = &j * DVector::from_column_slice(&x);
+        assert!((image[0] - b[0]).abs() < 1e-13 && (image[2] - b[2]).abs() < 1e-13 && (image[1] - b[1]).abs() > 1e-3);
+        // A row repeated: singular.
+        let twice: Vec<_> = entries
+            .iter()
+            .chain(entries.iter().filter(|e| e.0 == 0))
+            .enumerate()
+            .map(|(k, &(r, c, x))| (if k >= entries.len() { 3 } else { r }, c, x))
+            .collect();
+        assert_eq!(min_norm_sparse(&twice, &[0, 1, 2, 3], &[None; 5], &[b[0], b[1], b[2], b[0] + 1.0]), None);
+    }
 
     /// The single-row shortcut gives the SVD's answer: nonzero rows (from subnormal to 1e300
     /// entries, one to five columns) are independent, zero rows are not.
