@@ -271,14 +271,23 @@ impl Instance {
                 Err(e) => return self.error(&format!("{function}: {e}")),
             };
         }
-        self.settings = self.constraints_followed(s);
+        self.settings = self.followed(s);
         Status::Ok
     }
 
-    /// `s` with the constraint treatment `flexfmu simulate` takes for its rho_inf, unless the
-    /// importer chose solver_constraints (`chosen`).
-    fn constraints_followed(&self, mut s: SolverSettings) -> SolverSettings {
-        if !self.chosen.contains(&SolverField::Constraints) {
+    /// `s` with what `flexfmu simulate` derives from the importer's choices (`chosen`):
+    /// - with solver_integrator chosen and solver_rho_inf not, the model's rho_inf (the default
+    ///   0.5 if it states none) moved into the chosen method's range, as `--integrator` does
+    ///   (HHT on a model of TTBIF at 0.2 runs at 0.5; it was refused);
+    /// - unless solver_constraints was chosen, the constraint treatment for that rho_inf.
+    fn followed(&self, mut s: SolverSettings) -> SolverSettings {
+        let chose = |field| self.chosen.contains(&field);
+        if chose(SolverField::Integrator) && !chose(SolverField::RhoInf) {
+            if let Ok(stated) = SolverSettings::from_model(&self.model, &self.params) {
+                s.rho_inf = s.method.default_rho_inf(stated.stated_rho_inf(&self.model));
+            }
+        }
+        if !chose(SolverField::Constraints) {
             s.constraints = s.constraints_at(&self.model, s.rho_inf);
         }
         s
@@ -468,7 +477,7 @@ impl Instance {
             Role::Solver(field) => match settings::with(self.settings, field, self.name(vr), x) {
                 Ok(s) => {
                     self.choose(field);
-                    let s = self.constraints_followed(s);
+                    let s = self.followed(s);
                     self.change_settings(s);
                     Status::Ok
                 }

@@ -297,6 +297,57 @@ fn the_constraint_treatment_follows_rho_inf_unless_the_importer_chose_one() {
     assert_eq!(constraints(&mut inst), 1);
 }
 
+/// Choosing solver_integrator moves the model's rho_inf into the chosen method's range as
+/// `flexfmu simulate --integrator` does (a probe's TTBIF model at rho_inf 0.2 was refused at
+/// fmi2ExitInitializationMode with HHT, whose range starts at 0.5; the command line ran it at
+/// 0.5), with the constraint treatment for it; a rho_inf the importer chose is kept.
+#[test]
+fn choosing_the_integrator_moves_the_models_rho_inf_into_its_range() {
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("models/rigid_pendulum.toml")).unwrap();
+    assert!(text.contains("rho_inf = 0.5\n"));
+    let model = Model::parse(&text.replacen("rho_inf = 0.5\n", "rho_inf = 0.2\n", 1), "rho_02.toml").unwrap();
+    let fmu = Fmu::build(&model);
+    let out = fmu.outputs();
+    let hht =
+        flexfmu::integrators::Method::ALL.iter().position(|&m| m == flexfmu::integrators::Method::Hht).unwrap() as i32;
+    let rho_inf = |inst: &mut InstanceCS| read(inst, &[fmu.vr("solver_rho_inf")])[0];
+    let mut inst = fmu.start("h", None, |inst| {
+        inst.set_integer(&[fmu.vr("solver_integrator")], &[hht]).unwrap();
+    });
+    assert_eq!(rho_inf(&mut inst), 0.5);
+    let mut t = 0.0;
+    let rows = run(&mut inst, &out, 20, &mut t);
+    let params = model.default_parameters();
+    let mut settings = SolverSettings::from_model(&model, &params).unwrap();
+    settings.method = flexfmu::integrators::Method::Hht;
+    settings.rho_inf = 0.5;
+    settings.constraints = settings.constraints_at(&model, 0.5);
+    let mut sim = Simulation::new(&model, &params, settings, 0.0).unwrap();
+    let mut tt = 0.0;
+    let direct: Vec<_> = (0..20)
+        .map(|_| {
+            tt += H;
+            sim.step_to(tt).unwrap();
+            sim.output_values().unwrap().to_vec()
+        })
+        .collect();
+    assert_eq!(rows, direct);
+    // The importer's own rho_inf, before or after the method, is kept.
+    for order in [[0, 1], [1, 0]] {
+        let mut inst = fmu.start("k", None, |inst| {
+            for k in order {
+                match k {
+                    0 => inst.set_real(&[fmu.vr("solver_rho_inf")], &[0.7]),
+                    _ => inst.set_integer(&[fmu.vr("solver_integrator")], &[hht]),
+                }
+                .unwrap();
+            }
+        });
+        assert_eq!(rho_inf(&mut inst), 0.7, "order {order:?}");
+    }
+}
+
 /// A `[solver]` value may be an expression of parameters: a parameter set before
 /// initialization changes it in the FMU as `flexfmu simulate --set` does (a probe's rho_inf =
 /// "r", step = "hs" were ignored by the FMU, whose results stayed the defaults' bit for bit),
