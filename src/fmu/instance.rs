@@ -278,7 +278,9 @@ impl Instance {
     /// `s` with what `flexfmu simulate` derives from the importer's choices (`chosen`):
     /// - with solver_integrator chosen and solver_rho_inf not, the model's rho_inf (the default
     ///   0.5 if it states none) moved into the chosen method's range, as `--integrator` does
-    ///   (HHT on a model of TTBIF at 0.2 runs at 0.5; it was refused);
+    ///   (HHT on a model of TTBIF at 0.2 runs at 0.5; it was refused); a chosen rho_inf is
+    ///   kept whatever the method, and checked against it when used (as `--rho-inf`: a
+    ///   probe's rho_inf 0.8 and then Newmark ran silently at 1);
     /// - unless solver_constraints was chosen, the constraint treatment for that rho_inf.
     fn followed(&self, mut s: SolverSettings) -> SolverSettings {
         let chose = |field| self.chosen.contains(&field);

@@ -30,7 +30,7 @@ pub fn with(settings: SolverSettings, field: SolverField, name: &str, x: f64) ->
             let Some(m) = method_from_code(x as i32) else {
                 return Err(format!("{name} = {x} is not a method code ({})", integrator_description()));
             };
-            s.rho_inf = m.selected_rho_inf(s.rho_inf);
+            // Its rho_inf is the instance's to derive (`Instance::followed`).
             s.method = m;
         }
         SolverField::RhoInf => s.rho_inf = x,

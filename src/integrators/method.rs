@@ -57,16 +57,6 @@ impl Method {
         self.rules().rho_inf_range
     }
 
-    /// The rho_inf a run keeps when it switches to this method: a method that realises a
-    /// single value (Newmark: 1) takes it; the others keep `rho_inf` (checked against their
-    /// range when the settings are applied).
-    pub fn selected_rho_inf(self, rho_inf: f64) -> f64 {
-        match self.rho_inf_range() {
-            (lo, hi) if lo == hi => lo,
-            _ => rho_inf,
-        }
-    }
-
     /// The rho_inf of a model that names this method without a rho_inf: the default
     /// `rho_inf` moved into the method's range (HHT: at least 0.5; Newmark: 1).
     pub fn default_rho_inf(self, rho_inf: f64) -> f64 {

@@ -300,7 +300,8 @@ fn the_constraint_treatment_follows_rho_inf_unless_the_importer_chose_one() {
 /// Choosing solver_integrator moves the model's rho_inf into the chosen method's range as
 /// `flexfmu simulate --integrator` does (a probe's TTBIF model at rho_inf 0.2 was refused at
 /// fmi2ExitInitializationMode with HHT, whose range starts at 0.5; the command line ran it at
-/// 0.5), with the constraint treatment for it; a rho_inf the importer chose is kept.
+/// 0.5), with the constraint treatment for it; a rho_inf the importer chose is kept and
+/// checked against the method.
 #[test]
 fn choosing_the_integrator_moves_the_models_rho_inf_into_its_range() {
     let text =
@@ -346,6 +347,35 @@ fn choosing_the_integrator_moves_the_models_rho_inf_into_its_range() {
         });
         assert_eq!(rho_inf(&mut inst), 0.7, "order {order:?}");
     }
+    // Newmark realises rho_inf = 1 only: chosen alone it takes it; after an importer's 0.8 the
+    // pair is refused when used, in either order (as --rho-inf 0.8 --integrator newmark), and
+    // going back to TTBIF keeps the 0.8 (a probe's 0.8 then Newmark ran silently at 1, and
+    // then TTBIF at 1 too).
+    let newmark =
+        flexfmu::integrators::Method::ALL.iter().position(|&m| m == flexfmu::integrators::Method::Newmark).unwrap()
+            as i32;
+    let mut inst = fmu.start("n", None, |inst| {
+        inst.set_integer(&[fmu.vr("solver_integrator")], &[newmark]).unwrap();
+    });
+    assert_eq!(rho_inf(&mut inst), 1.0);
+    for order in [[0, 1], [1, 0]] {
+        let mut inst = fmu.import.instantiate_cs("m", false, false).unwrap();
+        for k in order {
+            match k {
+                0 => inst.set_real(&[fmu.vr("solver_rho_inf")], &[0.8]),
+                _ => inst.set_integer(&[fmu.vr("solver_integrator")], &[newmark]),
+            }
+            .unwrap();
+        }
+        FmiInstance::enter_initialization_mode(&mut inst, None, 0.0, None).unwrap();
+        assert!(FmiInstance::exit_initialization_mode(&mut inst).is_err(), "order {order:?}");
+    }
+    let mut inst = fmu.start("b", None, |inst| {
+        inst.set_real(&[fmu.vr("solver_rho_inf")], &[0.8]).unwrap();
+        inst.set_integer(&[fmu.vr("solver_integrator")], &[newmark]).unwrap();
+        inst.set_integer(&[fmu.vr("solver_integrator")], &[0]).unwrap();
+    });
+    assert_eq!(rho_inf(&mut inst), 0.8);
 }
 
 /// A `[solver]` value may be an expression of parameters: a parameter set before

@@ -136,7 +136,7 @@ fn one_iteration_solves_a_linear_system() {
     for method in Method::ALL {
         let mut sim = common::sim::simulation_with(&model, &[], |s| {
             s.method = method;
-            s.rho_inf = method.selected_rho_inf(s.rho_inf);
+            s.rho_inf = method.default_rho_inf(s.rho_inf);
             s.max_iterations = 1;
         });
         sim.step_to(0.5).unwrap();
