@@ -307,8 +307,9 @@ fn chain(n: usize) -> String {
 
 /// The initial state is made consistent per group of joints sharing bodies: 5,000
 /// independent sliders start (one dense 5,000-row projection took minutes); a chain beyond the
-/// dense limit starts too (solved sparse), and one with a redundant joint there is refused
-/// at its first joint (redundant rows are found in dense groups only).
+/// dense limit starts too (solved sparse), and one with a redundant joint there, or closed
+/// straight (singular), is refused at its first joint (redundant rows are found in dense
+/// groups only).
 #[test]
 fn independent_joints_are_projected_per_group() {
     let text = sliders(5000);
@@ -334,6 +335,16 @@ fn independent_joints_are_projected_per_group() {
         line,
         &format!("redundant rows are found in groups of up to {MAX_CONSTRAINT_GROUP_ROWS} rows"),
     );
+    // Pinned to the ground at its far end too, the straight chain is singular (its rows
+    // lose rank there: the sparse solve gave finite values and the run failed at t = 0 with
+    // a Newton message naming no joint, a probe).
+    let end = format!(
+        "[[joints]]\nname = \"end\"\ntype = \"revolute\"\nbody2 = \"r{}\"\npoint = [{}.0, 0.0]\n",
+        n + 1,
+        n + 2
+    );
+    let text = chain(n + 2).replacen("[[outputs]]", &format!("{end}[[outputs]]"), 1);
+    refused_everywhere(&text, line, "redundant or singular");
 }
 
 /// An integer parameter is an FMI Integer (xs:int, 32 bits): a start, min or max beyond it
