@@ -34,7 +34,7 @@ use crate::model::ModelError;
 use crate::model::expr::InputRates;
 use crate::step_error::StepBudget;
 pub use crate::step_error::StepError;
-use energy_balance::BalanceWatch;
+use energy_balance::{BalanceWatch, EnergySample};
 
 /// Solver settings: from the model's `[solver]` section, overridable from the CLI and as
 /// tunable FMU parameters.
@@ -438,7 +438,7 @@ impl Simulation {
             assembly_warnings: asm.warnings.len(),
             warnings: step_warnings(model, slowest_bending.as_ref(), settings.step, asm.warnings),
             slowest_bending,
-            balance: BalanceWatch::new((0.0, 0.0), 0, 0.0, 1.0),
+            balance: BalanceWatch::new(EnergySample::default(), 0, 0.0, 1.0),
             driving_inputs,
             dependencies: std::sync::OnceLock::new(),
             state,
@@ -481,7 +481,7 @@ impl Simulation {
 
     /// The change of the energy balance since the start (J; `energy_balance`).
     pub fn energy_balance_change(&self) -> f64 {
-        self.balance.change(self.energy_balance().0)
+        self.balance.change(self.energy_balance().balance())
     }
 
     /// A warning if the run has lost its energy balance (src/simulation/energy_balance.rs).
@@ -538,11 +538,9 @@ impl Simulation {
         &self.system
     }
 
-    /// The energy balance at the current state, energy_total + energy_dissipated −
-    /// energy_supplied (J; constant up to the method's error), and the energy in play to
-    /// judge its changes by: the largest of the kinetic energy plus |potential energy|,
-    /// energy_dissipated and |energy_supplied|.
-    pub fn energy_balance(&self) -> (f64, f64) {
+    /// The energies at the current state, whose balance energy_total + energy_dissipated −
+    /// energy_supplied (J; `EnergySample::balance`) is constant up to the method's error.
+    pub fn energy_balance(&self) -> EnergySample {
         let s = &self.state;
         // The energy check of the last step has it, unless the state changed since.
         let (kinetic, potential) = self
@@ -552,8 +550,7 @@ impl Simulation {
             .energy_at(s)
             .unwrap_or_else(|| self.system.mechanical_energy(&s.q, &s.v, s.t));
         let flow = s.exchanged;
-        let in_play = (kinetic + potential.abs()).max(flow.dissipated.abs()).max(flow.supplied.abs());
-        (kinetic + potential + flow.dissipated - flow.supplied, in_play)
+        EnergySample { kinetic, potential, dissipated: flow.dissipated, supplied: flow.supplied }
     }
 
     /// What assembly changed of the given model, as located warnings (file:line:column; print

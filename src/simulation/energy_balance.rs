@@ -35,12 +35,40 @@ fn displacement_roundoff(largest_stiffness: f64, size: f64) -> f64 {
 /// potential.
 const ROUNDOFF_FRACTION: f64 = 1e-12;
 
-/// The balance at the start of a run, the largest energy in play seen at its communication
-/// points since, and the largest gain and loss of the balance seen there: a diagnosis, not
-/// part of the simulation's state (a restored state keeps the values of this run).
+/// The energies of a state (J): kinetic, potential (gravity, springs, strain), and dissipated
+/// and supplied since the start.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct EnergySample {
+    pub kinetic: f64,
+    pub potential: f64,
+    pub dissipated: f64,
+    pub supplied: f64,
+}
+
+impl EnergySample {
+    /// energy_total + energy_dissipated - energy_supplied: constant for the exact motion.
+    pub fn balance(&self) -> f64 {
+        self.kinetic + self.potential + self.dissipated - self.supplied
+    }
+
+    /// The energy in play at this state, with `low` the least potential energy of the run so
+    /// far: the kinetic energy plus the potential above that least, or the energy dissipated
+    /// or supplied, the largest. The potential's own level is no measure: m g z counts from
+    /// an arbitrary origin (a probe's oscillator losing 22 % of its energy was warned of at
+    /// z = 0 and not at z = 10 m, where |m g z| was the energy in play).
+    fn in_play(&self, low: f64) -> f64 {
+        (self.kinetic + self.potential - low).max(self.dissipated.abs()).max(self.supplied.abs())
+    }
+}
+
+/// The balance at the start of a run, the least potential energy and the largest energy in
+/// play seen at its communication points since, and the largest gain and loss of the balance
+/// seen there: a diagnosis, not part of the simulation's state (a restored state keeps the
+/// values of this run).
 #[derive(Debug, Clone, Copy)]
 pub struct BalanceWatch {
     start: f64,
+    low: f64,
     /// The model's round-off energy (J): `ROUNDOFF_ENERGY_PER_COORDINATE` or
     /// `displacement_roundoff`, the larger, per coordinate.
     roundoff: f64,
@@ -51,22 +79,25 @@ pub struct BalanceWatch {
 }
 
 impl BalanceWatch {
-    /// From the balance and the energy in play at the start (`Simulation::energy_balance`)
-    /// of a model of `coordinates` coordinates, its largest stiffness (N/m or N m/rad,
+    /// From the energies at the start (`Simulation::energy_balance`) of a model of
+    /// `coordinates` coordinates, its largest stiffness (N/m or N m/rad,
     /// `System::largest_stiffness`) and its size (1 + the largest |q|, m).
-    pub fn new((balance, in_play): (f64, f64), coordinates: usize, largest_stiffness: f64, size: f64) -> BalanceWatch {
+    pub fn new(start: EnergySample, coordinates: usize, largest_stiffness: f64, size: f64) -> BalanceWatch {
         let per_coordinate = ROUNDOFF_ENERGY_PER_COORDINATE.max(displacement_roundoff(largest_stiffness, size));
         let roundoff = per_coordinate * coordinates.max(1) as f64;
-        BalanceWatch { start: balance, roundoff, in_play, gain: (0.0, 0.0), loss: (0.0, 0.0) }
+        let low = start.potential;
+        let in_play = start.in_play(low);
+        BalanceWatch { start: start.balance(), low, roundoff, in_play, gain: (0.0, 0.0), loss: (0.0, 0.0) }
     }
 
-    /// Note the balance and the energy in play at a communication point at time t. The
-    /// largest gain and loss are kept, although the run may come back: a heavy top drawn
-    /// 1e15 m from the origin gained 3.4e6 J of its 38 J and ended 38 J short, 1e-5 of the
-    /// largest energy in play and so no warning at its end (a probe).
-    pub fn observe(&mut self, (balance, in_play): (f64, f64), t: f64) {
-        self.in_play = self.in_play.max(in_play);
-        let drift = self.change(balance);
+    /// Note the energies at a communication point at time t. The largest gain and loss are
+    /// kept, although the run may come back: a heavy top drawn 1e15 m from the origin gained
+    /// 3.4e6 J of its 38 J and ended 38 J short, 1e-5 of the largest energy in play and so no
+    /// warning at its end (a probe).
+    pub fn observe(&mut self, sample: EnergySample, t: f64) {
+        self.low = self.low.min(sample.potential);
+        self.in_play = self.in_play.max(sample.in_play(self.low));
+        let drift = self.change(sample.balance());
         if drift > self.gain.0 {
             self.gain = (drift, t);
         }
@@ -87,15 +118,16 @@ impl BalanceWatch {
         drift.abs() > roundoff && (drift > GAIN_LIMIT * in_play || -drift > LOSS_LIMIT * in_play)
     }
 
-    /// What to tell of the run at the current (balance, energy in play), if its balance
-    /// changed by more than the limits, at its end or at a communication point before
+    /// What to tell of the run at the current energies, if its balance changed by more than
+    /// the limits, at its end or at a communication point before
     /// (`observe`), judged by the largest energy in play of the whole run. A gain at rho_inf = 1
     /// is the method's instability on a stiff nonlinear model (the trapezoidal rule on flexible
     /// beams, Simo & Tarnow, ZAMP 43, 1992: a driven four-bar with a steel coupler grew from
     /// 1.2 J to 3.3e4 J in 0.18 s with every method at rho_inf = 1, and ran at 0.5), which a
     /// smaller step does not cure.
-    pub fn warning(&self, (balance, in_play): (f64, f64), rho_inf: f64, error_control: bool) -> Option<String> {
-        let (end, in_play) = (self.change(balance), self.in_play.max(in_play));
+    pub fn warning(&self, now: EnergySample, rho_inf: f64, error_control: bool) -> Option<String> {
+        let balance = now.balance();
+        let (end, in_play) = (self.change(balance), self.in_play.max(now.in_play(self.low.min(now.potential))));
         let (drift, at) = if self.beyond(end, balance, in_play) {
             (end, String::new())
         } else {
@@ -126,37 +158,60 @@ impl BalanceWatch {
 mod tests {
     use super::*;
 
+    /// Energies with the kinetic energy k and the potential p.
+    fn e(k: f64, p: f64) -> EnergySample {
+        EnergySample { kinetic: k, potential: p, ..Default::default() }
+    }
+
     /// A model at rest: its "energies" are round-off (a probe's free body: 5.3e-53 J of
     /// 8.2e-53 J) and no warning is due; a gain of 2 % of a joule is.
     #[test]
     fn round_off_at_rest_is_no_change_but_a_gain_is() {
-        let rest = BalanceWatch::new((0.0, 8.2e-53), 1, 0.0, 1.0);
-        assert_eq!(rest.warning((5.3e-53, 8.2e-53), 0.5, false), None);
-        let unloaded = BalanceWatch::new((0.0, 2.375e-23), 1, 0.0, 1.0);
-        assert_eq!(unloaded.warning((2.297e-23, 2.375e-23), 0.5, false), None);
+        let rest = BalanceWatch::new(e(8.2e-53, 0.0), 1, 0.0, 1.0);
+        assert_eq!(rest.warning(e(8.2e-53 + 5.3e-53, 0.0), 0.5, false), None);
+        let unloaded = BalanceWatch::new(e(2.375e-23, 0.0), 1, 0.0, 1.0);
+        assert_eq!(unloaded.warning(e(2.375e-23 + 2.297e-23, 0.0), 0.5, false), None);
         // A 1000-element beam at rest (3003 coordinates): its round-off is 5.2e-20 J.
-        let beam = BalanceWatch::new((0.0, 5.4e-20), 3003, 0.0, 1.0);
-        assert_eq!(beam.warning((5.2e-20, 5.4e-20), 0.5, false), None);
+        let beam = BalanceWatch::new(e(5.4e-20, 0.0), 3003, 0.0, 1.0);
+        assert_eq!(beam.warning(e(5.4e-20 + 5.2e-20, 0.0), 0.5, false), None);
         // A 1000-element steel beam at rest 30-40 m from the origin (EA / l = 5.25e10 N/m):
         // 1.3e-16 J is its position round-off there, not near the origin.
-        let far = BalanceWatch::new((0.0, 3.8e-16), 3003, 5.25e10, 41.0);
-        assert_eq!(far.warning((1.3e-16, 3.8e-16), 0.5, false), None);
-        let near = BalanceWatch::new((0.0, 3.8e-16), 3003, 5.25e10, 1.0);
-        assert!(near.warning((1.3e-16, 3.8e-16), 0.5, false).is_some());
-        let moving = BalanceWatch::new((0.0, 1.0), 1, 0.0, 1.0);
-        assert!(moving.warning((0.02, 1.0), 0.5, false).is_some_and(|w| w.contains("2.0 %")));
-        assert_eq!(moving.warning((0.005, 1.0), 0.5, false), None);
+        let far = BalanceWatch::new(e(3.8e-16, 0.0), 3003, 5.25e10, 41.0);
+        assert_eq!(far.warning(e(3.8e-16 + 1.3e-16, 0.0), 0.5, false), None);
+        let near = BalanceWatch::new(e(3.8e-16, 0.0), 3003, 5.25e10, 1.0);
+        assert!(near.warning(e(3.8e-16 + 1.3e-16, 0.0), 0.5, false).is_some());
+        let moving = BalanceWatch::new(e(1.0, 0.0), 1, 0.0, 1.0);
+        assert!(moving.warning(e(1.02, 0.0), 0.5, false).is_some_and(|w| w.contains("2.0 %")));
+        assert_eq!(moving.warning(e(1.005, 0.0), 0.5, false), None);
         // A body that cannot move, its potential 4.9 J: the balance's round-off is no change.
-        let locked = BalanceWatch::new((4.905, 0.0), 1, 0.0, 1.0);
-        assert_eq!(locked.warning((4.905 + 8.7e-15, 8.7e-15), 0.5, false), None);
-        assert!(locked.warning((4.905 + 1e-9, 1e-9), 0.5, false).is_some());
+        let locked = BalanceWatch::new(e(0.0, 4.905), 1, 0.0, 1.0);
+        assert_eq!(locked.warning(e(0.0, 4.905 + 8.7e-15), 0.5, false), None);
+        assert!(locked.warning(e(0.0, 4.905 + 1e-9), 0.5, false).is_some());
         // A gain that went away again is told with its time.
-        let mut transient = BalanceWatch::new((1.0, 1.0), 1, 0.0, 1.0);
-        transient.observe((1e6, 1e6), 0.5);
-        transient.observe((0.0, 0.5), 1.0);
-        let w = transient.warning((0.999, 1.0), 0.5, false).unwrap();
+        let mut transient = BalanceWatch::new(e(1.0, 0.0), 1, 0.0, 1.0);
+        transient.observe(e(1e6, 0.0), 0.5);
+        transient.observe(e(0.0, 0.0), 1.0);
+        let w = transient.warning(e(0.999, 0.0), 0.5, false).unwrap();
         assert!(w.contains("changed by 1.000e6 J at t = 0.5 (and by -1.000e-3 J at the end), 100.0 %"), "{w}");
         // With error control on, the advice is its tolerances.
-        assert!(moving.warning((0.02, 1.0), 0.5, true).is_some_and(|w| w.contains("smaller rtol and atol")));
+        assert!(moving.warning(e(1.02, 0.0), 0.5, true).is_some_and(|w| w.contains("smaller rtol and atol")));
+    }
+
+    /// An oscillator of 12.5 J (1 kg) that loses 2.83 J is warned of wherever it is: its
+    /// potential m g z counts from the origin, and at z = 1e4 m it made the energy in play
+    /// 9.8e4 J, so the loss went unreported (a probe). Its exchange between kinetic and
+    /// potential energy is in play, not the level.
+    #[test]
+    fn a_loss_is_judged_by_the_energy_exchanged_not_the_potentials_level() {
+        for z in [0.0, 10.0, 1e4] {
+            let level = 9.81 * z;
+            let mut watch = BalanceWatch::new(e(12.5, level), 2, 1000.0, 1.0 + z);
+            watch.observe(e(0.0, level + 12.0), 0.1);
+            let w = watch.warning(e(12.5 - 2.83, level), 0.5, false);
+            assert!(
+                w.as_ref().is_some_and(|w| w.contains("changed by -2.830e0 J") && w.contains("22.6 %")),
+                "z = {z}: {w:?}"
+            );
+        }
     }
 }
