@@ -250,6 +250,24 @@ fn constraint_treatment_is_an_fmu_parameter() {
     assert_eq!(c[0], 2);
 }
 
+/// `n` communication steps of H of `model` run directly at its default parameters, with its
+/// solver settings changed by `edit`: the output rows.
+fn direct_with(model: &Model, n: usize, edit: impl FnOnce(&mut SolverSettings)) -> Vec<Vec<f64>> {
+    let params = model.default_parameters();
+    let mut settings = SolverSettings::from_model(model, &params).unwrap();
+    edit(&mut settings);
+    let mut sim = Simulation::new(model, &params, settings, 0.0).unwrap();
+    // The times summed as the importer's are (`run`).
+    let mut t = 0.0;
+    (0..n)
+        .map(|_| {
+            t += H;
+            sim.step_to(t).unwrap();
+            sim.output_values().unwrap().to_vec()
+        })
+        .collect()
+}
+
 /// Setting solver_rho_inf alone chooses the constraint treatment as `flexfmu simulate
 /// --rho-inf` does (GGL at rho_inf = 1: index-3 rows are undamped there and the energy of a
 /// spinning gyroscope grew a hundredfold, found by a probe), unless the importer chose
@@ -270,19 +288,10 @@ fn the_constraint_treatment_follows_rho_inf_unless_the_importer_chose_one() {
     assert_eq!(constraints(&mut inst), 1, "GGL at rho_inf = 1");
     let mut t = 0.0;
     let rows = run(&mut inst, &out, 20, &mut t);
-    let params = model.default_parameters();
-    let mut settings = SolverSettings::from_model(&model, &params).unwrap();
-    settings.rho_inf = 1.0;
-    settings.constraints = settings.constraints_at(&model, 1.0);
-    let mut sim = Simulation::new(&model, &params, settings, 0.0).unwrap();
-    let mut tt = 0.0;
-    let direct: Vec<_> = (0..20)
-        .map(|_| {
-            tt += H;
-            sim.step_to(tt).unwrap();
-            sim.output_values().unwrap().to_vec()
-        })
-        .collect();
+    let direct = direct_with(&model, 20, |s| {
+        s.rho_inf = 1.0;
+        s.constraints = s.constraints_at(&model, 1.0);
+    });
     assert_eq!(rows, direct);
     // Back below 1: index-3 again.
     inst.set_real(&[fmu.vr("solver_rho_inf")], &[0.5]).unwrap();
@@ -319,20 +328,11 @@ fn choosing_the_integrator_moves_the_models_rho_inf_into_its_range() {
     assert_eq!(rho_inf(&mut inst), 0.5);
     let mut t = 0.0;
     let rows = run(&mut inst, &out, 20, &mut t);
-    let params = model.default_parameters();
-    let mut settings = SolverSettings::from_model(&model, &params).unwrap();
-    settings.method = flexfmu::integrators::Method::Hht;
-    settings.rho_inf = 0.5;
-    settings.constraints = settings.constraints_at(&model, 0.5);
-    let mut sim = Simulation::new(&model, &params, settings, 0.0).unwrap();
-    let mut tt = 0.0;
-    let direct: Vec<_> = (0..20)
-        .map(|_| {
-            tt += H;
-            sim.step_to(tt).unwrap();
-            sim.output_values().unwrap().to_vec()
-        })
-        .collect();
+    let direct = direct_with(&model, 20, |s| {
+        s.method = flexfmu::integrators::Method::Hht;
+        s.rho_inf = 0.5;
+        s.constraints = s.constraints_at(&model, 0.5);
+    });
     assert_eq!(rows, direct);
     // The importer's own rho_inf, before or after the method, is kept.
     for order in [[0, 1], [1, 0]] {
