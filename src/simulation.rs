@@ -721,7 +721,12 @@ impl Simulation {
             let (old, new) = (self.drive_ends[i], self.system.inputs[i]);
             if self.driving_inputs[i] && old != new && self.input_derivatives[i] == [0.0; 2] {
                 let before = self.system.input_rates.rates.get(i).map_or(0.0, |r| r[0]);
-                let duration = if span >= self.settings.step {
+                // A span one step long to the round-off of the times (a master's (k + 1) h - k h
+                // is an ulp short of h on one step in five: it ramped over a full step from
+                // there and the drive lagged its input by three steps' increments, a probe) is
+                // a full step.
+                let round_off = 8.0 * f64::EPSILON * t_end.abs().max(self.state.t.abs());
+                let duration = if span >= self.settings.step * (1.0 - 1e-12) - round_off {
                     span
                 } else if before != 0.0 && (new - old) / before > 0.0 {
                     span.max((new - old) / before)
