@@ -473,7 +473,8 @@ impl Simulation {
     }
 
     /// The energy balance's watch from the current state (the start of a run).
-    fn balance_watch(&self) -> BalanceWatch {
+    fn balance_watch(&mut self) -> BalanceWatch {
+        self.stepper.workspace.energy.take_peak_kinetic();
         let (q, t) = (&self.state.q, self.state.t);
         let size = 1.0 + q.iter().fold(0.0f64, |m, x| m.max(x.abs()));
         BalanceWatch::new(self.energy_balance(), q.len(), self.system.largest_stiffness(q, t), size)
@@ -992,7 +993,8 @@ impl Simulation {
         self.interval_start = start;
         match result {
             Ok(()) => {
-                self.balance.observe(self.energy_balance(), self.state.t);
+                let peak = self.stepper.workspace.energy.take_peak_kinetic();
+                self.balance.observe(self.energy_balance(), peak, self.state.t);
                 Ok(())
             }
             // A run whose energy ran away before the step failed: the failure is its symptom.

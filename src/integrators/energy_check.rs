@@ -31,6 +31,8 @@ pub struct EnergyCheck {
     end: Energies,
     /// FLOOR times the characteristic energy, once computed (at the first check).
     floor: Option<f64>,
+    /// The largest kinetic energy at the checked steps' ends since `take_peak_kinetic`.
+    peak_kinetic: f64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -70,6 +72,12 @@ impl EnergyCheck {
         }
     }
 
+    /// The largest kinetic energy at the ends of the steps checked since the last call (the
+    /// energy in play of a run whose output rows miss its swings: `BalanceWatch`).
+    pub fn take_peak_kinetic(&mut self) -> f64 {
+        std::mem::take(&mut self.peak_kinetic)
+    }
+
     /// The (kinetic, potential) energy of `state` if it is where the last checked step ended.
     pub fn energy_at(&self, state: &State) -> Option<(f64, f64)> {
         let e = &self.end;
@@ -89,6 +97,7 @@ impl EnergyCheck {
         });
         let (k0, v0) = self.energy_at(start).unwrap_or_else(|| sys.mechanical_energy(&start.q, &start.v, start.t));
         let (k1, v1) = sys.mechanical_energy(&end.q, &end.v, end.t);
+        self.peak_kinetic = self.peak_kinetic.max(k1);
         let e = &mut self.end;
         // The copies reuse their storage (no allocation once they have the state's length).
         e.t = end.t;

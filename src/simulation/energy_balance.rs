@@ -51,24 +51,23 @@ impl EnergySample {
         self.kinetic + self.potential + self.dissipated - self.supplied
     }
 
-    /// The energy in play at this state, with `low` the least potential energy of the run so
-    /// far: the kinetic energy plus the potential above that least, or the energy dissipated
-    /// or supplied, the largest. The potential's own level is no measure: m g z counts from
-    /// an arbitrary origin (a probe's oscillator losing 22 % of its energy was warned of at
-    /// z = 0 and not at z = 10 m, where |m g z| was the energy in play).
-    fn in_play(&self, low: f64) -> f64 {
-        (self.kinetic + self.potential - low).max(self.dissipated.abs()).max(self.supplied.abs())
+    /// The energy in play at this state: the kinetic energy, or the energy dissipated or
+    /// supplied, the largest. The potential energy's level is no measure: m g z counts from an
+    /// arbitrary origin (a probe's oscillator losing 22 % of its energy was warned of at z = 0
+    /// and not at z = 10 m, where |m g z| was the energy in play); what it exchanges with the
+    /// motion shows in the kinetic energy, taken at every step (`BalanceWatch::observe`).
+    fn in_play(&self) -> f64 {
+        self.kinetic.max(self.dissipated.abs()).max(self.supplied.abs())
     }
 }
 
-/// The balance at the start of a run, the least potential energy and the largest energy in
-/// play seen at its communication points since, and the largest gain and loss of the balance
-/// seen there: a diagnosis, not part of the simulation's state (a restored state keeps the
-/// values of this run).
+/// The balance at the start of a run, the largest energy in play seen since (at its
+/// communication points, and its steps' largest kinetic energy), and the largest gain and loss
+/// of the balance seen at its communication points: a diagnosis, not part of the simulation's
+/// state (a restored state keeps the values of this run).
 #[derive(Debug, Clone, Copy)]
 pub struct BalanceWatch {
     start: f64,
-    low: f64,
     /// The model's round-off energy (J): `ROUNDOFF_ENERGY_PER_COORDINATE` or
     /// `displacement_roundoff`, the larger, per coordinate.
     roundoff: f64,
@@ -85,18 +84,17 @@ impl BalanceWatch {
     pub fn new(start: EnergySample, coordinates: usize, largest_stiffness: f64, size: f64) -> BalanceWatch {
         let per_coordinate = ROUNDOFF_ENERGY_PER_COORDINATE.max(displacement_roundoff(largest_stiffness, size));
         let roundoff = per_coordinate * coordinates.max(1) as f64;
-        let low = start.potential;
-        let in_play = start.in_play(low);
-        BalanceWatch { start: start.balance(), low, roundoff, in_play, gain: (0.0, 0.0), loss: (0.0, 0.0) }
+        BalanceWatch { start: start.balance(), roundoff, in_play: start.in_play(), gain: (0.0, 0.0), loss: (0.0, 0.0) }
     }
 
-    /// Note the energies at a communication point at time t. The largest gain and loss are
-    /// kept, although the run may come back: a heavy top drawn 1e15 m from the origin gained
-    /// 3.4e6 J of its 38 J and ended 38 J short, 1e-5 of the largest energy in play and so no
-    /// warning at its end (a probe).
-    pub fn observe(&mut self, sample: EnergySample, t: f64) {
-        self.low = self.low.min(sample.potential);
-        self.in_play = self.in_play.max(sample.in_play(self.low));
+    /// Note the energies at a communication point at time t and the largest kinetic energy of
+    /// the steps since the last (rows at the turning points of an oscillation see none of it:
+    /// a probe's were warned of "37.8 % of the largest energy in play" for 2e-5 of it). The
+    /// largest gain and loss are kept, although the run may come back: a heavy top drawn 1e15
+    /// m from the origin gained 3.4e6 J of its 38 J and ended 38 J short, 1e-5 of the largest
+    /// energy in play and so no warning at its end (a probe).
+    pub fn observe(&mut self, sample: EnergySample, peak_kinetic: f64, t: f64) {
+        self.in_play = self.in_play.max(sample.in_play()).max(peak_kinetic);
         let drift = self.change(sample.balance());
         if drift > self.gain.0 {
             self.gain = (drift, t);
@@ -127,7 +125,7 @@ impl BalanceWatch {
     /// smaller step does not cure.
     pub fn warning(&self, now: EnergySample, rho_inf: f64, error_control: bool) -> Option<String> {
         let balance = now.balance();
-        let (end, in_play) = (self.change(balance), self.in_play.max(now.in_play(self.low.min(now.potential))));
+        let (end, in_play) = (self.change(balance), self.in_play.max(now.in_play()));
         let (drift, at) = if self.beyond(end, balance, in_play) {
             (end, String::new())
         } else {
@@ -189,8 +187,8 @@ mod tests {
         assert!(locked.warning(e(0.0, 4.905 + 1e-9), 0.5, false).is_some());
         // A gain that went away again is told with its time.
         let mut transient = BalanceWatch::new(e(1.0, 0.0), 1, 0.0, 1.0);
-        transient.observe(e(1e6, 0.0), 0.5);
-        transient.observe(e(0.0, 0.0), 1.0);
+        transient.observe(e(1e6, 0.0), 0.0, 0.5);
+        transient.observe(e(0.0, 0.0), 0.0, 1.0);
         let w = transient.warning(e(0.999, 0.0), 0.5, false).unwrap();
         assert!(w.contains("changed by 1.000e6 J at t = 0.5 (and by -1.000e-3 J at the end), 100.0 %"), "{w}");
         // With error control on, the advice is its tolerances.
@@ -199,19 +197,29 @@ mod tests {
 
     /// An oscillator of 12.5 J (1 kg) that loses 2.83 J is warned of wherever it is: its
     /// potential m g z counts from the origin, and at z = 1e4 m it made the energy in play
-    /// 9.8e4 J, so the loss went unreported (a probe). Its exchange between kinetic and
-    /// potential energy is in play, not the level.
+    /// 9.8e4 J, so the loss went unreported (a probe). Its kinetic energy is in play, not the
+    /// potential's level; and the steps' largest kinetic energy counts where the rows see the
+    /// oscillation at its turning points only (a probe's loss of 2e-5 of it was "37.8 %").
     #[test]
     fn a_loss_is_judged_by_the_energy_exchanged_not_the_potentials_level() {
         for z in [0.0, 10.0, 1e4] {
             let level = 9.81 * z;
             let mut watch = BalanceWatch::new(e(12.5, level), 2, 1000.0, 1.0 + z);
-            watch.observe(e(0.0, level + 12.0), 0.1);
+            watch.observe(e(0.0, level + 12.0), 12.4, 0.1);
             let w = watch.warning(e(12.5 - 2.83, level), 0.5, false);
             assert!(
                 w.as_ref().is_some_and(|w| w.contains("changed by -2.830e0 J") && w.contains("22.6 %")),
                 "z = {z}: {w:?}"
             );
         }
+        let mut turning = BalanceWatch::new(e(0.0, 0.5), 2, 100.0, 1.0);
+        for k in 1..=100 {
+            turning.observe(e(0.0, 0.5 - 1.16e-7 * k as f64), 0.5, 0.63 * k as f64);
+        }
+        assert_eq!(turning.warning(e(0.0, 0.5 - 1.16e-5), 0.5, false), None);
+        let mut lost = BalanceWatch::new(e(0.0, 0.5), 2, 100.0, 1.0);
+        lost.observe(e(0.0, 0.3), 0.5, 0.63);
+        let w = lost.warning(e(0.0, 0.3), 0.5, false);
+        assert!(w.as_ref().is_some_and(|w| w.contains("40.0 % of the largest energy in play (5.000e-1 J)")), "{w:?}");
     }
 }
