@@ -144,6 +144,9 @@ impl BalanceWatch {
         } else {
             "the step does not resolve this motion; try a smaller step or error_control = true"
         };
+        // At least what changed was in play: steps too long to see a swing's kinetic energy
+        // gave "8041.1 % of the largest energy in play" for the loss of all of it (a probe).
+        let in_play = in_play.max(drift.abs());
         Some(format!(
             "the energy balance (energy_total + energy_dissipated - energy_supplied) changed by {drift:.3e} J{at}, \
              {:.1} % of the largest energy in play ({in_play:.3e} J): {advice}",
@@ -221,5 +224,10 @@ mod tests {
         lost.observe(e(0.0, 0.3), 0.5, 0.63);
         let w = lost.warning(e(0.0, 0.3), 0.5, false);
         assert!(w.as_ref().is_some_and(|w| w.contains("40.0 % of the largest energy in play (5.000e-1 J)")), "{w:?}");
+        // Steps that never saw the swing's kinetic energy: all of it lost is 100 %.
+        let mut unseen = BalanceWatch::new(e(0.0, 0.5), 2, 100.0, 1.0);
+        unseen.observe(e(0.0, 0.0), 6.2e-3, 20.0);
+        let w = unseen.warning(e(0.0, 0.0), 0.0, false);
+        assert!(w.as_ref().is_some_and(|w| w.contains("100.0 % of the largest energy in play (5.000e-1 J)")), "{w:?}");
     }
 }
