@@ -272,6 +272,12 @@ pub enum StepEnd {
 /// (`Simulation::extrapolation_room`).
 const EXTRAPOLATED_SPAN: f64 = 1e-2;
 
+/// The round-off of the span from t0 to t1 (s): a difference of times carries a few ulps of
+/// their size (a master's (k + 1) h - k h).
+fn span_round_off(t0: f64, t1: f64) -> f64 {
+    8.0 * f64::EPSILON * t0.abs().max(t1.abs())
+}
+
 /// The positions and velocities extrapolated over a short span, and the event functions at
 /// its start and end (allocated once).
 struct Extrapolation {
@@ -726,8 +732,7 @@ impl Simulation {
                 // is an ulp short of h on one step in five: it ramped over a full step from
                 // there and the drive lagged its input by three steps' increments, a probe) is
                 // a full step.
-                let round_off = 8.0 * f64::EPSILON * t_end.abs().max(self.state.t.abs());
-                let duration = if span >= self.settings.step * (1.0 - 1e-12) - round_off {
+                let duration = if span >= self.settings.step * (1.0 - 1e-12) - span_round_off(self.state.t, t_end) {
                     span
                 } else if before != 0.0 && (new - old) / before > 0.0 {
                     span.max((new - old) / before)
@@ -1164,7 +1169,7 @@ impl Simulation {
         // The span is a difference of times that carry round-off of a few ulps of their size: an
         // interval one step long at t = 8.2 s can come out 2e-12 of a step longer, which must
         // not make it two steps.
-        let round_off = 8.0 * f64::EPSILON * t_end.abs().max(self.state.t.abs()) / largest;
+        let round_off = span_round_off(self.state.t, t_end) / largest;
         let needed = (span / largest * (1.0 - 1e-12) - round_off).ceil().max(1.0);
         if needed.is_nan() || needed > MAX_STEPS_PER_INTERVAL as f64 {
             return Err(StepError::TooManySteps { t: self.state.t, t_end, step: largest, needed });

@@ -68,15 +68,10 @@ pub fn consistent_initial_state(
             ),
         )
     };
-    let jacobian = |g: &ConstraintGroup, q: &[f64]| {
+    // A group's dense Phi_q from its `gradients`.
+    let dense = |g: &ConstraintGroup, entries: &[(usize, usize, f64)]| {
         let mut jm = DMatrix::zeros(g.rows.len(), g.coordinates.len());
-        for (r, &row) in g.rows.iter().enumerate() {
-            let measure = &sys.constraints[row].measure;
-            let d = measure.derivatives(q);
-            for (k, &i) in measure.dofs().iter().enumerate() {
-                jm[(r, g.column(i).expect("a coordinate of the group"))] += d.gradient[k];
-            }
-        }
+        entries.iter().for_each(|&(r, c, x)| jm[(r, c)] += x);
         jm
     };
     let mut dependent: Vec<usize> = Vec::new();
@@ -116,7 +111,7 @@ pub fn consistent_initial_state(
                             .ok_or_else(|| not_independent(g))?,
                     )
                 } else {
-                    svd(jacobian(g, &q), true)
+                    svd(dense(g, &gradients(g, &q)), true)
                         .ok_or_else(|| model.error(span_of_group(g), NO_SVD.into()))?
                         .solve(&rhs, 1e-12)
                 };
@@ -161,9 +156,9 @@ pub fn consistent_initial_state(
             }
             let cols = &g.coordinates;
             let phi_t = |r: usize| -sys.constraints[g.rows[r]].prescribed(t0, &sys.inputs, &sys.input_rates)[1];
+            let entries = gradients(g, &q);
             if large(g) {
                 // The rows on omitted velocities (the others are settled by the given ones).
-                let entries = gradients(g, &q);
                 let mut on_free = vec![false; g.rows.len()];
                 entries
                     .iter()
@@ -177,68 +172,64 @@ pub fn consistent_initial_state(
                 for (c, &i) in cols.iter().enumerate() {
                     v[i] = solved[c];
                 }
-                let mut residual = vec![0.0; g.rows.len()];
-                entries.iter().for_each(|&(r, c, x)| residual[r] += x * v[cols[c]]);
-                if let Some(r) = (0..g.rows.len()).find(|&r| (residual[r] + phi_t(r)).abs() > 1e-9 * vscale) {
-                    if violated.is_none_or(|(x, _)| g.rows[r] < x) {
-                        violated = Some((g.rows[r], residual[r] + phi_t(r)));
+            } else {
+                let full = dense(g, &entries);
+                // An independent subset of the rows (the first that span Phi_q's row space), the
+                // joints' rows before the drives': a drive that prescribes what the joints already
+                // determine is the redundant row whatever the order of the file (a drive written
+                // before the joint that locks its motion left the joint's rows out instead).
+                let mut order: Vec<usize> = (0..g.rows.len()).collect();
+                order.sort_by_key(|&r| sys.constraints[g.rows[r]].drive.is_some());
+                let ordered = DMatrix::from_fn(order.len(), full.ncols(), |r, c| full[(order[r], c)]);
+                let mut kept: Vec<usize> = independent_rows(&ordered)
+                    .ok_or_else(|| model.error(span_of_group(g), NO_SVD.into()))?
+                    .into_iter()
+                    .map(|r| order[r])
+                    .collect();
+                kept.sort_unstable();
+                if kept.is_empty() {
+                    return Err(model.error(
+                        span_of_group(g),
+                        "these joints constrain nothing here (their constraint Jacobian is zero)".into(),
+                    ));
+                }
+                if kept.len() < g.rows.len() {
+                    dependent.extend((0..g.rows.len()).filter(|r| !kept.contains(r)).map(|r| g.rows[r]));
+                }
+                let jm = DMatrix::from_fn(kept.len(), full.ncols(), |r, c| full[(kept[r], c)]);
+                // Unspecified velocities: Phi_q,U v_U = -Phi_q,S v_S - Phi_t (Phi_t = -f' on a
+                // driving row).
+                let free: Vec<usize> = (0..cols.len()).filter(|&c| !specified[cols[c]]).collect();
+                let rhs = DVector::from_fn(kept.len(), |k, _| {
+                    let r = kept[k];
+                    -(0..cols.len()).filter(|&c| specified[cols[c]]).map(|c| full[(r, c)] * v[cols[c]]).sum::<f64>()
+                        - phi_t(r)
+                });
+                if free.is_empty() {
+                    settled.extend(kept.iter().map(|&r| g.rows[r]));
+                } else {
+                    let ju = DMatrix::from_fn(kept.len(), free.len(), |r, c| jm[(r, free[c])]);
+                    let nonzero: Vec<usize> =
+                        (0..kept.len()).filter(|&r| ju.row(r).iter().any(|&x| x != 0.0)).collect();
+                    let on_free = DMatrix::from_fn(nonzero.len(), free.len(), |r, c| ju[(nonzero[r], c)]);
+                    let free_rows: Vec<usize> = match nonzero.is_empty() {
+                        true => Vec::new(),
+                        false => independent_rows(&on_free)
+                            .ok_or_else(|| model.error(span_of_group(g), NO_SVD.into()))?
+                            .into_iter()
+                            .map(|r| nonzero[r])
+                            .collect(),
+                    };
+                    settled.extend((0..kept.len()).filter(|r| !free_rows.contains(r)).map(|r| g.rows[kept[r]]));
+                    let vu =
+                        svd(ju, true).ok_or_else(|| model.error(span_of_group(g), NO_SVD.into()))?.solve(&rhs, 1e-12);
+                    for (k, &c) in free.iter().enumerate() {
+                        v[cols[c]] = vu[k];
                     }
                 }
-                continue;
             }
-            let full = jacobian(g, &q);
-            // An independent subset of the rows (the first that span Phi_q's row space), the
-            // joints' rows before the drives': a drive that prescribes what the joints already
-            // determine is the redundant row whatever the order of the file (a drive written
-            // before the joint that locks its motion left the joint's rows out instead).
-            let mut order: Vec<usize> = (0..g.rows.len()).collect();
-            order.sort_by_key(|&r| sys.constraints[g.rows[r]].drive.is_some());
-            let ordered = DMatrix::from_fn(order.len(), full.ncols(), |r, c| full[(order[r], c)]);
-            let mut kept: Vec<usize> = independent_rows(&ordered)
-                .ok_or_else(|| model.error(span_of_group(g), NO_SVD.into()))?
-                .into_iter()
-                .map(|r| order[r])
-                .collect();
-            kept.sort_unstable();
-            if kept.is_empty() {
-                return Err(model.error(
-                    span_of_group(g),
-                    "these joints constrain nothing here (their constraint Jacobian is zero)".into(),
-                ));
-            }
-            if kept.len() < g.rows.len() {
-                dependent.extend((0..g.rows.len()).filter(|r| !kept.contains(r)).map(|r| g.rows[r]));
-            }
-            let jm = DMatrix::from_fn(kept.len(), full.ncols(), |r, c| full[(kept[r], c)]);
-            // Unspecified velocities: Phi_q,U v_U = -Phi_q,S v_S - Phi_t (Phi_t = -f' on a
-            // driving row).
-            let free: Vec<usize> = (0..cols.len()).filter(|&c| !specified[cols[c]]).collect();
-            let rhs = DVector::from_fn(kept.len(), |k, _| {
-                let r = kept[k];
-                -(0..cols.len()).filter(|&c| specified[cols[c]]).map(|c| full[(r, c)] * v[cols[c]]).sum::<f64>()
-                    - phi_t(r)
-            });
-            if free.is_empty() {
-                settled.extend(kept.iter().map(|&r| g.rows[r]));
-            } else {
-                let ju = DMatrix::from_fn(kept.len(), free.len(), |r, c| jm[(r, free[c])]);
-                let nonzero: Vec<usize> = (0..kept.len()).filter(|&r| ju.row(r).iter().any(|&x| x != 0.0)).collect();
-                let on_free = DMatrix::from_fn(nonzero.len(), free.len(), |r, c| ju[(nonzero[r], c)]);
-                let free_rows: Vec<usize> = match nonzero.is_empty() {
-                    true => Vec::new(),
-                    false => independent_rows(&on_free)
-                        .ok_or_else(|| model.error(span_of_group(g), NO_SVD.into()))?
-                        .into_iter()
-                        .map(|r| nonzero[r])
-                        .collect(),
-                };
-                settled.extend((0..kept.len()).filter(|r| !free_rows.contains(r)).map(|r| g.rows[kept[r]]));
-                let vu = svd(ju, true).ok_or_else(|| model.error(span_of_group(g), NO_SVD.into()))?.solve(&rhs, 1e-12);
-                for (k, &c) in free.iter().enumerate() {
-                    v[cols[c]] = vu[k];
-                }
-            }
-            let residual = &full * DVector::from_iterator(cols.len(), cols.iter().map(|&i| v[i]));
+            let mut residual = vec![0.0; g.rows.len()];
+            entries.iter().for_each(|&(r, c, x)| residual[r] += x * v[cols[c]]);
             if let Some(r) = (0..g.rows.len()).find(|&r| (residual[r] + phi_t(r)).abs() > 1e-9 * vscale) {
                 if violated.is_none_or(|(x, _)| g.rows[r] < x) {
                     violated = Some((g.rows[r], residual[r] + phi_t(r)));
@@ -327,10 +318,8 @@ fn least_strain_rate_velocities(
     }
     // The mass matrix's entries on the rows of the omitted velocities (with their slots, the
     // same in `matrix`), and its diagonal floor.
-    let mut mass = sys.newton_pattern();
-    let (rest, lambda) = (vec![0.0; n], vec![0.0; sys.constraints()]);
     let inertia = TangentCoefficients { mass: 1.0, damping: 0.0, stiffness: 0.0, lambda: 0.0 };
-    sys.newton_matrix(q, &rest, &rest, &lambda, t0, inertia, &mut mass);
+    let mass = sys.matrix_at_rest(q, t0, inertia);
     let kinetic: Vec<(usize, usize, usize, f64)> = mass
         .entries()
         .enumerate()

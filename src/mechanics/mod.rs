@@ -515,13 +515,21 @@ impl System {
         self.add_constraint_blocks(q, &lambda, c, m);
     }
 
+    /// The Newton matrix (the Newton pattern) at q and t at rest (v = a = 0, no multipliers)
+    /// with coefficients `c`: the elements' stiffness for c.stiffness = 1, their mass matrix for
+    /// c.mass = 1, with the constraint rows Phi_q.
+    pub fn matrix_at_rest(&self, q: &[f64], t: f64, c: TangentCoefficients) -> SparseMatrix {
+        let mut m = self.newton_pattern();
+        let (rest, lambda) = (vec![0.0; self.n], vec![0.0; self.constraints()]);
+        self.newton_matrix(q, &rest, &rest, &lambda, t, c, &mut m);
+        m
+    }
+
     /// The largest diagonal entry of the elements' stiffness at q and t at rest (N/m or
     /// N m/rad): the scale of their energy's round-off (`BalanceWatch`).
     pub fn largest_stiffness(&self, q: &[f64], t: f64) -> f64 {
-        let mut m = self.newton_pattern();
-        let (rest, lambda) = (vec![0.0; self.n], vec![0.0; self.constraints()]);
         let c = TangentCoefficients { mass: 0.0, damping: 0.0, stiffness: 1.0, lambda: 0.0 };
-        self.newton_matrix(q, &rest, &rest, &lambda, t, c, &mut m);
+        let m = self.matrix_at_rest(q, t, c);
         m.entries().filter(|&(i, j, _)| i == j && i < self.n).fold(0.0, |k, (_, _, x)| k.max(x.abs()))
     }
 
