@@ -317,7 +317,7 @@ pub struct Simulation {
     scratch_lambda: Vec<f64>,
     /// Storage kept between intervals, so that `step_to` allocates nothing after the first:
     /// the inputs at an interval's start (interpolated inputs), the drives `ramp_held_drives`
-    /// ramps, and the state an interval of a model with redundant rows returns to.
+    /// ramps, and the state a failed interval returns to (`step_to`).
     interval_inputs: Vec<f64>,
     ramped: Vec<(usize, f64, f64, f64)>,
     interval_start: Option<Box<Snapshot>>,
@@ -940,7 +940,8 @@ impl Simulation {
             }
         }
         let (a, lambda) = if needs_accelerations { (&self.scratch_a, &self.scratch_lambda) } else { (&s.a, &s.lambda) };
-        let os = OutputState { q: &s.q, v: &s.v, a, lambda, t: s.t, exchanged: s.exchanged };
+        let os =
+            OutputState { q: &s.q, v: &s.v, a, lambda, t: s.t, exchanged: s.exchanged, drive_inputs: &self.drive_ends };
         let values = &mut self.output_values;
         values.clear();
         values.extend(self.outputs.iter().map(|o| o.eval(&self.system, &os)));
@@ -984,16 +985,27 @@ impl Simulation {
     /// (`check_redundant_rows`); if the rows dropped at the initial state no longer follow
     /// from the others, the state at the interval's end violates a joint, so the simulation
     /// returns to the interval's start and reports `StepError::RedundancyChanged`.
+    ///
+    /// An interval that starts by changing the state (a drive that moved is projected onto,
+    /// changed inputs restart the method: `start_interval`) and fails before its first internal
+    /// step is accepted returns to the state before it too: a crane whose slew command jumped
+    /// by 1e4 rad kept the projection's 1e6 rad/s (and 7.8e13 J) after its discarded step (a
+    /// probe). The work the failed steps did stays counted.
     pub fn step_to(&mut self, t_end: f64) -> Result<(), StepError> {
-        let start = self.system.has_redundant_rows().then(|| {
+        let start = (self.system.has_redundant_rows() || self.drives_change() || self.pending_restart()).then(|| {
             let mut start = self.interval_start.take().unwrap_or_else(|| Box::new(self.copy_state()));
             self.copy_state_into(&mut start);
             start
         });
+        let t0 = self.state.t;
         let result = self.advance_to(t_end).and_then(|()| self.check_redundant_rows());
-        if let (Err(StepError::RedundancyChanged { .. }), Some(start)) = (&result, &start) {
+        if let (Err(e), Some(start)) = (&result, &start)
+            && (matches!(e, StepError::RedundancyChanged { .. }) || self.state.t == t0)
+        {
             // This simulation's own snapshot: it fits.
+            let stats = self.stepper.stats;
             let _ = self.restore(start);
+            self.stepper.stats = stats;
         }
         self.interval_start = start;
         match result {
@@ -1073,9 +1085,9 @@ impl Simulation {
                 self.stepped_inputs[i] = value;
             }
         }
-        if result.is_ok() {
-            // Where each ramp got to: its end, or on the way (a short interval, or one ended
-            // early at an event: FMI 3.0's early return).
+        if result.is_ok() || self.state.t != start {
+            // Where each ramp got to: its end, or on the way (a short interval, one ended
+            // early at an event: FMI 3.0's early return, or one that failed after some steps).
             for (i, end) in self.drive_ends.iter_mut().enumerate() {
                 *end = match ramped.iter().find(|r| r.0 == i) {
                     Some(&(_, _, rate, end_time)) if self.state.t < end_time => *end + rate * (self.state.t - start),

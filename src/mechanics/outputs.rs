@@ -264,6 +264,12 @@ pub struct OutputState<'a> {
     pub t: f64,
     /// Energy dissipated and supplied since the start.
     pub exchanged: EnergyFlow,
+    /// The inputs the state's drives follow (at t, with the system's input rates): a driven
+    /// spatial angle is reported on the branch of its drive at these. Those the last interval
+    /// ended on (`Simulation::drive_ends`): an input set since moves no joint until a step
+    /// takes it there, so it must not turn the reported angle by whole turns either (a probe
+    /// read a crane's slew angle 2 pi, then 1592 turns, off after setting its command).
+    pub drive_inputs: &'a [f64],
 }
 
 /// The output quantities that mean the same in planar and spatial models, built once for
@@ -448,7 +454,7 @@ impl OutputKind {
                     // A driven spatial angle (atan2, wrapped to (-pi, pi]) is reported on the
                     // branch of the drive: continuous over any number of turns.
                     0 => match j.drive_row(*coordinate, &sys.constraints) {
-                        Some(r) => sys.constraints[r].driven_coordinate(s.q, s.t, &sys.inputs, &sys.input_rates),
+                        Some(r) => sys.constraints[r].driven_coordinate(s.q, s.t, s.drive_inputs, &sys.input_rates),
                         None => m.value(s.q),
                     },
                     1 => m.rate(s.q, s.v),

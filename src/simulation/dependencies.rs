@@ -182,6 +182,7 @@ impl Reads<'_> {
             lambda: &self.lambda,
             t: self.t,
             exchanged: EnergyFlow::default(),
+            drive_inputs: &self.sys.inputs,
         };
         let c = o.eval(self.sys, &state);
         if j < n {

@@ -79,7 +79,8 @@ impl Simulation {
         }
         let s = &self.state;
         let (a, lambda) = if reads_accelerations { (&self.motion.a0, &self.motion.lambda0) } else { (&s.a, &s.lambda) };
-        let os = OutputState { q: &s.q, v: &s.v, a, lambda, t: s.t, exchanged: s.exchanged };
+        let os =
+            OutputState { q: &s.q, v: &s.v, a, lambda, t: s.t, exchanged: s.exchanged, drive_inputs: &self.drive_ends };
         let x = kind.eval(&self.system, &os);
         if !x.is_finite() {
             let name = &self.outputs[index].name;
@@ -125,8 +126,15 @@ impl Simulation {
             }
             lu.solve(&mut rhs).map_err(|e| e.to_string())?;
             let (da, dlambda) = rhs.split_at(n);
-            let os =
-                OutputState { q: &s.q, v: &zeros, a: da, lambda: dlambda, t: s.t, exchanged: EnergyFlow::default() };
+            let os = OutputState {
+                q: &s.q,
+                v: &zeros,
+                a: da,
+                lambda: dlambda,
+                t: s.t,
+                exchanged: EnergyFlow::default(),
+                drive_inputs: &self.drive_ends,
+            };
             // The potential energy reading u_i (a spring's free length; the kinetic energy does
             // not read the inputs).
             // Differenced once, however many energy outputs read it.

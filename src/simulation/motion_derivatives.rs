@@ -383,7 +383,8 @@ impl Simulation {
                     slot: usize,
                     values: &mut [Vec<f64>; POINTS],
                     rates: &mut [Vec<f64>; POINTS]| {
-            let os = OutputState { q, v, a, lambda, t: times[slot], exchanged: s.exchanged };
+            let os =
+                OutputState { q, v, a, lambda, t: times[slot], exchanged: s.exchanged, drive_inputs: &self.drive_ends };
             for (k, (output, (_, rate))) in self.outputs.iter().zip(&rules).enumerate() {
                 values[slot][k] = output.kind.eval(sys, &os);
                 if let Some(kind) = rate {

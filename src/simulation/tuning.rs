@@ -22,7 +22,15 @@ use crate::mechanics::outputs::{OutputKind, OutputState};
 fn geometry(a: &Assembly) -> Vec<f64> {
     let (q, v) = (&a.initial.q, &a.initial.v);
     let zeros = (vec![0.0; q.len()], vec![0.0; a.initial.lambda.len()]);
-    let state = OutputState { q, v, a: &zeros.0, lambda: &zeros.1, t: a.initial.t, exchanged: EnergyFlow::default() };
+    let state = OutputState {
+        q,
+        v,
+        a: &zeros.0,
+        lambda: &zeros.1,
+        t: a.initial.t,
+        exchanged: EnergyFlow::default(),
+        drive_inputs: &a.system.inputs,
+    };
     let kinematic = |k: &OutputKind| match k {
         OutputKind::Point { order, .. }
         | OutputKind::Rotation { order, .. }

@@ -107,7 +107,15 @@ material = { E = 2.1e11, nu = 0.3, rho = 7850.0 }
         }
     }
     assert_eq!(7 * sys.bodies.len(), q.len(), "every coordinate is a body's or a node's");
-    let state = OutputState { q, v: &v, a: &v, lambda: &a.initial.lambda, t: 0.0, exchanged: EnergyFlow::default() };
+    let state = OutputState {
+        q,
+        v: &v,
+        a: &v,
+        lambda: &a.initial.lambda,
+        t: 0.0,
+        exchanged: EnergyFlow::default(),
+        drive_inputs: &sys.inputs,
+    };
     let l: [f64; 3] = std::array::from_fn(|k| a.outputs[k].eval(sys, &state));
     let kinetic = sys.energy(q, &v, 0.0).kinetic;
     let bodies = sys.bodies.len();

@@ -154,3 +154,52 @@ fn held_commands_are_followed_at_constant_speed_over_each_interval() {
     assert!(balance.abs() < 1e-4, "energy change - supplied: {balance:.3e} of the largest supplied");
     assert!(off_lines < 1e-9, "held commands vs lines with derivatives: {off_lines:.3e}");
 }
+
+/// A command set at a communication point moves no joint before a step takes it there, so the
+/// reported joint angle stays the joint's: the spatial angle (atan2, wrapped) is reported on
+/// the branch of the drive the state follows, not of the command just set (a probe read the
+/// slew angle 2 pi off after setting 3.5 rad, 1592 turns off after 1e4 rad, with no dependency
+/// declared). After the step the joint is at the command.
+#[test]
+fn a_command_set_between_steps_does_not_turn_the_reported_angle() {
+    let model = example("crane_3d");
+    let mut sim = simulation_with(&model, &[], |_| {});
+    sim.step_to(0.05).unwrap();
+    let before = output(&mut sim, "slew_angle");
+    for command in [3.5, -3.5, 1e4] {
+        sim.set_input(0, command).unwrap();
+        let read = output(&mut sim, "slew_angle");
+        assert_eq!(
+            read, before,
+            "command {command}: the slew angle read {read} rad before the step, {before} rad before"
+        );
+    }
+    sim.set_input(0, 3.5).unwrap();
+    sim.step_to(0.06).unwrap();
+    let after = output(&mut sim, "slew_angle");
+    assert!((after - 3.5).abs() < 1e-9, "after the step the slew angle is {after} rad, commanded 3.5 rad");
+}
+
+/// An interval that fails before its first internal step leaves the state it started from,
+/// also where starting it changed the state: a slew command jumped by 1e4 rad is ramped over
+/// the 10 ms interval (1e6 rad/s), the drive's projection gave the crane that speed, and the
+/// discarded step kept it (a probe read slew_rate 1e6 rad/s and 7.8e13 J as the last good
+/// state). Every output, the state and the time are those before the interval, bit for bit.
+#[test]
+fn a_failed_interval_leaves_the_state_before_it() {
+    let model = example("crane_3d");
+    let mut sim = simulation_with(&model, &[], |_| {});
+    sim.step_to(0.05).unwrap();
+    let good = sim.output_values().unwrap().to_vec();
+    let state = sim.state().clone();
+    sim.set_input(0, 1e4).unwrap();
+    sim.set_input(1, 1e4).unwrap();
+    assert!(sim.step_to(0.06).is_err(), "a jump of 1e4 rad in 10 ms fails");
+    assert_eq!(sim.time(), 0.05);
+    let s = sim.state();
+    assert!(s.q == state.q && s.v == state.v && s.exchanged == state.exchanged, "the state moved");
+    let after = sim.output_values().unwrap().to_vec();
+    for ((o, g), a) in sim.outputs().iter().zip(&good).zip(&after) {
+        assert_eq!(g.to_bits(), a.to_bits(), "{}: {g} before the interval, {a} after it failed", o.name);
+    }
+}
