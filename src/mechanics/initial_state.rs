@@ -131,8 +131,17 @@ pub fn consistent_initial_state(
             ));
         }
         if !violated_joints.is_empty() {
-            let moved = q.iter().zip(&q_given).fold(0.0f64, |d, (a, b)| d.max((a - b).abs()));
+            // The largest move of the coordinates of the joint's group (the groups are
+            // projected apart: another group's move is not this joint's, a probe).
+            let moved = |j: usize| {
+                let row = sys.joints[j].rows.start;
+                groups
+                    .iter()
+                    .find(|g| g.rows.contains(&row))
+                    .map_or(0.0, |g| g.coordinates.iter().fold(0.0f64, |d, &i| d.max((q[i] - q_given[i]).abs())))
+            };
             for (j, by) in violated_joints {
+                let moved = moved(j);
                 warnings.push(model.error(
                     joint_spans.get(j).cloned().unwrap_or(0..0),
                     format!(

@@ -48,6 +48,30 @@ fn line_of(text: &str, needle: &str) -> usize {
     text.lines().position(|l| l.contains(needle)).unwrap() + 1
 }
 
+/// Each joint's warning names the move of its own group's coordinates: an arm whose drive
+/// starts 0.1 rad from its drawn angle (its angle moves 0.1 rad, its centre 0.05 m) and,
+/// apart, a pendulum 1.0 m long drawn for a link of 1.2 m (its bob moves 0.2 m). Both
+/// warnings named the 0.2 m of the link (a probe written from the docs).
+#[test]
+fn each_violated_joint_names_the_move_of_its_own_group() {
+    let text = "[model]\nname = \"two\"\ngravity = [0.0, -9.81]\n\
+        [[rigid_bodies]]\nname = \"arm\"\nmass = 1.0\ninertia = 0.1\nposition = [0.5, 0.0]\n\
+        [[joints]]\nname = \"motor\"\ntype = \"revolute\"\nbody2 = \"arm\"\npoint = [0.0, 0.0]\ndrive = \"0.1 + t\"\n\
+        [[point_masses]]\nname = \"bob\"\nmass = 1.0\nposition = [3.0, -1.0]\n\
+        [[joints]]\nname = \"link\"\ntype = \"distance\"\npoint1 = [3.0, 0.0]\nbody2 = \"bob\"\nlength = 1.2\n";
+    let sim = simulation(text);
+    let warning = |name: &str| {
+        let line = line_of(text, &format!("name = \"{name}\""));
+        sim.warnings().iter().find(|w| w.line == line).map(|w| w.message.clone()).unwrap_or_default()
+    };
+    let (motor, link) = (warning("motor"), warning("link"));
+    assert!(
+        motor.contains("by 1.000e-1 (m or rad)") && motor.contains("the largest coordinate by 1.000e-1"),
+        "{motor}"
+    );
+    assert!(link.contains("by 2.000e-1 (m or rad)") && link.contains("the largest coordinate by 2.000e-1"), "{link}");
+}
+
 #[test]
 fn a_drive_that_starts_elsewhere_moves_the_body_with_a_located_warning() {
     let theta0: f64 = 0.3;
