@@ -1428,7 +1428,7 @@ impl Simulation {
                     .zip(&self.static_scales)
                     .fold(0.0f64, |a, ((x, x0), s)| a.max((x - x0).abs() / s));
                 if moved <= NEAR_EQUILIBRIUM {
-                    Linearisation::Equilibrium { moved, unstable: self.equilibrium_instability() }
+                    Linearisation::Equilibrium { moved, unstable: self.equilibrium_stability().map(|s| s.unstable) }
                 } else {
                     self.state = initial;
                     self.settled = None;
@@ -1455,13 +1455,13 @@ impl Simulation {
         self.settled.as_ref().is_some_and(|(t, q, neutral)| *neutral && *t == self.state.t && *q == self.state.q)
     }
 
-    /// Whether the current state, a static equilibrium, is unstable: the number of admissible
-    /// directions in which its stiffness (elastic, geometric, of the loads and the
-    /// constraints) is negative (`analysis::modes::unstable_directions`); None if not
+    /// Whether the current state, a static equilibrium, is unstable or neutral: the numbers of
+    /// admissible directions in which its stiffness (elastic, geometric, of the loads and the
+    /// constraints) is negative, or zero (`analysis::modes::stability`); None if not
     /// determined (more than `STABILITY_CHECK_COORDINATES` coordinates).
-    pub fn equilibrium_instability(&self) -> Option<usize> {
+    pub fn equilibrium_stability(&self) -> Option<crate::analysis::modes::Stability> {
         let s = &self.state;
-        crate::analysis::modes::unstable_directions(&self.system, &s.q, &s.lambda, s.t)
+        crate::analysis::modes::stability(&self.system, &s.q, &s.lambda, s.t)
     }
 
     /// Quasi-static analysis: the static equilibrium g(q, t) + Phi_q^T lambda = 0,
@@ -1610,6 +1610,24 @@ impl Simulation {
                     halvings += 1;
                 }
                 Err(e) => {
+                    // An increment from a neutral equilibrium that converges at no halving: a
+                    // load along a direction nothing resists has no equilibrium (a free beam
+                    // under a growing end load was told to take smaller increments, a probe).
+                    let neutral = matches!(e, StaticsError::NotConverged(_))
+                        && halvings == STATIC_HALVINGS
+                        && (self.equilibrium_is_neutral()
+                            || crate::analysis::modes::stability(&self.system, &q_reached, &lambda_reached, reached)
+                                .is_some_and(|s| s.neutral > 0));
+                    let neutral = if neutral {
+                        format!(
+                            "; the equilibrium at t = {} it starts from is neutral (the model can move in some \
+                             direction without any force: a free body, a mechanism), and a load along such a \
+                             direction has no static equilibrium: hold it with a joint, a spring or a support",
+                            Compact(reached)
+                        )
+                    } else {
+                        String::new()
+                    };
                     let tried = if halvings > 0 {
                         format!(
                             " (the increment halved {halvings} times, to {increment:.3e} from t = {})",
@@ -1620,7 +1638,7 @@ impl Simulation {
                     };
                     let contact =
                         if lifted { " (after a contact lifted off: its force would have pulled)" } else { "" };
-                    break Err(format!("static equilibrium at t = {}: {e}{tried}{contact}", Compact(target)));
+                    break Err(format!("static equilibrium at t = {}: {e}{tried}{contact}{neutral}", Compact(target)));
                 }
             }
         };

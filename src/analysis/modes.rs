@@ -225,6 +225,24 @@ pub const STABILITY_CHECK_COORDINATES: usize = 400;
 /// pair from M = 0.8 * 2 pi EI / L, its real part negative at M = 2 pi EI / L) is not counted. None if not determined (more than
 /// STABILITY_CHECK_COORDINATES coordinates, or a mass matrix that is not positive definite).
 pub fn unstable_directions(sys: &dyn Dynamics, q: &[f64], lambda: &[f64], t: f64) -> Option<usize> {
+    stability(sys, q, lambda, t).map(|s| s.unstable)
+}
+
+/// How an equilibrium responds to a disturbance, counted in admissible directions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stability {
+    /// Of negative stiffness (`unstable_directions`).
+    pub unstable: usize,
+    /// Of no stiffness: omega^2 within the round-off `natural_frequencies` prints as 0 (a free
+    /// body's rigid motions, a mechanism its loads do not move). The static Newton iteration
+    /// finds such a tangent singular only where it is exactly so (a ball on a frictionless
+    /// floor); a free flexible beam's rigid motions leave round-off pivots.
+    pub neutral: usize,
+}
+
+/// `unstable_directions` and the neutral directions, from one eigenproblem. None where
+/// `unstable_directions` is.
+pub fn stability(sys: &dyn Dynamics, q: &[f64], lambda: &[f64], t: f64) -> Option<Stability> {
     let n = sys.coordinates();
     if n > STABILITY_CHECK_COORDINATES {
         return None;
@@ -252,7 +270,9 @@ pub fn unstable_directions(sys: &dyn Dynamics, q: &[f64], lambda: &[f64], t: f64
     // about 1e12) until 3.5 % past its load (a probe), while `modes` showed it.
     let within = w2.iter().filter(|x| x.re < 0.0 && x.re >= -bound && x.im.abs() <= bound);
     let floor = roundoff_frequency_squared(w2.len(), largest);
-    Some(beyond + within.filter(|x| shows_negative(&a, x.re, floor)).count())
+    let unstable = beyond + within.filter(|x| shows_negative(&a, x.re, floor)).count();
+    let neutral = w2.iter().filter(|x| x.re.hypot(x.im) <= floor).count();
+    Some(Stability { unstable, neutral })
 }
 
 /// Whether inverse iteration on A shifted by `shift` (an eigenvalue estimate) finds an

@@ -72,7 +72,8 @@ pub fn run(args: StaticsArgs) -> Result<()> {
         csv.write_row(&mut sim)?;
         // An unstable equilibrium is an answer, but not the one a user drawing a model near
         // it expects: said once where the rows become unstable, and where they stop being so.
-        let now = sim.equilibrium_instability();
+        let stability = sim.equilibrium_stability();
+        let now = stability.map(|s| s.unstable);
         match (unstable, now) {
             (false, Some(k)) if k > 0 => eprintln!(
                 "warning: the static equilibrium at t = {} is unstable ({k} admissible direction{} of negative \
@@ -86,7 +87,7 @@ pub fn run(args: StaticsArgs) -> Result<()> {
             _ => {}
         }
         unstable = now.is_some_and(|k| k > 0) || (unstable && now.is_none());
-        if sim.equilibrium_is_neutral() && !neutral {
+        if (sim.equilibrium_is_neutral() || stability.is_some_and(|s| s.neutral > 0)) && !neutral {
             eprintln!(
                 "warning: the static equilibrium at t = {} is neutral: the forces balance, but the model can move \
                  in some direction without any force (a free body, a ball on a frictionless floor, a mechanism its \
