@@ -58,7 +58,7 @@ pub fn run(args: StaticsArgs) -> Result<()> {
     let signals = input_signals(&sim, &args.inputs)?;
     let mut csv = OutputsCsv::create(&args.output, &sim)?;
     let count = flexfmu::limits::output_intervals(start, stop, interval).map_err(anyhow::Error::msg)?;
-    let (mut iterations, mut unstable, mut neutral) = (0, false, false);
+    let (mut iterations, mut unstable, mut neutral, mut outside) = (0, false, false, false);
     for k in 0..=count {
         let t = if k == count { stop } else { start + k as f64 * interval };
         for (i, s) in &signals {
@@ -70,6 +70,13 @@ pub fn run(args: StaticsArgs) -> Result<()> {
             anyhow::anyhow!("{e}\n{} holds the equilibria up to the time before", args.output.display())
         })?;
         csv.write_row(&mut sim)?;
+        // As `simulate` tells it: an equilibrium beyond the elements' range (a plate's patches
+        // turned 0.3 rad against each other) is not the structure's (a probe's rolled plate
+        // stiffened silently, then stopped at a "limit point" that does not exist).
+        if !outside && let Some(why) = sim.outside_formulation() {
+            eprintln!("warning: the model left its elements' range {why}");
+            outside = true;
+        }
         // An unstable equilibrium is an answer, but not the one a user drawing a model near
         // it expects: said once where the rows become unstable, and where they stop being so.
         let stability = sim.equilibrium_stability();

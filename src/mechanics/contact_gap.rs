@@ -65,6 +65,24 @@ pub enum ContactGap {
 }
 
 impl ContactGap {
+    /// Whether s is the distance between two centres (circles, spheres): a penetration beyond
+    /// the reach crosses them, and the normal turns over. Against a plane it cannot (the plane
+    /// pushes along its normal at any depth).
+    pub fn is_centre_distance(&self) -> bool {
+        match self {
+            ContactGap::Measure(m) => matches!(
+                &m.kind,
+                MeasureKind::Distance
+                    | MeasureKind::Spatial(crate::mechanics::spatial_kinematics::SpatialMeasure {
+                        kind: crate::mechanics::spatial_kinematics::SpatialKind::Distance,
+                        ..
+                    })
+            ),
+            ContactGap::FloatingTip { target, .. } => matches!(target, GroundShape::Circle { .. }),
+            ContactGap::FloatingJoint { .. } => false,
+        }
+    }
+
     pub fn floating_tip(tip: FloatingFramePoint, target: GroundShape) -> Self {
         let dofs = (tip.first..tip.first + tip.coordinates()).collect();
         ContactGap::FloatingTip { tip, target, dofs }

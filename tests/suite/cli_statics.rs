@@ -758,6 +758,22 @@ fn a_free_beam_is_neutral_and_has_no_equilibrium_under_a_load() {
     }
 }
 
+/// An equilibrium beyond the elements' range is told as `simulate` tells it: a discrete plate
+/// (geometrically linear) clamped at one edge and rolled by end moments turns its patches past
+/// 0.3 rad at the row t = 0.4, and its stiffening beyond went silent (a probe's plate then
+/// stopped at a "limit point" that does not exist). Once, at that row.
+#[test]
+fn an_equilibrium_beyond_the_elements_range_is_told() {
+    let (ok, err, _, rows) = statics_of(
+        "[model]\nname = \"cant_moment\"\ndimension = 3\n\n[parameters]\na = { value = 1.0 }\nh = { value = 0.01 }\nE = { value = 210000000000.0 }\nnu = { value = 0.3 }\nrho = { value = 7850.0 }\nM = { value = 19230.77 }\n\n[[plates]]\nname = \"pl\"\nsize = [\"a\", \"a\"]\nthickness = \"h\"\nmaterial = { E = \"E\", nu = \"nu\", rho = \"rho\" }\norigin = [0, 0, 0]\nmesh = [8, 4]\nbodies = [4, 2]\nclamped = [\"x_min\"]\n\n[[loads]]\ntype = \"torque\"\nbody = \"pl.body[3][0]\"\ndirection = [0.0, -1.0, 0.0]\nvalue = \"M*t/2\"\n[[loads]]\ntype = \"torque\"\nbody = \"pl.body[3][1]\"\ndirection = [0.0, -1.0, 0.0]\nvalue = \"M*t/2\"\n[[outputs]]\nname = \"p\"\nquantity = \"pitch\"\nbody = \"pl.body[3][0]\"\n",
+        &["--stop-time", "0.6", "--output-interval", "0.1"],
+    );
+    assert!(ok, "{err}");
+    assert_eq!(rows.len(), 7);
+    assert_eq!(err.matches("left its elements' range").count(), 1, "{err}");
+    assert!(err.contains("the model left its elements' range at t = 0.4, "), "{err}");
+}
+
 /// A spatial cantilever rolled into a circle by an end moment growing to 2 pi EI / L, about z
 /// and about y: at each row the supplied work equals the strain energy M^2 L / (2 EI) (the
 /// moment is linear in the tip's turn, so the rule is exact if the turn is): the work counted

@@ -174,6 +174,27 @@ fn snapshot_inside_an_impact_restores_the_impact_speed() {
     println!("restored mid-impact run equals the original at t = 0.6: {first:?}");
 }
 
+/// A ball drawn touching its floor (penetration exactly 0) is not yet in contact: no force,
+/// `contact_state` 0 and no impact recorded (`impact_time` -1; it showed an onset at t = 0
+/// with the contact open, a probe). Once it settles in, the onset is the first step's time.
+#[test]
+fn a_ball_drawn_touching_has_no_impact_before_it_presses() {
+    let text = std::fs::read_to_string(model_path("ball_drop")).unwrap().replacen(
+        "h0 = { value = 0.5,",
+        "h0 = { value = 0.0,",
+        1,
+    ) + "[[outputs]]\nname = \"onset\"\nquantity = \"impact_time\"\ncontact = \"floor\"\n";
+    assert!(text.contains("h0 = { value = 0.0,"));
+    let model = Model::parse(&text, "touching.toml").unwrap();
+    let mut sim = simulation_with(&model, &[], |_| {});
+    sim.step_to(0.0).unwrap();
+    let at_start = ["penetration", "contact_state", "onset"].map(|o| output(&mut sim, o));
+    assert_eq!(at_start, [0.0, 0.0, -1.0]);
+    sim.step_to(1e-3).unwrap();
+    let later = ["penetration", "contact_state", "onset"].map(|o| output(&mut sim, o));
+    assert!(later[0] > 0.0 && later[1] == 1.0 && later[2] > 0.0 && later[2] <= 1e-3, "{later:?}");
+}
+
 #[test]
 fn bad_contacts_are_located_errors() {
     let text = std::fs::read_to_string(model_path("ball_drop")).unwrap();
@@ -202,6 +223,13 @@ fn bad_contacts_are_located_errors() {
         assert!(err.to_string().contains(message), "{err}");
         assert_eq!(err.line, line, "{err}");
     }
+    // A circle on ground without its centre is told the key the entry takes (a probe was told
+    // `point`, a joint's key; a contact's is point1).
+    let circles = "[model]\nname = \"c\"\n[[point_masses]]\nname = \"b\"\nmass = 1.0\nposition = [1.0, 0.0]\n\
+        [[contacts]]\nname = \"c\"\ntype = \"circle_circle\"\nbody1 = \"ground\"\nradius1 = 0.1\n\
+        body2 = \"b\"\nradius2 = 0.1\nstiffness = 1e7\nrestitution = 0.9\n";
+    let err = common::sim::parse_and_assemble(circles, "c.toml").unwrap_err();
+    assert!(err.to_string().contains("`point1` for `body1`") && err.line == 10, "{err}");
 }
 
 /// A force contact drawn deeper than a tenth of its radius is warned of, at the contact: its

@@ -206,9 +206,30 @@ fn an_impact_beyond_the_radii_is_told() {
     let depth: f64 = message.split("a penetration of ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
     assert!((depth - 0.2044).abs() < 2e-4, "{message}");
     assert!(
-        message.starts_with("contact 'hit': the impact at t = ") && message.contains("more than the radii (0.02 m)"),
+        message.starts_with("contact 'hit': the impact at t = ")
+            && message.contains("more than the radii (0.02 m): the bodies pass through each other"),
         "{message}"
     );
+}
+
+/// Against a plane the same overrun does not pass the ball through: the plane pushes along its
+/// normal at any depth, and the ball comes back (a probe's ball at 200 m/s rebounded and was
+/// told it had passed through). models/ball_drop.toml with K = 1e3 stores the 3.13 m/s impact
+/// at delta* = (2.5 m v^2 / 2K)^0.4 = 0.172 m against r = 0.05 m; with e = 1 it leaves upwards
+/// (the impact lasts about 0.16 s from 0.32 s).
+#[test]
+fn an_impact_beyond_the_radius_against_a_plane_is_told_without_passing_through() {
+    let model = example("ball_drop");
+    let mut sim = simulation_with(&model, &[("K", 1e3), ("e", 1.0)], |_| {});
+    sim.step_to(0.6).unwrap();
+    let message = sim.contact_overrun().expect("told");
+    println!("{message}");
+    assert!(
+        message.contains("the centre passes the plane's surface") && !message.contains("pass through"),
+        "{message}"
+    );
+    let vy = crate::common::sim::output(&mut sim, "vy");
+    assert!(vy > 0.0, "the ball left the floor upwards, vy = {vy}");
 }
 
 /// A snapshot inside an impact (the cradle at 12.5 ms, between two 1 ms outputs of the first

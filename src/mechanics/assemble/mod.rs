@@ -106,7 +106,7 @@ impl Builder<'_> {
         Ok(match self.body(body)? {
             None => match p {
                 Some(p) => Anchor::Ground { p },
-                None => return Err(self.err(body.span(), "a point on ground needs `point = [x, y]`".into())),
+                None => return Err(self.err(body.span(), "a point on ground needs its global position [x, y]: `point`, or `point1` for `body1` and `point2` for `body2` where the entry has both (springs, contacts, distance joints)".into())),
             },
             Some(b) if !b.info.rotates => {
                 if let Some(p) = p {

@@ -283,7 +283,9 @@ impl Contact {
     pub fn record(&mut self, q: &[f64], v: &[f64], t: f64) {
         let (delta, rate) = self.geometry(q, v);
         let m = &mut self.memory;
-        if delta < 0.0 {
+        // Touching (delta = 0) is not yet in contact, as the law and `contact_state` have it: a
+        // ball drawn touching its floor showed an impact at t = 0 with the contact open (a probe).
+        if delta <= 0.0 {
             m.impact = f64::NAN;
             m.approach = rate;
             m.duration = f64::NAN;
@@ -426,10 +428,17 @@ impl Element for Contact {
     fn impact_warning(&self) -> Option<String> {
         let Overrun { t, depth, speed } = self.overrun?;
         let name = if self.name.is_empty() { "a contact".to_string() } else { format!("contact '{}'", self.name) };
+        // Two centres cross each other; a centre below a plane is still pushed back out (a
+        // probe's ball at 200 m/s rebounded and was told it had passed through).
+        let outcome = if self.gap.is_centre_distance() {
+            "the bodies pass through each other"
+        } else {
+            "the centre passes the plane's surface, and the rebound is the law's far outside its range"
+        };
         Some(format!(
             "{name}: the impact at t = {t:.4e} at {speed:.4e} m/s needs a penetration of {depth:.4e} m to stop with \
-             this stiffness, more than the radii ({} m): the bodies pass through each other (Hertz's law holds for \
-             penetrations small against the radii); raise `stiffness` or use method = \"constraint\"",
+             this stiffness, more than the radii ({} m): {outcome} (Hertz's law holds for penetrations small against \
+             the radii); raise `stiffness` or use method = \"constraint\"",
             Compact(self.reach)
         ))
     }
