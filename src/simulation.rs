@@ -1486,6 +1486,10 @@ impl Simulation {
         /// (Lee's frame driven past its snap-back moved by 0.27 of its length within 1e-3 of
         /// the imposed displacement, silently: a probe).
         const STATIC_JUMP: f64 = 0.05;
+        /// A move at most this fraction of the one before the increment was halved shrinks
+        /// with it: the path is smooth there (a move proportional to the increment halves).
+        const JUMP_SHRINK: f64 = 0.75;
+        const JUMP_GROWTH: f64 = 2.0;
         /// Rounds of contacts switched at one time (each re-solves the equilibrium).
         const STATIC_CONTACT_ROUNDS: usize = 16;
         let s = &self.state;
@@ -1537,6 +1541,10 @@ impl Simulation {
         let mut modes = History::default();
         self.system.history_into(&mut modes);
         let (mut switches, mut lifted) = (0, false);
+        // The move of the attempt before the last halving, if that halving was for a jump.
+        let mut jump_halved: Option<f64> = None;
+        // The increment and move of the last increment taken.
+        let mut last_move: Option<(f64, f64)> = None;
         let depth = self.settings.tolerance * self.stepper.workspace.model_length();
         let solved = loop {
             let target = if halvings == 0 { t } else { (reached + increment).min(t) };
@@ -1555,15 +1563,27 @@ impl Simulation {
                     } else {
                         0.0
                     };
-                    let jumped = moved > STATIC_JUMP;
+                    // A move that halved with the increment (to within JUMP_SHRINK), or that is
+                    // at most JUMP_GROWTH times the last increment's of the same size, is the
+                    // path's own, however long: a spun-up hub turns 0.05 rad in 1/1024 of a 20 s
+                    // interval, and was told it had snapped through (a probe). A jump's move
+                    // stays as the increment shrinks, and stands out from the moves before.
+                    let smooth = jump_halved.is_some_and(|before: f64| moved <= JUMP_SHRINK * before)
+                        || last_move.is_some_and(|(size, before): (f64, f64)| {
+                            size == increment && moved <= JUMP_GROWTH * before
+                        });
+                    let jumped = moved > STATIC_JUMP && !smooth;
                     if halvings < STATIC_HALVINGS
                         && (jumped || (stable && unstable_at(&self.system, &q, &lambda, target)))
                     {
+                        jump_halved = jumped.then_some(moved);
                         (q, lambda) = (q0, lambda0);
                         increment *= 0.5;
                         halvings += 1;
                         continue;
                     }
+                    jump_halved = None;
+                    last_move = Some((increment, moved));
                     if jumped {
                         break Err(format!(
                             "static equilibrium at t = {}: the equilibrium moved by {moved:.2} (in model lengths or \

@@ -27,6 +27,9 @@ pub struct ModesArgs {
     pub time: Option<f64>,
 }
 
+/// Velocities (m/s, rad/s) up to this are no motion for the note on the modes at rest.
+const MOVING: f64 = 1e-9;
+
 pub fn run(args: ModesArgs) -> Result<()> {
     let model = Model::load(&args.model)?;
     let params = super::simulate::parameter_values(&model, &args.set)?;
@@ -34,18 +37,16 @@ pub fn run(args: ModesArgs) -> Result<()> {
     let experiment = Experiment::from_model(&model, &params)?;
     let mut sim = Simulation::new(&model, &params, settings, experiment.start_time)?;
     super::print_warnings(sim.assembly_warnings());
-    // The modes are those at rest: a model that starts moving (a hub driven at a constant
-    // speed) loses the stiffening of its motion, which a probe's spinning blade missed
-    // silently (5.59 Hz printed for 8.7 Hz at 35 rad/s).
-    let moving = sim.state().v.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-    if moving > 0.0 {
-        eprintln!(
-            "note: the model moves at its start time (velocities up to {}): the modes are linearised at rest, \
-             without what its motion adds (the centrifugal stiffening of a spinning beam, gyroscopic coupling); \
-             `simulate` with a small disturbance shows the frequencies in motion",
-            Compact(moving)
-        );
-    }
+    // The modes are those at rest: a model that moves at the time they are linearised at (a
+    // hub driven at a constant speed) loses the stiffening of its motion, which a probe's
+    // spinning blade missed silently (5.59 Hz printed for 8.7 Hz at 35 rad/s). Its velocities
+    // at the start time, its drives' rates at a later one.
+    let moving = |sim: &Simulation, t: f64| {
+        let drives = sim.system().largest_drive_rate(t);
+        if t == experiment.start_time { sim.state().v.iter().fold(drives, |m, v| m.max(v.abs())) } else { drives }
+    };
+    let at = args.time.unwrap_or(experiment.start_time);
+    let speed = moving(&sim, at);
     // Loads that grow with t (a ramp to the load of interest): the equilibrium at that time,
     // followed from the start (a probe set the start time to a parameter instead).
     if let Some(t) = args.time.filter(|&t| t != experiment.start_time) {
@@ -59,6 +60,16 @@ pub fn run(args: ModesArgs) -> Result<()> {
         sim.settle_static(t).map_err(|e| anyhow::anyhow!("--time {}: {e}", Compact(t)))?;
     }
     let (freqs, about) = sim.modes_at_equilibrium().map_err(anyhow::Error::msg)?;
+    // Rates far below any motion that stiffens (round-off of a drive's expression) are none.
+    if speed > MOVING {
+        eprintln!(
+            "note: the model moves at t = {} (velocities up to {}): the modes are linearised at rest, without \
+             what its motion adds (the centrifugal stiffening of a spinning beam, gyroscopic coupling); \
+             `simulate` with a small disturbance shows the frequencies in motion",
+            Compact(at),
+            Compact(speed)
+        );
+    }
     match about {
         Linearisation::Initial { reason } => eprintln!(
             "note: no static equilibrium found near the initial configuration ({reason}); the modes are linearised \

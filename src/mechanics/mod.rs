@@ -538,6 +538,14 @@ impl System {
     }
 
     /// Kinetic and potential (gravity + springs + strain) energy.
+    /// The largest |rate| a drive prescribes at time t (m/s or rad/s, with the current inputs
+    /// and their rates); 0 without drives.
+    pub fn largest_drive_rate(&self, t: f64) -> f64 {
+        self.drive_rows
+            .iter()
+            .fold(0.0f64, |m, &r| m.max(self.constraints[r].prescribed(t, &self.inputs, &self.input_rates)[1].abs()))
+    }
+
     pub fn energy(&self, q: &[f64], v: &[f64], t: f64) -> Energy {
         self.energy_with_inputs(q, v, t, &self.inputs)
     }

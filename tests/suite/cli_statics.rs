@@ -774,6 +774,29 @@ fn an_equilibrium_beyond_the_elements_range_is_told() {
     assert!(err.contains("the model left its elements' range at t = 0.4, "), "{err}");
 }
 
+/// A driven hub carrying an unstressed beam (models/spin_up.toml, the hub turned 50 rad by
+/// t = 20 s) in one output interval of 20 s: the increments turn it 0.05 rad at 1/1024 of the
+/// interval, a move that is the path's own (each about the one before), and the row at 20 s is
+/// the one 41 rows of 0.5 s reach. It stopped at t = 8.59 as "a snap-through" (a probe).
+#[test]
+fn a_long_interval_of_a_driven_model_is_no_snap_through() {
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/spin_up.toml");
+    let model = model.to_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let run = |interval: &str| {
+        statics(
+            &[model, "--stop-time", "20", "--output-interval", interval],
+            &dir.path().join(format!("{interval}.csv")),
+        )
+    };
+    let ((ok, err, _, long), (ok_fine, err_fine, _, fine)) = (run("20"), run("0.5"));
+    assert!(ok && ok_fine, "{err}\n{err_fine}");
+    assert_eq!((long.len(), fine.len()), (2, 41));
+    let (a, b) = (&long[1], &fine[40]);
+    println!("20 s in one interval: {a:?}\nin 40: {b:?}");
+    assert!(a.iter().zip(b).all(|(x, y)| (x - y).abs() <= 1e-9 * (1.0 + y.abs())), "{a:?} against {b:?}");
+}
+
 /// A spatial cantilever rolled into a circle by an end moment growing to 2 pi EI / L, about z
 /// and about y: at each row the supplied work equals the strain energy M^2 L / (2 EI) (the
 /// moment is linear in the tip's turn, so the rule is exact if the turn is): the work counted

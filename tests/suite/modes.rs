@@ -188,7 +188,9 @@ section = { EA = 1e7, GA = 1e9, EI = 100.0, mass_per_length = 1.0, rotary_inerti
 
 /// A model that starts moving is linearised at rest, without the stiffening of its motion, and
 /// stderr says so (a probe's blade on a hub driven at 35 rad/s printed its 5.59 Hz at rest
-/// without a word); the same model at rest (the drive holding the hub) has no note.
+/// without a word); the same model at rest (the drive holding the hub) has no note. At a later
+/// `--time` the drives' rates there count (models/spin_up.toml: at rest at t = 0, 3.8 rad/s at
+/// t = 12).
 #[test]
 fn a_model_that_starts_moving_is_told_its_modes_are_at_rest() {
     let text = |speed: f64| {
@@ -203,13 +205,34 @@ fn a_model_that_starts_moving_is_told_its_modes_are_at_rest() {
     };
     let (ok, err, moving) = modes_command(&text(35.0), 1);
     assert!(ok, "{err}");
-    assert!(err.contains("the model moves at its start time (velocities up to 35)"), "{err}");
+    assert!(err.contains("the model moves at t = 0 (velocities up to 35)"), "{err}");
     let (ok, err, at_rest) = modes_command(&text(0.0), 1);
+    assert!(ok && err.is_empty(), "{err}");
+    // A rate of round-off is no motion (a probe's 1e-14 rad/s was told).
+    let (ok, err, _) = modes_command(&text(1e-14), 1);
     assert!(ok && err.is_empty(), "{err}");
     // The clamped blade's first bending frequency, 1.875104^2 sqrt(EI / m) / (2 pi L^2).
     let want = 1.875104068711961f64.powi(2) * 10.0 / (2.0 * PI);
     assert!((at_rest[0] / want - 1.0).abs() < 1e-3, "{at_rest:?} against {want}");
     assert_eq!(moving, at_rest);
+    let spin_up = crate::common::sim::model_path("spin_up");
+    let note = |extra: &[&str]| {
+        let o = std::process::Command::new(crate::common::cli::EXE)
+            .arg("modes")
+            .arg(&spin_up)
+            .args(["--count", "1"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(o.status.success());
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    assert!(!note(&[]).contains("moves"), "{}", note(&[]));
+    assert!(
+        note(&["--time", "12"]).contains("the model moves at t = 12 (velocities up to 3.8"),
+        "{}",
+        note(&["--time", "12"])
+    );
 }
 
 /// An unstable direction prints as a negative number, minus its rate of divergence over 2 pi,
