@@ -32,7 +32,9 @@ pub enum StructuralError {
     #[error("no master DOFs given")]
     NoMasters,
     #[error(
-        "K_ss (stiffness of the slave DOFs) is singular: slave DOF {0} is not restrained once the masters are fixed"
+        "the stiffness condensed onto the patch bodies is singular: mesh degree of freedom {0} is held by nothing \
+         once the patches are (Guyan's K_ss is singular; for a plate, its mesh and patches do not fit, or it is too \
+         thin for its bending stiffness to count beside the rest)"
     )]
     SingularSlaveStiffness(usize),
     #[error("the mass matrix is not positive definite")]

@@ -412,3 +412,62 @@ body = "plate.body[3][0]"
         }
     }
 }
+
+/// A plate clamped on all four edges under a central load (3 x 3 patches, steel, 1 m, 10 mm):
+/// the linear element's deflection 0.00560 P a^2 / D (Timoshenko & Woinowsky-Krieger) is the
+/// plate's while it stays small against the thickness; beyond 0.3 thicknesses the membrane
+/// force of the stretched mid-surface (left out) stiffens it, and the state is told to be
+/// outside the element's range (a probe's plate at 6.6 thicknesses passed silently). A
+/// cantilever plate (one clamped edge: nothing holds it in its plane) at the same deflection
+/// is not told.
+#[test]
+fn a_plate_clamped_on_opposite_edges_deflected_beyond_its_thickness_is_told() {
+    let text = |clamped: &str| {
+        format!(
+            "[model]\nname = \"cccc\"\ndimension = 3\n[parameters]\nP = 1000.0\n\
+             [[plates]]\nname = \"pl\"\nsize = [1.0, 1.0]\nthickness = 0.01\n\
+             material = {{ E = 2.1e11, nu = 0.3, rho = 7850.0 }}\nmesh = [6, 6]\nbodies = [3, 3]\nclamped = {clamped}\n\
+             [[loads]]\ntype = \"force\"\nbody = \"pl.body[1][1]\"\ndirection = [0.0, 0.0, -1.0]\nvalue = \"P\"\n\
+             [[outputs]]\nname = \"w\"\nquantity = \"z\"\nbody = \"pl.body[1][1]\"\n"
+        )
+    };
+    let settled = |clamped: &str, p: f64| {
+        let model = Model::parse(&text(clamped), "cccc.toml").unwrap();
+        let mut sim = simulation(&model, &[("P", p)]);
+        sim.settle_static(0.0).unwrap();
+        (-common::sim::output(&mut sim, "w"), sim.outside_formulation())
+    };
+    let all = "[\"x_min\", \"x_max\", \"y_min\", \"y_max\"]";
+    let d = 2.1e11 * 0.01f64.powi(3) / (12.0 * (1.0 - 0.09));
+    let (small, told) = settled(all, 1000.0);
+    println!("P = 1 kN: w = {small:.4e} m (thin-plate theory {:.4e} m), {told:?}", 0.0056 * 1000.0 / d);
+    assert!(told.is_none(), "{told:?}");
+    assert!((small / (0.0056 * 1000.0 / d) - 1.0).abs() < 0.1, "{small}");
+    // Linear: w proportional to P, so P = 2e4 N deflects 20 times as far (5.5 mm, 0.55 h).
+    let (large, told) = settled(all, 2e4);
+    let told = told.expect("told");
+    println!("P = 20 kN: w = {large:.4e} m: {told}");
+    assert!((large / small / 20.0 - 1.0).abs() < 1e-9 && large > 0.3 * 0.01, "{large}");
+    assert!(told.contains("times its thickness: held in its plane by clamps on opposite edges"), "{told}");
+    let (cantilever, told) = settled("[\"x_min\"]", 2e3);
+    assert!(cantilever > 0.3 * 0.01 && told.is_none(), "{cantilever}: {told:?}");
+}
+
+/// A plate's thickness is between 1e-6 and 1/2 of its smaller side (a probe's 1e-9 m plate
+/// failed in the condensation's words, K_ss singular; 2 m on a 1 m plate passed), and an edge
+/// clamped twice is a located error.
+#[test]
+fn a_plate_thinner_than_a_foil_or_thicker_than_a_block_is_refused() {
+    let text = std::fs::read_to_string(common::sim::model_path("plate_discrete")).unwrap();
+    let thickness = text.lines().find(|l| l.starts_with("thickness = ")).unwrap().to_string();
+    for (to, message) in [
+        ("thickness = 1e-9", "a plate's thickness is between 1e-6 and 1/2 of its sides"),
+        ("thickness = 100.0", "a plate's thickness is between 1e-6 and 1/2 of its sides"),
+    ] {
+        let (err, line) = common::sim::refused(&text, "plate.toml", &thickness, to);
+        assert!(err.to_string().contains(message) && err.line == line, "{err}");
+    }
+    let clamped = text.lines().find(|l| l.starts_with("clamped = ")).unwrap().to_string();
+    let (err, _) = common::sim::refused(&text, "plate.toml", &clamped, "clamped = [\"x_min\", \"x_min\"]");
+    assert!(err.to_string().contains("edge 'x_min' is clamped twice"), "{err}");
+}

@@ -37,6 +37,12 @@ use crate::mechanics::elements::{Element, Energy, Kin};
 /// within the element's formulation (`Element::outside_formulation`).
 const ROTATION_LIMIT: f64 = 0.3;
 
+/// Deflections of a plate clamped on opposite edges beyond this fraction of its thickness: the
+/// membrane force its stretching brings stiffens it by about 5 % there (a clamped circular
+/// plate, Timoshenko & Woinowsky-Krieger 1959, sec. 97: q ~ (w/h)(1 + 0.488 (w/h)^2)), which
+/// the linear element leaves out.
+const MEMBRANE_LIMIT: f64 = 0.3;
+
 /// Second-order truncated Taylor number over N variables: value, gradient, Hessian (M = N),
 /// or value and gradient only (M = 0, for forces, which need no Hessian).
 #[derive(Clone, Copy)]
@@ -267,6 +273,10 @@ pub struct MultiPointForce {
     pub free_values: Vec<f64>,
     /// f0 of eq. 12: preload on the members at x = l (6n; zero by default).
     pub preload: Vec<f64>,
+    /// A plate held in its plane by clamps on opposite edges (reference: ground), its
+    /// thickness: deflections beyond `MEMBRANE_LIMIT` of it stretch its mid-surface, a
+    /// stiffening the element (linear) leaves out (`outside_formulation`).
+    pub membrane_thickness: Option<f64>,
     scratch: Scratch,
 }
 
@@ -291,6 +301,7 @@ impl MultiPointForce {
             damping,
             free_values: Vec::new(),
             preload: Vec::new(),
+            membrane_thickness: None,
             scratch: Scratch::default(),
         };
         let mut ms = Vec::new();
@@ -511,12 +522,31 @@ impl Element for MultiPointForce {
                 })
                 .fold(0.0f64, f64::max)
         });
-        (turned > ROTATION_LIMIT).then(|| {
-            format!(
+        if turned > ROTATION_LIMIT {
+            return Some(format!(
                 "a patch turned {turned:.2} rad against the plate's reference: the discrete \
                  plate is geometrically linear (small rotations), and beyond about {ROTATION_LIMIT} rad its \
                  deflections are no longer the plate's (a cantilever's tip deflection more than 5 % above the \
                  elastica's)"
+            ));
+        }
+        // Clamped to ground on opposite edges: the out-of-plane (z) deflection against the
+        // thickness (a probe's clamped plate deflected 6.6 thicknesses, linearly, silently).
+        let h = self.membrane_thickness.filter(|_| self.reference.is_none())?;
+        let deflected = self.scratch.with(|ws| {
+            self.measures_into(q, false, &mut ws.measures);
+            ws.measures
+                .iter()
+                .enumerate()
+                .map(|(i, m)| (m.value[2] - self.free_values[6 * i + 2]).abs())
+                .fold(0.0, f64::max)
+        });
+        (deflected > MEMBRANE_LIMIT * h).then(|| {
+            format!(
+                "the plate deflected {deflected:.3e} m, {:.2} times its thickness: held in its plane by clamps on \
+                 opposite edges, it stretches its mid-surface, and the membrane force stiffens it (about 5 % at \
+                 {MEMBRANE_LIMIT} thicknesses), which the discrete plate (geometrically linear) leaves out",
+                deflected / h
             )
         })
     }
