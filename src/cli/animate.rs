@@ -114,6 +114,9 @@ html, body {{ margin: 0; height: 100%; overflow: hidden; font: 14px sans-serif; 
 }
 
 pub fn run(args: AnimateArgs) -> Result<()> {
+    let read: Vec<(&str, &std::path::Path)> =
+        args.inputs.iter().map(|p| ("an input of animate", p.as_path())).collect();
+    super::outputs_apart_from(&read, &[("-o", Some(&args.output))])?;
     let (model, states_path) = match args.inputs.as_slice() {
         [one] if is_model(one) => (Some(one), None),
         [one] => (None, Some(one)),

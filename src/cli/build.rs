@@ -62,6 +62,9 @@ fn fmu_binary(explicit: Option<&PathBuf>) -> Result<std::borrow::Cow<'static, [u
 }
 
 pub fn build(args: BuildArgs) -> Result<()> {
+    let mut read: Vec<(&str, &std::path::Path)> = vec![("the model file", &args.model)];
+    read.extend(args.binary.as_deref().map(|b| ("the --binary library", b)));
+    super::outputs_apart_from(&read, &[("-o", Some(&args.output))])?;
     let model = Model::load(&args.model)?;
     let binary = fmu_binary(args.binary.as_ref())?;
     build_fmu_version(&model, &binary, &args.output, args.fmi_version)?;

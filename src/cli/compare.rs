@@ -144,6 +144,7 @@ fn settings_for(base: &SolverSettings, model: &Model, method: Method, rho_inf: f
 }
 
 pub fn run(args: CompareArgs) -> Result<()> {
+    super::distinct_outputs(&args.model, &[("-o", args.output.as_deref())])?;
     let model = Model::load(&args.model)?;
     let params = super::simulate::parameter_values(&model, &args.set)?;
     let mut base = SolverSettings::from_model(&model, &params)?;

@@ -31,15 +31,25 @@ pub fn declared<S: AsRef<str>>(names: &[S]) -> String {
 /// m.toml` replaced the model by the results without a word). Paths that exist are compared as
 /// files (through links and `..`); the others by their text.
 pub fn distinct_outputs(model: &std::path::Path, outputs: &[(&str, Option<&std::path::Path>)]) -> anyhow::Result<()> {
+    outputs_apart_from(&[("the model file", model)], outputs)
+}
+
+/// `distinct_outputs` for a command that reads the files `inputs` (what each is, its path): no
+/// output may be one of them (a probe's `build m.toml -o m.toml`, `simulate -o in.csv --input
+/// u=in.csv`, `animate s.json -o s.json` overwrote what they read).
+pub fn outputs_apart_from(
+    inputs: &[(&str, &std::path::Path)],
+    outputs: &[(&str, Option<&std::path::Path>)],
+) -> anyhow::Result<()> {
     let same = |a: &std::path::Path, b: &std::path::Path| match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
         (Ok(a), Ok(b)) => a == b,
         _ => a == b,
     };
     let given: Vec<(&str, &std::path::Path)> = outputs.iter().filter_map(|(o, p)| p.map(|p| (*o, p))).collect();
     for (k, (option, path)) in given.iter().enumerate() {
-        if same(path, model) {
+        if let Some((what, _)) = inputs.iter().find(|(_, input)| same(path, input)) {
             anyhow::bail!(option_values::UsageError(format!(
-                "{option} {} is the model file: it would be overwritten",
+                "{option} {} is {what}: it would be overwritten",
                 path.display()
             )));
         }

@@ -148,6 +148,16 @@ pub fn parameter_values(model: &Model, sets: &[String]) -> Result<Vec<f64>> {
 }
 
 /// `--input NAME=VALUE|NAME=FILE.csv` options: (the input's index, its signal) each.
+/// The files among `--input NAME=VALUE|NAME=FILE` specs (the values that are no number).
+pub fn input_tables(specs: &[String]) -> Vec<std::path::PathBuf> {
+    specs
+        .iter()
+        .filter_map(|s| s.split_once('=').map(|(_, v)| v.trim()))
+        .filter(|v| v.parse::<f64>().is_err())
+        .map(std::path::PathBuf::from)
+        .collect()
+}
+
 pub fn input_signals(sim: &Simulation, specs: &[String]) -> Result<Vec<(usize, InputSignal)>> {
     let mut signals = Vec::new();
     for spec in specs {
@@ -384,8 +394,11 @@ fn step_along(sim: &mut Simulation, signals: &[(usize, InputSignal)], from: f64,
 }
 
 pub fn run(args: SimulateArgs) -> Result<()> {
-    super::distinct_outputs(
-        &args.model,
+    let tables = input_tables(&args.inputs);
+    let mut read: Vec<(&str, &Path)> = vec![("the model file", &args.model)];
+    read.extend(tables.iter().map(|p| ("an input table", p.as_path())));
+    super::outputs_apart_from(
+        &read,
         &[
             ("-o", Some(&args.output)),
             ("--states", args.states.as_deref()),

@@ -43,7 +43,10 @@ pub struct StaticsArgs {
 }
 
 pub fn run(args: StaticsArgs) -> Result<()> {
-    super::distinct_outputs(&args.model, &[("-o", Some(&args.output))])?;
+    let tables = super::simulate::input_tables(&args.inputs);
+    let mut read: Vec<(&str, &std::path::Path)> = vec![("the model file", &args.model)];
+    read.extend(tables.iter().map(|p| ("an input table", p.as_path())));
+    super::outputs_apart_from(&read, &[("-o", Some(&args.output))])?;
     let model = Model::load(&args.model)?;
     let params = parameter_values(&model, &args.set)?;
     let settings = SolverSettings::from_model(&model, &params)?;

@@ -149,7 +149,7 @@ impl Builder<'_> {
         Ok(match self.body(body)? {
             None => Anchor3::Ground {
                 p: p.ok_or_else(|| {
-                    self.model.error(body.span(), "a point on ground needs its global position [x, y, z]: `point`, or `point1` for `body1` and `point2` for `body2` where the entry has both (springs, contacts, distance joints)".into())
+                    self.model.error(body.span(), super::assemble::GROUND_POINT.replace("{xyz}", "[x, y, z]"))
                 })?,
             },
             Some(b) => {

@@ -394,4 +394,57 @@ fn outputs_that_would_overwrite_the_model_or_each_other_are_refused() {
     assert_eq!(o.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("is also given to -o"), "{stderr}");
     assert_eq!(std::fs::read_to_string(&model).unwrap(), text, "the model file is untouched");
+    // Nor what the other commands read: build's and compare's model, an input table, the
+    // states animate shows (a probe's build m.toml -o m.toml wrote the FMU over the model,
+    // simulate -o in.csv --input force=in.csv the results over the table).
+    let table = dir.path().join("force.csv");
+    std::fs::write(&table, "time,value\n0,0\n1,1\n").unwrap();
+    let input = format!("force={}", table.display());
+    let states = dir.path().join("s.json");
+    let o = Command::new(EXE)
+        .arg("simulate")
+        .arg(&model)
+        .arg("-o")
+        .arg(&csv)
+        .arg("--states")
+        .arg(&states)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let json = std::fs::read_to_string(&states).unwrap();
+    for (args, message) in [
+        (vec!["build".as_ref(), model.as_os_str(), "-o".as_ref(), model.as_os_str()], "is the model file"),
+        (vec!["compare".as_ref(), model.as_os_str(), "-o".as_ref(), model.as_os_str()], "is the model file"),
+        (
+            vec![
+                "simulate".as_ref(),
+                model.as_os_str(),
+                "-o".as_ref(),
+                table.as_os_str(),
+                "--input".as_ref(),
+                input.as_ref(),
+            ],
+            "is an input table",
+        ),
+        (
+            vec![
+                "statics".as_ref(),
+                model.as_os_str(),
+                "-o".as_ref(),
+                table.as_os_str(),
+                "--input".as_ref(),
+                input.as_ref(),
+            ],
+            "is an input table",
+        ),
+        (vec!["animate".as_ref(), states.as_os_str(), "-o".as_ref(), states.as_os_str()], "is an input of animate"),
+    ] {
+        let o = Command::new(EXE).args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+    }
+    assert_eq!(std::fs::read_to_string(&model).unwrap(), text, "the model file is untouched");
+    assert_eq!(std::fs::read_to_string(&table).unwrap(), "time,value\n0,0\n1,1\n", "the table is untouched");
+    assert_eq!(std::fs::read_to_string(&states).unwrap(), json, "the states file is untouched");
 }

@@ -65,6 +65,11 @@ struct Builder<'a> {
     bending_periods: Vec<BendingPeriod>,
 }
 
+/// The error of a point on ground without its position (`{xyz}`: the coordinates' names),
+/// naming the keys the entries take (a probe's contact was told `point`; its key is point1).
+pub(crate) const GROUND_POINT: &str = "a point on ground needs its global position {xyz}: `point`, or `point1` for \
+    `body1` and `point2` for `body2` where the entry has both (springs, contacts, distance joints)";
+
 impl Builder<'_> {
     fn add_body(&mut self, entry: BodyEntry) {
         self.body_index.entry(entry.info.name.clone()).or_insert(self.bodies.len());
@@ -100,13 +105,13 @@ impl Builder<'_> {
     }
 
     /// The anchor of `body` at global point `point` (initial configuration); a missing point
-    /// means the body's reference point.
+    /// means the body's reference point (`GROUND_POINT` on ground).
     fn anchor(&self, body: &Name, point: Option<&Vec2>) -> Result<Anchor, ModelError> {
         let p = point.map(|p| self.scope.vec2(p)).transpose()?;
         Ok(match self.body(body)? {
             None => match p {
                 Some(p) => Anchor::Ground { p },
-                None => return Err(self.err(body.span(), "a point on ground needs its global position [x, y]: `point`, or `point1` for `body1` and `point2` for `body2` where the entry has both (springs, contacts, distance joints)".into())),
+                None => return Err(self.err(body.span(), GROUND_POINT.replace("{xyz}", "[x, y]"))),
             },
             Some(b) if !b.info.rotates => {
                 if let Some(p) = p {
