@@ -237,9 +237,18 @@ pub fn consistent_initial_state(
                     }
                 }
             }
-            let mut residual = vec![0.0; g.rows.len()];
-            entries.iter().for_each(|&(r, c, x)| residual[r] += x * v[cols[c]]);
-            if let Some(r) = (0..g.rows.len()).find(|&r| (residual[r] + phi_t(r)).abs() > 1e-9 * vscale) {
+            // Against the solved velocities' size too, and each row's terms: in mm and tonnes a
+            // crank-slider's solved velocities (470 mm/s) left 7.4e-9 of round-off in a row, 1e3
+            // times the 7.4e-12 in metres, and were refused (a probe).
+            let solved = cols.iter().fold(vscale, |m, &i| m.max(1.0 + v[i].abs()));
+            let (mut residual, mut terms) = (vec![0.0; g.rows.len()], vec![0.0; g.rows.len()]);
+            entries.iter().for_each(|&(r, c, x)| {
+                residual[r] += x * v[cols[c]];
+                terms[r] += (x * v[cols[c]]).abs();
+            });
+            if let Some(r) = (0..g.rows.len())
+                .find(|&r| (residual[r] + phi_t(r)).abs() > 1e-9 * (solved + terms[r] + phi_t(r).abs()))
+            {
                 if violated.is_none_or(|(x, _)| g.rows[r] < x) {
                     violated = Some((g.rows[r], residual[r] + phi_t(r)));
                 }
