@@ -1548,6 +1548,15 @@ impl Simulation {
         let depth = self.settings.tolerance * self.stepper.workspace.model_length();
         let solved = loop {
             let target = if halvings == 0 { t } else { (reached + increment).min(t) };
+            if increments {
+                // What the drives carry turns or slides with them to the target rigidly first
+                // (`System::carry_with_drives`, as the dynamic restart does): the solve then
+                // finds the deformation only, and a direction nothing resists (a hook's spin
+                // about its sling) is not swept along (a probe's crane slewed by a ramped input
+                // "snapped through" at every output interval).
+                let mut at_rest = vec![0.0; q.len()];
+                self.system.carry_with_drives(&mut q, &mut at_rest, target);
+            }
             let (q0, lambda0) = (q.clone(), lambda.clone());
             match solve_static(&self.system, &mut q, &mut lambda, target, &options) {
                 Ok(solved) => {
@@ -1669,6 +1678,10 @@ impl Simulation {
         self.system.at_rest(false);
         solved?;
         self.settled = Some((t, q.clone(), neutral));
+        // The equilibrium holds the drives at the current inputs: a driven angle is reported on
+        // their branch (`OutputState::drive_inputs`; a crane slewed 6 rad by its input read
+        // 6 - 2 pi in statics).
+        self.drive_ends.clone_from(&self.system.inputs);
         let s = &mut self.state;
         (s.q, s.lambda, s.t) = (q, lambda, t);
         s.exchanged = s.exchanged + work;

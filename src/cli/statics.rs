@@ -62,6 +62,14 @@ pub fn run(args: StaticsArgs) -> Result<()> {
     let mut csv = OutputsCsv::create(&args.output, &sim)?;
     let count = flexfmu::limits::output_intervals(start, stop, interval).map_err(anyhow::Error::msg)?;
     let (mut iterations, mut unstable, mut neutral, mut outside) = (0, false, false, false);
+    // The inputs at the start are the initial state's, as in `simulate`: what a driving input
+    // turns is carried there rigidly before the equilibrium is sought (a probe's crane slewed
+    // 0.3 rad by its input found no equilibrium from the unslewed drawing).
+    let mut initial = sim.inputs().to_vec();
+    for (i, s) in &signals {
+        initial[*i] = s.at(start);
+    }
+    sim.set_initial_inputs(&initial).map_err(anyhow::Error::msg)?;
     for k in 0..=count {
         let t = if k == count { stop } else { start + k as f64 * interval };
         for (i, s) in &signals {
