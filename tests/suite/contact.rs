@@ -230,6 +230,9 @@ fn bad_contacts_are_located_errors() {
         body2 = \"b\"\nradius2 = 0.1\nstiffness = 1e7\nrestitution = 0.9\n";
     let err = common::sim::parse_and_assemble(circles, "c.toml").unwrap_err();
     assert!(err.to_string().contains("`point1` for `body1`") && err.line == 10, "{err}");
+    // body1 omitted (ground by default): located at the entry's name, not at line 1.
+    let err = common::sim::parse_and_assemble(&circles.replace("body1 = \"ground\"\n", ""), "c.toml").unwrap_err();
+    assert!(err.to_string().contains("`point1` for `body1`") && err.line == 8, "{err}");
 }
 
 /// A force contact drawn deeper than a tenth of its radius is warned of, at the contact: its

@@ -85,7 +85,8 @@ pub fn spatial(c: &ContactDecl, model: &Model) -> Result<Spatial, ModelError> {
 
 /// body1 of the entry (ground by default).
 pub fn body1(c: &ContactDecl) -> Name {
-    c.body1.clone().unwrap_or_else(|| Name::new(0..0, "ground".to_string()))
+    // Omitted, ground at the entry's name: what refers to it is located there (it was line 1).
+    c.body1.clone().unwrap_or_else(|| Name::new(c.name.span(), "ground".to_string()))
 }
 
 /// A radius key: required (`wanted`) and positive, or refused.

@@ -430,7 +430,12 @@ impl Element for Contact {
         let name = if self.name.is_empty() { "a contact".to_string() } else { format!("contact '{}'", self.name) };
         // Two centres cross each other; a centre below a plane is still pushed back out (a
         // probe's ball at 200 m/s rebounded and was told it had passed through).
-        let outcome = if self.gap.is_centre_distance() {
+        // The penetration is the undamped law's: with e < 1 the damping may stop them sooner (a
+        // probe's spheres at e = 0.6 came back from 0.089 m of the 0.1 m radii).
+        let outcome = if self.gap.is_centre_distance() && self.restitution < 1.0 {
+            "the bodies pass through each other unless the damping stops them first (the penetration is that \
+             of the undamped law)"
+        } else if self.gap.is_centre_distance() {
             "the bodies pass through each other"
         } else {
             "the centre passes the plane's surface, and the rebound is the law's far outside its range"
