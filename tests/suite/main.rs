@@ -100,4 +100,5 @@ mod spatial_rigid_body;
 mod spin_up;
 mod spring_input;
 mod springs_3d;
+mod tutorial;
 mod visualization_outputs;
