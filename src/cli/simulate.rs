@@ -393,6 +393,9 @@ fn step_along(sim: &mut Simulation, signals: &[(usize, InputSignal)], from: f64,
     Ok(())
 }
 
+/// Internal steps of the default step beyond which `simulate` says the step is a default.
+const DEFAULT_STEP_NOTE: f64 = 1e6;
+
 pub fn run(args: SimulateArgs) -> Result<()> {
     let tables = input_tables(&args.inputs);
     let mut read: Vec<(&str, &Path)> = vec![("the model file", &args.model)];
@@ -466,6 +469,18 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let label = args.run_label.as_ref().map_or(String::new(), |l| format!("{l}: "));
     for w in sim.warnings() {
         eprintln!("{label}{}", w.warning());
+    }
+    // The default step is 1e-3 in the model's time unit: a model in milliseconds steps by 1 us
+    // (a probe's mm-kg-ms crane ran 1000 times the steps of its SI twin without a word).
+    let steps = (stop - experiment.start_time) / sim.settings().step;
+    if args.solver.step.is_none() && model.definition.solver.step.is_none() && steps > DEFAULT_STEP_NOTE {
+        eprintln!(
+            "{label}note: {} internal steps of the default step {} (1e-3 in the model's time unit, s in SI; give \
+             `step` in [solver] or --step for a model whose time unit is not the second, or that needs no such \
+             resolution)",
+            Compact(steps.round()),
+            Compact(sim.settings().step)
+        );
     }
 
     let signals = input_signals(&sim, &args.inputs)?;

@@ -448,3 +448,40 @@ fn outputs_that_would_overwrite_the_model_or_each_other_are_refused() {
     assert_eq!(std::fs::read_to_string(&table).unwrap(), "time,value\n0,0\n1,1\n", "the table is untouched");
     assert_eq!(std::fs::read_to_string(&states).unwrap(), json, "the states file is untouched");
 }
+
+/// A run of more than a million steps of the default step says that the step is the default,
+/// 1e-3 in the model's time unit (a probe's model in milliseconds stepped by 1 us, 1000 times
+/// its SI twin's steps, without a word); a model or command line that gives the step does not.
+#[test]
+fn a_million_default_steps_are_told_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("fall.toml");
+    std::fs::write(
+        &model,
+        "[model]\nname = \"fall\"\ngravity = [0.0, -9.81]\n[solver]\noutput_interval = 100.0\n\
+         [[point_masses]]\nname = \"m\"\nmass = 1.0\nposition = [0.0, 0.0]\n\
+         [[outputs]]\nname = \"y\"\nquantity = \"y\"\nbody = \"m\"\n",
+    )
+    .unwrap();
+    let csv = dir.path().join("fall.csv");
+    let run = |extra: &[&str]| {
+        let o = Command::new(EXE)
+            .arg("simulate")
+            .arg(&model)
+            .arg("-o")
+            .arg(&csv)
+            .args(["--stop-time", "1000.1"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(o.status.success());
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let told = run(&[]);
+    assert!(
+        told.contains("note: 1.0001e6 internal steps of the default step 0.001 (1e-3 in the model's time unit"),
+        "{told}"
+    );
+    let given = run(&["--step", "0.01"]);
+    assert!(!given.contains("default step"), "{given}");
+}
