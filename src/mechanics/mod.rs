@@ -537,15 +537,16 @@ impl System {
         Kin { q, v, a, t, inputs: &self.inputs, rates: &self.input_rates }
     }
 
-    /// Kinetic and potential (gravity + springs + strain) energy.
-    /// The largest |rate| a drive prescribes at time t (m/s or rad/s, with the current inputs
-    /// and their rates); 0 without drives.
-    pub fn largest_drive_rate(&self, t: f64) -> f64 {
-        self.drive_rows
-            .iter()
-            .fold(0.0f64, |m, &r| m.max(self.constraints[r].prescribed(t, &self.inputs, &self.input_rates)[1].abs()))
+    /// The largest |rate| and |acceleration| the drives prescribe at time t (m/s or rad/s and
+    /// their rates, with the current inputs and their rates); 0 without drives.
+    pub fn largest_drive_rates(&self, t: f64) -> [f64; 2] {
+        self.drive_rows.iter().fold([0.0f64; 2], |[v, a], &r| {
+            let [_, d1, d2] = self.constraints[r].prescribed(t, &self.inputs, &self.input_rates);
+            [v.max(d1.abs()), a.max(d2.abs())]
+        })
     }
 
+    /// Kinetic and potential (gravity + springs + strain) energy.
     pub fn energy(&self, q: &[f64], v: &[f64], t: f64) -> Energy {
         self.energy_with_inputs(q, v, t, &self.inputs)
     }

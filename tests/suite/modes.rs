@@ -211,6 +211,9 @@ fn a_model_that_starts_moving_is_told_its_modes_are_at_rest() {
     // A rate of round-off is no motion (a probe's 1e-14 rad/s was told).
     let (ok, err, _) = modes_command(&text(1e-14), 1);
     assert!(ok && err.is_empty(), "{err}");
+    // Starting at rest but accelerating: its inertia loads the model (a probe's t^2/2 drive).
+    let (ok, err, _) = modes_command(&text(0.0).replace("drive = \"0*t\"", "drive = \"0.5*t^2\""), 1);
+    assert!(ok && err.contains("note: a drive accelerates at t = 0 (up to 1)"), "{err}");
     // The clamped blade's first bending frequency, 1.875104^2 sqrt(EI / m) / (2 pi L^2).
     let want = 1.875104068711961f64.powi(2) * 10.0 / (2.0 * PI);
     assert!((at_rest[0] / want - 1.0).abs() < 1e-3, "{at_rest:?} against {want}");
