@@ -71,7 +71,13 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::from(if is_model_file_or_usage_problem(&e) { 2 } else { 1 })
+            ExitCode::from(if e.downcast_ref::<cli::interrupt::Interrupted>().is_some() {
+                cli::interrupt::EXIT_CODE
+            } else if is_model_file_or_usage_problem(&e) {
+                2
+            } else {
+                1
+            })
         }
     }
 }

@@ -3,6 +3,7 @@ pub mod build;
 pub mod compare;
 pub mod csv_table;
 pub mod info;
+pub mod interrupt;
 pub mod metric;
 pub mod model_outputs;
 pub mod modes;

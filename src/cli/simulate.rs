@@ -508,6 +508,12 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     }
     let mut last_row = start;
     let mut interval_times = CallTimes::default();
+    // A standalone run stops at its next row on Ctrl-C and ends as below (src/cli/interrupt.rs);
+    // a sweep's runs are the sweep's to stop.
+    if args.run_label.is_none() {
+        super::interrupt::catch();
+    }
+    let mut interrupted = false;
     // The first output time at which an element left the range of its formulation.
     let mut outside_formulation = sim.outside_formulation();
     for k in 1..=count {
@@ -553,6 +559,10 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         }
         last_row = t;
         progress.update(k, || format!("{t:.4}"));
+        if args.run_label.is_none() && super::interrupt::requested() {
+            interrupted = true;
+            break;
+        }
     }
     if let Some(s) = &states {
         s.write()?;
@@ -577,7 +587,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             "{}: {} to t = {} s with {}: {} steps ({} rejected){}, {} Newton iterations, {} Jacobian evaluations, {} factorizations, {wall:.3} s wall{}",
             model.name(),
             args.output.display(),
-            Compact(stop),
+            Compact(last_row),
             sim.settings().method,
             st.steps,
             st.rejected_steps,
@@ -610,6 +620,9 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         });
         std::fs::write(path, serde_json::to_string_pretty(&json)? + "\n")
             .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if interrupted {
+        return Err(super::interrupt::Interrupted { at: last_row, output: args.output.display().to_string() }.into());
     }
     if let Some(png) = &args.plot {
         super::plot::plot_file(&args.output, &[], Some(&args.model), png)?;

@@ -485,3 +485,49 @@ fn a_million_default_steps_are_told_as_such() {
     let given = run(&["--step", "0.01"]);
     assert!(!given.contains("default step"), "{given}");
 }
+
+/// Ctrl-C (SIGINT) stops `simulate` at its next output row: exit code 130, the rows kept, and
+/// the states file and statistics written as at a run's end, so `animate` plays them (a probe's
+/// interrupted run left an empty states file and no statistics).
+#[cfg(unix)]
+#[test]
+fn an_interrupted_run_keeps_its_rows_states_and_statistics() {
+    let dir = tempfile::tempdir().unwrap();
+    let (csv, states, stats) = (dir.path().join("l.csv"), dir.path().join("s.json"), dir.path().join("j.json"));
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mass_spring.toml");
+    let child = Command::new(EXE)
+        .arg("simulate")
+        .arg(&model)
+        .arg("-o")
+        .arg(&csv)
+        .args(["--stop-time", "1e5", "--step", "1e-5", "--states"])
+        .arg(&states)
+        .arg("--stats-json")
+        .arg(&stats)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Until some rows are written, then SIGINT.
+    let start = std::time::Instant::now();
+    while std::fs::read_to_string(&csv).map_or(0, |t| t.lines().count()) < 5 {
+        assert!(start.elapsed().as_secs() < 60, "no rows written");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: signalling a child process this test started.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted at t = "), "{stderr}");
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    let last: f64 = rows.lines().last().unwrap().split(',').next().unwrap().parse().unwrap();
+    assert!(
+        stderr.contains(&format!("holds the results up to t = {}", flexfmu::compact_number::Compact(last))),
+        "{stderr}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    assert!(json["steps"].as_u64().unwrap() > 0, "{json}");
+    let a = Command::new(EXE).arg("animate").arg(&states).arg("-o").arg(dir.path().join("a.html")).output().unwrap();
+    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+}
