@@ -230,8 +230,18 @@ pub fn render(
     Ok(())
 }
 
+/// A plot is a PNG, named so (`-o pl.csv` printed the drawing library's debug text, `-o x.jpg`
+/// wrote a JPEG: a probe); checked before any run.
+pub fn png_name(png: &Path) -> Result<()> {
+    if !png.extension().is_some_and(|e| e.eq_ignore_ascii_case("png")) {
+        bail!(super::option_values::UsageError(format!("the plot {} must be a .png file", png.display())));
+    }
+    Ok(())
+}
+
 /// Plot the chosen outputs of the results file `csv` into `png`, units from `model` if given.
 pub fn plot_file(csv: &Path, outputs: &[String], model: Option<&Path>, png: &Path) -> Result<()> {
+    png_name(png)?;
     super::output_directory_exists(png)?;
     let table = CsvTable::read(csv)?;
     if table.column("time").is_none() {

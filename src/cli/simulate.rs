@@ -397,6 +397,9 @@ fn step_along(sim: &mut Simulation, signals: &[(usize, InputSignal)], from: f64,
 const DEFAULT_STEP_NOTE: f64 = 1e6;
 
 pub fn run(args: SimulateArgs) -> Result<()> {
+    if let Some(png) = &args.plot {
+        super::plot::png_name(png)?;
+    }
     let tables = input_tables(&args.inputs);
     let mut read: Vec<(&str, &Path)> = vec![("the model file", &args.model)];
     read.extend(tables.iter().map(|p| ("an input table", p.as_path())));

@@ -230,3 +230,31 @@ fn times_that_go_back_are_refused_at_their_line() {
     assert!(stderr.contains("back.csv:4: time 0.1 is before the row above's 0.2"), "{stderr}");
     assert!(!png_path.exists());
 }
+
+/// A plot is a PNG named so: another extension is a usage error before anything is run or
+/// written (a probe's `-o pl.csv` printed the drawing library's debug text, `-o x.jpg` wrote a
+/// JPEG), from `plot` and from `simulate --plot`.
+#[test]
+fn a_plot_not_named_png_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = simulated_csv(dir.path());
+    for name in ["pl.csv", "x.jpg", "noextension"] {
+        let out = dir.path().join(name);
+        let o = flexfmu(&["plot".as_ref(), csv.as_os_str(), "-o".as_ref(), out.as_os_str()]);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("must be a .png file") && !out.exists(), "{stderr}");
+    }
+    let model = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mass_spring.toml");
+    let (rows, jpg) = (dir.path().join("rows.csv"), dir.path().join("p.jpg"));
+    let o = flexfmu(&[
+        "simulate".as_ref(),
+        model.as_os_str(),
+        "-o".as_ref(),
+        rows.as_os_str(),
+        "--plot".as_ref(),
+        jpg.as_os_str(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!rows.exists() && !jpg.exists());
+}
