@@ -11,7 +11,7 @@ static REQUESTED: AtomicBool = AtomicBool::new(false);
 extern "C" fn on_interrupt(_: libc::c_int) {
     if REQUESTED.swap(true, Ordering::SeqCst) {
         // SAFETY: _exit is async-signal-safe.
-        unsafe { libc::_exit(130) }
+        unsafe { libc::_exit(EXIT_CODE.into()) }
     }
 }
 

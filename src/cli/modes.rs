@@ -39,18 +39,13 @@ pub fn run(args: ModesArgs) -> Result<()> {
     super::print_warnings(sim.assembly_warnings());
     // The modes are those at rest: a model that moves at the time they are linearised at (a
     // hub driven at a constant speed) loses the stiffening of its motion, which a probe's
-    // spinning blade missed silently (5.59 Hz printed for 8.7 Hz at 35 rad/s). Its velocities
-    // at the start time, its drives' rates at a later one.
-    // A drive that accelerates there loads the model with its inertia, as gravity does (a
-    // probe's arm driven by t^2/2 linearised at t = 0 as if g were g + 1).
-    let moving = |sim: &Simulation, t: f64| {
-        let [rate, acceleration] = sim.system().largest_drive_rates(t);
-        let speed =
-            if t == experiment.start_time { sim.state().v.iter().fold(rate, |m, v| m.max(v.abs())) } else { rate };
-        [speed, acceleration]
-    };
+    // spinning blade missed silently (5.59 Hz printed for 8.7 Hz at 35 rad/s): its velocities
+    // at the start time, its drives' rates at a later one. A drive that accelerates there loads
+    // the model with its inertia, as gravity does (a probe's arm driven by t^2/2 linearised at
+    // t = 0 as if g were g + 1).
     let at = args.time.unwrap_or(experiment.start_time);
-    let [speed, acceleration] = moving(&sim, at);
+    let [rate, acceleration] = sim.system().largest_drive_rates(at);
+    let speed = if at == experiment.start_time { sim.state().v.iter().fold(rate, |m, v| m.max(v.abs())) } else { rate };
     // Loads that grow with t (a ramp to the load of interest): the equilibrium at that time,
     // followed from the start (a probe set the start time to a parameter instead).
     if let Some(t) = args.time.filter(|&t| t != experiment.start_time) {

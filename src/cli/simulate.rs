@@ -147,17 +147,38 @@ pub fn parameter_values(model: &Model, sets: &[String]) -> Result<Vec<f64>> {
     Ok(params)
 }
 
-/// `--input NAME=VALUE|NAME=FILE.csv` options: (the input's index, its signal) each.
-/// The files among `--input NAME=VALUE|NAME=FILE` specs (the values that are no number).
-pub fn input_tables(specs: &[String]) -> Vec<std::path::PathBuf> {
-    specs
+/// `distinct_outputs` for a command that reads the model and the tables of its `--input
+/// NAME=VALUE|NAME=FILE` specs (the values that are no number): no output may be one of them
+/// (a probe's `simulate -o in.csv --input u=in.csv` wrote the results over the table).
+pub fn outputs_apart_from_model_and_tables(
+    model: &Path,
+    inputs: &[String],
+    outputs: &[(&str, Option<&Path>)],
+) -> Result<()> {
+    let tables: Vec<PathBuf> = inputs
         .iter()
         .filter_map(|s| s.split_once('=').map(|(_, v)| v.trim()))
         .filter(|v| v.parse::<f64>().is_err())
-        .map(std::path::PathBuf::from)
-        .collect()
+        .map(PathBuf::from)
+        .collect();
+    let mut read: Vec<(&str, &Path)> = vec![("the model file", model)];
+    read.extend(tables.iter().map(|p| ("an input table", p.as_path())));
+    super::outputs_apart_from(&read, outputs)
 }
 
+/// The signals' values at `start` are the initial state's (`Simulation::set_initial_inputs`):
+/// a drive that reads one starts where it puts it, what the drive carries moved rigidly there
+/// (in `statics` too: a probe's crane slewed 0.3 rad by its input found no equilibrium from
+/// the unslewed drawing).
+pub fn set_start_inputs(sim: &mut Simulation, signals: &[(usize, InputSignal)], start: f64) -> Result<()> {
+    let mut initial = sim.inputs().to_vec();
+    for (i, s) in signals {
+        initial[*i] = s.at(start);
+    }
+    sim.set_initial_inputs(&initial).map_err(anyhow::Error::msg)
+}
+
+/// `--input NAME=VALUE|NAME=FILE.csv` options: (the input's index, its signal) each.
 pub fn input_signals(sim: &Simulation, specs: &[String]) -> Result<Vec<(usize, InputSignal)>> {
     let mut signals = Vec::new();
     for spec in specs {
@@ -400,11 +421,9 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     if let Some(png) = &args.plot {
         super::plot::png_name(png)?;
     }
-    let tables = input_tables(&args.inputs);
-    let mut read: Vec<(&str, &Path)> = vec![("the model file", &args.model)];
-    read.extend(tables.iter().map(|p| ("an input table", p.as_path())));
-    super::outputs_apart_from(
-        &read,
+    outputs_apart_from_model_and_tables(
+        &args.model,
+        &args.inputs,
         &[
             ("-o", Some(&args.output)),
             ("--states", args.states.as_deref()),
@@ -499,12 +518,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let mut progress = if args.run_label.is_some() { Progress::hidden() } else { Progress::new(count, "t = {msg} s") };
     progress.update(0, || format!("{start:.4}"));
     let clock = Instant::now();
-    // The inputs at the start are the initial state's (a drive starts where they put it).
-    let mut initial = sim.inputs().to_vec();
-    for (i, s) in &signals {
-        initial[*i] = s.at(start);
-    }
-    sim.set_initial_inputs(&initial).map_err(anyhow::Error::msg)?;
+    set_start_inputs(&mut sim, &signals, start)?;
     csv.write_row(&mut sim)?;
     if let Some(s) = &mut states {
         s.record(&sim);

@@ -43,10 +43,7 @@ pub struct StaticsArgs {
 }
 
 pub fn run(args: StaticsArgs) -> Result<()> {
-    let tables = super::simulate::input_tables(&args.inputs);
-    let mut read: Vec<(&str, &std::path::Path)> = vec![("the model file", &args.model)];
-    read.extend(tables.iter().map(|p| ("an input table", p.as_path())));
-    super::outputs_apart_from(&read, &[("-o", Some(&args.output))])?;
+    super::simulate::outputs_apart_from_model_and_tables(&args.model, &args.inputs, &[("-o", Some(&args.output))])?;
     let model = Model::load(&args.model)?;
     let params = parameter_values(&model, &args.set)?;
     let settings = SolverSettings::from_model(&model, &params)?;
@@ -62,14 +59,7 @@ pub fn run(args: StaticsArgs) -> Result<()> {
     let mut csv = OutputsCsv::create(&args.output, &sim)?;
     let count = flexfmu::limits::output_intervals(start, stop, interval).map_err(anyhow::Error::msg)?;
     let (mut iterations, mut unstable, mut neutral, mut outside) = (0, false, false, false);
-    // The inputs at the start are the initial state's, as in `simulate`: what a driving input
-    // turns is carried there rigidly before the equilibrium is sought (a probe's crane slewed
-    // 0.3 rad by its input found no equilibrium from the unslewed drawing).
-    let mut initial = sim.inputs().to_vec();
-    for (i, s) in &signals {
-        initial[*i] = s.at(start);
-    }
-    sim.set_initial_inputs(&initial).map_err(anyhow::Error::msg)?;
+    super::simulate::set_start_inputs(&mut sim, &signals, start)?;
     for k in 0..=count {
         let t = if k == count { stop } else { start + k as f64 * interval };
         for (i, s) in &signals {

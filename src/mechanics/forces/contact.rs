@@ -432,13 +432,13 @@ impl Element for Contact {
         // probe's ball at 200 m/s rebounded and was told it had passed through).
         // The penetration is the undamped law's: with e < 1 the damping may stop them sooner (a
         // probe's spheres at e = 0.6 came back from 0.089 m of the 0.1 m radii).
-        let outcome = if self.gap.is_centre_distance() && self.restitution < 1.0 {
-            "the bodies pass through each other unless the damping stops them first (the penetration is that \
-             of the undamped law)"
-        } else if self.gap.is_centre_distance() {
-            "the bodies pass through each other"
-        } else {
-            "the centre passes the plane's surface, and the rebound is the law's far outside its range"
+        let outcome = match (self.gap.is_centre_distance(), self.restitution < 1.0) {
+            (true, true) => {
+                "the bodies pass through each other unless the damping stops them first (the penetration is that \
+                 of the undamped law)"
+            }
+            (true, false) => "the bodies pass through each other",
+            (false, _) => "the centre passes the plane's surface, and the rebound is the law's far outside its range",
         };
         Some(format!(
             "{name}: the impact at t = {t:.4e} at {speed:.4e} m/s needs a penetration of {depth:.4e} m to stop with \

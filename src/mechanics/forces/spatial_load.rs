@@ -164,11 +164,11 @@ impl Element for SpatialLoad {
 
     const NON_CONSERVATIVE: bool = true;
 
-    /// The load's power: the load times the mean rate of what it works on over the stride: a force the motion of
-    /// its point, a torque the turn of its body, exact (`rotation_increment`; the
-    /// generalized force times the change of the Euler parameters is that turn only to first
-    /// order: a 3D cantilever rolled up by its end moment was supplied 1973.1 J for 1973.9 J
-    /// stored, the planar twin exactly, a probe).
+    /// The load's power: the load times the mean rate of what it works on over the stride, a
+    /// force the motion of its point, a torque the turn of its body, exact
+    /// (`rotation_increment`; the generalized force times the change of the Euler parameters is
+    /// that turn only to first order: a 3D cantilever rolled up by its end moment was supplied
+    /// 1973.1 J for 1973.9 J stored, the planar twin exactly, a probe).
     fn power(&self, x: &Kin, stride: &Stride) -> EnergyFlow {
         let f = self.magnitude.eval(x.t, x.inputs, x.rates);
         let turn = |matrix, b: usize, u: [f64; 3]| {
