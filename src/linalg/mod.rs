@@ -6,11 +6,14 @@
 //! DENSE_LIMIT unknowns the matrix is factorized dense instead (src/linalg/dense_lu.rs).
 
 mod dense_lu;
+mod switching;
 mod symmetric_eigen;
 
 pub use symmetric_eigen::symmetric_eigen;
 
 use dense_lu::DenseLu;
+use std::sync::Arc;
+use switching::{Switching, SwitchingLu};
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::mat::MatMut;
@@ -23,11 +26,31 @@ use faer::{Conj, Par};
 pub struct PatternBuilder {
     n: usize,
     entries: Vec<(usize, usize)>,
+    /// The entries of `switchable_block`s with their parts.
+    switchable: Vec<(usize, usize, usize)>,
+    parts: usize,
 }
 
 impl PatternBuilder {
     pub fn new(n: usize) -> Self {
-        PatternBuilder { n, entries: Vec::new() }
+        PatternBuilder { n, entries: Vec::new(), switchable: Vec::new(), parts: 0 }
+    }
+
+    /// A new switchable part: its blocks (`switchable_block`) may all be zero at times (a
+    /// unilateral contact while open), and are then left out of the factorization
+    /// (src/linalg/switching.rs).
+    pub fn switchable_part(&mut self) -> usize {
+        self.parts += 1;
+        self.parts - 1
+    }
+
+    /// A dense block of the switchable `part` coupling `rows` with `cols`.
+    pub fn switchable_block(&mut self, part: usize, rows: &[usize], cols: &[usize]) {
+        for &i in rows {
+            for &j in cols {
+                self.switchable.push((i, j, part));
+            }
+        }
     }
 
     /// A dense block coupling `rows` with `cols`.
@@ -44,6 +67,8 @@ impl PatternBuilder {
         for i in 0..self.n {
             self.entries.push((i, i));
         }
+        let permanent = self.entries.len();
+        self.entries.extend(self.switchable.iter().map(|&(i, j, _)| (i, j)));
         // Entries bucketed by column (a counting sort, linear in their number), then each
         // column's rows sorted and deduplicated: the same pattern as one sort of all entries
         // by (column, row), which grew as n log n with the model.
@@ -60,7 +85,9 @@ impl PatternBuilder {
             rows[next[j]] = i;
             next[j] += 1;
         }
-        drop(self.entries);
+        if self.parts == 0 {
+            self.entries = Vec::new();
+        }
         let mut col_ptr = vec![0usize; self.n + 1];
         let mut row_idx = Vec::with_capacity(rows.len());
         for j in 0..self.n {
@@ -75,7 +102,24 @@ impl PatternBuilder {
             col_ptr[j + 1] = row_idx.len();
         }
         let values = vec![0.0; row_idx.len()];
-        SparseMatrix { n: self.n, col_ptr, row_idx, values, block: Vec::new(), shift: Shift::new(self.n) }
+        let mut m = SparseMatrix {
+            n: self.n,
+            col_ptr,
+            row_idx,
+            values,
+            block: Vec::new(),
+            shift: Shift::new(self.n),
+            switching: None,
+        };
+        if self.parts > 0 {
+            let mut fixed = vec![false; m.values.len()];
+            for &(i, j) in &self.entries[..permanent] {
+                fixed[m.slot(i, j)] = true;
+            }
+            let owned: Vec<(usize, usize)> = self.switchable.iter().map(|&(i, j, p)| (m.slot(i, j), p)).collect();
+            m.switching = Some(Arc::new(Switching::new(m.values.len(), self.parts, &owned, &fixed)));
+        }
+        m
     }
 }
 
@@ -91,6 +135,8 @@ pub struct SparseMatrix {
     block: Vec<f64>,
     /// The diagonal shifts of `shift_diagonal` since the last `clear`.
     shift: Shift,
+    /// The entries of the switchable parts (`PatternBuilder::switchable_block`), if any.
+    switching: Option<Arc<Switching>>,
 }
 
 /// Diagonal shifts -delta_i of some rows (the regularization of rows that may be redundant,
@@ -242,6 +288,8 @@ pub struct SparseLu {
 #[derive(Clone)]
 enum Factors {
     Sparse(Box<FaerLu>),
+    /// Sparse, over the pattern of the switchable parts that are on.
+    Switching(Box<SwitchingLu>),
     Dense(DenseLu),
 }
 
@@ -277,6 +325,8 @@ impl SparseLu {
     pub fn new(matrix: &SparseMatrix) -> Self {
         let factors = if matrix.n <= DENSE_LIMIT {
             Factors::Dense(DenseLu::new(matrix.n))
+        } else if let Some(s) = &matrix.switching {
+            Factors::Switching(Box::new(SwitchingLu::new(s.clone())))
         } else {
             let symbolic =
                 factorize_symbolic_lu(matrix.symbolic(), Default::default()).expect("symbolic LU of a valid pattern");
@@ -303,6 +353,7 @@ impl SparseLu {
                     )
                     .map_err(|_| FactorizationError::Singular)?;
             }
+            Factors::Switching(f) => f.factorize((matrix.n, &matrix.col_ptr, &matrix.row_idx), &matrix.values)?,
             Factors::Dense(d) => d.factorize(matrix.entries())?,
         }
         if matrix.shift.any || self.shift.any {
@@ -318,7 +369,7 @@ impl SparseLu {
     /// depend on their count.
     pub fn solves(&self) -> usize {
         match &self.factors {
-            Factors::Sparse(_) => 0,
+            Factors::Sparse(_) | Factors::Switching(_) => 0,
             Factors::Dense(d) => d.solves(),
         }
     }
@@ -342,6 +393,7 @@ impl SparseLu {
                 let mat = MatMut::from_column_major_slice_mut(rhs, n, 1);
                 lu.solve_in_place_with_conj(Conj::No, mat, Par::Seq, MemStack::new(&mut f.solve_scratch));
             }
+            Factors::Switching(f) => f.solve(rhs),
             Factors::Dense(d) => d.solve(rhs),
         }
         if rhs.iter().all(|v| v.is_finite()) { Ok(()) } else { Err(FactorizationError::Singular) }

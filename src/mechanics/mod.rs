@@ -388,12 +388,15 @@ impl System {
             b.block(d, &[n + r]);
             b.block(d, d);
         }
+        // A contact's row, column and gap curvature are zero while it is open: a switchable
+        // part, left out of the factorization then (src/linalg/switching.rs).
         let rows = self.constraints.len();
         for (k, c) in self.contact_constraints.iter().enumerate() {
             let d = c.gap.dofs();
-            b.block(&[n + rows + k], d);
-            b.block(d, &[n + rows + k]);
-            b.block(d, d);
+            let part = b.switchable_part();
+            b.switchable_block(part, &[n + rows + k], d);
+            b.switchable_block(part, d, &[n + rows + k]);
+            b.switchable_block(part, d, d);
         }
         self.pattern = b.build();
         self.contact_grouped = vec![false; self.contact_constraints.len()];
