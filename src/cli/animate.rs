@@ -123,6 +123,9 @@ pub fn run(args: AnimateArgs) -> Result<()> {
         [m, s] if is_model(m) && !is_model(s) => (Some(m), Some(s)),
         _ => bail!("expected STATES.json, MODEL.toml, or MODEL.toml STATES.json"),
     };
+    if let Some(path) = states_path {
+        super::readable_input(path, "states file")?;
+    }
     let states = match (model, states_path) {
         (_, Some(path)) => {
             if !args.set.is_empty() || args.stop_time.is_some() || args.output_interval.is_some() {

@@ -45,7 +45,10 @@ const EMBEDDED_FMU_BINARY: &[u8] = include_bytes!(env!("FLEXFMU_EMBEDDED_FMU_BIN
 /// the executable, in that order.
 fn fmu_binary(explicit: Option<&PathBuf>) -> Result<std::borrow::Cow<'static, [u8]>> {
     let path = match explicit {
-        Some(p) => p.clone(),
+        Some(p) => {
+            super::readable_input(p, "the --binary library")?;
+            p.clone()
+        }
         None if std::env::var_os("FLEXFMU_BINARY").is_none() && !EMBEDDED_FMU_BINARY.is_empty() => {
             return Ok(EMBEDDED_FMU_BINARY.into());
         }
@@ -94,6 +97,7 @@ pub fn check(args: CheckArgs) -> Result<()> {
         std::mem::forget((model, vars));
         return Ok(());
     }
+    super::readable_input(&args.path, "FMU")?;
     let file = std::fs::File::open(&args.path).with_context(|| format!("cannot open {}", args.path.display()))?;
     let mut zip =
         zip::ZipArchive::new(file).with_context(|| format!("{} is not a zip archive", args.path.display()))?;

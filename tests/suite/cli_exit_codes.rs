@@ -75,6 +75,38 @@ fn a_missing_model_file_is_a_model_file_problem_and_a_good_one_succeeds() {
     }
 }
 
+/// A file named on the command line that cannot be read is a command line that cannot run,
+/// exit code 2 as for a missing model file, whatever the command and the kind of file
+/// (docs/cli.md, "Exit codes"): a missing FMU given to `check` exited 1, and so did a missing
+/// results CSV for `plot`, states file for `animate` and `--binary` for `build`. Nothing is
+/// written.
+#[test]
+fn a_missing_input_file_is_a_command_line_that_cannot_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mass_spring.toml").display().to_string();
+    std::fs::create_dir(dir.path().join("folder.fmu")).unwrap();
+    let cases: Vec<(Vec<String>, String)> = vec![
+        (vec!["check".into(), path("m.fmu")], path("m.fmu")),
+        (vec!["check".into(), path("folder.fmu")], path("folder.fmu")),
+        (vec!["info".into(), path("m.fmu")], path("m.fmu")),
+        (vec!["check".into(), path("m.toml")], path("m.toml")),
+        (vec!["plot".into(), path("r.csv"), "-o".into(), path("p.png")], path("r.csv")),
+        (vec!["animate".into(), path("s.json"), "-o".into(), path("a.html")], path("s.json")),
+        (vec!["animate".into(), model.clone(), path("s.json"), "-o".into(), path("a.html")], path("s.json")),
+        (vec!["build".into(), model, "-o".into(), path("b.fmu"), "--binary".into(), path("lib.so")], path("lib.so")),
+    ];
+    for (args, file) in cases {
+        let out = Command::new(EXE).args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(&file), "{args:?}: the file is named: {stderr}");
+    }
+    for written in ["p.png", "a.html", "b.fmu"] {
+        assert!(!dir.path().join(written).exists(), "{written} written");
+    }
+}
+
 #[test]
 fn a_failure_that_is_not_in_the_model_file_returns_1() {
     let dir = tempfile::tempdir().unwrap();
