@@ -2,6 +2,7 @@ pub mod animate;
 pub mod build;
 pub mod compare;
 pub mod csv_table;
+pub mod fmu_archive;
 pub mod info;
 pub mod interrupt;
 pub mod metric;
