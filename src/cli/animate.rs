@@ -23,10 +23,10 @@ pub struct AnimateArgs {
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
     /// With a model only: end time (s).
-    #[arg(long, value_parser = super::option_values::time)]
+    #[arg(long, value_parser = super::option_values::time, allow_hyphen_values = true)]
     pub stop_time: Option<f64>,
     /// With a model only: interval between frames (s).
-    #[arg(long, value_parser = super::option_values::duration)]
+    #[arg(long, value_parser = super::option_values::duration, allow_hyphen_values = true)]
     pub output_interval: Option<f64>,
     /// The HTML file to write.
     #[arg(short = 'o', long, value_name = "VIEW.html")]
@@ -55,7 +55,7 @@ fn simulate_states(args: &AnimateArgs, model: &Path) -> Result<States> {
         argv.extend(["--set".into(), s.into()]);
     }
     if let Some(t) = args.stop_time {
-        // Joined by '=': a negative time would otherwise read as an option.
+        // Joined by '=', so that the value is the option's whatever it starts with.
         argv.push(format!("--stop-time={t}").into());
     }
     if let Some(dt) = args.output_interval {

@@ -21,7 +21,7 @@ use super::states::StatesRecorder;
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct SolverArgs {
     /// Internal step (s) [default: the model's step, else 1e-3].
-    #[arg(long, value_parser = option_values::duration)]
+    #[arg(long, value_parser = option_values::duration, allow_hyphen_values = true)]
     pub step: Option<f64>,
     /// Integration method: ttbif, hht, generalized-alpha, newmark or bathe [default: the
     /// model's integrator, else ttbif].
@@ -29,10 +29,10 @@ pub struct SolverArgs {
     pub integrator: Option<Method>,
     /// Spectral radius at infinity [default: the model's rho_inf, else 0.5; with --integrator,
     /// moved into that method's range (HHT at least 0.5; Newmark is 1)].
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub rho_inf: Option<f64>,
     /// Newton tolerance (relative) [default: the model's tolerance, else 1e-10].
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub tolerance: Option<f64>,
     /// Newton strategy: full, modified or broyden [default: the model's newton, else modified].
     #[arg(long)]
@@ -42,20 +42,20 @@ pub struct SolverArgs {
     #[arg(long)]
     pub constraints: Option<ConstraintTreatment>,
     /// Baumgarte's alpha (1/s), with --constraints baumgarte [default: the model's, else 10].
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub baumgarte_alpha: Option<f64>,
     /// Baumgarte's beta (1/s), with --constraints baumgarte [default: the model's, else 50].
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub baumgarte_beta: Option<f64>,
     /// Error-controlled internal steps: true or false [default: the model's error_control, else
     /// false].
     #[arg(long)]
     pub error_control: Option<bool>,
     /// Relative tolerance of the error-controlled step [default: the model's rtol, else 1e-4].
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub rtol: Option<f64>,
     /// Absolute tolerance of the error-controlled step [default: the model's atol, else 1e-6].
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub atol: Option<f64>,
 }
 
@@ -65,7 +65,7 @@ impl SolverArgs {
         let mut argv: Vec<std::ffi::OsString> = Vec::new();
         let mut push = |name: &str, value: Option<String>| {
             if let Some(v) = value {
-                // Joined by '=': a negative value would otherwise read as an option.
+                // Joined by '=', so that the value is the option's whatever it starts with.
                 argv.push(format!("--{name}={v}").into());
             }
         };
@@ -89,13 +89,13 @@ pub struct SimulateArgs {
     /// Model file (TOML).
     pub model: PathBuf,
     /// End time (s), at or after the model's start time; default: the model's stop_time.
-    #[arg(long, value_parser = option_values::time)]
+    #[arg(long, value_parser = option_values::time, allow_hyphen_values = true)]
     pub stop_time: Option<f64>,
     /// Solver options (override the model's [solver] section).
     #[command(flatten)]
     pub solver: SolverArgs,
     /// Interval between CSV rows (s); default: the model's output_interval, else the step.
-    #[arg(long, value_parser = option_values::duration)]
+    #[arg(long, value_parser = option_values::duration, allow_hyphen_values = true)]
     pub output_interval: Option<f64>,
     /// Override a parameter (repeatable): NAME=VALUE.
     #[arg(long = "set", value_name = "NAME=VALUE")]
