@@ -1,6 +1,7 @@
 pub mod animate;
 pub mod build;
 pub mod compare;
+pub mod csv_number;
 pub mod csv_table;
 pub mod fmu_archive;
 pub mod info;

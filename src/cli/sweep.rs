@@ -13,6 +13,7 @@ use rayon::prelude::*;
 use flexfmu::model::Model;
 use flexfmu::simulation::Experiment;
 
+use super::csv_number::csv_number;
 use super::csv_table::CsvTable;
 use super::metric::Metric;
 use super::model_outputs::output_columns;
@@ -173,7 +174,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
         let mut row = vec![(i + 1).to_string()];
         row.extend(run.iter().map(|s| s.split_once('=').map_or("", |(_, v)| v).to_string()));
         match result {
-            Ok(values) => row.extend(values.iter().map(|v| format!("{v:.17e}"))),
+            Ok(values) => row.extend(values.iter().copied().map(csv_number)),
             Err(e) => {
                 row.extend(metrics.iter().map(|_| String::new()));
                 failures.push(format!("run {} ({}): {e:#}", i + 1, run.join(", ")));
