@@ -598,6 +598,7 @@ fn an_interrupted_run_keeps_its_rows_states_and_statistics() {
     );
     let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
     assert!(json["steps"].as_u64().unwrap() > 0, "{json}");
+    assert_eq!(json["outcome"], "interrupted", "{json}");
     let a = Command::new(EXE).arg("animate").arg(&states).arg("-o").arg(dir.path().join("a.html")).output().unwrap();
     assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
 }
