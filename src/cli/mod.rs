@@ -14,6 +14,7 @@ pub mod outputs_csv;
 pub mod plot;
 pub mod plot_font;
 pub mod progress;
+pub mod scratch_dir;
 pub mod simulate;
 pub mod states;
 pub mod statics;

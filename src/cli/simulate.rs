@@ -648,7 +648,8 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         bail!("{message}\n{} holds the results up to t = {}", args.output.display(), Compact(kept_to));
     }
     if interrupted {
-        return Err(super::interrupt::Interrupted { at: last_row, output: args.output.display().to_string() }.into());
+        let kept = format!("{} holds the results up to t = {}", args.output.display(), Compact(last_row));
+        return Err(super::interrupt::Interrupted { at: last_row, kept }.into());
     }
     if let Some(png) = &args.plot {
         super::plot::plot_file(&args.output, &[], Some(&args.model), png)?;
