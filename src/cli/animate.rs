@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use clap::Parser;
 
+use super::interrupt::Interrupted;
+use super::scratch_dir::ScratchDir;
 use super::simulate::{self, SimulateArgs};
 use super::states::States;
 
@@ -23,10 +25,10 @@ pub struct AnimateArgs {
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
     /// With a model only: end time (s).
-    #[arg(long, value_parser = super::option_values::time)]
+    #[arg(long, value_parser = super::option_values::time, allow_hyphen_values = true)]
     pub stop_time: Option<f64>,
     /// With a model only: interval between frames (s).
-    #[arg(long, value_parser = super::option_values::duration)]
+    #[arg(long, value_parser = super::option_values::duration, allow_hyphen_values = true)]
     pub output_interval: Option<f64>,
     /// The HTML file to write.
     #[arg(short = 'o', long, value_name = "VIEW.html")]
@@ -44,18 +46,24 @@ fn is_model(path: &Path) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case("toml"))
 }
 
+/// The files of a simulated model's scratch directory.
+const OUTPUTS: &str = "outputs.csv";
+const STATES: &str = "states.json";
+
 /// Simulate `model` as `flexfmu simulate --states` would, into files next to nothing: a
-/// scratch directory removed afterwards.
+/// scratch directory removed afterwards, however the command ends (src/cli/scratch_dir.rs).
 fn simulate_states(args: &AnimateArgs, model: &Path) -> Result<States> {
-    let scratch = std::env::temp_dir().join(format!("flexfmu-animate-{}", std::process::id()));
-    std::fs::create_dir_all(&scratch).with_context(|| format!("cannot create {}", scratch.display()))?;
-    let (csv, json) = (scratch.join("outputs.csv"), scratch.join("states.json"));
+    // From before the directory exists, Ctrl-C asks the run to stop (src/cli/interrupt.rs):
+    // simulate returns at its next row and the directory is dropped.
+    super::interrupt::catch();
+    let scratch = ScratchDir::create("flexfmu-animate", &[OUTPUTS, STATES])?;
+    let (csv, json) = (scratch.join(OUTPUTS), scratch.join(STATES));
     let mut argv: Vec<OsString> = vec!["simulate".into(), model.into()];
     for s in &args.set {
         argv.extend(["--set".into(), s.into()]);
     }
     if let Some(t) = args.stop_time {
-        // Joined by '=': a negative time would otherwise read as an option.
+        // Joined by '=', so that the value is the option's whatever it starts with.
         argv.push(format!("--stop-time={t}").into());
     }
     if let Some(dt) = args.output_interval {
@@ -63,9 +71,14 @@ fn simulate_states(args: &AnimateArgs, model: &Path) -> Result<States> {
     }
     argv.extend(["--states".into(), json.clone().into(), "-o".into(), csv.into()]);
     let parsed = SimulateCommand::try_parse_from(argv).context("building the simulate arguments")?.args;
-    let result = simulate::run(parsed).and_then(|()| States::load(&json));
-    let _ = std::fs::remove_dir_all(&scratch);
-    result
+    match simulate::run(parsed) {
+        Ok(()) => States::load(&json),
+        // The run's files go with the directory: say so, not where they were.
+        Err(e) => match e.downcast::<Interrupted>() {
+            Ok(stopped) => Err(Interrupted { at: stopped.at, kept: "no page written".into() }.into()),
+            Err(e) => Err(e),
+        },
+    }
 }
 
 /// The page: the states as inline JSON (with `<` escaped so that no string can close the
@@ -123,6 +136,9 @@ pub fn run(args: AnimateArgs) -> Result<()> {
         [m, s] if is_model(m) && !is_model(s) => (Some(m), Some(s)),
         _ => bail!("expected STATES.json, MODEL.toml, or MODEL.toml STATES.json"),
     };
+    if let Some(path) = states_path {
+        super::readable_input(path, "states file")?;
+    }
     let states = match (model, states_path) {
         (_, Some(path)) => {
             if !args.set.is_empty() || args.stop_time.is_some() || args.output_interval.is_some() {

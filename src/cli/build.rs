@@ -1,9 +1,8 @@
 //! `flexfmu build` and `flexfmu check`.
 
-use std::io::Read;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Result, anyhow, bail};
 
 use flexfmu::export::FmiVersion;
 use flexfmu::export::model_description::model_description;
@@ -12,6 +11,8 @@ use flexfmu::export::package::{build_fmu_version, find_binary, platform_of};
 use flexfmu::export::variables::{Variables, guid};
 use flexfmu::limits::MAX_FMU_ENTRY_BYTES;
 use flexfmu::model::Model;
+
+use super::fmu_archive::FmuArchive;
 
 #[derive(Debug, clap::Args)]
 pub struct BuildArgs {
@@ -45,7 +46,10 @@ const EMBEDDED_FMU_BINARY: &[u8] = include_bytes!(env!("FLEXFMU_EMBEDDED_FMU_BIN
 /// the executable, in that order.
 fn fmu_binary(explicit: Option<&PathBuf>) -> Result<std::borrow::Cow<'static, [u8]>> {
     let path = match explicit {
-        Some(p) => p.clone(),
+        Some(p) => {
+            super::readable_input(p, "the --binary library")?;
+            p.clone()
+        }
         None if std::env::var_os("FLEXFMU_BINARY").is_none() && !EMBEDDED_FMU_BINARY.is_empty() => {
             return Ok(EMBEDDED_FMU_BINARY.into());
         }
@@ -83,8 +87,7 @@ pub struct CheckArgs {
 }
 
 pub fn check(args: CheckArgs) -> Result<()> {
-    let is_fmu = args.path.extension().is_some_and(|e| e.eq_ignore_ascii_case("fmu"));
-    if !is_fmu {
+    if !super::fmu_archive::is_fmu(&args.path) {
         let model = Model::load(&args.path)?;
         let vars = Variables::new(&model)?;
         super::print_warnings(&vars.warnings);
@@ -94,33 +97,12 @@ pub fn check(args: CheckArgs) -> Result<()> {
         std::mem::forget((model, vars));
         return Ok(());
     }
-    let file = std::fs::File::open(&args.path).with_context(|| format!("cannot open {}", args.path.display()))?;
-    let mut zip =
-        zip::ZipArchive::new(file).with_context(|| format!("{} is not a zip archive", args.path.display()))?;
-    let mut read = |name: &str| -> Result<Vec<u8>> {
-        let entry = zip.by_name(name).with_context(|| format!("{}: missing {name}", args.path.display()))?;
-        let mut buf = Vec::new();
-        entry.take(MAX_FMU_ENTRY_BYTES + 1).read_to_end(&mut buf)?;
-        if buf.len() as u64 > MAX_FMU_ENTRY_BYTES {
-            bail!(
-                "{}: {name} unpacks to more than {} MiB (MAX_FMU_ENTRY_BYTES, src/limits.rs): no FMU built by flexfmu holds one that large; check the model file it was built from instead",
-                args.path.display(),
-                MAX_FMU_ENTRY_BYTES >> 20
-            );
-        }
-        Ok(buf)
-    };
-    // Entries are named inside the archive, FMU.fmu/resources/model.toml:LINE:COLUMN for the
-    // model's errors (they had named resources/model.toml alone; a probe).
-    let entry = |name: &str| format!("{}/{name}", args.path.display());
-    let xml = String::from_utf8(read("modelDescription.xml")?)
-        .with_context(|| format!("{} is not UTF-8", entry("modelDescription.xml")))?;
-    let source = String::from_utf8(read("resources/model.toml")?)
-        .with_context(|| format!("{} is not UTF-8", entry("resources/model.toml")))?;
-    let model = Model::parse(&source, &entry("resources/model.toml"))?;
+    let mut fmu = FmuArchive::open(&args.path)?;
+    let xml = fmu.model_description()?;
+    let model = fmu.model()?;
     let version = if xml.contains(r#"fmiVersion="3.0""#) { FmiVersion::V3 } else { FmiVersion::V2 };
     let (dir, ext) = platform_of(version);
-    let binary = read(&format!("binaries/{dir}/{}.{ext}", model.name()))?;
+    let binary = fmu.read(&format!("binaries/{dir}/{}.{ext}", model.name()))?;
     if binary.is_empty() {
         bail!("{}: the binary is empty", args.path.display());
     }

@@ -29,36 +29,36 @@ pub struct CompareArgs {
     /// Model file (TOML).
     pub model: PathBuf,
     /// End time (s), after the model's start time; default: the model's stop_time.
-    #[arg(long, value_parser = option_values::time)]
+    #[arg(long, value_parser = option_values::time, allow_hyphen_values = true)]
     pub stop_time: Option<f64>,
     /// Steps to run (comma separated, s); default: the model's step and `--halvings` halvings of it.
-    #[arg(long, value_delimiter = ',', value_parser = option_values::duration)]
+    #[arg(long, value_delimiter = ',', value_parser = option_values::duration, allow_hyphen_values = true)]
     pub steps: Vec<f64>,
     /// Number of halvings of the model's step when `--steps` is not given (at most 16: the
     /// finest run then takes 65536 times the steps of the first).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(0..=16))]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(0..=16), allow_hyphen_values = true)]
     pub halvings: u32,
     /// Integrators to compare (comma separated); default: all.
     #[arg(long, value_delimiter = ',')]
     pub integrators: Vec<Method>,
     /// Spectral radius at infinity; default the model's (HHT raised to 0.5, Newmark 1).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub rho_inf: Option<f64>,
     /// Newton strategy: full, modified or broyden.
     #[arg(long)]
     pub newton: Option<NewtonStrategy>,
     /// Newton tolerance of the compared runs; default the model's.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub tolerance: Option<f64>,
     /// Step of the reference run; default: the smallest compared step / 8.
-    #[arg(long, value_parser = option_values::duration)]
+    #[arg(long, value_parser = option_values::duration, allow_hyphen_values = true)]
     pub reference_step: Option<f64>,
     /// Integrator of the reference run (TTBIF has the smallest error constant: docs/solver.md).
     #[arg(long, default_value = "ttbif")]
     pub reference_integrator: Method,
     /// Interval between compared output samples (s); default the model's output_interval,
     /// else (stop - start) / 100.
-    #[arg(long, value_parser = option_values::duration)]
+    #[arg(long, value_parser = option_values::duration, allow_hyphen_values = true)]
     pub output_interval: Option<f64>,
     /// Outputs to compare (comma separated); default: all.
     #[arg(long = "outputs", value_delimiter = ',')]

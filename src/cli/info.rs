@@ -1,4 +1,5 @@
-//! `flexfmu info`: what a model file declares and what its FMU would expose.
+//! `flexfmu info`: what a model file (or the model an FMU built by flexfmu carries) declares
+//! and what its FMU would expose.
 
 use std::path::PathBuf;
 
@@ -8,14 +9,23 @@ use flexfmu::integrators::Dynamics;
 use flexfmu::model::Model;
 use flexfmu::simulation::Simulation;
 
+use super::fmu_archive::{FmuArchive, is_fmu};
+
 #[derive(Debug, clap::Args)]
 pub struct InfoArgs {
-    /// Model file (TOML).
+    /// Model file (TOML), or an FMU built by flexfmu (.fmu): the model it carries.
     pub model: PathBuf,
 }
 
 pub fn run(args: InfoArgs) -> Result<()> {
-    let model = Model::load(&args.model)?;
+    let model = if is_fmu(&args.model) {
+        let mut fmu = FmuArchive::open(&args.model)?;
+        // What makes the file an FMU, read before the model it carries.
+        fmu.model_description()?;
+        fmu.model()?
+    } else {
+        Model::load(&args.model)?
+    };
     let vars = Variables::new(&model)?;
     let params = model.default_parameters();
     let sim = Simulation::new(&model, &params, vars.settings, vars.experiment.start_time)?;

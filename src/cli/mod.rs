@@ -1,7 +1,9 @@
 pub mod animate;
 pub mod build;
 pub mod compare;
+pub mod csv_number;
 pub mod csv_table;
+pub mod fmu_archive;
 pub mod info;
 pub mod interrupt;
 pub mod metric;
@@ -12,6 +14,7 @@ pub mod outputs_csv;
 pub mod plot;
 pub mod plot_font;
 pub mod progress;
+pub mod scratch_dir;
 pub mod simulate;
 pub mod states;
 pub mod statics;
@@ -73,6 +76,20 @@ pub fn output_directory_exists(path: &std::path::Path) -> anyhow::Result<()> {
         anyhow::bail!("cannot write {}: there is no directory {}", path.display(), dir.display());
     }
     Ok(())
+}
+
+/// A file named on the command line to be read (an FMU, a results CSV, a states file, a
+/// binary) must be readable before anything is done with it: one that is missing, a directory or
+/// not readable is a command line that cannot run, a usage error (exit code 2) as a missing
+/// model file is (a missing FMU given to `check` exited 1). What is wrong inside a file that
+/// can be read is found by its reader.
+pub fn readable_input(path: &std::path::Path, what: &str) -> anyhow::Result<()> {
+    let cannot = |why: String| option_values::UsageError(format!("cannot read {what} {}: {why}", path.display()));
+    match std::fs::File::open(path).and_then(|f| f.metadata()) {
+        Ok(meta) if meta.is_dir() => Err(cannot("it is a directory".into()).into()),
+        Ok(_) => Ok(()),
+        Err(e) => Err(cannot(e.to_string()).into()),
+    }
 }
 
 /// Print assembly's located warnings (`Simulation::warnings`) to standard error.

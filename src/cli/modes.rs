@@ -16,14 +16,14 @@ pub struct ModesArgs {
     /// Model file (TOML).
     pub model: PathBuf,
     /// How many of the lowest frequencies to print.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, allow_hyphen_values = true)]
     pub count: usize,
     /// Override a parameter (repeatable): NAME=VALUE.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
     /// Linearise about the static equilibrium at this time (s), reached by load increments from
     /// the start time as `statics` does; default: the start time.
-    #[arg(long, value_parser = super::option_values::time)]
+    #[arg(long, value_parser = super::option_values::time, allow_hyphen_values = true)]
     pub time: Option<f64>,
 }
 

@@ -3,6 +3,11 @@
 //! line is parsed; what is wrong only against the model (a stop time before its start time) is
 //! a [`UsageError`]. Both exit with code 2, as clap's own usage errors (docs/cli.md, "Exit
 //! codes"): the run never starts.
+//!
+//! Every option that takes a number takes a value that starts with '-' as its value
+//! (`allow_hyphen_values`): `--rho-inf -0.1` and `--step -1e-3` had read as unknown options
+//! `-0` and `-1`; now each is checked as its option checks its values (a step that is not
+//! positive here, a rho_inf the method cannot take by the solver's settings).
 
 use flexfmu::compact_number::Compact;
 

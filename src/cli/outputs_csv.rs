@@ -10,6 +10,8 @@ use anyhow::{Context, Result};
 
 use flexfmu::simulation::Simulation;
 
+use super::csv_number::csv_number;
+
 pub struct OutputsCsv {
     file: BufWriter<File>,
     path: std::path::PathBuf,
@@ -31,7 +33,7 @@ impl OutputsCsv {
     pub fn write_row(&mut self, sim: &mut Simulation) -> Result<()> {
         let t = sim.time();
         let values = sim.output_values().map_err(anyhow::Error::msg)?;
-        let row: Vec<String> = std::iter::once(t).chain(values.iter().copied()).map(|v| format!("{v:.17e}")).collect();
+        let row: Vec<String> = std::iter::once(t).chain(values.iter().copied()).map(csv_number).collect();
         self.write_line(&row.join(","))
     }
 

@@ -275,6 +275,7 @@ pub fn plot_file(csv: &Path, outputs: &[String], model: Option<&Path>, png: &Pat
 }
 
 pub fn run(args: PlotArgs) -> Result<()> {
+    super::readable_input(&args.csv, "results CSV")?;
     plot_file(&args.csv, &args.outputs, args.model.as_deref(), &args.output)?;
     println!("{}: plot of {} written", args.output.display(), args.csv.display());
     Ok(())

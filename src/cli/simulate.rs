@@ -21,7 +21,7 @@ use super::states::StatesRecorder;
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct SolverArgs {
     /// Internal step (s) [default: the model's step, else 1e-3].
-    #[arg(long, value_parser = option_values::duration)]
+    #[arg(long, value_parser = option_values::duration, allow_hyphen_values = true)]
     pub step: Option<f64>,
     /// Integration method: ttbif, hht, generalized-alpha, newmark or bathe [default: the
     /// model's integrator, else ttbif].
@@ -29,10 +29,10 @@ pub struct SolverArgs {
     pub integrator: Option<Method>,
     /// Spectral radius at infinity [default: the model's rho_inf, else 0.5; with --integrator,
     /// moved into that method's range (HHT at least 0.5; Newmark is 1)].
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub rho_inf: Option<f64>,
     /// Newton tolerance (relative) [default: the model's tolerance, else 1e-10].
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub tolerance: Option<f64>,
     /// Newton strategy: full, modified or broyden [default: the model's newton, else modified].
     #[arg(long)]
@@ -42,20 +42,20 @@ pub struct SolverArgs {
     #[arg(long)]
     pub constraints: Option<ConstraintTreatment>,
     /// Baumgarte's alpha (1/s), with --constraints baumgarte [default: the model's, else 10].
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub baumgarte_alpha: Option<f64>,
     /// Baumgarte's beta (1/s), with --constraints baumgarte [default: the model's, else 50].
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub baumgarte_beta: Option<f64>,
     /// Error-controlled internal steps: true or false [default: the model's error_control, else
     /// false].
     #[arg(long)]
     pub error_control: Option<bool>,
     /// Relative tolerance of the error-controlled step [default: the model's rtol, else 1e-4].
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub rtol: Option<f64>,
     /// Absolute tolerance of the error-controlled step [default: the model's atol, else 1e-6].
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub atol: Option<f64>,
 }
 
@@ -65,7 +65,7 @@ impl SolverArgs {
         let mut argv: Vec<std::ffi::OsString> = Vec::new();
         let mut push = |name: &str, value: Option<String>| {
             if let Some(v) = value {
-                // Joined by '=': a negative value would otherwise read as an option.
+                // Joined by '=', so that the value is the option's whatever it starts with.
                 argv.push(format!("--{name}={v}").into());
             }
         };
@@ -89,13 +89,13 @@ pub struct SimulateArgs {
     /// Model file (TOML).
     pub model: PathBuf,
     /// End time (s), at or after the model's start time; default: the model's stop_time.
-    #[arg(long, value_parser = option_values::time)]
+    #[arg(long, value_parser = option_values::time, allow_hyphen_values = true)]
     pub stop_time: Option<f64>,
     /// Solver options (override the model's [solver] section).
     #[command(flatten)]
     pub solver: SolverArgs,
     /// Interval between CSV rows (s); default: the model's output_interval, else the step.
-    #[arg(long, value_parser = option_values::duration)]
+    #[arg(long, value_parser = option_values::duration, allow_hyphen_values = true)]
     pub output_interval: Option<f64>,
     /// Override a parameter (repeatable): NAME=VALUE.
     #[arg(long = "set", value_name = "NAME=VALUE")]
@@ -531,6 +531,9 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         super::interrupt::catch();
     }
     let mut interrupted = false;
+    // A failed run ends as the others do (states file, statistics), then reports: what failed,
+    // and the time up to which the CSV holds results.
+    let mut failure: Option<(String, f64)> = None;
     // The first output time at which an element left the range of its formulation.
     let mut outside_formulation = sim.outside_formulation();
     for k in 1..=count {
@@ -539,7 +542,6 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         let stepped = step_along(&mut sim, &signals, last_row, t);
         interval_times.record(interval_clock.elapsed().as_secs_f64(), last_row);
         if let Err(e) = stepped {
-            progress.finish();
             // The state is that of the last successful internal step: write it as the last row.
             // (If even its outputs fail, the rows so far stay and the step's error is reported.)
             let stopped = sim.time();
@@ -548,25 +550,16 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             }
             if let Some(s) = &mut states {
                 s.record(&sim);
-                s.write()?;
             }
-            let stopped = Compact(stopped);
-            bail!(
-                "simulation stopped at t = {stopped}: {e}\n{} holds the results up to t = {stopped}",
-                args.output.display()
-            );
+            failure = Some((format!("simulation stopped at t = {}: {e}", Compact(stopped)), stopped));
+            break;
         }
         // Outputs that cannot be evaluated at the reached state end the run as a failed step
         // does, with the rows so far kept and said so (a probe's drive with an infinite rate at
         // t = 0.5 ended without the line).
         if let Err(e) = csv.write_row(&mut sim) {
-            progress.finish();
-            bail!(
-                "simulation stopped at t = {}: {e:#}\n{} holds the results up to t = {}",
-                Compact(t),
-                args.output.display(),
-                Compact(last_row)
-            );
+            failure = Some((format!("simulation stopped at t = {}: {e:#}", Compact(t)), last_row));
+            break;
         }
         if let Some(s) = &mut states {
             s.record(&sim);
@@ -581,25 +574,29 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             break;
         }
     }
+    progress.finish();
     if let Some(s) = &states {
         s.write()?;
     }
-    progress.finish();
     let wall = clock.elapsed().as_secs_f64();
     let st = sim.statistics();
     // The energy balance of the whole run: a violent motion the step does not resolve shows
     // here even when every step converged.
     let drift = sim.energy_balance_change();
-    if let Some(warning) = sim.energy_balance_warning() {
-        eprintln!("warning: {label}{warning}");
+    // A failed run's error carries its diagnosis (the energy balance's too): no warnings and
+    // no summary line besides it.
+    if failure.is_none() {
+        if let Some(warning) = sim.energy_balance_warning() {
+            eprintln!("warning: {label}{warning}");
+        }
+        if let Some(warning) = outside_formulation {
+            eprintln!("warning: {label}the model left its elements' range {warning}");
+        }
+        for warning in Simulation::CONTACT_WARNINGS.iter().filter_map(|w| w(&sim)) {
+            eprintln!("warning: {label}{warning}");
+        }
     }
-    if let Some(warning) = outside_formulation {
-        eprintln!("warning: {label}the model left its elements' range {warning}");
-    }
-    for warning in Simulation::CONTACT_WARNINGS.iter().filter_map(|w| w(&sim)) {
-        eprintln!("warning: {label}{warning}");
-    }
-    if args.run_label.is_none() {
+    if args.run_label.is_none() && failure.is_none() {
         println!(
             "{}: {} to t = {} s with {}: {} steps ({} rejected){}, {} Newton iterations, {} Jacobian evaluations, {} factorizations, {wall:.3} s wall{}",
             model.name(),
@@ -618,7 +615,16 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         );
     }
     if let Some(path) = &args.stats_json {
+        // How the run ended: it reached its stop time, was stopped by Ctrl-C, or failed (its
+        // error as printed, without the line on the rows kept).
+        let outcome = match (&failure, interrupted) {
+            (Some(_), _) => "failed",
+            (None, true) => "interrupted",
+            (None, false) => "completed",
+        };
         let json = serde_json::json!({
+            "outcome": outcome,
+            "error": failure.as_ref().map(|(message, _)| message),
             "steps": st.steps,
             "rejected_steps": st.rejected_steps,
             "extrapolated_spans": st.extrapolated_spans,
@@ -638,8 +644,12 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         std::fs::write(path, serde_json::to_string_pretty(&json)? + "\n")
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
+    if let Some((message, kept_to)) = failure {
+        bail!("{message}\n{} holds the results up to t = {}", args.output.display(), Compact(kept_to));
+    }
     if interrupted {
-        return Err(super::interrupt::Interrupted { at: last_row, output: args.output.display().to_string() }.into());
+        let kept = format!("{} holds the results up to t = {}", args.output.display(), Compact(last_row));
+        return Err(super::interrupt::Interrupted { at: last_row, kept }.into());
     }
     if let Some(png) = &args.plot {
         super::plot::plot_file(&args.output, &[], Some(&args.model), png)?;

@@ -24,12 +24,12 @@ pub struct StaticsArgs {
     pub model: PathBuf,
     /// Last time (s) at which to solve, at or after the model's start time; default: the
     /// model's stop_time.
-    #[arg(long, value_parser = option_values::time)]
+    #[arg(long, value_parser = option_values::time, allow_hyphen_values = true)]
     pub stop_time: Option<f64>,
     /// Interval between the times solved, one CSV row each (s); default: the model's
     /// output_interval, else a tenth of the time span. Smaller intervals are smaller load
     /// increments.
-    #[arg(long, value_parser = option_values::duration)]
+    #[arg(long, value_parser = option_values::duration, allow_hyphen_values = true)]
     pub output_interval: Option<f64>,
     /// Override a parameter (repeatable): NAME=VALUE.
     #[arg(long = "set", value_name = "NAME=VALUE")]

@@ -13,6 +13,7 @@ use rayon::prelude::*;
 use flexfmu::model::Model;
 use flexfmu::simulation::Experiment;
 
+use super::csv_number::csv_number;
 use super::csv_table::CsvTable;
 use super::metric::Metric;
 use super::model_outputs::output_columns;
@@ -31,10 +32,10 @@ pub struct SweepArgs {
     pub set: Vec<String>,
     /// End time (s) of every run, at or after the model's start time; default: the model's
     /// stop_time.
-    #[arg(long, value_parser = option_values::time)]
+    #[arg(long, value_parser = option_values::time, allow_hyphen_values = true)]
     pub stop_time: Option<f64>,
     /// Interval between the rows of each run's CSV (s); default as for simulate.
-    #[arg(long, value_parser = option_values::duration)]
+    #[arg(long, value_parser = option_values::duration, allow_hyphen_values = true)]
     pub output_interval: Option<f64>,
     /// Solver options of every run, as for simulate.
     #[command(flatten)]
@@ -47,7 +48,7 @@ pub struct SweepArgs {
     #[arg(long = "metric", value_name = "NAME=STAT")]
     pub metrics: Vec<String>,
     /// Runs at a time, at most the number of runs; default: the number of cores.
-    #[arg(long, short = 'j')]
+    #[arg(long, short = 'j', allow_hyphen_values = true)]
     pub jobs: Option<usize>,
     /// Output directory: sweep.csv and run_0001.csv, run_0002.csv, ...
     #[arg(short = 'o', long)]
@@ -69,7 +70,7 @@ fn simulate_args(args: &SweepArgs, label: String, run: &[String], csv: &Path) ->
         argv.extend(["--set".into(), set.into()]);
     }
     if let Some(t) = args.stop_time {
-        // Joined by '=': a negative time would otherwise read as an option.
+        // Joined by '=', so that the value is the option's whatever it starts with.
         argv.push(format!("--stop-time={t}").into());
     }
     if let Some(dt) = args.output_interval {
@@ -173,7 +174,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
         let mut row = vec![(i + 1).to_string()];
         row.extend(run.iter().map(|s| s.split_once('=').map_or("", |(_, v)| v).to_string()));
         match result {
-            Ok(values) => row.extend(values.iter().map(|v| format!("{v:.17e}"))),
+            Ok(values) => row.extend(values.iter().copied().map(csv_number)),
             Err(e) => {
                 row.extend(metrics.iter().map(|_| String::new()));
                 failures.push(format!("run {} ({}): {e:#}", i + 1, run.join(", ")));

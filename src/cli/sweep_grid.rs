@@ -29,13 +29,19 @@ impl Axis {
                 text.trim().parse().map_err(|_| UsageError(format!("--set {spec}: '{}' is not a number", text.trim())))
             };
             let (first, last) = (number(first)?, number(last)?);
-            let count: u64 = count.trim().parse().ok().filter(|&n| n >= 1).ok_or_else(|| {
-                UsageError(format!("--set {spec}: the count '{}' is not a positive integer", count.trim()))
-            })?;
-            // Before the values are made: the grid's size is checked again as a whole.
-            if count > MAX_SWEEP_RUNS {
-                bail!("--set {spec}: {count} values, more than the {MAX_SWEEP_RUNS} runs a sweep may have");
+            let count = count.trim();
+            // Digits alone are a count, however many: one beyond the 64-bit integers is beyond
+            // the limit too (it was refused as no positive integer, a usage error).
+            let digits = count.strip_prefix('+').unwrap_or(count);
+            let is_integer = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+            let fits = count.parse::<u64>().ok();
+            if !is_integer || fits == Some(0) {
+                bail!(UsageError(format!("--set {spec}: the count '{count}' is not a positive integer")));
             }
+            // Before the values are made: the grid's size is checked again as a whole.
+            let Some(count) = fits.filter(|&n| n <= MAX_SWEEP_RUNS) else {
+                bail!("--set {spec}: {count} values, more than the {MAX_SWEEP_RUNS} runs a sweep may have");
+            };
             let count = count as usize;
             linspace(first, last, count).iter().map(|&v| Compact(v).to_string()).collect()
         } else {

@@ -87,7 +87,7 @@ impl Instance {
             state: State::Instantiated,
             logger,
             enabled: Enabled::new(logging_on),
-            inputs: model.definition.inputs.iter().map(|i| i.start).collect(),
+            inputs: model.definition.inputs.iter().map(|i| i.start.0).collect(),
             params,
             settings,
             start_time: experiment.start_time,
@@ -187,7 +187,7 @@ impl Instance {
     pub fn reset(&mut self) -> Status {
         self.state = State::Instantiated;
         self.params = self.model.default_parameters();
-        self.inputs = self.model.definition.inputs.iter().map(|i| i.start).collect();
+        self.inputs = self.model.definition.inputs.iter().map(|i| i.start.0).collect();
         self.settings = self.vars.settings;
         self.chosen.clear();
         self.start_time = self.vars.experiment.start_time;

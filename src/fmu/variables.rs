@@ -362,7 +362,7 @@ impl Variables {
                 Role::Input(i),
                 &input.unit,
                 &input.description,
-                Some(input.start),
+                Some(input.start.0),
                 None,
                 None,
             );

@@ -214,7 +214,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
         .iter()
         .map(|e| BodyInfo { name: e.name.clone(), x: e.x, rotates: e.orientation.is_some(), director: false })
         .collect();
-    sys.inputs = def.inputs.iter().map(|i| i.start).collect();
+    sys.inputs = def.inputs.iter().map(|i| i.start.0).collect();
     for body in b.bodies.iter().filter(|b| b.orientation.is_some()) {
         sys.constraints.push(normalisation_row(body.x));
     }

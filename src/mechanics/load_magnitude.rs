@@ -4,7 +4,7 @@
 use super::forces::TimeFunction;
 use super::forces::load::slope_overflow;
 use crate::compact_number::Compact;
-use crate::model::schema::LoadDecl;
+use crate::model::schema::{LoadDecl, PlainNumber};
 use crate::model::{Model, ModelError, Scope};
 
 /// `l`'s magnitude, its expression compiled in `input_scope` (parameters and inputs).
@@ -16,7 +16,7 @@ pub fn load_magnitude(l: &LoadDecl, input_scope: &Scope, model: &Model) -> Resul
             let mut rows: Vec<[f64; 2]> = Vec::with_capacity(t.get_ref().len());
             for row in t.get_ref() {
                 // A third entry had been ignored without a word (a probe).
-                let &[time, value] = row.as_slice() else {
+                let &[PlainNumber(time), PlainNumber(value)] = row.as_slice() else {
                     return fail(format!("each row is [time, value], got {} entries", row.len()));
                 };
                 if !(time.is_finite() && value.is_finite()) {

@@ -4,6 +4,7 @@ mod chunks;
 mod drive;
 pub mod expr;
 mod number;
+mod plain_number;
 pub mod schema;
 pub mod xml_text;
 

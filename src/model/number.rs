@@ -20,7 +20,7 @@ const NOT_A_NUMBER: &str = "expected a number or an expression in quotes (such a
 /// The error for an integer beyond TOML's 64-bit range (which the toml crate reads as 128-bit);
 /// the derive said "invalid type: integer `...` as i128, expected any value" (a probe's
 /// 24-digit mass).
-fn too_large(v: impl fmt::Display) -> String {
+pub(super) fn too_large(v: impl fmt::Display) -> String {
     format!("the integer {v} is beyond TOML's 64-bit integer range; write it as a float (such as 1e23)")
 }
 

@@ -4,6 +4,8 @@
 use serde::Deserialize;
 use toml::Spanned;
 
+pub use super::plain_number::PlainNumber;
+
 /// A number, or an expression over the model's parameters (and, for loads, `t` and inputs).
 /// Deserialized as `#[serde(untagged)]` would (src/model/number.rs), without buffering
 /// every number first.
@@ -121,8 +123,9 @@ pub struct InputDecl {
     pub unit: String,
     #[serde(default)]
     pub description: String,
+    /// A number, not an expression (src/model/plain_number.rs).
     #[serde(default)]
-    pub start: f64,
+    pub start: PlainNumber,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -400,7 +403,7 @@ pub struct LoadDecl {
     /// Magnitude: number or expression in parameters, `t` and inputs.
     pub value: Option<Num>,
     /// Magnitude as a piecewise-linear table of [time, value] rows (held constant outside).
-    pub table: Option<Spanned<Vec<Vec<f64>>>>,
+    pub table: Option<Spanned<Vec<Vec<PlainNumber>>>>,
 }
 
 /// A contact between a plane or circle on body1 and a point or circle on body2: a continuous

@@ -273,3 +273,59 @@ fn a_model_is_simulated_and_states_must_match_their_model() {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+/// Ctrl-C during `animate MODEL.toml` removes the scratch directory of the states it simulates
+/// however it comes: once while the model is still loading (that ended the process at once and
+/// left the directory behind), or twice (the second ends the process at once). The command
+/// exits with 130, writes no page and names no file of the removed directory (it had said
+/// "<scratch>/outputs.csv holds the results"). The model is large enough (60,000 point masses)
+/// that its loading outlasts the test's reaction to the directory's appearance.
+#[cfg(unix)]
+#[test]
+fn an_interrupted_animate_leaves_no_scratch_directory() {
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let mut text =
+        String::from("[model]\nname = \"many\"\n\n[solver]\nstep = 1e-3\nstop_time = 10.0\noutput_interval = 1e-3\n");
+    for i in 0..60_000 {
+        text += &format!("[[point_masses]]\nname = \"p{i}\"\nmass = 1.0\nposition = [{i}.0, 0.0]\n");
+    }
+    text += "[[outputs]]\nname = \"x\"\nquantity = \"x\"\nbody = \"p0\"\n";
+    let model = dir.path().join("many.toml");
+    std::fs::write(&model, text).unwrap();
+    for signals in [1, 2] {
+        let temp = tempfile::tempdir_in(dir.path()).unwrap();
+        let page = dir.path().join("view.html");
+        let child = Command::new(EXE)
+            .arg("animate")
+            .arg(&model)
+            .arg("-o")
+            .arg(&page)
+            .env("TMPDIR", temp.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // As soon as the scratch directory is made.
+        let start = Instant::now();
+        while std::fs::read_dir(temp.path()).unwrap().next().is_none() {
+            assert!(start.elapsed().as_secs() < 60, "no scratch directory made");
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        for _ in 0..signals {
+            // SAFETY: signalling a child process this test started.
+            unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(130), "{signals} Ctrl-C: {stderr}");
+        let left: Vec<_> = std::fs::read_dir(temp.path()).unwrap().map(|e| e.unwrap().path()).collect();
+        assert!(left.is_empty(), "{signals} Ctrl-C left {left:?}");
+        assert!(!page.exists(), "{signals} Ctrl-C wrote a page");
+        assert!(!stderr.contains("flexfmu-animate"), "{signals} Ctrl-C: {stderr}");
+        if signals == 1 {
+            assert!(stderr.contains("interrupted at t = ") && stderr.contains("no page written"), "{stderr}");
+        }
+    }
+}

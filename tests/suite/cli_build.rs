@@ -119,3 +119,56 @@ fn check_refuses_an_entry_beyond_the_size_limit() {
     let limit = MAX_FMU_ENTRY_BYTES >> 20;
     assert!(stderr.contains(&format!("resources/model.toml unpacks to more than {limit} MiB")), "{stderr}");
 }
+
+/// A zip archive at `path` holding `entries` (name, contents).
+fn zip_of(path: &Path, entries: &[(&str, &[u8])]) {
+    let mut w = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+    for (name, data) in entries {
+        w.start_file(*name, zip::write::SimpleFileOptions::default()).unwrap();
+        w.write_all(data).unwrap();
+    }
+    w.finish().unwrap();
+}
+
+/// `info FMU.fmu` shows the model an FMU built by flexfmu carries, as `info MODEL.toml` shows
+/// it; `info` and `check` say of a file named .fmu that is no such FMU what is wrong with it,
+/// naming it, exit code 1: not a zip archive (random bytes, a text file renamed), no
+/// modelDescription.xml, one that is not UTF-8, no resources/model.toml. `info` had read every
+/// .fmu as a model file ("model file x.fmu is not UTF-8 text", a valid FMU included).
+#[test]
+fn info_reads_an_fmu_and_both_commands_say_what_is_wrong_with_one_that_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let fmu = dir.path().join("ms.fmu");
+    let out =
+        Command::new(EXE).arg("build").arg(model()).arg("-o").arg(&fmu).arg("--binary").arg(binary()).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let from_fmu = Command::new(EXE).arg("info").arg(&fmu).output().unwrap();
+    assert!(from_fmu.status.success(), "{}", String::from_utf8_lossy(&from_fmu.stderr));
+    let from_model = Command::new(EXE).arg("info").arg(model()).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&from_fmu.stdout), String::from_utf8_lossy(&from_model.stdout));
+
+    let random: Vec<u8> = (0u32..4096).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    std::fs::write(dir.path().join("random.fmu"), &random).unwrap();
+    std::fs::write(dir.path().join("notes.fmu"), std::fs::read(model()).unwrap()).unwrap();
+    zip_of(&dir.path().join("bare.fmu"), &[("documentation/index.html", b"<p>no model</p>")]);
+    zip_of(
+        &dir.path().join("latin1.fmu"),
+        &[("modelDescription.xml", b"<fmiModelDescription description=\"caf\xe9\"/>")],
+    );
+    zip_of(&dir.path().join("foreign.fmu"), &[("modelDescription.xml", b"<fmiModelDescription/>")]);
+    let cases = [
+        ("random.fmu", "random.fmu is not an FMU: it is not a zip archive"),
+        ("notes.fmu", "notes.fmu is not an FMU: it is not a zip archive"),
+        ("bare.fmu", "bare.fmu is not an FMU: it has no modelDescription.xml"),
+        ("latin1.fmu", "latin1.fmu/modelDescription.xml is not UTF-8 text"),
+        ("foreign.fmu", "foreign.fmu has no resources/model.toml: it is not an FMU built by flexfmu"),
+    ];
+    for (file, message) in cases {
+        for command in ["info", "check"] {
+            let o = Command::new(EXE).arg(command).arg(dir.path().join(file)).output().unwrap();
+            let stderr = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{command} {file}: {stderr}");
+            assert!(stderr.contains(&format!("{}/{message}", dir.path().display())), "{command} {file}: {stderr}");
+        }
+    }
+}

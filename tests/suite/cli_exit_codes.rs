@@ -75,6 +75,38 @@ fn a_missing_model_file_is_a_model_file_problem_and_a_good_one_succeeds() {
     }
 }
 
+/// A file named on the command line that cannot be read is a command line that cannot run,
+/// exit code 2 as for a missing model file, whatever the command and the kind of file
+/// (docs/cli.md, "Exit codes"): a missing FMU given to `check` exited 1, and so did a missing
+/// results CSV for `plot`, states file for `animate` and `--binary` for `build`. Nothing is
+/// written.
+#[test]
+fn a_missing_input_file_is_a_command_line_that_cannot_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mass_spring.toml").display().to_string();
+    std::fs::create_dir(dir.path().join("folder.fmu")).unwrap();
+    let cases: Vec<(Vec<String>, String)> = vec![
+        (vec!["check".into(), path("m.fmu")], path("m.fmu")),
+        (vec!["check".into(), path("folder.fmu")], path("folder.fmu")),
+        (vec!["info".into(), path("m.fmu")], path("m.fmu")),
+        (vec!["check".into(), path("m.toml")], path("m.toml")),
+        (vec!["plot".into(), path("r.csv"), "-o".into(), path("p.png")], path("r.csv")),
+        (vec!["animate".into(), path("s.json"), "-o".into(), path("a.html")], path("s.json")),
+        (vec!["animate".into(), model.clone(), path("s.json"), "-o".into(), path("a.html")], path("s.json")),
+        (vec!["build".into(), model, "-o".into(), path("b.fmu"), "--binary".into(), path("lib.so")], path("lib.so")),
+    ];
+    for (args, file) in cases {
+        let out = Command::new(EXE).args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(&file), "{args:?}: the file is named: {stderr}");
+    }
+    for written in ["p.png", "a.html", "b.fmu"] {
+        assert!(!dir.path().join(written).exists(), "{written} written");
+    }
+}
+
 #[test]
 fn a_failure_that_is_not_in_the_model_file_returns_1() {
     let dir = tempfile::tempdir().unwrap();
@@ -314,17 +346,72 @@ fn extreme_numbers_in_messages_are_compact() {
     assert!(stderr.contains("--stop-time -1e300 s is before the model's start time 1e7 s"), "{stderr}");
 }
 
-/// The argument parser's usage errors exit with 2 as docs/cli.md says: an unknown option, and
-/// `--step -1`, where `-1` reads as an option.
+/// The argument parser's usage errors exit with 2 as docs/cli.md says: an unknown option.
 #[test]
 fn usage_errors_exit_with_2() {
     let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mass_spring.toml");
-    for extra in [&["--no-such-option"][..], &["--step", "-1"]] {
-        let o = Command::new(EXE).arg("simulate").arg(&model).args(["-o", "/dev/null"]).args(extra).output().unwrap();
-        let stderr = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{extra:?}: {stderr}");
-        assert!(stderr.contains("unexpected argument"), "{extra:?}: {stderr}");
+    let o =
+        Command::new(EXE).arg("simulate").arg(&model).args(["-o", "/dev/null", "--no-such-option"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("unexpected argument"), "{stderr}");
+}
+
+/// A number that starts with '-' is its option's value (`--rho-inf -0.1` read as an unknown
+/// option `-0`, `--step -1` as an option `-1`), checked as the option checks its values, with
+/// its own message and exit code (docs/cli.md, "Exit codes"): a step that is not positive, a
+/// stop time before the start or a count that is no count exit with 2; a value the solver
+/// refuses, such as a rho_inf outside [0, 1], with 1. A negative stop time after a negative start
+/// time runs.
+#[test]
+fn negative_numbers_are_values_checked_by_their_option() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mass_spring.toml");
+    let o = dir.path().join("out").display().to_string();
+    let positive = "a step or interval must be a positive finite number";
+    let cases: [(&str, &[&str], i32, &str); 14] = [
+        ("simulate", &["--rho-inf", "-0.1"], 1, "rho_inf must be in [0, 1], got -0.1"),
+        ("simulate", &["--step", "-1"], 2, positive),
+        ("simulate", &["--step", "-1e-3"], 2, positive),
+        ("simulate", &["--stop-time", "-1"], 2, "--stop-time -1 s is before the model's start time 0 s"),
+        ("simulate", &["--tolerance", "-1"], 1, "tolerance must be in (0, 1), got -1"),
+        ("simulate", &["--constraints", "baumgarte", "--baumgarte-beta", "-5"], 1, "beta = -5"),
+        ("statics", &["--output-interval", "-0.5"], 2, positive),
+        (
+            "sweep",
+            &["--set", "k=1,2", "--stop-time", "0.1", "--rho-inf", "-0.1"],
+            1,
+            "rho_inf must be in [0, 1], got -0.1",
+        ),
+        ("sweep", &["--set", "k=1,2", "-j", "-2"], 2, "invalid value '-2' for '--jobs"),
+        ("compare", &["--rho-inf", "-1"], 1, "--rho-inf must be in [0, 1], got -1"),
+        ("compare", &["--steps", "-1e-3,1e-3"], 2, positive),
+        ("modes", &["--time", "-1"], 2, "--time -1 s is before the model's start time 0 s"),
+        ("modes", &["--count", "-1"], 2, "invalid value '-1' for '--count"),
+        ("animate", &["--stop-time", "-1"], 2, "--stop-time -1 s is before the model's start time 0 s"),
+    ];
+    for (command, values, code, message) in cases {
+        let output = if matches!(command, "modes" | "compare") { &[][..] } else { &["-o", o.as_str()][..] };
+        let out = Command::new(EXE).arg(command).arg(&model).args(output).args(values).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{command} {values:?}: {stderr}");
+        assert!(stderr.contains(message), "{command} {values:?}: no '{message}' in {stderr}");
+        assert!(!stderr.contains("unexpected argument"), "{command} {values:?}: {stderr}");
     }
+    let early = dir.path().join("early.toml");
+    std::fs::write(&early, mass_spring().replace("stop_time = 2.0", "start_time = -1.0\nstop_time = 1.0")).unwrap();
+    let csv = dir.path().join("early.csv");
+    let out = Command::new(EXE)
+        .arg("simulate")
+        .arg(&early)
+        .args(["--stop-time", "-0.5", "--output-interval", "0.25", "-o"])
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let times: Vec<f64> = text.lines().skip(1).map(|l| l.split(',').next().unwrap().parse().unwrap()).collect();
+    assert_eq!(times, [-1.0, -0.75, -0.5]);
 }
 
 /// `--set` and `--input` that do not fit the model (an unknown name, a value not of the
@@ -511,6 +598,7 @@ fn an_interrupted_run_keeps_its_rows_states_and_statistics() {
     );
     let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
     assert!(json["steps"].as_u64().unwrap() > 0, "{json}");
+    assert_eq!(json["outcome"], "interrupted", "{json}");
     let a = Command::new(EXE).arg("animate").arg(&states).arg("-o").arg(dir.path().join("a.html")).output().unwrap();
     assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
 }

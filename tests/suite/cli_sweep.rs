@@ -214,6 +214,32 @@ fn an_absurd_grid_is_refused_before_it_is_made() {
     assert!(!out.exists());
 }
 
+/// A range's count beyond the 64-bit integers is a count beyond the limit, as
+/// `k=1:2:1000000000` is: exit code 1 with the count as written (it was refused as "not a
+/// positive integer", exit code 2, though it is one). What is no count stays a usage error.
+#[test]
+fn a_count_beyond_the_integer_range_is_a_grid_beyond_the_limit() {
+    use flexfmu::limits::MAX_SWEEP_RUNS;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sweep");
+    let count = "99999999999999999999999";
+    let o = sweep(&["--set", &format!("k=1:2:{count}")], &out);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{count} values, more than the {MAX_SWEEP_RUNS} runs a sweep may have")),
+        "{stderr}"
+    );
+    assert!(!out.exists());
+    for count in ["0", "-3", "2.5", "1e3", "many"] {
+        let o = sweep(&["--set", &format!("k=1:2:{count}")], &out);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{count}: {stderr}");
+        assert!(stderr.contains(&format!("the count '{count}' is not a positive integer")), "{stderr}");
+        assert!(!out.exists());
+    }
+}
+
 /// `-j` beyond the number of runs starts one worker per run (`-j 10000` on 2 runs started
 /// 10,000 threads): the summary line says how many ran at a time.
 #[test]

@@ -198,3 +198,46 @@ body = "arm.end"
     assert_eq!(code, Some(0), "{stderr}");
     assert!(!stderr.contains("range"), "{stderr}");
 }
+
+/// A run that fails keeps its statistics as it keeps its rows: `--stats-json` is written with
+/// the steps taken up to the failure, `outcome` "failed" and the failure's message as `error`
+/// (it was not written at all); a run that reaches its stop time says `outcome` "completed",
+/// `error` null.
+#[test]
+fn a_failed_run_writes_its_statistics_with_the_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/models/rigid_pendulum.toml")).unwrap();
+    let model = dir.path().join("pendulum_blowup.toml");
+    std::fs::write(
+        &model,
+        base + "\n[[loads]]\nname = \"blowup\"\ntype = \"torque\"\nbody = \"rod\"\nvalue = \"1/sqrt(0.5 - t)\"\n",
+    )
+    .unwrap();
+    let (csv, stats) = (dir.path().join("out.csv"), dir.path().join("stats.json"));
+    let run = |stop: &str| {
+        Command::new(EXE)
+            .arg("simulate")
+            .arg(&model)
+            .args(["--stop-time", stop, "-o"])
+            .arg(&csv)
+            .arg("--stats-json")
+            .arg(&stats)
+            .output()
+            .unwrap()
+    };
+    let out = run("1");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    assert_eq!(json["outcome"], "failed", "{json}");
+    let error = json["error"].as_str().unwrap();
+    assert!(error.starts_with("simulation stopped at t = 0.4") && error.contains("NaN or infinity"), "{error}");
+    assert!(json["steps"].as_u64().unwrap() >= 490, "{json}");
+    assert_eq!(json["integrator"], "ttbif", "{json}");
+
+    let out = run("0.3");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    assert_eq!(json["outcome"], "completed", "{json}");
+    assert!(json["error"].is_null(), "{json}");
+}

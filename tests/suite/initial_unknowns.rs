@@ -155,7 +155,7 @@ fn undeclared_knowns_leave_the_initial_outputs_unchanged() {
         let declared: Vec<BTreeSet<u32>> =
             vars.outputs().map(|v| vars.initial_dependencies(v).into_iter().collect()).collect();
         let input_vr: Vec<u32> = vars.list.iter().filter(|v| matches!(v.role, Role::Input(_))).map(|v| v.vr).collect();
-        let start: Vec<f64> = model.definition.inputs.iter().map(|i| i.start).collect();
+        let start: Vec<f64> = model.definition.inputs.iter().map(|i| i.start.0).collect();
         let mut states = vec![None];
         let t0 = Experiment::from_model(&model, &params).unwrap().start_time;
         let sim = Simulation::new(&model, &params, settings, t0).unwrap();

@@ -18,6 +18,7 @@ mod c_api;
 mod cli_animate;
 mod cli_build;
 mod cli_compare;
+mod cli_csv;
 mod cli_exit_codes;
 mod cli_plot;
 mod cli_progress;

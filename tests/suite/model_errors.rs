@@ -772,3 +772,38 @@ fn a_direction_of_huge_components_is_normalised() {
     let exact = -9.81 * t * t / 4.0;
     assert!((tip_y - exact).abs() < 1e-9, "tip_y {tip_y} at t = {t}, sliding along the diagonal {exact}");
 }
+
+/// Where the model file takes a number only (an input's `start`, a load table's cells), a
+/// string or a boolean is refused in the model file's own words at its place (it was serde's
+/// "invalid type: string \"1+1\", expected f64"); a number there still runs.
+#[test]
+fn a_string_where_a_plain_number_is_expected_is_refused_in_our_words() {
+    let input = |start: &str| {
+        variant("[[rigid_bodies]]", &format!("[[inputs]]\nname = \"u\"\nstart = {start}\n\n[[rigid_bodies]]"))
+    };
+    let line = |text: &str, needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let text = input("\"1+1\"");
+    expect_error(
+        &text,
+        line(&text, "start ="),
+        "expected a number, got the string \"1+1\": this value takes no expression",
+    );
+    let text = input("true");
+    expect_error(&text, line(&text, "start ="), "expected a number, got true");
+    let (code, stderr, _) = simulate(&input("2"));
+    assert_eq!(code, 0, "{stderr}");
+
+    let load = |cell: &str| {
+        format!(
+            "{BASE}\n[[loads]]\nname = \"push\"\ntype = \"torque\"\nbody = \"rod\"\ntable = [[0.0, 1.0], [1.0, {cell}]]\n"
+        )
+    };
+    let text = load("\"2\"");
+    expect_error(
+        &text,
+        line(&text, "table ="),
+        "expected a number, got the string \"2\": this value takes no expression",
+    );
+    let (code, stderr, _) = simulate(&load("2"));
+    assert_eq!(code, 0, "{stderr}");
+}

@@ -313,7 +313,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
     let mut names = Names::with_capacity(declared.iter().sum());
     for (i, inp) in def.inputs.iter().enumerate() {
         check_name(model, &inp.name, "input", &mut names)?;
-        if !inp.start.is_finite() {
+        if !inp.start.0.is_finite() {
             return Err(model.error(inp.name.span(), format!("input {i} start value must be finite")));
         }
     }
@@ -338,7 +338,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
 
     sys.set_coordinates(n);
     sys.bodies = system_bodies;
-    sys.inputs = def.inputs.iter().map(|i| i.start).collect();
+    sys.inputs = def.inputs.iter().map(|i| i.start.0).collect();
 
     // Parameters, `t` and the inputs: drives, spring free lengths and load magnitudes.
     let input_scope = model.scope(params).with_inputs(&input_names);
