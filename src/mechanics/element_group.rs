@@ -140,7 +140,12 @@ impl<E: Element + Debug + Clone + Send + Sync + 'static> ElementGroup for Elemen
 
     fn add_pattern(&self, b: &mut PatternBuilder) {
         for e in &self.elements {
-            b.block(e.dofs(), e.dofs());
+            if E::SWITCHES {
+                let part = b.switchable_part();
+                b.switchable_block(part, e.dofs(), e.dofs());
+            } else {
+                b.block(e.dofs(), e.dofs());
+            }
         }
     }
 

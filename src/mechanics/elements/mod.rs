@@ -160,6 +160,11 @@ pub trait Element {
     /// (`System::carry_with_drives`). Forces between bodies (springs, dampers, contacts,
     /// loads) tie nothing: the Newton iteration after the transport balances them.
     const TIES: bool = false;
+    /// Whether the element's tangent block is exactly zero at times (a force contact while
+    /// open): the block is then a switchable part of the Newton pattern, its entries that
+    /// nothing else fills left out of the factorization while they are zero
+    /// (src/linalg/switching.rs).
+    const SWITCHES: bool = false;
     /// For a kind that ties (`TIES`): whether this element also holds its coordinates to
     /// ground (a plate whose reference is ground).
     fn tied_to_ground(&self) -> bool {

@@ -340,6 +340,11 @@ impl Element for Contact {
     }
 
     fn add_forces(&self, x: &Kin, _inertial: &mut [f64], forces: &mut [f64]) {
+        // Open (eq. 7): no force, and the gap's derivatives are not needed (most contacts
+        // of a box of balls are open, and their derivatives were a third of its run).
+        if self.penetration(x.q) <= 0.0 {
+            return;
+        }
         self.with_rate(x.q, x.v, |delta, rate, gradient| {
             let f = self.law(delta, rate).force;
             if f != 0.0 {
@@ -352,6 +357,9 @@ impl Element for Contact {
     }
 
     fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
+        if self.penetration(x.q) <= 0.0 {
+            return;
+        }
         self.with_geometry(x.q, x.v, |delta, rate, gap_gradient, gap_hessian| {
             let law = self.law(delta, rate);
             if law.force == 0.0 {
@@ -399,12 +407,17 @@ impl Element for Contact {
     /// never negative): the hysteresis damping of eq. 9, and the elastic force lost to the
     /// no-tension clamp while separating.
     fn power(&self, x: &Kin, stride: &Stride) -> EnergyFlow {
+        if self.penetration(x.q) <= 0.0 {
+            return EnergyFlow::default();
+        }
         let law = self.evaluate(x.q, x.v);
         EnergyFlow { dissipated: (law.force - law.elastic) * stride.rate(|q| self.penetration(q)), supplied: 0.0 }
     }
 
     const NON_CONSERVATIVE: bool = true;
     const MEMORY: Option<MemoryKind> = Some(MemoryKind::Contact);
+    /// Open, the contact's block is zero.
+    const SWITCHES: bool = true;
 
     fn record(&mut self, q: &[f64], v: &[f64], t: f64) {
         Contact::record(self, q, v, t);
