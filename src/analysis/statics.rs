@@ -49,6 +49,12 @@
 //! after two plain Newton steps that each move no coordinate by more than ROUNDOFF of
 //! (s_i + |q_i|): then q is the equilibrium as far as floating point represents it, and what
 //! remains of the residual is the round-off of the forces.
+//!
+//! A globalized solve that reaches no equilibrium says why it thinks so: a model whose
+//! stiffness at the start is singular along the loads' first plain Newton step (`HELD`) may be a
+//! mechanism its loads keep moving; one held there whose linear response moves it more than
+//! FAR_REACH scales is loaded far beyond what its elements represent (a stiffness or unit
+//! mistake: `StaticsError::FarBeyondElements`).
 
 use crate::integrators::convergence::{ROUNDOFF, model_length, reachable};
 use crate::integrators::{Dynamics, TangentCoefficients, largest_ratio};
@@ -75,6 +81,18 @@ pub enum StaticsError {
          from any equilibrium"
     )]
     NoEquilibrium { iterations: usize, residual: f64 },
+    /// As `NoEquilibrium`, from a start where the model is held (`Solver::linear_reach`): a
+    /// clamped steel cantilever with E given in MPa (a million times too soft) was told it "may
+    /// be a mechanism" (a probe), where its loads would curl it hundreds of turns.
+    #[error(
+        "no equilibrium reached in {iterations} pseudo-transient Newton iterations from the configuration given \
+         (the force residual still {residual:.1e} of the forces in play): the model is held (its stiffness at the \
+         start is not singular), but the loads would deform it far beyond what its elements represent: their \
+         linear response there moves it by {reach:.1e} model lengths, or radians for a rotation ({turns:.1e} \
+         turns); check the stiffness and the units (E in Pa, lengths in m, forces in N)",
+        turns = reach / std::f64::consts::TAU
+    )]
+    FarBeyondElements { iterations: usize, residual: f64, reach: f64 },
 }
 
 /// How a static solve measures and globalizes.
@@ -126,6 +144,19 @@ const PSEUDO_STEP_CONVERGED: f64 = 1e-3;
 /// Plain Newton again once the residual has fallen by this factor from where the
 /// pseudo-transient phase started (SER has lowered eps as much).
 const EPS_OFF: f64 = 1e-4;
+
+/// A held model's linear response longer than this (in coordinate scales: model lengths, or
+/// radians) is far beyond any equilibrium its elements represent: ten model lengths, or more
+/// than a turn and a half (`StaticsError::FarBeyondElements`; the probe's beam in MPa: 1e3).
+const FAR_REACH: f64 = 10.0;
+/// The model is held at the start if the stiffness along the first plain Newton step (its
+/// energy dq^T K dq over |dq|^2 in coordinate scales) is above this fraction of the stiffest
+/// coordinate's K_ii: a mechanism's direction has only the round-off of K, a soft structure its
+/// own bending stiffness, whatever its units (the probe's cantilever in MPa: 7e-7 of its axial
+/// one). Measured over the statics, modes and beam tests: mechanisms (free beams, pinned
+/// links) at most 6e-18 (or negative), held structures at least 4e-11 (an ANCF cantilever of
+/// 200 elements).
+const HELD: f64 = 1e-13;
 
 /// The proximal weight of a load increment's steps at a singular tangent, as a fraction of the
 /// stiffest coordinate's K_ii / M_ii (`Solver::proximal_eps`).
@@ -235,6 +266,10 @@ struct Solver<'a> {
     step: Vec<f64>,
     image: Vec<f64>,
     iterations: usize,
+    /// The first plain Newton step's length (coordinate scales) where the model is held there
+    /// (`HELD`): the loads' linear response, to tell a failure far beyond the elements' range
+    /// from a mechanism.
+    linear_reach: Option<f64>,
 }
 
 /// How a step was judged.
@@ -278,6 +313,7 @@ impl<'a> Solver<'a> {
             step: vec![0.0; n + m],
             image: vec![0.0; n + m],
             iterations: 0,
+            linear_reach: None,
         }
     }
 
@@ -337,15 +373,17 @@ impl<'a> Solver<'a> {
             return Step::Singular;
         }
         let longest = (0..n).fold(0.0f64, |a, i| a.max(self.step[i].abs() / s[i]));
-        // The curvature dq^T (K + eps M) dq along the step (its multiplier part zero), against
-        // its round-off.
+        if eps == 0.0 && self.iterations == 1 && self.o.globalize {
+            // The loads' linear response from the start, where the model is held.
+            let (curvature, _) = self.curvature();
+            let scaled: f64 = (0..n).map(|i| (self.step[i] / s[i]).powi(2)).sum();
+            let stiffest = (0..n).fold(0.0f64, |a, i| a.max(self.stiffness[i].abs() * s[i] * s[i]));
+            self.linear_reach = (curvature > HELD * scaled * stiffest).then_some(longest);
+        }
+        // The curvature along the step against its round-off.
         let climbs = self.o.globalize && longest > self.tolerance && {
-            let mut x = self.step.clone();
-            x[n..].fill(0.0);
-            self.matrix.mul_vec(&x, &mut self.image);
-            let curvature: f64 = (0..n).map(|i| x[i] * self.image[i]).sum();
-            let size = |v: &[f64]| v[..n].iter().map(|v| v * v).sum::<f64>().sqrt();
-            curvature < -ROUNDOFF * size(&x) * size(&self.image)
+            let (curvature, round_off) = self.curvature();
+            curvature < -ROUNDOFF * round_off
         };
         if climbs {
             return Step::Rejected;
@@ -374,6 +412,18 @@ impl<'a> Solver<'a> {
             return Step::Singular;
         }
         Step::Taken { longest, increment }
+    }
+
+    /// The curvature dq^T (K + eps M) dq of the matrix along the step (its multiplier part
+    /// zero), and |dq| |(K + eps M) dq|, the scale of its round-off.
+    fn curvature(&mut self) -> (f64, f64) {
+        let n = self.n;
+        let mut x = self.step.clone();
+        x[n..].fill(0.0);
+        self.matrix.mul_vec(&x, &mut self.image);
+        let curvature: f64 = (0..n).map(|i| x[i] * self.image[i]).sum();
+        let size = |v: &[f64]| v[..n].iter().map(|v| v * v).sum::<f64>().sqrt();
+        (curvature, size(&x) * size(&self.image))
     }
 
     /// The force residual in work units (`Residual::norm`) and the largest constraint
@@ -493,10 +543,15 @@ impl<'a> Solver<'a> {
         }
         if self.o.globalize {
             let work = self.start_work.max(self.res.work(s));
-            Err(StaticsError::NoEquilibrium {
-                iterations: self.iterations,
-                residual: self.res.norm(s) / work.max(f64::MIN_POSITIVE),
-            })
+            let (iterations, residual) = (self.iterations, self.res.norm(s) / work.max(f64::MIN_POSITIVE));
+            match self.linear_reach {
+                // Held, but loaded far beyond its elements: not a mechanism (a stiffness or
+                // unit mistake, most likely).
+                Some(reach) if reach > FAR_REACH => {
+                    Err(StaticsError::FarBeyondElements { iterations, residual, reach })
+                }
+                _ => Err(StaticsError::NoEquilibrium { iterations, residual }),
+            }
         } else {
             Err(StaticsError::NotConverged(self.iterations))
         }

@@ -24,7 +24,7 @@ pub struct AnimateArgs {
     /// With a model only: override a parameter (repeatable), as for simulate.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
-    /// With a model only: end time (s).
+    /// With a model only: end time (s), after the model's start time.
     #[arg(long, value_parser = super::option_values::time, allow_hyphen_values = true)]
     pub stop_time: Option<f64>,
     /// With a model only: interval between frames (s).

@@ -1,6 +1,6 @@
 //! Times and steps on the command line. What no model can make valid (a time that is not a
 //! finite number, a step or interval that is not positive) is refused by clap as the command
-//! line is parsed; what is wrong only against the model (a stop time before its start time) is
+//! line is parsed; what is wrong only against the model (a stop time not after its start time) is
 //! a [`UsageError`]. Both exit with code 2, as clap's own usage errors (docs/cli.md, "Exit
 //! codes"): the run never starts.
 //!
@@ -35,9 +35,13 @@ pub fn duration(text: &str) -> Result<f64, String> {
 }
 
 /// The stop time, refused unless it is after `start` (`after_start`) or at least `start`.
+/// A run (simulate, sweep, animate, compare) needs a span, as the model file's stop_time does
+/// ("must be after start_time"); only statics takes the start time alone, one equilibrium.
 pub fn stop_time(stop: f64, start: f64, after_start: bool) -> Result<f64, UsageError> {
-    let (fits, relation) = if after_start { (stop > start, "not after") } else { (stop >= start, "before") };
+    let fits = if after_start { stop > start } else { stop >= start };
     if !fits {
+        // "before" where it is, "not after" for a stop time equal to the start.
+        let relation = if stop < start { "before" } else { "not after" };
         return Err(UsageError(format!(
             "--stop-time {} s is {relation} the model's start time {} s: give a later --stop-time",
             Compact(stop),

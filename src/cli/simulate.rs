@@ -88,7 +88,7 @@ impl SolverArgs {
 pub struct SimulateArgs {
     /// Model file (TOML).
     pub model: PathBuf,
-    /// End time (s), at or after the model's start time; default: the model's stop_time.
+    /// End time (s), after the model's start time; default: the model's stop_time.
     #[arg(long, value_parser = option_values::time, allow_hyphen_values = true)]
     pub stop_time: Option<f64>,
     /// Solver options (override the model's [solver] section).
@@ -484,7 +484,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         bail!("{e}");
     }
     let experiment = Experiment::from_model(&model, &params)?;
-    let stop = option_values::stop_time(args.stop_time.unwrap_or(experiment.stop_time), experiment.start_time, false)?;
+    let stop = option_values::stop_time(args.stop_time.unwrap_or(experiment.stop_time), experiment.start_time, true)?;
     let interval = args.output_interval.or(experiment.output_interval).unwrap_or(settings.step);
     let mut sim = Simulation::new(&model, &params, settings, experiment.start_time)?;
     sim.limit_steps_to(&model, interval);

@@ -30,7 +30,7 @@ pub struct SweepArgs {
     /// linearly spaced, both ends included) or NAME=value (fixed).
     #[arg(long = "set", value_name = "NAME=VALUES")]
     pub set: Vec<String>,
-    /// End time (s) of every run, at or after the model's start time; default: the model's
+    /// End time (s) of every run, after the model's start time; default: the model's
     /// stop_time.
     #[arg(long, value_parser = option_values::time, allow_hyphen_values = true)]
     pub stop_time: Option<f64>,
@@ -114,7 +114,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
             simulate::parameter_values(&model, run).with_context(|| format!("run {} ({})", i + 1, run.join(", ")))?;
         if let Some(stop) = args.stop_time {
             let start = Experiment::from_model(&model, &params)?.start_time;
-            option_values::stop_time(stop, start, false)
+            option_values::stop_time(stop, start, true)
                 .with_context(|| format!("run {} ({})", i + 1, run.join(", ")))?;
         }
     }

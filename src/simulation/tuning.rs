@@ -6,14 +6,16 @@
 //! element coefficients: the same coordinates, constraint rows, sparsity pattern, outputs,
 //! initial state, geometry (kinematic outputs and contact penetrations at the initial state)
 //! and solver settings. A parameter that moves the initial configuration (a
-//! length, an angle, an initial velocity), sets a count or a choice, or enters the solver
-//! settings is structural: changing it in a run would not describe the same mechanism.
+//! length, an angle, an initial velocity), sets a count or a choice, what a recorded history
+//! means (a fractional damper's order, memory span or reference, `history_terms`) or enters
+//! the solver settings is structural: changing it in a run would not describe the same
+//! mechanism.
 
 use super::{Experiment, Model, ParameterKind, Simulation, SolverSettings};
 use crate::integrators::{Dynamics, EnergyFlow, Statistics};
 use crate::mechanics::System;
 use crate::mechanics::assemble::{Assembly, assemble};
-use crate::mechanics::forces::Contact;
+use crate::mechanics::forces::{Contact, FractionalSpringDamper};
 use crate::mechanics::outputs::{OutputKind, OutputState};
 
 /// Geometry at the initial state: the kinematic outputs (positions, angles and their rates)
@@ -57,6 +59,16 @@ fn geometry(a: &Assembly) -> Vec<f64> {
         .collect()
 }
 
+/// What the samples a fractional damper records mean, one entry per damper: its order (the
+/// Grünwald weights the samples are summed with), its memory span (which samples are kept)
+/// and the reference its q is measured from. A new value of any of them mid-run would be
+/// summed with a history recorded under the old one, which describes no material (a probe
+/// set alpha 0.5 -> 0.9 between steps and got fmi2OK), so a parameter that changes one is
+/// structural, as one that sets a count is.
+fn history_terms(s: &System) -> Vec<(f64, Option<f64>, f64)> {
+    s.elements::<FractionalSpringDamper>().iter().map(|d| (d.order, d.memory, d.reference)).collect()
+}
+
 /// The parts of an assembly a tunable parameter must leave unchanged.
 fn same_structure(a: &Assembly, b: &Assembly) -> bool {
     let pattern = |s: &System| s.newton_pattern().entries().map(|(i, j, _)| (i, j)).collect::<Vec<_>>();
@@ -68,6 +80,7 @@ fn same_structure(a: &Assembly, b: &Assembly) -> bool {
         && a.input_names == b.input_names
         && pattern(&a.system) == pattern(&b.system)
         && geometry(a) == geometry(b)
+        && history_terms(&a.system) == history_terms(&b.system)
 }
 
 /// The valid values of parameter `i` near `x` (relative 1e-3 above, then below).
@@ -155,6 +168,7 @@ impl Simulation {
             || system.constraints() != self.system.constraints()
             || asm.outputs.iter().map(|o| &o.kind).collect::<Vec<_>>() != outputs
             || pattern(&system) != pattern(&self.system)
+            || history_terms(&system) != history_terms(&self.system)
         {
             return Err("these parameter values change the model's structure".into());
         }

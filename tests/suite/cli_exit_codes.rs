@@ -275,11 +275,8 @@ fn times_and_steps_that_no_run_can_take_are_refused_as_usage_errors() {
         for (values, message) in &refusals {
             let o = Command::new(EXE).arg(command).arg(&model).args(extra).args(values).output().unwrap();
             let stderr = String::from_utf8_lossy(&o.stderr);
-            // compare refuses a stop time equal to the start too: its message says "not after".
-            let message =
-                if *command == "compare" { message.replace("is before", "is not after") } else { message.to_string() };
             assert_eq!(o.status.code(), Some(2), "{command} {values:?}: {stderr}");
-            assert!(stderr.contains(&message), "{command} {values:?}: no '{message}' in {stderr}");
+            assert!(stderr.contains(message), "{command} {values:?}: no '{message}' in {stderr}");
             assert!(!out.exists(), "{command} {values:?} wrote {}", out.display());
         }
     }
@@ -299,13 +296,38 @@ fn times_and_steps_that_no_run_can_take_are_refused_as_usage_errors() {
             assert!(stderr.contains("a step or interval must be a positive finite number"), "{command}: {stderr}");
         }
     }
-    let o = Command::new(EXE)
-        .args(["compare".as_ref(), model.as_os_str(), "--stop-time".as_ref(), "0".as_ref()])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("--stop-time 0 s is not after the model's start time 0 s"), "{stderr}");
+}
+
+/// A stop time equal to the start time is no span to run: the model file's `stop_time` equal
+/// to its `start_time` is refused ("must be after start_time", exit 2) and so was `compare
+/// --stop-time 0`, but `simulate --stop-time 0` wrote the start row alone and exited 0 (and
+/// `sweep` and `animate`, which run simulate, did too). Every command that runs the model
+/// refuses it now with exit code 2, as a stop time before the start; `statics` still solves
+/// at the start time alone (one equilibrium, docs/cli.md).
+#[test]
+fn a_stop_time_equal_to_the_start_time_is_refused_by_every_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mass_spring.toml");
+    let out = dir.path().join("out");
+    let o = out.display().to_string();
+    let message = "--stop-time 0 s is not after the model's start time 0 s: give a later --stop-time";
+    let commands: [(&str, &[&str]); 4] = [
+        ("simulate", &["-o", &o]),
+        ("sweep", &["--set", "k=1,2", "-o", &o]),
+        ("animate", &["-o", &o]),
+        ("compare", &[]),
+    ];
+    for (command, extra) in commands {
+        let r = Command::new(EXE).arg(command).arg(&model).args(extra).args(["--stop-time", "0"]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(2), "{command}: {stderr}");
+        assert!(stderr.contains(message), "{command}: no '{message}' in {stderr}");
+        assert!(!out.exists(), "{command} wrote {}", out.display());
+    }
+    let csv = dir.path().join("statics.csv");
+    let r = Command::new(EXE).arg("statics").arg(&model).arg("--stop-time=0").arg("-o").arg(&csv).output().unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert_eq!(std::fs::read_to_string(&csv).unwrap().lines().count(), 2, "a header and the start time's row");
 }
 
 /// Extreme numbers in messages are written compactly (`1e300`, not a 301-digit decimal):

@@ -894,3 +894,70 @@ fn a_cantilever_strip_turns_unstable_at_its_lateral_torsional_buckling_load() {
     assert_eq!(rows.len(), 104);
     assert!(err.contains("the static equilibrium at t = 1.01 is unstable"), "{err}");
 }
+
+/// A clamped 3D steel cantilever with E given in MPa (2.1e5, everything else SI: a million
+/// times too soft) under tip forces and a torque has no equilibrium its 8 elements represent
+/// (the loads would curl it hundreds of turns). statics said "the model may be a mechanism",
+/// wrong for a clamped beam; it now says the loads would deform it far beyond its elements,
+/// with their linear response, and asks to check the stiffness and the units. The same beam
+/// without its clamp is a mechanism and is still told so.
+#[test]
+fn a_cantilever_with_e_a_million_times_too_small_is_told_to_check_its_units() {
+    let clamped = r#"[model]
+name = "cant3d"
+dimension = 3
+[solver]
+stop_time = 1.0
+output_interval = 1.0
+[[beams]]
+name = "b"
+start = [0.0, 0.0, 0.0]
+end = [1.0, 0.0, 0.0]
+elements = 8
+formulation = "euler_bernoulli"
+section = { width = 0.02, height = 0.01 }
+material = { E = 2.1e5, nu = 0.3, rho = 7850.0 }
+[[joints]]
+name = "clamp"
+type = "fixed"
+body2 = "b.start"
+point = [0.0, 0.0, 0.0]
+[[loads]]
+type = "force"
+body = "b.end"
+direction = [0.0, 1.0, 0.0]
+value = 1.0
+[[loads]]
+type = "force"
+body = "b.end"
+direction = [0.0, 0.0, 1.0]
+value = 1.0
+[[loads]]
+type = "torque"
+body = "b.end"
+direction = [1.0, 0.0, 0.0]
+value = 1.0
+[[outputs]]
+name = "uy"
+quantity = "y"
+body = "b.end"
+"#;
+    let (ok, err, _, rows) = statics_of(clamped, &[]);
+    println!("{err}");
+    assert!(!ok && rows.is_empty(), "{err}");
+    assert!(err.contains("static equilibrium at t = 0: no equilibrium reached"), "{err}");
+    assert!(err.contains("the loads would deform it far beyond what its elements represent"), "{err}");
+    assert!(err.contains("check the stiffness and the units (E in Pa"), "{err}");
+    assert!(!err.contains("mechanism"), "{err}");
+    // Its linear response: the tip turned by about P L^2 / (2 E I) = 1.4e3 rad by the force
+    // across the thin side (I = b h^3 / 12).
+    assert!(err.contains("moves it by 1.4e3 model lengths, or radians"), "{err}");
+
+    let free = clamped
+        .replace("[[joints]]\nname = \"clamp\"\ntype = \"fixed\"\nbody2 = \"b.start\"\npoint = [0.0, 0.0, 0.0]\n", "");
+    assert!(!free.contains("clamp"));
+    let (ok, err, _, _) = statics_of(&free, &[]);
+    assert!(!ok);
+    assert!(err.contains("the model may be a mechanism"), "{err}");
+    assert!(!err.contains("far beyond"), "{err}");
+}

@@ -269,3 +269,88 @@ fn a_restitution_at_its_bound_is_tunable() {
         assert_eq!(tunable, [true], "{method}");
     }
 }
+
+/// A fractional damper's order and memory span set what its recorded history means (the
+/// Grünwald weights the samples are summed with, which samples are kept): they were tunable,
+/// and fmi2SetReal(alpha, 0.9) between steps returned fmi2OK, summing the samples recorded
+/// at alpha = 0.5 with the weights of 0.9 (a probe). The parameters they read are fixed now,
+/// declared so in modelDescription.xml and refused in step mode with nothing changed; the
+/// stiffness and damping coefficient stay tunable.
+#[test]
+fn a_fractional_dampers_order_and_memory_are_fixed() {
+    let text = r#"
+[model]
+name = "frac_osc"
+
+[parameters]
+m = { value = 1.0, unit = "kg" }
+k = { value = 10.0, unit = "N/m" }
+c = { value = 2.0, unit = "N.s^a/m" }
+alpha = { value = 0.5 }
+span = { value = 2.0, unit = "s" }
+
+[solver]
+step = 1e-3
+stop_time = 5.0
+
+[[point_masses]]
+name = "mass"
+mass = "m"
+position = [0.0, 0.0]
+
+[[joints]]
+name = "slide"
+type = "prismatic"
+body2 = "mass"
+axis = [1.0, 0.0]
+
+[[springs]]
+name = "damper"
+type = "prismatic"
+joint = "slide"
+stiffness = "k"
+damping = "c"
+fractional_order = "alpha"
+memory = "span"
+
+[[loads]]
+name = "push"
+type = "force"
+body = "mass"
+direction = [1.0, 0.0]
+value = 1.0
+
+[[outputs]]
+name = "x"
+quantity = "x"
+body = "mass"
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("frac.toml");
+    std::fs::write(&path, text).unwrap();
+    let model = Model::load(&path).unwrap();
+    let xml = flexfmu::export::model_description::model_description(&model).unwrap();
+    let declared = |name: &str| {
+        let start = xml.find(&format!(r#"<ScalarVariable name="{name}""#)).unwrap();
+        xml[start..start + xml[start..].find('>').unwrap()].to_string()
+    };
+    for name in ["alpha", "span"] {
+        assert!(declared(name).contains(r#"variability="fixed""#), "{}", declared(name));
+    }
+    for name in ["k", "c", "m"] {
+        assert!(declared(name).contains(r#"variability="tunable""#), "{}", declared(name));
+    }
+
+    let fmu = Fmu::build(&model);
+    assert!(variability(&fmu, "alpha").contains("fixed"), "{}", variability(&fmu, "alpha"));
+    let (x, alpha, span, c) = (fmu.vr("x"), fmu.vr("alpha"), fmu.vr("span"), fmu.vr("c"));
+    let mut inst = fmu.start("fractional", None, |_| {});
+    let mut t = 0.0;
+    step_bits(&mut inst, &[x], &mut t, 0.01, 20);
+    let before = read(&mut inst, &[x]);
+    assert!(inst.set_real(&[alpha], &[0.9]).is_err());
+    assert!(inst.set_real(&[span], &[1.0]).is_err());
+    assert_eq!(read(&mut inst, &[alpha, span, x]), [0.5, 2.0, before[0]], "nothing changed");
+    inst.set_real(&[c], &[3.0]).unwrap();
+    step_bits(&mut inst, &[x], &mut t, 0.01, 5);
+}
