@@ -215,9 +215,14 @@ impl SwitchingLu {
         oldest
     }
 
-    /// Solve in place with the factors of the last successful `factorize`.
+    /// Solve in place with the factors of the last successful `factorize` (NaN without one,
+    /// which `SparseLu::solve` reports as a singular matrix).
     pub(super) fn solve(&mut self, rhs: &mut [f64]) {
-        let f = &mut self.patterns[self.current].lu;
+        let Some(r) = self.patterns.get_mut(self.current) else {
+            rhs.fill(f64::NAN);
+            return;
+        };
+        let f = &mut r.lu;
         let n = rhs.len();
         let lu = LuRef::new_unchecked(&f.symbolic, &f.numeric);
         let mat = MatMut::from_column_major_slice_mut(rhs, n, 1);
