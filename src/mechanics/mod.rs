@@ -244,8 +244,9 @@ impl System {
     }
 
     /// Close the separated contact rows that penetrate by more than `depth` at q (a static
-    /// solve that moved a body into a support it had not reached: `Simulation::settle_static`).
-    /// Returns whether any was closed.
+    /// solve that moved a body into a support it had not reached: `Simulation::settle_static`;
+    /// a negative depth also closes those apart by less than -depth). Returns whether any was
+    /// closed.
     pub fn close_penetrated_contacts(&mut self, q: &[f64], depth: f64) -> bool {
         let mut closed = false;
         for c in &mut self.contact_constraints {

@@ -961,3 +961,31 @@ body = "b.end"
     assert!(err.contains("the model may be a mechanism"), "{err}");
     assert!(!err.contains("far beyond"), "{err}");
 }
+
+/// Balls stacked as drawn (centres at y = 0.05 and 0.05 + 0.1 = 0.15000000000000002 m: apart by
+/// round-off, 1e-17 m) on constraint contacts rest on each other from the start: the floor
+/// carries both weights, the upper contact one (a probe's stack failed with "no equilibrium
+/// reached ... a mechanism", both contacts left open).
+#[test]
+fn balls_drawn_touching_rest_on_each_other() {
+    let ball =
+        |name: &str, y: &str| format!("[[point_masses]]\nname = \"{name}\"\nmass = 1.0\nposition = [0.0, {y}]\n");
+    let model = format!(
+        "[model]\nname = \"stack\"\ngravity = [0.0, -9.81]\n{}{}\
+         [[contacts]]\nname = \"floor\"\ntype = \"circle_plane\"\nmethod = \"constraint\"\npoint1 = [0.0, 0.0]\n\
+         normal = [0.0, 1.0]\nbody2 = \"b0\"\nradius2 = 0.05\nrestitution = 0.5\n\
+         [[contacts]]\nname = \"pair\"\ntype = \"circle_circle\"\nmethod = \"constraint\"\nbody1 = \"b0\"\n\
+         radius1 = 0.05\nbody2 = \"b1\"\nradius2 = 0.05\nrestitution = 0.5\n\
+         [[outputs]]\nname = \"F_floor\"\nquantity = \"contact_force\"\ncontact = \"floor\"\n\
+         [[outputs]]\nname = \"F_pair\"\nquantity = \"contact_force\"\ncontact = \"pair\"\n\
+         [[outputs]]\nname = \"y1\"\nquantity = \"y\"\nbody = \"b1\"\n",
+        ball("b0", "0.05"),
+        ball("b1", "0.15000000000000002"),
+    );
+    let (ok, stderr, header, rows) = statics_of(&model, &[]);
+    assert!(ok, "{stderr}");
+    let at = |name: &str| rows[0][header.iter().position(|h| h == name).unwrap()];
+    assert!((at("F_floor") - 2.0 * 9.81).abs() < 1e-9, "floor carries {}", at("F_floor"));
+    assert!((at("F_pair") - 9.81).abs() < 1e-9, "upper contact carries {}", at("F_pair"));
+    assert!((at("y1") - 0.15).abs() < 1e-12, "upper ball at {}", at("y1"));
+}
