@@ -306,6 +306,28 @@ impl FaerLu {
         let solve_scratch = MemBuffer::new(symbolic.solve_in_place_scratch::<f64>(1, Par::Seq));
         FaerLu { symbolic, numeric: NumericLu::new(), factor_scratch, solve_scratch }
     }
+
+    /// Numeric LU of `a`, whose pattern is the analysed one, into the kept buffers.
+    fn factorize(&mut self, a: SparseColMatRef<'_, usize, f64>) -> Result<(), FactorizationError> {
+        self.symbolic
+            .factorize_numeric_lu(
+                &mut self.numeric,
+                a,
+                Par::Seq,
+                MemStack::new(&mut self.factor_scratch),
+                Default::default(),
+            )
+            .map(|_| ())
+            .map_err(|_| FactorizationError::Singular)
+    }
+
+    /// Solve in place with the factors of the last `factorize`.
+    fn solve(&mut self, rhs: &mut [f64]) {
+        let n = rhs.len();
+        let lu = LuRef::new_unchecked(&self.symbolic, &self.numeric);
+        let mat = MatMut::from_column_major_slice_mut(rhs, n, 1);
+        lu.solve_in_place_with_conj(Conj::No, mat, Par::Seq, MemStack::new(&mut self.solve_scratch));
+    }
 }
 
 impl Clone for FaerLu {
@@ -341,18 +363,7 @@ impl SparseLu {
             return Err(FactorizationError::NotFinite);
         }
         match &mut self.factors {
-            Factors::Sparse(f) => {
-                let a = SparseColMatRef::new(matrix.symbolic(), &matrix.values);
-                f.symbolic
-                    .factorize_numeric_lu(
-                        &mut f.numeric,
-                        a,
-                        Par::Seq,
-                        MemStack::new(&mut f.factor_scratch),
-                        Default::default(),
-                    )
-                    .map_err(|_| FactorizationError::Singular)?;
-            }
+            Factors::Sparse(f) => f.factorize(SparseColMatRef::new(matrix.symbolic(), &matrix.values))?,
             Factors::Switching(f) => f.factorize((matrix.n, &matrix.col_ptr, &matrix.row_idx), &matrix.values)?,
             Factors::Dense(d) => d.factorize(matrix.entries())?,
         }
@@ -387,12 +398,7 @@ impl SparseLu {
     pub fn solve(&mut self, rhs: &mut [f64]) -> Result<(), FactorizationError> {
         assert!(self.factorized, "solve before a successful factorization");
         match &mut self.factors {
-            Factors::Sparse(f) => {
-                let n = rhs.len();
-                let lu = LuRef::new_unchecked(&f.symbolic, &f.numeric);
-                let mat = MatMut::from_column_major_slice_mut(rhs, n, 1);
-                lu.solve_in_place_with_conj(Conj::No, mat, Par::Seq, MemStack::new(&mut f.solve_scratch));
-            }
+            Factors::Sparse(f) => f.solve(rhs),
             Factors::Switching(f) => f.solve(rhs),
             Factors::Dense(d) => d.solve(rhs),
         }

@@ -16,11 +16,10 @@
 //! on are kept (`KEPT_PATTERNS`), so a run that alternates among a few contact states analyses
 //! each once and then allocates nothing.
 
-use faer::dyn_stack::MemStack;
-use faer::mat::MatMut;
-use faer::sparse::linalg::lu::{LuRef, factorize_symbolic_lu};
+use std::sync::Arc;
+
+use faer::sparse::linalg::lu::factorize_symbolic_lu;
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
-use faer::{Conj, Par};
 
 use super::{FactorizationError, FaerLu};
 
@@ -93,7 +92,7 @@ const KEPT_PATTERNS: usize = 8;
 /// Sparse LU of a matrix with switchable parts: the pattern of the parts that are on, its
 /// symbolic analysis kept for the last `KEPT_PATTERNS` such sets.
 pub(super) struct SwitchingLu {
-    switching: std::sync::Arc<Switching>,
+    switching: Arc<Switching>,
     /// The parts off in the matrix being factorized (scratch).
     off: Vec<bool>,
     patterns: Vec<Reduced>,
@@ -103,7 +102,9 @@ pub(super) struct SwitchingLu {
     clock: u64,
 }
 
-/// A pattern without the entries of some parts, and the LU of the matrices on it.
+/// A pattern without the entries of some parts, and the LU of the matrices on it (a clone
+/// shares the analysis and starts unfactorized, as `FaerLu`'s).
+#[derive(Clone)]
 struct Reduced {
     off: Vec<bool>,
     col_ptr: Vec<usize>,
@@ -121,19 +122,7 @@ impl Clone for SwitchingLu {
         SwitchingLu {
             switching: self.switching.clone(),
             off: self.off.clone(),
-            patterns: self
-                .patterns
-                .iter()
-                .map(|r| Reduced {
-                    off: r.off.clone(),
-                    col_ptr: r.col_ptr.clone(),
-                    row_idx: r.row_idx.clone(),
-                    gather: r.gather.clone(),
-                    values: r.values.clone(),
-                    lu: r.lu.clone(),
-                    used: r.used,
-                })
-                .collect(),
+            patterns: self.patterns.clone(),
             current: usize::MAX,
             clock: self.clock,
         }
@@ -141,7 +130,7 @@ impl Clone for SwitchingLu {
 }
 
 impl SwitchingLu {
-    pub(super) fn new(switching: std::sync::Arc<Switching>) -> Self {
+    pub(super) fn new(switching: Arc<Switching>) -> Self {
         let off = vec![false; switching.parts()];
         SwitchingLu { switching, off, patterns: Vec::new(), current: usize::MAX, clock: 0 }
     }
@@ -165,16 +154,7 @@ impl SwitchingLu {
             *v = values[s];
         }
         let symbolic = SymbolicSparseColMatRef::new_checked(n, n, &r.col_ptr, None, &r.row_idx);
-        let f = &mut r.lu;
-        f.symbolic
-            .factorize_numeric_lu(
-                &mut f.numeric,
-                SparseColMatRef::new(symbolic, &r.values),
-                Par::Seq,
-                MemStack::new(&mut f.factor_scratch),
-                Default::default(),
-            )
-            .map_err(|_| FactorizationError::Singular)?;
+        r.lu.factorize(SparseColMatRef::new(symbolic, &r.values))?;
         self.current = index;
         Ok(())
     }
@@ -218,15 +198,10 @@ impl SwitchingLu {
     /// Solve in place with the factors of the last successful `factorize` (NaN without one,
     /// which `SparseLu::solve` reports as a singular matrix).
     pub(super) fn solve(&mut self, rhs: &mut [f64]) {
-        let Some(r) = self.patterns.get_mut(self.current) else {
-            rhs.fill(f64::NAN);
-            return;
-        };
-        let f = &mut r.lu;
-        let n = rhs.len();
-        let lu = LuRef::new_unchecked(&f.symbolic, &f.numeric);
-        let mat = MatMut::from_column_major_slice_mut(rhs, n, 1);
-        lu.solve_in_place_with_conj(Conj::No, mat, Par::Seq, MemStack::new(&mut f.solve_scratch));
+        match self.patterns.get_mut(self.current) {
+            Some(r) => r.lu.solve(rhs),
+            None => rhs.fill(f64::NAN),
+        }
     }
 }
 
