@@ -373,18 +373,18 @@ impl<'a> Solver<'a> {
             return Step::Singular;
         }
         let longest = (0..n).fold(0.0f64, |a, i| a.max(self.step[i].abs() / s[i]));
-        if eps == 0.0 && self.iterations == 1 && self.o.globalize {
+        let first = eps == 0.0 && self.iterations == 1 && self.o.globalize;
+        let judged = self.o.globalize && longest > self.tolerance;
+        // The curvature along the step (with its round-off scale), once for both uses below.
+        let curvature = (first || judged).then(|| self.curvature());
+        if let (true, Some((curvature, _))) = (first, curvature) {
             // The loads' linear response from the start, where the model is held.
-            let (curvature, _) = self.curvature();
             let scaled: f64 = (0..n).map(|i| (self.step[i] / s[i]).powi(2)).sum();
             let stiffest = (0..n).fold(0.0f64, |a, i| a.max(self.stiffness[i].abs() * s[i] * s[i]));
             self.linear_reach = (curvature > HELD * scaled * stiffest).then_some(longest);
         }
         // The curvature along the step against its round-off.
-        let climbs = self.o.globalize && longest > self.tolerance && {
-            let (curvature, round_off) = self.curvature();
-            curvature < -ROUNDOFF * round_off
-        };
+        let climbs = judged && curvature.is_some_and(|(curvature, round_off)| curvature < -ROUNDOFF * round_off);
         if climbs {
             return Step::Rejected;
         }
