@@ -53,6 +53,11 @@ unsafe fn guarded(c: Fmi2Component, call: Call, function: &str, f: impl FnOnce(&
     // SAFETY: `c` came from fmi2Instantiate and has not been freed (importer contract).
     let inst = unsafe { &mut *p };
     if !allowed(inst.core.state(), call) {
+        if call == Call::CancelStep {
+            // Legal only while a step is pending, which never happens here (a probe read "the
+            // instance is stepping", which did not say why).
+            return inst.core.error(&format!("{function}: {NO_PENDING_STEP}")) as c_int;
+        }
         return inst.core.error(&illegal_call(function, inst.core.state(), "fmi2")) as c_int;
     }
     match barrier(|| f(unsafe { &mut *p })) {
@@ -490,9 +495,14 @@ pub unsafe extern "C" fn fmi2GetRealOutputDerivatives(
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2CancelStep(c: Fmi2Component) -> c_int {
-    // Never legal: DoStep does not return fmi2Pending (canRunAsynchronuously=false).
+    // Never legal: DoStep does not return fmi2Pending (canRunAsynchronuously=false); `guarded`
+    // refuses it in every state with NO_PENDING_STEP.
     unsafe { guarded(c, Call::CancelStep, "fmi2CancelStep", |inst| inst.core.error("fmi2CancelStep: not supported")) }
 }
+
+/// Why there is never a step to cancel or a pending status to report.
+const NO_PENDING_STEP: &str = "this FMU steps synchronously (canRunAsynchronuously = false): fmi2DoStep \
+    never returns fmi2Pending, so there is no pending step to cancel or to report on";
 
 // ---------------------------------------------------------------- stepping and status
 
@@ -517,6 +527,15 @@ fn status_kind(inst: &Component, function: &str, kind: c_int) -> Result<c_int, S
     }
 }
 
+fn status_name(kind: c_int) -> &'static str {
+    match kind {
+        FMI2_DO_STEP_STATUS => "fmi2DoStepStatus",
+        FMI2_PENDING_STATUS => "fmi2PendingStatus",
+        FMI2_LAST_SUCCESSFUL_TIME => "fmi2LastSuccessfulTime",
+        _ => "fmi2Terminated",
+    }
+}
+
 unsafe fn status_query<T>(
     c: Fmi2Component,
     function: &str,
@@ -538,7 +557,18 @@ unsafe fn status_query<T>(
                     *value = v;
                     Status::Ok
                 }
-                None => Status::Discard,
+                None => {
+                    // FMI 2.0.5 sec. 4.2.3: fmi2Discard when the status is not available; say
+                    // why (a probe found this the only refusal that logged nothing).
+                    let what = match kind {
+                        FMI2_DO_STEP_STATUS | FMI2_PENDING_STATUS => {
+                            format!("{function}: no {} to report: {NO_PENDING_STEP}", status_name(kind))
+                        }
+                        _ => format!("{function}: {} has no value of this type", status_name(kind)),
+                    };
+                    inst.core.log(Status::Discard, Category::StatusDiscard, &what);
+                    Status::Discard
+                }
             }
         });
         debug_assert!(r == OK || r == DISCARD || r == ERROR || r == FATAL);

@@ -135,12 +135,21 @@ fn null_arguments_status_queries_and_logging() {
         assert_eq!(fmi2GetRealOutputDerivatives(c, null(), 1, null(), null_mut()), ERROR);
         // Not claimed in modelDescription.xml: error + log.
         assert_eq!(fmi2CancelStep(c), ERROR);
+        let said = |text: &str| messages.lock().unwrap().iter().any(|(_, _, m)| m.contains(text));
+        assert!(said("fmi2CancelStep: this FMU steps synchronously"), "{:?}", messages.lock().unwrap());
         // Status queries.
         let mut t = -1.0;
         assert_eq!(fmi2GetRealStatus(c, 2, &mut t), OK);
         assert_eq!(t, 0.0);
         assert_eq!(fmi2GetRealStatus(c, 99, &mut t), ERROR, "unknown fmi2StatusKind");
+        let discards = CString::new("logStatusDiscard").unwrap();
         assert_eq!(fmi2GetStatus(c, 0, &mut i), DISCARD);
+        assert!(!said("fmi2GetStatus"), "logged only under logStatusDiscard, off by loggingOn = false");
+        assert_eq!(fmi2SetDebugLogging(c, 1, 1, [discards.as_ptr()].as_ptr()), OK);
+        assert_eq!(fmi2GetStatus(c, 0, &mut i), DISCARD);
+        assert!(said("fmi2GetStatus: no fmi2DoStepStatus to report"), "a Discard says why");
+        assert_eq!(fmi2GetIntegerStatus(c, 2, &mut i), DISCARD);
+        assert!(said("fmi2GetIntegerStatus: fmi2LastSuccessfulTime has no value of this type"));
         assert_eq!(fmi2GetBooleanStatus(c, 3, &mut b), OK);
         assert_eq!(b, 0);
         // Debug logging: unknown and NULL categories are refused.
