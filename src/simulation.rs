@@ -136,7 +136,7 @@ impl SolverSettings {
             return Err(model.error(x.span(), "rtol and atol cannot both be 0".into()));
         }
         if let Some(k) = &s.max_iterations {
-            let n = *k.get_ref();
+            let n = k.get_ref().0;
             if !(1..=MAX_NEWTON_ITERATIONS as i64).contains(&n) {
                 return Err(model.error(k.span(), max_iterations_range(n)));
             }

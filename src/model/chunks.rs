@@ -8,8 +8,8 @@
 
 use super::schema::{
     BeamDecl, BeamMaterialDecl, ContactDecl, Definition, DriveDecl, InputDecl, JointDecl, LoadDecl, MaterialDecl,
-    ModelInfo, Number, OutputDecl, ParameterDecl, PlainNumber, PlateDecl, PointMassDecl, RigidBodyDecl, SectionDecl,
-    SolverDecl, SpringDecl, Tensor, VisualizationDecl, indexmap_like::OrderedTable,
+    ModelInfo, Number, OutputDecl, ParameterDecl, PlainInteger, PlainNumber, PlateDecl, PointMassDecl, RigidBodyDecl,
+    SectionDecl, SolverDecl, SpringDecl, Tensor, VisualizationDecl, indexmap_like::OrderedTable,
 };
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -278,7 +278,7 @@ leaves! {
     String => String::new(),
     f64 => 0.0,
     PlainNumber => PlainNumber(0.0),
-    i64 => 0,
+    PlainInteger => PlainInteger(0),
     bool => false,
     [f64; 2] => [0.0; 2],
     Number => Number::Value(0.0),

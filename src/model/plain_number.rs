@@ -47,9 +47,52 @@ impl<'de> Visitor<'de> for PlainVisitor {
     }
 }
 
+/// An integer written as an integer (`dimension`, `max_iterations`): `2.0` and `"2"` are
+/// refused in the model file's words (they read "invalid type: floating point `2.0`, expected
+/// i64", serde's words).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PlainInteger(pub i64);
+
+impl<'de> Deserialize<'de> for PlainInteger {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(IntegerVisitor)
+    }
+}
+
+struct IntegerVisitor;
+
+impl<'de> Visitor<'de> for IntegerVisitor {
+    type Value = PlainInteger;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an integer")
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<PlainInteger, E> {
+        Ok(PlainInteger(v))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<PlainInteger, E> {
+        i64::try_from(v).map(PlainInteger).map_err(|_| E::custom(super::number::too_large(v)))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<PlainInteger, E> {
+        Err(E::custom(format!("expected an integer (no decimal point or exponent), got {v:?}")))
+    }
+    fn visit_i128<E: de::Error>(self, v: i128) -> Result<PlainInteger, E> {
+        Err(E::custom(super::number::too_large(v)))
+    }
+    fn visit_u128<E: de::Error>(self, v: u128) -> Result<PlainInteger, E> {
+        Err(E::custom(super::number::too_large(v)))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<PlainInteger, E> {
+        Err(E::custom(format!("expected an integer, got the string \"{v}\": this value takes no expression")))
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<PlainInteger, E> {
+        Err(E::custom(format!("expected an integer, got {v}")))
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::PlainNumber;
+    use super::{PlainInteger, PlainNumber};
 
     #[derive(Debug, serde::Deserialize)]
     struct With {
@@ -69,5 +112,28 @@ mod tests {
         assert_eq!(message("a = true"), "expected a number, got true");
         assert!(message("a = 99999999999999999999").contains("beyond TOML's 64-bit integer range"));
         assert_eq!(message("a = [1]"), "invalid type: sequence, expected a number");
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    struct WithInteger {
+        k: PlainInteger,
+    }
+
+    fn integer_message(text: &str) -> String {
+        toml::from_str::<WithInteger>(text).unwrap_err().message().to_string()
+    }
+
+    #[test]
+    fn integers_are_taken_and_anything_else_is_refused_in_our_words() {
+        assert_eq!(toml::from_str::<WithInteger>("k = 3").unwrap().k, PlainInteger(3));
+        assert_eq!(toml::from_str::<WithInteger>("k = -2").unwrap().k, PlainInteger(-2));
+        assert_eq!(integer_message("k = 2.5"), "expected an integer (no decimal point or exponent), got 2.5");
+        assert_eq!(integer_message("k = 2.0"), "expected an integer (no decimal point or exponent), got 2.0");
+        assert_eq!(
+            integer_message("k = \"x\""),
+            "expected an integer, got the string \"x\": this value takes no expression"
+        );
+        assert_eq!(integer_message("k = true"), "expected an integer, got true");
+        assert!(integer_message("k = 99999999999999999999").contains("beyond TOML's 64-bit integer range"));
     }
 }

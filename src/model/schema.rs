@@ -4,7 +4,7 @@
 use serde::Deserialize;
 use toml::Spanned;
 
-pub use super::plain_number::PlainNumber;
+pub use super::plain_number::{PlainInteger, PlainNumber};
 
 /// A number, or an expression over the model's parameters (and, for loads, `t` and inputs).
 /// Deserialized as `#[serde(untagged)]` would (src/model/number.rs), without buffering
@@ -83,7 +83,7 @@ pub struct ModelInfo {
     /// Gravitational acceleration vector (m/s^2); none by default. Length 2 or 3 (`dimension`).
     pub gravity: Option<Vec2>,
     /// 2 (planar, default) or 3 (spatial rigid bodies with Euler parameters).
-    pub dimension: Option<Spanned<i64>>,
+    pub dimension: Option<Spanned<PlainInteger>>,
 }
 
 /// `name = 1.0` or `name = { value = 1.0, unit = "kg", description = "...", type = "integer", min = 0, max = 10 }`;
@@ -97,7 +97,7 @@ pub struct SolverDecl {
     pub rho_inf: Option<Num>,
     pub step: Option<Num>,
     pub tolerance: Option<Num>,
-    pub max_iterations: Option<Spanned<i64>>,
+    pub max_iterations: Option<Spanned<PlainInteger>>,
     /// Newton strategy: "full", "modified" (default) or "broyden".
     pub newton: Option<Name>,
     /// Constraint treatment: "index3" (default), "ggl" or "baumgarte".

@@ -101,7 +101,7 @@ impl Scene {
     /// The scene of `system`, assembled from `model` with `params`.
     pub(crate) fn new(model: &Model, params: &[f64], system: &System) -> Result<Scene, ModelError> {
         let def = &model.definition;
-        let spatial = def.model.dimension.as_ref().is_some_and(|d| *d.get_ref() == 3);
+        let spatial = def.model.dimension.as_ref().is_some_and(|d| d.get_ref().0 == 3);
         let scope = model.scope(params);
         let mut bodies = Vec::new();
         if spatial {

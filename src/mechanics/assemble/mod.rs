@@ -266,7 +266,7 @@ pub fn assemble(model: &Model, params: &[f64]) -> Result<Assembly, ModelError> {
 pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, ModelError> {
     model.check_parameters(params)?;
     let def = &model.definition;
-    match def.model.dimension.as_ref().map(|d| (*d.get_ref(), d.span())) {
+    match def.model.dimension.as_ref().map(|d| (d.get_ref().0, d.span())) {
         None | Some((2, _)) => {}
         Some((3, _)) => return super::assemble_spatial::assemble_spatial_at(model, params, t0),
         Some((other, span)) => return Err(model.error(span, format!("dimension must be 2 or 3, got {other}"))),
