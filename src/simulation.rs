@@ -509,11 +509,25 @@ impl Simulation {
         self.system.impact_warning()
     }
 
-    /// The run's contact warnings, `contact_overrun` and `unresolved_contact`: what `simulate`
+    /// The run's contact warnings, `contact_overrun`, `unresolved_contact` and `event_storm`: what `simulate`
     /// prints at its end and the FMU logs once each (asked only until told: a warning's text
     /// is formatted when asked, and a doStep allocates nothing).
-    pub const CONTACT_WARNINGS: [fn(&Simulation) -> Option<String>; 2] =
-        [Simulation::contact_overrun, Simulation::unresolved_contact];
+    pub const CONTACT_WARNINGS: [fn(&Simulation) -> Option<String>; 3] =
+        [Simulation::contact_overrun, Simulation::unresolved_contact, Simulation::event_storm];
+
+    /// The first internal step that located `EVENT_STORM` events, if one did: contacts that
+    /// strike, part and strike again in ever shorter intervals make the run crawl, each event a
+    /// located step and a restart (a pile of balls held by constraint contacts).
+    pub fn event_storm(&self) -> Option<String> {
+        let (t, h, reached) = self.stepper.event_storm?;
+        Some(format!(
+            "the internal step from t = {t:.4} ({h:.3e} s long) met {} located contact events by t = {reached:.4} (each ends a \
+             step and restarts the solver): contacts that strike, part and strike again in ever shorter intervals, \
+             as bodies piled on one another held by method = \"constraint\" contacts do, make the run crawl; model \
+             such contacts with method = \"force\", which lets them rest (docs/model-file.md, contacts)",
+            crate::integrators::EVENT_STORM,
+        ))
+    }
 
     /// The first impact the fixed internal step could not resolve, if one was not: a contact
     /// asked for sub-steps shorter than the shortest a step may be split into (1/4096 of it,

@@ -55,7 +55,7 @@ pub struct Instance {
     /// Whether an element out of its formulation's range, and each of the contact warnings
     /// (`Simulation::CONTACT_WARNINGS`), were reported (each once per instance).
     formulation_warned: bool,
-    contact_warned: [bool; 2],
+    contact_warned: [bool; Simulation::CONTACT_WARNINGS.len()],
     /// The solver settings the importer chose (solver_* variables, in the order set; the
     /// tolerance of setupExperiment is solver_rtol). The others follow the model: its
     /// parameters, when they change before the first step (a `[solver]` value may be an
@@ -101,7 +101,7 @@ impl Instance {
             drive_input_changed: None,
             held_drive_warned: false,
             formulation_warned: false,
-            contact_warned: [false; 2],
+            contact_warned: [false; Simulation::CONTACT_WARNINGS.len()],
             chosen: Vec::new(),
             model,
             guid,
@@ -670,10 +670,11 @@ impl Instance {
                 // An element left its formulation's range (a corotational beam element turned
                 // too far against its chord): the results are no longer the model's. Told once.
                 let outside = (!self.formulation_warned).then(|| sim.outside_formulation()).flatten();
-                // An impact a force contact's law could not stop within the radii, and one the
-                // internal step could not resolve. Each told once.
+                // The contact warnings (`Simulation::CONTACT_WARNINGS`): an impact a force
+                // contact's law could not stop within the radii, one the internal step could not
+                // resolve, a step crowded with contact events. Each told once.
                 let told = self.contact_warned;
-                let contact: [Option<String>; 2] =
+                let contact: [Option<String>; Simulation::CONTACT_WARNINGS.len()] =
                     std::array::from_fn(|k| (!told[k]).then(|| Simulation::CONTACT_WARNINGS[k](sim)).flatten());
                 if let Some(why) = outside {
                     self.formulation_warned = true;

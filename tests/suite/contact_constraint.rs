@@ -11,11 +11,13 @@
 use flexfmu::integrators::Method;
 use flexfmu::integrators::constraints::ConstraintTreatment;
 use flexfmu::model::Model;
-use flexfmu::simulation::Simulation;
+use flexfmu::simulation::{Experiment, Simulation};
 
 use crate::common;
 use common::ball_drop::{FreeFlight, G, R, flight_times, impact_times_at, worst_difference};
+use common::c_logger::{Messages, TextInstance, callbacks};
 use common::sim::{example, model_path, output, refused};
+use flexfmu::fmi2::api::fmi2DoStep;
 
 const M: f64 = 1.0;
 const H0: f64 = 0.5;
@@ -943,5 +945,90 @@ fn an_impact_runs_through_a_stack_within_its_event() {
             assert!(pair[0] - pair[1] <= 1e-9, "{method:?} at {step}: a contact left approaching: {v:?}");
         }
         assert!(v[1] >= 0.0, "{method:?} at {step}: the bottom ball moves into the table: {v:?}");
+    }
+}
+
+/// The pile of `a_pile_of_constraint_contacts_that_crawls_is_told_to_use_the_force_method`:
+/// 16 balls of 0.1 kg, radius 0.05 m, in two rows over a floor between two walls, a contact of
+/// `method` per pair and per wall.
+fn pile_text(method: &str) -> String {
+    let (n, r) = (16usize, 0.05);
+    let mut text = String::from("[model]\nname = \"pile\"\ngravity = [0.0, -9.81]\n");
+    for i in 0..n {
+        let (x, y) = (-0.4 + (i % 8) as f64 * 0.11 + 0.004 * (i as f64).sin(), 0.1 + (i / 8) as f64 * 0.12);
+        let vx = (2.3 * i as f64).sin();
+        text += &format!(
+            "[[point_masses]]\nname = \"b{i}\"\nmass = 0.1\nposition = [{x:?}, {y:?}]\nvelocity = [{vx:?}, 0.0]\n"
+        );
+    }
+    let law = if method == "force" { "stiffness = 1e7\n" } else { "" };
+    let mut contact = |name: String, kind: &str, keys: String| {
+        text += &format!(
+            "[[contacts]]\nname = \"{name}\"\ntype = \"{kind}\"\nmethod = \"{method}\"\nrestitution = 0.5\n{law}{keys}"
+        );
+    };
+    for i in 0..n {
+        for (wall, point, normal) in
+            [("floor", "0.0, 0.0", "0.0, 1.0"), ("left", "-0.5, 0.0", "1.0, 0.0"), ("right", "0.5, 0.0", "-1.0, 0.0")]
+        {
+            contact(
+                format!("{wall}{i}"),
+                "circle_plane",
+                format!("point1 = [{point}]\nnormal = [{normal}]\nbody2 = \"b{i}\"\nradius2 = {r}\n"),
+            );
+        }
+        for j in i + 1..n {
+            contact(
+                format!("c{i}_{j}"),
+                "circle_circle",
+                format!("body1 = \"b{i}\"\nradius1 = {r}\nbody2 = \"b{j}\"\nradius2 = {r}\n"),
+            );
+        }
+    }
+    text
+}
+
+/// Balls dropped into a box (a contact per pair and per wall, restitution 0.5): with
+/// constraint contacts the pile strikes, parts and strikes again in ever shorter intervals
+/// from t = 0.2 s, each a located event (docs/model-file.md, contacts), and the run is told
+/// so once (`Simulation::event_storm`) instead of crawling in silence; with force contacts the
+/// same pile rests, and the example models with contacts never hear it.
+#[test]
+fn a_pile_of_constraint_contacts_that_crawls_is_told_to_use_the_force_method() {
+    let pile = |method: &str| Model::parse(&pile_text(method), "pile.toml").unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = common::sim::simulation_with(&pile("constraint"), &[], |_| {});
+    sim.step_to(0.205).unwrap_or_else(|e| panic!("{e}"));
+    let told = sim.event_storm().expect("the pile's events are told");
+    println!("{told}");
+    assert!(told.contains("from t = 0.2020 (1.000e-3 s long)") && told.contains("method = \"force\""), "{told}");
+    assert!(Simulation::CONTACT_WARNINGS.iter().any(|w| w(&sim).as_deref() == Some(told.as_str())));
+    // The FMU logs it once, as fmi2Warning from the doStep that met it (it logged only the
+    // first two contact warnings).
+    let messages = Messages::default();
+    let cb = callbacks(&messages);
+    let instance = TextInstance::new(&pile_text("constraint"), &cb);
+    instance.initialize();
+    let statuses: Vec<i32> = (0..41).map(|k| unsafe { fmi2DoStep(instance.c, k as f64 * 0.005, 0.005, 1) }).collect();
+    drop(instance);
+    let logged: Vec<_> =
+        messages.lock().unwrap().iter().filter(|(_, _, m)| m.contains("located contact events")).cloned().collect();
+    assert_eq!(logged.len(), 1, "{logged:?}");
+    assert!(
+        logged[0].0 == 1
+            && logged[0].2.starts_with("fmi2DoStep: the internal step from t = 0.2020")
+            && logged[0].2.ends_with("(told once)"),
+        "{logged:?}"
+    );
+    assert_eq!(statuses.iter().filter(|s| **s == 1).count(), 1, "one doStep returns fmi2Warning: {statuses:?}");
+    assert!(statuses.iter().all(|s| *s == 0 || *s == 1), "{statuses:?}");
+    let mut sim = common::sim::simulation_with(&pile("force"), &[], |_| {});
+    sim.step_to(0.3).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(sim.event_storm(), None, "force contacts let the pile rest");
+    for name in ["newtons_cradle", "ball_drop_constraint", "ball_drop", "crank_slider_contact"] {
+        let model = example(name);
+        let mut sim = common::sim::simulation_with(&model, &[], |_| {});
+        let stop = Experiment::from_model(&model, &model.default_parameters()).unwrap().stop_time;
+        sim.step_to(stop).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(sim.event_storm(), None, "{name}");
     }
 }
