@@ -500,6 +500,8 @@ impl Stepper {
         h_min: f64,
     ) -> Result<(f64, f64), StepFailure> {
         let mut h = h.max(h_min);
+        // Each step here is its own span for `event_storm` (an event ends it).
+        (self.step_span, self.events_in_step) = ((state.t, h), 0);
         loop {
             // A kink of a prescribed motion ends the step.
             let (h_kink, kink) = up_to_kink(sys, state, h, h);
