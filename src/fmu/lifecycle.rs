@@ -37,7 +37,6 @@ pub enum Call {
     SetRealInputDerivatives,
     GetRealOutputDerivatives,
     DoStep,
-    CancelStep,
     GetStatus,
 }
 
@@ -111,7 +110,6 @@ pub fn allowed(state: State, call: Call) -> bool {
         SetRealInputDerivatives => matches!(state, Instantiated | InitializationMode | StepComplete),
         GetRealOutputDerivatives => matches!(state, StepComplete | StepFailed | Terminated | Error),
         DoStep => state == StepComplete,
-        CancelStep => false,
         GetStatus => matches!(state, StepComplete | StepFailed | Terminated),
     }
 }
@@ -129,7 +127,6 @@ mod tests {
         assert!(!allowed(State::Instantiated, Call::Get));
         assert!(!allowed(State::Terminated, Call::Set));
         assert!(!allowed(State::Fatal, Call::Get));
-        assert!(!allowed(State::StepComplete, Call::CancelStep));
         assert!(allowed(State::StepFailed, Call::Terminate));
     }
 }
