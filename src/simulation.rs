@@ -401,6 +401,7 @@ impl Simulation {
         let mut system = asm.system;
         system.set_nominal_step(settings.step);
         let mut stepper = Stepper::new(&system, integrator, settings.newton());
+        stepper.event_span = settings.step;
         let mut state = asm.initial;
         stepper.workspace.set_model_length(crate::integrators::convergence::model_length(&state.q));
         state.t = start_time;
@@ -515,17 +516,22 @@ impl Simulation {
     pub const CONTACT_WARNINGS: [fn(&Simulation) -> Option<String>; 3] =
         [Simulation::contact_overrun, Simulation::unresolved_contact, Simulation::event_storm];
 
-    /// The first internal step that located `EVENT_STORM` events, if one did: contacts that
-    /// strike, part and strike again in ever shorter intervals make the run crawl, each event a
-    /// located step and a restart (a pile of balls held by constraint contacts).
+    /// The first window of the model's step in which `EVENT_STORM` events were located, if one
+    /// was: contacts that strike, part and strike again in ever shorter intervals make the run
+    /// crawl, each event a located step and a restart (a pile of balls held by constraint
+    /// contacts; a ball bouncing to rest with a `min_impact_speed` below the speeds it chatters
+    /// at, a probe's 1e-6 m/s).
     pub fn event_storm(&self) -> Option<String> {
-        let (t, h, reached) = self.stepper.event_storm?;
+        let (t, reached) = self.stepper.event_storm?;
         Some(format!(
-            "the internal step from t = {t:.4} ({h:.3e} s long) met {} located contact events by t = {reached:.4} (each ends a \
-             step and restarts the solver): contacts that strike, part and strike again in ever shorter intervals, \
-             as bodies piled on one another held by method = \"constraint\" contacts do, make the run crawl; model \
-             such contacts with method = \"force\", which lets them rest (docs/model-file.md, contacts)",
+            "from t = {t:.4}, {} contact events were located within {:.3e} s (the model's step) by t = {reached:.4}, \
+             each ending a step and restarting the solver: contacts that strike, part and strike again in ever \
+             shorter intervals make the run crawl. Bodies piled on one another: model their contacts with method = \
+             \"force\", which lets them rest; a body bouncing to rest on a method = \"constraint\" contact: a \
+             min_impact_speed above the speeds it chatters at (default 1e-3 m/s) ends its bounces in resting contact \
+             (docs/model-file.md, contacts)",
             crate::integrators::EVENT_STORM,
+            self.settings.step,
         ))
     }
 
@@ -979,6 +985,7 @@ impl Simulation {
             self.next_step = settings.step;
         }
         self.system.set_nominal_step(settings.step);
+        self.stepper.event_span = settings.step;
         self.settings = settings;
         Ok(())
     }

@@ -163,18 +163,20 @@ pub struct Stepper {
     /// The first time a contact asked for a sub-step below `contact_floor`: (t, its limit, the
     /// floor). Its impact is then not resolved; a diagnosis of the run, not part of the state.
     pub unresolved_contact: Option<(f64, f64, f64)>,
-    /// The internal step (start, length) of the current `step` and the events located in it.
-    step_span: (f64, f64),
-    events_in_step: usize,
-    /// The first internal step in which EVENT_STORM events were located: (its start, its
-    /// length, the time reached). A diagnosis of the run, like `unresolved_contact`.
-    pub event_storm: Option<(f64, f64, f64)>,
+    /// The span of `event_storm`'s count (the model's step, `Simulation` sets it) and the
+    /// window being counted: its start and the events located in it.
+    pub event_span: f64,
+    event_window: (f64, usize),
+    /// The first window of `event_span` in which EVENT_STORM events were located: (its start,
+    /// the time reached). A diagnosis of the run, like `unresolved_contact`.
+    pub event_storm: Option<(f64, f64)>,
 }
 
-/// Located events in one internal step beyond which the run is told it crawls: contacts that
+/// Located events within one model step beyond which the run is told it crawls: contacts that
 /// close and open again in ever shorter intervals (a pile of balls held by constraint
 /// contacts: 38,000 steps for 0.02 s, docs/model-file.md), each event a located step and a
-/// restart. A Newton's cradle locates a handful per step.
+/// restart. A Newton's cradle locates a handful per step. Counted in windows of the model's
+/// step, not per internal step: the error-controlled step shrinks in such a storm.
 pub const EVENT_STORM: usize = 100;
 
 /// A step that fails is retried as two halves, down to 2^-MAX_HALVINGS of the step.
@@ -211,8 +213,8 @@ impl Stepper {
             contact_step: ContactStep::new(sys),
             contact_floor: 0.0,
             unresolved_contact: None,
-            step_span: (0.0, 0.0),
-            events_in_step: 0,
+            event_span: 0.0,
+            event_window: (f64::NEG_INFINITY, 0),
             event_storm: None,
         }
     }
@@ -282,9 +284,13 @@ impl Stepper {
         sys.step_accepted(&state.q, &state.v, state.t);
         self.stats.steps += 1;
         if located {
-            self.events_in_step += 1;
-            if self.events_in_step == EVENT_STORM && self.event_storm.is_none() {
-                self.event_storm = Some((self.step_span.0, self.step_span.1, state.t));
+            let (start, count) = &mut self.event_window;
+            if state.t - *start > self.event_span {
+                (*start, *count) = (state.t, 0);
+            }
+            *count += 1;
+            if *count == EVENT_STORM && self.event_storm.is_none() {
+                self.event_storm = Some((*start, state.t));
             }
             // The step is accepted: a failure here cannot be cured by a shorter step.
             if let Err(e) = self.settle_events(sys, state) {
@@ -420,7 +426,6 @@ impl Stepper {
     pub fn step(&mut self, sys: &mut dyn Dynamics, state: &mut State, h: f64) -> Result<(), StepFailure> {
         self.start.clone_from(state);
         self.contact_floor = h * 0.5f64.powi(MAX_HALVINGS as i32);
-        (self.step_span, self.events_in_step) = ((state.t, h), 0);
         let result = self.step_halving(sys, state, h, 0);
         if result.is_err() {
             state.clone_from(&self.start);
@@ -500,8 +505,6 @@ impl Stepper {
         h_min: f64,
     ) -> Result<(f64, f64), StepFailure> {
         let mut h = h.max(h_min);
-        // Each step here is its own span for `event_storm` (an event ends it).
-        (self.step_span, self.events_in_step) = ((state.t, h), 0);
         loop {
             // A kink of a prescribed motion ends the step.
             let (h_kink, kink) = up_to_kink(sys, state, h, h);
