@@ -367,6 +367,14 @@ impl Model {
             // An FMI Integer is 32 bits (xs:int): a start, min or max beyond it made an FMU
             // that FMPy's validation refuses (a probe's `value = 1e300`).
             for (what, x) in [("value", Some(p.default)), ("min", p.min), ("max", p.max)] {
+                // A fractional bound was written to modelDescription.xml as the integer it
+                // truncates to, which the FMU then refused (a probe's min = 1.5: n = 1 below it).
+                if let Some(x) = x.filter(|&x| x.fract() != 0.0 && within_i32(x)) {
+                    return Err(self.error(
+                        span.clone(),
+                        format!("integer parameter '{}': {what} = {} is not a whole number", p.name, Compact(x)),
+                    ));
+                }
                 if let Some(x) = x.filter(|&x| !within_i32(x)) {
                     return Err(self.error(
                         span.clone(),

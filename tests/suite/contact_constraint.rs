@@ -1014,8 +1014,13 @@ fn a_pile_of_constraint_contacts_that_crawls_is_told_to_use_the_force_method() {
     instance.initialize();
     let statuses: Vec<i32> = (0..41).map(|k| unsafe { fmi2DoStep(instance.c, k as f64 * 0.005, 0.005, 1) }).collect();
     drop(instance);
-    let logged: Vec<_> =
-        messages.lock().unwrap().iter().filter(|(_, _, m)| m.contains("contact events were located")).cloned().collect();
+    let logged: Vec<_> = messages
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(_, _, m)| m.contains("contact events were located"))
+        .cloned()
+        .collect();
     assert_eq!(logged.len(), 1, "{logged:?}");
     assert!(
         logged[0].0 == 1

@@ -352,7 +352,7 @@ fn independent_joints_are_projected_per_group() {
 /// 9223372036854775807, `3e9` as 3000000000); each is a located error, and so is a value set
 /// beyond it.
 #[test]
-fn integer_parameters_beyond_32_bits_are_located_errors() {
+fn integer_parameters_beyond_32_bits_or_not_whole_are_located_errors() {
     let base = mass_spring();
     for decl in [
         "n = { value = 1e300, type = \"integer\" }",
@@ -363,6 +363,17 @@ fn integer_parameters_beyond_32_bits_are_located_errors() {
         let text = base.replacen("[parameters]\n", &format!("[parameters]\n{decl}\n"), 1);
         let line = text.lines().position(|l| l.starts_with("n = ")).unwrap() + 1;
         refused_everywhere(&text, line, "outside the 32-bit range of an FMI Integer");
+    }
+    // A fractional value or bound: min = 1.5 was written to modelDescription.xml as min="1",
+    // and the FMU then refused n = 1 as below 1.5 (a probe).
+    for decl in [
+        "n = { value = 4, type = \"integer\", min = 1.5 }",
+        "n = { value = 4, type = \"integer\", max = 9.5 }",
+        "n = { value = 4.5, type = \"integer\" }",
+    ] {
+        let text = base.replacen("[parameters]\n", &format!("[parameters]\n{decl}\n"), 1);
+        let line = text.lines().position(|l| l.starts_with("n = ")).unwrap() + 1;
+        refused_everywhere(&text, line, "is not a whole number");
     }
     let text = base.replacen("[parameters]\n", "[parameters]\nn = { value = 2147483647, type = \"integer\" }\n", 1);
     let model = Model::parse(&text, "n.toml").unwrap();
