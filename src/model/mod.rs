@@ -148,6 +148,7 @@ impl Model {
         let definition = parse_definition(source).map_err(|e| {
             let msg = e.message().trim_end().to_string();
             let hint = e.span().and_then(|s| table_form_hint(source, s.start, &msg)).unwrap_or_default();
+            let msg = in_model_words(&msg);
             // toml says "duplicate key" without the key (a probe): it is the one written there.
             let msg = match e.span().and_then(|s| source.get(s)) {
                 Some(key) if msg == "duplicate key" && !key.trim().is_empty() => {
@@ -802,6 +803,38 @@ fn table_form_hint(source: &str, at: usize, message: &str) -> Option<String> {
     message
         .contains("expected a sequence")
         .then(|| format!(" (`{name}` is a list of tables: write each entry as `[[{name}]]` with its keys below it)"))
+}
+
+/// serde's "invalid type: GOT, expected WANT" in the model file's words: "expected WANT, got
+/// GOT", with TOML's names for the kinds of values (a probe read "invalid type: map, expected a
+/// sequence" and "invalid type: string \"false\", expected a boolean"). Other messages as they
+/// are.
+fn in_model_words(message: &str) -> String {
+    let Some((got, want)) = message.strip_prefix("invalid type: ").and_then(|m| m.split_once(", expected ")) else {
+        return message.to_string();
+    };
+    let want = match want {
+        "a boolean" => "true or false (without quotes)",
+        "a string" => "a string in quotes",
+        "a sequence" => "a list in brackets, [...]",
+        "a map" | "struct" => "a table",
+        "i64" | "u32" | "u64" | "usize" | "i32" => "an integer",
+        "f64" => "a number",
+        other => other,
+    };
+    // The value's kind and, where serde quotes it, the value (`5` -> 5).
+    let (kind, value) = got.split_once(' ').unwrap_or((got, ""));
+    let value = value.trim_matches('`');
+    let got = match kind {
+        "string" => format!("the string {value}"),
+        "integer" => format!("the integer {value}"),
+        "floating" => format!("the number {}", value.trim_start_matches("point ").trim_matches('`')),
+        "boolean" => value.to_string(),
+        "map" => "a table".to_string(),
+        "sequence" => "a list".to_string(),
+        _ => got.to_string(),
+    };
+    format!("expected {want}, got {got}")
 }
 
 fn is_identifier(s: &str) -> bool {

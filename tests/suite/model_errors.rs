@@ -226,7 +226,14 @@ fn unknown_constraint_treatment_and_misplaced_baumgarte_constants() {
 fn bad_error_control_settings() {
     let v = |extra: &str| variant("integrator = \"ttbif\"", &format!("integrator = \"ttbif\"\n{extra}"));
     expect_error(&v("error_control = true\nrtol = -1.0"), 12, "rtol must be in [0, 1)");
-    expect_error(&v("error_control = \"yes\""), 11, "invalid type: string \"yes\", expected a boolean");
+    // In the model file's words, not serde's "invalid type: string "yes", expected a boolean".
+    expect_error(&v("error_control = \"yes\""), 11, "expected true or false (without quotes), got the string \"yes\"");
+    expect_error(&v("error_control = 1"), 11, "expected true or false (without quotes), got the integer 1");
+    expect_error(
+        &variant("integrator = \"ttbif\"", "integrator = 1"),
+        10,
+        "expected a string in quotes, got the integer 1",
+    );
     expect_error(&v("error_control = true\nrtol = 0.0\natol = 0.0"), 12, "rtol and atol cannot both be 0");
     let (code, stderr, _) = simulate(&v("error_control = true\nrtol = 1e-6"));
     assert_eq!(code, 0, "{stderr}");
@@ -698,7 +705,13 @@ fn a_section_in_the_other_table_form_says_which_to_write() {
     expect_error(
         &variant("[[joints]]", "[joints]"),
         20,
-        "`joints` is a list of tables: write each entry as `[[joints]]` with its keys below it",
+        "expected a list in brackets, [...], got a table (`joints` is a list of tables: write each entry as \
+         `[[joints]]` with its keys below it)",
+    );
+    expect_error(
+        &variant("gravity = [0.0, -9.81]", "gravity = \"down\""),
+        3,
+        "expected a list in brackets, [...], got the string \"down\"",
     );
     expect_error(
         &variant("[solver]", "[[solver]]"),
