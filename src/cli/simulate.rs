@@ -140,7 +140,10 @@ pub fn parameter_values(model: &Model, sets: &[String]) -> Result<Vec<f64>> {
                 UsageError(format!("--set {name}: '{}' is not one of {}", value.trim(), p.choices.join(", ")))
             })?
         } else {
-            value.trim().parse().map_err(|e| UsageError(format!("--set {name}: '{value}' is not a number: {e}")))?
+            // Rust's parse error ("invalid float literal") said nothing a user writes (a probe).
+            value.trim().parse().map_err(|_| {
+                UsageError(format!("--set {name}: '{value}' is not a number (such as 2, -0.5 or 1e-3; no expressions)"))
+            })?
         };
     }
     model.check_parameters(&params)?;

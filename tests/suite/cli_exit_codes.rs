@@ -446,7 +446,7 @@ fn overrides_that_do_not_fit_the_model_are_usage_errors() {
     let o = dir.path().join("out").display().to_string();
     let cases = [
         (vec!["--set", "kk=3"], "unknown parameter 'kk'"),
-        (vec!["--set", "k=abc"], "'abc' is not a number"),
+        (vec!["--set", "k=abc"], "'abc' is not a number (such as 2, -0.5 or 1e-3; no expressions)"),
         (vec!["--set", "k"], "--set expects NAME="),
     ];
     for command in ["simulate", "statics", "sweep", "compare"] {
