@@ -66,6 +66,10 @@ pub enum StepError {
     /// master drives (an unstable control loop) are a common cause.
     #[error("{failure}\nthe inputs over the step: {inputs}")]
     WithInputs { failure: Box<StepError>, inputs: String },
+    /// The caller's interrupt (`Simulation::set_interrupt`: Ctrl-C in `simulate`) asked the
+    /// interval to stop; the state is that of the last internal step.
+    #[error("interrupted at t = {}", Compact(*.t))]
+    Interrupted { t: f64 },
 }
 
 impl StepError {
@@ -84,21 +88,26 @@ impl StepError {
 /// The internal steps one `step_to` has taken, counted from the stepper's statistics.
 pub struct StepBudget {
     start: u64,
+    interrupt: Option<fn() -> bool>,
 }
 
 impl StepBudget {
-    pub fn new(stats: &Statistics) -> StepBudget {
-        StepBudget { start: Self::spent(stats) }
+    pub fn new(stats: &Statistics, interrupt: Option<fn() -> bool>) -> StepBudget {
+        StepBudget { start: Self::spent(stats), interrupt }
     }
 
     fn spent(stats: &Statistics) -> u64 {
         stats.steps.saturating_add(stats.rejected_steps)
     }
 
-    /// Err once more than `MAX_STEPS_PER_INTERVAL` steps were taken since `new`.
+    /// Err once more than `MAX_STEPS_PER_INTERVAL` steps were taken since `new`, or when the
+    /// interrupt asks to stop.
     pub fn check(&self, stats: &Statistics, t: f64, t_end: f64) -> Result<(), StepError> {
         if Self::spent(stats).saturating_sub(self.start) > MAX_STEPS_PER_INTERVAL {
             return Err(StepError::BudgetExhausted { t, t_end });
+        }
+        if self.interrupt.is_some_and(|stop| stop()) {
+            return Err(StepError::Interrupted { t });
         }
         Ok(())
     }

@@ -1,5 +1,6 @@
-//! Ctrl-C (SIGINT) during `flexfmu simulate`: the run stops at its next output row and ends as
-//! a failed run does, its rows kept, the states file and the statistics written, exit code 130
+//! Ctrl-C (SIGINT) during `flexfmu simulate`: the run stops after its next internal step
+//! (`Simulation::set_interrupt`), writes the state there as its last row and ends as a failed
+//! run does, its rows kept, the states file and the statistics written, exit code 130
 //! (a probe's interrupted run left an empty states file that `animate` could not read). A
 //! second Ctrl-C ends the process at once, removing the files registered with
 //! `remove_on_exit` first (`animate`'s scratch directory). The flag is the process's, set by the

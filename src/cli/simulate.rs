@@ -528,10 +528,11 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     }
     let mut last_row = start;
     let mut interval_times = CallTimes::default();
-    // A standalone run stops at its next row on Ctrl-C and ends as below (src/cli/interrupt.rs);
-    // a sweep's runs are the sweep's to stop.
+    // A standalone run stops after its next internal step on Ctrl-C and ends as below
+    // (src/cli/interrupt.rs); a sweep's runs are the sweep's to stop.
     if args.run_label.is_none() {
         super::interrupt::catch();
+        sim.set_interrupt(super::interrupt::requested);
     }
     let mut interrupted = false;
     // A failed run ends as the others do (states file, statistics), then reports: what failed,
@@ -547,14 +548,19 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         if let Err(e) = stepped {
             // The state is that of the last successful internal step: write it as the last row.
             // (If even its outputs fail, the rows so far stay and the step's error is reported.)
+            // Ctrl-C stops the interval at its next internal step, and the run ends the same way.
             let stopped = sim.time();
-            if stopped > last_row {
-                let _ = csv.write_row(&mut sim);
+            if stopped > last_row && csv.write_row(&mut sim).is_ok() {
+                last_row = stopped;
             }
             if let Some(s) = &mut states {
                 s.record(&sim);
             }
-            failure = Some((format!("simulation stopped at t = {}: {e}", Compact(stopped)), stopped));
+            if args.run_label.is_none() && super::interrupt::requested() {
+                interrupted = true;
+            } else {
+                failure = Some((format!("simulation stopped at t = {}: {e}", Compact(stopped)), stopped));
+            }
             break;
         }
         // Outputs that cannot be evaluated at the reached state end the run as a failed step

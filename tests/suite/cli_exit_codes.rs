@@ -578,7 +578,7 @@ fn a_million_default_steps_are_told_as_such() {
     assert!(!given.contains("default step"), "{given}");
 }
 
-/// Ctrl-C (SIGINT) stops `simulate` at its next output row: exit code 130, the rows kept, and
+/// Ctrl-C (SIGINT) stops `simulate` after its next internal step: exit code 130, the rows kept, and
 /// the states file and statistics written as at a run's end, so `animate` plays them (a probe's
 /// interrupted run left an empty states file and no statistics).
 #[cfg(unix)]
@@ -623,4 +623,45 @@ fn an_interrupted_run_keeps_its_rows_states_and_statistics() {
     assert_eq!(json["outcome"], "interrupted", "{json}");
     let a = Command::new(EXE).arg("animate").arg(&states).arg("-o").arg(dir.path().join("a.html")).output().unwrap();
     assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+}
+
+/// Ctrl-C acts at the next internal step, not at the end of the output interval: a pile of
+/// balls crawling through contact events (tests/suite/contact_constraint.rs) with one output
+/// interval of 1 s stops within seconds, its state there written as the last row (it went on
+/// to the interval's end, 17 and 43 s late in a probe's runs).
+#[cfg(unix)]
+#[test]
+fn an_interrupted_run_stops_inside_its_output_interval() {
+    let dir = tempfile::tempdir().unwrap();
+    let (model, csv) = (dir.path().join("pile.toml"), dir.path().join("p.csv"));
+    std::fs::write(&model, crate::contact_constraint::pile_text("constraint")).unwrap();
+    let child = Command::new(EXE)
+        .arg("simulate")
+        .arg(&model)
+        .arg("-o")
+        .arg(&csv)
+        .args(["--stop-time", "1", "--output-interval", "1"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The row at t = 0, then well into the storm that starts at 0.2 s.
+    let start = std::time::Instant::now();
+    while std::fs::read_to_string(&csv).map_or(0, |t| t.lines().count()) < 2 {
+        assert!(start.elapsed().as_secs() < 60, "no rows written");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let signalled = std::time::Instant::now();
+    // SAFETY: signalling a child process this test started.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let waited = signalled.elapsed().as_secs_f64();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    let last: f64 = rows.lines().last().unwrap().split(',').next().unwrap().parse().unwrap();
+    println!("stopped {waited:.2} s after the signal at t = {last}");
+    assert!(last > 0.0 && last < 1.0, "the last row is inside the interval: {last}; {stderr}");
+    assert!(stderr.contains(&format!("interrupted at t = {}", flexfmu::compact_number::Compact(last))), "{stderr}");
 }

@@ -951,7 +951,7 @@ fn an_impact_runs_through_a_stack_within_its_event() {
 /// The pile of `a_pile_of_constraint_contacts_that_crawls_is_told_to_use_the_force_method`:
 /// 16 balls of 0.1 kg, radius 0.05 m, in two rows over a floor between two walls, a contact of
 /// `method` per pair and per wall.
-fn pile_text(method: &str) -> String {
+pub(crate) fn pile_text(method: &str) -> String {
     let (n, r) = (16usize, 0.05);
     let mut text = String::from("[model]\nname = \"pile\"\ngravity = [0.0, -9.81]\n");
     for i in 0..n {
