@@ -578,6 +578,44 @@ fn a_million_default_steps_are_told_as_such() {
     assert!(!given.contains("default step"), "{given}");
 }
 
+/// `flexfmu simulate MODEL -o CSV ARGS`, sent SIGINT once CSV holds `rows` lines and `delay`
+/// has passed after that: the exit code, stderr, the time of the CSV's last row and the
+/// seconds from the signal to the end of the process.
+#[cfg(unix)]
+fn interrupted_simulate(
+    model: &Path,
+    csv: &Path,
+    args: &[&str],
+    rows: usize,
+    delay: std::time::Duration,
+) -> (Option<i32>, String, f64, f64) {
+    let child = Command::new(EXE)
+        .arg("simulate")
+        .arg(model)
+        .arg("-o")
+        .arg(csv)
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while std::fs::read_to_string(csv).map_or(0, |t| t.lines().count()) < rows {
+        assert!(start.elapsed().as_secs() < 60, "no rows written");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(delay);
+    let signalled = std::time::Instant::now();
+    // SAFETY: signalling a child process this test started.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let waited = signalled.elapsed().as_secs_f64();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let text = std::fs::read_to_string(csv).unwrap();
+    let last: f64 = text.lines().last().unwrap().split(',').next().unwrap().parse().unwrap();
+    (out.status.code(), stderr, last, waited)
+}
+
 /// Ctrl-C (SIGINT) stops `simulate` after its next internal step: exit code 130, the rows kept, and
 /// the states file and statistics written as at a run's end, so `animate` plays them (a probe's
 /// interrupted run left an empty states file and no statistics).
@@ -587,33 +625,12 @@ fn an_interrupted_run_keeps_its_rows_states_and_statistics() {
     let dir = tempfile::tempdir().unwrap();
     let (csv, states, stats) = (dir.path().join("l.csv"), dir.path().join("s.json"), dir.path().join("j.json"));
     let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mass_spring.toml");
-    let child = Command::new(EXE)
-        .arg("simulate")
-        .arg(&model)
-        .arg("-o")
-        .arg(&csv)
-        .args(["--stop-time", "1e5", "--step", "1e-5", "--states"])
-        .arg(&states)
-        .arg("--stats-json")
-        .arg(&stats)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Until some rows are written, then SIGINT.
-    let start = std::time::Instant::now();
-    while std::fs::read_to_string(&csv).map_or(0, |t| t.lines().count()) < 5 {
-        assert!(start.elapsed().as_secs() < 60, "no rows written");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    // SAFETY: signalling a child process this test started.
-    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
-    let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    let (s, j) = (states.to_str().unwrap(), stats.to_str().unwrap());
+    let args = ["--stop-time", "1e5", "--step", "1e-5", "--states", s, "--stats-json", j];
+    // Once some rows are written.
+    let (code, stderr, last, _) = interrupted_simulate(&model, &csv, &args, 5, std::time::Duration::ZERO);
+    assert_eq!(code, Some(130), "{stderr}");
     assert!(stderr.contains("interrupted at t = "), "{stderr}");
-    let rows = std::fs::read_to_string(&csv).unwrap();
-    let last: f64 = rows.lines().last().unwrap().split(',').next().unwrap().parse().unwrap();
     assert!(
         stderr.contains(&format!("holds the results up to t = {}", flexfmu::compact_number::Compact(last))),
         "{stderr}"
@@ -635,32 +652,11 @@ fn an_interrupted_run_stops_inside_its_output_interval() {
     let dir = tempfile::tempdir().unwrap();
     let (model, csv) = (dir.path().join("pile.toml"), dir.path().join("p.csv"));
     std::fs::write(&model, crate::contact_constraint::pile_text("constraint")).unwrap();
-    let child = Command::new(EXE)
-        .arg("simulate")
-        .arg(&model)
-        .arg("-o")
-        .arg(&csv)
-        .args(["--stop-time", "1", "--output-interval", "1"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let args = ["--stop-time", "1", "--output-interval", "1"];
     // The row at t = 0, then well into the storm that starts at 0.2 s.
-    let start = std::time::Instant::now();
-    while std::fs::read_to_string(&csv).map_or(0, |t| t.lines().count()) < 2 {
-        assert!(start.elapsed().as_secs() < 60, "no rows written");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    let signalled = std::time::Instant::now();
-    // SAFETY: signalling a child process this test started.
-    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
-    let out = child.wait_with_output().unwrap();
-    let waited = signalled.elapsed().as_secs_f64();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(130), "{stderr}");
-    let rows = std::fs::read_to_string(&csv).unwrap();
-    let last: f64 = rows.lines().last().unwrap().split(',').next().unwrap().parse().unwrap();
+    let (code, stderr, last, waited) =
+        interrupted_simulate(&model, &csv, &args, 2, std::time::Duration::from_millis(1500));
+    assert_eq!(code, Some(130), "{stderr}");
     println!("stopped {waited:.2} s after the signal at t = {last}");
     assert!(last > 0.0 && last < 1.0, "the last row is inside the interval: {last}; {stderr}");
     assert!(stderr.contains(&format!("interrupted at t = {}", flexfmu::compact_number::Compact(last))), "{stderr}");

@@ -354,26 +354,22 @@ fn independent_joints_are_projected_per_group() {
 #[test]
 fn integer_parameters_beyond_32_bits_or_not_whole_are_located_errors() {
     let base = mass_spring();
-    for decl in [
-        "n = { value = 1e300, type = \"integer\" }",
-        "n = { value = 3e9, type = \"integer\" }",
-        "n = { value = 1, type = \"integer\", min = -3e9 }",
-        "n = { value = 1, type = \"integer\", max = 2147483648 }",
-    ] {
-        let text = base.replacen("[parameters]\n", &format!("[parameters]\n{decl}\n"), 1);
-        let line = text.lines().position(|l| l.starts_with("n = ")).unwrap() + 1;
-        refused_everywhere(&text, line, "outside the 32-bit range of an FMI Integer");
-    }
+    const BEYOND: &str = "outside the 32-bit range of an FMI Integer";
     // A fractional value or bound: min = 1.5 was written to modelDescription.xml as min="1",
     // and the FMU then refused n = 1 as below 1.5 (a probe).
-    for decl in [
-        "n = { value = 4, type = \"integer\", min = 1.5 }",
-        "n = { value = 4, type = \"integer\", max = 9.5 }",
-        "n = { value = 4.5, type = \"integer\" }",
+    const FRACTIONAL: &str = "is not a whole number";
+    for (decl, message) in [
+        ("n = { value = 1e300, type = \"integer\" }", BEYOND),
+        ("n = { value = 3e9, type = \"integer\" }", BEYOND),
+        ("n = { value = 1, type = \"integer\", min = -3e9 }", BEYOND),
+        ("n = { value = 1, type = \"integer\", max = 2147483648 }", BEYOND),
+        ("n = { value = 4, type = \"integer\", min = 1.5 }", FRACTIONAL),
+        ("n = { value = 4, type = \"integer\", max = 9.5 }", FRACTIONAL),
+        ("n = { value = 4.5, type = \"integer\" }", FRACTIONAL),
     ] {
         let text = base.replacen("[parameters]\n", &format!("[parameters]\n{decl}\n"), 1);
         let line = text.lines().position(|l| l.starts_with("n = ")).unwrap() + 1;
-        refused_everywhere(&text, line, "is not a whole number");
+        refused_everywhere(&text, line, message);
     }
     let text = base.replacen("[parameters]\n", "[parameters]\nn = { value = 2147483647, type = \"integer\" }\n", 1);
     let model = Model::parse(&text, "n.toml").unwrap();
