@@ -5,6 +5,7 @@
 //! assemble_spatial.rs), so the kind files depend on neither assembler.
 
 use super::contact_gap::ContactGap;
+use super::forces::line_load::LineSegment;
 use super::joints::JointInfo;
 use super::kinematics::{Anchor, Measure};
 use super::spatial_kinematics::Anchor3;
@@ -42,6 +43,9 @@ pub trait PlanarSite: Site<Anchor = Anchor> {
     /// point of a floating-frame beam, that point against the ground plane or circle
     /// described by `m`'s first anchor.
     fn gap(&self, m: Measure) -> ContactGap;
+    /// The elements of the beam named `beam` as a distributed force sees them; a name that is
+    /// no such beam is a located error.
+    fn beam_segments(&self, beam: &Name) -> Result<Vec<LineSegment>, ModelError>;
 }
 
 /// The spatial site: nothing beyond [`Site`].

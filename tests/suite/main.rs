@@ -37,6 +37,7 @@ mod crank_slider;
 mod crank_slider_contact;
 mod dependency_precision;
 mod distance_joint;
+mod distributed_force;
 mod doc_links;
 mod driven_joints;
 mod driven_start;

@@ -12,6 +12,7 @@ use crate::mechanics::assembly::BendingPeriod;
 use crate::mechanics::beam_section::{self, Given};
 use crate::mechanics::contact_gap::ContactGap;
 use crate::mechanics::elements::{AncfBeam2d, BeamProperties, CorotationalBeam2d, FloatingFrameBeam2d};
+use crate::mechanics::forces::line_load::LineSegment;
 use crate::mechanics::joints::{ConstraintRow, JointKind};
 use crate::mechanics::kinematics::{Anchor, Measure};
 use crate::model::schema::{Definition, JointDecl, Name, Tensor};
@@ -256,10 +257,13 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
                 l.n += 4;
             }
             b.beam_nodes.push(format!("{name}.start, {name}.end, {name}.node[0..={count}], {name}.mid[0..{count}]"));
+            let mut segments = Vec::with_capacity(count);
             for k in 0..count {
                 let at = |j: usize| first + 4 * (2 * k + j);
                 l.sys.push(AncfBeam2d::new([at(0), at(1), at(2)], l_el, &props, l.gravity).with_damping(damping));
+                segments.push(LineSegment::Quadratic { nodes: [at(0), at(1), at(2)], l0: l_el });
             }
+            b.beam_segments.insert(name.clone(), segments);
             continue;
         }
         for k in 0..=count {
@@ -286,10 +290,14 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
             l.n += 3;
         }
         b.beam_nodes.push(format!("{name}.start, {name}.end, {name}.node[0..={count}]"));
+        let mut segments = Vec::with_capacity(count);
         for k in 0..count {
-            let element = CorotationalBeam2d::new(first + 3 * k, first + 3 * (k + 1), l_el, &props, l.gravity);
+            let nodes = [first + 3 * k, first + 3 * (k + 1)];
+            let element = CorotationalBeam2d::new(nodes[0], nodes[1], l_el, &props, l.gravity);
             l.sys.push(element.with_damping(damping));
+            segments.push(LineSegment::Chord { nodes, l0: l_el });
         }
+        b.beam_segments.insert(name.clone(), segments);
     }
     Ok(())
 }

@@ -12,6 +12,7 @@ use super::contact_gap::{ContactGap, GroundShape};
 use super::contacts::ContactElement;
 use super::elements::FloatingFramePoint;
 use super::forces::Load;
+use super::forces::line_load::LineSegment;
 use super::initial_state::consistent_initial_state;
 use super::joints::{
     Drive, JointInfo, JointKind, Rows, aliased_bodies_message, axis_only, check_apart, check_points, coordinate_row,
@@ -63,6 +64,8 @@ struct Builder<'a> {
     joint_index: HashMap<String, usize>,
     /// Each beam's estimated first bending period.
     bending_periods: Vec<BendingPeriod>,
+    /// The elements of each finite-element beam by its name, for distributed forces.
+    beam_segments: HashMap<String, Vec<LineSegment>>,
 }
 
 /// The error of a point on ground without its position (`{xyz}`: the coordinates' names),
@@ -191,6 +194,28 @@ impl PlanarSite for Site<'_, '_> {
         }
     }
 
+    fn beam_segments(&self, beam: &Name) -> Result<Vec<LineSegment>, ModelError> {
+        let b = self.b;
+        let name = beam.get_ref();
+        if let Some(segments) = b.beam_segments.get(name) {
+            return Ok(segments.clone());
+        }
+        let why = if b.floating.names(name) {
+            format!(
+                "'{name}' is a floating_frame beam, which takes forces at its points only (a distributed force acts \
+                 on timoshenko, euler_bernoulli and ancf beams)"
+            )
+        } else {
+            let mut beams: Vec<_> = b.beam_segments.keys().map(String::as_str).collect();
+            beams.sort_unstable();
+            let known = if beams.is_empty() { "the model has none".to_string() } else { beams.join(", ") };
+            format!(
+                "a distributed force acts on a whole beam, named as in [[beams]]; '{name}' is none (beams: {known})"
+            )
+        };
+        Err(b.err(beam.span(), why))
+    }
+
     fn gap(&self, m: Measure) -> ContactGap {
         match self.tip {
             None => ContactGap::Measure(m),
@@ -297,6 +322,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
         body_index: HashMap::with_capacity(def.point_masses.len() + def.rigid_bodies.len() + def.beams.len()),
         joint_index: HashMap::new(),
         bending_periods: Vec::new(),
+        beam_segments: HashMap::new(),
     };
 
     // Sized for every declared name at once (no rehashing of a growing map).
@@ -474,16 +500,19 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
     // Loads.
     for l in &def.loads {
         let magnitude = load_magnitude(l, &input_scope, model)?;
-        if let Some((point, u)) = floating_frame::load_point(l, &b, &sys, &q0)? {
-            sys.push(Load::floating_force(point, u, magnitude));
-            continue;
+        if !super::loads::on_beam(l) {
+            if let Some((point, u)) = floating_frame::load_point(l, &b, &sys, &q0)? {
+                sys.push(Load::floating_force(point, u, magnitude));
+                continue;
+            }
+            if b.body(&l.body)?.is_none() {
+                return Err(model.error(l.body.span(), "loads on ground have no effect".into()));
+            }
         }
-        if b.body(&l.body)?.is_none() {
-            return Err(model.error(l.body.span(), "loads on ground have no effect".into()));
+        let site = Site { b: &b, joints: &sys.joints, q0: &q0, tip: None };
+        for load in super::loads::planar(l, model)?(l, &site, magnitude)? {
+            sys.push(load);
         }
-        let load =
-            super::loads::planar(l, model)?(l, &Site { b: &b, joints: &sys.joints, q0: &q0, tip: None }, magnitude)?;
-        sys.push(load);
     }
 
     // Contacts.

@@ -53,7 +53,7 @@ use crate::integrators::{EnergyFlow, Stride, TangentCoefficients};
 use nalgebra::{SMatrix, SVector};
 
 type M6 = SMatrix<f64, 6, 6>;
-type V6 = SVector<f64, 6>;
+pub(crate) type V6 = SVector<f64, 6>;
 
 /// Section, material and formulation of a beam.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -603,58 +603,71 @@ impl CorotationalBeam2d {
     }
 
     /// The part of the gravity potential the cubic transverse field adds to the nodes' share
-    /// -rho A l0 g . (x1 + x2) / 2: the mass rho A dX at x1 + xi d + w(xi) n, with the
-    /// field of the consistent mass, w = l0 (xi (1 - xi)^2 th_bar1 - xi^2 (1 - xi) th_bar2)
-    /// along the chord normal n = J d / l (eqs. 13-16), gives
-    ///   V_c = -c0 (th1 - th2) (g . n) = -c0 D s / l,  c0 = rho A l0^2 / 12, s = a . d, a = J^T g
-    /// (th_bar1 - th_bar2 = th1 - th2). Its gradient is the consistent load: the end moments
-    /// +-c0 (g . n) of a uniform load, which the consistent mass needs for a free fall without
-    /// bending (with the nodal forces alone a falling free beam bent and a cantilever under its
-    /// weight sagged 1/(3 n^2) too far; a probe written from the docs). Returns V_c, dV_c/dd
-    /// (d = x2 - x1) and dV_c/dth1 (= -dV_c/dth2), given the chord's 1 / l (`Geometry`).
+    /// -rho A l0 g . (x1 + x2) / 2 (`chord_load_potential` with the load rho A g): the end
+    /// moments the consistent mass needs for a free fall without bending (with the nodal
+    /// forces alone a falling free beam bent and a cantilever under its weight sagged
+    /// 1/(3 n^2) too far; a probe written from the docs).
     fn cubic_gravity(&self, q: &V6, inv_l: f64) -> (f64, [f64; 2], f64) {
-        let (d, dth) = ([q[3] - q[0], q[4] - q[1]], q[2] - q[5]);
-        let a = [self.gravity[1], -self.gravity[0]];
-        let c0 = self.gravity_moment;
-        let s = a[0] * d[0] + a[1] * d[1];
-        let inv_l3 = inv_l * inv_l * inv_l;
-        let grad_d = [0, 1].map(|k| -c0 * dth * (a[k] * inv_l - s * d[k] * inv_l3));
-        (-c0 * dth * s * inv_l, grad_d, -c0 * s * inv_l)
+        chord_load_potential(self.gravity_moment, self.gravity, q, inv_l)
     }
 
-    /// The Hessian of V_c over (x1, y1, th1, x2, y2, th2), added times `scale` to `block`.
+    /// The Hessian of `cubic_gravity` over (x1, y1, th1, x2, y2, th2), added times `scale`.
     fn add_cubic_gravity_hessian(&self, q: &V6, scale: f64, block: &mut [f64]) {
-        let (d, dth) = ([q[3] - q[0], q[4] - q[1]], q[2] - q[5]);
-        let a = [self.gravity[1], -self.gravity[0]];
-        let c0 = self.gravity_moment;
-        let l = (d[0] * d[0] + d[1] * d[1]).sqrt();
-        let s = a[0] * d[0] + a[1] * d[1];
-        let (l3, l5) = (l * l * l, l * l * l * l * l);
-        // d2V/dd2 = c0 D ((a d^T + d a^T + s I) / l^3 - 3 s d d^T / l^5); d2V/dd dth1 = -c0 (a / l - s d / l^3).
-        let mut hdd = [[0.0; 2]; 2];
-        for i in 0..2 {
-            for j in 0..2 {
-                let identity = if i == j { s } else { 0.0 };
-                hdd[i][j] = c0 * dth * ((a[i] * d[j] + d[i] * a[j] + identity) / l3 - 3.0 * s * d[i] * d[j] / l5);
+        add_chord_load_hessian(self.gravity_moment, self.gravity, q, scale, block);
+    }
+}
+
+/// The potential a uniform load mu f per unit length adds, through the element's cubic
+/// transverse field, to its nodal share -mu l0 f . (x1 + x2) / 2, with c0 = mu l0^2 / 12
+/// (gravity: mu = rho A, f = g; a distributed force: mu = 1, f in N/m): the load element at
+/// x1 + xi d + w(xi) n, with the field of
+/// the consistent mass, w = l0 (xi (1 - xi)^2 th_bar1 - xi^2 (1 - xi) th_bar2) along the chord
+/// normal n = J d / l (eqs. 13-16), gives
+///   V_c = -c0 (th1 - th2) (f . n) = -c0 D s / l,  s = a . d, a = J^T f
+/// (th_bar1 - th_bar2 = th1 - th2). Its gradient is the consistent load: the end moments
+/// +-c0 (f . n) of a uniform load. Returns V_c, dV_c/dd (d = x2 - x1) and dV_c/dth1
+/// (= -dV_c/dth2), given the chord's 1 / l. Element coordinates q = (x1, y1, th1, x2, y2, th2).
+pub(crate) fn chord_load_potential(c0: f64, f: [f64; 2], q: &V6, inv_l: f64) -> (f64, [f64; 2], f64) {
+    let (d, dth) = ([q[3] - q[0], q[4] - q[1]], q[2] - q[5]);
+    let a = [f[1], -f[0]];
+    let s = a[0] * d[0] + a[1] * d[1];
+    let inv_l3 = inv_l * inv_l * inv_l;
+    let grad_d = [0, 1].map(|k| -c0 * dth * (a[k] * inv_l - s * d[k] * inv_l3));
+    (-c0 * dth * s * inv_l, grad_d, -c0 * s * inv_l)
+}
+
+/// The Hessian of `chord_load_potential` over (x1, y1, th1, x2, y2, th2), added times `scale`
+/// to the row-major 6 x 6 `block`.
+pub(crate) fn add_chord_load_hessian(c0: f64, f: [f64; 2], q: &V6, scale: f64, block: &mut [f64]) {
+    let (d, dth) = ([q[3] - q[0], q[4] - q[1]], q[2] - q[5]);
+    let a = [f[1], -f[0]];
+    let l = (d[0] * d[0] + d[1] * d[1]).sqrt();
+    let s = a[0] * d[0] + a[1] * d[1];
+    let (l3, l5) = (l * l * l, l * l * l * l * l);
+    // d2V/dd2 = c0 D ((a d^T + d a^T + s I) / l^3 - 3 s d d^T / l^5); d2V/dd dth1 = -c0 (a / l - s d / l^3).
+    let mut hdd = [[0.0; 2]; 2];
+    for i in 0..2 {
+        for j in 0..2 {
+            let identity = if i == j { s } else { 0.0 };
+            hdd[i][j] = c0 * dth * ((a[i] * d[j] + d[i] * a[j] + identity) / l3 - 3.0 * s * d[i] * d[j] / l5);
+        }
+    }
+    let hdt = [0, 1].map(|k| -c0 * (a[k] / l - s * d[k] / l3));
+    // d = x2 - x1: the x1 rows and columns take the sign -1; th2 takes -1 against th1.
+    let position = [(0usize, -1.0), (3usize, 1.0)];
+    let rotation = [(2usize, 1.0), (5usize, -1.0)];
+    for &(p, sp) in &position {
+        for &(r, sr) in &position {
+            for i in 0..2 {
+                for j in 0..2 {
+                    block[6 * (p + i) + r + j] += scale * sp * sr * hdd[i][j];
+                }
             }
         }
-        let hdt = [0, 1].map(|k| -c0 * (a[k] / l - s * d[k] / l3));
-        // d = x2 - x1: the x1 rows and columns take the sign -1; th2 takes -1 against th1.
-        let position = [(0usize, -1.0), (3usize, 1.0)];
-        let rotation = [(2usize, 1.0), (5usize, -1.0)];
-        for &(p, sp) in &position {
-            for &(r, sr) in &position {
-                for i in 0..2 {
-                    for j in 0..2 {
-                        block[6 * (p + i) + r + j] += scale * sp * sr * hdd[i][j];
-                    }
-                }
-            }
-            for &(t, st) in &rotation {
-                for i in 0..2 {
-                    block[6 * (p + i) + t] += scale * sp * st * hdt[i];
-                    block[6 * t + p + i] += scale * sp * st * hdt[i];
-                }
+        for &(t, st) in &rotation {
+            for i in 0..2 {
+                block[6 * (p + i) + t] += scale * sp * st * hdt[i];
+                block[6 * t + p + i] += scale * sp * st * hdt[i];
             }
         }
     }

@@ -14,6 +14,7 @@
 use crate::integrators::{EnergyFlow, Stride, TangentCoefficients};
 use crate::mechanics::elements::floating_frame_beam_2d::MAX_COORDINATES;
 use crate::mechanics::elements::{Element, Energy, FloatingFramePoint, Kin};
+use crate::mechanics::forces::line_load::LineSegment;
 use crate::mechanics::kinematics::{Anchor, rot};
 use crate::model::expr::{Expr, InputRates};
 
@@ -101,6 +102,9 @@ pub enum LoadKind {
     /// stiffness -f u . d2r/dq2 (the follower terms of the rotating frame and the axial
     /// shortening).
     FloatingForce { point: FloatingFramePoint, direction: [f64; 2] },
+    /// A force per unit length along the fixed unit vector `direction` on one beam element
+    /// (src/mechanics/forces/line_load.rs).
+    Line { segment: LineSegment, direction: [f64; 2] },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -128,6 +132,12 @@ impl Load {
             kind: LoadKind::FloatingForce { point, direction },
             magnitude,
         }
+    }
+
+    /// A force of `magnitude` per unit length along the unit `direction` (global) on the beam
+    /// element `segment`.
+    pub fn line(segment: LineSegment, direction: [f64; 2], magnitude: TimeFunction) -> Self {
+        Load { dofs: segment.dofs(), kind: LoadKind::Line { segment, direction }, magnitude }
     }
 
     /// A torque on a rigid body / corotational node (`Anchor::Rigid`) or an ANCF beam node
@@ -177,6 +187,9 @@ impl Load {
                     out(d, f * (u[0] * col[0] + u[1] * col[1]));
                 }
             }
+            LoadKind::Line { segment, direction: u } => {
+                segment.generalized_force([f * u[0], f * u[1]], x.q, |k, q| out(self.dofs[k], q));
+            }
         }
     }
 }
@@ -191,6 +204,11 @@ impl Element for Load {
     }
 
     fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
+        if let LoadKind::Line { segment, direction: u } = &self.kind {
+            let f = self.magnitude.eval(x.t, x.inputs, x.rates);
+            segment.add_tangent([f * u[0], f * u[1]], x.q, c.stiffness, block);
+            return;
+        }
         if let LoadKind::FloatingForce { point, direction: u } = &self.kind {
             let f = self.magnitude.eval(x.t, x.inputs, x.rates);
             let nd = point.coordinates();

@@ -4,6 +4,7 @@
 pub mod contact;
 pub mod fractional_damper;
 pub mod impact_duration;
+pub mod line_load;
 pub mod load;
 pub mod multi_point_force;
 pub mod spatial_load;

@@ -3,35 +3,27 @@
 //! or, with `follower = true`, fixed in the body (given in the initial configuration):
 //! generalized force J^T F with J the point's Jacobian.
 
-use super::{LoadType, PlanarSite, SpatialSite, is_follower};
+use super::{LoadType, PlanarSite, SpatialSite, is_follower, planar_direction};
 use crate::mechanics::forces::{Load, SpatialLoad, TimeFunction};
 use crate::mechanics::spatial_kinematics::Anchor3;
 use crate::model::ModelError;
 use crate::model::schema::LoadDecl;
 
-pub const TYPE: LoadType = LoadType { name: "force", planar: Some(planar), spatial: Some(spatial) };
+pub const TYPE: LoadType = LoadType { name: "force", on_beam: false, planar: Some(planar), spatial: Some(spatial) };
 
 const FOLLOWER_ON_POINT_MASS: &str =
     "a follower force needs a body that turns (a rigid body or a beam node); a point mass has no orientation";
 
-fn planar(l: &LoadDecl, site: &dyn PlanarSite, magnitude: TimeFunction) -> Result<Load, ModelError> {
-    let model = site.model();
-    let Some(dir) = &l.direction else {
-        return Err(model.error(l.kind.span(), "a force needs `direction = [x, y]`".into()));
-    };
-    let v = site.scope().vec2(dir)?;
-    let n = (v[0] * v[0] + v[1] * v[1]).sqrt();
-    let Some(u) = (n > 0.0).then(|| [v[0] / n, v[1] / n]) else {
-        return Err(model.error(dir.span(), "direction must not be zero".into()));
-    };
+fn planar(l: &LoadDecl, site: &dyn PlanarSite, magnitude: TimeFunction) -> Result<Vec<Load>, ModelError> {
+    let u = planar_direction(l, site, "a force")?;
     let anchor = site.anchor(&l.body, l.point.as_ref())?;
     if !is_follower(l) {
-        return Ok(Load::force(anchor, u, magnitude));
+        return Ok(vec![Load::force(anchor, u, magnitude)]);
     }
     if site.has_angle(&l.body)? != Some(true) {
-        return Err(model.error(l.body.span(), FOLLOWER_ON_POINT_MASS.into()));
+        return Err(site.model().error(l.body.span(), FOLLOWER_ON_POINT_MASS.into()));
     }
-    Ok(Load::follower_force(anchor, u, site.q0(), magnitude))
+    Ok(vec![Load::follower_force(anchor, u, site.q0(), magnitude)])
 }
 
 fn spatial(

@@ -10,6 +10,7 @@
 //! The assemblers hand the types what they need through the one `Site` trait
 //! (src/mechanics/site.rs), so this module depends on neither assembler.
 
+pub mod distributed_force;
 pub mod force;
 pub mod torque;
 
@@ -19,25 +20,39 @@ pub use super::site::{PlanarSite, SpatialSite};
 use crate::model::schema::LoadDecl;
 use crate::model::{Model, ModelError};
 
-/// The planar load of a type on `l.body` (not ground) with its magnitude.
-type Planar = fn(&LoadDecl, &dyn PlanarSite, TimeFunction) -> Result<Load, ModelError>;
+/// The planar loads of a type on `l.body` with their magnitude: one for a body (not ground),
+/// one per element for a beam.
+type Planar = fn(&LoadDecl, &dyn PlanarSite, TimeFunction) -> Result<Vec<Load>, ModelError>;
 /// The spatial load of a type on `l.body` (not ground) along the unit `direction` (global).
 type Spatial = fn(&LoadDecl, &dyn SpatialSite, [f64; 3], TimeFunction) -> Result<SpatialLoad, ModelError>;
 
-/// One load type: its `type` name and its builders (`None` where it does not exist).
+/// One load type: its `type` name, what it acts on and its builders (`None` where it does not
+/// exist).
 pub struct LoadType {
     pub name: &'static str,
+    /// Whether `body` names a whole beam (a distributed load) rather than a body or beam node.
+    pub on_beam: bool,
     pub planar: Option<Planar>,
     pub spatial: Option<Spatial>,
 }
 
 /// Every load type, in the order error messages list them.
-pub const LOAD_TYPES: &[LoadType] = &[force::TYPE, torque::TYPE];
+pub const LOAD_TYPES: &[LoadType] = &[force::TYPE, torque::TYPE, distributed_force::TYPE];
 
-/// "unknown load type ..., expected <the types with a builder in this dimension>".
-fn unknown(l: &LoadDecl, model: &Model, has: impl Fn(&LoadType) -> bool) -> ModelError {
+/// "unknown load type ..., expected <the types with a builder in this dimension>", or, for a
+/// type of the other dimension only, that it is not available in this one.
+fn unknown(l: &LoadDecl, model: &Model, has: impl Fn(&LoadType) -> bool, models: &str) -> ModelError {
+    let name = l.kind.get_ref();
+    if LOAD_TYPES.iter().any(|t| t.name == name) {
+        return model.error(l.kind.span(), format!("`type = \"{name}\"` is not available in {models} models"));
+    }
     let known: Vec<_> = LOAD_TYPES.iter().filter(|t| has(t)).map(|t| t.name).collect();
-    model.error(l.kind.span(), format!("unknown load type '{}', expected {}", l.kind.get_ref(), listing(&known, "or")))
+    model.error(l.kind.span(), format!("unknown load type '{name}', expected {}", listing(&known, "or")))
+}
+
+/// Whether the load's `type` names a load on a whole beam (`LoadType::on_beam`).
+pub fn on_beam(l: &LoadDecl) -> bool {
+    LOAD_TYPES.iter().any(|t| t.on_beam && t.name == l.kind.get_ref().as_str())
 }
 
 /// The planar builder of the load's type; an unknown type is a located error.
@@ -46,7 +61,7 @@ pub fn planar(l: &LoadDecl, model: &Model) -> Result<Planar, ModelError> {
     LOAD_TYPES
         .iter()
         .find_map(|t| t.planar.filter(|_| t.name == name))
-        .ok_or_else(|| unknown(l, model, |t| t.planar.is_some()))
+        .ok_or_else(|| unknown(l, model, |t| t.planar.is_some(), "planar"))
 }
 
 /// The spatial builder of the load's type; an unknown type is a located error.
@@ -55,12 +70,23 @@ pub fn spatial(l: &LoadDecl, model: &Model) -> Result<Spatial, ModelError> {
     LOAD_TYPES
         .iter()
         .find_map(|t| t.spatial.filter(|_| t.name == name))
-        .ok_or_else(|| unknown(l, model, |t| t.spatial.is_some()))
+        .ok_or_else(|| unknown(l, model, |t| t.spatial.is_some(), "spatial (dimension = 3)"))
 }
 
 /// Whether the load's direction turns with its body (`follower = true`).
 fn is_follower(l: &LoadDecl) -> bool {
     l.follower.as_ref().is_some_and(|f| *f.get_ref())
+}
+
+/// The unit vector of a planar load's required `direction`.
+fn planar_direction(l: &LoadDecl, site: &dyn PlanarSite, what: &str) -> Result<[f64; 2], ModelError> {
+    let model = site.model();
+    let Some(dir) = &l.direction else {
+        return Err(model.error(l.kind.span(), format!("{what} needs `direction = [x, y]`")));
+    };
+    let v = site.scope().vec2(dir)?;
+    let n = (v[0] * v[0] + v[1] * v[1]).sqrt();
+    (n > 0.0).then(|| [v[0] / n, v[1] / n]).ok_or_else(|| model.error(dir.span(), "direction must not be zero".into()))
 }
 
 /// `point` has no meaning for a torque.

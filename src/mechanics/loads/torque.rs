@@ -10,12 +10,12 @@ use crate::mechanics::spatial_kinematics::Anchor3;
 use crate::model::ModelError;
 use crate::model::schema::LoadDecl;
 
-pub const TYPE: LoadType = LoadType { name: "torque", planar: Some(planar), spatial: Some(spatial) };
+pub const TYPE: LoadType = LoadType { name: "torque", on_beam: false, planar: Some(planar), spatial: Some(spatial) };
 
 const TORQUE_ON_POINT_MASS: &str =
     "a torque needs a rigid body or a beam node; a point mass has no orientation and cannot take one";
 
-fn planar(l: &LoadDecl, site: &dyn PlanarSite, magnitude: TimeFunction) -> Result<Load, ModelError> {
+fn planar(l: &LoadDecl, site: &dyn PlanarSite, magnitude: TimeFunction) -> Result<Vec<Load>, ModelError> {
     let model = site.model();
     if site.has_angle(&l.body)? != Some(true) {
         return Err(model.error(l.body.span(), TORQUE_ON_POINT_MASS.into()));
@@ -24,7 +24,7 @@ fn planar(l: &LoadDecl, site: &dyn PlanarSite, magnitude: TimeFunction) -> Resul
     if let Some(d) = &l.direction {
         return Err(model.error(d.span(), "a torque has no direction; remove `direction`".into()));
     }
-    Ok(Load::torque(site.anchor(&l.body, None)?, magnitude))
+    Ok(vec![Load::torque(site.anchor(&l.body, None)?, magnitude)])
 }
 
 fn spatial(
