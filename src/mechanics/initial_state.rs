@@ -17,8 +17,8 @@ use nalgebra::{DMatrix, DVector};
 const MOVED_WARNING: f64 = 1e-6;
 
 /// Project the initial coordinates onto Phi(q, t0) = 0 (Gauss-Newton, minimum-norm corrections),
-/// then solve the unspecified initial velocities from Phi_q v = 0 (minimum norm), keeping
-/// the specified ones. Contradictory constraints are errors; redundant rows (linearly
+/// then solve the unspecified initial velocities from Phi_q v = -Phi_t (minimum norm, then
+/// least kinetic energy: `least_strain_rate_velocities`), keeping the specified ones. Contradictory constraints are errors; redundant rows (linearly
 /// dependent on earlier rows at the initial state, by a rank-revealing SVD) are handed to
 /// `System::set_redundant`. Returns the state and a located warning for each joint whose
 /// violation moved the given configuration (`MOVED_WARNING`).
@@ -300,8 +300,9 @@ const MASSLESS_FLOOR: f64 = 1e-9;
 /// Proximal steps of `least_strain_rate_velocities`.
 const PROXIMAL_STEPS: usize = 3;
 
-/// The omitted velocities of flexible bodies (the coordinates of elements that tie their nodes
-/// into a structure: beams, plates) with the least rate of strain the joints allow: a beam
+/// The omitted velocities: those of least kinetic energy the joints allow and, on flexible
+/// bodies (the coordinates of elements that tie their nodes into a structure: beams, plates),
+/// first those of least rate of strain: a beam
 /// carried by a moving joint or a drive starts moving as a rigid body where it can, instead of
 /// its interior nodes starting at rest (a shock of the drive torque, and vibration that an
 /// undamped beam keeps). The velocities of all omitted coordinates minimize
@@ -312,9 +313,11 @@ const PROXIMAL_STEPS: usize = 3;
 /// mesh does not change (with the identity for M, the minimum-norm velocities, a beam pinned
 /// to a spinning hub started turning at -0.200, -0.225, -0.248, -0.253 rad/s with 1, 2, 8, 16
 /// elements, a probe). The rows `settled` by the given velocities alone drop out (their
-/// multiplier would be undetermined). Nothing changes where no flexible body has an omitted
-/// velocity, or if the solve does not hold the joints (the minimum-norm velocities of the
-/// joints above stay).
+/// multiplier would be undetermined). Nothing changes if the solve does not hold the joints
+/// (the minimum-norm velocities of the joints above stay). Without a flexible body's omitted
+/// velocity K drops out: the omitted velocities are those of least kinetic energy, which do
+/// not depend on the units (the minimum norm of rates in m/s and rad/s together did: a probe's
+/// pendulum on a driven cart started at -0.165 rad/s in metres and -2.0 rad/s in millimetres).
 fn least_strain_rate_velocities(
     sys: &System,
     q: &[f64],
@@ -324,15 +327,20 @@ fn least_strain_rate_velocities(
     t0: f64,
 ) {
     let n = sys.coordinates();
-    let structure = sys.structure_coordinates();
-    if structure.iter().all(|&i| specified[i]) {
+    if specified.iter().all(|&s| s) {
         return;
     }
+    let structure = sys.structure_coordinates();
     let mut matrix = sys.newton_pattern();
     sys.structure_stiffness_matrix(q, t0, &mut matrix);
-    let largest = structure.iter().fold(0.0f64, |m, &i| m.max(matrix.values[matrix.slot(i, i)].abs()));
-    if !(largest.is_finite() && largest > 0.0) {
-        return;
+    // Without an omitted velocity on a structure, K acts on given velocities only: the
+    // omitted ones are those of least kinetic energy.
+    let strained = structure.iter().any(|&i| !specified[i]);
+    if strained {
+        let largest = structure.iter().fold(0.0f64, |m, &i| m.max(matrix.values[matrix.slot(i, i)].abs()));
+        if !(largest.is_finite() && largest > 0.0) {
+            return;
+        }
     }
     // The mass matrix's entries on the rows of the omitted velocities (with their slots, the
     // same in `matrix`), and its diagonal floor.
@@ -372,7 +380,10 @@ fn least_strain_rate_velocities(
             .filter(|&&i| !specified[i] && (massless || floor[i] == 0.0))
             .fold(0.0f64, |m, &i| m.max(matrix.values[matrix.slot(i, i)].abs() / diagonal[i]))
     };
-    let weight = NORM_WEIGHT * Some(frequency(false)).filter(|&f| f > 0.0).unwrap_or_else(|| frequency(true));
+    let weight = match strained {
+        true => NORM_WEIGHT * Some(frequency(false)).filter(|&f| f > 0.0).unwrap_or_else(|| frequency(true)),
+        false => 1.0,
+    };
     let scaling: Vec<f64> =
         (0..matrix.dim()).map(|i| if i < n && !specified[i] { 1.0 / diagonal[i].sqrt() } else { 1.0 }).collect();
     let mut trivial = vec![false; sys.constraints()];
@@ -428,7 +439,12 @@ fn least_strain_rate_velocities(
     matrix.mul_vec(&y, &mut image);
     let scale = 1.0 + v.iter().chain(&x[..n]).fold(0.0f64, |m, y| m.max(y.abs()));
     let held = (n..matrix.dim()).all(|k| (image[k] - rhs[k]).abs() <= 1e-10 * scale);
-    if held {
+    // Where the joints determine the omitted velocities (a mechanism driven or given one rate),
+    // least kinetic energy and minimum norm are the same solution: the minimum-norm one stays,
+    // bit for bit, so that the masses do not enter it by round-off (a mass would no longer be
+    // tunable: `Simulation::tunable_parameters` asks for the same initial state).
+    let determined = !strained && (0..n).all(|i| specified[i] || (x[i] - v[i]).abs() <= 1e-10 * scale);
+    if held && !determined {
         for i in (0..n).filter(|&i| !specified[i]) {
             v[i] = x[i];
         }

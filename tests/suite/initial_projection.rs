@@ -378,3 +378,77 @@ fn scale_lengths(text: &str, scale: f64) -> String {
         .join("\n")
         + "\n"
 }
+
+/// A pendulum (rod of length l, mass m) pinned to a cart that a drive moves at speed V from the
+/// start, its own velocity omitted: of the motions the pin allows, the one of least kinetic
+/// energy, omega = -3 V / (2 l) (d/domega of m (V + omega l/2)^2 / 2 + m l^2 omega^2 / 24 = 0),
+/// the same in metres and kilograms as in millimetres and tonnes, so the runs agree. The
+/// minimum norm of (vx, vy, omega), which mixes m/s and rad/s, started it at -0.165 rad/s in
+/// metres and -2.0 rad/s in millimetres (a probe).
+#[test]
+fn omitted_velocities_are_those_of_least_kinetic_energy_in_any_units() {
+    let model = |length: f64, mass: f64| {
+        let (l, g, x) = (0.6 * length, 9.81 * length, 0.3 * length);
+        format!(
+            r#"[model]
+name = "cart_pendulum"
+gravity = [0.0, {}]
+
+[[rigid_bodies]]
+name = "cart"
+mass = {}
+inertia = {}
+position = [0.0, 0.0]
+
+[[rigid_bodies]]
+name = "pend"
+mass = {}
+inertia = {}
+position = [0.0, {}]
+angle = "-pi/2"
+
+[[joints]]
+name = "rail"
+type = "prismatic"
+body2 = "cart"
+axis = [1.0, 0.0]
+drive = "{x:e} * sin(2 * t)"
+
+[[joints]]
+name = "pin"
+type = "revolute"
+body1 = "cart"
+body2 = "pend"
+point = [0.0, 0.0]
+
+[[outputs]]
+name = "phi"
+quantity = "angle"
+body = "pend"
+
+[[outputs]]
+name = "omega"
+quantity = "angular_velocity"
+body = "pend"
+"#,
+            -g,
+            3.0 * mass,
+            0.1 * mass * length * length,
+            mass,
+            mass * l * l / 12.0,
+            -l / 2.0
+        )
+    };
+    let run = |length: f64, mass: f64| {
+        let m = Model::parse(&model(length, mass), "cart.toml").unwrap();
+        let mut sim = Simulation::new(&m, &[], SolverSettings::from_model(&m, &[]).unwrap(), 0.0).unwrap();
+        let omega0 = sim.output_values().unwrap()[1];
+        sim.step_to(1.0).unwrap();
+        (omega0, sim.output_values().unwrap()[0])
+    };
+    let (si, mm) = (run(1.0, 1.0), run(1000.0, 1e-3));
+    let expected = -1.5 * 0.6 / 0.6;
+    println!("omega0 {} rad/s (SI), {} rad/s (mm, t); angle at 1 s {} / {}", si.0, mm.0, si.1, mm.1);
+    assert!((si.0 - expected).abs() < 1e-12 && (mm.0 - expected).abs() < 1e-12, "{si:?} {mm:?}");
+    assert!((si.1 - mm.1).abs() < 1e-8, "the runs differ: {} against {} rad", si.1, mm.1);
+}
