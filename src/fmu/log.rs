@@ -63,16 +63,22 @@ impl Category {
 /// message text).
 pub type Logger = Box<dyn Fn(Status, Category, &str)>;
 
+/// The categories on by default, also with `loggingOn = false`: why a call failed. A discarded
+/// step (the solver's failure, which ends the run: fmi2Terminated) was silent in FMPy's
+/// default workflow, which returned the rows before it without a word (a probe).
+const EXPLAIN_FAILURES: [Category; 3] = [Category::StatusDiscard, Category::StatusError, Category::StatusFatal];
+
 /// The categories an instance logs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Enabled([bool; Category::ALL.len()]);
 
 impl Enabled {
-    /// Errors and fatal errors only, or everything.
+    /// The explanations of a failed call only (`EXPLAIN_FAILURES`), or everything.
     pub fn new(logging_on: bool) -> Enabled {
         let mut on = [logging_on; Category::ALL.len()];
-        on[Category::StatusError.index()] = true;
-        on[Category::StatusFatal.index()] = true;
+        for c in EXPLAIN_FAILURES {
+            on[c.index()] = true;
+        }
         Enabled(on)
     }
 
@@ -84,11 +90,11 @@ impl Enabled {
         self.0 = [on; Category::ALL.len()];
     }
 
-    /// Exactly `categories`, besides the error and fatal categories, which keep their state:
-    /// they explain an fmi2Error / fmi2Fatal, not debug output (switched off only by name or
+    /// Exactly `categories`, besides `EXPLAIN_FAILURES`, which keep their state: they explain
+    /// an fmi2Discard / fmi2Error / fmi2Fatal, not debug output (switched off only by name or
     /// with all categories).
     pub fn only(&mut self, categories: &[Category]) {
-        let keep = [Category::StatusError, Category::StatusFatal].map(|c| (c, self.0[c.index()]));
+        let keep = EXPLAIN_FAILURES.map(|c| (c, self.0[c.index()]));
         self.0 = [false; Category::ALL.len()];
         for (c, on) in keep {
             self.0[c.index()] = on;
