@@ -99,7 +99,11 @@ pub(super) fn causality(v: &Variable) -> Vec<(&'static str, &'static str)> {
         ],
         Role::Solver(_) => vec![("causality", "parameter"), ("variability", "tunable"), ("initial", "exact")],
         Role::Input(_) => vec![("causality", "input"), ("variability", "continuous")],
-        Role::Output(_) => vec![("causality", "output"), ("variability", "continuous"), ("initial", "calculated")],
+        Role::Output(_) => vec![
+            ("causality", "output"),
+            ("variability", if v.discrete { "discrete" } else { "continuous" }),
+            ("initial", "calculated"),
+        ],
     }
 }
 

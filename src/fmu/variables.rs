@@ -81,6 +81,8 @@ pub struct Variable {
     /// An output that is 0 at the start whatever the knowns (the energy dissipated or
     /// supplied: `OutputKind::zero_at_start`).
     pub zero_at_start: bool,
+    /// An output that changes only at events (`OutputKind::is_discrete`).
+    pub discrete: bool,
     /// An output: the inputs whose value in initialization mode may change its initial value
     /// besides `input_dependencies` (`Simulation::initial_input_dependencies`: in a model with
     /// a driving input, the configuration follows the drives with the forces).
@@ -233,6 +235,7 @@ impl Variables {
                 tunable: matches!(role, Role::Solver(_)),
                 configuration: false,
                 zero_at_start: false,
+                discrete: false,
                 initial_inputs: Vec::new(),
                 reach: ParameterReach::Everything,
             });
@@ -383,6 +386,7 @@ impl Variables {
                 v.initial_inputs = std::mem::take(&mut initial_inputs[i]);
                 v.configuration = configuration[i];
                 v.zero_at_start = outputs[i].kind.zero_at_start();
+                v.discrete = outputs[i].kind.is_discrete();
             }
         }
         let driven = (0..sim.inputs().len()).any(|i| sim.input_drives_a_joint(i));

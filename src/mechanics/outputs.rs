@@ -219,6 +219,16 @@ impl OutputKind {
         matches!(self, OutputKind::EnergyDissipated | OutputKind::EnergySupplied)
     }
 
+    /// Whether the output is piecewise constant, changing only at contact events: a contact's
+    /// state (0/1) and the time of its latest onset (declared `variability="discrete"`, so that
+    /// a master does not interpolate them as continuous signals).
+    pub fn is_discrete(&self) -> bool {
+        matches!(
+            self,
+            OutputKind::Contact { quantity: 2 | 3, .. } | OutputKind::ContactConstraint { quantity: 2 | 3, .. }
+        )
+    }
+
     /// Whether the output reads the potential energy, which an element storing an energy of
     /// the current inputs (a spring whose free length reads them) makes depend on them directly;
     /// the supplied energy changes with it (`Simulation::set_input`).

@@ -354,3 +354,21 @@ body = "mass"
     inst.set_real(&[c], &[3.0]).unwrap();
     step_bits(&mut inst, &[x], &mut t, 0.01, 5);
 }
+
+/// A contact's state (0/1) and the time of its latest onset change only at contact events: they
+/// are declared `variability="discrete"` (a probe: a master interpolated them as continuous
+/// signals); the other outputs stay continuous.
+#[test]
+fn piecewise_constant_outputs_are_declared_discrete() {
+    for name in ["ball_drop", "ball_drop_constraint"] {
+        let fmu = fixture(name);
+        assert!(
+            variability(&fmu, "contact_state").contains("discrete"),
+            "{name}: {}",
+            variability(&fmu, "contact_state")
+        );
+        for continuous in ["y", "contact_force", "energy_total"] {
+            assert!(variability(&fmu, continuous).contains("continuous"), "{name}: {continuous}");
+        }
+    }
+}
