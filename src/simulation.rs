@@ -1467,9 +1467,8 @@ impl Simulation {
                     self.invalidate_outputs();
                     Linearisation::Initial {
                         reason: format!(
-                            "the static equilibrium reached from it is far from it: a coordinate moves by {moved:.2} \
-                             times its scale (the model length, 1 rad); draw the model near its equilibrium to \
-                             linearise about it"
+                            "the one found is far from it: a coordinate moves by {moved:.2} times its scale (the \
+                             model length, 1 rad); draw the model near its equilibrium to linearise about it"
                         ),
                     }
                 }

@@ -69,6 +69,10 @@ pub fn build(args: BuildArgs) -> Result<()> {
     let mut read: Vec<(&str, &std::path::Path)> = vec![("the model file", &args.model)];
     read.extend(args.binary.as_deref().map(|b| ("the --binary library", b)));
     super::outputs_apart_from(&read, &[("-o", Some(&args.output))])?;
+    // An FMU is a .fmu file (FMI 2.0 sec. 2.3, FMI 3.0 sec. 2.5): `-o x.zip` was written as asked.
+    if !args.output.extension().is_some_and(|e| e.eq_ignore_ascii_case("fmu")) {
+        bail!(super::option_values::UsageError(format!("-o {}: an FMU is a .fmu file", args.output.display())));
+    }
     let model = Model::load(&args.model)?;
     let binary = fmu_binary(args.binary.as_ref())?;
     build_fmu_version(&model, &binary, &args.output, args.fmi_version)?;

@@ -1,6 +1,8 @@
-//! A CSV written by `flexfmu simulate` read back: the header's column names and the rows of
-//! numbers, with errors located by file and line.
+//! A CSV written by `flexfmu simulate` (or by an importer: FMPy quotes its header, RFC 4180)
+//! read back: the header's column names and the rows of numbers, with errors located by file
+//! and line.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
@@ -13,6 +15,30 @@ pub struct CsvTable {
     pub columns: Vec<Vec<f64>>,
 }
 
+/// The fields of one CSV line, trimmed, a quoted field ("a,b", "say ""x""") without its quotes
+/// (RFC 4180): FMPy's `write_csv` quotes every name of its header, which was read as a
+/// header without a 'time' column (a probe). A line without quotes is split in place.
+fn fields(line: &str) -> Vec<Cow<'_, str>> {
+    if !line.contains('"') {
+        return line.split(',').map(|c| Cow::Borrowed(c.trim())).collect();
+    }
+    let (mut fields, mut field, mut quoted) = (Vec::new(), String::new(), false);
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                field.push('"');
+                chars.next();
+            }
+            '"' if quoted || field.trim().is_empty() => quoted = !quoted,
+            ',' if !quoted => fields.push(Cow::Owned(std::mem::take(&mut field).trim().to_string())),
+            c => field.push(c),
+        }
+    }
+    fields.push(Cow::Owned(field.trim().to_string()));
+    fields
+}
+
 impl CsvTable {
     /// Read `path`; every cell after the header must be a number, and the first column's
     /// (time) must not decrease.
@@ -21,13 +47,13 @@ impl CsvTable {
             .map_err(anyhow::Error::msg)?;
         let mut lines = text.lines();
         let header = lines.next().with_context(|| format!("{}: empty file, expected a header", path.display()))?;
-        let names: Vec<String> = header.split(',').map(|c| c.trim().to_string()).collect();
+        let names: Vec<String> = fields(header).into_iter().map(Cow::into_owned).collect();
         let mut columns = vec![Vec::<f64>::new(); names.len()];
         for (i, line) in lines.enumerate() {
             if line.trim().is_empty() {
                 continue;
             }
-            let cells: Vec<&str> = line.split(',').collect();
+            let cells = fields(line);
             if cells.len() != names.len() {
                 bail!("{}:{}: {} cells, the header has {}", path.display(), i + 2, cells.len(), names.len());
             }

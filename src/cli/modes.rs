@@ -78,9 +78,8 @@ pub fn run(args: ModesArgs) -> Result<()> {
     }
     match about {
         Linearisation::Initial { reason } => eprintln!(
-            "note: no static equilibrium found near the initial configuration ({reason}); the modes are linearised \
-             about the initial configuration, where loads that the deformation would carry (gravity on a hanging \
-             beam) add no stiffness"
+            "note: the modes are linearised about the initial configuration, not about a static equilibrium \
+             ({reason}); loads that the deformation would carry there (gravity on a hanging beam) add no stiffness"
         ),
         Linearisation::Equilibrium { unstable: Some(k), .. } if k > 0 => eprintln!(
             "warning: the static equilibrium the modes are linearised about is unstable ({k} admissible \

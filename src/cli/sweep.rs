@@ -100,6 +100,35 @@ fn run_one(args: &SweepArgs, label: String, run: &[String], csv: &Path, metrics:
         .collect()
 }
 
+/// Remove what an earlier sweep wrote into `dir` (its sweep.csv and run_NNNN.csv files), saying
+/// so: a sweep into the directory of a larger one left that one's runs beside a table of its
+/// own, and a glob over run_*.csv read them (a probe). Other files stay.
+fn remove_earlier_sweep(dir: &std::path::Path) -> Result<()> {
+    let is_run = |name: &str| {
+        name.strip_prefix("run_")
+            .and_then(|n| n.strip_suffix(".csv"))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let mut removed = 0;
+    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if (is_run(name) || name == "sweep.csv") && entry.file_type()?.is_file() {
+            std::fs::remove_file(entry.path()).with_context(|| format!("cannot remove {}", entry.path().display()))?;
+            removed += 1;
+        }
+    }
+    if removed > 0 {
+        eprintln!(
+            "note: removed {removed} file{} of an earlier sweep from {}",
+            if removed == 1 { "" } else { "s" },
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
 pub fn run(args: SweepArgs) -> Result<()> {
     let model = Model::load(&args.model)?;
     let axes = args.set.iter().map(|s| Axis::parse(s)).collect::<Result<Vec<_>>>()?;
@@ -134,7 +163,11 @@ pub fn run(args: SweepArgs) -> Result<()> {
             )));
         }
     }
+    if args.jobs == Some(0) {
+        bail!(UsageError("-j 0: a sweep runs at least one run at a time".into()));
+    }
     std::fs::create_dir_all(&args.output).with_context(|| format!("cannot create {}", args.output.display()))?;
+    remove_earlier_sweep(&args.output)?;
     let width = runs.len().to_string().len().max(4);
     let csv_path = |i: usize| args.output.join(format!("run_{:0width$}.csv", i + 1));
 
@@ -184,9 +217,10 @@ pub fn run(args: SweepArgs) -> Result<()> {
     }
     table.flush()?;
     println!(
-        "{}: {} runs ({} at a time) in {}, table {}",
+        "{}: {} run{} ({} at a time) in {}, table {}",
         model.name(),
         runs.len(),
+        if runs.len() == 1 { "" } else { "s" },
         jobs,
         args.output.display(),
         table_path.display()

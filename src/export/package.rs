@@ -128,9 +128,10 @@ pub fn build_fmu_version(model: &Model, lib: &[u8], out: &Path, version: FmiVers
     };
     let doc = documentation(model, &vars);
     let (platform, ext) = platform_of(version);
-    let file =
-        std::fs::File::create(out).map_err(|e| ExportError::Io(format!("cannot create {}: {e}", out.display())))?;
-    let mut zip = zip::ZipWriter::new(file);
+    // The archive is made in memory and written at once: written to the file, a full disk
+    // failed inside the zip writer, which printed its debug text on stderr when dropped and
+    // reported a bare "i/o error" (a probe's `-o /dev/full`).
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::with_capacity(lib.len() + xml.len() + 65536)));
     let opts = SimpleFileOptions::default().compression_method(CompressionMethod::Deflated).unix_permissions(0o644);
     let entries: [(String, &[u8]); 5] = [
         ("modelDescription.xml".into(), xml.as_bytes()),
@@ -144,6 +145,6 @@ pub fn build_fmu_version(model: &Model, lib: &[u8], out: &Path, version: FmiVers
         zip.start_file(name, opts).map_err(|e| err(&e))?;
         zip.write_all(data).map_err(|e| err(&e))?;
     }
-    zip.finish().map_err(|e| err(&e))?;
-    Ok(())
+    let archive = zip.finish().map_err(|e| err(&e))?.into_inner();
+    std::fs::write(out, archive).map_err(|e| ExportError::Io(format!("cannot write {}: {e}", out.display())))
 }

@@ -172,3 +172,33 @@ fn info_reads_an_fmu_and_both_commands_say_what_is_wrong_with_one_that_is_not() 
         }
     }
 }
+
+/// `-o` must name a .fmu file (a usage error before anything is written: `-o x.zip` was
+/// written as asked), and a disk that fills up while the FMU is written is said in the
+/// system's words (a probe's `-o /dev/full` printed the zip writer's debug text and "i/o
+/// error").
+#[test]
+fn build_refuses_an_fmu_not_named_so_and_says_when_the_disk_is_full() {
+    let dir = tempfile::tempdir().unwrap();
+    let zip = dir.path().join("x.zip");
+    let out =
+        Command::new(EXE).arg("build").arg(model()).arg("-o").arg(&zip).arg("--binary").arg(binary()).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("an FMU is a .fmu file") && !zip.exists(), "{stderr}");
+    let full = dir.path().join("full.fmu");
+    std::os::unix::fs::symlink("/dev/full", &full).unwrap();
+    let out = Command::new(EXE)
+        .arg("build")
+        .arg(model())
+        .arg("-o")
+        .arg(&full)
+        .arg("--binary")
+        .arg(binary())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.starts_with("error: cannot write") && stderr.contains("No space left on device"), "{stderr}");
+    assert!(!stderr.contains("ZipWriter"), "{stderr}");
+}

@@ -258,3 +258,40 @@ fn a_plot_not_named_png_is_refused() {
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(!rows.exists() && !jpg.exists());
 }
+
+/// An importer's CSV quotes its names (FMPy's `write_csv`: `"time","x"`, RFC 4180): it plots
+/// as the same file unquoted does, and a quoted name with a comma is one column. A probe's
+/// FMPy result was refused with "the header has no 'time' column".
+#[test]
+fn a_csv_with_a_quoted_header_plots_as_the_plain_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = "0.0,0.1,1\n0.5,-0.1,2\n1.0,0.1,3\n";
+    let mut pngs = Vec::new();
+    for (name, header) in [("plain", "time,x,y\n"), ("quoted", "\"time\",\"x\" , \"y\"\n")] {
+        // The same file names (a plot may show them), in a directory each.
+        std::fs::create_dir(dir.path().join(name)).unwrap();
+        let (csv, png_path) = (dir.path().join(name).join("out.csv"), dir.path().join(name).join("out.png"));
+        std::fs::write(&csv, format!("{header}{rows}")).unwrap();
+        let o = flexfmu(&["plot".as_ref(), csv.as_os_str(), "-o".as_ref(), png_path.as_os_str()]);
+        assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
+        pngs.push(std::fs::read(&png_path).unwrap());
+    }
+    assert!(pngs[0] == pngs[1], "the quoted header's plot differs from the plain one's");
+    let csv = dir.path().join("array.csv");
+    std::fs::write(&csv, format!("\"time\",\"a[1,2]\",\"say \"\"x\"\"\"\n{}", "0,1,2\n1,2,3\n")).unwrap();
+    let png_path = dir.path().join("array.png");
+    // The columns as an unknown -y lists them (-y takes a comma-separated list itself).
+    let o =
+        flexfmu(&["plot".as_ref(), csv.as_os_str(), "-y".as_ref(), "b".as_ref(), "-o".as_ref(), png_path.as_os_str()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("(its outputs: a[1,2], say \"x\")"), "{stderr}");
+    let o = flexfmu(&[
+        "plot".as_ref(),
+        csv.as_os_str(),
+        "-y".as_ref(),
+        "say \"x\"".as_ref(),
+        "-o".as_ref(),
+        png_path.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}

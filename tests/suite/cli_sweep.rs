@@ -266,3 +266,28 @@ fn a_warning_names_its_run() {
     assert!(stderr.contains("warning: run 2 (k=1e20): the energy balance"), "{stderr}");
     assert!(!stderr.contains("run 1"), "{stderr}");
 }
+
+/// A sweep into the directory of an earlier, larger one removes that one's run files and table
+/// (with a note) and leaves other files: the directory holds one sweep (a probe's glob over
+/// run_*.csv read two stale runs). `-j 0` is a usage error; one run is "1 run".
+#[test]
+fn a_sweep_into_an_earlier_sweeps_directory_replaces_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sw");
+    let o = sweep(&["--set", "k=10:40:3", "--stop-time", "0.1"], &out);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    let o = sweep(&["--set", "k=5", "--stop-time", "0.1"], &out);
+    let (stdout, stderr) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "{stderr}");
+    assert!(stderr.contains("note: removed 4 files of an earlier sweep"), "{stderr}");
+    assert!(stdout.contains(": 1 run (1 at a time)"), "{stdout}");
+    let mut names: Vec<String> =
+        std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    assert_eq!(names, ["notes.txt", "run_0001.csv", "sweep.csv"]);
+    assert_eq!(table(&out).1.len(), 1);
+    let o = sweep(&["--set", "k=5", "-j", "0"], &out);
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("-j 0: a sweep runs at least one run at a time"));
+}
