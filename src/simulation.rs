@@ -354,6 +354,9 @@ pub struct Simulation {
     drive_ends: Vec<f64>,
     /// The assembled initial state and its inputs, which `set_initial_inputs` starts from.
     start: (State, Vec<f64>),
+    /// The inputs' first and second time derivatives at the start the initial state was made
+    /// with (`set_initial_inputs`; empty: none).
+    initial_rates: Vec<[f64; 2]>,
     /// Located warnings of assembly (`Assembly::warnings`), then those of the time step
     /// (`step_warnings`).
     warnings: Vec<ModelError>,
@@ -474,6 +477,7 @@ impl Simulation {
             stepped_inputs: Vec::new(),
             drive_ends: Vec::new(),
             start: (State::zeros(0, 0), Vec::new()),
+            initial_rates: Vec::new(),
         };
         sim.balance = sim.balance_watch();
         sim.stepped_inputs.clone_from(&sim.system.inputs);
@@ -647,15 +651,31 @@ impl Simulation {
     /// starts here). What an FMU's values set in initialization mode and `simulate --input`
     /// are; through `set_input` a driving input at t0 other than its start value was the
     /// drive's jump in the first step (a probe: a servo commanded 0.3 rad away swung at 30 rad/s
-    /// and "supplied" 150 J).
-    pub fn set_initial_inputs(&mut self, values: &[f64]) -> Result<(), String> {
+    /// and "supplied" 150 J). `rates` (empty: none) are the inputs' first and second time
+    /// derivatives at the start (an FMU's fmi2SetRealInputDerivatives in initialization mode):
+    /// a drive that reads an input moves at its rate from the start, its velocities projected
+    /// onto it as the positions follow its value (a probe's input-driven crank started at rest
+    /// and took the rate as an impulse in the first step: 1.17 J "supplied" for 0.004 J).
+    pub fn set_initial_inputs(&mut self, values: &[f64], rates: &[[f64; 2]]) -> Result<(), String> {
         if values.len() != self.system.inputs.len() {
             return Err(format!("{} input values for {} inputs", values.len(), self.system.inputs.len()));
         }
         if let Some(i) = values.iter().position(|v| !v.is_finite()) {
             return Err(format!("input '{}' must be finite, got {}", self.input_names[i], values[i]));
         }
-        if values == self.stepped_inputs.as_slice() && !self.pending_restart() {
+        let moving = rates.iter().any(|r| *r != [0.0; 2]);
+        if moving && rates.len() != values.len() {
+            return Err(format!("{} input rates for {} inputs", rates.len(), values.len()));
+        }
+        if let Some(i) = rates.iter().position(|r| !(r[0].is_finite() && r[1].is_finite())) {
+            return Err(format!(
+                "the derivatives of input '{}' must be finite, got {:?}",
+                self.input_names[i], rates[i]
+            ));
+        }
+        let rates = if moving { rates } else { &[] };
+        if values == self.stepped_inputs.as_slice() && rates == self.initial_rates.as_slice() && !self.pending_restart()
+        {
             // The state is the start values' already.
             self.system.inputs.copy_from_slice(values);
             return Ok(());
@@ -666,7 +686,9 @@ impl Simulation {
         self.stepped_inputs.clone_from(&self.start.1);
         self.restart_pending = false;
         self.inputs_set = false;
-        if values != self.start.1.as_slice() {
+        self.system.input_rates = InputRates { t0: self.state.t, rates: rates.to_vec() };
+        self.initial_rates = rates.to_vec();
+        if values != self.start.1.as_slice() || moving {
             self.system.inputs.copy_from_slice(values);
             let s = &mut self.state;
             self.stepper

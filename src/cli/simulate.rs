@@ -178,7 +178,7 @@ pub fn set_start_inputs(sim: &mut Simulation, signals: &[(usize, InputSignal)], 
     for (i, s) in signals {
         initial[*i] = s.at(start);
     }
-    sim.set_initial_inputs(&initial).map_err(anyhow::Error::msg)
+    sim.set_initial_inputs(&initial, &[]).map_err(anyhow::Error::msg)
 }
 
 /// `--input NAME=VALUE|NAME=FILE.csv` options: (the input's index, its signal) each.

@@ -312,7 +312,7 @@ impl Instance {
             let mut sim = Simulation::new(&self.model, &self.params, self.settings, self.start_time)
                 .map_err(|e| e.to_string())?;
             // Values set before exiting initialization are the initial state's.
-            sim.set_initial_inputs(&self.inputs)?;
+            sim.set_initial_inputs(&self.inputs, &self.input_derivatives)?;
             self.log(Status::Ok, Category::Events, &format!("initialized at t = {}", Compact(self.start_time)));
             self.sim = Some(sim);
             self.log_warnings();
@@ -321,10 +321,10 @@ impl Instance {
     }
 
     pub fn exit_initialization_mode(&mut self, function: &str) -> Status {
-        // The inputs set in initialization mode are the initial state's (the simulation may
-        // exist already, built for a value read there).
-        let inputs = self.inputs.clone();
-        if let Err(e) = self.ensure_simulation().and_then(|sim| sim.set_initial_inputs(&inputs)) {
+        // The inputs and their derivatives set in initialization mode are the initial state's
+        // (the simulation may exist already, built for a value read there).
+        let (inputs, rates) = (self.inputs.clone(), self.input_derivatives.clone());
+        if let Err(e) = self.ensure_simulation().and_then(|sim| sim.set_initial_inputs(&inputs, &rates)) {
             return self.error(&format!("{function}: {e}"));
         }
         self.last_successful_time = self.start_time;
@@ -462,7 +462,7 @@ impl Instance {
                     let result = if matches!(self.state, State::Instantiated | State::InitializationMode) {
                         let mut inputs = self.inputs.clone();
                         inputs[i] = x;
-                        sim.set_initial_inputs(&inputs)
+                        sim.set_initial_inputs(&inputs, &self.input_derivatives)
                     } else {
                         sim.set_input(i, x)
                     };
@@ -839,7 +839,7 @@ impl Instance {
                 &self.params,
                 self.settings,
                 self.start_time,
-                &self.inputs,
+                (&self.inputs, &self.input_derivatives),
                 i,
             );
             match column {

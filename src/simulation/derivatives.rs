@@ -172,7 +172,7 @@ impl Simulation {
         let driven = (0..count).any(|i| self.input_drives_a_joint(i));
         let moving: Vec<usize> =
             (0..count).filter(|&i| self.input_drives_a_joint(i) || (driven && self.system.reads_input(i))).collect();
-        let inputs = self.system.inputs.clone();
+        let (inputs, rates) = (self.system.inputs.clone(), self.initial_rates.clone());
         for &i in &moving {
             // Each side is a state the drives' relaxation reached to the Newton tolerance
             // (~1e-10 relative), so the step is the cube root of that noise, not 1e-6 (a probe's
@@ -182,11 +182,11 @@ impl Simulation {
             let mut at = |value: f64| -> Result<Vec<f64>, String> {
                 let mut u = inputs.clone();
                 u[i] = value;
-                self.set_initial_inputs(&u)?;
+                self.set_initial_inputs(&u, &rates)?;
                 Ok(self.output_values()?.to_vec())
             };
             let (plus, minus) = (at(inputs[i] + h), at(inputs[i] - h));
-            self.set_initial_inputs(&inputs)?;
+            self.set_initial_inputs(&inputs, &rates)?;
             let (plus, minus) = (plus?, minus?);
             for (row, (p, m)) in jacobian.iter_mut().zip(plus.iter().zip(&minus)) {
                 row[i] = (p - m) / (2.0 * h);
@@ -217,7 +217,7 @@ impl Simulation {
         params: &[f64],
         settings: SolverSettings,
         start_time: f64,
-        inputs: &[f64],
+        (inputs, rates): (&[f64], &[[f64; 2]]),
         i: usize,
     ) -> Result<Vec<f64>, String> {
         let h = INITIAL_STEP * (1.0 + params[i].abs());
@@ -226,7 +226,7 @@ impl Simulation {
             p[i] += offset;
             model.check_parameters(&p).map_err(|e| e.message)?;
             let mut sim = Simulation::new(model, &p, settings, start_time).map_err(|e| e.to_string())?;
-            sim.set_initial_inputs(inputs)?;
+            sim.set_initial_inputs(inputs, rates)?;
             Ok(sim.output_values()?.to_vec())
         };
         let combine = |terms: &[(f64, &Vec<f64>)]| -> Vec<f64> {

@@ -855,7 +855,7 @@ fn an_input_change_that_moves_nothing_makes_no_contact_event() {
     for method in [Method::Ttbif, Method::Hht] {
         let settings = flexfmu::simulation::SolverSettings { method, ..Default::default() };
         let mut sim = Simulation::new(&model, &[], settings, 0.0).unwrap();
-        sim.set_initial_inputs(&[0.15]).unwrap();
+        sim.set_initial_inputs(&[0.15], &[]).unwrap();
         for k in 0..20 {
             sim.set_input(0, 0.2 + 0.01 * k as f64).unwrap();
             let end = sim.step_to_event(0.01 * (k + 1) as f64).unwrap();

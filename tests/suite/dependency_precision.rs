@@ -566,7 +566,7 @@ fn initial_value(model: &Model, set: &[(&str, f64)], inputs: &[f64], name: &str)
     let params = crate::common::sim::parameters(model, set);
     let settings = SolverSettings::from_model(model, &params).unwrap();
     let mut sim = Simulation::new(model, &params, settings, 0.0).unwrap();
-    sim.set_initial_inputs(inputs).unwrap();
+    sim.set_initial_inputs(inputs, &[]).unwrap();
     crate::common::sim::output(&mut sim, name)
 }
 
@@ -657,7 +657,7 @@ fn with_a_drive_moved_positions_depend_on_loads_and_tunable_parameters() {
     // against a central difference of +-10 N (it was the step mode's 0).
     let params = model.default_parameters();
     let mut sim = Simulation::new(&model, &params, SolverSettings::from_model(&model, &params).unwrap(), 0.0).unwrap();
-    sim.set_initial_inputs(&at).unwrap();
+    sim.set_initial_inputs(&at, &[]).unwrap();
     let k = sim.outputs().iter().position(|o| o.name == "tip_y").unwrap();
     let derivative = sim.initial_input_jacobian().unwrap()[k][2];
     let difference = (initial_value(&model, &[], &[0.3, 0.2, 10.0], "tip_y")
@@ -707,7 +707,7 @@ fn initial_directional_derivatives_of_the_crane_match_differences_of_its_initial
     let params = model.default_parameters();
     let at = [0.2, 0.2];
     let mut sim = Simulation::new(&model, &params, SolverSettings::from_model(&model, &params).unwrap(), 0.0).unwrap();
-    sim.set_initial_inputs(&at).unwrap();
+    sim.set_initial_inputs(&at, &[]).unwrap();
     let jacobian = sim.initial_input_jacobian().unwrap();
     for name in ["slew_torque", "luff_torque", "tip_x"] {
         let k = sim.outputs().iter().position(|o| o.name == name).unwrap();

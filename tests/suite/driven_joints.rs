@@ -369,7 +369,7 @@ fn a_driving_input_set_at_the_start_turns_a_flexible_arm_without_straining_it() 
     let model = Model::parse(text, "arm.toml").unwrap();
     let mut sim = Simulation::new(&model, &[], settings(1e-3), 0.0).unwrap();
     let u = 0.8f64;
-    sim.set_initial_inputs(&[u]).unwrap();
+    sim.set_initial_inputs(&[u], &[]).unwrap();
     let (x, y) = (output(&mut sim, "x"), output(&mut sim, "y"));
     let (torque, potential) = (output(&mut sim, "torque"), output(&mut sim, "potential"));
     eprintln!(
@@ -397,7 +397,7 @@ fn a_crane_luffed_by_its_input_at_the_start_turns_its_boom_rigidly() {
     let p = model.default_parameters();
     let run = |luff: f64| {
         let mut sim = Simulation::new(&model, &p, SolverSettings::from_model(&model, &p).unwrap(), 0.0).unwrap();
-        sim.set_initial_inputs(&[0.0, luff]).unwrap();
+        sim.set_initial_inputs(&[0.0, luff], &[]).unwrap();
         let tip = [output(&mut sim, "tip_x"), output(&mut sim, "tip_z")];
         let torque = output(&mut sim, "luff_torque");
         sim.step_to(0.1).unwrap();
@@ -426,7 +426,7 @@ fn crane_started_at(slew: f64, luff: f64) -> (Simulation, [f64; 3], [f64; 3]) {
     let model = Model::load(std::path::Path::new("models/crane_3d.toml")).unwrap();
     let p = model.default_parameters();
     let mut sim = Simulation::new(&model, &p, SolverSettings::from_model(&model, &p).unwrap(), 0.0).unwrap();
-    sim.set_initial_inputs(&[slew, luff]).unwrap();
+    sim.set_initial_inputs(&[slew, luff], &[]).unwrap();
     let hook = ["load_x", "load_y", "load_z"].map(|o| output(&mut sim, o));
     let tip = ["tip_x", "tip_y", "tip_z"].map(|o| output(&mut sim, o));
     (sim, hook, tip)
@@ -541,7 +541,7 @@ fn a_driving_input_set_at_the_start_carries_a_pendulum_hanging_from_the_driven_l
     let model = Model::parse(text, "link.toml").unwrap();
     let mut sim = Simulation::new(&model, &[], settings(1e-3), 0.0).unwrap();
     let u = 0.5f64;
-    sim.set_initial_inputs(&[u]).unwrap();
+    sim.set_initial_inputs(&[u], &[]).unwrap();
     let turned = |p: [f64; 2]| [u.cos() * p[0] - u.sin() * p[1], u.sin() * p[0] + u.cos() * p[1]];
     let got = ["px", "py", "pangle", "bx", "by"].map(|o| output(&mut sim, o));
     let (p, b) = (turned([1.0, -0.5]), turned([1.0, -1.5]));
@@ -583,7 +583,7 @@ fn a_driving_input_set_at_the_start_carries_an_arm_on_a_loaded_free_hinge() {
         let model = Model::parse(&text, "turret.toml").unwrap();
         for (q, u) in [(0.3f64, -4.0), (0.3, -4.905), (0.01, -1.0)] {
             let mut sim = Simulation::new(&model, &[], settings(1e-3), 0.0).unwrap();
-            sim.set_initial_inputs(&[q, u]).unwrap();
+            sim.set_initial_inputs(&[q, u], &[]).unwrap();
             let got = ["hinge_angle", "x", "y", "z"].map(|o| output(&mut sim, o));
             let expected = [0.0, 0.5 * q.cos(), 0.5 * q.sin(), 0.0];
             let off = (0..4).map(|k| (got[k] - expected[k]).abs()).fold(0.0, f64::max);
@@ -625,7 +625,7 @@ fn a_driving_input_set_at_the_start_carries_a_free_body1_back_and_slides_with_a_
     for (text, value, expected) in [(arm, u, turned), (trolley, s, [1.0 + s, -0.5, 0.0])] {
         let model = Model::parse(&text, "m.toml").unwrap();
         let mut sim = Simulation::new(&model, &[], settings(1e-3), 0.0).unwrap();
-        sim.set_initial_inputs(&[value]).unwrap();
+        sim.set_initial_inputs(&[value], &[]).unwrap();
         let got = ["px", "py", "pangle"].map(|o| output(&mut sim, o));
         let off = (0..3).map(|k| (got[k] - expected[k]).abs()).fold(0.0, f64::max);
         eprintln!("set to {value}: pendulum {got:?} vs {expected:?} ({off:.2e}), fastest {:.2e}", fastest(&sim));
@@ -658,7 +658,7 @@ fn a_driven_crank_in_a_closed_loop_is_not_carried() {
     system.carry_with_drives(&mut q, &mut v, 0.0);
     assert!(q.iter().zip(&sim.state().q).all(|(a, b)| a.to_bits() == b.to_bits()), "the loop was carried");
     assert!(v.iter().zip(&sim.state().v).all(|(a, b)| a.to_bits() == b.to_bits()), "the loop was carried");
-    sim.set_initial_inputs(&[u, 0.0]).unwrap();
+    sim.set_initial_inputs(&[u, 0.0], &[]).unwrap();
     let theta = std::f64::consts::PI / 3.0 + u;
     let (r, l) = (0.15f64, 0.3f64);
     let x = r * theta.cos() + (l * l - (r * theta.sin()).powi(2)).sqrt();

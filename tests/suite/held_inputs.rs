@@ -366,3 +366,73 @@ fn a_driving_input_set_in_initialization_mode_is_the_initial_state() {
         }
     }
 }
+
+/// A driving input's derivatives set in initialization mode (fmi2SetRealInputDerivatives) are
+/// the initial state's too: the servo starts at the commanded angle moving at the commanded
+/// rate, as the model-file drive 0.3 + 2 t does, and follows u = 0.3 + 2 t with the same
+/// torque, the energy supplied equal to the energy gained. A probe's input-driven crank started
+/// at rest and took the rate as an impulse in the first step (1.17 J "supplied" for 0.004 J).
+#[test]
+fn driving_input_derivatives_set_in_initialization_mode_start_the_motion() {
+    use crate::common::c_logger::{Messages, TextInstance, callbacks};
+    use flexfmu::export::variables::Variables;
+    use flexfmu::fmi2::api::*;
+    let servo = |drive: &str| {
+        format!(
+            "[model]\nname = \"servo\"\ngravity = [0.0, -9.81]\n[[inputs]]\nname = \"u\"\n\
+             [[rigid_bodies]]\nname = \"arm\"\nmass = 1.0\ninertia = 0.01\nposition = [0.0, -0.3]\n\
+             [[joints]]\nname = \"pivot\"\ntype = \"revolute\"\nbody2 = \"arm\"\npoint = [0.0, 0.0]\n\
+             drive = \"{drive}\"\n[[outputs]]\nname = \"angle\"\nquantity = \"joint_position\"\njoint = \"pivot\"\n\
+             [[outputs]]\nname = \"rate\"\nquantity = \"joint_velocity\"\njoint = \"pivot\"\n\
+             [[outputs]]\nname = \"torque\"\nquantity = \"drive_force\"\njoint = \"pivot\"\n\
+             [[outputs]]\nname = \"energy\"\nquantity = \"energy_total\"\n\
+             [[outputs]]\nname = \"supplied\"\nquantity = \"energy_supplied\"\n"
+        )
+    };
+    // The reference: the same drive written in the model file.
+    let reference = Model::parse(&servo("0.3 + 2 * t"), "reference.toml").unwrap();
+    let mut sim = Simulation::new(&reference, &[], SolverSettings::from_model(&reference, &[]).unwrap(), 0.0).unwrap();
+    let model = servo("u");
+    let vars = Variables::new(&Model::parse(&model, "servo.toml").unwrap()).unwrap();
+    let vr = |name: &str| vars.list.iter().find(|v| v.name == name).unwrap().vr;
+    let messages = Messages::default();
+    let cb = callbacks(&messages);
+    let instance = TextInstance::new(&model, &cb);
+    let c = instance.c;
+    let outputs = [vr("angle"), vr("rate"), vr("torque"), vr("energy"), vr("supplied")];
+    let (u, h) = (vr("u"), 0.01);
+    let mut values = [0.0; 5];
+    let mut e0 = f64::NAN;
+    unsafe {
+        assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0), 0);
+        assert_eq!(fmi2EnterInitializationMode(c), 0);
+        assert_eq!(fmi2SetReal(c, [u].as_ptr(), 1, [0.3].as_ptr()), 0);
+        assert_eq!(fmi2SetRealInputDerivatives(c, [u].as_ptr(), 1, [1].as_ptr(), [2.0].as_ptr()), 0);
+        assert_eq!(fmi2ExitInitializationMode(c), 0);
+        for k in 0..=10 {
+            let t = k as f64 * h;
+            if k > 0 {
+                assert_eq!(fmi2SetReal(c, [u].as_ptr(), 1, [0.3 + 2.0 * (t - h)].as_ptr()), 0);
+                assert_eq!(fmi2SetRealInputDerivatives(c, [u].as_ptr(), 1, [1].as_ptr(), [2.0].as_ptr()), 0);
+                assert_eq!(fmi2DoStep(c, t - h, h, 1), 0);
+                sim.step_to(t).unwrap();
+            }
+            assert_eq!(fmi2GetReal(c, outputs.as_ptr(), 5, values.as_mut_ptr()), 0);
+            let [angle, rate, torque, energy, supplied] = values;
+            let expected = sim.output_values().unwrap().to_vec();
+            e0 = if k == 0 { energy } else { e0 };
+            println!(
+                "t = {t:.2}: angle {angle:.12}, rate {rate:.12}, torque {torque:.9} ({:.9}), supplied {supplied:.3e}",
+                expected[2]
+            );
+            assert!((angle - (0.3 + 2.0 * t)).abs() < 1e-12 && (rate - 2.0).abs() < 1e-9, "t = {t}: {angle}, {rate}");
+            assert!(
+                (torque - expected[2]).abs() < 1e-6 * (1.0 + expected[2].abs()),
+                "t = {t}: torque {torque} vs {}",
+                expected[2]
+            );
+            // The drive's work is summed per step to the method's accuracy (1.6e-9 J of 0.04 J).
+            assert!((energy - e0 - supplied).abs() < 1e-7, "t = {t}: gained {} vs supplied {supplied}", energy - e0);
+        }
+    }
+}

@@ -99,7 +99,7 @@ fn initial_outputs(
     let start = Experiment::from_model(model, params).ok()?.start_time;
     let mut sim = Simulation::new(model, params, settings, start).ok()?;
     if let Some(u) = inputs {
-        sim.set_initial_inputs(u).ok()?;
+        sim.set_initial_inputs(u, &[]).ok()?;
     }
     Some(sim.output_values().ok()?.to_vec())
 }
