@@ -10,6 +10,7 @@ mod rigid_body;
 
 use super::assembly::{Assembly, BendingPeriod};
 use super::contacts::ContactElement;
+use super::elements::CorotationalBeam3d;
 use super::euler_parameters::{mat_t_vec, rotation};
 use super::initial_state::consistent_initial_state;
 use super::joints::spatial::normalisation_row;
@@ -52,6 +53,8 @@ struct Builder<'a> {
     body_index: HashMap<String, usize>,
     /// Each beam's estimated first bending period.
     bending_periods: Vec<BendingPeriod>,
+    /// Each beam's elements by its name: their range in the system's `CorotationalBeam3d`s.
+    beams: HashMap<String, Range<usize>>,
 }
 
 /// The spatial assembly as the spring types and contact geometries see it
@@ -61,6 +64,8 @@ struct Site<'a, 'b> {
     q0: &'a [f64],
     joints: &'a [JointInfo],
     joint_index: &'a HashMap<String, usize>,
+    /// The beam elements laid out (`Builder::beams` indexes them).
+    beam_elements: &'a [CorotationalBeam3d],
 }
 
 impl super::site::Site for Site<'_, '_> {
@@ -84,6 +89,24 @@ impl super::site::Site for Site<'_, '_> {
 
     fn joint(&self, name: &str) -> Option<&JointInfo> {
         self.joint_index.get(name).map(|&i| &self.joints[i])
+    }
+}
+
+impl super::site::SpatialSite for Site<'_, '_> {
+    fn beam_elements(&self, beam: &Name) -> Result<Vec<CorotationalBeam3d>, ModelError> {
+        let name = beam.get_ref();
+        if let Some(range) = self.b.beams.get(name) {
+            return Ok(self.beam_elements[range.clone()].to_vec());
+        }
+        let mut beams: Vec<_> = self.b.beams.keys().map(String::as_str).collect();
+        beams.sort_unstable();
+        let known = if beams.is_empty() { "the model has none".to_string() } else { beams.join(", ") };
+        Err(self.b.model.error(
+            beam.span(),
+            format!(
+                "a distributed force acts on a whole beam, named as in [[beams]]; '{name}' is none (beams: {known})"
+            ),
+        ))
     }
 }
 
@@ -193,6 +216,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
         names: HashMap::new(),
         body_index: HashMap::new(),
         bending_periods: Vec::new(),
+        beams: HashMap::new(),
     };
     for inp in &def.inputs {
         b.check_name(&inp.name, "input")?;
@@ -224,7 +248,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
     let input_scope = model.scope(params).with_inputs(&input_names);
     for l in &def.loads {
         let magnitude = load_magnitude(l, &input_scope, model)?;
-        if b.body(&l.body)?.is_none() {
+        if !super::loads::on_beam(l) && b.body(&l.body)?.is_none() {
             return Err(model.error(l.body.span(), "loads on ground have no effect".into()));
         }
         let Some(dir) = &l.direction else {
@@ -234,9 +258,12 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
         };
         let u = unit(b.scope.vec3(dir)?).ok_or_else(|| model.error(dir.span(), "direction must not be zero".into()))?;
         let no_joints = HashMap::new();
-        let site = Site { b: &b, q0: &q0, joints: &sys.joints, joint_index: &no_joints };
-        let load = super::loads::spatial(l, model)?(l, &site, u, magnitude)?;
-        sys.push(load);
+        let beam_elements = sys.elements::<CorotationalBeam3d>();
+        let site = Site { b: &b, q0: &q0, joints: &sys.joints, joint_index: &no_joints, beam_elements };
+        let loads = super::loads::spatial(l, model)?(l, &site, u, magnitude)?;
+        for load in loads {
+            sys.push(load);
+        }
     }
 
     let mut joint_spans = Vec::new();
@@ -335,7 +362,8 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
     for s in &def.springs {
         b.check_name(&s.name, "spring")?;
         let build = super::springs::spatial(s, model)?;
-        let m = build(s, &Site { b: &b, q0: &q0, joints: &sys.joints, joint_index: &joint_index })?;
+        let site = Site { b: &b, q0: &q0, joints: &sys.joints, joint_index: &joint_index, beam_elements: &[] };
+        let m = build(s, &site)?;
         super::springs::push_element(s, m, &input_scope, t0, model, &q0, &mut sys)?;
     }
 
@@ -349,7 +377,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
         }
         let geometry = super::contacts::spatial(c, model)?(
             c,
-            &Site { b: &b, q0: &q0, joints: &sys.joints, joint_index: &joint_index },
+            &Site { b: &b, q0: &q0, joints: &sys.joints, joint_index: &joint_index, beam_elements: &[] },
         )?;
         match super::contacts::element(c, geometry, &b.scope, model, &q0)? {
             ContactElement::Force(f) => {

@@ -5,6 +5,7 @@
 //! assemble_spatial.rs), so the kind files depend on neither assembler.
 
 use super::contact_gap::ContactGap;
+use super::elements::CorotationalBeam3d;
 use super::forces::line_load::LineSegment;
 use super::joints::JointInfo;
 use super::kinematics::{Anchor, Measure};
@@ -48,7 +49,9 @@ pub trait PlanarSite: Site<Anchor = Anchor> {
     fn beam_segments(&self, beam: &Name) -> Result<Vec<LineSegment>, ModelError>;
 }
 
-/// The spatial site: nothing beyond [`Site`].
-pub trait SpatialSite: Site<Anchor = Anchor3> {}
-
-impl<T: Site<Anchor = Anchor3> + ?Sized> SpatialSite for T {}
+/// What only spatial models add: the elements of a beam.
+pub trait SpatialSite: Site<Anchor = Anchor3> {
+    /// The elements of the beam named `beam`, for a distributed force; a name that is no
+    /// beam is a located error.
+    fn beam_elements(&self, beam: &Name) -> Result<Vec<CorotationalBeam3d>, ModelError>;
+}

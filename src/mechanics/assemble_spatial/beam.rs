@@ -351,10 +351,12 @@ pub(super) fn build(def: &Definition, b: &mut Builder, l: &mut Layout) -> Result
             }
             rest.push((first, x, p));
         }
+        let first_element = l.sys.elements::<CorotationalBeam3d>().len();
         for w in rest.windows(2) {
             let ((n1, x1, p1), (n2, x2, p2)) = (w[0], w[1]);
             l.sys.push(CorotationalBeam3d::new(n1, n2, (x1, p1, x2, p2), &props, l.gravity).with_damping(damping));
         }
+        b.beams.insert(name.clone(), first_element..l.sys.elements::<CorotationalBeam3d>().len());
     }
     Ok(())
 }

@@ -515,6 +515,51 @@ impl CorotationalBeam3d {
     /// ~1e-8; K enters the Newton matrix times beta' ~ h^2, and the modes' at rest only through
     /// gravity). F is invariant under a common translation of the nodes, so node 1's position
     /// columns are minus node 2's.
+    /// The generalized force Q = int (dr/dq)^T f dx of a uniform force `f` per unit length
+    /// (N/m, global) on the centre line, at the global coordinates `q`: a distributed force
+    /// (src/mechanics/forces/line_load.rs), taken to the nodes as the element takes its own
+    /// weight (`CenterLine::pull_back` at its Gauss points, here with unit mass per length).
+    pub fn line_load_force(&self, q: &[f64], f: [f64; 3]) -> [f64; 14] {
+        self.line_load_force_at(&self.gather(q), f)
+    }
+
+    /// `line_load_force` at the element's coordinates `q`.
+    fn line_load_force_at(&self, q: &[f64; 14], f: [f64; 3]) -> [f64; 14] {
+        let c = self.configuration(q);
+        CenterLine::new(self.l0, self.l0).pull_back(&c, &[f; 4]).on_nodes(&c, q, &[0.0; 7])
+    }
+
+    /// int r dx over the centre line at the global coordinates `q` (4-point Gauss, exact for
+    /// its cubic): a uniform force f per unit length has the potential -f . int r dx.
+    pub fn center_line_integral(&self, q: &[f64]) -> [f64; 3] {
+        let q = self.gather(q);
+        let line = CenterLine::new(self.l0, self.l0);
+        let (points, weights) = (line.points(&q, &self.configuration(&q)), line.masses());
+        std::array::from_fn(|k| points.iter().zip(&weights).map(|(r, w)| w * r[k]).sum())
+    }
+
+    /// -dQ/dq of `line_load_force` times `scale`, added to the element's 14 x 14 `block`: by
+    /// forward differences of Q, as the centre line's dF/dq (`add_center_line_tangent`); Q
+    /// does not change when both nodes translate together.
+    pub fn add_line_load_tangent(&self, q: &[f64], f: [f64; 3], scale: f64, block: &mut [f64]) {
+        let q0 = self.gather(q);
+        let base = self.line_load_force_at(&q0, f);
+        for j in 3..14 {
+            let h = if j % 7 < 3 { 2e-8 * self.l0 } else { 2e-8 };
+            let mut shifted = q0;
+            shifted[j] += h;
+            let plus = self.line_load_force_at(&shifted, f);
+            let factor = scale / (shifted[j] - q0[j]);
+            for i in 0..14 {
+                let d = factor * (plus[i] - base[i]);
+                block[i * 14 + j] -= d;
+                if (7..10).contains(&j) {
+                    block[i * 14 + j - 7] += d;
+                }
+            }
+        }
+    }
+
     fn add_center_line_tangent(
         &self,
         q: &[f64; 14],

@@ -11,9 +11,9 @@
 //! - ANCF (paper 003, `ancf_beam_2d.rs`): the quadratic positions' shares l0 (1/6, 2/3, 1/6),
 //!   constant.
 //!
-//! f is conservative for a constant magnitude (the potential -l0 f . mean of r), but its
-//! magnitude follows time and inputs, so its work is counted in `energy_supplied` like any
-//! load's (`Load`).
+//! f is conservative for a constant magnitude (the potential -f . int r dx, `potential`), but
+//! its magnitude follows time and inputs, so its work is counted in `energy_supplied` like any
+//! load's (`Load`): over a step, exactly the change of that potential at the step's magnitude.
 
 use crate::mechanics::elements::corotational_beam_2d::{V6, add_chord_load_hessian, chord_load_potential};
 
@@ -62,6 +62,23 @@ impl LineSegment {
         }
     }
 
+    /// The potential V of the load density `f` at `q` (Q = -grad V): -f . int r dx over the
+    /// element's interpolated centre line.
+    pub fn potential(&self, f: [f64; 2], q: &[f64]) -> f64 {
+        match *self {
+            LineSegment::Chord { nodes, l0 } => {
+                let e = chord_coordinates(nodes, q);
+                let inv_l = 1.0 / ((e[3] - e[0]).powi(2) + (e[4] - e[1]).powi(2)).sqrt();
+                -0.5 * l0 * (f[0] * (e[0] + e[3]) + f[1] * (e[1] + e[4]))
+                    + chord_load_potential(l0 * l0 / 12.0, f, &e, inv_l).0
+            }
+            LineSegment::Quadratic { nodes, l0 } => {
+                let shares = [l0 / 6.0, 2.0 * l0 / 3.0, l0 / 6.0];
+                -nodes.iter().zip(shares).map(|(&x, s)| s * (f[0] * q[x] + f[1] * q[x + 1])).sum::<f64>()
+            }
+        }
+    }
+
     /// -dQ/dq times `scale` added to the row-major `block` over `dofs` (the Newton matrix's
     /// part of a load whose force enters the residual as -Q).
     pub fn add_tangent(&self, f: [f64; 2], q: &[f64], scale: f64, block: &mut [f64]) {
@@ -101,6 +118,7 @@ mod tests {
             g
         };
         let g = force(&q);
+        assert!((seg.potential(f, &q) - potential(&q)).abs() < 1e-15, "the element's potential");
         let mut block = [0.0; 36];
         seg.add_tangent(f, &q, 1.0, &mut block);
         let h = 1e-6;

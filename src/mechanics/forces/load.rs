@@ -256,12 +256,17 @@ impl Element for Load {
 
     const NON_CONSERVATIVE: bool = true;
 
-    /// The load's power Q . (q_end - q_start)/h.
+    /// The load's power Q . (q_end - q_start)/h; a distributed force's exactly, minus the
+    /// change of its potential over the stride.
     fn power(&self, x: &Kin, stride: &Stride) -> EnergyFlow {
+        let f = self.magnitude.eval(x.t, x.inputs, x.rates);
+        if let LoadKind::Line { segment, direction: u } = &self.kind {
+            let density = [f * u[0], f * u[1]];
+            let change = segment.potential(density, stride.end) - segment.potential(density, stride.start);
+            return EnergyFlow { dissipated: 0.0, supplied: -change / stride.h };
+        }
         let mut supplied = 0.0;
-        self.generalized_force(self.magnitude.eval(x.t, x.inputs, x.rates), x, |i, q| {
-            supplied += q * stride.velocity(i)
-        });
+        self.generalized_force(f, x, |i, q| supplied += q * stride.velocity(i));
         EnergyFlow { dissipated: 0.0, supplied }
     }
 

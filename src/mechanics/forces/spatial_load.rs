@@ -15,7 +15,7 @@
 
 use super::TimeFunction;
 use crate::integrators::{EnergyFlow, Stride, TangentCoefficients};
-use crate::mechanics::elements::{Element, Energy, Kin};
+use crate::mechanics::elements::{CorotationalBeam3d, Element, Energy, Kin};
 use crate::mechanics::euler_parameters::{
     cross, e_matrix, g_matrix, mat_t_vec, mat_vec, rotated_vector_jacobian, rotation, rotation_increment,
 };
@@ -32,6 +32,9 @@ pub enum SpatialLoadKind {
     /// and the moment M' about it (s' x F' for a force at the body point s', the axis for a
     /// torque).
     Follower { x: usize, force: [f64; 3], moment: [f64; 3] },
+    /// A force per unit length along the unit global `direction` on the centre line of a
+    /// spatial beam element (src/mechanics/forces/line_load.rs).
+    Line { element: Box<CorotationalBeam3d>, direction: [f64; 3] },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -65,6 +68,16 @@ impl SpatialLoad {
         SpatialLoad { dofs: (x..x + 7).collect(), kind: SpatialLoadKind::Follower { x, force, moment }, magnitude }
     }
 
+    /// A force of `magnitude` per unit length along the unit global `direction` on the beam
+    /// element `element`.
+    pub fn line(element: CorotationalBeam3d, direction: [f64; 3], magnitude: TimeFunction) -> Self {
+        SpatialLoad {
+            dofs: element.dofs().to_vec(),
+            kind: SpatialLoadKind::Line { element: Box::new(element), direction },
+            magnitude,
+        }
+    }
+
     pub fn dofs(&self) -> &[usize] {
         &self.dofs
     }
@@ -96,6 +109,12 @@ impl SpatialLoad {
                 }
                 for (k, qk) in torque_on_p(g_matrix, p, *moment).iter().enumerate() {
                     out(b + 3 + k, f * qk);
+                }
+            }
+            SpatialLoadKind::Line { element, direction: u } => {
+                let q = element.line_load_force(x.q, u.map(|uk| f * uk));
+                for (&i, qk) in self.dofs.iter().zip(q) {
+                    out(i, qk);
                 }
             }
         }
@@ -155,6 +174,9 @@ impl Element for SpatialLoad {
                 }
                 add_linear_tangent(block, n, c.stiffness * f, |p| torque_on_p(g_matrix, p, *moment));
             }
+            SpatialLoadKind::Line { element, direction: u } => {
+                element.add_line_load_tangent(x.q, u.map(|uk| f * uk), c.stiffness, block);
+            }
         }
     }
 
@@ -182,6 +204,11 @@ impl Element for SpatialLoad {
                 supplied
             }
             SpatialLoadKind::Torque { x: b, direction } => turn(e_matrix, *b, *direction),
+            // Exact: the force density times the change of the centre line's integral.
+            SpatialLoadKind::Line { element, direction: u } => {
+                let (a, b) = (element.center_line_integral(stride.start), element.center_line_integral(stride.end));
+                f * (0..3).map(|k| u[k] * (b[k] - a[k])).sum::<f64>() / stride.h
+            }
             SpatialLoadKind::Follower { x: b, force, moment } => {
                 let p = &x.q[b + 3..b + 7];
                 let along = mat_vec(&rotation(p), *force);

@@ -1,17 +1,19 @@
 //! `type = "distributed_force"`: a uniform force per unit length of the undeformed beam along
 //! a direction fixed in the global frame, on every element of the beam named by `body`
-//! (planar `timoshenko`, `euler_bernoulli` and `ancf` beams): each element takes its
-//! consistent nodal load (src/mechanics/forces/line_load.rs), as it takes its own weight.
+//! (planar `timoshenko`, `euler_bernoulli` and `ancf` beams, spatial beams): each element
+//! takes its consistent nodal load (src/mechanics/forces/line_load.rs), as it takes its own
+//! weight.
 
-use super::{LoadType, PlanarSite, is_follower, planar_direction};
-use crate::mechanics::forces::{Load, TimeFunction};
-use crate::model::ModelError;
+use super::{LoadType, PlanarSite, SpatialSite, is_follower, planar_direction};
+use crate::mechanics::forces::{Load, SpatialLoad, TimeFunction};
 use crate::model::schema::LoadDecl;
+use crate::model::{Model, ModelError};
 
-pub const TYPE: LoadType = LoadType { name: "distributed_force", on_beam: true, planar: Some(planar), spatial: None };
+pub const TYPE: LoadType =
+    LoadType { name: "distributed_force", on_beam: true, planar: Some(planar), spatial: Some(spatial) };
 
-fn planar(l: &LoadDecl, site: &dyn PlanarSite, magnitude: TimeFunction) -> Result<Vec<Load>, ModelError> {
-    let model = site.model();
+/// What a distributed force refuses in both dimensions: a `point`, `follower = true`.
+fn refuse_point_and_follower(l: &LoadDecl, model: &Model) -> Result<(), ModelError> {
     if let Some(p) = &l.point {
         return Err(model.error(p.span(), "a distributed force acts along the whole beam; remove `point`".into()));
     }
@@ -24,7 +26,23 @@ fn planar(l: &LoadDecl, site: &dyn PlanarSite, magnitude: TimeFunction) -> Resul
                 .into(),
         ));
     }
+    Ok(())
+}
+
+fn planar(l: &LoadDecl, site: &dyn PlanarSite, magnitude: TimeFunction) -> Result<Vec<Load>, ModelError> {
+    refuse_point_and_follower(l, site.model())?;
     let u = planar_direction(l, site, "a distributed force")?;
     let segments = site.beam_segments(&l.body)?;
     Ok(segments.into_iter().map(|s| Load::line(s, u, magnitude.clone())).collect())
+}
+
+fn spatial(
+    l: &LoadDecl,
+    site: &dyn SpatialSite,
+    u: [f64; 3],
+    magnitude: TimeFunction,
+) -> Result<Vec<SpatialLoad>, ModelError> {
+    refuse_point_and_follower(l, site.model())?;
+    let elements = site.beam_elements(&l.body)?;
+    Ok(elements.into_iter().map(|e| SpatialLoad::line(e, u, magnitude.clone())).collect())
 }

@@ -31,13 +31,13 @@ fn spatial(
     site: &dyn SpatialSite,
     u: [f64; 3],
     magnitude: TimeFunction,
-) -> Result<SpatialLoad, ModelError> {
+) -> Result<Vec<SpatialLoad>, ModelError> {
     let anchor = site.anchor(&l.body, l.point.as_ref())?;
     if !is_follower(l) {
-        return Ok(SpatialLoad::force(anchor, u, magnitude));
+        return Ok(vec![SpatialLoad::force(anchor, u, magnitude)]);
     }
     match anchor {
-        Anchor3::Body { x, s } => Ok(SpatialLoad::follower(x, site.q0(), Some(s), u, magnitude)),
+        Anchor3::Body { x, s } => Ok(vec![SpatialLoad::follower(x, site.q0(), Some(s), u, magnitude)]),
         Anchor3::Point { .. } => Err(site.model().error(l.body.span(), FOLLOWER_ON_POINT_MASS.into())),
         Anchor3::Ground { .. } => Err(site.model().error(l.body.span(), "loads on ground have no effect".into())),
     }

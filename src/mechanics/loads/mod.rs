@@ -23,8 +23,9 @@ use crate::model::{Model, ModelError};
 /// The planar loads of a type on `l.body` with their magnitude: one for a body (not ground),
 /// one per element for a beam.
 type Planar = fn(&LoadDecl, &dyn PlanarSite, TimeFunction) -> Result<Vec<Load>, ModelError>;
-/// The spatial load of a type on `l.body` (not ground) along the unit `direction` (global).
-type Spatial = fn(&LoadDecl, &dyn SpatialSite, [f64; 3], TimeFunction) -> Result<SpatialLoad, ModelError>;
+/// The spatial loads of a type on `l.body` along the unit `direction` (global): one for a body
+/// (not ground), one per element for a beam.
+type Spatial = fn(&LoadDecl, &dyn SpatialSite, [f64; 3], TimeFunction) -> Result<Vec<SpatialLoad>, ModelError>;
 
 /// One load type: its `type` name, what it acts on and its builders (`None` where it does not
 /// exist).

@@ -32,12 +32,12 @@ fn spatial(
     site: &dyn SpatialSite,
     u: [f64; 3],
     magnitude: TimeFunction,
-) -> Result<SpatialLoad, ModelError> {
+) -> Result<Vec<SpatialLoad>, ModelError> {
     let model = site.model();
     no_point(l, model)?;
     match site.anchor(&l.body, None)? {
-        Anchor3::Body { x, .. } if is_follower(l) => Ok(SpatialLoad::follower(x, site.q0(), None, u, magnitude)),
-        Anchor3::Body { x, .. } => Ok(SpatialLoad::torque(x, u, magnitude)),
+        Anchor3::Body { x, .. } if is_follower(l) => Ok(vec![SpatialLoad::follower(x, site.q0(), None, u, magnitude)]),
+        Anchor3::Body { x, .. } => Ok(vec![SpatialLoad::torque(x, u, magnitude)]),
         Anchor3::Point { .. } => Err(model.error(l.body.span(), TORQUE_ON_POINT_MASS.into())),
         Anchor3::Ground { .. } => Err(model.error(l.body.span(), "loads on ground have no effect".into())),
     }
