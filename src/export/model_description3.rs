@@ -29,7 +29,7 @@ pub fn model_description3_of(model: &Model, vars: &Variables) -> Result<String, 
 }
 
 /// Texts shared with FMI 2 that name FMI 2 functions, in FMI 3 words.
-fn fmi3_words(text: &str) -> String {
+pub fn fmi3_words(text: &str) -> String {
     text.replace("fmi2SetupExperiment", "fmi3EnterInitializationMode").replace("fmi2", "fmi3")
 }
 
