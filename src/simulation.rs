@@ -1726,7 +1726,33 @@ impl Simulation {
                     };
                     let contact =
                         if lifted { " (after a contact lifted off: its force would have pulled)" } else { "" };
-                    break Err(format!("static equilibrium at t = {}: {e}{tried}{contact}{neutral}", Compact(target)));
+                    // A body drawn apart from the constraint contact that would hold it: statics
+                    // does not close such a contact, which the message had not said (a probe's
+                    // ball above its floor was told it "may be a mechanism").
+                    let open: Vec<&str> = self
+                        .system
+                        .contact_constraints
+                        .iter()
+                        .zip(&self.system.contact_constraint_names)
+                        .filter(|(c, _)| !c.is_active())
+                        .map(|(_, name)| name.as_str())
+                        .collect();
+                    let open = if open.is_empty() || matches!(e, StaticsError::NotConverged(_)) {
+                        String::new()
+                    } else {
+                        format!(
+                            "; the constraint contact{} {} {} open, and statics does not close a constraint contact \
+                             a body is drawn apart from: draw the body touching its support, or give the contact \
+                             method = \"force\"",
+                            if open.len() == 1 { "" } else { "s" },
+                            open.iter().map(|n| format!("'{n}'")).collect::<Vec<_>>().join(", "),
+                            if open.len() == 1 { "is" } else { "are" }
+                        )
+                    };
+                    break Err(format!(
+                        "static equilibrium at t = {}: {e}{tried}{contact}{neutral}{open}",
+                        Compact(target)
+                    ));
                 }
             }
         };

@@ -1064,3 +1064,19 @@ fn a_pile_of_constraint_contacts_that_crawls_is_told_to_use_the_force_method() {
         assert_eq!(sim.event_storm(), None, "{name}");
     }
 }
+
+/// `statics` of the ball drawn above its floor (a constraint contact, open): no equilibrium,
+/// and the message names the open contact and says that statics does not close it, with what
+/// to do (a probe was told only that the model "may be a mechanism"); the state is unchanged.
+#[test]
+fn statics_says_which_open_constraint_contact_it_does_not_close() {
+    let mut sim = simulation_with(&model(), &[], Method::Ttbif);
+    let before = output(&mut sim, "y");
+    let err = sim.settle_static(0.0).unwrap_err();
+    assert!(
+        err.contains("the constraint contact 'floor' is open, and statics does not close a constraint contact")
+            && err.contains("method = \"force\""),
+        "{err}"
+    );
+    assert_eq!(output(&mut sim, "y"), before);
+}
