@@ -71,7 +71,8 @@ pub enum StaticsError {
     #[error(
         "static Newton did not converge in {0} iterations: the load increment is too large (take smaller ones, \
          e.g. a shorter output interval) or the load is beyond a limit point, past which load control finds no \
-         equilibrium nearby (snap-through)"
+         equilibrium nearby (snap-through), or a displacement a drive imposes is beyond a turning point of the \
+         path (snap-back), past which displacement control finds none"
     )]
     NotConverged(usize),
     #[error(
