@@ -6,11 +6,13 @@ pub mod call_times;
 mod dependencies;
 mod derivatives;
 pub mod energy_balance;
+mod mode_shapes;
 mod motion_derivatives;
 mod scene;
 mod snapshot;
 mod tuning;
 
+pub use mode_shapes::OutputModeShape;
 pub use scene::{BeamFrame, GroundPlane, Scene, SceneBeam, SceneBody, SceneContact, SceneFrame};
 pub use snapshot::{Dimensions, Snapshot};
 

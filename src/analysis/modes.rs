@@ -8,7 +8,7 @@
 //! tells whether a static equilibrium is stable (`unstable_directions`).
 
 use crate::linalg::symmetric_eigen;
-use faer::linalg::triangular_solve::solve_lower_triangular_in_place;
+use faer::linalg::triangular_solve::{solve_lower_triangular_in_place, solve_upper_triangular_in_place};
 use nalgebra::DMatrix;
 
 use crate::integrators::{Dynamics, TangentCoefficients, stiffest_ratio};
@@ -133,6 +133,22 @@ fn reduced_problem(
     lambda: &[f64],
     t: f64,
 ) -> Result<DMatrix<f64>, ModesError> {
+    reduced_problem_with_basis(sys, q, v, a, lambda, t).map(|r| r.0)
+}
+
+/// A, N and L of the reduced problem (`reduced_problem_with_basis`).
+type Reduced = (DMatrix<f64>, DMatrix<f64>, faer::Mat<f64>);
+
+/// `reduced_problem`, with N and L, which take an eigenvector z of A back to the coordinates:
+/// phi = N L^-T z (phi^T M phi = z^T z).
+fn reduced_problem_with_basis(
+    sys: &dyn Dynamics,
+    q: &[f64],
+    v: &[f64],
+    a: &[f64],
+    lambda: &[f64],
+    t: f64,
+) -> Result<Reduced, ModesError> {
     let n = sys.coordinates();
     if n > MAX_COORDINATES {
         return Err(ModesError::TooLarge(n));
@@ -151,7 +167,32 @@ fn reduced_problem(
     solve_lower_triangular_in_place(llt.L(), x.as_mut(), faer::Par::Seq);
     let mut y = x.transpose().to_owned();
     solve_lower_triangular_in_place(llt.L(), y.as_mut(), faer::Par::Seq);
-    Ok(DMatrix::from_fn(y.ncols(), y.nrows(), |i, j| y[(j, i)]))
+    Ok((DMatrix::from_fn(y.ncols(), y.nrows(), |i, j| y[(j, i)]), basis, llt.L().to_owned()))
+}
+
+/// The modes of the reduced problem at the state, ascending in omega^2: each omega^2 (1/s^2)
+/// with its shape phi over the coordinates, an admissible motion (Phi_q phi = 0) normalized
+/// to unit modal mass, phi^T M phi = 1 (K symmetrised as in `squared_frequencies`).
+pub fn mode_shapes(
+    sys: &dyn Dynamics,
+    q: &[f64],
+    v: &[f64],
+    a: &[f64],
+    lambda: &[f64],
+    t: f64,
+) -> Result<Vec<(f64, Vec<f64>)>, ModesError> {
+    let (a, basis, l) = reduced_problem_with_basis(sys, q, v, a, lambda, t)?;
+    let eig = symmetric_eigen(0.5 * (&a + a.transpose())).ok_or(ModesError::Eigen)?;
+    // y = L^-T z for every eigenvector z at once, then phi = N y.
+    let z = &eig.eigenvectors;
+    let mut y = faer::Mat::from_fn(z.nrows(), z.ncols(), |i, j| z[(i, j)]);
+    solve_upper_triangular_in_place(l.transpose(), y.as_mut(), faer::Par::Seq);
+    let y = DMatrix::from_fn(y.nrows(), y.ncols(), |i, j| y[(i, j)]);
+    let phi = basis * y;
+    let mut modes: Vec<(f64, Vec<f64>)> =
+        eig.eigenvalues.iter().enumerate().map(|(k, &w2)| (w2, phi.column(k).iter().copied().collect())).collect();
+    modes.sort_by(|x, y| x.0.total_cmp(&y.0));
+    Ok(modes)
 }
 
 /// The squared circular frequencies omega^2 (1/s^2, ascending) of the reduced problem
@@ -197,17 +238,19 @@ pub fn natural_frequencies(
     lambda: &[f64],
     t: f64,
 ) -> Result<Vec<f64>, ModesError> {
-    let w2 = squared_frequencies(sys, q, v, a, lambda, t)?;
+    Ok(hertz(&squared_frequencies(sys, q, v, a, lambda, t)?))
+}
+
+/// The frequencies (Hz) of the squared circular frequencies `w2` of one eigenproblem, as
+/// `natural_frequencies` gives them.
+pub fn hertz(w2: &[f64]) -> Vec<f64> {
     let largest = w2.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     let roundoff = roundoff_frequency_squared(w2.len(), largest);
-    Ok(w2
-        .iter()
+    w2.iter()
         .map(
-            |&w2| {
-                if w2.abs() <= roundoff { 0.0 } else { w2.signum() * w2.abs().sqrt() / (2.0 * std::f64::consts::PI) }
-            },
+            |&w2| if w2.abs() <= roundoff { 0.0 } else { w2.signum() * w2.abs().sqrt() / (2.0 * std::f64::consts::PI) },
         )
-        .collect())
+        .collect()
 }
 
 /// Equilibria of more coordinates than this are not checked for stability (the check is a

@@ -4,9 +4,10 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use flexfmu::compact_number::Compact;
 
+use super::csv_number::csv_number;
 use super::option_values::UsageError;
 use flexfmu::model::Model;
 use flexfmu::simulation::{Experiment, Linearisation, Simulation, SolverSettings};
@@ -25,12 +26,22 @@ pub struct ModesArgs {
     /// the start time as `statics` does; default: the start time.
     #[arg(long, value_parser = super::option_values::time, allow_hyphen_values = true)]
     pub time: Option<f64>,
+    /// Also write the modes' shapes to this CSV: per mode its frequency and the motion of each
+    /// output of the configuration (positions, angles, joint coordinates), the largest +1.
+    #[arg(long, value_name = "FILE.csv")]
+    pub shapes: Option<PathBuf>,
 }
 
 /// Velocities (m/s, rad/s) up to this are no motion for the note on the modes at rest.
 const MOVING: f64 = 1e-9;
 
 pub fn run(args: ModesArgs) -> Result<()> {
+    if let Some(path) = &args.shapes {
+        if !path.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv")) {
+            bail!(UsageError(format!("--shapes {}: the shapes are written as a .csv file", path.display())));
+        }
+        super::output_directory_exists(path)?;
+    }
     let model = Model::load(&args.model)?;
     let params = super::simulate::parameter_values(&model, &args.set)?;
     let settings = SolverSettings::from_model(&model, &params)?;
@@ -93,5 +104,31 @@ pub fn run(args: ModesArgs) -> Result<()> {
     for (k, f) in freqs.iter().take(args.count).enumerate() {
         println!("{},{f:.9e}", k + 1);
     }
+    if let Some(path) = &args.shapes {
+        write_shapes(&mut sim, args.count, path)?;
+    }
+    Ok(())
+}
+
+/// The lowest `count` modes' shapes over the configuration outputs (`Simulation::output_mode_shapes`)
+/// as CSV: `mode,frequency_hz,<output>...`, one row per mode.
+fn write_shapes(sim: &mut Simulation, count: usize, path: &std::path::Path) -> Result<()> {
+    use std::io::Write;
+    let names = sim.mode_shape_outputs();
+    if names.is_empty() {
+        bail!(
+            "--shapes: the model has no output of its configuration (a position, an angle, a joint coordinate) to \
+             show the modes' shapes on"
+        );
+    }
+    let shapes = sim.output_mode_shapes(count).map_err(anyhow::Error::msg)?;
+    let file = std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
+    let mut w = std::io::BufWriter::new(file);
+    writeln!(w, "mode,frequency_hz,{}", names.join(","))?;
+    for (k, m) in shapes.iter().enumerate() {
+        let cells: Vec<String> = m.shape.iter().map(|&x| csv_number(x)).collect();
+        writeln!(w, "{},{},{}", k + 1, csv_number(m.frequency), cells.join(","))?;
+    }
+    w.flush().with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
 }

@@ -439,3 +439,81 @@ fn modes_at_a_later_time_see_the_ramped_load() {
     assert!((ramped - constant).abs() < 1e-9 * constant, "{ramped} vs {constant}");
     assert!((ratio - 0.1).abs() < 0.015, "{ratio}");
 }
+
+/// Mode shapes over the outputs (`modes --shapes`, `Simulation::output_mode_shapes`):
+/// - two masses m1 = 1, m2 = 2 kg on rails, ground -k1 = 100- m1 -k2 = 50- m2: omega^2 solves
+///   omega^4 - 175 omega^2 + 2500 = 0, and (K - omega^2 M) x = 0 gives x1 / x2 = k2 / (k1 + k2 -
+///   omega^2 m1): 0.372281 in the first mode, -5.372281 in the second (scaled to x1 = 1);
+///   a velocity output has no shape;
+/// - a clamped Euler-Bernoulli cantilever (20 elements), first two bending modes at x = L/2
+///   against the tip: the continuum's phi(x) = cosh bx - cos bx - s (sinh bx - sin bx),
+///   b L = 1.8751041, 4.6940911, s = (cosh bL + cos bL) / (sinh bL + sin bL);
+/// - the CSV `--shapes` writes, and a name that is not .csv refused.
+#[test]
+fn mode_shapes_are_those_of_the_eigenproblem_and_of_beam_theory() {
+    let text = "[model]\nname = \"two\"\n[[point_masses]]\nname = \"m1\"\nmass = 1.0\nposition = [1.0, 0.0]\n\
+                [[point_masses]]\nname = \"m2\"\nmass = 2.0\nposition = [2.0, 0.0]\n\
+                [[joints]]\nname = \"r1\"\ntype = \"prismatic\"\nbody2 = \"m1\"\naxis = [1.0, 0.0]\n\
+                [[joints]]\nname = \"r2\"\ntype = \"prismatic\"\nbody2 = \"m2\"\naxis = [1.0, 0.0]\n\
+                [[springs]]\nname = \"k1\"\nbody1 = \"ground\"\npoint1 = [0.0, 0.0]\nbody2 = \"m1\"\nstiffness = 100.0\n\
+                [[springs]]\nname = \"k2\"\nbody1 = \"m1\"\nbody2 = \"m2\"\nstiffness = 50.0\n\
+                [[outputs]]\nname = \"x1\"\nquantity = \"x\"\nbody = \"m1\"\n\
+                [[outputs]]\nname = \"v1\"\nquantity = \"vx\"\nbody = \"m1\"\n\
+                [[outputs]]\nname = \"x2\"\nquantity = \"x\"\nbody = \"m2\"\n";
+    let model = Model::parse(text, "two.toml").unwrap();
+    let mut sim = Simulation::new(&model, &[], SolverSettings::from_model(&model, &[]).unwrap(), 0.0).unwrap();
+    sim.modes_at_equilibrium().unwrap();
+    assert_eq!(sim.mode_shape_outputs(), ["x1", "x2"]);
+    let shapes = sim.output_mode_shapes(2).unwrap();
+    for (k, sign) in [(0, -1.0), (1, 1.0)] {
+        let w2 = 87.5 + sign * (87.5f64 * 87.5 - 2500.0).sqrt();
+        let ratio = 50.0 / (150.0 - w2);
+        let expected = if ratio.abs() <= 1.0 { [ratio, 1.0] } else { [1.0, 1.0 / ratio] };
+        let (f, s) = (shapes[k].frequency, &shapes[k].shape);
+        println!("mode {}: {f:.9} Hz ({:.9}), shape {s:?} ({expected:?})", k + 1, w2.sqrt() / (2.0 * PI));
+        assert!((f - w2.sqrt() / (2.0 * PI)).abs() < 1e-9 * f, "{f}");
+        assert!((s[0] - expected[0]).abs() < 1e-8 && (s[1] - expected[1]).abs() < 1e-8, "{s:?} vs {expected:?}");
+    }
+    // The cantilever: tip (x = L) and middle (x = L/2) deflections.
+    let beam = "[model]\nname = \"cantilever\"\n[[beams]]\nname = \"b\"\nstart = [0.0, 0.0]\nend = [1.0, 0.0]\n\
+                elements = 20\nsection = { EA = 1e9, EI = 100.0, mass_per_length = 1.0 }\n\
+                formulation = \"euler_bernoulli\"\n[[joints]]\nname = \"clamp\"\ntype = \"fixed\"\nbody2 = \"b.start\"\n\
+                [[outputs]]\nname = \"tip\"\nquantity = \"y\"\nbody = \"b.end\"\n\
+                [[outputs]]\nname = \"middle\"\nquantity = \"y\"\nbody = \"b.node[10]\"\n";
+    let model = Model::parse(beam, "cantilever.toml").unwrap();
+    let mut sim = Simulation::new(&model, &[], SolverSettings::from_model(&model, &[]).unwrap(), 0.0).unwrap();
+    sim.modes_at_equilibrium().unwrap();
+    let shapes = sim.output_mode_shapes(2).unwrap();
+    for (k, bl) in [(0, 1.8751040687), (1, 4.6940911330)] {
+        let s = (f64::cosh(bl) + f64::cos(bl)) / (f64::sinh(bl) + f64::sin(bl));
+        let phi = |x: f64| f64::cosh(bl * x) - f64::cos(bl * x) - s * (f64::sinh(bl * x) - f64::sin(bl * x));
+        let (tip, middle) = (shapes[k].shape[0], shapes[k].shape[1]);
+        println!("bending mode {}: middle / tip {:.6} (theory {:.6})", k + 1, middle / tip, phi(0.5) / phi(1.0));
+        assert!((middle / tip - phi(0.5) / phi(1.0)).abs() < 1e-4, "mode {}: {middle} / {tip}", k + 1);
+    }
+    // The command: the CSV, and a name that is not .csv.
+    let dir = tempfile::tempdir().unwrap();
+    let (path, csv) = (dir.path().join("two.toml"), dir.path().join("shapes.csv"));
+    std::fs::write(&path, text).unwrap();
+    let run = |out: &std::path::Path| {
+        std::process::Command::new(crate::common::cli::EXE)
+            .arg("modes")
+            .arg(&path)
+            .arg("--shapes")
+            .arg(out)
+            .output()
+            .unwrap()
+    };
+    let o = run(&csv);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let table = std::fs::read_to_string(&csv).unwrap();
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(lines[0], "mode,frequency_hz,x1,x2");
+    assert!(
+        lines.len() == 3 && lines[1].starts_with("1,6.30481955") && lines[2].contains(",1.00000000000000000e0,"),
+        "{table}"
+    );
+    let o = run(&dir.path().join("shapes.txt"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("the shapes are written as a .csv file"));
+}
