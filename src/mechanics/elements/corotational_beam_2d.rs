@@ -771,9 +771,10 @@ impl Element for CorotationalBeam2d {
             return None;
         }
         Some(format!(
-            "its sections are turned {:.2} and {:.2} rad against its chord, beyond the local rotations the \
-             corotational element's consistent mass is written for (Ji et al. 2025, eqs. 13-16: no longer \
-             positive definite); more elements keep them small",
+            "its sections are turned {:.2} and {:.2} rad against its chord, beyond the small local rotations the \
+             corotational element is written for (its local bending is linear in them, which only a constant \
+             moment keeps exact, and its consistent mass, Ji et al. 2025, eqs. 13-16, is no longer positive \
+             definite there); more elements keep them small",
             thb[0], thb[1]
         ))
     }
