@@ -63,6 +63,8 @@ pub trait ElementGroup: Debug + Send + Sync {
     fn add_forces(&self, x: &Kin, inertial: &mut [f64], forces: &mut [f64]);
     /// Add every element's weighted tangent block into `m` (`block` is scratch space).
     fn assemble_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut Vec<f64>, m: &mut SparseMatrix);
+    /// Add the elements' strain stiffness (`Element::add_strain_stiffness`) into `m`.
+    fn assemble_strain_stiffness(&self, x: &Kin, block: &mut Vec<f64>, m: &mut SparseMatrix);
     fn energy(&self, x: &Kin) -> Energy;
     /// Whether the group has elements of a non-conservative kind (`Element::NON_CONSERVATIVE`)
     /// that exchange energy (`Element::exchanges_energy`).
@@ -164,6 +166,17 @@ impl<E: Element + Debug + Clone + Send + Sync + 'static> ElementGroup for Elemen
             block.clear();
             block.resize(slots.len(), 0.0);
             e.add_tangent(x, c, block);
+            for (&s, &v) in slots.iter().zip(block.iter()) {
+                m.values[s] += v;
+            }
+        }
+    }
+
+    fn assemble_strain_stiffness(&self, x: &Kin, block: &mut Vec<f64>, m: &mut SparseMatrix) {
+        for (e, slots) in self.elements.iter().zip(&self.slots) {
+            block.clear();
+            block.resize(slots.len(), 0.0);
+            e.add_strain_stiffness(x, block);
             for (&s, &v) in slots.iter().zip(block.iter()) {
                 m.values[s] += v;
             }

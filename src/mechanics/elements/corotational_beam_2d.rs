@@ -673,6 +673,28 @@ pub(crate) fn add_chord_load_hessian(c0: f64, f: [f64; 2], q: &V6, scale: f64, b
     }
 }
 
+impl CorotationalBeam2d {
+    /// The tangent of everything but the weight's end moments (`add_cubic_gravity_hessian`):
+    /// inertia, material damping and the elastic forces, T^T (local tangent) T.
+    fn add_tangent_of(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
+        let q = self.gather(x.q);
+        let g = self.geometry(&q);
+        let (tv, ta) = (rotate(g.c, g.s, &self.gather(x.v)), rotate(g.c, g.s, &self.gather(x.a)));
+        let local = self.local_tangent(&g, &tv, &ta, c);
+        // T^T A T: T^T on each column, then on each row.
+        let mut left = M6::zeros();
+        for j in 0..6 {
+            left.set_column(j, &rotate_transposed(g.c, g.s, &local.column(j).into_owned()));
+        }
+        for i in 0..6 {
+            let row = rotate_transposed(g.c, g.s, &left.row(i).transpose());
+            for (b, r) in block[6 * i..][..6].iter_mut().zip(row.iter()) {
+                *b += r;
+            }
+        }
+    }
+}
+
 impl Element for CorotationalBeam2d {
     /// Its nodes are one piece of the structure (`Element::TIES`).
     const TIES: bool = true;
@@ -712,24 +734,15 @@ impl Element for CorotationalBeam2d {
     }
 
     fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
-        let q = self.gather(x.q);
-        let g = self.geometry(&q);
-        let (tv, ta) = (rotate(g.c, g.s, &self.gather(x.v)), rotate(g.c, g.s, &self.gather(x.a)));
-        let local = self.local_tangent(&g, &tv, &ta, c);
-        // T^T A T: T^T on each column, then on each row.
-        let mut left = M6::zeros();
-        for j in 0..6 {
-            left.set_column(j, &rotate_transposed(g.c, g.s, &local.column(j).into_owned()));
-        }
-        for i in 0..6 {
-            let row = rotate_transposed(g.c, g.s, &left.row(i).transpose());
-            for (b, r) in block[6 * i..][..6].iter_mut().zip(row.iter()) {
-                *b += r;
-            }
-        }
+        self.add_tangent_of(x, c, block);
         if self.gravity != [0.0; 2] && c.stiffness != 0.0 {
-            self.add_cubic_gravity_hessian(&q, c.stiffness, block);
+            self.add_cubic_gravity_hessian(&self.gather(x.q), c.stiffness, block);
         }
+    }
+
+    /// The tangent without the weight's load stiffness.
+    fn add_strain_stiffness(&self, x: &Kin, block: &mut [f64]) {
+        self.add_tangent_of(x, &TangentCoefficients { mass: 0.0, damping: 0.0, stiffness: 1.0, lambda: 0.0 }, block);
     }
 
     fn energy(&self, x: &Kin) -> Energy {

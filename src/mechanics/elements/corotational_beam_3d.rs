@@ -679,6 +679,16 @@ impl Element for CorotationalBeam3d {
         }
     }
 
+    /// The elastic stiffness alone (the centre line's tangent holds the weight's).
+    fn add_strain_stiffness(&self, x: &Kin, block: &mut [f64]) {
+        let k = self.elastic_stiffness(x.q);
+        for i in 0..14 {
+            for j in 0..14 {
+                block[i * 14 + j] += k[i][j];
+            }
+        }
+    }
+
     fn energy(&self, x: &Kin) -> Energy {
         let (q, v) = (self.gather(x.q), self.gather(x.v));
         let mut e = Energy { kinetic: 0.0, potential: self.strain_energy(&q) };

@@ -821,6 +821,18 @@ impl Element for FloatingFrameBeam2d {
         }
     }
 
+    /// The modal stiffness alone (004 eq. 4; the tangent's other stiffness terms are the
+    /// rotating frame's inertia and the weight's).
+    fn add_strain_stiffness(&self, _x: &Kin, block: &mut [f64]) {
+        let (nd, n) = (self.dofs.len(), self.modal.k1.nrows());
+        for i in 0..n {
+            for l in 0..n {
+                block[(3 + i) * nd + 3 + l] += self.modal.k1[(i, l)];
+                block[(3 + n + i) * nd + 3 + n + l] += self.modal.k2[(i, l)];
+            }
+        }
+    }
+
     fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
         let nd = self.dofs.len();
         let (mut i, mut r) = ([0.0; MAX_COORDINATES], [0.0; MAX_COORDINATES]);

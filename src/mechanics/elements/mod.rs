@@ -64,6 +64,14 @@ pub trait Element {
     fn add_forces(&self, x: &Kin, inertial: &mut [f64], forces: &mut [f64]);
     /// Add c.mass*M + c.damping*C + c.stiffness*K into `block` (row-major over `dofs()`).
     fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]);
+    /// The stiffness of the element's strain alone at `x` (at rest), added into `block` as
+    /// `add_tangent` adds: its elastic tangent, without what loads on it add (a beam's weight,
+    /// whose end moments turn with it). What the least-strain-rate initial velocities minimize
+    /// (src/mechanics/initial_state.rs), for the kinds that tie their nodes (`TIES`); the
+    /// default is the tangent's stiffness part.
+    fn add_strain_stiffness(&self, x: &Kin, block: &mut [f64]) {
+        self.add_tangent(x, &TangentCoefficients { mass: 0.0, damping: 0.0, stiffness: 1.0, lambda: 0.0 }, block);
+    }
     fn energy(&self, x: &Kin) -> Energy;
     /// Whether the kind's forces do work that `energy` does not hold: they dissipate
     /// (dampers) or supply energy (loads, free lengths that move in time). Only such kinds
