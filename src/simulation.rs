@@ -688,22 +688,33 @@ impl Simulation {
         self.stepped_inputs.clone_from(&self.start.1);
         self.restart_pending = false;
         self.inputs_set = false;
-        self.system.input_rates = InputRates { t0: self.state.t, rates: rates.to_vec() };
+        // The positions follow the drives' values first, at rest, then what the drives carry
+        // takes their rates rigidly (`System::carry_rates_with_drives`), projected onto the
+        // joints.
+        self.system.input_rates = InputRates::default();
         self.initial_rates = rates.to_vec();
         if values != self.start.1.as_slice() || moving {
             self.system.inputs.copy_from_slice(values);
             let s = &mut self.state;
-            self.stepper
-                .workspace
-                .follow_drives(
-                    &mut self.system,
-                    (&mut s.q, &mut s.v, s.t),
-                    self.settings.tolerance,
-                    &mut self.stepper.stats,
-                )
-                .map_err(|e| {
-                    format!("the initial state cannot follow the drives to the inputs at t = {}: {e}", Compact(s.t))
-                })?;
+            let cannot = |e: crate::integrators::NewtonError| {
+                format!("the initial state cannot follow the drives to the inputs at t = {}: {e}", Compact(s.t))
+            };
+            let (workspace, stats) = (&mut self.stepper.workspace, &mut self.stepper.stats);
+            workspace
+                .follow_drives(&mut self.system, (&mut s.q, &mut s.v, s.t), self.settings.tolerance, stats)
+                .map_err(cannot)?;
+            if moving {
+                self.system.input_rates = InputRates { t0: s.t, rates: rates.to_vec() };
+                self.system.carry_rates_with_drives(&s.q, &mut s.v, s.t);
+                workspace
+                    .project_onto_constraints(
+                        &mut self.system,
+                        (&mut s.q, &mut s.v, s.t),
+                        self.settings.tolerance,
+                        stats,
+                    )
+                    .map_err(cannot)?;
+            }
             self.restart("the initial inputs").map_err(|e| e.to_string())?;
             self.state.exchanged = Default::default();
         }

@@ -775,6 +775,16 @@ impl Instance {
                 self.input_derivatives[i][*order as usize - 1] = *x;
             }
         }
+        // Before the first step they are the initial state's, as the values are: outputs read
+        // in initialization mode show the motion they start (a probe read a driven joint's
+        // rate 0 there and 2 rad/s after fmi2ExitInitializationMode).
+        if matches!(self.state, State::Instantiated | State::InitializationMode) {
+            if let Some(sim) = &mut self.sim {
+                if let Err(e) = sim.set_initial_inputs(&self.inputs, &self.input_derivatives) {
+                    return self.error(&format!("{function}: {e}"));
+                }
+            }
+        }
         Status::Ok
     }
 
