@@ -45,7 +45,8 @@ impl CsvTable {
     pub fn read(path: &Path) -> Result<CsvTable> {
         let text = flexfmu::limits::read_text_bounded(path, flexfmu::limits::MAX_DATA_FILE_BYTES, "CSV file")
             .map_err(anyhow::Error::msg)?;
-        let mut lines = text.lines();
+        // A byte-order mark (Excel's UTF-8 CSV) is no part of the first name.
+        let mut lines = text.strip_prefix('\u{feff}').unwrap_or(&text).lines();
         let header = lines.next().with_context(|| format!("{}: empty file, expected a header", path.display()))?;
         let names: Vec<String> = fields(header).into_iter().map(Cow::into_owned).collect();
         let mut columns = vec![Vec::<f64>::new(); names.len()];

@@ -247,6 +247,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
     // direction (src/mechanics/forces/spatial_load.rs).
     let input_scope = model.scope(params).with_inputs(&input_names);
     for l in &def.loads {
+        let build = super::loads::spatial(l, model)?;
         let magnitude = load_magnitude(l, &input_scope, model)?;
         if !super::loads::on_beam(l) && b.body(&l.body)?.is_none() {
             return Err(model.error(l.body.span(), "loads on ground have no effect".into()));
@@ -260,7 +261,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
         let no_joints = HashMap::new();
         let beam_elements = sys.elements::<CorotationalBeam3d>();
         let site = Site { b: &b, q0: &q0, joints: &sys.joints, joint_index: &no_joints, beam_elements };
-        let loads = super::loads::spatial(l, model)?(l, &site, u, magnitude)?;
+        let loads = build(l, &site, u, magnitude)?;
         for load in loads {
             sys.push(load);
         }

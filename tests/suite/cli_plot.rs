@@ -295,3 +295,15 @@ fn a_csv_with_a_quoted_header_plots_as_the_plain_one() {
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// A CSV that starts with a UTF-8 byte-order mark (as Excel writes one) plots as the same file
+/// without it (a probe's was refused: its first name was read with the mark).
+#[test]
+fn a_csv_with_a_byte_order_mark_plots() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("bom.csv");
+    std::fs::write(&csv, "\u{feff}time,x\n0,1\n1,2\n").unwrap();
+    let png_path = dir.path().join("bom.png");
+    let o = flexfmu(&["plot".as_ref(), csv.as_os_str(), "-o".as_ref(), png_path.as_os_str()]);
+    assert!(o.status.success() && png_path.exists(), "{}", String::from_utf8_lossy(&o.stderr));
+}

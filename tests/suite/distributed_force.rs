@@ -254,6 +254,13 @@ fn what_a_distributed_force_cannot_be_is_a_located_error() {
         ),
         ("value = \"q\"", "value = \"q\"\nfollower = true", "a distributed force keeps its global direction"),
         ("direction = [0.0, -1.0]\n", "", "a distributed force needs `direction = [x, y]`"),
+        ("direction = [0.0, -1.0]", "direction = [0.0, 0.0]", "direction must not be zero"),
+        // The type is read first (it was "unknown body 'arm'").
+        (
+            "type = \"distributed_force\"",
+            "type = \"distributed_load\"",
+            "unknown load type 'distributed_load', expected force, torque or distributed_force",
+        ),
     ];
     for (old, new, message) in cases {
         assert!(base.contains(old));
@@ -474,4 +481,23 @@ quantity = "energy_supplied"
     assert!(worst < 1e-9, "tip positions differ by {worst} m");
     assert!(supplied > 1.0, "the load did no work");
     assert!((gravity_motion - load_motion).abs() < 1e-9, "{gravity_motion} against {load_motion}");
+}
+
+/// A direction of any representable size is its unit vector (a planar [1e200, 1e200] overflowed
+/// its plain length and gave no load at all, [0, 1e-170] underflowed and was refused): the
+/// cantilever's deflection is the same for [0, -1], [0, -1e200] and [0, -1e-170].
+#[test]
+fn a_direction_of_any_size_gives_the_same_load() {
+    let tips: Vec<f64> = ["[0.0, -1.0]", "[0.0, -1e200]", "[0.0, -1e-170]"]
+        .iter()
+        .map(|dir| {
+            let text = cantilever("euler_bernoulli", 4, 1e12, "q")
+                .replace("direction = [0.0, -1.0]", &format!("direction = {dir}"));
+            let model = Model::parse(&text, "c.toml").unwrap();
+            let mut sim = simulation_with(&model, &[], |_| {});
+            sim.settle_static(0.0).unwrap();
+            output(&mut sim, "tip_y")
+        })
+        .collect();
+    assert!(tips[0] < -1e-5 && tips.iter().all(|&t| t == tips[0]), "{tips:?}");
 }

@@ -499,6 +499,8 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
 
     // Loads.
     for l in &def.loads {
+        // The type first: a misspelt type on a beam's name was reported as an unknown body.
+        let build = super::loads::planar(l, model)?;
         let magnitude = load_magnitude(l, &input_scope, model)?;
         if !super::loads::on_beam(l) {
             if let Some((point, u)) = floating_frame::load_point(l, &b, &sys, &q0)? {
@@ -510,7 +512,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
             }
         }
         let site = Site { b: &b, joints: &sys.joints, q0: &q0, tip: None };
-        for load in super::loads::planar(l, model)?(l, &site, magnitude)? {
+        for load in build(l, &site, magnitude)? {
             sys.push(load);
         }
     }

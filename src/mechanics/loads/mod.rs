@@ -17,6 +17,7 @@ pub mod torque;
 use super::forces::{Load, SpatialLoad, TimeFunction};
 use super::kind_list::listing;
 pub use super::site::{PlanarSite, SpatialSite};
+use super::unit_vector::unit;
 use crate::model::schema::LoadDecl;
 use crate::model::{Model, ModelError};
 
@@ -85,9 +86,9 @@ fn planar_direction(l: &LoadDecl, site: &dyn PlanarSite, what: &str) -> Result<[
     let Some(dir) = &l.direction else {
         return Err(model.error(l.kind.span(), format!("{what} needs `direction = [x, y]`")));
     };
-    let v = site.scope().vec2(dir)?;
-    let n = (v[0] * v[0] + v[1] * v[1]).sqrt();
-    (n > 0.0).then(|| [v[0] / n, v[1] / n]).ok_or_else(|| model.error(dir.span(), "direction must not be zero".into()))
+    // `unit` scales first: [1e200, 1e200] overflowed the plain length and gave no load at all,
+    // [0, 1e-170] underflowed it and was refused as zero (a probe).
+    unit(site.scope().vec2(dir)?).ok_or_else(|| model.error(dir.span(), "direction must not be zero".into()))
 }
 
 /// `point` has no meaning for a torque.
