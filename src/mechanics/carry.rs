@@ -283,6 +283,16 @@ impl System {
         parts
     }
 
+    /// Each driving row that is not redundant, with its measure and its joint: (row, measure,
+    /// joint index).
+    fn driven_joints(&self) -> impl Iterator<Item = (usize, &Measure, usize)> {
+        self.drive_rows.iter().filter_map(|&r| {
+            let measure = self.constraints[r].measure.measure().filter(|_| !self.is_redundant(r))?;
+            let cut = self.joints.iter().position(|j| j.rows.contains(&r))?;
+            Some((r, measure, cut))
+        })
+    }
+
     /// Move everything each driven joint carries rigidly by the amount its drive is off at
     /// (q, t): prescribed value minus the joint coordinate (`ConstraintRow::driven_coordinate`).
     /// The part behind the joint (see the module's comment) turns about the joint axis through
@@ -295,14 +305,8 @@ impl System {
     /// `Dynamics::carry_with_drives`.
     pub fn carry_with_drives(&self, q: &mut [f64], v: &mut [f64], t: f64) {
         let mut nodes = None;
-        for &r in &self.drive_rows {
+        for (r, measure, cut) in self.driven_joints() {
             let row = &self.constraints[r];
-            let (Some(measure), false) = (row.measure.measure(), self.is_redundant(r)) else {
-                continue;
-            };
-            let Some(cut) = self.joints.iter().position(|j| j.rows.contains(&r)) else {
-                continue;
-            };
             let off = row.prescribed(t, &self.inputs, &self.input_rates)[0]
                 - row.driven_coordinate(q, t, &self.inputs, &self.input_rates);
             if off == 0.0 || !off.is_finite() {
@@ -325,14 +329,7 @@ impl System {
         const DELTA: f64 = 1e-5;
         let mut phi_dot = vec![0.0; crate::integrators::Dynamics::constraints(self)];
         let mut nodes = None;
-        for &r in &self.drive_rows {
-            let row = &self.constraints[r];
-            let (Some(measure), false) = (row.measure.measure(), self.is_redundant(r)) else {
-                continue;
-            };
-            let Some(cut) = self.joints.iter().position(|j| j.rows.contains(&r)) else {
-                continue;
-            };
+        for (r, measure, cut) in self.driven_joints() {
             crate::integrators::Dynamics::constraint_velocity(self, q, v, t, &mut phi_dot);
             let off = -phi_dot[r];
             if off == 0.0 || !off.is_finite() {
