@@ -655,9 +655,10 @@ impl Simulation {
     /// drive's jump in the first step (a probe: a servo commanded 0.3 rad away swung at 30 rad/s
     /// and "supplied" 150 J). `rates` (empty: none) are the inputs' first and second time
     /// derivatives at the start (an FMU's fmi2SetRealInputDerivatives in initialization mode):
-    /// a drive that reads an input moves at its rate from the start, its velocities projected
-    /// onto it as the positions follow its value (a probe's input-driven crank started at rest
-    /// and took the rate as an impulse in the first step: 1.17 J "supplied" for 0.004 J).
+    /// a drive that reads an input moves at its rate from the start, what it carries turning
+    /// or sliding rigidly with it (`System::carry_rates_with_drives`), as the positions follow
+    /// its value (a probe's input-driven crank started at rest and took the rate as an impulse
+    /// in the first step: 1.17 J "supplied" for 0.004 J).
     pub fn set_initial_inputs(&mut self, values: &[f64], rates: &[[f64; 2]]) -> Result<(), String> {
         if values.len() != self.system.inputs.len() {
             return Err(format!("{} input values for {} inputs", values.len(), self.system.inputs.len()));

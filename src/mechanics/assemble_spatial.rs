@@ -98,15 +98,7 @@ impl super::site::SpatialSite for Site<'_, '_> {
         if let Some(range) = self.b.beams.get(name) {
             return Ok(self.beam_elements[range.clone()].to_vec());
         }
-        let mut beams: Vec<_> = self.b.beams.keys().map(String::as_str).collect();
-        beams.sort_unstable();
-        let known = if beams.is_empty() { "the model has none".to_string() } else { beams.join(", ") };
-        Err(self.b.model.error(
-            beam.span(),
-            format!(
-                "a distributed force acts on a whole beam, named as in [[beams]]; '{name}' is none (beams: {known})"
-            ),
-        ))
+        Err(self.b.model.error(beam.span(), super::loads::distributed_force::not_a_beam(name, self.b.beams.keys())))
     }
 }
 

@@ -135,6 +135,21 @@ impl Clone for Box<dyn ElementGroup> {
     }
 }
 
+impl<E: Element> ElementSet<E> {
+    /// Each element's dense block, filled by `fill` from zero in `block`, added into `m` at
+    /// the element's slots.
+    fn assemble_blocks(&self, block: &mut Vec<f64>, m: &mut SparseMatrix, fill: impl Fn(&E, &mut [f64])) {
+        for (e, slots) in self.elements.iter().zip(&self.slots) {
+            block.clear();
+            block.resize(slots.len(), 0.0);
+            fill(e, block);
+            for (&s, &v) in slots.iter().zip(block.iter()) {
+                m.values[s] += v;
+            }
+        }
+    }
+}
+
 impl<E: Element + Debug + Clone + Send + Sync + 'static> ElementGroup for ElementSet<E> {
     fn len(&self) -> usize {
         self.elements.len()
@@ -162,25 +177,11 @@ impl<E: Element + Debug + Clone + Send + Sync + 'static> ElementGroup for Elemen
     }
 
     fn assemble_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut Vec<f64>, m: &mut SparseMatrix) {
-        for (e, slots) in self.elements.iter().zip(&self.slots) {
-            block.clear();
-            block.resize(slots.len(), 0.0);
-            e.add_tangent(x, c, block);
-            for (&s, &v) in slots.iter().zip(block.iter()) {
-                m.values[s] += v;
-            }
-        }
+        self.assemble_blocks(block, m, |e, b| e.add_tangent(x, c, b));
     }
 
     fn assemble_strain_stiffness(&self, x: &Kin, block: &mut Vec<f64>, m: &mut SparseMatrix) {
-        for (e, slots) in self.elements.iter().zip(&self.slots) {
-            block.clear();
-            block.resize(slots.len(), 0.0);
-            e.add_strain_stiffness(x, block);
-            for (&s, &v) in slots.iter().zip(block.iter()) {
-                m.values[s] += v;
-            }
-        }
+        self.assemble_blocks(block, m, |e, b| e.add_strain_stiffness(x, b));
     }
 
     fn energy(&self, x: &Kin) -> Energy {

@@ -206,12 +206,7 @@ impl PlanarSite for Site<'_, '_> {
                  on timoshenko, euler_bernoulli and ancf beams)"
             )
         } else {
-            let mut beams: Vec<_> = b.beam_segments.keys().map(String::as_str).collect();
-            beams.sort_unstable();
-            let known = if beams.is_empty() { "the model has none".to_string() } else { beams.join(", ") };
-            format!(
-                "a distributed force acts on a whole beam, named as in [[beams]]; '{name}' is none (beams: {known})"
-            )
+            super::loads::distributed_force::not_a_beam(name, b.beam_segments.keys())
         };
         Err(b.err(beam.span(), why))
     }

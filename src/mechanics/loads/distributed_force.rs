@@ -12,6 +12,15 @@ use crate::model::{Model, ModelError};
 pub const TYPE: LoadType =
     LoadType { name: "distributed_force", on_beam: true, planar: Some(planar), spatial: Some(spatial) };
 
+/// The message for a distributed force on `name`, which is none of the model's `beams`
+/// (both assemblers).
+pub fn not_a_beam<'a>(name: &str, beams: impl Iterator<Item = &'a String>) -> String {
+    let mut beams: Vec<&str> = beams.map(String::as_str).collect();
+    beams.sort_unstable();
+    let known = if beams.is_empty() { "the model has none".to_string() } else { beams.join(", ") };
+    format!("a distributed force acts on a whole beam, named as in [[beams]]; '{name}' is none (beams: {known})")
+}
+
 /// What a distributed force refuses in both dimensions: a `point`, `follower = true`.
 fn refuse_point_and_follower(l: &LoadDecl, model: &Model) -> Result<(), ModelError> {
     if let Some(p) = &l.point {
