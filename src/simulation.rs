@@ -25,8 +25,8 @@ pub use crate::model::{Model, ParameterKind};
 use crate::compact_number::Compact;
 use crate::integrators::error_control::{MAX_STEP_RATIO, MIN_STEP_RATIO};
 use crate::integrators::{
-    BaumgarteConstants, Dynamics, EVENT_TOLERANCE, ErrorControl, Integrator, NewtonSettings, NewtonStrategy, State,
-    Statistics, Stepper, Stride,
+    BaumgarteConstants, Dynamics, EVENT_TOLERANCE, ErrorControl, Integrator, NewtonError, NewtonSettings,
+    NewtonStrategy, State, Statistics, Stepper, Stride,
 };
 use crate::limits::{MAX_NEWTON_ITERATIONS, MAX_STEPS_PER_INTERVAL};
 use crate::mechanics::assemble::assemble_at;
@@ -391,6 +391,18 @@ fn change_inputs(system: &mut System, s: &mut State, change: impl FnOnce(&mut [f
     s.exchanged.supplied += system.input_potential(&s.q, &s.v, s.t) - before;
 }
 
+/// A Newton failure in words; one from a force or drive that evaluated to NaN or infinity
+/// with the model expression it came from (`System::non_finite_expression`).
+fn said_with_source(e: &NewtonError, system: &System) -> String {
+    match e {
+        NewtonError::NonFinite { t, .. } => match system.non_finite_expression(*t) {
+            Some(source) => format!("{e}\nnot finite there: {source}"),
+            None => e.to_string(),
+        },
+        _ => e.to_string(),
+    }
+}
+
 impl Simulation {
     /// Assemble the model with `params` (one value per declared parameter) and compute the
     /// consistent initial accelerations and multipliers at `start_time`.
@@ -417,7 +429,7 @@ impl Simulation {
         stepper
             .workspace
             .consistent_accelerations(&system, (&state.q, &state.v, start_time), &mut a, &mut lambda, &mut stats)
-            .map_err(|e| SimulationError::Initialization(e.to_string()))?;
+            .map_err(|e| SimulationError::Initialization(said_with_source(&e, &system)))?;
         state.aux.copy_from_slice(&a);
         state.a = a;
         state.lambda = lambda;
@@ -993,6 +1005,7 @@ impl Simulation {
                 &mut self.scratch_lambda,
                 &mut stats,
             ) {
+                let e = said_with_source(&e, &self.system);
                 self.accelerations_failure = Some(format!("the accelerations at t = {}: {e}", Compact(s.t)));
                 self.scratch_a.fill(f64::NAN);
                 self.scratch_lambda.fill(f64::NAN);
@@ -1090,6 +1103,10 @@ impl Simulation {
                 };
                 let failure = match self.outside_formulation().filter(|_| failure.is_failed_step()) {
                     Some(diagnosis) => StepError::OutsideFormulation { failure: Box::new(failure), diagnosis },
+                    None => failure,
+                };
+                let failure = match failure.non_finite_at().and_then(|t| self.system.non_finite_expression(t)) {
+                    Some(diagnosis) => StepError::NonFiniteExpression { failure: Box::new(failure), diagnosis },
                     None => failure,
                 };
                 // A failed step's message names the inputs (not a refused interval's).

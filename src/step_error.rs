@@ -62,6 +62,10 @@ pub enum StepError {
     /// no step size helps, the model has to change.
     #[error("{failure}\nthe model left its elements' range: {diagnosis}")]
     OutsideFormulation { failure: Box<StepError>, diagnosis: String },
+    /// A force or drive turned NaN or infinite: the model expression it came from
+    /// (`System::non_finite_expression`).
+    #[error("{failure}\nnot finite there: {diagnosis}")]
+    NonFiniteExpression { failure: Box<StepError>, diagnosis: String },
     /// A step failed in a model with inputs: their values over the step, since inputs a
     /// master drives (an unstable control loop) are a common cause.
     #[error("{failure}\nthe inputs over the step: {inputs}")]
@@ -79,8 +83,22 @@ impl StepError {
             StepError::Failure(_) => true,
             StepError::AfterEnergyGrowth { failure, .. }
             | StepError::OutsideFormulation { failure, .. }
+            | StepError::NonFiniteExpression { failure, .. }
             | StepError::WithInputs { failure, .. } => failure.is_failed_step(),
             _ => false,
+        }
+    }
+
+    /// The time at which a failed step's forces, constraints or drives evaluated to NaN or
+    /// infinity, if that is why it failed.
+    pub fn non_finite_at(&self) -> Option<f64> {
+        match self {
+            StepError::Failure(StepFailure { cause: NewtonError::NonFinite { t, .. }, .. }) => Some(*t),
+            StepError::AfterEnergyGrowth { failure, .. }
+            | StepError::OutsideFormulation { failure, .. }
+            | StepError::NonFiniteExpression { failure, .. }
+            | StepError::WithInputs { failure, .. } => failure.non_finite_at(),
+            _ => None,
         }
     }
 }

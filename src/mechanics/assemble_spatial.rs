@@ -240,7 +240,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
     let input_scope = model.scope(params).with_inputs(&input_names);
     for l in &def.loads {
         let build = super::loads::spatial(l, model)?;
-        let magnitude = load_magnitude(l, &input_scope, model)?;
+        let magnitude = load_magnitude(l, &input_scope, model, &mut sys)?;
         if !super::loads::on_beam(l) && b.body(&l.body)?.is_none() {
             return Err(model.error(l.body.span(), "loads on ground have no effect".into()));
         }
@@ -331,8 +331,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
         let Rows { mut rows, coordinates } = build(a1, a2, [axis, axis2], &q0);
         let held = held_length(j, joint_type, &b.scope, model)?;
         // The rheonomic rows coordinate(q) - f(t) = 0; their multipliers give `drive_force`.
-        let inputs = (sys.inputs.as_slice(), &sys.input_rates);
-        let drives = drives(j, joint_type, coordinates.len(), true, &input_scope, t0, inputs, model)?;
+        let drives = drives(j, joint_type, coordinates.len(), true, &input_scope, t0, &mut sys, model)?;
         for (m, drive) in coordinates.iter().zip(drives) {
             rows.extend(coordinate_row(joint_type, m, drive, held, &q0));
         }

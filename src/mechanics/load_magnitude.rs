@@ -1,16 +1,31 @@
 //! The magnitude of a `[[loads]]` entry, planar or spatial: an expression of time, parameters
 //! and inputs (`value`) or a piecewise-linear table of [time, value] rows (`table`).
 
+use super::System;
 use super::forces::TimeFunction;
 use super::forces::load::slope_overflow;
 use crate::compact_number::Compact;
 use crate::model::schema::{LoadDecl, PlainNumber};
 use crate::model::{Model, ModelError, Scope};
 
-/// `l`'s magnitude, its expression compiled in `input_scope` (parameters and inputs).
-pub fn load_magnitude(l: &LoadDecl, input_scope: &Scope, model: &Model) -> Result<TimeFunction, ModelError> {
+/// `l`'s magnitude, its expression compiled in `input_scope` (parameters and inputs); an
+/// expression is watched in `sys` (`System::watch`: said where a force turns NaN in time).
+pub fn load_magnitude(
+    l: &LoadDecl,
+    input_scope: &Scope,
+    model: &Model,
+    sys: &mut System,
+) -> Result<TimeFunction, ModelError> {
     match (&l.value, &l.table) {
-        (Some(v), None) => Ok(TimeFunction::Expr(input_scope.time_function(v, "load value")?)),
+        (Some(v), None) => {
+            let f = input_scope.time_function(v, "load value")?;
+            let load = match &l.name {
+                Some(name) => format!("the value of load '{}'", name.get_ref()),
+                None => format!("the value of the load on '{}'", l.body.get_ref()),
+            };
+            sys.watch(model.watch_label(v, load), &f, false);
+            Ok(TimeFunction::Expr(f))
+        }
         (None, Some(t)) => {
             let fail = |why: String| Err(model.error(t.span(), format!("table: {why}")));
             let mut rows: Vec<[f64; 2]> = Vec::with_capacity(t.get_ref().len());

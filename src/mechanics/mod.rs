@@ -45,9 +45,10 @@ use history::{HistoryWriter, MemoryCounts};
 use joints::{ConstraintRow, ContactConstraint};
 use kinematics::quadratic_form;
 
+use crate::compact_number::Compact;
 use crate::integrators::{ContactOutlook, Dynamics, EnergyFlow, EventAction, Stride, TangentCoefficients};
 use crate::linalg::{PatternBuilder, SparseMatrix};
-use crate::model::expr::InputRates;
+use crate::model::expr::{Expr, InputRates};
 
 /// The regularization of the contact rows relative to their largest inverse mass
 /// (`System::regularize_contacts`).
@@ -121,6 +122,18 @@ pub struct System {
     input_groups: Vec<usize>,
     power_groups: Vec<usize>,
     drive_rows: Vec<usize>,
+    /// The model's expressions that forces and drives evaluate as time goes on, with what and
+    /// where each is (`watch`, `non_finite_expression`).
+    watched: Vec<Watched>,
+}
+
+/// A model expression a force or a drive evaluates in time: a load's value, a spring's free
+/// length (`derivatives` false), a joint's drive (and its first two time derivatives).
+#[derive(Debug, Clone)]
+struct Watched {
+    label: String,
+    f: Expr,
+    derivatives: bool,
 }
 
 impl System {
@@ -149,6 +162,7 @@ impl System {
             input_groups: Vec::new(),
             power_groups: Vec::new(),
             drive_rows: Vec::new(),
+            watched: Vec::new(),
         }
         .with_kinds()
     }
@@ -705,6 +719,36 @@ impl System {
                 names[names.len() - 1]
             )),
         }
+    }
+
+    /// Keep `f`, said as `label` (what and where it is in the model file), for
+    /// `non_finite_expression`; with `derivatives` its first two time derivatives count too.
+    pub fn watch(&mut self, label: String, f: &Expr, derivatives: bool) {
+        if f.constant().is_none() {
+            self.watched.push(Watched { label, f: f.clone(), derivatives });
+        }
+    }
+
+    /// The first watched expression (`watch`) that is not finite at time t with the current
+    /// inputs: what a force or drive that "evaluated to NaN or infinity" came from (a probe's
+    /// load value sqrt(t - 1) was reported without its name or place).
+    pub fn non_finite_expression(&self, t: f64) -> Option<String> {
+        self.watched.iter().find_map(|w| {
+            let [value, rate, acceleration] = match w.derivatives {
+                true => w.f.eval_time_jet(t, &self.inputs, &self.input_rates),
+                false => [w.f.eval_interpolated(t, &self.inputs, &self.input_rates), 0.0, 0.0],
+            };
+            let said = |what: &str, x: f64| {
+                let x = if x.is_nan() { "NaN" } else { "infinite" };
+                format!("{} {what} {x} at t = {}", w.label, Compact(t))
+            };
+            match () {
+                _ if !value.is_finite() => Some(said("is", value)),
+                _ if !rate.is_finite() => Some(said("has a rate that is", rate)),
+                _ if !acceleration.is_finite() => Some(said("has a second derivative that is", acceleration)),
+                _ => None,
+            }
+        })
     }
 
     /// The first force contact's impact warning (`Element::impact_warning`), if one has any.

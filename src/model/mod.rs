@@ -522,6 +522,16 @@ impl Model {
         }
     }
 
+    /// "file:line:column" of a byte span of the model text, and its text when it is an
+    /// expression: `name` of a diagnosis that points into the model (`System::watch`).
+    pub fn watch_label(&self, n: &schema::Num, name: String) -> String {
+        let (line, column) = line_column(&self.source, n.span().start);
+        match n.get_ref() {
+            Number::Expr(text) => format!("{}:{line}:{column}: {name} `{text}`", self.file),
+            Number::Value(_) => format!("{}:{line}:{column}: {name}", self.file),
+        }
+    }
+
     /// An error at a byte span of the model text.
     pub fn error(&self, span: Range<usize>, message: String) -> ModelError {
         let (line, column) = line_column(&self.source, span.start);

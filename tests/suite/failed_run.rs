@@ -65,6 +65,51 @@ fn a_force_turning_nan_is_named_not_the_matrix() {
     assert_eq!(out.status.code(), Some(1), "exit code");
     assert!(stderr.contains("simulation stopped at t = 0.5"), "{stderr}");
     assert!(stderr.contains("a force evaluated to NaN or infinity") && !stderr.contains("singular"), "{stderr}");
+    // The load it came from, with its place in the file (the last line the model has).
+    let line = std::fs::read_to_string(&model).unwrap().lines().count();
+    let said =
+        format!("not finite there: {}:{line}:9: the value of load 'root' `sqrt(0.5 - t)` is NaN", model.display());
+    assert!(stderr.contains(&said), "{said}\n{stderr}");
+}
+
+/// What a force or initial acceleration that is not finite came from is said for every kind
+/// of model expression: a load without a name, a spring's free length, at the start and later
+/// (a probe's load sqrt(t - 1) was reported without its name or place).
+#[test]
+fn the_expression_a_non_finite_force_came_from_is_named_with_its_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/models/mass_spring.toml")).unwrap();
+    let run = |name: &str, text: String| {
+        let model = dir.path().join(name);
+        std::fs::write(&model, text).unwrap();
+        let out =
+            Command::new(EXE).arg("simulate").arg(&model).arg("-o").arg(dir.path().join("out.csv")).output().unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    // An unnamed load, NaN from the start: the initial accelerations fail.
+    let unnamed =
+        base.replace("name = \"external\"\n", "").replace("value = \"force\"", "value = \"force + sqrt(t - 1)\"");
+    let line = unnamed.lines().position(|l| l.contains("sqrt(t - 1)")).unwrap() + 1;
+    let (code, stderr) = run("unnamed.toml", unnamed);
+    assert_eq!(code, Some(1), "{stderr}");
+    let said = format!(
+        "initial accelerations: a force evaluated to NaN or infinity at t = 0 (an expression outside its domain, \
+         such as the square root of a negative number, or an overflow); check the model's values (SI units?), \
+         expressions and inputs, or a smaller step\nnot finite there: {}:{line}:9: the value of the load on 'mass' \
+         `force + sqrt(t - 1)` is NaN at t = 0",
+        dir.path().join("unnamed.toml").display()
+    );
+    assert!(stderr.contains(&said), "{said}\n{stderr}");
+    // A spring's free length that turns infinite at t = 1.
+    let spring = base.replace("free_length = 0.0", "free_length = \"0.01/(1 - t)\"");
+    let line = spring.lines().position(|l| l.contains("0.01/(1 - t)")).unwrap() + 1;
+    let (code, stderr) = run("spring.toml", spring);
+    assert_eq!(code, Some(1), "{stderr}");
+    let said = format!(
+        "not finite there: {}:{line}:15: the free_length of spring 'spring' `0.01/(1 - t)` is infinite at t = 1",
+        dir.path().join("spring.toml").display()
+    );
+    assert!(stderr.contains("simulation stopped at t = 0.99") && stderr.contains(&said), "{said}\n{stderr}");
 }
 
 /// A drive whose rate turns infinite (0.1 sqrt(0.5 - t) at t = 0.5 s): the step reaches 0.5
@@ -85,6 +130,10 @@ fn a_drive_whose_rate_turns_infinite_is_named_and_the_rows_kept() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("simulation stopped at t = 0.5: the accelerations at t = 0.5: a drive's rate or acceleration evaluated to NaN or infinity"), "{stderr}");
     assert!(stderr.contains("holds the results up to t = 0.49"), "{stderr}");
+    assert!(
+        stderr.contains("the drive of joint 'pivot' `0.1*sqrt(0.5 - t)` has a rate that is infinite at t = 0.5"),
+        "{stderr}"
+    );
     assert_eq!(std::fs::read_to_string(&csv).unwrap().lines().count(), 1 + 50, "header and rows 0 .. 0.49 s");
 }
 

@@ -464,8 +464,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
                     .into(),
             ));
         }
-        let inputs = (sys.inputs.as_slice(), &sys.input_rates);
-        let drives = drives(j, joint_type, coordinates.len(), false, &input_scope, t0, inputs, model)?;
+        let drives = drives(j, joint_type, coordinates.len(), false, &input_scope, t0, &mut sys, model)?;
         for (m, drive) in coordinates.iter().zip(drives) {
             rows.extend(coordinate_row(joint_type, m, drive, held, &q0));
         }
@@ -496,7 +495,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
     for l in &def.loads {
         // The type first: a misspelt type on a beam's name was reported as an unknown body.
         let build = super::loads::planar(l, model)?;
-        let magnitude = load_magnitude(l, &input_scope, model)?;
+        let magnitude = load_magnitude(l, &input_scope, model, &mut sys)?;
         if !super::loads::on_beam(l) {
             if let Some((point, u)) = floating_frame::load_point(l, &b, &sys, &q0)? {
                 sys.push(Load::floating_force(point, u, magnitude));

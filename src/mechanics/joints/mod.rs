@@ -29,6 +29,7 @@ pub mod universal;
 
 pub use contact_constraint::{ContactConstraint, ContactConstraintMemory, ContactMode};
 
+use super::System;
 use super::contact_gap::ContactGap;
 use super::kind_list::listing;
 use super::kinematics::{Anchor, Measure, MeasureKind, within_half_turn};
@@ -452,9 +453,10 @@ pub fn drives(
     spatial: bool,
     scope: &Scope,
     t0: f64,
-    inputs: (&[f64], &InputRates),
+    sys: &mut System,
     model: &Model,
 ) -> Result<Vec<Option<Expr>>, ModelError> {
+    let inputs = (sys.inputs.as_slice(), &sys.input_rates);
     let mut drives = vec![None; n];
     let Some(d) = &j.drive else { return Ok(drives) };
     if t.drive == Drive::No || n == 0 {
@@ -507,6 +509,18 @@ pub fn drives(
                 })?;
                 drives[k] = Some(drive_function(f, t, scope, t0, inputs, model)?);
             }
+        }
+    }
+    // What a drive that turns NaN in time is said as (`System::non_finite_expression`).
+    let named: Vec<(Option<&String>, &Num)> = match d {
+        DriveDecl::One(f) => vec![(None, f)],
+        DriveDecl::Each(e) => e.get_ref().iter().map(|(name, f)| (Some(name.get_ref()), f)).collect(),
+    };
+    for (coordinate, f) in named {
+        let k = coordinate.map_or(0, |c| names.iter().position(|n| n == c).unwrap_or(0));
+        let of = coordinate.map(|c| format!(" of {c}")).unwrap_or_default();
+        if let Some(drive) = &drives[k] {
+            sys.watch(model.watch_label(f, format!("the drive{of} of joint '{}'", j.name.get_ref())), drive, true);
         }
     }
     Ok(drives)

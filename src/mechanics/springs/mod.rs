@@ -83,6 +83,13 @@ pub fn push_element(
         Some(l) => scope.time_function(l, "free_length")?,
         None => Expr::Num(measure.value(q0)),
     };
+    if let Some(l) = &s.free_length {
+        sys.watch(
+            model.watch_label(l, format!("the free_length of spring '{}'", s.name.get_ref())),
+            &free_length,
+            false,
+        );
+    }
     let start = free_length.eval(t0, &sys.inputs);
     if let (Some(l), false) = (&s.free_length, start.is_finite()) {
         return Err(model.error(l.span(), format!("free_length is {start} at t = {t0}, the start time")));
