@@ -281,6 +281,9 @@ enum Step {
     Singular,
     /// Longer than MAX_STEP, or climbing (negative curvature along it, globalized only).
     Rejected,
+    /// Not taken: the forces balance already and the step runs along a direction without
+    /// stiffness (a neutral equilibrium, `Solver::newton_step`).
+    Neutral,
 }
 
 impl<'a> Solver<'a> {
@@ -376,13 +379,28 @@ impl<'a> Solver<'a> {
         let longest = (0..n).fold(0.0f64, |a, i| a.max(self.step[i].abs() / s[i]));
         let first = eps == 0.0 && self.iterations == 1 && self.o.globalize;
         let judged = self.o.globalize && longest > self.tolerance;
-        // The curvature along the step (with its round-off scale), once for both uses below.
-        let curvature = (first || judged).then(|| self.curvature());
-        if let (true, Some((curvature, _))) = (first, curvature) {
-            // The loads' linear response from the start, where the model is held.
+        // A Newton step from where the forces balance already.
+        let balanced = eps == 0.0 && longest > self.tolerance && self.residual_small(q);
+        // The curvature along the step (with its round-off scale), once for the uses below,
+        // and whether it is that of a held direction (`HELD`).
+        let curvature = (first || judged || balanced).then(|| self.curvature());
+        let held = curvature.map(|(curvature, _)| {
             let scaled: f64 = (0..n).map(|i| (self.step[i] / s[i]).powi(2)).sum();
             let stiffest = (0..n).fold(0.0f64, |a, i| a.max(self.stiffness[i].abs() * s[i] * s[i]));
-            self.linear_reach = (curvature > HELD * scaled * stiffest).then_some(longest);
+            curvature > HELD * scaled * stiffest
+        });
+        if first {
+            // The loads' linear response from the start, where the model is held.
+            self.linear_reach = (held == Some(true)).then_some(longest);
+        }
+        // Forces that balance and a step along a direction with only the round-off of K: an
+        // equilibrium that is neutral as far as the matrix can tell, and the step round-off
+        // (a probe's tripod of steel bars on spherical joints, each free to spin about its own
+        // axis but for the round-off-sized stiffness of its weight's sag: the steps spun the
+        // bars back and forth, rejected as climbing, and the pseudo-transient phase gave up
+        // after 300 iterations at a residual of 3e-10 of the forces in play).
+        if balanced && held == Some(false) {
+            return Step::Neutral;
         }
         // The curvature along the step against its round-off.
         let climbs = judged && curvature.is_some_and(|(curvature, round_off)| curvature < -ROUNDOFF * round_off);
@@ -453,7 +471,7 @@ impl<'a> Solver<'a> {
                         return Some((0..self.n).fold(0.0f64, |a, i| a.max((q[i] - base[i]).abs() / s[i])));
                     }
                 }
-                Step::Singular | Step::Rejected => break,
+                Step::Singular | Step::Rejected | Step::Neutral => break,
             }
         }
         q.copy_from_slice(&base);
@@ -493,6 +511,7 @@ impl<'a> Solver<'a> {
                         previous_increment = Some(increment);
                         continue;
                     }
+                    Step::Neutral => return Ok(Solved { iterations: self.iterations, neutral: true }),
                     Step::Singular if self.residual_small(q) => {
                         // A singular tangent where the forces balance: a neutral equilibrium
                         // (a free body, a mechanism unloaded along its motion) or a critical

@@ -206,6 +206,9 @@ impl OutputKind {
             OutputKind::Contact { quantity, .. } => matches!(quantity, 1 | 2),
             OutputKind::ContactConstraint { quantity, .. } => *quantity == 1,
             OutputKind::EulerParameter { .. }
+            | OutputKind::TaitBryan { .. }
+            | OutputKind::PointInFrame { .. }
+            | OutputKind::SpatialPointInFrame { .. }
             | OutputKind::FloatingFrameTip { .. }
             | OutputKind::TransverseDeflection { .. } => true,
             _ => false,

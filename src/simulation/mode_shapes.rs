@@ -1,15 +1,21 @@
 //! Mode shapes as the model's outputs see them (`flexfmu modes --shapes`): each mode's motion
 //! (`analysis::modes::mode_shapes`, phi^T M phi = 1) taken to the outputs that are functions
-//! of the configuration alone (positions, angles, joint coordinates, deflections) by central
+//! of the configuration alone (positions, also in a body's frame, angles, Euler parameters and
+//! yaw/pitch/roll, joint coordinates, deflections) by central
 //! differences of the outputs along it, then scaled so that the largest entry of each mode is
 //! +1: which bodies and points move, and how much relative to each other, in each mode.
 
 use super::Simulation;
 use crate::analysis::modes::{hertz, mode_shapes};
+use crate::mechanics::kinematics::within_half_turn;
 
 /// The step of the central differences along a mode: its largest coordinate moves by this
 /// fraction of the coordinate's scale (the model length, or 1 rad).
 const SHAPE_STEP: f64 = 1e-6;
+
+/// The least motion of an output along that step, relative to its scale, that counts as
+/// moving (a thousandth of SHAPE_STEP; the differences' round-off is ~1e-16 of the scale).
+const SIGNIFICANT: f64 = 1e-9;
 
 /// One mode as the outputs see it.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,6 +45,7 @@ impl Simulation {
         let modes = mode_shapes(&self.system, &s.q, &rest, &a, &lambda, s.t).map_err(|e| e.to_string())?;
         let frequencies = hertz(&modes.iter().map(|m| m.0).collect::<Vec<_>>());
         let configuration = self.configuration_outputs();
+        let length = crate::integrators::convergence::model_length(&s.q);
         let saved = self.state.clone();
         let mut shapes = Vec::with_capacity(count.min(modes.len()));
         let outputs_along = |sim: &mut Simulation, phi: &[f64], step: f64| -> Result<Vec<f64>, String> {
@@ -57,8 +64,20 @@ impl Simulation {
             }
             let step = SHAPE_STEP / largest;
             let (plus, minus) = (outputs_along(self, phi, step)?, outputs_along(self, phi, -step)?);
-            let mut shape: Vec<f64> =
-                (0..plus.len()).filter(|&i| configuration[i]).map(|i| (plus[i] - minus[i]) / (2.0 * step)).collect();
+            // An output that moves by less than SIGNIFICANT of its scale (1 rad, or the model's
+            // length) while the mode's largest coordinate moves by SHAPE_STEP of its own does
+            // not move in the mode: its difference is round-off (a probe's torsion mode of a
+            // shaft showed round-off of the tip's position scaled to a unit sideways motion).
+            let mut shape: Vec<f64> = (0..plus.len())
+                .filter(|&i| configuration[i])
+                .map(|i| {
+                    // Angles wrapped to (-pi, pi] (yaw and roll) jump by a turn there.
+                    let angle = self.outputs[i].unit == "rad";
+                    let scale = if angle { 1.0 } else { length };
+                    let moved = if angle { within_half_turn(plus[i] - minus[i]) } else { plus[i] - minus[i] };
+                    if moved.abs() > 2.0 * SIGNIFICANT * scale { moved / (2.0 * step) } else { 0.0 }
+                })
+                .collect();
             // The largest entry +1; a mode that moves no output stays 0 (relative to the
             // largest, entries of differences' round-off are 0 too).
             let (mut top, mut sign) = (0.0f64, 1.0);

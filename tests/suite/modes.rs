@@ -517,3 +517,34 @@ fn mode_shapes_are_those_of_the_eigenproblem_and_of_beam_theory() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("the shapes are written as a .csv file"));
 }
+
+/// A clamped spatial shaft (40 x 20 mm steel bar, 1 m): its shapes over the tip's roll and
+/// position. The bending modes move the tip sideways and do not roll it; the first torsion
+/// mode (Blevins: f = (1 / 4 L) sqrt(G J / (rho I_p)), here about 594 Hz) rolls it and moves
+/// its position by nothing but round-off, which is written as 0 (a probe got the round-off
+/// scaled to a unit sideways motion, and no column for the roll: yaw, pitch and roll were not
+/// taken as configuration outputs).
+#[test]
+fn a_torsion_mode_rolls_the_tip_and_moves_it_nowhere() {
+    let text = "[model]\nname = \"shaft\"\ndimension = 3\n\
+                [[beams]]\nname = \"s\"\nstart = [0.0, 0.0, 0.0]\nend = [1.0, 0.0, 0.0]\nelements = 12\n\
+                section = { width = 0.04, height = 0.02 }\nmaterial = { E = 2.1e11, nu = 0.3, rho = 7850.0 }\n\
+                [[joints]]\nname = \"clamp\"\ntype = \"fixed\"\nbody2 = \"s.start\"\npoint = [0.0, 0.0, 0.0]\n\
+                [[outputs]]\nname = \"roll\"\nquantity = \"roll\"\nbody = \"s.end\"\n\
+                [[outputs]]\nname = \"y\"\nquantity = \"y\"\nbody = \"s.end\"\n\
+                [[outputs]]\nname = \"z\"\nquantity = \"z\"\nbody = \"s.end\"\n";
+    let model = Model::parse(text, "shaft.toml").unwrap();
+    let mut sim = Simulation::new(&model, &[], SolverSettings::from_model(&model, &[]).unwrap(), 0.0).unwrap();
+    sim.modes_at_equilibrium().unwrap();
+    assert_eq!(sim.mode_shape_outputs(), ["roll", "y", "z"]);
+    let shapes = sim.output_mode_shapes(12).unwrap();
+    let torsion: Vec<_> = shapes.iter().filter(|m| m.shape[0] != 0.0).collect();
+    assert!(!torsion.is_empty(), "{shapes:?}");
+    let first = torsion[0];
+    println!("first torsion mode: {:.2} Hz, shape {:?}", first.frequency, first.shape);
+    assert!((first.frequency - 594.0).abs() < 10.0, "{}", first.frequency);
+    assert_eq!(first.shape, [1.0, 0.0, 0.0], "rolls, and moves the tip nowhere");
+    for m in shapes.iter().filter(|m| m.frequency < first.frequency) {
+        assert!(m.shape[0] == 0.0 && (m.shape[1] == 1.0 || m.shape[2] == 1.0), "bending: {m:?}");
+    }
+}
