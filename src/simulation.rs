@@ -319,6 +319,7 @@ pub struct Simulation {
     needs_accelerations: bool,
     scratch_a: Vec<f64>,
     scratch_lambda: Vec<f64>,
+    scratch_v: Vec<f64>,
     /// Storage kept between intervals, so that `step_to` allocates nothing after the first:
     /// the inputs at an interval's start (interpolated inputs), the drives `ramp_held_drives`
     /// ramps, and the state a failed interval returns to (`step_to`).
@@ -478,6 +479,7 @@ impl Simulation {
             needs_accelerations,
             scratch_a: vec![0.0; n],
             scratch_lambda: vec![0.0; m],
+            scratch_v: vec![0.0; n],
             interval_inputs: Vec::new(),
             ramped: Vec::new(),
             interval_start: None,
@@ -998,11 +1000,14 @@ impl Simulation {
         self.accelerations_failure = None;
         if needs_accelerations {
             let mut stats = Statistics::default();
-            if let Err(e) = self.stepper.workspace.consistent_accelerations(
+            // At the velocities projected onto the joints' velocity constraints: an index-3
+            // method's velocities hold them only to the step's error, and near a singular
+            // position the index-1 solve magnifies that (`Workspace::projected_accelerations`).
+            if let Err(e) = self.stepper.workspace.projected_accelerations(
                 &self.system,
                 (&s.q, &s.v, s.t),
-                &mut self.scratch_a,
-                &mut self.scratch_lambda,
+                &mut self.scratch_v,
+                (&mut self.scratch_a, &mut self.scratch_lambda),
                 &mut stats,
             ) {
                 let e = said_with_source(&e, &self.system);

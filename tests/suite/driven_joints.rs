@@ -265,7 +265,10 @@ fn rotor_spun_up_along_a_profile_needs_torque_j_theta_ddot() {
     );
     let model = Model::parse(&text, "rotor.toml").unwrap();
     // The torque reads the velocities (quadratic Euler-parameter terms), which the index-3
-    // integrator gives to O(h^2): the error is second order in h.
+    // integrator gives to O(h^2); the outputs' accelerations and multipliers are solved at the
+    // velocities projected onto the joints' velocity constraints, which for a rotor the drive
+    // turns are its exact velocities: the torque is exact to round-off at any step (it was
+    // second order in h before the projection).
     let mut errors = Vec::new();
     for h in [2e-3, 1e-3] {
         let mut sim = Simulation::new(&model, &[], settings(h), 0.0).unwrap();
@@ -290,8 +293,7 @@ fn rotor_spun_up_along_a_profile_needs_torque_j_theta_ddot() {
         assert!(position_error < 1e-9, "rotor angle off the profile: point error {position_error:.3e}");
         errors.push(torque_error);
     }
-    assert!(errors[1] < 5e-6 * jaa * 13.0, "torque off J theta'': {:.3e}", errors[1]);
-    assert!(errors[1] < errors[0] / 3.0, "not second order: {errors:?}");
+    assert!(errors.iter().all(|&e| e < 1e-12 * jaa * 13.0), "torque off J theta'': {errors:?}");
 }
 
 /// A slider on a 3D prismatic joint along (0, 3, 4)/5, driven along s(t) = a t^2/2 against
@@ -952,4 +954,73 @@ fn omitted_velocities_of_a_beam_behind_a_drive_do_not_depend_on_gravity() {
         println!("{n} elements: {with:.9} rad/s with gravity, {without:.9} without");
         assert!((with - without).abs() < 1e-9 && (without - 2.2273616).abs() < 1e-3, "{n} elements: {with}, {without}");
     }
+}
+
+/// A slider-crank driven from the piston through its dead centres: x(t) is the piston motion
+/// of a crank turning at 10 rad/s, so the crank turns uniformly and the drive force is the
+/// power balance F x' = dT/dt, F = M'(theta) omega^2 / (2 dx/dtheta) (M the generalized mass
+/// about the crank angle), finite through the dead centre (0/0). The outputs' accelerations
+/// and multipliers are solved at the velocities projected onto the joints' velocity
+/// constraints: the index-3 velocities hold the loop only to the step's error, and at the dead
+/// centre dtheta = dx / (dx/dtheta) turns that into a wrong crank acceleration (a probe got
+/// 43.9 N for 2.58 N at the default step, 375 N with HHT; 3.9e-2 N off at |sin theta| = 0.05).
+#[test]
+fn a_slider_crank_driven_from_the_piston_has_its_drive_force_through_the_dead_centres() {
+    let (r, l, j, m_rod, m_p, th0, w): (f64, f64, f64, f64, f64, f64, f64) = (0.05, 0.2, 0.05, 0.5, 0.3, 0.5, 10.0);
+    let x = |th: f64| r * f64::cos(th) + (l * l - (r * th.sin()).powi(2)).sqrt();
+    let model_text = format!(
+        "[model]\nname = \"piston_driven\"\n[solver]\nstop_time = 0.7\noutput_interval = 0.001\n\
+         [[rigid_bodies]]\nname = \"crank\"\nmass = 1.0\ninertia = {j}\nposition = [{}, {}]\nangle = {th0}\n\
+         [[rigid_bodies]]\nname = \"rod\"\nmass = {m_rod}\ninertia = {}\nposition = [{}, {}]\nangle = {}\n\
+         [[point_masses]]\nname = \"piston\"\nmass = {m_p}\nposition = [{}, 0.0]\n\
+         [[joints]]\nname = \"main\"\ntype = \"revolute\"\nbody2 = \"crank\"\npoint = [0.0, 0.0]\n\
+         [[joints]]\nname = \"crankpin\"\ntype = \"revolute\"\nbody1 = \"crank\"\nbody2 = \"rod\"\npoint = [{}, {}]\n\
+         [[joints]]\nname = \"wristpin\"\ntype = \"revolute\"\nbody1 = \"rod\"\nbody2 = \"piston\"\npoint = [{}, 0.0]\n\
+         [[joints]]\nname = \"cylinder\"\ntype = \"prismatic\"\nbody2 = \"piston\"\npoint = [{}, 0.0]\naxis = [1.0, 0.0]\n\
+         drive = \"{r}*cos({th0} + {w}*t) + sqrt({l}^2 - ({r}*sin({th0} + {w}*t))^2) - {}\"\n\
+         [[outputs]]\nname = \"F\"\nquantity = \"drive_force\"\njoint = \"cylinder\"\n",
+        r / 2.0 * th0.cos(),
+        r / 2.0 * th0.sin(),
+        m_rod * l * l / 12.0,
+        (r * th0.cos() + x(th0)) / 2.0,
+        r * th0.sin() / 2.0,
+        (-r * th0.sin()).atan2(x(th0) - r * th0.cos()),
+        x(th0),
+        r * th0.cos(),
+        r * th0.sin(),
+        x(th0),
+        x(th0),
+        x(th0),
+    );
+    // The generalized mass about the crank angle and dx/dtheta, from the exact kinematics.
+    let mass = |th: f64| {
+        let s = (l * l - (r * th.sin()).powi(2)).sqrt();
+        let dx = -r * th.sin() - r * r * th.sin() * th.cos() / s;
+        let dphi = -r * th.cos() / s;
+        let (cx, cy) = ((-r * th.sin() + dx) / 2.0, r * th.cos() / 2.0);
+        (j + (r / 2.0).powi(2) + m_rod * (cx * cx + cy * cy) + m_rod * l * l / 12.0 * dphi * dphi + m_p * dx * dx, dx)
+    };
+    let exact = |th: f64| {
+        let h = 1e-6;
+        0.5 * (mass(th + h).0 - mass(th - h).0) / (2.0 * h) * w * w / mass(th).1
+    };
+    let model = Model::parse(&model_text, "piston_driven.toml").unwrap();
+    let mut sim = Simulation::new(&model, &[], SolverSettings::from_model(&model, &[]).unwrap(), 0.0).unwrap();
+    let (mut near, mut away) = (0.0f64, 0.0f64);
+    for k in 1..=700 {
+        let t = k as f64 * 1e-3;
+        sim.step_to(t).unwrap();
+        let th = th0 + w * t;
+        // Within 2e-3 rad of a dead centre the formula is 0/0 in floating point.
+        if th.sin().abs() < 2e-3 {
+            continue;
+        }
+        let error = (output(&mut sim, "F") - exact(th)).abs();
+        if th.sin().abs() > 0.05 { away = away.max(error) } else { near = near.max(error) }
+    }
+    println!(
+        "drive force error: {away:.3e} N away from the dead centres, {near:.3e} N within |sin| < 0.05 (of 3.75 N)"
+    );
+    assert!(away < 1e-6 * 3.75, "{away:.3e} N");
+    assert!(near < 1e-3 * 3.75, "{near:.3e} N");
 }
