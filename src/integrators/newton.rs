@@ -512,8 +512,8 @@ impl Workspace {
     }
 
     /// `consistent_accelerations` at the velocities v projected onto the joints' velocity
-    /// constraints, Phi_q v_p + Phi_t = 0 (mass-orthogonally: the `velocity_jump` that cancels
-    /// their residual), written to `projected`. An index-3 method holds the joints at the
+    /// constraints, Phi_q v_p + Phi_t = 0 (`mass_orthogonal_correction`, whose factorization
+    /// the accelerations' solve reuses), written to `projected`. An index-3 method holds the joints at the
     /// position level only; near a singular position (a slider-crank driven from the piston
     /// through its dead centre: the crank's acceleration is the drive's over dx/dtheta -> 0)
     /// the index-1 solve turns that velocity residual into accelerations and drive forces 17 to
@@ -526,19 +526,16 @@ impl Workspace {
         (a, lambda): (&mut [f64], &mut [f64]),
         stats: &mut Statistics,
     ) -> Result<(), NewtonError> {
-        let n = sys.coordinates();
         a.fill(0.0);
         lambda.fill(0.0);
-        self.factorize_index1(sys, (q, v, a, lambda), t, stats)?;
-        let (r1, r2) = self.rhs.split_at_mut(n);
-        r1.fill(0.0);
-        sys.constraint_velocity(q, v, t, r2);
-        r2.iter_mut().for_each(|r| *r = -*r);
+        sys.constraint_velocity(q, v, t, &mut self.phi_dot);
         projected.copy_from_slice(v);
         // A residual that is not finite is the drive's rate (named by the solve below).
-        if r2.iter().all(|r| r.is_finite()) {
-            self.index1_lu.solve_unshifted(&mut self.rhs)?;
-            projected.iter_mut().zip(&self.rhs[..n]).for_each(|(v, d)| *v += d);
+        if self.phi_dot.iter().all(|r| r.is_finite()) {
+            self.mass_orthogonal_correction(sys, (q, v, t), true, stats)?;
+            projected.iter_mut().zip(&self.rhs).for_each(|(v, d)| *v += d);
+        } else {
+            self.factorize_index1(sys, (q, v, a, lambda), t, stats)?;
         }
         self.index1_forces(sys, (q, projected, t), a)?;
         self.solve_index1(sys, (q, projected, t), a, lambda)

@@ -738,16 +738,11 @@ impl System {
                 true => w.f.eval_time_jet(t, &self.inputs, &self.input_rates),
                 false => [w.f.eval_interpolated(t, &self.inputs, &self.input_rates), 0.0, 0.0],
             };
-            let said = |what: &str, x: f64| {
-                let x = if x.is_nan() { "NaN" } else { "infinite" };
-                format!("{} {what} {x} at t = {}", w.label, Compact(t))
-            };
-            match () {
-                _ if !value.is_finite() => Some(said("is", value)),
-                _ if !rate.is_finite() => Some(said("has a rate that is", rate)),
-                _ if !acceleration.is_finite() => Some(said("has a second derivative that is", acceleration)),
-                _ => None,
-            }
+            let parts =
+                [("is", value), ("has a rate that is", rate), ("has a second derivative that is", acceleration)];
+            let (what, x) = parts.into_iter().find(|(_, x)| !x.is_finite())?;
+            let x = if x.is_nan() { "NaN" } else { "infinite" };
+            Some(format!("{} {what} {x} at t = {}", w.label, Compact(t)))
         })
     }
 
