@@ -1102,25 +1102,45 @@ impl Simulation {
             // A run whose energy ran away before the step failed: the failure is its symptom.
             Err(interrupted @ StepError::Interrupted { .. }) => Err(interrupted),
             Err(failure) => {
-                let failure = match self.energy_balance_warning() {
-                    Some(diagnosis) => StepError::AfterEnergyGrowth { failure: Box::new(failure), diagnosis },
-                    None => failure,
-                };
-                let failure = match self.outside_formulation().filter(|_| failure.is_failed_step()) {
-                    Some(diagnosis) => StepError::OutsideFormulation { failure: Box::new(failure), diagnosis },
-                    None => failure,
-                };
-                let failure = match failure.non_finite_at().and_then(|t| self.system.non_finite_expression(t)) {
-                    Some(diagnosis) => StepError::NonFiniteExpression { failure: Box::new(failure), diagnosis },
-                    None => failure,
-                };
-                // A failed step's message names the inputs (not a refused interval's).
-                Err(match self.inputs_over_the_step().filter(|_| failure.is_failed_step()) {
-                    Some(inputs) => StepError::WithInputs { failure: Box::new(failure), inputs },
-                    None => failure,
-                })
+                let failed_step = failure.is_failed_step();
+                let diagnoses = [
+                    self.energy_balance_warning().map(|d| format!("before it stopped, {d}")),
+                    self.outside_formulation()
+                        .filter(|_| failed_step)
+                        .map(|d| format!("the model left its elements' range: {d}")),
+                    failure
+                        .non_finite_at()
+                        .and_then(|t| self.system.non_finite_expression(t))
+                        .map(|d| format!("not finite there: {d}")),
+                    failure.failed_step().and_then(|(t, h)| self.drive_out_of_reach(t, h)),
+                    // A failed step's message names the inputs (not a refused interval's).
+                    self.inputs_over_the_step()
+                        .filter(|_| failed_step)
+                        .map(|inputs| format!("the inputs over the step: {inputs}")),
+                ];
+                Err(diagnoses
+                    .into_iter()
+                    .flatten()
+                    .fold(failure, |failure, diagnosis| StepError::Explained { failure: Box::new(failure), diagnosis }))
             }
         }
+    }
+
+    /// For a step from `t` that failed at its smallest size `h`: a drive that asks for a
+    /// position the mechanism cannot reach, at t + h or at the end of a full step
+    /// (`initial_state::drive_out_of_reach`). The other advice (a smaller step, more
+    /// iterations) cannot help: a probe's slider driven past the crank's reach stopped with it.
+    fn drive_out_of_reach(&self, t: f64, h: f64) -> Option<String> {
+        [t + h, t + self.settings.step].into_iter().find_map(|at| {
+            let (joint, by) = crate::mechanics::initial_state::drive_out_of_reach(&self.system, &self.state.q, at)?;
+            Some(format!(
+                "the drive of joint '{}' asks by t = {} for a position the mechanism cannot reach: the other joints \
+                 hold without it, with it they stay violated by {by:.3e} (m or rad); no step size helps, the \
+                 drive has to stay within the mechanism's reach",
+                self.system.joints[joint].name,
+                Compact(at)
+            ))
+        })
     }
 
     /// "name = value, ..." of the inputs (the first eight), for a failed step's message; none

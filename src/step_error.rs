@@ -55,21 +55,13 @@ pub enum StepError {
     /// (`Simulation::set_input`); nothing was stepped.
     #[error("at t = {} the accelerations consistent with {after} could not be computed: {cause}", Compact(*.t))]
     Restart { t: f64, after: &'static str, cause: NewtonError },
-    /// A step failed after the run had lost its energy balance (src/simulation/energy_balance.rs).
-    #[error("{failure}\nbefore it stopped, {diagnosis}")]
-    AfterEnergyGrowth { failure: Box<StepError>, diagnosis: String },
-    /// A step failed where an element's formulation no longer holds (`Element::outside_formulation`):
-    /// no step size helps, the model has to change.
-    #[error("{failure}\nthe model left its elements' range: {diagnosis}")]
-    OutsideFormulation { failure: Box<StepError>, diagnosis: String },
-    /// A force or drive turned NaN or infinite: the model expression it came from
-    /// (`System::non_finite_expression`).
-    #[error("{failure}\nnot finite there: {diagnosis}")]
-    NonFiniteExpression { failure: Box<StepError>, diagnosis: String },
-    /// A step failed in a model with inputs: their values over the step, since inputs a
-    /// master drives (an unstable control loop) are a common cause.
-    #[error("{failure}\nthe inputs over the step: {inputs}")]
-    WithInputs { failure: Box<StepError>, inputs: String },
+    /// A failed step with what the simulation found about why (`Simulation::step_to`): the
+    /// run had lost its energy balance, an element's formulation no longer holds (no step size
+    /// helps), a force or drive turned NaN or infinite (the model expression it came from), a
+    /// drive asked for a position out of the mechanism's reach, or the inputs' values (inputs a
+    /// master drives, an unstable control loop, are a common cause).
+    #[error("{failure}\n{diagnosis}")]
+    Explained { failure: Box<StepError>, diagnosis: String },
     /// The caller's interrupt (`Simulation::set_interrupt`: Ctrl-C in `simulate`) asked the
     /// interval to stop; the state is that of the last internal step.
     #[error("interrupted at t = {}", Compact(*.t))]
@@ -81,10 +73,7 @@ impl StepError {
     pub fn is_failed_step(&self) -> bool {
         match self {
             StepError::Failure(_) => true,
-            StepError::AfterEnergyGrowth { failure, .. }
-            | StepError::OutsideFormulation { failure, .. }
-            | StepError::NonFiniteExpression { failure, .. }
-            | StepError::WithInputs { failure, .. } => failure.is_failed_step(),
+            StepError::Explained { failure, .. } => failure.is_failed_step(),
             _ => false,
         }
     }
@@ -94,10 +83,17 @@ impl StepError {
     pub fn non_finite_at(&self) -> Option<f64> {
         match self {
             StepError::Failure(StepFailure { cause: NewtonError::NonFinite { t, .. }, .. }) => Some(*t),
-            StepError::AfterEnergyGrowth { failure, .. }
-            | StepError::OutsideFormulation { failure, .. }
-            | StepError::NonFiniteExpression { failure, .. }
-            | StepError::WithInputs { failure, .. } => failure.non_finite_at(),
+            StepError::Explained { failure, .. } => failure.non_finite_at(),
+            _ => None,
+        }
+    }
+
+    /// Where a step that failed even at its smallest size started, and that size (not the
+    /// settling of an event).
+    pub fn failed_step(&self) -> Option<(f64, f64)> {
+        match self {
+            StepError::Failure(StepFailure { t, h_min, at_event: false, .. }) => Some((*t, *h_min)),
+            StepError::Explained { failure, .. } => failure.failed_step(),
             _ => None,
         }
     }

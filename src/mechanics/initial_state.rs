@@ -3,6 +3,7 @@
 
 use super::System;
 use super::constraint_groups::{ConstraintGroup, constraint_groups};
+use crate::compact_number::Compact;
 use crate::integrators::{Dynamics, State, TangentCoefficients};
 use crate::limits::MAX_CONSTRAINT_GROUP_ROWS;
 use crate::linalg::{PatternBuilder, SparseLu, SparseMatrix};
@@ -44,18 +45,6 @@ pub fn consistent_initial_state(
     // Rows that share no coordinate are independent: the matrices below are per group, dense
     // up to MAX_CONSTRAINT_GROUP_ROWS rows (`large` otherwise: sparse).
     let groups = constraint_groups(m, n, |r| sys.constraints[r].measure.dofs());
-    let large = |g: &ConstraintGroup| g.rows.len() > MAX_CONSTRAINT_GROUP_ROWS;
-    let gradients = |g: &ConstraintGroup, q: &[f64]| {
-        let mut entries = Vec::new();
-        for (r, &row) in g.rows.iter().enumerate() {
-            let measure = &sys.constraints[row].measure;
-            let d = measure.derivatives(q);
-            for (k, &i) in measure.dofs().iter().enumerate() {
-                entries.push((r, g.column(i).expect("a coordinate of the group"), d.gradient[k]));
-            }
-        }
-        entries
-    };
     // A large group's rows are taken as independent (its redundant rows are not looked for).
     let not_independent = |g: &ConstraintGroup| {
         model.error(
@@ -67,12 +56,6 @@ pub fn consistent_initial_state(
                 g.rows.len()
             ),
         )
-    };
-    // A group's dense Phi_q from its `gradients`.
-    let dense = |g: &ConstraintGroup, entries: &[(usize, usize, f64)]| {
-        let mut jm = DMatrix::zeros(g.rows.len(), g.coordinates.len());
-        entries.iter().for_each(|&(r, c, x)| jm[(r, c)] += x);
-        jm
     };
     let mut dependent: Vec<usize> = Vec::new();
     // Rows whose velocity constraint the given velocities settle (independent rows of Phi_q
@@ -93,42 +76,28 @@ pub fn consistent_initial_state(
             }
         }
         let q_given = if violated_joints.is_empty() { Vec::new() } else { q.clone() };
-        let mut converged = false;
-        for _ in 0..50 {
-            sys.constraint_residual(&q, t0, &mut phi);
-            phi.truncate(m);
-            if phi.iter().all(|p| p.abs() <= 1e-13 * scale) {
-                converged = true;
-                break;
-            }
-            for g in groups.iter().filter(|g| !g.coordinates.is_empty()) {
-                let rhs = DVector::from_iterator(g.rows.len(), g.rows.iter().map(|&r| phi[r]));
-                let dq = if large(g) {
-                    let all: Vec<usize> = (0..g.rows.len()).collect();
-                    let none = vec![None; g.coordinates.len()];
-                    DVector::from_vec(
-                        min_norm_sparse(&gradients(g, &q), &all, &none, rhs.as_slice())
-                            .ok_or_else(|| not_independent(g))?,
-                    )
-                } else {
-                    svd(dense(g, &gradients(g, &q)), true)
-                        .ok_or_else(|| model.error(span_of_group(g), NO_SVD.into()))?
-                        .solve(&rhs, 1e-12)
-                };
-                for (c, &i) in g.coordinates.iter().enumerate() {
-                    q[i] -= dq[c];
-                }
-            }
-        }
-        if !converged {
-            let worst = (0..m).max_by(|&a, &b| phi[a].abs().total_cmp(&phi[b].abs())).unwrap_or(0);
-            return Err(model.error(
-                span_of_row(worst),
-                format!(
-                    "the joints cannot all be satisfied in the initial configuration (violation {:.3e})",
-                    phi[worst]
+        let failed = |failure: ProjectionFailure| match failure {
+            ProjectionFailure::NotIndependent(g) => not_independent(&groups[g]),
+            ProjectionFailure::NoSvd(g) => model.error(span_of_group(&groups[g]), NO_SVD.into()),
+        };
+        if let Some((worst, by)) = project(sys, &groups, &mut q, t0, false).map_err(failed)? {
+            // A drive the other joints could hold without is the one asking the impossible.
+            let message = match unreachable_drive(sys, &groups, &q, t0) {
+                Some(row) => (
+                    row,
+                    format!(
+                        "this joint's drive asks at t = {} for a position the mechanism cannot reach: the other \
+                         joints hold without it, with it they stay violated by {by:.3e} (m or rad); check the \
+                         drive's value at the start time against the mechanism's reach",
+                        Compact(t0)
+                    ),
                 ),
-            ));
+                None => (
+                    worst,
+                    format!("the joints cannot all be satisfied in the initial configuration (violation {by:.3e})"),
+                ),
+            };
+            return Err(model.error(span_of_row(message.0), message.1));
         }
         if !violated_joints.is_empty() {
             // The largest move of the coordinates of the joint's group (the groups are
@@ -165,7 +134,7 @@ pub fn consistent_initial_state(
             }
             let cols = &g.coordinates;
             let phi_t = |r: usize| -sys.constraints[g.rows[r]].prescribed(t0, &sys.inputs, &sys.input_rates)[1];
-            let entries = gradients(g, &q);
+            let entries = gradients(sys, g, &q);
             if large(g) {
                 // The rows on omitted velocities (the others are settled by the given ones).
                 let mut on_free = vec![false; g.rows.len()];
@@ -285,6 +254,116 @@ pub fn consistent_initial_state(
     state.q = q;
     state.v = v;
     Ok((state, warnings))
+}
+
+/// Groups larger than this are projected with sparse minimum-norm solves, and their rows are
+/// taken as independent (their redundant rows are not looked for).
+fn large(g: &ConstraintGroup) -> bool {
+    g.rows.len() > MAX_CONSTRAINT_GROUP_ROWS
+}
+
+/// A group's constraint Jacobian at `q` as (row, column, value) entries in its numbering.
+fn gradients(sys: &System, g: &ConstraintGroup, q: &[f64]) -> Vec<(usize, usize, f64)> {
+    let mut entries = Vec::new();
+    for (r, &row) in g.rows.iter().enumerate() {
+        let measure = &sys.constraints[row].measure;
+        let d = measure.derivatives(q);
+        for (k, &i) in measure.dofs().iter().enumerate() {
+            entries.push((r, g.column(i).expect("a coordinate of the group"), d.gradient[k]));
+        }
+    }
+    entries
+}
+
+/// A group's dense Phi_q from its `gradients`.
+fn dense(g: &ConstraintGroup, entries: &[(usize, usize, f64)]) -> DMatrix<f64> {
+    let mut jm = DMatrix::zeros(g.rows.len(), g.coordinates.len());
+    entries.iter().for_each(|&(r, c, x)| jm[(r, c)] += x);
+    jm
+}
+
+/// A group (its index) whose correction could not be solved.
+enum ProjectionFailure {
+    /// A large group's rows are redundant or singular.
+    NotIndependent(usize),
+    /// The dense SVD did not converge.
+    NoSvd(usize),
+}
+
+/// Gauss-Newton from `q` onto the joint rows Phi(q, t) = 0, a minimum-norm correction per
+/// group each iteration; with `without_drives` the drives' rows are left out. None once every
+/// row holds to 1e-13 of the model's size (1 + max |q| at the start); after 50 iterations that
+/// did not get there, the worst row and its violation.
+fn project(
+    sys: &System,
+    groups: &[ConstraintGroup],
+    q: &mut [f64],
+    t: f64,
+    without_drives: bool,
+) -> Result<Option<(usize, f64)>, ProjectionFailure> {
+    let m = sys.constraints.len();
+    let left_out = |row: usize| without_drives && sys.constraints[row].drive.is_some();
+    let scale = 1.0 + q.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+    let mut phi = vec![0.0; sys.constraints()];
+    for _ in 0..50 {
+        sys.constraint_residual(q, t, &mut phi);
+        phi.truncate(m);
+        (0..m).filter(|&r| left_out(r)).for_each(|r| phi[r] = 0.0);
+        if phi.iter().all(|p| p.abs() <= 1e-13 * scale) {
+            return Ok(None);
+        }
+        for (k, g) in groups.iter().enumerate().filter(|(_, g)| !g.coordinates.is_empty()) {
+            let rhs = DVector::from_iterator(g.rows.len(), g.rows.iter().map(|&r| phi[r]));
+            let mut entries = gradients(sys, g, q);
+            entries.retain(|&(r, _, _)| !left_out(g.rows[r]));
+            let dq = if large(g) {
+                let kept: Vec<usize> = (0..g.rows.len()).filter(|&r| !left_out(g.rows[r])).collect();
+                let none = vec![None; g.coordinates.len()];
+                DVector::from_vec(
+                    min_norm_sparse(&entries, &kept, &none, rhs.as_slice())
+                        .ok_or(ProjectionFailure::NotIndependent(k))?,
+                )
+            } else {
+                svd(dense(g, &entries), true).ok_or(ProjectionFailure::NoSvd(k))?.solve(&rhs, 1e-12)
+            };
+            for (c, &i) in g.coordinates.iter().enumerate() {
+                q[i] -= dq[c];
+            }
+        }
+    }
+    let worst = (0..m).max_by(|&a, &b| phi[a].abs().total_cmp(&phi[b].abs())).unwrap_or(0);
+    Ok(Some((worst, phi[worst])))
+}
+
+/// The drive row that asks at `t` for a position the mechanism cannot reach from `q`: the
+/// joints cannot all be satisfied, but without the drives they can; of the drives, the one
+/// that configuration misses most. None if the joints hold, or do not hold even without the
+/// drives.
+fn unreachable_drive(sys: &System, groups: &[ConstraintGroup], q: &[f64], t: f64) -> Option<usize> {
+    let mut without = q.to_vec();
+    if !matches!(project(sys, groups, &mut without, t, true), Ok(None)) {
+        return None;
+    }
+    let mut phi = vec![0.0; sys.constraints()];
+    sys.constraint_residual(&without, t, &mut phi);
+    (0..sys.constraints.len())
+        .filter(|&r| sys.constraints[r].drive.is_some())
+        .max_by(|&a, &b| phi[a].abs().total_cmp(&phi[b].abs()))
+        .filter(|&r| phi[r].abs() > 1e-13 * (1.0 + q.iter().fold(0.0f64, |a, x| a.max(x.abs()))))
+}
+
+/// For a step that failed at time `t` from positions `q`: the joint whose drive asks there for
+/// a position the mechanism cannot reach (`unreachable_drive`), with the violation the joints
+/// are left at when projected onto all rows.
+pub fn drive_out_of_reach(sys: &System, q: &[f64], t: f64) -> Option<(usize, f64)> {
+    if sys.constraints.iter().all(|c| c.drive.is_none()) {
+        return None;
+    }
+    let groups = constraint_groups(sys.constraints.len(), sys.coordinates(), |r| sys.constraints[r].measure.dofs());
+    let mut projected = q.to_vec();
+    let (_, by) = project(sys, &groups, &mut projected, t, false).ok()??;
+    let row = unreachable_drive(sys, &groups, &projected, t)?;
+    sys.joints.iter().position(|j| j.rows.contains(&row)).map(|j| (j, by))
 }
 
 /// Below the largest stiffness of a structure's coordinates, the weight of the kinetic-energy

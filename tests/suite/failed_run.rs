@@ -290,3 +290,51 @@ fn a_failed_run_writes_its_statistics_with_the_failure() {
     assert_eq!(json["outcome"], "completed", "{json}");
     assert!(json["error"].is_null(), "{json}");
 }
+
+/// A drive that asks for a position the mechanism cannot reach is named as the cause, at the
+/// start and during the run: the crank-slider's piston driven from the model's start at
+/// 0.2 m/s, past the reach r + l = 0.45 m at t* = (0.45 - x0) / 0.2 (a probe's run stopped with
+/// "try a smaller step, error_control = true, or more max_iterations", and a piston driven to
+/// 0.5 m at t = 0 was blamed on the crank pin).
+#[test]
+fn a_drive_beyond_the_mechanisms_reach_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let base =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/models/crank_slider_driven.toml")).unwrap();
+    let (r, l, theta0) = (0.15f64, 0.30f64, std::f64::consts::FRAC_PI_3);
+    let x0 = r * theta0.cos() + (l * l - (r * theta0.sin()).powi(2)).sqrt();
+    let t_reach = (r + l - x0) / 0.2;
+    let piston = |drive: &str| {
+        let text = base
+            .replace("drive = \"theta0 + omega*t\"\n", "")
+            .replace("axis = [1.0, 0.0]\n", &format!("axis = [1.0, 0.0]\ndrive = \"{drive}\"\n"));
+        // Without the crank's drive there is no drive force of the crank to write.
+        text.split("[[outputs]]").filter(|o| !o.contains("drive_force")).collect::<Vec<_>>().join("[[outputs]]")
+    };
+    let run = |name: &str, text: String| {
+        let model = dir.path().join(name);
+        std::fs::write(&model, &text).unwrap();
+        let out =
+            Command::new(EXE).arg("simulate").arg(&model).arg("-o").arg(dir.path().join("out.csv")).output().unwrap();
+        let line = text.lines().position(|l| l == "name = \"slide\"").unwrap() + 1;
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned(), format!("{}:{line}:", model.display()))
+    };
+    let (code, stderr, _) = run("during.toml", piston(&format!("{x0} + 0.2*t")));
+    assert_eq!(code, Some(1), "{stderr}");
+    let said = "the drive of joint 'slide' asks by t = ";
+    let at: f64 = stderr
+        .split(said)
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!((t_reach - 1e-6..t_reach + 1e-3).contains(&at), "t* = {t_reach}: {stderr}");
+    assert!(stderr.contains("for a position the mechanism cannot reach"), "{stderr}");
+    let (code, stderr, place) = run("start.toml", piston("0.5"));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr
+            .contains(&format!("{place}8: this joint's drive asks at t = 0 for a position the mechanism cannot reach")),
+        "{place}\n{stderr}"
+    );
+}
