@@ -55,6 +55,8 @@ struct Builder<'a> {
     bending_periods: Vec<BendingPeriod>,
     /// Each beam's elements by its name: their range in the system's `CorotationalBeam3d`s.
     beams: HashMap<String, Range<usize>>,
+    /// The plates laid out, to be condensed once every name has been resolved.
+    plates: Vec<plate::PlateToCondense>,
 }
 
 /// The spatial assembly as the spring types and contact geometries see it
@@ -151,8 +153,8 @@ impl Builder<'_> {
             return Ok(None);
         }
         self.body_index.get(n).map(|&i| Some(&self.bodies[i])).ok_or_else(|| {
-            let known: Vec<_> = self.bodies.iter().map(|b| b.name.as_str()).collect();
-            self.model.error(name.span(), format!("unknown body '{n}' (known: ground, {})", known.join(", ")))
+            let known = summarised(self.bodies.iter().map(|b| b.name.as_str()));
+            self.model.error(name.span(), format!("unknown body '{n}' (known: ground, {known})"))
         })
     }
 
@@ -209,6 +211,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
         body_index: HashMap::new(),
         bending_periods: Vec::new(),
         beams: HashMap::new(),
+        plates: Vec::new(),
     };
     for inp in &def.inputs {
         b.check_name(&inp.name, "input")?;
@@ -397,10 +400,56 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
         });
     }
 
+    plate::condense(model, std::mem::take(&mut b.plates), &q0, &mut sys)?;
     sys.finish();
     let (initial, mut warnings) = consistent_initial_state(model, &mut sys, q0, v0, &specified, &joint_spans, t0)?;
     warnings.extend(contact_warnings);
     Ok(Assembly { system: sys, initial, outputs, input_names, warnings, bending_periods: b.bending_periods })
+}
+
+/// Names with their indexed families summarised in order of appearance: a beam's nodes
+/// `arm.node[0]` .. `arm.node[16]` as `arm.node[0..=16]`, a plate's patches `p.body[i][j]` as
+/// `p.body[0..=5][0..=5]` (a probe's misspelt patch was answered with all 256 names).
+fn summarised<'n>(names: impl Iterator<Item = &'n str>) -> String {
+    // (family, each index's range) or a plain name, in order of first appearance.
+    let mut shown: Vec<(String, Option<Vec<(usize, usize)>>)> = Vec::new();
+    let mut family: HashMap<String, usize> = HashMap::new();
+    for name in names {
+        let (mut stem, mut indices) = (name, Vec::new());
+        while let Some(open) = stem.strip_suffix(']').and_then(|s| s.rfind('[')) {
+            match stem[open + 1..stem.len() - 1].parse::<usize>() {
+                Ok(i) => indices.insert(0, i),
+                Err(_) => break,
+            }
+            stem = &stem[..open];
+        }
+        if indices.is_empty() {
+            shown.push((name.to_string(), None));
+            continue;
+        }
+        let key = format!("{stem}/{}", indices.len());
+        match family.get(&key) {
+            Some(&k) => {
+                let ranges = shown[k].1.as_mut().expect("a family");
+                ranges.iter_mut().zip(&indices).for_each(|((lo, hi), &i)| (*lo, *hi) = ((*lo).min(i), (*hi).max(i)));
+            }
+            None => {
+                family.insert(key, shown.len());
+                shown.push((stem.to_string(), Some(indices.iter().map(|&i| (i, i)).collect())));
+            }
+        }
+    }
+    let text: Vec<String> = shown
+        .into_iter()
+        .map(|(stem, ranges)| match ranges {
+            None => stem,
+            Some(ranges) => ranges.iter().fold(stem, |s, (lo, hi)| match lo == hi {
+                true => format!("{s}[{lo}]"),
+                false => format!("{s}[{lo}..={hi}]"),
+            }),
+        })
+        .collect();
+    text.join(", ")
 }
 
 /// A positive integer given as a number (or expression) in a list entry.

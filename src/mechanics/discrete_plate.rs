@@ -124,12 +124,32 @@ impl PlateSpec {
     }
 }
 
+/// The patch bodies (j outer, i inner) and the floating reference of a free plate (None:
+/// ground): what the plate's bodies are, without the condensation.
+pub fn patch_bodies(spec: &PlateSpec) -> (Vec<PatchBody>, Option<usize>) {
+    let [n, m] = spec.bodies;
+    let (dx, dy) = spec.patch();
+    let t = spec.t;
+    let mass = spec.material.rho * t * dx * dy;
+    let bodies = (0..m)
+        .flat_map(|j| (0..n).map(move |i| (i, j)))
+        .map(|(i, j)| {
+            let mut inertia = [[0.0; 3]; 3];
+            inertia[0][0] = mass * (dy * dy + t * t) / 12.0;
+            inertia[1][1] = mass * (dx * dx + t * t) / 12.0;
+            inertia[2][2] = mass * (dx * dx + dy * dy) / 12.0;
+            PatchBody { i, j, centre: [(i as f64 + 0.5) * dx, (j as f64 + 0.5) * dy], mass, inertia }
+        })
+        .collect();
+    let reference = (!spec.edges.contains(&EdgeSupport::Clamped)).then(|| (m / 2) * n + n / 2);
+    (bodies, reference)
+}
+
 /// Builds the patch bodies and the multi-point element's matrices (see the module documentation).
 pub fn discrete_plate(spec: &PlateSpec) -> Result<DiscretePlate, StructuralError> {
     spec.validate().map_err(StructuralError::InvalidParameter)?;
     let fe = spec.finite_elements().assemble()?;
     let [n, m] = spec.bodies;
-    let (dx, dy) = spec.patch();
     let (sx, sy) = (spec.mesh[0] / n, spec.mesh[1] / m);
     // Patch centres are the nodes (sx/2 + i sx, sy/2 + j sy).
     let is: Vec<usize> = (0..n).map(|i| sx / 2 + i * sx).collect();
@@ -141,21 +161,9 @@ pub fn discrete_plate(spec: &PlateSpec) -> Result<DiscretePlate, StructuralError
     }
     // 001 eq. 8: K_r = K_mm - K_ms K_ss^-1 K_sm (M is condensed too but the bodies carry the mass).
     let red = condense(&fe.m, None, &fe.k, &masters)?;
-    let t = spec.t;
-    let mass = spec.material.rho * t * dx * dy;
-    let bodies: Vec<PatchBody> = (0..m)
-        .flat_map(|j| (0..n).map(move |i| (i, j)))
-        .map(|(i, j)| {
-            let mut inertia = [[0.0; 3]; 3];
-            inertia[0][0] = mass * (dy * dy + t * t) / 12.0;
-            inertia[1][1] = mass * (dx * dx + t * t) / 12.0;
-            inertia[2][2] = mass * (dx * dx + dy * dy) / 12.0;
-            PatchBody { i, j, centre: [(i as f64 + 0.5) * dx, (j as f64 + 0.5) * dy], mass, inertia }
-        })
-        .collect();
+    let (bodies, reference) = patch_bodies(spec);
     // (w, psi_x, psi_y) -> measures (z, theta_y, theta_x) with signs (+, +, -).
     let map = [(2usize, 1.0), (4, 1.0), (3, -1.0)];
-    let reference = (!spec.edges.contains(&EdgeSupport::Clamped)).then(|| (m / 2) * n + n / 2);
     let members: Vec<usize> = (0..count).filter(|&a| Some(a) != reference).collect();
     let nm = members.len();
     let mut k6 = DMatrix::zeros(6 * nm, 6 * nm);
@@ -168,7 +176,8 @@ pub fn discrete_plate(spec: &PlateSpec) -> Result<DiscretePlate, StructuralError
             }
         }
     }
-    let membrane = spec.material.e * t;
+    let (dx, dy) = spec.patch();
+    let membrane = spec.material.e * spec.t;
     for a in 0..nm {
         k6[(6 * a, 6 * a)] += membrane;
         k6[(6 * a + 1, 6 * a + 1)] += membrane;

@@ -471,3 +471,19 @@ fn a_plate_thinner_than_a_foil_or_thicker_than_a_block_is_refused() {
     let (err, _) = common::sim::refused(&text, "plate.toml", &clamped, "clamped = [\"x_min\", \"x_min\"]");
     assert!(err.to_string().contains("edge 'x_min' is clamped twice"), "{err}");
 }
+
+/// A misspelt patch name on a fine plate is told with the patches summarised (a probe's 16 x
+/// 16 plate listed all 257 bodies) and before the plate is condensed (it waited 34 s for the
+/// message): the patch bodies are laid out first and the multi-point element built once every
+/// name has been resolved.
+#[test]
+fn a_misspelt_patch_of_a_fine_plate_is_told_with_the_patches_summarised() {
+    let text = std::fs::read_to_string(common::sim::model_path("plate_discrete")).unwrap();
+    let fine = text
+        .replace("bodies = [6, 6]", "bodies = [16, 16]")
+        .replace("mesh = [\"12*refine\", \"12*refine\"]", "mesh = [32, 32]");
+    let (err, line) =
+        common::sim::refused(&fine, "plate.toml", "body = \"plate.body[5][0]\"", "body = \"plate.body[16][0]\"");
+    assert_eq!(err.line, line, "{err}");
+    assert!(err.message == "unknown body 'plate.body[16][0]' (known: ground, plate.body[0..=15][0..=15])", "{err}");
+}

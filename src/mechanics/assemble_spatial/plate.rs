@@ -5,26 +5,36 @@
 use super::{Body3, Builder, Layout};
 use crate::compact_number::Compact;
 use crate::limits::coordinates_fit;
-use crate::mechanics::discrete_plate::{PlateSpec, discrete_plate};
+use crate::mechanics::System;
+use crate::mechanics::discrete_plate::{PlateSpec, discrete_plate, patch_bodies};
 use crate::mechanics::elements::RigidBody3d;
 use crate::mechanics::forces::{Member, MultiPointForce};
 use crate::mechanics::momentum::BodyMass;
-use crate::model::ModelError;
 use crate::model::schema::{Definition, Name, PlateDecl, Vec2};
+use crate::model::{Model, ModelError};
 use crate::structural::{EdgeSupport, PlateMaterial};
 
-/// Lay out the section's patch bodies after those of the kinds before it in `BODY_KINDS`,
-/// with each plate's multi-point element on them.
+/// A plate whose bodies are laid out and whose multi-point element is still to be built
+/// (`condense`): the condensation costs seconds on a fine mesh, so a misspelt name elsewhere in
+/// the file is told before it (a probe waited 34 s for an unknown body).
+pub(super) struct PlateToCondense {
+    name: Name,
+    spec: PlateSpec,
+    members: Vec<Member>,
+    reference: Option<usize>,
+}
+
+/// Lay out the section's patch bodies after those of the kinds before it in `BODY_KINDS`; their
+/// multi-point elements follow once every name has been resolved (`condense`).
 pub(super) fn build(def: &Definition, b: &mut Builder, l: &mut Layout) -> Result<(), ModelError> {
     let model = b.model;
     for pd in &def.plates {
         b.check_name(&pd.name, "plate")?;
         let spec = plate_spec(b, pd)?;
-        let plate = discrete_plate(&spec)
-            .map_err(|e| model.error(pd.name.span(), format!("plate '{}': {e}", pd.name.get_ref())))?;
+        let (bodies, reference_body) = patch_bodies(&spec);
         let origin = pd.origin.as_ref().map(|o| b.scope.vec3(o)).transpose()?.unwrap_or([0.0; 3]);
         let (mut members, mut reference) = (Vec::new(), None);
-        for (k, body) in plate.bodies.iter().enumerate() {
+        for (k, body) in bodies.iter().enumerate() {
             let name = format!("{}.body[{}][{}]", pd.name.get_ref(), body.i, body.j);
             b.check_name(&Name::new(pd.name.span(), name.clone()), "body")?;
             let x = l.q0.len();
@@ -39,21 +49,37 @@ pub(super) fn build(def: &Definition, b: &mut Builder, l: &mut Layout) -> Result
             l.sys.push(RigidBody3d::new(x, body.mass, body.inertia, l.gravity));
             b.add_body(Body3 { name, x, position: r, orientation: Some(p), mass: rigid });
             // c = conj(p_R0) p_0 = identity: every patch starts aligned with the reference.
-            if plate.reference == Some(k) {
+            if reference_body == Some(k) {
                 reference = Some(x);
             } else {
                 members.push(Member { x, s: [0.0; 3], c: p });
             }
         }
         l.sys.multi_point_names.push(pd.name.get_ref().clone());
+        b.plates.push(PlateToCondense { name: pd.name.clone(), spec, members, reference });
+    }
+    Ok(())
+}
+
+/// The plates' multi-point elements (paper 001 eqs. 2-13), in the order of their names in
+/// `System::multi_point_names`.
+pub(super) fn condense(
+    model: &Model,
+    plates: Vec<PlateToCondense>,
+    q0: &[f64],
+    sys: &mut System,
+) -> Result<(), ModelError> {
+    for PlateToCondense { name, spec, members, reference } in plates {
+        let plate =
+            discrete_plate(&spec).map_err(|e| model.error(name.span(), format!("plate '{}': {e}", name.get_ref())))?;
         let (k, c) = (plate.stiffness.transpose().as_slice().to_vec(), plate.damping.transpose().as_slice().to_vec());
-        let mut element = MultiPointForce::new(members, reference, k, c, &l.q0);
+        let mut element = MultiPointForce::new(members, reference, k, c, q0);
         // Clamped on two opposite edges, a plate's deflection stretches its mid-surface.
         let [x_min, x_max, y_min, y_max] = spec.edges.map(|e| e == EdgeSupport::Clamped);
         if (x_min && x_max) || (y_min && y_max) {
             element.membrane_thickness = Some(spec.t);
         }
-        l.sys.push(element);
+        sys.push(element);
     }
     Ok(())
 }
