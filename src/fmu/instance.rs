@@ -571,10 +571,12 @@ impl Instance {
                 "{function}: currentCommunicationPoint {tc} and communicationStepSize {h} must be finite"
             ));
         }
-        if h < 0.0 {
-            return self.error(&format!("{function}: communicationStepSize {} is negative", Compact(h)));
+        // As the Modelica Reference-FMUs: a communication step is positive (a master's zero step
+        // returned fmi2OK without moving, a probe).
+        if h <= 0.0 {
+            return self.error(&format!("{function}: communicationStepSize {} must be > 0", Compact(h)));
         }
-        if h > 0.0 && tc + h == tc {
+        if tc + h == tc {
             return self.error(&format!(
                 "{function}: communicationStepSize {} is below the time resolution at t = {} (t + h == t in double \
                  precision)",

@@ -131,7 +131,10 @@ pub(super) struct MotionDerivatives {
     v: Vec<f64>,
     a: Vec<f64>,
     lambda: Vec<f64>,
-    /// The accelerations and multipliers of the index-1 system at the state.
+    /// The state's velocities projected onto the joints' velocity constraints, and the
+    /// accelerations and multipliers of the index-1 system there: the motion the derivatives
+    /// follow (as `Simulation::output_values` solves the accelerations).
+    v0: Vec<f64>,
     pub(super) a0: Vec<f64>,
     pub(super) lambda0: Vec<f64>,
     jerk: Vec<f64>,
@@ -294,12 +297,22 @@ impl Simulation {
             return Ok(());
         }
         let s = &self.state;
+        d.v0.resize(s.q.len(), 0.0);
         d.a0.resize(s.q.len(), 0.0);
         d.lambda0.resize(s.lambda.len(), 0.0);
         let mut stats = Statistics::default();
+        // As `output_values` solves them (at the velocities projected onto the joints'
+        // velocity constraints), so that a velocity's derivative is its acceleration output (a
+        // probe found them 2e-6 apart after an input changed).
         self.stepper
             .workspace
-            .consistent_accelerations(&self.system, (&s.q, &s.v, s.t), &mut d.a0, &mut d.lambda0, &mut stats)
+            .projected_accelerations(
+                &self.system,
+                (&s.q, &s.v, s.t),
+                &mut d.v0,
+                (&mut d.a0, &mut d.lambda0),
+                &mut stats,
+            )
             .map_err(|e| e.to_string())?;
         d.accelerations_current = true;
         Ok(())
@@ -319,8 +332,8 @@ impl Simulation {
     fn jet_norms(&mut self) -> [f64; 3] {
         let (sys, s, d) = (&self.system, &self.state, &mut self.motion);
         let (mx, forces) = (&mut d.start, &mut d.end);
-        [&s.v, &d.a0, &d.jerk].map(|x| {
-            sys.forces(&s.q, &s.v, x, s.t, mx, forces);
+        [&d.v0, &d.a0, &d.jerk].map(|x| {
+            sys.forces(&s.q, &d.v0, x, s.t, mx, forces);
             x.iter().zip(mx.iter()).map(|(x, mx)| x * mx).sum::<f64>().max(0.0).sqrt()
         })
     }
@@ -335,7 +348,7 @@ impl Simulation {
         d.jerk.fill(0.0);
         d.end.fill(0.0);
         for slot in [1, 2] {
-            taylor_point((&s.q, &s.v, &d.a0, &d.jerk), times[slot] - t, (&mut d.q, &mut d.v));
+            taylor_point((&s.q, &d.v0, &d.a0, &d.jerk), times[slot] - t, (&mut d.q, &mut d.v));
             if let Err(e) =
                 ws.consistent_accelerations(sys, (&d.q, &d.v, times[slot]), &mut d.a, &mut d.lambda, &mut stats)
             {
@@ -359,8 +372,9 @@ impl Simulation {
     /// jerk), and the derivatives from their differences (`derivatives_at`).
     fn motion_differences(&mut self, times: &[f64; POINTS]) -> Result<(), String> {
         let count = self.outputs.len();
-        let MotionDerivatives { derivatives, q, v, a, lambda, a0, lambda0, jerk, start, end, values, rates, .. } =
-            &mut self.motion;
+        let MotionDerivatives {
+            derivatives, q, v, a, lambda, v0, a0, lambda0, jerk, start, end, values, rates, ..
+        } = &mut self.motion;
         for x in values.iter_mut().chain(rates.iter_mut()) {
             x.resize(count, f64::NAN);
         }
@@ -407,8 +421,8 @@ impl Simulation {
             (4.0 / 3.0) * near + (-1.0 / 3.0) * far
         };
         let mut powers = [EnergyFlow::default(); POINTS];
-        eval((&s.q, &s.v, a0, lambda0), 0, values, rates);
-        powers[0] = power((&s.q, &s.v, lambda0), t, start, end);
+        eval((&s.q, v0, a0, lambda0), 0, values, rates);
+        powers[0] = power((&s.q, v0, lambda0), t, start, end);
         let mut stats = Statistics::default();
         // The accelerations and multipliers at the points, where an output reads them (a
         // drive's power reads its multiplier).
@@ -422,7 +436,7 @@ impl Simulation {
         a.copy_from_slice(a0);
         lambda.copy_from_slice(lambda0);
         for slot in 3..POINTS {
-            taylor_point((&s.q, &s.v, a0, jerk), o[slot], (q, v));
+            taylor_point((&s.q, v0, a0, jerk), o[slot], (q, v));
             if solve {
                 if let Err(e) = ws.consistent_accelerations(sys, (q, v, times[slot]), a, lambda, &mut stats) {
                     return Err(self.along_motion_failed(times[slot], e));

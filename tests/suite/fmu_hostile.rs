@@ -203,7 +203,7 @@ fn a_huge_wrong_string_is_not_copied_into_the_log() {
 }
 
 /// Times where a step is lost in round-off (a probe started at 1e16 s, where one ulp is 2 s):
-/// a communication step with t + h == t is refused with fmi2Error (it returned fmi2OK without
+/// a communication step with t + h == t, or not positive, is refused with fmi2Error (it returned fmi2OK without
 /// moving), and an interval the internal steps cannot cross is discarded with the state left
 /// as it was (it blamed Newton); `simulate`'s output rows likewise (101 rows at one time).
 #[test]
@@ -217,6 +217,10 @@ fn steps_below_the_time_resolution_are_refused() {
     FmiInstance::exit_initialization_mode(&mut inst).unwrap();
     let start = read(&mut inst, &out);
     assert!(matches!(inst.do_step(t0, 1.0, true), Err(Fmi2Error::Error)));
+    // A step that is not positive, as the Modelica Reference-FMUs refuse it (a probe's zero
+    // step returned fmi2OK).
+    assert!(matches!(inst.do_step(t0, 0.0, true), Err(Fmi2Error::Error)));
+    assert!(matches!(inst.do_step(t0, -1.0, true), Err(Fmi2Error::Error)));
     assert!(matches!(inst.do_step(t0, 4.0, true), Err(Fmi2Error::Discard)));
     assert_eq!(inst.last_successful_time().unwrap(), t0);
     assert_eq!(read(&mut inst, &out), start, "the last good state is intact");
