@@ -53,7 +53,12 @@ unsafe fn guarded(c: Fmi2Component, call: Call, function: &str, f: impl FnOnce(&
     // SAFETY: `c` came from fmi2Instantiate and has not been freed (importer contract).
     let inst = unsafe { &mut *p };
     if !allowed(inst.core.state(), call) {
-        return inst.core.error(&illegal_call(function, inst.core.state(), "fmi2")) as c_int;
+        return inst.core.error(&illegal_call(
+            function,
+            allowed(State::InitializationMode, call),
+            inst.core.state(),
+            "fmi2",
+        )) as c_int;
     }
     match barrier(|| f(unsafe { &mut *p })) {
         Ok(status) => status as c_int,

@@ -11,7 +11,7 @@ use std::ffi::{CStr, c_int};
 use super::instance::{Callback, Fmi3Component};
 use super::lifecycle::{Call, allowed};
 use super::types::*;
-use crate::fmu::lifecycle::illegal_call;
+use crate::fmu::lifecycle::{State, illegal_call};
 use crate::fmu::log::Category;
 use crate::fmu::panic::barrier;
 use crate::fmu::state::handle;
@@ -58,7 +58,12 @@ pub(super) unsafe fn guarded(
     // (importer contract).
     let inst = unsafe { &mut *p };
     if !allowed(inst.core.state(), call) {
-        return inst.core.error(&illegal_call(function, inst.core.state(), "fmi3")) as c_int;
+        return inst.core.error(&illegal_call(
+            function,
+            allowed(State::InitializationMode, call),
+            inst.core.state(),
+            "fmi3",
+        )) as c_int;
     }
     match barrier(|| f(unsafe { &mut *p })) {
         Ok(status) => status as c_int,

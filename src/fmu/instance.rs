@@ -310,7 +310,7 @@ impl Instance {
         if self.sim.is_none() {
             self.model.check_parameters(&self.params).map_err(|e| e.message)?;
             let mut sim = Simulation::new(&self.model, &self.params, self.settings, self.start_time)
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| self.with_changed_parameters(e.to_string()))?;
             // Values set before exiting initialization are the initial state's.
             sim.set_initial_inputs(&self.inputs, &self.input_derivatives)?;
             self.log(Status::Ok, Category::Events, &format!("initialized at t = {}", Compact(self.start_time)));
@@ -318,6 +318,26 @@ impl Instance {
             self.log_warnings();
         }
         Ok(self.sim.as_mut().expect("just built"))
+    }
+
+    /// `message` of a model that the parameters the importer changed made invalid, with
+    /// those parameters first (a probe's M = 0 was told "mass must be positive, got 0" at the
+    /// body's line, not which value it had set).
+    fn with_changed_parameters(&self, message: String) -> String {
+        const SHOWN: usize = 8;
+        let changed: Vec<String> = self
+            .model
+            .parameters
+            .iter()
+            .zip(&self.params)
+            .filter(|(p, v)| p.default.to_bits() != v.to_bits())
+            .map(|(p, v)| format!("{} = {}", p.name, Compact(*v)))
+            .collect();
+        match changed.len() {
+            0 => message,
+            n if n > SHOWN => format!("with {}, ... ({n} parameters set): {message}", changed[..SHOWN].join(", ")),
+            _ => format!("with {}: {message}", changed.join(", ")),
+        }
     }
 
     pub fn exit_initialization_mode(&mut self, function: &str) -> Status {

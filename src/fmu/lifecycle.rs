@@ -40,11 +40,17 @@ pub enum Call {
     GetStatus,
 }
 
-/// The message for a call `allowed` refuses: the function, the state and what may come next
-/// (a probe's doStep after a discarded step read a bare "Illegal call sequence"). `prefix` is
-/// "fmi2" or "fmi3".
-pub fn illegal_call(function: &str, state: State, prefix: &str) -> String {
+/// The message for a call `function` that the standard's table refuses: the state and what
+/// may come next (a probe's doStep after a discarded step read a bare "Illegal call
+/// sequence"); `in_initialization`: whether the table allows the call in Initialization Mode.
+/// `prefix` is "fmi2" or "fmi3".
+pub fn illegal_call(function: &str, in_initialization: bool, state: State, prefix: &str) -> String {
     let next = match state {
+        // Reads and derivatives are legal in Initialization Mode already (a probe was told to
+        // exit it first).
+        State::Instantiated if in_initialization => {
+            format!("{prefix}EnterInitializationMode first")
+        }
         State::Instantiated => format!("initialize first ({prefix}EnterInitializationMode, then exit it)"),
         State::InitializationMode => format!("{prefix}ExitInitializationMode first"),
         State::StepComplete => "the instance is stepping".to_string(),
@@ -117,6 +123,21 @@ pub fn allowed(state: State, call: Call) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Before initialization a read or a derivative needs Initialization Mode only, a step
+    /// needs it entered and exited (a probe's fmi2GetReal was told to exit it first).
+    #[test]
+    fn a_call_before_initialization_is_told_what_it_needs() {
+        let message = |function, call| {
+            illegal_call(function, allowed(State::InitializationMode, call), State::Instantiated, "fmi2")
+        };
+        let get = message("fmi2GetReal", Call::Get);
+        assert!(get.ends_with(": fmi2EnterInitializationMode first"), "{get}");
+        let derivative = message("fmi2GetDirectionalDerivative", Call::GetDirectionalDerivative);
+        assert!(derivative.ends_with(": fmi2EnterInitializationMode first"), "{derivative}");
+        let step = message("fmi2DoStep", Call::DoStep);
+        assert!(step.ends_with("initialize first (fmi2EnterInitializationMode, then exit it)"), "{step}");
+    }
 
     #[test]
     fn table_matches_the_standard() {

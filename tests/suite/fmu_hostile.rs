@@ -228,3 +228,37 @@ fn steps_below_the_time_resolution_are_refused() {
     assert!(refused.contains("below the time resolution"), "{refused}");
     assert_eq!(flexfmu::limits::output_intervals(0.0, 100.0, 0.01), Ok(10000));
 }
+
+/// A parameter set before initialization that makes the model invalid (a mass of 0) is named
+/// with the model's own message when the initialization is refused (a probe's M = 0 read only
+/// "mass must be positive, got 0" at the body's line), and a valid value afterwards initializes.
+#[test]
+fn an_invalid_parameter_set_before_initialization_is_named() {
+    use flexfmu::fmu::instance::Instance;
+    use flexfmu::fmu::status::Status;
+    use flexfmu::fmu::variables::VarType;
+    use std::sync::{Arc, Mutex};
+    let dir = tempfile::tempdir().unwrap();
+    let resources = dir.path().join("resources");
+    let model = common::fmu::example_resources(&resources, "mass_spring");
+    let guid = flexfmu::fmu::variables::guid(&model.source);
+    let log: Arc<Mutex<Vec<String>>> = Arc::default();
+    let sink = Arc::clone(&log);
+    let mut inst = Instance::instantiate(
+        &resources,
+        &guid,
+        Box::new(move |_, _, m| sink.lock().unwrap().push(m.to_string())),
+        true,
+    )
+    .unwrap();
+    let m = inst.variables().list.iter().find(|v| v.name == "m").unwrap().vr;
+    assert_eq!(inst.setup_experiment("fmi2SetupExperiment", None, 0.0, None), Status::Ok);
+    assert_eq!(inst.set("fmi2SetReal", VarType::Real, &[m], &[0.0]), Status::Ok);
+    assert_eq!(inst.enter_initialization_mode(), Status::Ok);
+    assert_eq!(inst.exit_initialization_mode("fmi2ExitInitializationMode"), Status::Error);
+    let said = log.lock().unwrap().iter().find(|l| l.contains("ExitInitializationMode")).cloned().unwrap();
+    assert!(said.starts_with("fmi2ExitInitializationMode: with m = 0: "), "{said}");
+    assert!(said.contains("must be positive"), "{said}");
+    assert_eq!(inst.set("fmi2SetReal", VarType::Real, &[m], &[2.0]), Status::Ok);
+    assert_eq!(inst.exit_initialization_mode("fmi2ExitInitializationMode"), Status::Ok);
+}
