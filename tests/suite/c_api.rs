@@ -111,8 +111,7 @@ fn null_arguments_status_queries_and_logging() {
         assert_eq!(fmi2DoStep(null_mut(), 0.0, 0.1, 1), ERROR);
         assert_eq!(fmi2GetReal(c, null(), 0, null_mut()), ERROR, "GetReal is illegal before initialization");
         assert!(messages.lock().unwrap().iter().any(|(_, _, m)| m
-            == "fmi2GetReal: Illegal call sequence in state instantiated: initialize first \
-                (fmi2EnterInitializationMode, then exit it)"));
+            == "fmi2GetReal: Illegal call sequence in state instantiated: fmi2EnterInitializationMode first"));
         assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0), OK);
         assert_eq!(fmi2EnterInitializationMode(c), OK);
         assert_eq!(fmi2ExitInitializationMode(c), OK);
