@@ -33,7 +33,16 @@ pub struct ModesArgs {
 }
 
 /// Velocities (m/s, rad/s) up to this are no motion for the note on the modes at rest.
-const MOVING: f64 = 1e-9;
+pub(super) const MOVING: f64 = 1e-9;
+
+/// The largest velocity (m/s, rad/s) and drive acceleration of the model at `at`: its
+/// velocities at the start time `start`, its drives' rates at a later one. `modes` and
+/// `statics` both linearise or balance at rest, without what motion adds.
+pub(super) fn motion_at(sim: &Simulation, at: f64, start: f64) -> [f64; 2] {
+    let [rate, acceleration] = sim.system().largest_drive_rates(at);
+    let speed = if at == start { sim.state().v.iter().fold(rate, |m, v| m.max(v.abs())) } else { rate };
+    [speed, acceleration]
+}
 
 pub fn run(args: ModesArgs) -> Result<()> {
     if let Some(path) = &args.shapes {
@@ -55,8 +64,7 @@ pub fn run(args: ModesArgs) -> Result<()> {
     // the model with its inertia, as gravity does (a probe's arm driven by t^2/2 linearised at
     // t = 0 as if g were g + 1).
     let at = args.time.unwrap_or(experiment.start_time);
-    let [rate, acceleration] = sim.system().largest_drive_rates(at);
-    let speed = if at == experiment.start_time { sim.state().v.iter().fold(rate, |m, v| m.max(v.abs())) } else { rate };
+    let [speed, acceleration] = motion_at(&sim, at, experiment.start_time);
     // Loads that grow with t (a ramp to the load of interest): the equilibrium at that time,
     // followed from the start (a probe set the start time to a parameter instead).
     if let Some(t) = args.time.filter(|&t| t != experiment.start_time) {

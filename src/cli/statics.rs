@@ -58,12 +58,24 @@ pub fn run(args: StaticsArgs) -> Result<()> {
     let signals = input_signals(&sim, &args.inputs)?;
     let mut csv = OutputsCsv::create(&args.output, &sim)?;
     let count = flexfmu::limits::output_intervals(start, stop, interval).map_err(anyhow::Error::msg)?;
-    let (mut iterations, mut unstable, mut neutral, mut outside) = (0, false, false, false);
+    let (mut iterations, mut unstable, mut neutral, mut outside, mut moving) = (0, false, false, false, false);
     super::simulate::set_start_inputs(&mut sim, &signals, start)?;
     for k in 0..=count {
         let t = if k == count { stop } else { start + k as f64 * interval };
         for (i, s) in &signals {
             sim.set_input(*i, s.at(t)).map_err(anyhow::Error::msg)?;
+        }
+        // As `modes` tells it: a spinning hub's beam balanced at rest loses its centrifugal
+        // stiffening (a probe's statics of a spinning model said nothing).
+        let [speed, _] = super::modes::motion_at(&sim, t, start);
+        if !moving && speed > super::modes::MOVING {
+            eprintln!(
+                "note: the model moves at t = {} (velocities up to {}): its equilibrium is found at rest, without \
+                 what the motion adds (the centrifugal forces of a spinning beam); `simulate` follows the motion",
+                Compact(t),
+                Compact(speed)
+            );
+            moving = true;
         }
         // The diagnosis carries its own advice (src/analysis/statics.rs): smaller increments
         // help a Newton iteration that does not converge, not a singular tangent.

@@ -50,6 +50,32 @@ fn the_elastica_cantilever_meets_mattiasson() {
         r[3] - angle
     );
     assert!((r[1] - x).abs() < 1e-4 && (r[2] - y).abs() < 1e-4 && (r[3] - angle).abs() < 1e-4, "{r:?}");
+    assert!(!err.contains("note: the model moves"), "{err}");
+}
+
+/// `statics` of a model that moves (the spin-up's hub, driven from rest with the rate
+/// 4/15 (t - 15/(2 pi) sin(2 pi t / 15)) rad/s) balances it at rest and says so once, where
+/// the drive's rate first exceeds round-off, as `modes` does (a probe's spinning beam was
+/// balanced without its centrifugal forces and without a word).
+#[test]
+fn statics_of_a_moving_model_says_it_balances_it_at_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("spin_up.csv");
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/spin_up.toml");
+    let (ok, err, _, rows) = statics(&[model.to_str().unwrap(), "--stop-time", "1", "--output-interval", "0.5"], &csv);
+    assert!(ok, "{err}");
+    assert_eq!(rows.len(), 3);
+    let rate =
+        |t: f64| 4.0 / 15.0 * (t - 15.0 / (2.0 * std::f64::consts::PI) * (2.0 * std::f64::consts::PI * t / 15.0).sin());
+    assert_eq!(err.matches("note: the model moves").count(), 1, "{err}");
+    let said = "note: the model moves at t = 0.5 (velocities up to ";
+    let speed: f64 = err
+        .split(said)
+        .nth(1)
+        .and_then(|s| s.split(')').next())
+        .and_then(|x| x.parse().ok())
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!((speed - rate(0.5)).abs() < 1e-12, "{speed} against the drive's rate {}", rate(0.5));
 }
 
 const CANTILEVER: &str = r#"[model]
