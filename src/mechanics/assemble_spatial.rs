@@ -412,7 +412,8 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
 /// `p.body[0..=5][0..=5]` (a probe's misspelt patch was answered with all 256 names).
 fn summarised<'n>(names: impl Iterator<Item = &'n str>) -> String {
     // (family, each index's range) or a plain name, in order of first appearance.
-    let mut shown: Vec<(String, Option<Vec<(usize, usize)>>)> = Vec::new();
+    type Ranges = Vec<(usize, usize)>;
+    let mut shown: Vec<(String, Option<Ranges>)> = Vec::new();
     let mut family: HashMap<String, usize> = HashMap::new();
     for name in names {
         let (mut stem, mut indices) = (name, Vec::new());
