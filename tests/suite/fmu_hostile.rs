@@ -177,22 +177,8 @@ fn communication_steps_beyond_the_budget_are_discarded() {
 /// logged in full).
 #[test]
 fn a_huge_wrong_string_is_not_copied_into_the_log() {
-    use flexfmu::fmu::instance::Instance;
     use flexfmu::fmu::status::Status;
-    use std::sync::{Arc, Mutex};
-    let dir = tempfile::tempdir().unwrap();
-    let resources = dir.path().join("resources");
-    let model = common::fmu::example_resources(&resources, "impact_beam");
-    let guid = flexfmu::fmu::variables::guid(&model.source);
-    let log: Arc<Mutex<Vec<String>>> = Arc::default();
-    let sink = Arc::clone(&log);
-    let mut inst = Instance::instantiate(
-        &resources,
-        &guid,
-        Box::new(move |_, _, m| sink.lock().unwrap().push(m.to_string())),
-        true,
-    )
-    .unwrap();
+    let (mut inst, log, _dir) = logged_instance("impact_beam");
     let vr = inst.variables().list.iter().find(|v| v.name == "contact").unwrap().vr;
     let huge = "x".repeat(10_000_000);
     assert_eq!(inst.set_strings("fmi2SetString", &[vr], &[Some(huge)]), Status::Error);
@@ -234,23 +220,9 @@ fn steps_below_the_time_resolution_are_refused() {
 /// "mass must be positive, got 0" at the body's line), and a valid value afterwards initializes.
 #[test]
 fn an_invalid_parameter_set_before_initialization_is_named() {
-    use flexfmu::fmu::instance::Instance;
     use flexfmu::fmu::status::Status;
     use flexfmu::fmu::variables::VarType;
-    use std::sync::{Arc, Mutex};
-    let dir = tempfile::tempdir().unwrap();
-    let resources = dir.path().join("resources");
-    let model = common::fmu::example_resources(&resources, "mass_spring");
-    let guid = flexfmu::fmu::variables::guid(&model.source);
-    let log: Arc<Mutex<Vec<String>>> = Arc::default();
-    let sink = Arc::clone(&log);
-    let mut inst = Instance::instantiate(
-        &resources,
-        &guid,
-        Box::new(move |_, _, m| sink.lock().unwrap().push(m.to_string())),
-        true,
-    )
-    .unwrap();
+    let (mut inst, log, _dir) = logged_instance("mass_spring");
     let m = inst.variables().list.iter().find(|v| v.name == "m").unwrap().vr;
     assert_eq!(inst.setup_experiment("fmi2SetupExperiment", None, 0.0, None), Status::Ok);
     assert_eq!(inst.set("fmi2SetReal", VarType::Real, &[m], &[0.0]), Status::Ok);
@@ -261,4 +233,20 @@ fn an_invalid_parameter_set_before_initialization_is_named() {
     assert!(said.contains("must be positive"), "{said}");
     assert_eq!(inst.set("fmi2SetReal", VarType::Real, &[m], &[2.0]), Status::Ok);
     assert_eq!(inst.exit_initialization_mode("fmi2ExitInitializationMode"), Status::Ok);
+}
+
+/// The FMU instance of example `name` (its resources in the returned directory), its log
+/// messages collected.
+fn logged_instance(
+    name: &str,
+) -> (flexfmu::fmu::instance::Instance, std::sync::Arc<std::sync::Mutex<Vec<String>>>, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let resources = dir.path().join("resources");
+    let model = common::fmu::example_resources(&resources, name);
+    let guid = flexfmu::fmu::variables::guid(&model.source);
+    let log: std::sync::Arc<std::sync::Mutex<Vec<String>>> = Default::default();
+    let sink = std::sync::Arc::clone(&log);
+    let logger: flexfmu::fmu::log::Logger = Box::new(move |_, _, m| sink.lock().unwrap().push(m.to_string()));
+    let inst = flexfmu::fmu::instance::Instance::instantiate(&resources, &guid, logger, true).unwrap();
+    (inst, log, dir)
 }
