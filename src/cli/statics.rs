@@ -67,8 +67,8 @@ pub fn run(args: StaticsArgs) -> Result<()> {
         }
         // As `modes` tells it: a spinning hub's beam balanced at rest loses its centrifugal
         // stiffening (a probe's statics of a spinning model said nothing).
-        let [speed, _] = super::modes::motion_at(&sim, t, start);
-        if !moving && speed > super::modes::MOVING {
+        let speed = if moving { 0.0 } else { super::modes::motion_at(&sim, t, start)[0] };
+        if speed > super::modes::MOVING {
             eprintln!(
                 "note: the model moves at t = {} (velocities up to {}): its equilibrium is found at rest, without \
                  what the motion adds (the centrifugal forces of a spinning beam); `simulate` follows the motion",

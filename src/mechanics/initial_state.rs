@@ -82,7 +82,7 @@ pub fn consistent_initial_state(
         };
         if let Some((worst, by)) = project(sys, &groups, &mut q, t0, false).map_err(failed)? {
             // A drive the other joints could hold without is the one asking the impossible.
-            let message = match unreachable_drive(sys, &groups, &q, t0) {
+            let (row, message) = match unreachable_drive(sys, &groups, &q, t0) {
                 Some(row) => (
                     row,
                     format!(
@@ -97,7 +97,7 @@ pub fn consistent_initial_state(
                     format!("the joints cannot all be satisfied in the initial configuration (violation {by:.3e})"),
                 ),
             };
-            return Err(model.error(span_of_row(message.0), message.1));
+            return Err(model.error(span_of_row(row), message));
         }
         if !violated_joints.is_empty() {
             // The largest move of the coordinates of the joint's group (the groups are
