@@ -11,6 +11,7 @@ mod motion_derivatives;
 mod scene;
 mod snapshot;
 mod tuning;
+mod turn_watch;
 
 pub use mode_shapes::OutputModeShape;
 pub use scene::{BeamFrame, GroundPlane, Scene, SceneBeam, SceneBody, SceneContact, SceneFrame};
@@ -382,6 +383,8 @@ pub struct Simulation {
     /// whether it is neutral (`statics::Solved::neutral`): from there a later time is a load
     /// increment (plain Newton, halved), from anywhere else the solve is globalized.
     settled: Option<(f64, Vec<f64>, bool)>,
+    /// The first fixed step that did not resolve how fast a body turned (a diagnosis).
+    turns: turn_watch::TurnWatch,
 }
 
 /// Change the inputs by `change` at the state `s`: the potential energy of the elements that
@@ -459,6 +462,7 @@ impl Simulation {
         let mut sim = Simulation {
             static_scales,
             settled: None,
+            turns: Default::default(),
             system,
             outputs,
             input_names: asm.input_names,
@@ -533,11 +537,21 @@ impl Simulation {
         self.system.impact_warning()
     }
 
-    /// The run's contact warnings, `contact_overrun`, `unresolved_contact` and `event_storm`: what `simulate`
-    /// prints at its end and the FMU logs once each (asked only until told: a warning's text
-    /// is formatted when asked, and a doStep allocates nothing).
-    pub const CONTACT_WARNINGS: [fn(&Simulation) -> Option<String>; 3] =
-        [Simulation::contact_overrun, Simulation::unresolved_contact, Simulation::event_storm];
+    /// The run's warnings, `contact_overrun`, `unresolved_contact`, `event_storm` and
+    /// `fast_turning`: what `simulate` prints at its end and the FMU logs once each (asked only
+    /// until told: a warning's text is formatted when asked, and a doStep allocates nothing).
+    pub const RUN_WARNINGS: [fn(&Simulation) -> Option<String>; 4] = [
+        Simulation::contact_overrun,
+        Simulation::unresolved_contact,
+        Simulation::event_storm,
+        Simulation::fast_turning,
+    ];
+
+    /// The first fixed internal step that turned a body further than the step resolves
+    /// (src/simulation/turn_watch.rs), if one did.
+    pub fn fast_turning(&self) -> Option<String> {
+        self.turns.warning(&self.system)
+    }
 
     /// The first window of the model's step in which `EVENT_STORM` events were located, if one
     /// was: contacts that strike, part and strike again in ever shorter intervals make the run
@@ -1325,6 +1339,7 @@ impl Simulation {
                 return Ok(());
             }
             self.state.t = target;
+            self.turns.check(&self.system, (&self.state.q, &self.state.v, target), h);
             budget.check(&self.stepper.stats, self.state.t, t_end)?;
             if self.stepper.stopped_at_event() {
                 return Ok(());

@@ -601,7 +601,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         if let Some(warning) = outside_formulation {
             eprintln!("warning: {label}the model left its elements' range {warning}");
         }
-        for warning in Simulation::CONTACT_WARNINGS.iter().filter_map(|w| w(&sim)) {
+        for warning in Simulation::RUN_WARNINGS.iter().filter_map(|w| w(&sim)) {
             eprintln!("warning: {label}{warning}");
         }
     }

@@ -52,10 +52,10 @@ pub struct Instance {
     /// whether the warning that it was held (no derivatives) was logged (once per instance).
     drive_input_changed: Option<usize>,
     held_drive_warned: bool,
-    /// Whether an element out of its formulation's range, and each of the contact warnings
-    /// (`Simulation::CONTACT_WARNINGS`), were reported (each once per instance).
+    /// Whether an element out of its formulation's range, and each of the run's warnings
+    /// (`Simulation::RUN_WARNINGS`), were reported (each once per instance).
     formulation_warned: bool,
-    contact_warned: [bool; Simulation::CONTACT_WARNINGS.len()],
+    run_warned: [bool; Simulation::RUN_WARNINGS.len()],
     /// The solver settings the importer chose (solver_* variables, in the order set; the
     /// tolerance of setupExperiment is solver_rtol). The others follow the model: its
     /// parameters, when they change before the first step (a `[solver]` value may be an
@@ -101,7 +101,7 @@ impl Instance {
             drive_input_changed: None,
             held_drive_warned: false,
             formulation_warned: false,
-            contact_warned: [false; Simulation::CONTACT_WARNINGS.len()],
+            run_warned: [false; Simulation::RUN_WARNINGS.len()],
             chosen: Vec::new(),
             model,
             guid,
@@ -692,21 +692,22 @@ impl Instance {
                 // An element left its formulation's range (a corotational beam element turned
                 // too far against its chord): the results are no longer the model's. Told once.
                 let outside = (!self.formulation_warned).then(|| sim.outside_formulation()).flatten();
-                // The contact warnings (`Simulation::CONTACT_WARNINGS`): an impact a force
-                // contact's law could not stop within the radii, one the internal step could not
-                // resolve, a step crowded with contact events. Each told once.
-                let told = self.contact_warned;
-                let contact: [Option<String>; Simulation::CONTACT_WARNINGS.len()] =
-                    std::array::from_fn(|k| (!told[k]).then(|| Simulation::CONTACT_WARNINGS[k](sim)).flatten());
+                // The run's warnings (`Simulation::RUN_WARNINGS`): an impact a force contact's
+                // law could not stop within the radii, one the internal step could not resolve,
+                // a step crowded with contact events, a body turning too far per step. Each
+                // told once.
+                let told = self.run_warned;
+                let run: [Option<String>; Simulation::RUN_WARNINGS.len()] =
+                    std::array::from_fn(|k| (!told[k]).then(|| Simulation::RUN_WARNINGS[k](sim)).flatten());
                 if let Some(why) = outside {
                     self.formulation_warned = true;
                     let message = format!("{function}: the model left its elements' range {why} (told once)");
                     self.log(Status::Warning, Category::StatusWarning, &message);
                     warned = true;
                 }
-                for (k, why) in contact.into_iter().enumerate() {
+                for (k, why) in run.into_iter().enumerate() {
                     if let Some(why) = why {
-                        self.contact_warned[k] = true;
+                        self.run_warned[k] = true;
                         self.log(Status::Warning, Category::StatusWarning, &format!("{function}: {why} (told once)"));
                         warned = true;
                     }

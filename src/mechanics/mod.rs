@@ -31,6 +31,7 @@ pub mod reactions;
 pub mod site;
 pub mod spatial_kinematics;
 pub mod springs;
+mod turning;
 pub mod unit_vector;
 
 use contact_gap::ContactGap;

@@ -1005,7 +1005,7 @@ fn a_pile_of_constraint_contacts_that_crawls_is_told_to_use_the_force_method() {
             && told.contains("method = \"force\""),
         "{told}"
     );
-    assert!(Simulation::CONTACT_WARNINGS.iter().any(|w| w(&sim).as_deref() == Some(told.as_str())));
+    assert!(Simulation::RUN_WARNINGS.iter().any(|w| w(&sim).as_deref() == Some(told.as_str())));
     // The FMU logs it once, as fmi2Warning from the doStep that met it (it logged only the
     // first two contact warnings).
     let messages = Messages::default();

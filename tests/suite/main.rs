@@ -102,5 +102,6 @@ mod spatial_rigid_body;
 mod spin_up;
 mod spring_input;
 mod springs_3d;
+mod turn_resolution;
 mod tutorial;
 mod visualization_outputs;
