@@ -22,6 +22,7 @@ use super::load_magnitude::load_magnitude;
 use super::momentum::BodyMass;
 use super::output_quantities::{self, Quantity};
 use super::outputs::{Output, OutputKind, parse_shared};
+use super::section_forces::section_output;
 use super::spatial_kinematics::Anchor3;
 use super::unit_vector::unit;
 use super::{BodyInfo, System};
@@ -612,6 +613,13 @@ fn output_kind(
                 .position(|p| p == name.get_ref())
                 .ok_or_else(|| model.error(name.span(), format!("unknown plate '{}'", name.get_ref())))?;
             OutputKind::SupportForce { element, component }
+        }
+        Some(Quantity::SectionForce { component }) => {
+            let (body, name) = need_body()?;
+            if let Some(p) = &o.point {
+                return Err(model.error(p.span(), format!("'{q}' is the section's at the beam node: no `point`")));
+            }
+            section_output(sys, body.x, &body.name, component).map_err(|m| model.error(name.span(), m))?
         }
         // Not in the spatial table (the shared quantities were built above).
         _ => return Err(model.error(o.quantity.span(), output_quantities::unknown(q, 3))),

@@ -28,6 +28,7 @@ pub mod motion_jet;
 pub mod output_quantities;
 pub mod outputs;
 pub mod reactions;
+pub mod section_forces;
 pub mod site;
 pub mod spatial_kinematics;
 pub mod springs;

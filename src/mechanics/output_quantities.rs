@@ -67,6 +67,10 @@ pub enum Quantity {
     },
     /// Distance of a body point from a chord.
     TransverseDeflection,
+    /// A stress resultant of a beam at a node, component 0..6 of (N, Vy, Vz, T, My, Mz).
+    SectionForce {
+        component: usize,
+    },
     EnergyTotal,
     EnergyKinetic,
     EnergyPotential,
@@ -160,6 +164,14 @@ pub const OUTPUT_QUANTITIES: &[OutputQuantity] = &[
     row("contact_state", Q::Contact { quantity: 2 }, Both, "1 in contact, else 0"),
     row("impact_time", Q::Contact { quantity: 3 }, Both, "time of the latest contact onset"),
     row("transverse_deflection", Q::TransverseDeflection, Planar, "distance of a point from a chord"),
+    row("axial_force", Q::SectionForce { component: 0 }, Both, "beam section: axial force"),
+    row("shear_force", Q::SectionForce { component: 1 }, Planar, "beam section: shear force"),
+    row("bending_moment", Q::SectionForce { component: 5 }, Planar, "beam section: bending moment"),
+    row("shear_force_y", Q::SectionForce { component: 1 }, Spatial, "beam section: shear force, y"),
+    row("shear_force_z", Q::SectionForce { component: 2 }, Spatial, "beam section: shear force, z"),
+    row("torsional_moment", Q::SectionForce { component: 3 }, Spatial, "beam section: torsional moment"),
+    row("bending_moment_y", Q::SectionForce { component: 4 }, Spatial, "beam section: bending moment, y"),
+    row("bending_moment_z", Q::SectionForce { component: 5 }, Spatial, "beam section: bending moment, z"),
     row("angular_momentum_x", Q::AngularMomentum { component: 0 }, Spatial, "angular momentum about the origin, x"),
     row("angular_momentum_y", Q::AngularMomentum { component: 1 }, Spatial, "angular momentum about the origin, y"),
     row("angular_momentum_z", Q::AngularMomentum { component: 2 }, Spatial, "angular momentum about the origin, z"),

@@ -6,7 +6,6 @@
 //! pendulum's angle was 1.06 rad off the converged one without a word. Error-controlled steps
 //! shrink on their own and are not watched.
 
-use crate::compact_number::Compact;
 use crate::mechanics::System;
 
 /// More than this angle per step (rad) is under-resolved: fewer than about 25 steps per turn,
@@ -36,11 +35,10 @@ impl TurnWatch {
     pub fn warning(&self, system: &System) -> Option<String> {
         let (t, body, speed, h) = self.worst?;
         Some(format!(
-            "at t = {}, {} turned at {speed:.3e} rad/s, {:.2} rad per internal step of {h:.3e} s (about {:.0} steps \
+            "at t = {t:.4}, {} turned at {speed:.3e} rad/s, {:.2} rad per internal step of {h:.3e} s (about {:.0} steps \
              per turn): a step this coarse against the motion leaves a large error in it (a phase error of about \
              (w h)^2/12 per step, which the Newton iteration does not notice and the energy balance need not); use a smaller `step` \
              (about {:.1e} s keeps {LARGEST_TURN_PER_STEP} rad per step) or error_control = true",
-            Compact(t),
             system.bodies[body].name,
             speed * h,
             std::f64::consts::TAU / (speed * h),

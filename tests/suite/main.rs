@@ -91,6 +91,7 @@ mod point_mass_slider_3d;
 mod published_benchmarks;
 mod rigid_pendulum;
 mod rotational_spring;
+mod section_forces;
 mod setup_script;
 mod snapshot_neutral;
 mod spatial_joint_kinds;

@@ -22,6 +22,7 @@ use super::kinematics::{Anchor, Measure, MeasureKind};
 use super::load_magnitude::load_magnitude;
 use super::output_quantities::{self, Quantity};
 use super::outputs::{Output, OutputKind, parse_shared};
+use super::section_forces::section_output;
 use super::site::PlanarSite;
 use super::unit_vector::unit;
 use super::{BodyInfo, System};
@@ -674,6 +675,14 @@ impl OutputKind {
                     );
                 }
                 OutputKind::TransverseDeflection { point, chord: ends }
+            }
+            Some(Quantity::SectionForce { component }) => {
+                let (e, _) = need_body()?;
+                if let Some(p) = &o.point {
+                    return Err(model.error(p.span(), format!("'{q}' is the section's at the beam node: no `point`")));
+                }
+                let name = o.body.as_ref().expect("need_body checked it");
+                section_output(sys, e.info.x, &e.info.name, component).map_err(|m| model.error(name.span(), m))?
             }
             // Not in the planar table (the shared quantities were built above).
             _ => return Err(model.error(o.quantity.span(), output_quantities::unknown(q, 2))),

@@ -441,6 +441,26 @@ impl CorotationalBeam2d {
         local_force([n + nd, m1 + m1d, m2 + m2d], g.inv_l)
     }
 
+    /// The stress resultants (N, V, M) at the element's first and second node
+    /// (src/mechanics/section_forces.rs): what the beam beyond the node exerts on the beam
+    /// before it, in the chord axes, with the material damping's share. The node holding the
+    /// element's end takes T F_E there (`local_elastic_force`: (-N, (M1 + M2)/l, M1) at the
+    /// first node, (N, -(M1 + M2)/l, M2) at the second), so V = -(M1 + M2)/l at both ends and
+    /// M = -M1 at the first, M2 at the second: under a constant moment th_bar = (-1, 1) kappa
+    /// l/2 gives M1 = -EI kappa, M2 = EI kappa, and M = EI kappa at both.
+    pub fn end_resultants(&self, q: &[f64], v: &[f64]) -> [[f64; 3]; 2] {
+        let g = self.geometry(&self.gather(q));
+        let [n, m1, m2] = self.section_forces(&g);
+        let [n, m1, m2] = if self.damping == 0.0 {
+            [n, m1, m2]
+        } else {
+            let [nd, m1d, m2d] = self.damping_forces(Self::deformation_rates(&g, &rotate(g.c, g.s, &self.gather(v))));
+            [n + nd, m1 + m1d, m2 + m2d]
+        };
+        let shear = -(m1 + m2) * g.inv_l;
+        [[n, shear, -m1], [n, shear, m2]]
+    }
+
     /// Inertia force F_I (eq. 17) split into M_g a and the quadratic-velocity part, by
     /// products with vectors only (the residual path, evaluated every Newton iteration; see
     /// `local_inertia_force`). Equals `inertia(..).0, .1` (tested in tests/suite/beam_element.rs).

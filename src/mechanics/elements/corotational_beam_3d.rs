@@ -437,6 +437,25 @@ impl CorotationalBeam3d {
         (c, f)
     }
 
+    /// The stress resultants (N, Vy, Vz, T, My, Mz) at the element's first and second node
+    /// (src/mechanics/section_forces.rs): what the beam beyond the node exerts on the beam
+    /// before it, in the element axes (e1, e2, e3), with the material damping's share. The
+    /// local forces f = K (d + b d') are conjugate to d = (u, theta_1, theta_2): the axial
+    /// force N = f_0 and the moments the nodes hold the element's ends with, -(f_1, f_2, f_3)
+    /// at the first node and (f_4, f_5, f_6) at the second (the planar element's -M1 and M2).
+    /// The element's moment balance about its first node, M_1 + M_2 + l e1 x F_2 = 0, gives
+    /// the force at its second node, F_2 = (N, -(f_3 + f_6)/l, (f_2 + f_5)/l), the shear at
+    /// both ends.
+    pub fn end_resultants(&self, q: &[f64], v: &[f64]) -> [[f64; 6]; 2] {
+        let (qe, ve) = (self.gather(q), self.gather(v));
+        let c = self.configuration(&qe);
+        let d = self.deformation_vector(&c);
+        let rates = if self.damping == 0.0 { [0.0; 7] } else { self.deformation_rates(&qe, &ve) };
+        let f: [f64; 7] = self.stiffness.map(|row| (0..7).map(|b| row[b] * (d[b] + self.damping * rates[b])).sum());
+        let (vy, vz) = (-(f[3] + f[6]) / c.l, (f[2] + f[5]) / c.l);
+        [[f[0], vy, vz, -f[1], -f[2], -f[3]], [f[0], vy, vz, f[4], f[5], f[6]]]
+    }
+
     /// The elastic force dU/dq.
     pub fn elastic_force(&self, q: &[f64]) -> [f64; 14] {
         let (c, q, f) = self.local_forces(q);
