@@ -157,10 +157,11 @@ pub enum OutputKind {
         element: usize,
         component: usize,
     },
-    /// A stress resultant of a corotational beam at a node (src/mechanics/section_forces.rs):
-    /// the elements that end and start there; component 0..6 of (N, Vy, Vz, T, My, Mz) (a
+    /// A stress resultant of a beam at an element end (src/mechanics/section_forces.rs): the
+    /// element kind, the elements that end and start there; component 0..6 of (N, Vy, Vz, T, My, Mz) (a
     /// planar beam's N, V, M are 0, 1 and 5: its plane is the x-y plane).
     SectionForce {
+        beam: super::section_forces::SectionBeam,
         elements: [Option<usize>; 2],
         component: usize,
     },
@@ -562,8 +563,8 @@ impl OutputKind {
                 // (b - a) x (p - a) / |b - a|; zero chord length: no direction, report 0.
                 if n > 0.0 { (u[0] * (p[1] - a[1]) - u[1] * (p[0] - a[0])) / n } else { 0.0 }
             }
-            OutputKind::SectionForce { elements, component } => {
-                super::section_forces::section_force(sys, elements, *component, s.q, s.v)
+            OutputKind::SectionForce { beam, elements, component } => {
+                super::section_forces::section_force(sys, *beam, elements, *component, s.q, s.v)
             }
             OutputKind::SupportForce { element, component } => {
                 sys.elements::<MultiPointForce>()[*element].reference_force(s.q, s.v)[*component]

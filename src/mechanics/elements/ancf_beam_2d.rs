@@ -224,6 +224,30 @@ impl AncfBeam2d {
         f
     }
 
+    /// The stress resultants (N, V, M) at the element's start and end node
+    /// (src/mechanics/section_forces.rs): what the beam beyond the node exerts on the beam
+    /// before it, from the generalized forces the nodes hold the element with
+    /// (`internal_force`, elastic and damping): at the end node the force Q_r and the moment
+    /// (d x Q_d)_z (the work of Q_d on a turn of the slope, delta d = delta theta z x d), at the
+    /// start node their negatives. The force is resolved along the section's axes at the node,
+    /// t = (d_y, -d_x)/|d| (along the axis of an unsheared section) and n = d/|d|.
+    pub fn end_resultants(&self, q: &[f64], v: &[f64]) -> [[f64; 3]; 2] {
+        let (f, e) = (self.internal_force(q, v), self.gather(q));
+        let at = |node: usize, sign: f64| {
+            let (r, d) = (4 * node, 4 * node + 2);
+            let (force, turn) = ([f[r], f[r + 1]], [f[d], f[d + 1]]);
+            let slope = [e[d], e[d + 1]];
+            let size = slope[0].hypot(slope[1]);
+            let (t, n) = ([slope[1] / size, -slope[0] / size], [slope[0] / size, slope[1] / size]);
+            [
+                sign * (force[0] * t[0] + force[1] * t[1]),
+                sign * (force[0] * n[0] + force[1] * n[1]),
+                sign * (slope[0] * turn[1] - slope[1] * turn[0]),
+            ]
+        };
+        [at(0, -1.0), at(2, 1.0)]
+    }
+
     /// The damping tangents at (q, v): dF_D/de and C = dF_D/de' (module documentation).
     pub fn damping_tangents(&self, q: &[f64], v: &[f64]) -> (M12, M12) {
         let (e, ed) = (self.gather(q), self.gather(v));
