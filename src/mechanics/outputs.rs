@@ -3,7 +3,7 @@
 
 use super::System;
 use super::derivatives::quadratic_form;
-use super::elements::FloatingFrameBeam2d;
+use super::elements::{FloatingFrameBeam2d, Kin};
 use super::forces::{Contact, MultiPointForce};
 use super::joints::{JointInfo, JointKind, coordinate_types, pick_coordinate};
 use super::kinematics::Anchor;
@@ -265,6 +265,7 @@ impl OutputKind {
                 | OutputKind::ContactConstraint { quantity: 0, .. }
                 | OutputKind::SpatialAngularVelocity { order: 1, .. }
                 | OutputKind::SpatialBodyAngularVelocity { order: 1, .. }
+                | OutputKind::SectionForce { .. }
         )
     }
 }
@@ -564,7 +565,8 @@ impl OutputKind {
                 if n > 0.0 { (u[0] * (p[1] - a[1]) - u[1] * (p[0] - a[0])) / n } else { 0.0 }
             }
             OutputKind::SectionForce { beam, elements, component } => {
-                super::section_forces::section_force(sys, *beam, elements, *component, s.q, s.v)
+                let x = Kin { q: s.q, v: s.v, a: s.a, t: s.t, inputs: &sys.inputs, rates: &sys.input_rates };
+                super::section_forces::section_force(sys, *beam, elements, *component, &x)
             }
             OutputKind::SupportForce { element, component } => {
                 sys.elements::<MultiPointForce>()[*element].reference_force(s.q, s.v)[*component]

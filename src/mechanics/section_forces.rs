@@ -1,17 +1,26 @@
-//! Stress resultants of a corotational beam at a node (the outputs `axial_force`,
-//! `shear_force`, `bending_moment`; spatial `shear_force_y`, `shear_force_z`,
-//! `torsional_moment`, `bending_moment_y`, `bending_moment_z`): the force and moment that the
-//! part of the beam beyond the node (towards its end) exerts on the part before it, in the
-//! element's axes (the positive-face convention of beam theory: N = EA eps, tension positive;
-//! M = EI kappa). Each element gives them at its two nodes from its local elastic and
-//! material-damping forces (`CorotationalBeam2d::end_resultants`, `AncfBeam2d::end_resultants`,
-//! `CorotationalBeam3d::end_resultants`); at a node between two elements the mean of the two.
-//! In statics the two agree exactly in the moments (the node's moment balance), and in the
-//! forces up to the turn between the two elements' axes; in motion they differ by the node's
-//! share of the inertia forces, which vanishes as the mesh is refined.
+//! Stress resultants of a beam at an element end (the outputs `axial_force`, `shear_force`,
+//! `bending_moment`; spatial `shear_force_y`, `shear_force_z`, `torsional_moment`,
+//! `bending_moment_y`, `bending_moment_z`): the force and moment that the part of the beam
+//! beyond the node (towards its end) exerts on the part before it, in the element's axes (the
+//! positive-face convention of beam theory: N = EA eps, tension positive; M = EI kappa).
+//!
+//! Each element gives them at its two nodes as the force and moment the node holds its end
+//! with: the element's whole share of the equations of motion there (its inertia, elastic and
+//! damping forces, less its weight and the distributed loads on it), the end forces of beam
+//! theory (k u less the fixed-end loads; `CorotationalBeam2d::end_resultants`,
+//! `AncfBeam2d::end_resultants`, `CorotationalBeam3d::end_resultants`). So the section at a
+//! free end without a point load carries nothing, under self-weight and in motion too, and at
+//! a supported end the section force is the support's reaction less what the node itself
+//! carries. At a node between two elements the value is the mean of the two elements', which
+//! differ by a point load or a joint's force at the node (the section force jumps there) and
+//! by the turn between the two elements' axes.
 
 use super::System;
-use super::elements::{AncfBeam2d, CorotationalBeam2d, CorotationalBeam3d, Element};
+use super::elements::{AncfBeam2d, CorotationalBeam2d, CorotationalBeam3d, Element, Kin};
+use super::forces::line_load::LineSegment;
+use super::forces::load::LoadKind;
+use super::forces::spatial_load::SpatialLoadKind;
+use super::forces::{Load, SpatialLoad};
 use super::outputs::OutputKind;
 
 /// The beam element kinds with section forces.
@@ -37,16 +46,82 @@ impl SectionBeam {
     }
 
     /// Component `component` (0..6 of (N, Vy, Vz, T, My, Mz)) at end `end` (0 first node, 1
-    /// last) of element `k`; a planar element's (N, V, M) are the components 0, 1 and 5.
-    fn end_resultant(self, sys: &System, k: usize, end: usize, component: usize, q: &[f64], v: &[f64]) -> f64 {
+    /// last) of element `k` in the state `x`; a planar element's (N, V, M) are the components
+    /// 0, 1 and 5.
+    fn end_resultant(self, sys: &System, k: usize, end: usize, component: usize, x: &Kin) -> f64 {
         match self {
             SectionBeam::Corotational2d => {
-                sys.elements::<CorotationalBeam2d>()[k].end_resultants(q, v)[end][component.min(2)]
+                let e = &sys.elements::<CorotationalBeam2d>()[k];
+                let nodes = [e.dofs()[0], e.dofs()[3]];
+                let mut loads = nalgebra::SVector::<f64, 6>::zeros();
+                planar_line_loads(
+                    sys,
+                    x,
+                    |s| matches!(s, LineSegment::Chord { nodes: n, .. } if *n == nodes),
+                    |i, f| loads[i] += f,
+                );
+                e.end_resultants(x, &loads)[end][component.min(2)]
             }
-            SectionBeam::Ancf2d => sys.elements::<AncfBeam2d>()[k].end_resultants(q, v)[end][component.min(2)],
-            SectionBeam::Corotational3d => sys.elements::<CorotationalBeam3d>()[k].end_resultants(q, v)[end][component],
+            SectionBeam::Ancf2d => {
+                let e = &sys.elements::<AncfBeam2d>()[k];
+                let nodes = [e.dofs()[0], e.dofs()[4], e.dofs()[8]];
+                let mut loads = nalgebra::SVector::<f64, 12>::zeros();
+                // The segment's (x, y) of its three nodes are the element's coordinates 0, 1,
+                // 4, 5, 8, 9.
+                planar_line_loads(
+                    sys,
+                    x,
+                    |s| matches!(s, LineSegment::Quadratic { nodes: n, .. } if *n == nodes),
+                    |i, f| loads[4 * (i / 2) + i % 2] += f,
+                );
+                e.end_resultants(x, &loads)[end][component.min(2)]
+            }
+            SectionBeam::Corotational3d => {
+                let e = &sys.elements::<CorotationalBeam3d>()[k];
+                let mut loads = [0.0; 14];
+                for load in sys.elements::<SpatialLoad>() {
+                    if let SpatialLoadKind::Line { element, direction: u } = &load.kind
+                        && element.dofs() == e.dofs()
+                    {
+                        let f = load.magnitude.eval(x.t, x.inputs, x.rates);
+                        for (l, qk) in loads.iter_mut().zip(element.line_load_force(x.q, u.map(|uk| f * uk))) {
+                            *l += qk;
+                        }
+                    }
+                }
+                e.end_resultants(x, &loads)[end][component]
+            }
         }
     }
+}
+
+/// The distributed loads on the planar element whose `LineSegment` passes `on`: their
+/// generalized forces, each component given to `out` with its index in the segment's dofs.
+fn planar_line_loads(sys: &System, x: &Kin, on: impl Fn(&LineSegment) -> bool, mut out: impl FnMut(usize, f64)) {
+    for load in sys.elements::<Load>() {
+        if let LoadKind::Line { segment, direction: u } = &load.kind
+            && on(segment)
+        {
+            let f = load.magnitude.eval(x.t, x.inputs, x.rates);
+            segment.generalized_force([f * u[0], f * u[1]], x.q, &mut out);
+        }
+    }
+}
+
+/// The coordinates whose accelerations a section force at the ends of `elements` reads (the
+/// FMU's output dependencies).
+pub fn section_dofs(sys: &System, beam: SectionBeam, elements: &[Option<usize>; 2]) -> Vec<usize> {
+    let dofs = |k: usize| -> Vec<usize> {
+        match beam {
+            SectionBeam::Corotational2d => sys.elements::<CorotationalBeam2d>()[k].dofs().to_vec(),
+            SectionBeam::Ancf2d => sys.elements::<AncfBeam2d>()[k].dofs().to_vec(),
+            SectionBeam::Corotational3d => sys.elements::<CorotationalBeam3d>()[k].dofs().to_vec(),
+        }
+    };
+    let mut all: Vec<usize> = elements.iter().flatten().flat_map(|&k| dofs(k)).collect();
+    all.sort_unstable();
+    all.dedup();
+    all
 }
 
 /// The section force `component` (0..6 of (N, Vy, Vz, T, My, Mz); a planar beam has 0, 1 and
@@ -70,20 +145,13 @@ pub fn section_output(sys: &System, x: usize, body: &str, component: usize) -> R
     ))
 }
 
-/// The value of `OutputKind::SectionForce` at (q, v).
-pub fn section_force(
-    sys: &System,
-    beam: SectionBeam,
-    elements: &[Option<usize>; 2],
-    component: usize,
-    q: &[f64],
-    v: &[f64],
-) -> f64 {
+/// The value of `OutputKind::SectionForce` in the state `x` (consistent accelerations).
+pub fn section_force(sys: &System, beam: SectionBeam, elements: &[Option<usize>; 2], component: usize, x: &Kin) -> f64 {
     let mut sum = 0.0;
     let mut count = 0.0;
     for (end, element) in [1, 0].into_iter().zip(elements) {
         if let Some(k) = *element {
-            sum += beam.end_resultant(sys, k, end, component, q, v);
+            sum += beam.end_resultant(sys, k, end, component, x);
             count += 1.0;
         }
     }

@@ -122,6 +122,9 @@ fn solved_unknowns(kind: &OutputKind, sys: &System) -> Option<(Vec<usize>, Vec<u
         }
         OutputKind::SpatialReactionTorque { joint, .. } => (vec![], sys.joints[*joint].rows.clone().collect()),
         OutputKind::ContactConstraint { contact, .. } => (vec![], vec![sys.contact_constraint_row(*contact)]),
+        OutputKind::SectionForce { beam, elements, .. } => {
+            (crate::mechanics::section_forces::section_dofs(sys, *beam, elements), vec![])
+        }
         // Any other kind that re-solves accelerations: every unknown (conservative).
         _ => ((0..n).collect(), (0..sys.constraints()).collect()),
     })

@@ -9,9 +9,11 @@
 //!   every node, and nothing else;
 //! - a planar problem in a spatial model gives the planar element's values (the planar
 //!   components are the spatial x-y plane's: shear_force_y, bending_moment_z);
-//! - in motion, a Kelvin-Voigt damped beam's resultants include the damping stresses; a
-//!   pendulum beam swinging under gravity has N = 0 at its free end and M -> 0 there as the
-//!   mesh is refined, and the moment at the pin, which holds no moment, likewise.
+//! - under self-weight, the resultants of beam theory: a cantilever's M(x) = -w (L - x)^2 / 2
+//!   and V(x) = -w (L - x) at every node, zero at the tip (the elements' end forces include
+//!   their fixed-end loads);
+//! - in motion, a pendulum beam swinging under gravity has no moment at its pin and nothing at
+//!   its free tip, and its pin section carries the pin's reaction.
 
 use crate::common;
 use common::sim::output;
@@ -180,40 +182,116 @@ fn a_section_force_needs_a_corotational_beam_node() {
 }
 
 /// In motion: the flexible pendulum of models/pendulum_corotational.toml swinging under
-/// gravity. Its pin holds no moment and its tip is free, so there the bending moment and the
-/// axial force are zero in the continuum; the elements' end values carry the end node's share
-/// of the inertia forces and converge to zero as the mesh is refined (at 0.6 s, against the
-/// centrifugal tension at the middle, up to 28 N): each fourfold refinement cuts the pin's
-/// moment at least threefold (it fell 26 and 18 times) and the tip's tension, the tip node's
-/// share of the centripetal force (~1/n), at least twofold (2.3 and 4.1 times).
+/// gravity, with 4 and 16 elements. Its pin holds no moment and its tip is free, so the moment
+/// at the pin and all three resultants at the tip are zero (to round-off, against the ~30 N of
+/// tension in the arm): the element's end forces include its inertia and weight. The force at
+/// the pin's section is the pin's reaction on the beam, turned into the first element's chord
+/// axes and reversed (the beam beyond the pin pulls on the pin).
 #[test]
-fn a_swinging_beam_has_no_moment_at_its_pin_and_no_tension_at_its_tip() {
-    let text = std::fs::read_to_string(common::sim::model_path("pendulum_corotational")).unwrap()
-        + "\n[[outputs]]\nname = \"M_pin\"\nquantity = \"bending_moment\"\nbody = \"arm.start\"\n\
-           \n[[outputs]]\nname = \"N_mid\"\nquantity = \"axial_force\"\nbody = \"arm.node[elements/2]\"\n\
-           \n[[outputs]]\nname = \"N_tip\"\nquantity = \"axial_force\"\nbody = \"arm.end\"\n";
+fn a_swinging_beam_has_no_moment_at_its_pin_and_nothing_at_its_tip() {
+    let mut text = std::fs::read_to_string(common::sim::model_path("pendulum_corotational")).unwrap();
+    for (name, quantity, body) in [
+        ("M_pin", "bending_moment", "arm.start"),
+        ("N_pin", "axial_force", "arm.start"),
+        ("V_pin", "shear_force", "arm.start"),
+        ("N_tip", "axial_force", "arm.end"),
+        ("V_tip", "shear_force", "arm.end"),
+        ("M_tip", "bending_moment", "arm.end"),
+        ("x1", "x", "arm.node[1]"),
+        ("y1", "y", "arm.node[1]"),
+    ] {
+        text += &format!("\n[[outputs]]\nname = \"{name}\"\nquantity = \"{quantity}\"\nbody = \"{body}\"\n");
+    }
+    text += "\n[[outputs]]\nname = \"Rx\"\nquantity = \"reaction_x\"\njoint = \"pin\"\n\
+             \n[[outputs]]\nname = \"Ry\"\nquantity = \"reaction_y\"\njoint = \"pin\"\n";
     let model = Model::parse(&text, "pendulum.toml").unwrap();
-    let at = |elements: f64| {
+    for elements in [4.0, 16.0] {
         let mut sim = common::sim::simulation_with(&model, &[("elements", elements)], |_| {});
-        let mut worst = [0.0f64; 2];
         let mut tension = 0.0f64;
         for k in 1..=6 {
             sim.step_to(0.1 * k as f64).unwrap();
-            worst[0] = worst[0].max(output(&mut sim, "M_pin").abs());
-            worst[1] = worst[1].max(output(&mut sim, "N_tip").abs());
-            tension = tension.max(output(&mut sim, "N_mid"));
+            let value = |sim: &mut Simulation, name: &str| output(sim, name);
+            let (n, v, m) = (value(&mut sim, "N_pin"), value(&mut sim, "V_pin"), value(&mut sim, "M_pin"));
+            let tip = ["N_tip", "V_tip", "M_tip"].map(|q| value(&mut sim, q));
+            let (x1, y1) = (value(&mut sim, "x1"), value(&mut sim, "y1"));
+            let (rx, ry) = (value(&mut sim, "Rx"), value(&mut sim, "Ry"));
+            // The pin is at the origin: the first chord runs to node 1.
+            let l = x1.hypot(y1);
+            let (e1, e2) = ([x1 / l, y1 / l], [-y1 / l, x1 / l]);
+            let reaction = [-(rx * e1[0] + ry * e1[1]), -(rx * e2[0] + ry * e2[1])];
+            tension = tension.max(n);
+            println!(
+                "{elements} el., t = {:.1}: pin (N, V, M) = ({n:.6}, {v:.6}, {m:.2e}), reaction ({:.6}, {:.6}), tip {tip:?}",
+                sim.time(),
+                reaction[0],
+                reaction[1]
+            );
+            let scale = 1e-9 * n.abs().max(1.0);
+            assert!(m.abs() < scale && tip.iter().all(|f| f.abs() < scale), "{m} {tip:?}");
+            assert!((n - reaction[0]).abs() < scale && (v - reaction[1]).abs() < scale, "{n} {v} against {reaction:?}");
         }
-        println!(
-            "{elements} elements: |M_pin| {:.3e} N m, |N_tip| {:.3e} N, N_mid up to {tension:.2} N",
-            worst[0], worst[1]
-        );
-        (worst, tension)
-    };
-    let runs = [4.0, 16.0, 64.0].map(at);
-    for pair in runs.windows(2) {
-        let ((coarse, _), (fine, tension)) = (pair[0], pair[1]);
-        assert!(tension > 10.0, "the middle is not in tension: {tension} N");
-        assert!(fine[0] < coarse[0] / 3.0 && fine[1] < coarse[1] / 2.0, "{fine:?} after {coarse:?}");
+        assert!(tension > 10.0, "the arm is not in tension: {tension} N");
     }
-    assert!(runs[2].0[0] < 1e-3 && runs[2].0[1] < 0.1 * runs[2].1, "{:?}", runs[2]);
+}
+
+/// Under self-weight (and, planar, under the same `distributed_force` instead): a steel
+/// cantilever 1 m long, 20 x 20 mm, w = rho A g = 30.8034 N/m, has M(x) = -w (L - x)^2 / 2 and
+/// V(x) = -w (L - x) at every node (beam theory; y up, the weight along -y), zero at the tip,
+/// to the sag's second-order effect on the arms (1e-6); the spatial beam with the weight
+/// along -z and only 2 elements, M_y = +w (L - x)^2 / 2 and V_z = -w (L - x) (the element end
+/// forces carry the fixed-end loads, so two elements are as exact as ten).
+#[test]
+fn a_cantilever_under_its_weight_has_the_moments_of_beam_theory() {
+    let (l, w) = (1.0, 7850.0 * 0.02 * 0.02 * 9.81);
+    let beam = |spatial: bool, elements: usize, load: &str| {
+        let (dimension, point, end, mut gravity, section) = if spatial {
+            (
+                "dimension = 3\n",
+                "[0.0, 0.0, 0.0]",
+                "[1.0, 0.0, 0.0]",
+                "[0.0, 0.0, -9.81]",
+                "iy = 1.3333333333333333e-8, iz = 1.3333333333333333e-8, j = 2.25e-8",
+            )
+        } else {
+            ("", "[0.0, 0.0]", "[1.0, 0.0]", "[0.0, -9.81]", "inertia = 1.3333333333333333e-8")
+        };
+        if !load.is_empty() {
+            gravity = "[0.0, 0.0]";
+        }
+        let mut text = format!(
+            "[model]\nname = \"weight\"\n{dimension}gravity = {gravity}\n\n[[beams]]\nname = \"arm\"\nstart = {point}\n\
+             end = {end}\nelements = {elements}\nformulation = \"euler_bernoulli\"\nsection = {{ area = 4e-4, {section} }}\n\
+             material = {{ E = 2.1e11, nu = 0.3, rho = 7850.0 }}\n\n[[joints]]\nname = \"clamp\"\ntype = \"fixed\"\n\
+             body1 = \"ground\"\nbody2 = \"arm.start\"\npoint = {point}\n{load}"
+        );
+        let (m, v) = if spatial { ("bending_moment_y", "shear_force_z") } else { ("bending_moment", "shear_force") };
+        for k in 0..=elements {
+            text += &format!(
+                "\n[[outputs]]\nname = \"M{k}\"\nquantity = \"{m}\"\nbody = \"arm.node[{k}]\"\n\
+                 \n[[outputs]]\nname = \"V{k}\"\nquantity = \"{v}\"\nbody = \"arm.node[{k}]\"\n"
+            );
+        }
+        let mut sim = simulation(&text);
+        sim.settle_static(0.0).unwrap();
+        (0..=elements)
+            .map(|k| (output(&mut sim, &format!("M{k}")), output(&mut sim, &format!("V{k}"))))
+            .collect::<Vec<_>>()
+    };
+    let line_load =
+        format!("\n[[loads]]\ntype = \"distributed_force\"\nbody = \"arm\"\ndirection = [0.0, -1.0]\nvalue = {w}\n");
+    let runs = [
+        ("planar, weight", 1.0, beam(false, 10, "")),
+        ("planar, distributed force", 1.0, beam(false, 10, &line_load)),
+        ("spatial, weight, 2 elements", -1.0, beam(true, 2, "")),
+    ];
+    for (what, sign, values) in runs {
+        let n = values.len() - 1;
+        for (k, (m, v)) in values.iter().enumerate() {
+            let rest = l * (n - k) as f64 / n as f64;
+            let (m_exact, v_exact) = (-sign * w * rest * rest / 2.0, -w * rest);
+            println!("{what}, x = {:.2}: M {m:.6} against {m_exact:.6}, V {v:.6} against {v_exact:.6}", l - rest);
+            assert!((m - m_exact).abs() < 2e-6 * w * l * l / 2.0, "{what}: M {m} against {m_exact}");
+            assert!((v - v_exact).abs() < 2e-6 * w * l, "{what}: V {v} against {v_exact}");
+        }
+    }
 }

@@ -226,13 +226,15 @@ impl AncfBeam2d {
 
     /// The stress resultants (N, V, M) at the element's start and end node
     /// (src/mechanics/section_forces.rs): what the beam beyond the node exerts on the beam
-    /// before it, from the generalized forces the nodes hold the element with
-    /// (`internal_force`, elastic and damping): at the end node the force Q_r and the moment
-    /// (d x Q_d)_z (the work of Q_d on a turn of the slope, delta d = delta theta z x d), at the
-    /// start node their negatives. The force is resolved along the section's axes at the node,
-    /// t = (d_y, -d_x)/|d| (along the axis of an unsheared section) and n = d/|d|.
-    pub fn end_resultants(&self, q: &[f64], v: &[f64]) -> [[f64; 3]; 2] {
-        let (f, e) = (self.internal_force(q, v), self.gather(q));
+    /// before it. The node holds the element's end with the element's share of the equations
+    /// of motion there (`nodal_forces`: M a + the internal forces - its weight) less `loads`
+    /// (distributed loads on it): at the end node the force Q_r and the moment (d x Q_d)_z (the
+    /// work of Q_d on a turn of the slope, delta d = delta theta z x d), at the start node their
+    /// negatives. The force is resolved along the section's axes at the node, t = (d_y,
+    /// -d_x)/|d| (along the axis of an unsheared section) and n = d/|d|.
+    pub fn end_resultants(&self, x: &Kin, loads: &V12) -> [[f64; 3]; 2] {
+        let f = self.nodal_forces(x) - loads;
+        let e = self.gather(x.q);
         let at = |node: usize, sign: f64| {
             let (r, d) = (4 * node, 4 * node + 2);
             let (force, turn) = ([f[r], f[r + 1]], [f[d], f[d + 1]]);
@@ -246,6 +248,18 @@ impl AncfBeam2d {
             ]
         };
         [at(0, -1.0), at(2, 1.0)]
+    }
+
+    /// The element's share of the equations of motion at its 12 coordinates: M a plus the
+    /// internal (elastic and damping) forces less its weight.
+    fn nodal_forces(&self, x: &Kin) -> V12 {
+        let fe = if self.damping == 0.0 { self.elastic_force(x.q) } else { self.internal_force(x.q, x.v) };
+        let mut f = self.mass * self.gather(x.a) + fe;
+        for (m, w) in self.weight_share().iter().enumerate() {
+            f[4 * m] -= w * self.gravity[0];
+            f[4 * m + 1] -= w * self.gravity[1];
+        }
+        f
     }
 
     /// The damping tangents at (q, v): dF_D/de and C = dF_D/de' (module documentation).

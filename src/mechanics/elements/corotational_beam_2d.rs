@@ -443,22 +443,21 @@ impl CorotationalBeam2d {
 
     /// The stress resultants (N, V, M) at the element's first and second node
     /// (src/mechanics/section_forces.rs): what the beam beyond the node exerts on the beam
-    /// before it, in the chord axes, with the material damping's share. The node holding the
-    /// element's end takes T F_E there (`local_elastic_force`: (-N, (M1 + M2)/l, M1) at the
-    /// first node, (N, -(M1 + M2)/l, M2) at the second), so V = -(M1 + M2)/l at both ends and
-    /// M = -M1 at the first, M2 at the second: under a constant moment th_bar = (-1, 1) kappa
-    /// l/2 gives M1 = -EI kappa, M2 = EI kappa, and M = EI kappa at both.
-    pub fn end_resultants(&self, q: &[f64], v: &[f64]) -> [[f64; 3]; 2] {
-        let g = self.geometry(&self.gather(q));
-        let [n, m1, m2] = self.section_forces(&g);
-        let [n, m1, m2] = if self.damping == 0.0 {
-            [n, m1, m2]
-        } else {
-            let [nd, m1d, m2d] = self.damping_forces(Self::deformation_rates(&g, &rotate(g.c, g.s, &self.gather(v))));
-            [n + nd, m1 + m1d, m2 + m2d]
-        };
-        let shear = -(m1 + m2) * g.inv_l;
-        [[n, shear, -m1], [n, shear, m2]]
+    /// before it, in the chord axes. The node holds the element's end with the element's whole
+    /// share of the equations of motion there, M_g a + F_I's quadratic part + F_E (+ damping) -
+    /// its weight (`nodal_forces`) - `loads` (the generalized force of distributed loads on
+    /// it): the end forces of beam theory (k u less the fixed-end loads), so a free end with no
+    /// point load carries nothing, in motion too. At the second node that force is the
+    /// section force; at the first node its negative (the element is then the part beyond).
+    /// Without loads and inertia the chord components are (-N, (M1 + M2)/l, M1) and (N, -(M1 +
+    /// M2)/l, M2) (`local_elastic_force`), so V = -(M1 + M2)/l and M = -M1, M2: under a
+    /// constant moment th_bar = (-1, 1) kappa l/2, M1 = -EI kappa, M2 = EI kappa, and M = EI
+    /// kappa at both ends.
+    pub fn end_resultants(&self, x: &Kin, loads: &V6) -> [[f64; 3]; 2] {
+        let (inertial, forces) = self.nodal_forces(x);
+        let g = self.geometry(&self.gather(x.q));
+        let local = rotate(g.c, g.s, &(inertial + forces - loads));
+        [[-local[0], -local[1], -local[2]], [local[3], local[4], local[5]]]
     }
 
     /// Inertia force F_I (eq. 17) split into M_g a and the quadratic-velocity part, by
@@ -715,6 +714,37 @@ impl CorotationalBeam2d {
     }
 }
 
+impl CorotationalBeam2d {
+    /// The element's share of the equations of motion at its coordinates (x1, y1, th1, x2, y2,
+    /// th2): M_g a, and the quadratic-velocity, elastic (and damping) forces less its weight
+    /// (the nodes' shares and the cubic field's end moments).
+    fn nodal_forces(&self, x: &Kin) -> (V6, V6) {
+        let q = self.gather(x.q);
+        let g = self.geometry(&q);
+        let (c, s) = (g.c, g.s);
+        let (tv, ta) = (rotate(c, s, &self.gather(x.v)), rotate(c, s, &self.gather(x.a)));
+        let (ma, quad) = self.local_inertia_force(&g, &tv, &ta);
+        // Quadratic-velocity and elastic forces summed in the chord frame, rotated once.
+        let (ma, mut f) =
+            (rotate_transposed(c, s, &ma), rotate_transposed(c, s, &(quad + self.local_internal_force(&g, &tv))));
+        let m = self.half_mass();
+        for k in [0, 3] {
+            f[k] -= m * self.gravity[0];
+            f[k + 1] -= m * self.gravity[1];
+        }
+        if self.gravity != [0.0; 2] {
+            let (_, grad_d, grad_th) = self.cubic_gravity(&q, g.inv_l);
+            for k in 0..2 {
+                f[k] -= grad_d[k];
+                f[3 + k] += grad_d[k];
+            }
+            f[2] += grad_th;
+            f[5] -= grad_th;
+        }
+        (ma, f)
+    }
+}
+
 impl Element for CorotationalBeam2d {
     /// Its nodes are one piece of the structure (`Element::TIES`).
     const TIES: bool = true;
@@ -724,32 +754,10 @@ impl Element for CorotationalBeam2d {
     }
 
     fn add_forces(&self, x: &Kin, inertial: &mut [f64], forces: &mut [f64]) {
-        let q = self.gather(x.q);
-        let g = self.geometry(&q);
-        let (c, s) = (g.c, g.s);
-        let (tv, ta) = (rotate(c, s, &self.gather(x.v)), rotate(c, s, &self.gather(x.a)));
-        let (ma, quad) = self.local_inertia_force(&g, &tv, &ta);
-        // Quadratic-velocity and elastic forces summed in the chord frame, rotated once.
-        let (ma, f) =
-            (rotate_transposed(c, s, &ma), rotate_transposed(c, s, &(quad + self.local_internal_force(&g, &tv))));
-        let m = self.half_mass();
-        for (k, node) in [(0, self.dofs[0]), (3, self.dofs[3])] {
-            let (inertial, forces) = (&mut inertial[node..][..3], &mut forces[node..][..3]);
-            for j in 0..3 {
-                inertial[j] += ma[k + j];
-                forces[j] += f[k + j];
-            }
-            forces[0] -= m * self.gravity[0];
-            forces[1] -= m * self.gravity[1];
-        }
-        if self.gravity != [0.0; 2] {
-            let (_, grad_d, grad_th) = self.cubic_gravity(&q, g.inv_l);
-            for k in 0..2 {
-                forces[self.dofs[k]] -= grad_d[k];
-                forces[self.dofs[3 + k]] += grad_d[k];
-            }
-            forces[self.dofs[2]] += grad_th;
-            forces[self.dofs[5]] -= grad_th;
+        let (ma, f) = self.nodal_forces(x);
+        for (k, &i) in self.dofs.iter().enumerate() {
+            inertial[i] += ma[k];
+            forces[i] += f[k];
         }
     }
 

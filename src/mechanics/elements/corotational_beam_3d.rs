@@ -54,7 +54,7 @@ use super::corotational_derivatives_3d::{elastic_force, elastic_stiffness};
 use super::{Element, Energy, Kin, RigidBody3d};
 use crate::integrators::{EnergyFlow, Stride, TangentCoefficients};
 use crate::mechanics::dual::Dual;
-use crate::mechanics::euler_parameters::{Mat3, rotation};
+use crate::mechanics::euler_parameters::{Mat3, e_matrix, rotation};
 use crate::mechanics::hyper_dual::{HyperDual, Real};
 use crate::mechanics::motion_jet::MotionJet;
 
@@ -439,21 +439,40 @@ impl CorotationalBeam3d {
 
     /// The stress resultants (N, Vy, Vz, T, My, Mz) at the element's first and second node
     /// (src/mechanics/section_forces.rs): what the beam beyond the node exerts on the beam
-    /// before it, in the element axes (e1, e2, e3), with the material damping's share. The
-    /// local forces f = K (d + b d') are conjugate to d = (u, theta_1, theta_2): the axial
-    /// force N = f_0 and the moments the nodes hold the element's ends with, -(f_1, f_2, f_3)
-    /// at the first node and (f_4, f_5, f_6) at the second (the planar element's -M1 and M2).
-    /// The element's moment balance about its first node, M_1 + M_2 + l e1 x F_2 = 0, gives
-    /// the force at its second node, F_2 = (N, -(f_3 + f_6)/l, (f_2 + f_5)/l), the shear at
-    /// both ends.
-    pub fn end_resultants(&self, q: &[f64], v: &[f64]) -> [[f64; 6]; 2] {
-        let (qe, ve) = (self.gather(q), self.gather(v));
-        let c = self.configuration(&qe);
-        let d = self.deformation_vector(&c);
-        let rates = if self.damping == 0.0 { [0.0; 7] } else { self.deformation_rates(&qe, &ve) };
-        let f: [f64; 7] = self.stiffness.map(|row| (0..7).map(|b| row[b] * (d[b] + self.damping * rates[b])).sum());
-        let (vy, vz) = (-(f[3] + f[6]) / c.l, (f[2] + f[5]) / c.l);
-        [[f[0], vy, vz, -f[1], -f[2], -f[3]], [f[0], vy, vz, f[4], f[5], f[6]]]
+    /// before it, in the element axes (e1, e2, e3). The node holds the element's end with the
+    /// element's share of the equations of motion there: the centre line's inertia, the
+    /// elastic (and damping) forces less its weight (`forces_at`), its nodes' rotary inertia,
+    /// less `loads` (distributed loads on it). Per node that is a force F on the position and
+    /// a generalized force Q_p on the Euler parameters, whose moment is M = E(p) Q_p / 2 (the
+    /// work Q_p . dp of a turn dpi, dp = E(p)^T dpi / 2 for a unit p): at the second node
+    /// (F, M) are the section's, at the first their negatives.
+    pub fn end_resultants(&self, x: &Kin, loads: &[f64; 14]) -> [[f64; 6]; 2] {
+        let (q, v, a) = (self.gather(x.q), self.gather(x.v), self.gather(x.a));
+        let (ma, rest) = self.forces_at(&q, &v, &a, true);
+        let mut f: [f64; 14] = std::array::from_fn(|k| ma[k] + rest[k] - loads[k]);
+        for (node, r) in self.rotary.iter().enumerate() {
+            let (inertial, forces) = r.local_forces(x);
+            for k in 0..7 {
+                f[7 * node + k] += inertial[k] + forces[k];
+            }
+        }
+        let axes = self.configuration(&q).e;
+        let at = |node: usize, sign: f64| {
+            let (force, p) = (&f[7 * node..7 * node + 3], &q[7 * node + 3..7 * node + 7]);
+            let e = e_matrix(p);
+            let moment: [f64; 3] =
+                std::array::from_fn(|i| 0.5 * (0..4).map(|k| e[i][k] * f[7 * node + 3 + k]).sum::<f64>());
+            let along = |u: &V3<f64>, w: &[f64]| sign * (0..3).map(|i| u[i] * w[i]).sum::<f64>();
+            [
+                along(&axes[0], force),
+                along(&axes[1], force),
+                along(&axes[2], force),
+                along(&axes[0], &moment),
+                along(&axes[1], &moment),
+                along(&axes[2], &moment),
+            ]
+        };
+        [at(0, -1.0), at(1, 1.0)]
     }
 
     /// The elastic force dU/dq.

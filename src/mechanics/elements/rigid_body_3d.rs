@@ -90,16 +90,15 @@ impl RigidBody3d {
     }
 }
 
-impl Element for RigidBody3d {
-    fn dofs(&self) -> &[usize] {
-        &self.dofs
-    }
-
-    fn add_forces(&self, x: &Kin, inertial: &mut [f64], forces: &mut [f64]) {
+impl RigidBody3d {
+    /// The body's share of the equations of motion at its coordinates (r, p): the inertia
+    /// forces m r'' and 4 G^T J' G p'' (with the regularisation), and the quadratic-velocity
+    /// force -8 G(p')^T J' G(p') p less the weight.
+    pub fn local_forces(&self, x: &Kin) -> ([f64; 7], [f64; 7]) {
+        let (mut inertial, mut forces) = ([0.0; 7], [0.0; 7]);
         for k in 0..3 {
-            let i = self.dofs[k];
-            inertial[i] += self.mass * x.a[i];
-            forces[i] -= self.mass * self.gravity[k];
+            inertial[k] = self.mass * x.a[self.dofs[k]];
+            forces[k] = -self.mass * self.gravity[k];
         }
         let (p, pd, pdd) = (self.slices(x.q), self.slices(x.v), self.slices(x.a));
         let g = g_matrix(p);
@@ -111,9 +110,23 @@ impl Element for RigidBody3d {
         let p_a: f64 = (0..4).map(|k| p[k] * pdd[k]).sum();
         let pd_pd: f64 = (0..4).map(|k| pd[k] * pd[k]).sum();
         for a in 0..4 {
-            let i = self.dofs[3 + a];
-            inertial[i] += 4.0 * (0..3).map(|k| g[k][a] * wa[k]).sum::<f64>() + 4.0 * j * p_a * p[a];
-            forces[i] += -8.0 * (0..3).map(|k| gd[k][a] * wq[k]).sum::<f64>() + 4.0 * j * pd_pd * p[a];
+            inertial[3 + a] = 4.0 * (0..3).map(|k| g[k][a] * wa[k]).sum::<f64>() + 4.0 * j * p_a * p[a];
+            forces[3 + a] = -8.0 * (0..3).map(|k| gd[k][a] * wq[k]).sum::<f64>() + 4.0 * j * pd_pd * p[a];
+        }
+        (inertial, forces)
+    }
+}
+
+impl Element for RigidBody3d {
+    fn dofs(&self) -> &[usize] {
+        &self.dofs
+    }
+
+    fn add_forces(&self, x: &Kin, inertial: &mut [f64], forces: &mut [f64]) {
+        let (ma, f) = self.local_forces(x);
+        for (k, &i) in self.dofs.iter().enumerate() {
+            inertial[i] += ma[k];
+            forces[i] += f[k];
         }
     }
 
