@@ -139,9 +139,9 @@ pub fn section_output(sys: &System, x: usize, body: &str, component: usize) -> R
         }
     }
     Err(format!(
-        "section forces are a beam's at the ends of its elements (`arm.node[k]`, `arm.start`, `arm.end` of a beam \
-         with formulation timoshenko, euler_bernoulli or ancf; not an ANCF middle node `arm.mid[k]`, nor a \
-         floating_frame beam); '{body}' is none"
+        "'{body}' is not where a beam's section forces are: they are at the ends of its elements (`arm.node[k]`, \
+         `arm.start`, `arm.end` of a beam with formulation timoshenko, euler_bernoulli or ancf; not at an ANCF \
+         middle node `arm.mid[k]`, on a floating_frame beam, or on a rigid body or point mass)"
     ))
 }
 

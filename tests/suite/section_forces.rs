@@ -176,7 +176,7 @@ fn a_section_force_needs_a_corotational_beam_node() {
         e.to_string()
     };
     assert!(error("body = \"arm.nod[4]\"").contains("unknown body 'arm.nod[4]'"));
-    assert!(error("body = \"box\"").contains("'box' is none"));
+    assert!(error("body = \"box\"").contains("'box' is not where a beam's section forces are"));
     assert!(error("body = \"arm.node[4]\"\npoint = [1.0, 0.0]").contains("no `point`"));
     assert!(error("joint = \"clamp\"").contains("needs `body`"));
 }
