@@ -139,10 +139,13 @@ pub enum OutputKind {
         contact: usize,
         quantity: usize,
     },
-    /// Tip of a floating-frame beam: x (0), y (1) or section rotation theta + Phi_y'(L) B (2).
+    /// Tip of a floating-frame beam: x (0), y (1) or section rotation theta + Phi_y'(L) B (2);
+    /// x and y in the axes of the rotating body whose coordinates (x, y, theta) start at
+    /// `frame`, if given (as `PointInFrame`).
     FloatingFrameTip {
         beam: usize,
         quantity: usize,
+        frame: Option<usize>,
     },
     /// Signed distance of a body point from the chord through two other points, positive to
     /// the left of the chord's direction (paper 003 Fig. 18: transverse deformation of the
@@ -434,10 +437,7 @@ impl OutputKind {
                 }
             }
             OutputKind::PointInFrame { point, frame, component } => {
-                let (p, f) = (point.position(s.q), *frame);
-                let d = [p[0] - s.q[f], p[1] - s.q[f + 1]];
-                let (sin, cos) = s.q[f + 2].sin_cos();
-                [cos * d[0] + sin * d[1], -sin * d[0] + cos * d[1]][*component]
+                in_frame(point.position(s.q), *frame, s.q)[*component]
             }
             OutputKind::Rotation { theta, order } => [s.q, s.v, s.a][*order][*theta],
             OutputKind::SectionAngle { anchor, order } => {
@@ -553,9 +553,12 @@ impl OutputKind {
                     _ => f64::from(u8::from(c.is_active())),
                 }
             }
-            OutputKind::FloatingFrameTip { beam, quantity } => {
+            OutputKind::FloatingFrameTip { beam, quantity, frame } => {
                 let (p, angle) = sys.elements::<FloatingFrameBeam2d>()[*beam].tip_pose(s.q);
-                [p[0], p[1], angle][*quantity]
+                match frame {
+                    Some(f) if *quantity < 2 => in_frame(p, *f, s.q)[*quantity],
+                    _ => [p[0], p[1], angle][*quantity],
+                }
             }
             OutputKind::TransverseDeflection { point, chord } => {
                 let (p, a, b) = (point.position(s.q), chord[0].position(s.q), chord[1].position(s.q));
@@ -581,6 +584,14 @@ impl OutputKind {
             OutputKind::EnergySupplied => s.exchanged.supplied,
         }
     }
+}
+
+/// The point `p` in the axes of the planar body whose coordinates (x, y, theta) start at `f`:
+/// R(theta)^T (p - r).
+fn in_frame(p: [f64; 2], f: usize, q: &[f64]) -> [f64; 2] {
+    let d = [p[0] - q[f], p[1] - q[f + 1]];
+    let (sin, cos) = q[f + 2].sin_cos();
+    [cos * d[0] + sin * d[1], -sin * d[0] + cos * d[1]]
 }
 
 /// cos(pitch) below which yaw/pitch/roll are taken as at gimbal lock (`OutputKind::TaitBryan`).

@@ -292,7 +292,7 @@ impl Scene {
             if let Some(index) = beam.floating {
                 let tip = format!("{}.end", beam.name);
                 for (quantity, q) in ["x", "y", "angle"].iter().enumerate() {
-                    push(&tip, q, OutputKind::FloatingFrameTip { beam: index, quantity });
+                    push(&tip, q, OutputKind::FloatingFrameTip { beam: index, quantity, frame: None });
                 }
             }
         }

@@ -191,8 +191,9 @@ pub(super) fn contact_body2(
     Ok(tip)
 }
 
-/// An output at the tip of a floating-frame beam: position and section rotation from the
-/// frame and the modes (paper 004 eq. 1 at x = L). `None` if its body is no tip.
+/// An output at the tip of a floating-frame beam: position (global, or in a `frame` body's
+/// axes) and section rotation from the frame and the modes (paper 004 eq. 1 at x = L). `None`
+/// if its body is no tip.
 pub(super) fn tip_output(o: &OutputDecl, b: &Builder) -> Result<Option<OutputKind>, ModelError> {
     let model = b.model;
     let q = o.quantity.get_ref().as_str();
@@ -205,17 +206,18 @@ pub(super) fn tip_output(o: &OutputDecl, b: &Builder) -> Result<Option<OutputKin
             "`point` is not supported on a floating_frame beam tip; the output is the tip itself".into(),
         ));
     }
-    if let Some(f) = &o.frame {
-        return Err(model.error(
-            f.span(),
-            "`frame` is not supported on a floating_frame beam tip yet (its frame is '<beam>.start')".into(),
-        ));
-    }
     let quantity = ["x", "y", "angle"].iter().position(|s| *s == q).ok_or_else(|| {
         model.error(
             o.quantity.span(),
             format!("output quantity '{q}' is not available on a floating_frame beam tip yet (available: x, y, angle)"),
         )
     })?;
-    Ok(Some(OutputKind::FloatingFrameTip { beam, quantity }))
+    let frame = match &o.frame {
+        Some(f) if quantity == 2 => {
+            return Err(model.error(f.span(), format!("`frame` applies only to positions (x, y), not '{q}'")));
+        }
+        Some(f) => Some(b.frame(f)?),
+        None => None,
+    };
+    Ok(Some(OutputKind::FloatingFrameTip { beam, quantity, frame }))
 }

@@ -84,6 +84,20 @@ impl Builder<'_> {
         self.model.error(span, msg)
     }
 
+    /// The first coordinate of the body named as an output's `frame`: a rigid body or a
+    /// corotational beam node (x, y, theta); ground and bodies without an orientation are
+    /// located errors.
+    fn frame(&self, name: &Name) -> Result<usize, ModelError> {
+        match self.body(name)? {
+            Some(e) if e.info.rotates && !e.info.director => Ok(e.info.x),
+            Some(e) => Err(self.err(
+                name.span(),
+                format!("a frame needs a rigid body or a corotational beam node; '{}' has no orientation", e.info.name),
+            )),
+            None => Err(self.err(name.span(), "positions are global by default; remove `frame = \"ground\"`".into())),
+        }
+    }
+
     fn body(&self, name: &Name) -> Result<Option<&BodyEntry>, ModelError> {
         let n = self.scope.indexed_name(name.get_ref()).map_err(|e| self.err(name.span(), e))?;
         let n = n.as_ref();
@@ -615,25 +629,7 @@ impl OutputKind {
         Ok(match quantity {
             Some(Quantity::Point { component, order: 0 }) if o.frame.is_some() => {
                 let (_, point) = need_body()?;
-                let name = o.frame.as_ref().expect("checked by the guard");
-                let frame = match b.body(name)? {
-                    Some(e) if e.info.rotates && !e.info.director => e.info.x,
-                    Some(e) => {
-                        return Err(model.error(
-                            name.span(),
-                            format!(
-                                "a frame needs a rigid body or a corotational beam node; '{}' has no orientation",
-                                e.info.name
-                            ),
-                        ));
-                    }
-                    None => {
-                        return Err(model.error(
-                            name.span(),
-                            "positions are global by default; remove `frame = \"ground\"`".into(),
-                        ));
-                    }
-                };
+                let frame = b.frame(o.frame.as_ref().expect("checked by the guard"))?;
                 OutputKind::PointInFrame { point, frame, component }
             }
             Some(Quantity::Point { component, order }) => {
