@@ -234,7 +234,7 @@ fn a_swinging_beam_has_no_moment_at_its_pin_and_nothing_at_its_tip() {
     }
 }
 
-/// Under self-weight (and, planar, under the same `distributed_force` instead): a steel
+/// Under self-weight (and under the same `distributed_force` instead): a steel
 /// cantilever 1 m long, 20 x 20 mm, w = rho A g = 30.8034 N/m, has M(x) = -w (L - x)^2 / 2 and
 /// V(x) = -w (L - x) at every node (beam theory; y up, the weight along -y), zero at the tip,
 /// to the sag's second-order effect on the arms (1e-6); the spatial beam with the weight
@@ -256,7 +256,7 @@ fn a_cantilever_under_its_weight_has_the_moments_of_beam_theory() {
             ("", "[0.0, 0.0]", "[1.0, 0.0]", "[0.0, -9.81]", "inertia = 1.3333333333333333e-8")
         };
         if !load.is_empty() {
-            gravity = "[0.0, 0.0]";
+            gravity = if spatial { "[0.0, 0.0, 0.0]" } else { "[0.0, 0.0]" };
         }
         let mut text = format!(
             "[model]\nname = \"weight\"\n{dimension}gravity = {gravity}\n\n[[beams]]\nname = \"arm\"\nstart = {point}\n\
@@ -283,6 +283,11 @@ fn a_cantilever_under_its_weight_has_the_moments_of_beam_theory() {
         ("planar, weight", 1.0, beam(false, 10, "")),
         ("planar, distributed force", 1.0, beam(false, 10, &line_load)),
         ("spatial, weight, 2 elements", -1.0, beam(true, 2, "")),
+        (
+            "spatial, distributed force, 2 elements",
+            -1.0,
+            beam(true, 2, &line_load.replace("[0.0, -1.0]", "[0.0, 0.0, -1.0]")),
+        ),
     ];
     for (what, sign, values) in runs {
         let n = values.len() - 1;
