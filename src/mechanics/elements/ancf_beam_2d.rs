@@ -43,7 +43,7 @@
 //!   The Green-Lagrange measures are invariant under rigid motions, so s' = 0 for any
 //!   translation and rotation of the element: rigid motion is not damped.
 
-use super::{BeamProperties, Element, Energy, Kin};
+use super::{BeamProperties, Element, Energy, Kin, scatter};
 use crate::integrators::{EnergyFlow, Stride, TangentCoefficients};
 use nalgebra::{SMatrix, SVector};
 
@@ -233,7 +233,8 @@ impl AncfBeam2d {
     /// negatives. The force is resolved along the section's axes at the node, t = (d_y,
     /// -d_x)/|d| (along the axis of an unsheared section) and n = d/|d|.
     pub fn end_resultants(&self, x: &Kin, loads: &V12) -> [[f64; 3]; 2] {
-        let f = self.nodal_forces(x) - loads;
+        let (ma, f) = self.nodal_forces(x);
+        let f = ma + f - loads;
         let e = self.gather(x.q);
         let at = |node: usize, sign: f64| {
             let (r, d) = (4 * node, 4 * node + 2);
@@ -250,16 +251,15 @@ impl AncfBeam2d {
         [at(0, -1.0), at(2, 1.0)]
     }
 
-    /// The element's share of the equations of motion at its 12 coordinates: M a plus the
+    /// The element's share of the equations of motion at its 12 coordinates: M a, and the
     /// internal (elastic and damping) forces less its weight.
-    fn nodal_forces(&self, x: &Kin) -> V12 {
-        let fe = if self.damping == 0.0 { self.elastic_force(x.q) } else { self.internal_force(x.q, x.v) };
-        let mut f = self.mass * self.gather(x.a) + fe;
+    fn nodal_forces(&self, x: &Kin) -> (V12, V12) {
+        let mut f = if self.damping == 0.0 { self.elastic_force(x.q) } else { self.internal_force(x.q, x.v) };
         for (m, w) in self.weight_share().iter().enumerate() {
             f[4 * m] -= w * self.gravity[0];
             f[4 * m + 1] -= w * self.gravity[1];
         }
-        f
+        (self.mass * self.gather(x.a), f)
     }
 
     /// The damping tangents at (q, v): dF_D/de and C = dF_D/de' (module documentation).
@@ -310,16 +310,8 @@ impl Element for AncfBeam2d {
     }
 
     fn add_forces(&self, x: &Kin, inertial: &mut [f64], forces: &mut [f64]) {
-        let ma = self.mass * self.gather(x.a);
-        let fe = if self.damping == 0.0 { self.elastic_force(x.q) } else { self.internal_force(x.q, x.v) };
-        for (k, &i) in self.dofs.iter().enumerate() {
-            inertial[i] += ma[k];
-            forces[i] += fe[k];
-        }
-        for (m, w) in self.weight_share().iter().enumerate() {
-            forces[self.dofs[4 * m]] -= w * self.gravity[0];
-            forces[self.dofs[4 * m + 1]] -= w * self.gravity[1];
-        }
+        let (ma, f) = self.nodal_forces(x);
+        scatter::<4>(&[self.dofs[0], self.dofs[4], self.dofs[8]], ma.as_slice(), f.as_slice(), inertial, forces);
     }
 
     fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {

@@ -48,7 +48,7 @@
 //! the derivation: the axial velocity field contains -betadot w(x), whose products with the
 //! linear axial interpolation give int N1 w = l^2 m1/420, int N2 w = l^2 m2/420) requires -m2.
 
-use super::{Element, Energy, Kin};
+use super::{Element, Energy, Kin, scatter};
 use crate::integrators::{EnergyFlow, Stride, TangentCoefficients};
 use nalgebra::{SMatrix, SVector};
 
@@ -755,10 +755,7 @@ impl Element for CorotationalBeam2d {
 
     fn add_forces(&self, x: &Kin, inertial: &mut [f64], forces: &mut [f64]) {
         let (ma, f) = self.nodal_forces(x);
-        for (k, &i) in self.dofs.iter().enumerate() {
-            inertial[i] += ma[k];
-            forces[i] += f[k];
-        }
+        scatter::<3>(&[self.dofs[0], self.dofs[3]], ma.as_slice(), f.as_slice(), inertial, forces);
     }
 
     fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {

@@ -51,7 +51,7 @@
 
 use super::corotational_center_line_3d::CenterLine;
 use super::corotational_derivatives_3d::{elastic_force, elastic_stiffness};
-use super::{Element, Energy, Kin, RigidBody3d};
+use super::{Element, Energy, Kin, RigidBody3d, scatter};
 use crate::integrators::{EnergyFlow, Stride, TangentCoefficients};
 use crate::mechanics::dual::Dual;
 use crate::mechanics::euler_parameters::{Mat3, e_matrix, rotation};
@@ -679,10 +679,7 @@ impl Element for CorotationalBeam3d {
 
     fn add_forces(&self, x: &Kin, inertial: &mut [f64], forces: &mut [f64]) {
         let (ma, rest) = self.forces_at(&self.gather(x.q), &self.gather(x.v), &self.gather(x.a), true);
-        for (k, &i) in self.dofs.iter().enumerate() {
-            inertial[i] += ma[k];
-            forces[i] += rest[k];
-        }
+        scatter::<7>(&[self.dofs[0], self.dofs[7]], &ma, &rest, inertial, forces);
         for r in &self.rotary {
             r.add_forces(x, inertial, forces);
         }

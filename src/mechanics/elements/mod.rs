@@ -56,6 +56,30 @@ impl std::ops::AddAssign for Energy {
     }
 }
 
+/// Add an element's share of the equations of motion, its inertia forces `ma` and the rest
+/// `f`, to the global `inertial` and `forces` (`Element::add_forces` of the kinds that compute
+/// their forces locally). The element's coordinates are its nodes' in turn, `W`
+/// consecutive ones each starting at `nodes[k]`, added a node's block at a time: a global
+/// index per coordinate took 1.2 % more instructions on a 256-element beam's run (callgrind),
+/// a width known only at run time 7 %.
+#[inline]
+pub(crate) fn scatter<const W: usize>(
+    nodes: &[usize],
+    ma: &[f64],
+    f: &[f64],
+    inertial: &mut [f64],
+    forces: &mut [f64],
+) {
+    for (n, &x) in nodes.iter().enumerate() {
+        let (i, g) = (&mut inertial[x..][..W], &mut forces[x..][..W]);
+        let (m, h) = (&ma[n * W..][..W], &f[n * W..][..W]);
+        for j in 0..W {
+            i[j] += m[j];
+            g[j] += h[j];
+        }
+    }
+}
+
 /// What every element contributes to the equations of motion.
 pub trait Element {
     /// Global coordinates the element couples; its tangent is a dense block over them.

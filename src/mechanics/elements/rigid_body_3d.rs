@@ -21,7 +21,7 @@
 //!   C = dg_p/dp' = -8 Lambda(J' G(p') p) + 8 G(p')^T J' G,
 //! with G(p)^T w = Lambda(w) p (`euler_parameters::lambda_matrix`).
 
-use super::{Element, Energy, Kin};
+use super::{Element, Energy, Kin, scatter};
 use crate::integrators::TangentCoefficients;
 use crate::mechanics::euler_parameters::{Mat3, cross, g_matrix, lambda_matrix, mat_vec, rotation};
 
@@ -124,10 +124,7 @@ impl Element for RigidBody3d {
 
     fn add_forces(&self, x: &Kin, inertial: &mut [f64], forces: &mut [f64]) {
         let (ma, f) = self.local_forces(x);
-        for (k, &i) in self.dofs.iter().enumerate() {
-            inertial[i] += ma[k];
-            forces[i] += f[k];
-        }
+        scatter::<7>(&self.dofs[..1], &ma, &f, inertial, forces);
     }
 
     fn add_tangent(&self, x: &Kin, c: &TangentCoefficients, block: &mut [f64]) {
