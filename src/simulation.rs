@@ -383,7 +383,7 @@ pub struct Simulation {
     /// whether it is neutral (`statics::Solved::neutral`): from there a later time is a load
     /// increment (plain Newton, halved), from anywhere else the solve is globalized.
     settled: Option<(f64, Vec<f64>, bool)>,
-    /// The first fixed step that did not resolve how fast a body turned (a diagnosis).
+    /// The fixed step that turned a body furthest beyond what a step resolves (a diagnosis).
     turns: turn_watch::TurnWatch,
 }
 
@@ -547,8 +547,8 @@ impl Simulation {
         Simulation::fast_turning,
     ];
 
-    /// The first fixed internal step that turned a body further than the step resolves
-    /// (src/simulation/turn_watch.rs), if one did.
+    /// The fixed internal step that turned a body furthest, if one turned it further than a
+    /// step resolves (src/simulation/turn_watch.rs).
     pub fn fast_turning(&self) -> Option<String> {
         self.turns.warning(&self.system)
     }
