@@ -117,6 +117,12 @@ pub trait Dynamics {
     fn constraint_residual(&self, q: &[f64], t: f64, phi: &mut [f64]);
     /// out += Phi_q(q)^T lambda.
     fn add_constraint_forces(&self, q: &[f64], lambda: &[f64], out: &mut [f64]);
+    /// `add_constraint_forces` and `constraint_residual` at the same q, which a system may
+    /// evaluate together (a row's value comes with its gradient).
+    fn add_constraint_forces_and_residual(&self, q: &[f64], t: f64, lambda: &[f64], out: &mut [f64], phi: &mut [f64]) {
+        self.add_constraint_forces(q, lambda, out);
+        self.constraint_residual(q, t, phi);
+    }
     /// rows += delta_k lambda_k for the constraint rows that `newton_matrix` regularizes by
     /// the diagonal shift -delta_k at stiffness coefficient `beta` (compliant rows, those that
     /// may depend on others: `System::regularize_contacts`), so that the Newton residual of such

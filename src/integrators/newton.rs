@@ -1210,7 +1210,7 @@ fn residual(
     sys.forces(q, v, a, stage.t, &mut ws.inertial, &mut ws.forces);
     let (r1, r2) = ws.rhs.split_at_mut(n);
     r1.fill(0.0);
-    sys.add_constraint_forces(q, lambda, r1);
+    sys.add_constraint_forces_and_residual(q, stage.t, lambda, r1, &mut ws.phi);
     let (mut force_scale, mut r1_max) = (f64::MIN_POSITIVE, 0.0f64);
     for ((r, m), f) in r1.iter_mut().zip(&ws.inertial).zip(&ws.forces) {
         force_scale = force_scale.max(m.abs() + (f.abs() + r.abs()));
@@ -1219,7 +1219,6 @@ fn residual(
     }
     // Constraint rows, and their errors at position level (phi_max) and, for GGL, at velocity
     // level (phi_dot_max).
-    sys.constraint_residual(q, stage.t, &mut ws.phi);
     let mut phi_max = ws.phi.iter().fold(0.0f64, |m, p| m.max(p.abs()));
     let mut phi_dot_max = 0.0f64;
     match settings.constraints {

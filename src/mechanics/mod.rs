@@ -235,6 +235,36 @@ impl System {
     }
 
     /// Whether joint row `r` is redundant (see `set_redundant`).
+    /// out += Phi_q^T lambda over the joint rows, handing each row's index and measure value
+    /// (which comes with its gradient) to `value`; redundant rows are skipped.
+    fn add_joint_forces(&self, q: &[f64], lambda: &[f64], out: &mut [f64], mut value: impl FnMut(usize, f64)) {
+        for (r, (c, &l)) in self.constraints.iter().zip(lambda).enumerate() {
+            if self.is_redundant(r) {
+                continue;
+            }
+            c.measure.with_gradient(q, |v, gradient| {
+                for (g, &i) in gradient.iter().zip(c.measure.dofs()) {
+                    out[i] += g * l;
+                }
+                value(r, v);
+            });
+        }
+    }
+
+    /// out += C_q^T lambda of the active contact constraint rows (paper 004 eq. 5a).
+    fn add_contact_constraint_forces(&self, q: &[f64], lambda: &[f64], out: &mut [f64]) {
+        for (c, &l) in self.contact_constraints.iter().zip(&lambda[self.constraints.len()..]) {
+            if c.is_active() {
+                // C_q = -s_q.
+                c.with_gap_derivatives(q, |gradient, _| {
+                    for (g, &i) in gradient.iter().zip(c.gap.dofs()) {
+                        out[i] -= g * l;
+                    }
+                });
+            }
+        }
+    }
+
     pub fn is_redundant(&self, r: usize) -> bool {
         self.redundant.get(r).copied().unwrap_or(false)
     }
@@ -849,26 +879,19 @@ impl Dynamics for System {
     }
 
     fn add_constraint_forces(&self, q: &[f64], lambda: &[f64], out: &mut [f64]) {
-        for (r, (c, &l)) in self.constraints.iter().zip(lambda).enumerate() {
-            if self.is_redundant(r) {
-                continue;
-            }
-            c.measure.with_gradient(q, |_, gradient| {
-                for (g, &i) in gradient.iter().zip(c.measure.dofs()) {
-                    out[i] += g * l;
-                }
-            });
-        }
-        // C_q^T lambda of eq. 5a (active rows only).
-        for (c, &l) in self.contact_constraints.iter().zip(&lambda[self.constraints.len()..]) {
-            if c.is_active() {
-                // C_q = -s_q.
-                c.with_gap_derivatives(q, |gradient, _| {
-                    for (g, &i) in gradient.iter().zip(c.gap.dofs()) {
-                        out[i] -= g * l;
-                    }
-                });
-            }
+        self.add_joint_forces(q, lambda, out, |_, _| {});
+        self.add_contact_constraint_forces(q, lambda, out);
+    }
+
+    fn add_constraint_forces_and_residual(&self, q: &[f64], t: f64, lambda: &[f64], out: &mut [f64], phi: &mut [f64]) {
+        let (joints, contacts) = phi.split_at_mut(self.constraints.len());
+        joints.fill(0.0);
+        self.add_joint_forces(q, lambda, out, |r, value| {
+            joints[r] = self.constraints[r].residual_of(value, t, &self.inputs, &self.input_rates);
+        });
+        self.add_contact_constraint_forces(q, lambda, out);
+        for (p, c) in contacts.iter_mut().zip(&self.contact_constraints) {
+            *p = if c.is_active() { c.penetration(q) } else { 0.0 };
         }
     }
 

@@ -67,8 +67,12 @@ impl ConstraintRow {
     /// Phi at (q, t). A spatial relative angle is wrapped to (-pi, pi], so its residual is
     /// taken modulo 2 pi (a driven rotor may turn any number of times).
     pub fn residual(&self, q: &[f64], t: f64, inputs: &[f64], rates: &InputRates) -> f64 {
-        let r = self.measure.value(q)
-            - if self.drive.is_some() { self.prescribed(t, inputs, rates)[0] } else { self.target };
+        self.residual_of(self.measure.value(q), t, inputs, rates)
+    }
+
+    /// Phi for the row's measure `value` at time t (`residual`).
+    pub fn residual_of(&self, value: f64, t: f64, inputs: &[f64], rates: &InputRates) -> f64 {
+        let r = value - if self.drive.is_some() { self.prescribed(t, inputs, rates)[0] } else { self.target };
         self.wrapped(r)
     }
 
