@@ -1676,8 +1676,24 @@ impl Simulation {
         if !continuing {
             self.system.close_penetrated_contacts(&q, -depth);
         }
+        // Inputs between the equilibrium's (`drive_ends`) and those set for t, linearly in the
+        // load increment's time as a load written in t is: a halved increment of an input
+        // table's ramp had applied the row's full value (a probe's linear spring "snapped
+        // through" at the first halving; statics with `--input` tables failed wherever an
+        // increment was halved).
+        let (inputs_from, inputs_to) = (self.drive_ends.clone(), self.system.inputs.clone());
+        let span = (self.state.t, t);
+        let inputs_at = |system: &mut System, at: f64| {
+            if increments && inputs_from.len() == inputs_to.len() && inputs_from != inputs_to {
+                let f = if at >= span.1 { 1.0 } else { (at - span.0) / (span.1 - span.0) };
+                for ((x, a), b) in system.inputs.iter_mut().zip(&inputs_from).zip(&inputs_to) {
+                    *x = if f == 1.0 { *b } else { a + f * (b - a) };
+                }
+            }
+        };
         let solved = loop {
             let target = if halvings == 0 { t } else { (reached + increment).min(t) };
+            inputs_at(&mut self.system, target);
             if increments {
                 // What the drives carry turns or slides with them to the target rigidly first
                 // (`System::carry_with_drives`, as the dynamic restart does): the solve then
@@ -1750,7 +1766,9 @@ impl Simulation {
                     if increments && target > reached {
                         let h = target - reached;
                         let stride = Stride { start: &q_reached, end: &q, h };
+                        inputs_at(&mut self.system, reached);
                         let p0 = self.system.power(&q_reached, &rest, &lambda_reached, reached, &stride);
+                        inputs_at(&mut self.system, target);
                         let p1 = self.system.power(&q, &rest, &lambda, target, &stride);
                         work.supplied += 0.5 * h * (p0.supplied + p1.supplied);
                         work.dissipated += 0.5 * h * (p0.dissipated + p1.dissipated);
@@ -1827,6 +1845,7 @@ impl Simulation {
                 }
             }
         };
+        inputs_at(&mut self.system, t);
         if solved.is_err() {
             // The history came from this system: it fits.
             let _ = self.system.set_history(modes);

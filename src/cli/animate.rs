@@ -130,6 +130,14 @@ pub fn run(args: AnimateArgs) -> Result<()> {
     let read: Vec<(&str, &std::path::Path)> =
         args.inputs.iter().map(|p| ("an input of animate", p.as_path())).collect();
     super::outputs_apart_from(&read, &[("-o", Some(&args.output))])?;
+    // The page is HTML: as `plot` refuses a plot that is not a .png (a probe's `-o a.png`
+    // wrote an HTML page under that name).
+    if !args.output.extension().is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm")) {
+        bail!(super::option_values::UsageError(format!(
+            "the animation {} is an HTML page: name it .html",
+            args.output.display()
+        )));
+    }
     let (model, states_path) = match args.inputs.as_slice() {
         [one] if is_model(one) => (Some(one), None),
         [one] => (None, Some(one)),

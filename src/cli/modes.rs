@@ -16,7 +16,7 @@ use flexfmu::simulation::{Experiment, Linearisation, Simulation, SolverSettings}
 pub struct ModesArgs {
     /// Model file (TOML).
     pub model: PathBuf,
-    /// How many of the lowest frequencies to print.
+    /// How many of the lowest frequencies to print (at least 1).
     #[arg(long, default_value_t = 10, allow_hyphen_values = true)]
     pub count: usize,
     /// Override a parameter (repeatable): NAME=VALUE.
@@ -45,6 +45,9 @@ pub(super) fn motion_at(sim: &Simulation, at: f64, start: f64) -> [f64; 2] {
 }
 
 pub fn run(args: ModesArgs) -> Result<()> {
+    if args.count == 0 {
+        bail!(UsageError("--count must be at least 1 (the number of the lowest frequencies to print)".into()));
+    }
     if let Some(path) = &args.shapes {
         if !path.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv")) {
             bail!(UsageError(format!("--shapes {}: the shapes are written as a .csv file", path.display())));

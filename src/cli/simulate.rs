@@ -489,7 +489,23 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let experiment = Experiment::from_model(&model, &params)?;
     let stop = option_values::stop_time(args.stop_time.unwrap_or(experiment.stop_time), experiment.start_time, true)?;
     let interval = args.output_interval.or(experiment.output_interval).unwrap_or(settings.step);
-    let mut sim = Simulation::new(&model, &params, settings, experiment.start_time)?;
+    // A run that fails before its first step (a load that is NaN at the start) has its
+    // statistics written too, with nothing computed (a probe's script read `outcome` from a
+    // file that was not there).
+    let failed_start = |e: &anyhow::Error, settings: &SolverSettings| -> Result<()> {
+        match &args.stats_json {
+            Some(path) => write_stats_json(path, "failed", Some(&format!("{e:#}")), &RunRecord::default(), settings),
+            None => Ok(()),
+        }
+    };
+    let mut sim = match Simulation::new(&model, &params, settings.clone(), experiment.start_time) {
+        Ok(sim) => sim,
+        Err(e) => {
+            let e = anyhow::Error::from(e);
+            failed_start(&e, &settings)?;
+            return Err(e);
+        }
+    };
     sim.limit_steps_to(&model, interval);
     let label = args.run_label.as_ref().map_or(String::new(), |l| format!("{l}: "));
     for w in sim.warnings() {
@@ -521,8 +537,10 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let mut progress = if args.run_label.is_some() { Progress::hidden() } else { Progress::new(count, "t = {msg} s") };
     progress.update(0, || format!("{start:.4}"));
     let clock = Instant::now();
-    set_start_inputs(&mut sim, &signals, start)?;
-    csv.write_row(&mut sim)?;
+    if let Err(e) = set_start_inputs(&mut sim, &signals, start).and_then(|_| csv.write_row(&mut sim)) {
+        failed_start(&e, sim.settings())?;
+        return Err(e);
+    }
     if let Some(s) = &mut states {
         s.record(&sim);
     }
@@ -631,27 +649,9 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             (None, true) => "interrupted",
             (None, false) => "completed",
         };
-        let json = serde_json::json!({
-            "outcome": outcome,
-            "error": failure.as_ref().map(|(message, _)| message),
-            "steps": st.steps,
-            "rejected_steps": st.rejected_steps,
-            "extrapolated_spans": st.extrapolated_spans,
-            "newton_iterations": st.newton_iterations,
-            "jacobian_evaluations": st.jacobian_evaluations,
-            "factorizations": st.factorizations,
-            "energy_balance_change_j": drift,
-            "wall_time_s": wall,
-            "interval_wall_mean_s": interval_times.total / (interval_times.calls.max(1) as f64),
-            "interval_wall_worst_s": interval_times.worst,
-            "interval_worst_from": interval_times.worst_from,
-            "integrator": sim.settings().method.name(),
-            "rho_inf": sim.settings().rho_inf,
-            "step": sim.settings().step,
-            "constraints": sim.settings().constraints.name(),
-        });
-        std::fs::write(path, serde_json::to_string_pretty(&json)? + "\n")
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        let run =
+            RunRecord { statistics: st, energy_balance_change_j: drift, wall_time_s: wall, intervals: interval_times };
+        write_stats_json(path, outcome, failure.as_ref().map(|(message, _)| message.as_str()), &run, sim.settings())?;
     }
     if let Some((message, kept_to)) = failure {
         bail!("{message}\n{} holds the results up to t = {}", args.output.display(), Compact(kept_to));
@@ -664,4 +664,47 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         super::plot::plot_file(&args.output, &[], Some(&args.model), png)?;
     }
     Ok(())
+}
+
+/// What a run computed, for `--stats-json` (all zero for a run that failed before its first
+/// step).
+#[derive(Default)]
+struct RunRecord {
+    statistics: flexfmu::integrators::Statistics,
+    energy_balance_change_j: f64,
+    wall_time_s: f64,
+    intervals: CallTimes,
+}
+
+/// `--stats-json`: how the run ended (`outcome`, the `error` it failed with), its counters and
+/// the solver settings it ran with.
+fn write_stats_json(
+    path: &Path,
+    outcome: &str,
+    error: Option<&str>,
+    run: &RunRecord,
+    settings: &SolverSettings,
+) -> Result<()> {
+    let (st, calls) = (&run.statistics, &run.intervals);
+    let json = serde_json::json!({
+        "outcome": outcome,
+        "error": error,
+        "steps": st.steps,
+        "rejected_steps": st.rejected_steps,
+        "extrapolated_spans": st.extrapolated_spans,
+        "newton_iterations": st.newton_iterations,
+        "jacobian_evaluations": st.jacobian_evaluations,
+        "factorizations": st.factorizations,
+        "energy_balance_change_j": run.energy_balance_change_j,
+        "wall_time_s": run.wall_time_s,
+        "interval_wall_mean_s": calls.total / (calls.calls.max(1) as f64),
+        "interval_wall_worst_s": calls.worst,
+        "interval_worst_from": calls.worst_from,
+        "integrator": settings.method.name(),
+        "rho_inf": settings.rho_inf,
+        "step": settings.step,
+        "constraints": settings.constraints.name(),
+    });
+    std::fs::write(path, serde_json::to_string_pretty(&json)? + "\n")
+        .with_context(|| format!("cannot write {}", path.display()))
 }

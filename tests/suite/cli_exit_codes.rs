@@ -256,12 +256,13 @@ fn times_and_steps_that_no_run_can_take_are_refused_as_usage_errors() {
     let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/pendulum.toml");
     let out = dir.path().join("out");
     let o = out.display().to_string();
+    let page = dir.path().join("out.html").display().to_string();
     let commands: [(&str, Vec<&str>); 5] = [
         ("simulate", vec!["-o", &o]),
         ("statics", vec!["-o", &o]),
         ("sweep", vec!["-o", &o]),
         ("compare", vec!["-o", &o]),
-        ("animate", vec!["-o", &o]),
+        ("animate", vec!["-o", &page]),
     ];
     let refusals = [
         (vec!["--stop-time", "nan"], "a time must be a finite number of seconds"),
@@ -311,10 +312,11 @@ fn a_stop_time_equal_to_the_start_time_is_refused_by_every_run() {
     let out = dir.path().join("out");
     let o = out.display().to_string();
     let message = "--stop-time 0 s is not after the model's start time 0 s: give a later --stop-time";
+    let page = dir.path().join("out.html").display().to_string();
     let commands: [(&str, &[&str]); 4] = [
         ("simulate", &["-o", &o]),
         ("sweep", &["--set", "k=1,2", "-o", &o]),
-        ("animate", &["-o", &o]),
+        ("animate", &["-o", &page]),
         ("compare", &[]),
     ];
     for (command, extra) in commands {
@@ -412,8 +414,13 @@ fn negative_numbers_are_values_checked_by_their_option() {
         ("modes", &["--count", "-1"], 2, "invalid value '-1' for '--count"),
         ("animate", &["--stop-time", "-1"], 2, "--stop-time -1 s is before the model's start time 0 s"),
     ];
+    let page = dir.path().join("out.html").display().to_string();
     for (command, values, code, message) in cases {
-        let output = if matches!(command, "modes" | "compare") { &[][..] } else { &["-o", o.as_str()][..] };
+        let output = match command {
+            "modes" | "compare" => &[][..],
+            "animate" => &["-o", page.as_str()][..],
+            _ => &["-o", o.as_str()][..],
+        };
         let out = Command::new(EXE).arg(command).arg(&model).args(output).args(values).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(code), "{command} {values:?}: {stderr}");
@@ -660,4 +667,52 @@ fn an_interrupted_run_stops_inside_its_output_interval() {
     println!("stopped {waited:.2} s after the signal at t = {last}");
     assert!(last > 0.0 && last < 1.0, "the last row is inside the interval: {last}; {stderr}");
     assert!(stderr.contains(&format!("interrupted at t = {}", flexfmu::compact_number::Compact(last))), "{stderr}");
+}
+
+/// A run that fails before its first step (a load that is NaN at the start) writes its
+/// `--stats-json` too, as documented for failed runs: outcome "failed", the error, nothing
+/// computed (a probe's script found no file to read `outcome` from).
+#[test]
+fn a_run_failing_at_its_start_writes_its_statistics() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("nan.toml");
+    let text = mass_spring().replace("value = \"force\"", "value = \"force + sqrt(t - 0.5)\"");
+    assert_ne!(text, mass_spring());
+    std::fs::write(&model, text).unwrap();
+    let (csv, json) = (dir.path().join("out.csv"), dir.path().join("stats.json"));
+    let o = Command::new(EXE)
+        .arg("simulate")
+        .arg(&model)
+        .arg("-o")
+        .arg(&csv)
+        .arg("--stats-json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    let stats: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    println!("{stats}");
+    assert_eq!(stats["outcome"], "failed");
+    assert!(stats["error"].as_str().unwrap().contains("NaN"), "{stats}");
+    assert_eq!(stats["steps"], 0);
+}
+
+/// Output names that do not fit: `animate` writes an HTML page and refuses another extension,
+/// as `plot` refuses a plot that is not a .png; `modes --count 0` asks for nothing. Both usage
+/// errors (probe 39b: `animate -o a.png` wrote HTML into a.png, `--count 0` printed an empty
+/// table).
+#[test]
+fn an_animation_not_named_html_and_zero_modes_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mass_spring.toml");
+    let png = dir.path().join("a.png");
+    let o = Command::new(EXE).arg("animate").arg(&model).arg("-o").arg(&png).output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(".html") && !png.exists(), "{stderr}");
+    let o = Command::new(EXE).arg("modes").arg(&model).args(["--count", "0"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--count"), "{stderr}");
 }

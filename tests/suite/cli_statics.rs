@@ -1066,3 +1066,29 @@ fn a_pin_jointed_space_truss_under_gravity_finds_its_equilibrium() {
     assert!((at("apex_z") - z).abs() < 1e-12, "apex at {} with free spins, {z} with locked ones", at("apex_z"));
     assert!(1.0 - z > 2e-6 && 1.0 - z < 4e-6, "the apex sinks by the bars' shortening: {}", 1.0 - z);
 }
+
+/// An input table as the load (`--input force=ramp.csv`, 0 to 4 pi^2 N over 1 s on the
+/// mass-spring of k = 4 pi^2 N/m): each row's equilibrium is x = F/k = t. At rows 0.25 s apart
+/// the increments move the mass 2.5 model lengths and are halved; the halved increments take
+/// the input at their own time, linearly between the rows, as a load written in t is (they had
+/// applied the row's full value: "the path of equilibria turns back or ends here", a probe).
+/// Same rows as the load written as 4 pi^2 t.
+#[test]
+fn an_input_table_is_a_load_increment_like_a_load_in_t() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("ramp.csv");
+    let k = 4.0 * std::f64::consts::PI * std::f64::consts::PI;
+    std::fs::write(&table, format!("time,force\n0,0\n1,{k:.17e}\n")).unwrap();
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mass_spring.toml");
+    let input = format!("force={}", table.display());
+    let csv = dir.path().join("rows.csv");
+    let (ok, err, header, rows) =
+        statics(&[model.to_str().unwrap(), "--input", &input, "--output-interval", "0.25", "--stop-time", "1"], &csv);
+    assert!(ok, "{err}");
+    let x = header.iter().position(|h| h == "x").unwrap();
+    assert_eq!(rows.len(), 5);
+    for row in &rows {
+        println!("t = {}: x = {:.15}", row[0], row[x]);
+        assert!((row[x] - row[0]).abs() < 1e-12, "{row:?}");
+    }
+}
