@@ -498,7 +498,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             None => Ok(()),
         }
     };
-    let mut sim = match Simulation::new(&model, &params, settings.clone(), experiment.start_time) {
+    let mut sim = match Simulation::new(&model, &params, settings, experiment.start_time) {
         Ok(sim) => sim,
         Err(e) => {
             let e = anyhow::Error::from(e);
