@@ -237,9 +237,13 @@ fn resolved_lowest(m_r: &DMatrix<f64>, k_r: &DMatrix<f64>, direct: &mut [f64]) -
     Some(())
 }
 
+/// omega^2 (1/s^2) and the shape phi over the coordinates.
+pub type Mode = (f64, Vec<f64>);
+
 /// The modes of the reduced problem at the state, ascending in omega^2: each omega^2 (1/s^2)
 /// with its shape phi over the coordinates, an admissible motion (Phi_q phi = 0) normalized
-/// to unit modal mass, phi^T M phi = 1 (K symmetrised as in `squared_frequencies`).
+/// to unit modal mass, phi^T M phi = 1 (K symmetrised as in `squared_frequencies`); and
+/// whether the lowest were resolved by the inverse problem (as in `squared_frequencies`).
 pub fn mode_shapes(
     sys: &dyn Dynamics,
     q: &[f64],
@@ -247,19 +251,46 @@ pub fn mode_shapes(
     a: &[f64],
     lambda: &[f64],
     t: f64,
-) -> Result<Vec<(f64, Vec<f64>)>, ModesError> {
-    let (a, basis, l) = reduced_problem_with_basis(sys, q, v, a, lambda, t)?;
+) -> Result<(Vec<Mode>, bool), ModesError> {
+    let [m_r, k_r, basis] = reduced_matrices(sys, q, v, a, lambda, t)?;
+    let m_sym = to_faer(&(0.5 * (&m_r + m_r.transpose())));
+    let llt = m_sym.llt(faer::Side::Lower).map_err(|_| ModesError::MassNotPositive)?;
+    let a = similar(llt.L(), &k_r);
     let eig = symmetric_eigen(0.5 * (&a + a.transpose())).ok_or(ModesError::Eigen)?;
     // y = L^-T z for every eigenvector z at once, then phi = N y.
-    let z = &eig.eigenvectors;
-    let mut y = faer::Mat::from_fn(z.nrows(), z.ncols(), |i, j| z[(i, j)]);
-    solve_upper_triangular_in_place(l.transpose(), y.as_mut(), faer::Par::Seq);
-    let y = DMatrix::from_fn(y.nrows(), y.ncols(), |i, j| y[(i, j)]);
-    let phi = basis * y;
-    let mut modes: Vec<(f64, Vec<f64>)> =
+    let phi = basis.clone() * back_substituted(llt.L(), &eig.eigenvectors);
+    let mut modes: Vec<Mode> =
         eig.eigenvalues.iter().enumerate().map(|(k, &w2)| (w2, phi.column(k).iter().copied().collect())).collect();
     modes.sort_by(|x, y| x.0.total_cmp(&y.0));
-    Ok(modes)
+    // The lowest from the inverse problem where it resolves them better (`resolved_lowest`):
+    // its eigenvector z of L_K^-1 M_r L_K^-T gives y = L_K^-T z with y^T M_r y = mu, so
+    // phi = N y / sqrt(mu) has unit modal mass.
+    let Some(k_llt) = positive_definite(&k_r) else { return Ok((modes, false)) };
+    let b = similar(k_llt.L(), &(0.5 * (&m_r + m_r.transpose())));
+    let Some(inverse) = symmetric_eigen(0.5 * (&b + b.transpose())) else { return Ok((modes, false)) };
+    let mut order: Vec<usize> = (0..inverse.eigenvalues.len()).collect();
+    order.sort_by(|&i, &j| inverse.eigenvalues[j].total_cmp(&inverse.eigenvalues[i]));
+    let largest_mu = order.first().map_or(f64::NAN, |&i| inverse.eigenvalues[i]);
+    let largest_w2 = modes.iter().fold(0.0f64, |m, x| m.max(x.0.abs()));
+    if order.len() != modes.len() || largest_mu.is_nan() || largest_mu <= 0.0 {
+        return Ok((modes, false));
+    }
+    let y = basis * back_substituted(k_llt.L(), &inverse.eigenvectors);
+    let n = modes.len() as f64;
+    for (mode, &i) in modes.iter_mut().zip(&order) {
+        let mu = inverse.eigenvalues[i];
+        if mu > n * f64::EPSILON * largest_mu && 1.0 / mu <= (largest_w2 / largest_mu).sqrt() {
+            *mode = (1.0 / mu, y.column(i).iter().map(|x| x / mu.sqrt()).collect());
+        }
+    }
+    Ok((modes, true))
+}
+
+/// L^-T Z (L lower triangular).
+fn back_substituted(l: faer::MatRef<'_, f64>, z: &DMatrix<f64>) -> DMatrix<f64> {
+    let mut y = faer::Mat::from_fn(z.nrows(), z.ncols(), |i, j| z[(i, j)]);
+    solve_upper_triangular_in_place(l.transpose(), y.as_mut(), faer::Par::Seq);
+    DMatrix::from_fn(y.nrows(), y.ncols(), |i, j| y[(i, j)])
 }
 
 /// The squared circular frequencies omega^2 (1/s^2, ascending) of the reduced problem

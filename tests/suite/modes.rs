@@ -598,8 +598,22 @@ point = [0.0, 0.0]
     println!("resultants: {freqs:?}");
     assert!(ok, "{err}");
     assert!((freqs[0] / 5.5959 - 1.0).abs() < 1e-3 && (freqs[1] / 35.069 - 1.0).abs() < 1e-3, "{freqs:?}");
-    // Nor is the clamped, unloaded beam a neutral equilibrium to `statics` (it was).
+    // The shapes file's modes likewise (its mode 1 was at 0 Hz).
     let dir = tempfile::tempdir().unwrap();
+    let (model, shapes) = (dir.path().join("strip.toml"), dir.path().join("shapes.csv"));
+    std::fs::write(&model, strip(80) + "[[outputs]]\nname = \"tip_y\"\nquantity = \"y\"\nbody = \"b.end\"\n").unwrap();
+    let o = std::process::Command::new(crate::common::cli::EXE)
+        .arg("modes")
+        .arg(&model)
+        .args(["--count", "2", "--shapes"])
+        .arg(&shapes)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&shapes).unwrap();
+    let first: f64 = text.lines().nth(1).unwrap().split(',').nth(1).unwrap().parse().unwrap();
+    assert!((first / f1 - 1.0).abs() < 2e-6, "{text}");
+    // Nor is the clamped, unloaded beam a neutral equilibrium to `statics` (it was).
     let (model, csv) = (dir.path().join("m.toml"), dir.path().join("m.csv"));
     std::fs::write(&model, &resultants).unwrap();
     let o = std::process::Command::new(crate::common::cli::EXE)
