@@ -150,11 +150,17 @@ fn reduced_problem_with_basis(
     t: f64,
 ) -> Result<Reduced, ModesError> {
     let [m_r, k_r, basis] = reduced_matrices(sys, q, v, a, lambda, t)?;
-    // A = L^-1 K_r L^-T by two blocked triangular solves in faer (forming L^-1 by nalgebra's
-    // unblocked inverse was half of a 1000-element beam's `modes`): Y = L^-1 (L^-1 K_r)^T = A^T.
-    let m_r = to_faer(&(0.5 * (&m_r + m_r.transpose())));
-    let llt = m_r.llt(faer::Side::Lower).map_err(|_| ModesError::MassNotPositive)?;
-    Ok((similar(llt.L(), &k_r), basis, llt.L().to_owned()))
+    let (a, l) = direct_problem(&m_r, &k_r)?;
+    Ok((a, basis, l))
+}
+
+/// The direct problem A = L^-1 K_r L^-T with M_r = L L^T (M_r symmetrised), and L. A by two
+/// blocked triangular solves in faer (forming L^-1 by nalgebra's unblocked inverse was half of
+/// a 1000-element beam's `modes`): Y = L^-1 (L^-1 K_r)^T = A^T.
+fn direct_problem(m_r: &DMatrix<f64>, k_r: &DMatrix<f64>) -> Result<(DMatrix<f64>, faer::Mat<f64>), ModesError> {
+    let m_sym = to_faer(&(0.5 * (m_r + m_r.transpose())));
+    let llt = m_sym.llt(faer::Side::Lower).map_err(|_| ModesError::MassNotPositive)?;
+    Ok((similar(llt.L(), k_r), llt.L().to_owned()))
 }
 
 /// L^-1 X L^-T (X square, L lower triangular).
@@ -200,38 +206,63 @@ fn positive_definite(k_r: &DMatrix<f64>) -> Option<faer::linalg::solvers::Llt<f6
     (0..l.nrows()).all(pivot_above_roundoff).then_some(llt)
 }
 
-/// The lowest omega^2 from the inverse problem, where the direct one cannot resolve them:
+/// The inverse problem, for the lowest omega^2 where the direct one cannot resolve them:
 /// with K_r = L_K L_K^T (positive definite: no rigid-body mode, no instability), the
 /// eigenvalues mu = 1/omega^2 of L_K^-1 M_r L_K^-T are found to round-off of the largest mu,
 /// 1/omega_1^2, so the lowest frequencies keep their digits however stiff the highest modes
 /// are. The direct problem's eigenvalues are known to n ulps of the largest omega^2 only: a
 /// slender shear-deformable ANCF strip (1 m x 10 mm x 1 mm) has cross-section modes 1e17 times
 /// its fundamental's omega^2, which printed 0.15 % off at 40 elements and 0 Hz at 80 (probe
-/// 39b). Each omega^2 of the direct problem (ascending, `direct`) is replaced by its inverse
-/// twin where that one is the better resolved: mu above the direct problem's relative
-/// round-off times the largest mu. None if K_r is not positive definite beyond round-off: a
+/// 39b). The k-th lowest omega^2 of the direct problem is replaced by its inverse twin where
+/// that one is the better resolved (`Inverse::takes`). None if K_r is not positive definite
+/// beyond round-off: a
 /// Cholesky pivot L_ii^2 within `PIVOT_ROUNDOFF` n ulps of its diagonal entry K_ii is the
 /// cancellation of a rigid-body mode or a mechanism (a free beam's K_r factorizes, with such
 /// pivots, into round-off eigenvalues); then the direct problem's values stand, with its
 /// round-off taken as 0 (`hertz`). A real soft direction keeps its pivot far above that: an
 /// ANCF cantilever with GA = 1e12 against EI = 100 has pivots down to 2.6e-11 of their
 /// diagonal, 70 times its 20-element mesh's 10 n ulps.
-fn resolved_lowest(m_r: &DMatrix<f64>, k_r: &DMatrix<f64>, direct: &mut [f64]) -> Option<()> {
-    let llt = positive_definite(k_r)?;
-    let n = direct.len() as f64;
-    let b = similar(llt.L(), &(0.5 * (m_r + m_r.transpose())));
-    let eig = symmetric_eigen(0.5 * (&b + b.transpose()))?;
-    let mut mu: Vec<f64> = eig.eigenvalues.iter().copied().collect();
-    mu.sort_by(|x, y| y.total_cmp(x));
-    let (largest_mu, largest_w2) = (mu.first().copied()?, direct.iter().fold(0.0f64, |m, x| m.max(x.abs())));
-    if mu.len() != direct.len() || largest_mu.is_nan() || largest_mu <= 0.0 {
-        return None;
+struct Inverse {
+    /// Eigenvalues mu and eigenvectors z of L_K^-1 M_r L_K^-T.
+    eig: nalgebra::SymmetricEigen<f64, nalgebra::Dyn>,
+    /// The eigenvalues' indices by decreasing mu (increasing omega^2).
+    order: Vec<usize>,
+    /// L_K.
+    l: faer::Mat<f64>,
+    /// The largest mu, and the largest |omega^2| of the direct problem.
+    largest_mu: f64,
+    largest_w2: f64,
+}
+
+impl Inverse {
+    fn new(m_r: &DMatrix<f64>, k_r: &DMatrix<f64>, direct_w2: impl Iterator<Item = f64>) -> Option<Self> {
+        let llt = positive_definite(k_r)?;
+        let b = similar(llt.L(), &(0.5 * (m_r + m_r.transpose())));
+        let eig = symmetric_eigen(0.5 * (&b + b.transpose()))?;
+        let mut order: Vec<usize> = (0..eig.eigenvalues.len()).collect();
+        order.sort_by(|&i, &j| eig.eigenvalues[j].total_cmp(&eig.eigenvalues[i]));
+        let largest_mu = order.first().map(|&i| eig.eigenvalues[i])?;
+        let largest_w2 = direct_w2.fold(0.0f64, |m, x| m.max(x.abs()));
+        (largest_mu > 0.0).then(|| Inverse { eig, order, l: llt.L().to_owned(), largest_mu, largest_w2 })
     }
-    for (w2, &m) in direct.iter_mut().zip(&mu) {
-        // Both resolve omega^2 = 1/mu to about n eps of their own largest value: the inverse
-        // problem where 1/mu is below the geometric mean of the extremes.
-        if m > 0.0 && 1.0 / m <= (largest_w2 / largest_mu).sqrt() && m > n * f64::EPSILON * largest_mu {
-            *w2 = 1.0 / m;
+
+    /// Whether omega^2 = 1/mu is better resolved here than by the direct problem: each resolves
+    /// omega^2 to about n eps of its own largest value, so here where 1/mu is below the
+    /// geometric mean of the extremes, and mu is above this problem's round-off.
+    fn takes(&self, mu: f64) -> bool {
+        let n = self.order.len() as f64;
+        mu > n * f64::EPSILON * self.largest_mu && 1.0 / mu <= (self.largest_w2 / self.largest_mu).sqrt()
+    }
+}
+
+/// The direct problem's omega^2 (ascending, `direct`) with the lowest taken from the inverse
+/// problem where it resolves them better; None (`direct` unchanged) without one.
+fn resolved_lowest(m_r: &DMatrix<f64>, k_r: &DMatrix<f64>, direct: &mut [f64]) -> Option<()> {
+    let inverse = Inverse::new(m_r, k_r, direct.iter().copied()).filter(|i| i.order.len() == direct.len())?;
+    for (w2, &i) in direct.iter_mut().zip(&inverse.order) {
+        let mu = inverse.eig.eigenvalues[i];
+        if inverse.takes(mu) {
+            *w2 = 1.0 / mu;
         }
     }
     Some(())
@@ -253,33 +284,22 @@ pub fn mode_shapes(
     t: f64,
 ) -> Result<(Vec<Mode>, bool), ModesError> {
     let [m_r, k_r, basis] = reduced_matrices(sys, q, v, a, lambda, t)?;
-    let m_sym = to_faer(&(0.5 * (&m_r + m_r.transpose())));
-    let llt = m_sym.llt(faer::Side::Lower).map_err(|_| ModesError::MassNotPositive)?;
-    let a = similar(llt.L(), &k_r);
+    let (a, l) = direct_problem(&m_r, &k_r)?;
     let eig = symmetric_eigen(0.5 * (&a + a.transpose())).ok_or(ModesError::Eigen)?;
     // y = L^-T z for every eigenvector z at once, then phi = N y.
-    let phi = basis.clone() * back_substituted(llt.L(), &eig.eigenvectors);
+    let phi = &basis * back_substituted(l.as_ref(), &eig.eigenvectors);
     let mut modes: Vec<Mode> =
         eig.eigenvalues.iter().enumerate().map(|(k, &w2)| (w2, phi.column(k).iter().copied().collect())).collect();
     modes.sort_by(|x, y| x.0.total_cmp(&y.0));
     // The lowest from the inverse problem where it resolves them better (`resolved_lowest`):
     // its eigenvector z of L_K^-1 M_r L_K^-T gives y = L_K^-T z with y^T M_r y = mu, so
     // phi = N y / sqrt(mu) has unit modal mass.
-    let Some(k_llt) = positive_definite(&k_r) else { return Ok((modes, false)) };
-    let b = similar(k_llt.L(), &(0.5 * (&m_r + m_r.transpose())));
-    let Some(inverse) = symmetric_eigen(0.5 * (&b + b.transpose())) else { return Ok((modes, false)) };
-    let mut order: Vec<usize> = (0..inverse.eigenvalues.len()).collect();
-    order.sort_by(|&i, &j| inverse.eigenvalues[j].total_cmp(&inverse.eigenvalues[i]));
-    let largest_mu = order.first().map_or(f64::NAN, |&i| inverse.eigenvalues[i]);
-    let largest_w2 = modes.iter().fold(0.0f64, |m, x| m.max(x.0.abs()));
-    if order.len() != modes.len() || largest_mu.is_nan() || largest_mu <= 0.0 {
-        return Ok((modes, false));
-    }
-    let y = basis * back_substituted(k_llt.L(), &inverse.eigenvectors);
-    let n = modes.len() as f64;
-    for (mode, &i) in modes.iter_mut().zip(&order) {
-        let mu = inverse.eigenvalues[i];
-        if mu > n * f64::EPSILON * largest_mu && 1.0 / mu <= (largest_w2 / largest_mu).sqrt() {
+    let inverse = Inverse::new(&m_r, &k_r, modes.iter().map(|m| m.0)).filter(|i| i.order.len() == modes.len());
+    let Some(inverse) = inverse else { return Ok((modes, false)) };
+    let y = basis * back_substituted(inverse.l.as_ref(), &inverse.eig.eigenvectors);
+    for (mode, &i) in modes.iter_mut().zip(&inverse.order) {
+        let mu = inverse.eig.eigenvalues[i];
+        if inverse.takes(mu) {
             *mode = (1.0 / mu, y.column(i).iter().map(|x| x / mu.sqrt()).collect());
         }
     }
@@ -306,9 +326,7 @@ pub fn squared_frequencies(
     t: f64,
 ) -> Result<(Vec<f64>, bool), ModesError> {
     let [m_r, k_r, _] = reduced_matrices(sys, q, v, a, lambda, t)?;
-    let m_sym = to_faer(&(0.5 * (&m_r + m_r.transpose())));
-    let llt = m_sym.llt(faer::Side::Lower).map_err(|_| ModesError::MassNotPositive)?;
-    let a = similar(llt.L(), &k_r);
+    let (a, _) = direct_problem(&m_r, &k_r)?;
     let eig = symmetric_eigen(0.5 * (&a + a.transpose())).ok_or(ModesError::Eigen)?;
     let mut w2: Vec<f64> = eig.eigenvalues.iter().copied().collect();
     w2.sort_by(f64::total_cmp);
@@ -342,15 +360,15 @@ pub fn natural_frequencies(
     t: f64,
 ) -> Result<Vec<f64>, ModesError> {
     let (w2, resolved) = squared_frequencies(sys, q, v, a, lambda, t)?;
-    // Resolved by the inverse problem, no omega^2 is round-off of 0 (K_r is positive definite).
-    Ok(if resolved { w2.iter().map(|&w2| w2.sqrt() / (2.0 * std::f64::consts::PI)).collect() } else { hertz(&w2) })
+    Ok(hertz(&w2, resolved))
 }
 
 /// The frequencies (Hz) of the squared circular frequencies `w2` of one eigenproblem, as
-/// `natural_frequencies` gives them.
-pub fn hertz(w2: &[f64]) -> Vec<f64> {
+/// `natural_frequencies` gives them; `resolved` by the inverse problem (K_r positive definite),
+/// no omega^2 is round-off of 0.
+pub fn hertz(w2: &[f64], resolved: bool) -> Vec<f64> {
     let largest = w2.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-    let roundoff = roundoff_frequency_squared(w2.len(), largest);
+    let roundoff = if resolved { 0.0 } else { roundoff_frequency_squared(w2.len(), largest) };
     w2.iter()
         .map(
             |&w2| if w2.abs() <= roundoff { 0.0 } else { w2.signum() * w2.abs().sqrt() / (2.0 * std::f64::consts::PI) },

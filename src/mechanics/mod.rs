@@ -234,7 +234,6 @@ impl System {
         self.constraints.len() + k
     }
 
-    /// Whether joint row `r` is redundant (see `set_redundant`).
     /// out += Phi_q^T lambda over the joint rows, handing each row's index and measure value
     /// (which comes with its gradient) to `value`; redundant rows are skipped.
     fn add_joint_forces(&self, q: &[f64], lambda: &[f64], out: &mut [f64], mut value: impl FnMut(usize, f64)) {
@@ -265,6 +264,15 @@ impl System {
         }
     }
 
+    /// The contact constraint rows of Phi: the penetration (paper 004 eq. 5b) while active,
+    /// the trivial row (zero residual) while separated.
+    fn contact_constraint_residuals(&self, q: &[f64], phi: &mut [f64]) {
+        for (p, c) in phi.iter_mut().zip(&self.contact_constraints) {
+            *p = if c.is_active() { c.penetration(q) } else { 0.0 };
+        }
+    }
+
+    /// Whether joint row `r` is redundant (see `set_redundant`).
     pub fn is_redundant(&self, r: usize) -> bool {
         self.redundant.get(r).copied().unwrap_or(false)
     }
@@ -872,10 +880,7 @@ impl Dynamics for System {
         for (r, (p, c)) in joints.iter_mut().zip(&self.constraints).enumerate() {
             *p = if self.is_redundant(r) { 0.0 } else { c.residual(q, t, &self.inputs, &self.input_rates) };
         }
-        // Paper 004 eq. 5b while active; the trivial row (zero residual) while separated.
-        for (p, c) in contacts.iter_mut().zip(&self.contact_constraints) {
-            *p = if c.is_active() { c.penetration(q) } else { 0.0 };
-        }
+        self.contact_constraint_residuals(q, contacts);
     }
 
     fn add_constraint_forces(&self, q: &[f64], lambda: &[f64], out: &mut [f64]) {
@@ -890,9 +895,7 @@ impl Dynamics for System {
             joints[r] = self.constraints[r].residual_of(value, t, &self.inputs, &self.input_rates);
         });
         self.add_contact_constraint_forces(q, lambda, out);
-        for (p, c) in contacts.iter_mut().zip(&self.contact_constraints) {
-            *p = if c.is_active() { c.penetration(q) } else { 0.0 };
-        }
+        self.contact_constraint_residuals(q, contacts);
     }
 
     fn add_regularization(&self, lambda: &[f64], beta: f64, rows: &mut [f64]) -> bool {

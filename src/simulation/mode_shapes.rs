@@ -43,10 +43,7 @@ impl Simulation {
         let (a, lambda) = self.released_from_rest().map_err(|e| e.to_string())?;
         let rest = vec![0.0; s.v.len()];
         let (modes, resolved) = mode_shapes(&self.system, &s.q, &rest, &a, &lambda, s.t).map_err(|e| e.to_string())?;
-        // As `natural_frequencies`: resolved by the inverse problem, no omega^2 is round-off of 0.
-        let w2: Vec<f64> = modes.iter().map(|m| m.0).collect();
-        let frequencies =
-            if resolved { w2.iter().map(|w| w.sqrt() / std::f64::consts::TAU).collect() } else { hertz(&w2) };
+        let frequencies = hertz(&modes.iter().map(|m| m.0).collect::<Vec<_>>(), resolved);
         let configuration = self.configuration_outputs();
         let length = crate::integrators::convergence::model_length(&s.q);
         let saved = self.state.clone();
