@@ -662,6 +662,18 @@ impl Instance {
             }
         }
         let Some(sim) = self.sim.as_mut() else { return Status::Error };
+        // Each step starts from the inputs as the master set them: one interpolated over the
+        // last step from its derivatives ended that step at u + u' h (+ u'' h^2 / 2), where the
+        // simulation leaves it for the outputs at the reached time, and returns to u now (a
+        // driving one at constant speed over this step), as docs/fmu.md says. Only re-setting
+        // the unchanged value did that before (probe 40a: a servo stayed at the extrapolated
+        // command while the input read 0).
+        for (i, &u) in self.inputs.iter().enumerate() {
+            if sim.inputs()[i] != u {
+                // Finite (checked when set).
+                let _ = sim.set_input(i, u);
+            }
+        }
         let before = self.rollback.get_or_insert_with(|| sim.copy_state());
         sim.copy_state_into(before);
         for (i, d) in self.input_derivatives.iter_mut().enumerate() {

@@ -406,6 +406,45 @@ fn interpolated_inputs_equal_the_same_input_at_every_internal_step() {
     assert!(before_a.is_finite() && before_c.is_finite());
 }
 
+/// A cart on a rail whose position is the input u (a driven prismatic joint, no gravity along
+/// it). One step of h given u = 0, u' = 1 ends at x = h moving at 1 m/s; the derivatives are
+/// spent by that step and the input is u = 0 again, so the next step, with nothing set, takes
+/// the joint back to 0 at constant speed (-h/h = -1 m/s), and the one after holds it there:
+/// what an unchanged input does, whether the master sends it again or not (probe 40a: the
+/// joint stayed at h until the master re-sent the unchanged 0).
+#[test]
+fn an_input_interpolated_over_a_step_is_its_value_again_after_it() {
+    let text = "[model]\nname = \"rail\"\ndimension = 3\n\n[solver]\nstep = 1e-3\n\n\
+                [[inputs]]\nname = \"u\"\nunit = \"m\"\n\n\
+                [[rigid_bodies]]\nname = \"cart\"\nmass = 4.0\ninertia = [0.1, 0.1, 0.1]\n\
+                position = [0.0, 0.0, 0.0]\n\n\
+                [[joints]]\nname = \"rail\"\ntype = \"prismatic\"\nbody2 = \"cart\"\npoint = [0.0, 0.0, 0.0]\n\
+                axis = [1.0, 0.0, 0.0]\ndrive = \"u\"\n\n\
+                [[outputs]]\nname = \"x\"\nquantity = \"joint_position\"\njoint = \"rail\"\n\
+                [[outputs]]\nname = \"v\"\nquantity = \"joint_velocity\"\njoint = \"rail\"\n";
+    let h = 0.05;
+    let [silent, resent] = [false, true].map(|resend| {
+        let inst = Inst::with_text("rail", text);
+        inst.set("u", 0.0);
+        assert_eq!(inst.set_derivative("u", 1, 1.0), OK);
+        inst.step(0.0, h);
+        let first = (inst.get("x"), inst.get("v"), inst.get("u"));
+        if resend {
+            inst.set("u", 0.0);
+        }
+        inst.step(h, h);
+        let second = (inst.get("x"), inst.get("v"));
+        inst.step(2.0 * h, h);
+        (first, second, (inst.get("x"), inst.get("v")))
+    });
+    let ((x1, v1, u1), (x2, v2), (x3, v3)) = silent;
+    eprintln!("after the interpolated step x {x1} v {v1} u {u1}; next {x2} {v2}; then {x3} {v3}");
+    assert!((x1 - h).abs() < 1e-12 && (v1 - 1.0).abs() < 1e-9 && u1 == 0.0, "{x1} {v1} {u1}");
+    assert!(x2.abs() < 1e-12 && (v2 + 1.0).abs() < 1e-9, "back to u = 0 at -1 m/s: {x2} {v2}");
+    assert!(x3.abs() < 1e-12 && v3.abs() < 1e-9, "held at 0: {x3} {v3}");
+    assert_eq!(silent, resent, "the unchanged input sent again changes nothing");
+}
+
 #[test]
 fn bad_input_derivatives_are_errors_with_a_reason() {
     let inst = Inst::new("mass_spring");

@@ -154,6 +154,19 @@ fn inconsistent_initial_velocities() {
 }
 
 #[test]
+fn inconsistent_initial_velocities_of_a_spatial_body() {
+    // A body 1 m from a spherical joint at the origin, given 1 m/s away from it and no angular
+    // velocity: the joint's x row is violated by 1 m/s whatever the body's rotation rates are
+    // (none moves the joint point along the radius), reported at the joint (line 13). The
+    // least-squares velocities split it with the Euler parameters' growth (p . p' != 0):
+    // reported by 0.5 at 1:1, the parameters' row (probe 40a).
+    let text = "[model]\nname = \"m\"\ndimension = 3\n\n[[rigid_bodies]]\nname = \"b\"\nmass = 1.0\n\
+                inertia = [0.1, 0.1, 0.1]\nposition = [1.0, 0.0, 0.0]\nvelocity = [1.0, 0.0, 0.0]\n\n\
+                [[joints]]\nname = \"j\"\ntype = \"spherical\"\nbody2 = \"b\"\npoint = [0.0, 0.0, 0.0]\n";
+    expect_error(text, 13, "initial velocities violate this joint (by 1.000e0)");
+}
+
+#[test]
 fn unknown_integrator() {
     expect_error(&variant("integrator = \"ttbif\"", "integrator = \"rk4\""), 10, "unknown integrator 'rk4'");
 }
