@@ -37,6 +37,10 @@ pub struct Instance {
     /// Per input, the first and second derivative set for the next step
     /// (fmi2SetRealInputDerivatives); cleared by every step.
     input_derivatives: Vec<[f64; 2]>,
+    /// Per input, whether the master gave its derivatives for the next step, zeros included
+    /// (a driving input given u' = 0 is not one "changed without its derivatives"); cleared
+    /// by every step.
+    derivatives_given: Vec<bool>,
     /// Built at instantiation with the default parameters (the one assembly of the model),
     /// rebuilt only when parameters, start time or settings change before the first step.
     sim: Option<Simulation>,
@@ -94,6 +98,7 @@ impl Instance {
             stop_time: None,
             last_successful_time: experiment.start_time,
             input_derivatives: vec![[0.0; 2]; model.definition.inputs.len()],
+            derivatives_given: vec![false; model.definition.inputs.len()],
             sim: Some(sim),
             tunable_marked: false,
             step_times: CallTimes::default(),
@@ -194,6 +199,7 @@ impl Instance {
         self.stop_time = None;
         self.last_successful_time = self.start_time;
         self.input_derivatives.iter_mut().for_each(|d| *d = [0.0; 2]);
+        self.derivatives_given.fill(false);
         self.sim = None;
         self.step_times = CallTimes::default();
         Status::Ok
@@ -643,7 +649,8 @@ impl Instance {
         // A drive's input changed without its derivatives: the drive ramps to it over the step
         // (docs/model-file.md, driven joints). Told once per instance.
         if let Some(i) = self.drive_input_changed.take() {
-            if self.input_derivatives[i] == [0.0; 2] && !self.held_drive_warned && sim.input_moved(i) {
+            let given = self.derivatives_given[i] || self.input_derivatives[i] != [0.0; 2];
+            if !given && !self.held_drive_warned && sim.input_moved(i) {
                 self.held_drive_warned = true;
                 let remedy = if function.starts_with("fmi3") {
                     "FMI 3.0 Co-Simulation takes no input derivatives: shorter communication steps make those \
@@ -684,6 +691,7 @@ impl Instance {
                 let _ = sim.set_input_derivative(i, k + 1, *x);
             }
         }
+        self.derivatives_given.fill(false);
         let stepped = if stop_at_events {
             sim.step_to_event(target).map(|end| *early = end == StepEnd::Event)
         } else {
@@ -808,6 +816,7 @@ impl Instance {
         for ((vr, order), x) in vrs.iter().zip(orders).zip(values) {
             if let Some(Role::Input(i)) = self.vars.get(*vr).map(|v| v.role) {
                 self.input_derivatives[i][*order as usize - 1] = *x;
+                self.derivatives_given[i] = true;
             }
         }
         // Before the first step they are the initial state's, as the values are: outputs read

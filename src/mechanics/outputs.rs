@@ -416,6 +416,25 @@ impl Output {
 }
 
 impl OutputKind {
+    /// Whether the output reads the inputs itself, not only through the motion: a section
+    /// force holds the element's distributed loads, whose magnitudes may read them
+    /// (`eval_with_inputs`). Not the energies, which `reads_potential_energy` names.
+    pub fn reads_inputs(&self) -> bool {
+        matches!(self, OutputKind::SectionForce { .. })
+    }
+
+    /// `eval` with the inputs `inputs` in place of the system's where the output reads them
+    /// itself (`reads_inputs`); the others' value.
+    pub fn eval_with_inputs(&self, sys: &System, s: &OutputState, inputs: &[f64]) -> f64 {
+        match self {
+            OutputKind::SectionForce { beam, elements, component } => {
+                let x = Kin { q: s.q, v: s.v, a: s.a, t: s.t, inputs, rates: &sys.input_rates };
+                super::section_forces::section_force(sys, *beam, elements, *component, &x)
+            }
+            _ => self.eval(sys, s),
+        }
+    }
+
     /// The output's value at the state `s`.
     pub fn eval(&self, sys: &System, s: &OutputState) -> f64 {
         match self {
@@ -567,10 +586,7 @@ impl OutputKind {
                 // (b - a) x (p - a) / |b - a|; zero chord length: no direction, report 0.
                 if n > 0.0 { (u[0] * (p[1] - a[1]) - u[1] * (p[0] - a[0])) / n } else { 0.0 }
             }
-            OutputKind::SectionForce { beam, elements, component } => {
-                let x = Kin { q: s.q, v: s.v, a: s.a, t: s.t, inputs: &sys.inputs, rates: &sys.input_rates };
-                super::section_forces::section_force(sys, *beam, elements, *component, &x)
-            }
+            OutputKind::SectionForce { .. } => self.eval_with_inputs(sys, s, &sys.inputs),
             OutputKind::SupportForce { element, component } => {
                 sys.elements::<MultiPointForce>()[*element].reference_force(s.q, s.v)[*component]
             }

@@ -17,7 +17,8 @@
 //! gamma. The potential energy reads u_i where a spring's free length does (energy_total and
 //! energy_potential: a central difference of it). The other outputs that respond
 //! (accelerations, reactions) are linear in (a, lambda) once q and v are fixed, so their
-//! derivative is the output evaluated at (q, v = 0, da, dlambda).
+//! derivative is the output evaluated at (q, v = 0, da, dlambda); a section force is affine in
+//! a and reads the inputs through its element's loads (`OutputKind::reads_inputs`).
 
 use super::{Model, Simulation, SolverSettings};
 use crate::integrators::{Dynamics, EnergyFlow, TangentCoefficients};
@@ -106,7 +107,7 @@ impl Simulation {
         sys.newton_matrix(&s.q, &s.v, &vec![0.0; n], &vec![0.0; m], s.t, c, &mut matrix);
         let mut lu = SparseLu::new(&matrix);
         lu.factorize(&matrix).map_err(|e| e.to_string())?;
-        let zeros = vec![0.0; n];
+        let (zeros, zero_multipliers) = (vec![0.0; n], vec![0.0; m]);
         let mut dg = vec![0.0; n];
         for i in 0..inputs {
             if !dependencies.iter().any(|d| d.contains(&i)) {
@@ -145,6 +146,17 @@ impl Simulation {
                         *potential.get_or_insert_with(|| {
                             central_difference(&sys.inputs, i, |u| sys.energy_with_inputs(&s.q, &s.v, s.t, u).potential)
                         })
+                    } else if output.kind.reads_inputs() {
+                        // A section force is M_g a plus the element's forces at (q, v) less its
+                        // distributed loads (src/mechanics/section_forces.rs): affine in a, so
+                        // the response to da is the difference of two evaluations, exact; the
+                        // loads read u_i themselves (a central difference at a = 0). Evaluated
+                        // at da alone it held the elastic forces and the weight: -20 N m per N
+                        // for a root moment that does not respond (probe 40b).
+                        let rest = OutputState { a: &zeros, lambda: &zero_multipliers, ..os };
+                        let direct =
+                            central_difference(&sys.inputs, i, |u| output.kind.eval_with_inputs(sys, &rest, u));
+                        output.eval(sys, &os) - output.eval(sys, &rest) + direct
                     } else {
                         output.eval(sys, &os)
                     };
@@ -209,7 +221,8 @@ impl Simulation {
     /// FMI lists the parameters as knowns of the initial unknowns, as the inputs): differences
     /// of the outputs of simulations built at the perturbed value, with `inputs` set as the
     /// initial state's. Central, with the relative step of `initial_input_jacobian` (each side
-    /// is an initial state solved to the Newton tolerance); where one side leaves what the
+    /// is an initial state solved to the Newton tolerance), shrunk where the sides are not
+    /// smooth with the centre (a kink between them); where one side leaves what the
     /// model accepts (the parameter's min or max, a mass that must be positive), the
     /// second-order one-sided difference on the other.
     pub fn initial_parameter_derivative(
@@ -220,7 +233,6 @@ impl Simulation {
         (inputs, rates): (&[f64], &[[f64; 2]]),
         i: usize,
     ) -> Result<Vec<f64>, String> {
-        let h = INITIAL_STEP * (1.0 + params[i].abs());
         let at = |offset: f64| -> Result<Vec<f64>, String> {
             let mut p = params.to_vec();
             p[i] += offset;
@@ -229,17 +241,49 @@ impl Simulation {
             sim.set_initial_inputs(inputs, rates)?;
             Ok(sim.output_values()?.to_vec())
         };
-        let combine = |terms: &[(f64, &Vec<f64>)]| -> Vec<f64> {
+        let combine = |h: f64, terms: &[(f64, &Vec<f64>)]| -> Vec<f64> {
             (0..terms[0].1.len()).map(|k| terms.iter().map(|(w, f)| w * f[k]).sum::<f64>() / h).collect()
         };
-        match (at(h), at(-h)) {
-            (Ok(plus), Ok(minus)) => Ok(combine(&[(0.5, &plus), (-0.5, &minus)])),
-            (Ok(plus), Err(_)) => Ok(combine(&[(-1.5, &at(0.0)?), (2.0, &plus), (-0.5, &at(2.0 * h)?)])),
-            (Err(_), Ok(minus)) => Ok(combine(&[(1.5, &at(0.0)?), (-2.0, &minus), (0.5, &at(-2.0 * h)?)])),
-            (Err(e), Err(_)) => Err(e),
+        // The step shrinks while the two sides do not make one smooth curve with the centre
+        // (their second difference not small against their first, beyond the noise of states
+        // solved to the Newton tolerance): a side that crosses a contact's onset or another
+        // kink. A gap of 2e-5 m differenced at +-1e-4 m started the spheres interpenetrated on
+        // one side and gave d contact_force / d gap = -3.9e7 N/m for spheres apart (probe 40b).
+        let mut h = INITIAL_STEP * (1.0 + params[i].abs());
+        let mut centre: Option<Vec<f64>> = None;
+        let mut shrinks = 0;
+        loop {
+            let (plus, minus) = match (at(h), at(-h)) {
+                (Ok(plus), Ok(minus)) => (plus, minus),
+                (Ok(plus), Err(_)) => return Ok(combine(h, &[(-1.5, &at(0.0)?), (2.0, &plus), (-0.5, &at(2.0 * h)?)])),
+                (Err(_), Ok(minus)) => {
+                    return Ok(combine(h, &[(1.5, &at(0.0)?), (-2.0, &minus), (0.5, &at(-2.0 * h)?)]));
+                }
+                (Err(e), Err(_)) => return Err(e),
+            };
+            let c = match &centre {
+                Some(c) => c,
+                None => centre.insert(at(0.0)?),
+            };
+            let smooth = (0..c.len()).all(|k| {
+                let (p, m, c) = (plus[k], minus[k], c[k]);
+                (p - 2.0 * c + m).abs() <= 0.1 * (p - m).abs() + KINK_NOISE * (p.abs() + c.abs() + m.abs())
+            });
+            if smooth || shrinks == MAX_SHRINKS {
+                return Ok(combine(h, &[(0.5, &plus), (-0.5, &minus)]));
+            }
+            h *= SHRINK;
+            shrinks += 1;
         }
     }
 }
+
+/// `initial_parameter_derivative`: the step shrinks by SHRINK at most MAX_SHRINKS times where
+/// the sides are not smooth with the centre, judged beyond KINK_NOISE of the values (the
+/// states are solved to ~1e-10 relative).
+const SHRINK: f64 = 0.01;
+const MAX_SHRINKS: usize = 3;
+const KINK_NOISE: f64 = 1e-8;
 
 /// d f/du_i at `inputs`: central difference in u_i, relative step 1e-6 (error O(h^2), none for
 /// an f quadratic in u_i).

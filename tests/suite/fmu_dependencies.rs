@@ -463,3 +463,25 @@ fn initialization_mode_directional_derivatives_take_parameters_as_knowns() {
     let mut d = [0.0];
     assert!(inst.get_directional_derivative(&[fmu.vr("y")], &[fmu.vr("h0")], &[1.0], &mut d).is_err());
 }
+
+/// A parameter whose value is smaller than the difference step: hertz_impact's spheres start
+/// `gap` = 2e-5 m apart, so the contact force stays 0 and the penetration is -gap for any
+/// small change of it (d contact_force / d gap = 0, d penetration / d gap = -1). The step
+/// 1e-4 (1 + gap) put one side 8e-5 m into contact: -3.9e7 N/m (probe 40b); the step now
+/// shrinks where the sides are not smooth with the value between them.
+#[test]
+fn initial_parameter_derivatives_do_not_straddle_a_contact_onset() {
+    let model = crate::common::sim::example("hertz_impact");
+    let fmu = Fmu::build(&model);
+    let mut inst = fmu.import.instantiate_cs("gap", false, false).unwrap();
+    FmiInstance::enter_initialization_mode(&mut inst, None, 0.0, None).unwrap();
+    let mut gap = [0.0];
+    inst.get_real(&[fmu.vr("gap")], &mut gap).unwrap();
+    assert!(gap[0] > 0.0 && gap[0] < 1e-4, "the case: a gap below the first step, {}", gap[0]);
+    for (of, exact) in [("contact_force", 0.0), ("penetration", -1.0), ("energy_total", 0.0)] {
+        let mut d = [f64::NAN];
+        inst.get_directional_derivative(&[fmu.vr(of)], &[fmu.vr("gap")], &[1.0], &mut d).unwrap();
+        println!("d {of} / d gap = {:.12e} (exact {exact})", d[0]);
+        assert!((d[0] - exact).abs() < 1e-8, "d {of} / d gap = {}", d[0]);
+    }
+}

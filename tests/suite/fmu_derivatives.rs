@@ -515,6 +515,58 @@ fn directional_derivatives_equal_central_differences() {
     assert!(inst.directional("a", "force", f64::INFINITY).unwrap_err().contains("must be finite"));
 }
 
+/// A damped steel cantilever under its weight with a tip force and a distributed load as
+/// inputs: the section forces' directional derivatives equal the central differences through
+/// the FMU (set u +- delta, read without stepping; affine in the force magnitudes at fixed
+/// (q, v), so exact up to rounding), at the root, an inner node and the loaded end. A section
+/// force holds the element's elastic forces and weight besides M_g a: evaluated at the
+/// response da alone it gave -20 N m per N for a root moment that moves by 5e-6 (probe 40b).
+#[test]
+fn section_force_derivatives_equal_central_differences() {
+    let mut text = String::from(
+        "[model]\nname = \"cantilever\"\ngravity = [0.0, -9.81]\n\n[solver]\nstep = 2e-4\n\n\
+         [[inputs]]\nname = \"F\"\nunit = \"N\"\n[[inputs]]\nname = \"q\"\nunit = \"N/m\"\n\n\
+         [[beams]]\nname = \"beam\"\nstart = [0.0, 0.0]\nend = [2.0, 0.0]\nelements = 4\n\
+         section = { width = 0.05, height = 0.01 }\n\
+         material = { E = 70e9, nu = 0.33, rho = 2700.0, damping = 1e-4 }\nformulation = \"timoshenko\"\n\n\
+         [[joints]]\nname = \"clamp\"\ntype = \"fixed\"\nbody1 = \"ground\"\nbody2 = \"beam.start\"\n\n\
+         [[loads]]\nname = \"tip\"\ntype = \"force\"\nbody = \"beam.end\"\ndirection = [0.0, 1.0]\nvalue = \"F\"\n\n\
+         [[loads]]\nname = \"spread\"\ntype = \"distributed_force\"\nbody = \"beam\"\ndirection = [0.0, 1.0]\n\
+         value = \"q\"\n",
+    );
+    let mut outputs = Vec::new();
+    for (at, node) in [("root", "beam.start"), ("inner", "beam.node[2]"), ("end", "beam.end")] {
+        for quantity in ["bending_moment", "shear_force", "axial_force"] {
+            let name = format!("{at}_{quantity}");
+            text += &format!("\n[[outputs]]\nname = \"{name}\"\nquantity = \"{quantity}\"\nbody = \"{node}\"\n");
+            outputs.push(name);
+        }
+    }
+    let inst = Inst::with_text("cantilever", &text);
+    for k in 0..20 {
+        let t = k as f64 * 0.005;
+        inst.set("F", 5.0 * (3.0 * t).sin());
+        inst.step(t, 0.005);
+    }
+    for input in ["F", "q"] {
+        let (u, delta) = (inst.get(input), 1e-3);
+        for output in &outputs {
+            inst.set(input, u + delta);
+            let plus = inst.get(output);
+            inst.set(input, u - delta);
+            let minus = inst.get(output);
+            inst.set(input, u);
+            let fd = (plus - minus) / (2.0 * delta);
+            let exact = inst.directional(output, input, 1.0).unwrap();
+            eprintln!("d{output}/d{input} = {exact:.9e}, central difference {fd:.9e}");
+            assert!((exact - fd).abs() <= 1e-6 * exact.abs().max(1e-3), "{output}/{input}: {exact} vs {fd}");
+        }
+    }
+    // The loaded end carries the tip force itself: its shear responds by about 1 N per N.
+    let end = inst.directional("end_shear_force", "F", 1.0).unwrap();
+    assert!((end.abs() - 1.0).abs() < 0.05, "{end}");
+}
+
 /// The example models that have inputs, with their input and output names.
 fn models_with_inputs() -> Vec<(String, Vec<String>, Vec<String>)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
