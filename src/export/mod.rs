@@ -4,6 +4,7 @@
 pub mod model_description;
 pub mod model_description3;
 pub mod package;
+pub mod units;
 mod xml;
 pub use crate::fmu::variables;
 use crate::simulation::SimulationError;

@@ -7,6 +7,7 @@ use quick_xml::events::{BytesEnd, BytesStart, Event};
 use super::ExportError;
 use super::xml::{
     Bounds, causality, default_experiment, dependency_lists, elem, finish, log_categories, start_document,
+    unit_definitions,
 };
 use crate::fmu::variables::{Role, VarType, Variable, Variables, guid};
 use crate::model::Model;
@@ -42,11 +43,7 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
 
     let units: BTreeSet<&str> = vars.list.iter().map(|v| v.unit.as_str()).filter(|u| !u.is_empty()).collect();
     if !units.is_empty() {
-        w.write_event(Event::Start(BytesStart::new("UnitDefinitions")))?;
-        for u in units {
-            w.write_event(Event::Empty(elem("Unit", &[("name", u)])))?;
-        }
-        w.write_event(Event::End(BytesEnd::new("UnitDefinitions")))?;
+        unit_definitions(&mut w, units)?;
     }
 
     log_categories(&mut w, str::to_string)?;

@@ -13,6 +13,7 @@ use quick_xml::events::{BytesEnd, BytesStart, Event};
 use super::ExportError;
 use super::xml::{
     Bounds, causality, default_experiment, dependency_lists, elem, finish, log_categories, start_document,
+    unit_definitions,
 };
 use crate::fmi3::time_value_reference;
 use crate::fmu::variables::{Role, VarType, Variables, guid};
@@ -63,11 +64,7 @@ fn write(model: &Model, vars: &Variables) -> std::io::Result<String> {
 
     let mut units: BTreeSet<&str> = vars.list.iter().map(|v| v.unit.as_str()).filter(|u| !u.is_empty()).collect();
     units.insert("s");
-    w.write_event(Event::Start(BytesStart::new("UnitDefinitions")))?;
-    for u in &units {
-        w.write_event(Event::Empty(elem("Unit", &[("name", u)])))?;
-    }
-    w.write_event(Event::End(BytesEnd::new("UnitDefinitions")))?;
+    unit_definitions(&mut w, units.iter().copied())?;
     // A Float64 variable names its unit through a type named after it (declaredType), as the
     // Reference FMUs do, rather than a `unit` attribute on the variable: both are FMI 3.0,
     // and importers with incomplete schemas (the `fmi` crate 0.8) read only the first.

@@ -65,6 +65,26 @@ pub(super) fn finish(mut w: XmlWriter) -> std::io::Result<String> {
     Ok(text)
 }
 
+/// `<UnitDefinitions>` of `units`, each with its `<BaseUnit>` where its string tells it
+/// (src/export/units.rs): exponents of the SI base units and a factor, what an importer checks
+/// connections and converts values with.
+pub(super) fn unit_definitions<'a>(w: &mut XmlWriter, units: impl IntoIterator<Item = &'a str>) -> std::io::Result<()> {
+    w.write_event(Event::Start(BytesStart::new("UnitDefinitions")))?;
+    for u in units {
+        match super::units::base_unit(u) {
+            Some(base) => {
+                w.write_event(Event::Start(elem("Unit", &[("name", u)])))?;
+                let attributes = base.attributes();
+                let attributes: Vec<(&str, &str)> = attributes.iter().map(|(k, v)| (*k, v.as_str())).collect();
+                w.write_event(Event::Empty(elem("BaseUnit", &attributes)))?;
+                w.write_event(Event::End(BytesEnd::new("Unit")))?;
+            }
+            None => w.write_event(Event::Empty(elem("Unit", &[("name", u)])))?,
+        }
+    }
+    w.write_event(Event::End(BytesEnd::new("UnitDefinitions")))
+}
+
 /// `<LogCategories>`, descriptions passed through `words` (FMI 3 names its own functions).
 pub(super) fn log_categories(w: &mut XmlWriter, words: impl Fn(&str) -> String) -> std::io::Result<()> {
     w.write_event(Event::Start(BytesStart::new("LogCategories")))?;
