@@ -244,13 +244,18 @@ impl Simulation {
         let combine = |h: f64, terms: &[(f64, &Vec<f64>)]| -> Vec<f64> {
             (0..terms[0].1.len()).map(|k| terms.iter().map(|(w, f)| w * f[k]).sum::<f64>() / h).collect()
         };
-        // The step shrinks while the two sides do not make one smooth curve with the centre
-        // (their second difference not small against their first, beyond the noise of states
-        // solved to the Newton tolerance): a side that crosses a contact's onset or another
-        // kink. A gap of 2e-5 m differenced at +-1e-4 m started the spheres interpenetrated on
-        // one side and gave d contact_force / d gap = -3.9e7 N/m for spheres apart (probe 40b).
+        // A side that crosses a contact's onset or another kink between the parameter's value
+        // and the other side makes a central difference of neither side's slope: a gap of
+        // 2e-5 m differenced at +-1e-4 m started the spheres interpenetrated on one side and
+        // gave d contact_force / d gap = -3.9e7 N/m for spheres apart (probe 40b). Where the
+        // sides and the value between them are not on one smooth curve (their second
+        // difference not small against their first, beyond the noise of states solved to the
+        // Newton tolerance), the step shrinks by SHRINK until two successive central
+        // differences agree (a smooth extremum, where the first difference is small, agrees at
+        // once; a kink does not until the step is inside it), at most MAX_SHRINKS times.
         let mut h = INITIAL_STEP * (1.0 + params[i].abs());
         let mut centre: Option<Vec<f64>> = None;
+        let mut coarser: Option<Vec<f64>> = None;
         let mut shrinks = 0;
         loop {
             let (plus, minus) = match (at(h), at(-h)) {
@@ -261,17 +266,29 @@ impl Simulation {
                 }
                 (Err(e), Err(_)) => return Err(e),
             };
+            let derivative = combine(h, &[(0.5, &plus), (-0.5, &minus)]);
             let c = match &centre {
                 Some(c) => c,
                 None => centre.insert(at(0.0)?),
             };
-            let smooth = (0..c.len()).all(|k| {
-                let (p, m, c) = (plus[k], minus[k], c[k]);
-                (p - 2.0 * c + m).abs() <= 0.1 * (p - m).abs() + KINK_NOISE * (p.abs() + c.abs() + m.abs())
-            });
-            if smooth || shrinks == MAX_SHRINKS {
-                return Ok(combine(h, &[(0.5, &plus), (-0.5, &minus)]));
+            let settled = match &coarser {
+                // The coarser difference is the less noisy of two that agree.
+                Some(d) => (0..c.len()).all(|k| {
+                    (d[k] - derivative[k]).abs()
+                        <= 1e-3 * d[k].abs().max(derivative[k].abs()) + KINK_NOISE * c[k].abs() / h
+                }),
+                None => (0..c.len()).all(|k| {
+                    let (p, m, c) = (plus[k], minus[k], c[k]);
+                    (p - 2.0 * c + m).abs() <= 0.1 * (p - m).abs() + KINK_NOISE * (p.abs() + c.abs() + m.abs())
+                }),
+            };
+            if settled {
+                return Ok(coarser.unwrap_or(derivative));
             }
+            if shrinks == MAX_SHRINKS {
+                return Ok(derivative);
+            }
+            coarser = Some(derivative);
             h *= SHRINK;
             shrinks += 1;
         }
