@@ -291,7 +291,7 @@ impl Instance {
     fn followed(&self, mut s: SolverSettings) -> SolverSettings {
         let chose = |field| self.chosen.contains(&field);
         if chose(SolverField::Integrator) && !chose(SolverField::RhoInf) {
-            if let Ok(stated) = SolverSettings::from_model(&self.model, &self.params) {
+            if let Ok(stated) = SolverSettings::declared(&self.model, &self.params) {
                 s.rho_inf = s.method.default_rho_inf(stated.stated_rho_inf(&self.model));
             }
         }

@@ -179,6 +179,19 @@ fn a_step_that_does_not_resolve_the_most_flexible_beam_is_warned_of() {
             .replace("end = [0.1, 0.0]", "end = [0.1, 1.0]")
     );
     assert!(simulation(&model("", &two)).warnings().is_empty(), "{:?}", simulation(&model("", &two)).warnings());
+    // A model that gives no `step` takes 20 steps per period of its most flexible beam (the
+    // rod: T1 / 20 = 3.7e-4 s), and there is nothing to warn of; one whose beams are slower
+    // keeps 1 ms (the 1 m rod beside the crank: 84 ms), and a `step` given is kept and warned
+    // of (probe 40c's flexible slider-crank ran its rod at 7.6 steps per period by default).
+    let settled = |text: &str| {
+        let m = Model::parse(text, "m.toml").unwrap();
+        let settings = SolverSettings::from_model(&m, &[]).unwrap();
+        (settings.step, Simulation::new(&m, &[], settings, 0.0).unwrap().warnings().len())
+    };
+    let (step, warned) = settled(&model("", &rod("rod", 0.3, 0.003, "")));
+    assert!((step - t1 / 20.0).abs() < 1e-12 * t1 && warned == 0, "{step} {warned}");
+    assert_eq!(settled(&model("", &two)), (1e-3, 0));
+    assert_eq!(settled(&model("[solver]\nstep = 1e-3\n", &rod("rod", 0.3, 0.003, ""))), (1e-3, 1));
 }
 
 /// Velocities given for the configuration as drawn, with a drive that starts elsewhere: the
