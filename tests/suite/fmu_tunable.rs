@@ -220,6 +220,26 @@ fn parameters_nothing_reads_are_tunable() {
     assert_eq!(tunable, [true, false, true, true, false], "k x0 unused noted fixed_unused");
 }
 
+/// A flexible model that gives no `step` starts at one its beams' stiffness and mass set (1/20
+/// of the first bending period, `SolverSettings::from_model`), but that derived default is no
+/// structure a stiffness changes: the beam's E stays tunable, as with the step given, and a
+/// tuned E keeps the run's step.
+#[test]
+fn a_stiffness_that_sets_the_default_step_stays_tunable() {
+    use flexfmu::model::Model;
+    use flexfmu::simulation::{Simulation, SolverSettings};
+    let text = "[model]\nname = \"rod\"\ngravity = [0.0, 0.0]\n[parameters]\nE = 2.1e11\n\
+                [[beams]]\nname = \"rod\"\nstart = [0.0, 0.0]\nend = [0.3, 0.0]\nelements = 4\n\
+                section = { width = 0.006, height = 0.006 }\nmaterial = { E = \"E\", nu = 0.3, rho = 7850.0 }\n\
+                [[joints]]\nname = \"clamp\"\ntype = \"fixed\"\nbody2 = \"rod.start\"\npoint = [0.0, 0.0]\n";
+    let model = Model::parse(text, "rod.toml").unwrap();
+    let params = model.default_parameters();
+    let (derived, declared) =
+        (SolverSettings::from_model(&model, &params).unwrap(), SolverSettings::declared(&model, &params).unwrap());
+    assert!(derived.step < 1e-3 && declared.step == 1e-3, "{} {}", derived.step, declared.step);
+    assert_eq!(Simulation::tunable_parameters(&model, &params), [true], "E");
+}
+
 /// Parameters are judged in groups (src/simulation/tuning.rs): in a row of 40 masses on
 /// springs, each spring's stiffness and each mass's position its own parameter, every
 /// stiffness is tunable and every position fixed, however the groups split.
