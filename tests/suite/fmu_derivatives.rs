@@ -88,6 +88,18 @@ impl Inst {
         unsafe { fmi2SetRealInputDerivatives(self.c, [self.vr(name)].as_ptr(), 1, [order].as_ptr(), [x].as_ptr()) }
     }
 
+    /// d `output` / d `input` by the central difference through the FMU: the input set to
+    /// u +- `delta` and the output read without stepping, then the input set back to u.
+    fn input_difference(&self, output: &str, input: &str, delta: f64) -> f64 {
+        let u = self.get(input);
+        self.set(input, u + delta);
+        let plus = self.get(output);
+        self.set(input, u - delta);
+        let minus = self.get(output);
+        self.set(input, u);
+        (plus - minus) / (2.0 * delta)
+    }
+
     fn directional(&self, unknown: &str, known: &str, seed: f64) -> Result<f64, String> {
         let mut x = f64::NAN;
         let status = unsafe {
@@ -481,15 +493,9 @@ fn directional_derivatives_equal_central_differences() {
         for k in 0..steps {
             inst.step(k as f64 * 0.01, 0.01);
         }
-        let u = inst.get(input);
         let delta = 1e-3;
         for output in outputs {
-            inst.set(input, u + delta);
-            let plus = inst.get(output);
-            inst.set(input, u - delta);
-            let minus = inst.get(output);
-            inst.set(input, u);
-            let fd = (plus - minus) / (2.0 * delta);
+            let fd = inst.input_difference(output, input, delta);
             let exact = inst.directional(output, input, 1.0).unwrap();
             eprintln!(
                 "{model} t = {:.2}: d{output}/d{input} = {exact:.12e}, central difference {fd:.12e}",
@@ -549,14 +555,9 @@ fn section_force_derivatives_equal_central_differences() {
         inst.step(t, 0.005);
     }
     for input in ["F", "q"] {
-        let (u, delta) = (inst.get(input), 1e-3);
+        let delta = 1e-3;
         for output in &outputs {
-            inst.set(input, u + delta);
-            let plus = inst.get(output);
-            inst.set(input, u - delta);
-            let minus = inst.get(output);
-            inst.set(input, u);
-            let fd = (plus - minus) / (2.0 * delta);
+            let fd = inst.input_difference(output, input, delta);
             let exact = inst.directional(output, input, 1.0).unwrap();
             eprintln!("d{output}/d{input} = {exact:.9e}, central difference {fd:.9e}");
             assert!((exact - fd).abs() <= 1e-6 * exact.abs().max(1e-3), "{output}/{input}: {exact} vs {fd}");
@@ -609,12 +610,7 @@ fn directional_derivatives_of_every_model_with_inputs_equal_central_differences(
                 let delta = 1e-3 * (1.0 + u.abs());
                 for output in outputs {
                     let y = inst.get(output);
-                    inst.set(input, u + delta);
-                    let plus = inst.get(output);
-                    inst.set(input, u - delta);
-                    let minus = inst.get(output);
-                    inst.set(input, u);
-                    let fd = (plus - minus) / (2.0 * delta);
+                    let fd = inst.input_difference(output, input, delta);
                     let exact = inst.directional(output, input, 1.0).unwrap();
                     let scale = exact.abs().max(fd.abs()).max(1e-9 * (1.0 + y.abs()) / delta);
                     worst = worst.max((exact - fd).abs() / scale);
