@@ -2004,7 +2004,7 @@ fn slowest_bending_period(model: &Model, params: &[f64]) -> Option<f64> {
         return None;
     }
     let asm = crate::mechanics::assemble::assemble(model, params).ok()?;
-    asm.bending_periods.iter().map(|p| p.period).fold(None, |m, p| Some(m.map_or(p, |m: f64| m.max(p))))
+    asm.bending_periods.iter().map(|p| p.period).reduce(f64::max)
 }
 
 /// The assembly's warnings, and one if `step` does not resolve the first bending vibration of
