@@ -76,11 +76,11 @@ impl Default for SolverSettings {
 
 impl SolverSettings {
     /// The model's settings at `params`: those its `[solver]` section declares, and where it
-    /// gives no `step`, one that resolves its most flexible beam (`slowest_bending_period`).
+    /// gives no `step`, one that resolves its most flexible beam (`resolved_period`).
     pub fn from_model(model: &Model, params: &[f64]) -> Result<Self, ModelError> {
         let mut out = Self::declared(model, params)?;
         if model.definition.solver.step.is_none() {
-            if let Some(period) = slowest_bending_period(model, params) {
+            if let Some(period) = resolved_period(model, params) {
                 out.step = out.step.min(period / STEPS_PER_BENDING_PERIOD);
             }
         }
@@ -382,7 +382,7 @@ pub struct Simulation {
     assembly_warnings: usize,
     /// The most flexible beam's first bending period, which the step warning is about
     /// (`limit_steps_to`).
-    slowest_bending: Option<crate::mechanics::assembly::BendingPeriod>,
+    resolved: Option<crate::mechanics::assembly::BeamPeriod>,
     /// The energy balance since the start, for the diagnosis of a run that loses it.
     balance: BalanceWatch,
     /// Per input, whether a driven joint's drive reads it (the FMU asks at every set input).
@@ -434,7 +434,7 @@ impl Simulation {
         // Driven joints: the initial configuration is projected onto the drives' values at
         // the start time.
         let asm = assemble_at(model, params, start_time)?;
-        let slowest_bending = asm.bending_periods.iter().max_by(|a, b| a.period.total_cmp(&b.period)).cloned();
+        let resolved = binding_period(&asm.beam_periods, &["bending"]).cloned();
         let mut system = asm.system;
         system.set_nominal_step(settings.step);
         let mut stepper = Stepper::new(&system, integrator, settings.newton());
@@ -481,8 +481,8 @@ impl Simulation {
             outputs,
             input_names: asm.input_names,
             assembly_warnings: asm.warnings.len(),
-            warnings: step_warnings(model, slowest_bending.as_ref(), settings.step, asm.warnings),
-            slowest_bending,
+            warnings: step_warnings(model, resolved.as_ref(), settings.step, asm.warnings),
+            resolved,
             balance: BalanceWatch::new(EnergySample::default(), 0, 0.0, 1.0),
             driving_inputs,
             dependencies: std::sync::OnceLock::new(),
@@ -644,7 +644,7 @@ impl Simulation {
     pub fn limit_steps_to(&mut self, model: &Model, longest: f64) {
         let assembly = self.warnings.drain(..self.assembly_warnings).collect();
         let step = self.settings.step.min(longest);
-        self.warnings = step_warnings(model, self.slowest_bending.as_ref(), step, assembly);
+        self.warnings = step_warnings(model, self.resolved.as_ref(), step, assembly);
     }
 
     /// `warnings` without those of the time step (for analyses that take no steps: `modes`,
@@ -1994,28 +1994,42 @@ impl Simulation {
 /// per period of its most flexible beam (`SolverSettings::from_model`).
 const STEPS_PER_BENDING_PERIOD: f64 = 20.0;
 
-/// The longest first bending period of the model's beams (`beam_section::bending_period`, as a
-/// pinned-pinned beam), from an assembly at `params`; None without beams, or where the model
-/// does not assemble (`Simulation::new` reports why). The default step resolves it: the 1 ms
-/// default ran a probe's flexible slider-crank (a 130 Hz rod) at 7.6 steps per period, the
-/// rod's midspan deflection 12 % off (0.59 of 4.7 mm), with a warning that asked for 3.8e-4 s.
-fn slowest_bending_period(model: &Model, params: &[f64]) -> Option<f64> {
+/// The vibration a step must resolve among `kinds`: of each kind the most flexible beam's first
+/// (the longest period of that kind: stiffer beams, such as a flexible mechanism's short crank,
+/// are usually not what a model follows), and of these the faster.
+fn binding_period<'a>(
+    periods: &'a [crate::mechanics::assembly::BeamPeriod],
+    kinds: &[&str],
+) -> Option<&'a crate::mechanics::assembly::BeamPeriod> {
+    let slowest =
+        |kind: &&str| periods.iter().filter(|p| p.vibration == *kind).max_by(|a, b| a.period.total_cmp(&b.period));
+    kinds.iter().filter_map(slowest).min_by(|a, b| a.period.total_cmp(&b.period))
+}
+
+/// The period the default step resolves, from an assembly at `params`: the `binding_period`
+/// of bending and (spatial beams) torsion; None without beams, or where the model does not
+/// assemble (`Simulation::new` reports why). The 1 ms default ran a probe's flexible
+/// slider-crank (a 130 Hz rod) at 7.6 steps per period, the rod's midspan deflection 12 % off
+/// (0.59 of 4.7 mm), with a warning that asked for 3.8e-4 s; and a spatial cantilever's torsion
+/// at 451 Hz at 2.2 steps per period, its frequency 7.6 % low and its amplitude gone within 1 s
+/// (probe 40d). A `step` given is warned of for bending only (`step_warnings`): torsion is
+/// excited by torques and eccentric loads, and a model that sets its step has chosen what to
+/// follow (the crane's boom twists at 230 Hz under its 1 ms step).
+fn resolved_period(model: &Model, params: &[f64]) -> Option<f64> {
     if model.definition.beams.is_empty() {
         return None;
     }
     let asm = crate::mechanics::assemble::assemble(model, params).ok()?;
-    asm.bending_periods.iter().map(|p| p.period).reduce(f64::max)
+    binding_period(&asm.beam_periods, &["bending", "torsional"]).map(|p| p.period)
 }
 
-/// The assembly's warnings, and one if `step` does not resolve the first bending vibration of
-/// the most flexible beam (`slowest`: the longest estimated period,
-/// `beam_section::bending_period`; stiffer beams, such as a flexible mechanism's short crank,
-/// are usually not what a model follows): the default step of 1 ms ran a probe's flexible
+/// The assembly's warnings, and one if `step` does not resolve `slowest`, the most flexible
+/// beam's first bending vibration (`binding_period`): the step of 1 ms ran a probe's flexible
 /// slider-crank (a 130 Hz rod) at 8 steps per period, its deflection 2.9 mm off a 6 mm peak,
 /// without a word.
 fn step_warnings(
     model: &Model,
-    slowest: Option<&crate::mechanics::assembly::BendingPeriod>,
+    slowest: Option<&crate::mechanics::assembly::BeamPeriod>,
     step: f64,
     mut warnings: Vec<ModelError>,
 ) -> Vec<ModelError> {
@@ -2023,9 +2037,10 @@ fn step_warnings(
         warnings.push(model.error(
             p.span.clone(),
             format!(
-                "the step {} s takes {} steps per period of the first bending vibration of beam '{}' (the \
-                 most flexible; period about {:.2e} s, as a pinned-pinned beam): its motion at that frequency is \
-                 damped and out of phase; for results that follow it set step <= {:.1e} s (or error_control = true)",
+                "the step {} s takes {} steps per period of the first {} vibration of beam '{}' (the \
+                 most flexible; period about {:.2e} s, as a beam {} at both ends): its motion at that frequency \
+                 is damped and out of phase; for results that follow it set step <= {:.1e} s (or error_control = \
+                 true)",
                 Compact(step),
                 // A decimal below 10, two below 1 (a short stiff beam: 0.21 steps per period, not "0").
                 match p.period / step {
@@ -2033,8 +2048,10 @@ fn step_warnings(
                     n if n >= 1.0 => format!("{n:.1}"),
                     n => format!("{n:.2}"),
                 },
+                p.vibration,
                 p.name,
                 p.period,
+                if p.vibration == "bending" { "pinned" } else { "held against twist" },
                 p.period / STEPS_PER_BENDING_PERIOD
             ),
         ));

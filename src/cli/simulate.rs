@@ -20,7 +20,7 @@ use super::states::StatesRecorder;
 /// The solver options of `simulate`, also taken (and passed on) by `flexfmu sweep`.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct SolverArgs {
-    /// Internal step (s) [default: the model's step, else 1e-3].
+    /// Internal step (s) [default: the model's step, else 1e-3 or 1/20 of its beams' first bending or torsional period if shorter; `flexfmu info` shows it].
     #[arg(long, value_parser = option_values::duration, allow_hyphen_values = true)]
     pub step: Option<f64>,
     /// Integration method: ttbif, hht, generalized-alpha, newmark or bathe [default: the
@@ -625,11 +625,14 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     }
     if args.run_label.is_none() && failure.is_none() {
         println!(
-            "{}: {} to t = {} s with {}: {} steps ({} rejected){}, {} Newton iterations, {} Jacobian evaluations, {} factorizations, {wall:.3} s wall{}",
+            "{}: {} to t = {} s with {} at step {} s: {} steps ({} rejected){}, {} Newton iterations, {} Jacobian evaluations, {} factorizations, {wall:.3} s wall{}",
             model.name(),
             args.output.display(),
             Compact(last_row),
             sim.settings().method,
+            // The nominal step (the model's, the default or --step); the output interval and
+            // events may cut steps shorter (the count says how many were taken).
+            Compact(sim.settings().step),
             st.steps,
             st.rejected_steps,
             st.extrapolated(),

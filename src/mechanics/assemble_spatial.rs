@@ -8,7 +8,7 @@ mod plate;
 mod point_mass;
 mod rigid_body;
 
-use super::assembly::{Assembly, BendingPeriod};
+use super::assembly::{Assembly, BeamPeriod};
 use super::contacts::ContactElement;
 use super::elements::CorotationalBeam3d;
 use super::euler_parameters::{mat_t_vec, rotation};
@@ -53,7 +53,7 @@ struct Builder<'a> {
     names: HashMap<String, Range<usize>>,
     body_index: HashMap<String, usize>,
     /// Each beam's estimated first bending period.
-    bending_periods: Vec<BendingPeriod>,
+    beam_periods: Vec<BeamPeriod>,
     /// Each beam's elements by its name: their range in the system's `CorotationalBeam3d`s.
     beams: HashMap<String, Range<usize>>,
     /// The plates laid out, to be condensed once every name has been resolved.
@@ -210,7 +210,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
         bodies: Vec::new(),
         names: HashMap::new(),
         body_index: HashMap::new(),
-        bending_periods: Vec::new(),
+        beam_periods: Vec::new(),
         beams: HashMap::new(),
         plates: Vec::new(),
     };
@@ -405,7 +405,7 @@ pub fn assemble_spatial_at(model: &Model, params: &[f64], t0: f64) -> Result<Ass
     sys.finish();
     let (initial, mut warnings) = consistent_initial_state(model, &mut sys, q0, v0, &specified, &joint_spans, t0)?;
     warnings.extend(contact_warnings);
-    Ok(Assembly { system: sys, initial, outputs, input_names, warnings, bending_periods: b.bending_periods })
+    Ok(Assembly { system: sys, initial, outputs, input_names, warnings, beam_periods: b.beam_periods })
 }
 
 /// Names with their indexed families summarised in order of appearance: a beam's nodes

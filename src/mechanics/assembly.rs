@@ -15,15 +15,19 @@ pub struct Assembly {
     pub outputs: Vec<Output>,
     pub input_names: Vec<String>,
     pub warnings: Vec<ModelError>,
-    /// Each beam's estimated first bending period (`beam_section::bending_period`), where it is
-    /// declared: a step too long for it is warned of (`Simulation::new`).
-    pub bending_periods: Vec<BendingPeriod>,
+    /// Each beam's estimated first bending period (`beam_section::bending_period`) and, in
+    /// 3D, first torsional period (`beam_section::torsion_period`), where it is declared: the
+    /// default step resolves them and a step too long for them is warned of
+    /// (`resolved_period` in src/simulation.rs).
+    pub beam_periods: Vec<BeamPeriod>,
 }
 
-/// A beam's estimated first bending period (s) and its declaration.
+/// A beam's estimated period (s) of its first vibration of one kind, and its declaration.
 #[derive(Debug, Clone)]
-pub struct BendingPeriod {
+pub struct BeamPeriod {
     pub name: String,
     pub span: std::ops::Range<usize>,
+    /// "bending" or "torsional".
+    pub vibration: &'static str,
     pub period: f64,
 }

@@ -155,3 +155,10 @@ pub(crate) fn optional(scope: &Scope, n: &Option<Num>, key: &str) -> Result<Opti
 pub(crate) fn bending_period(length: f64, ei: f64, mass_per_length: f64) -> f64 {
     2.0 * length * length / (std::f64::consts::PI * (ei / mass_per_length).sqrt())
 }
+
+/// The period (s) of a spatial beam's first torsional vibration, estimated as that of a beam
+/// held against twist at both ends, w1 = (pi/L) sqrt(GJ/(rho I_p)) (Blevins 1979, table 8-19;
+/// the clamped-free beam's is 2 times slower), `polar_inertia` = rho I_p per length.
+pub(crate) fn torsion_period(length: f64, gj: f64, polar_inertia: f64) -> f64 {
+    2.0 * length / (gj / polar_inertia).sqrt()
+}

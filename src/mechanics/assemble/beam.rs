@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use super::{BodyEntry, Builder, Layout, Names, check_name};
 use crate::limits::coordinates_fit;
 use crate::mechanics::BodyInfo;
-use crate::mechanics::assembly::BendingPeriod;
+use crate::mechanics::assembly::BeamPeriod;
 use crate::mechanics::beam_section::{self, Given};
 use crate::mechanics::contact_gap::ContactGap;
 use crate::mechanics::elements::{AncfBeam2d, BeamProperties, CorotationalBeam2d, FloatingFrameBeam2d};
@@ -138,9 +138,10 @@ pub(super) fn build(def: &Definition, b: &mut Builder, names: &mut Names, l: &mu
                 BeamProperties::resultants(ea, ga, ei, mass_per_length, rotary_inertia)
             }
         };
-        b.bending_periods.push(BendingPeriod {
+        b.beam_periods.push(BeamPeriod {
             name: name.clone(),
             span: bd.name.span(),
+            vibration: "bending",
             period: beam_section::bending_period(length, props.young * props.inertia, props.density * props.area),
         });
         let angle = (p1[1] - p0[1]).atan2(p1[0] - p0[0]);

@@ -7,7 +7,7 @@ mod point_mass;
 mod rigid_body;
 
 pub use super::assembly::Assembly;
-use super::assembly::BendingPeriod;
+use super::assembly::BeamPeriod;
 use super::contact_gap::{ContactGap, GroundShape};
 use super::contacts::ContactElement;
 use super::elements::FloatingFramePoint;
@@ -64,7 +64,7 @@ struct Builder<'a> {
     /// The index of each joint in `System::joints`, once they are all laid out.
     joint_index: HashMap<String, usize>,
     /// Each beam's estimated first bending period.
-    bending_periods: Vec<BendingPeriod>,
+    beam_periods: Vec<BeamPeriod>,
     /// The elements of each finite-element beam by its name, for distributed forces.
     beam_segments: HashMap<String, Vec<LineSegment>>,
 }
@@ -331,7 +331,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
         contact_index: HashMap::new(),
         body_index: HashMap::with_capacity(def.point_masses.len() + def.rigid_bodies.len() + def.beams.len()),
         joint_index: HashMap::new(),
-        bending_periods: Vec::new(),
+        beam_periods: Vec::new(),
         beam_segments: HashMap::new(),
     };
 
@@ -560,7 +560,7 @@ pub fn assemble_at(model: &Model, params: &[f64], t0: f64) -> Result<Assembly, M
     sys.finish();
     let (initial, mut warnings) = consistent_initial_state(model, &mut sys, q0, v0, &specified, &joint_spans, t0)?;
     warnings.extend(contact_warnings);
-    Ok(Assembly { system: sys, initial, outputs, input_names, warnings, bending_periods: b.bending_periods })
+    Ok(Assembly { system: sys, initial, outputs, input_names, warnings, beam_periods: b.beam_periods })
 }
 
 /// A `[[contacts]]` entry as a contact force element or a contact constraint: its geometry

@@ -5,7 +5,7 @@
 
 use super::{Body3, Builder, Layout};
 use crate::limits::coordinates_fit;
-use crate::mechanics::assembly::BendingPeriod;
+use crate::mechanics::assembly::BeamPeriod;
 use crate::mechanics::beam_section::{self, Given};
 use crate::mechanics::elements::{BeamProperties, CorotationalBeam3d, SpatialBeamProperties};
 use crate::mechanics::euler_parameters::{Mat3, cross, e_matrix, from_rotation};
@@ -302,11 +302,21 @@ pub(super) fn build(def: &Definition, b: &mut Builder, l: &mut Layout) -> Result
         let nodes = geometry(b, bd, count)?;
         let length: f64 =
             nodes.windows(2).map(|w| (0..3).map(|i| (w[1].0[i] - w[0].0[i]).powi(2)).sum::<f64>().sqrt()).sum();
-        b.bending_periods.push(BendingPeriod {
+        b.beam_periods.push(BeamPeriod {
             name: name.clone(),
             span: bd.name.span(),
+            vibration: "bending",
             period: beam_section::bending_period(length, props.young * props.iy.min(props.iz), props.mass_per_length),
         });
+        let torsional = beam_section::torsion_period(length, props.shear * props.torsion, props.rotary_inertia[0]);
+        if torsional > 0.0 && torsional.is_finite() {
+            b.beam_periods.push(BeamPeriod {
+                name: name.clone(),
+                span: bd.name.span(),
+                vibration: "torsional",
+                period: torsional,
+            });
+        }
         let y_axis = bd.y_axis.as_ref().map(|a| b.scope.vec3(a)).transpose()?;
         let velocity = bd.velocity.as_ref().map(|v| b.scope.vec3(v)).transpose()?;
         let omega = bd.angular_velocity.as_ref().map(|w| b.scope.vector3(w, "angular_velocity")).transpose()?;
