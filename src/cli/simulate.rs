@@ -517,7 +517,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     if args.solver.step.is_none() && model.definition.solver.step.is_none() && steps > DEFAULT_STEP_NOTE {
         eprintln!(
             "{label}note: {} internal steps of the default step {} (1e-3 in the model's time unit, s in SI, or 1/20 \
-             of the most flexible beam's first bending period; give `step` in [solver] or --step for a model whose \
+             of the beams' first bending or torsional period; give `step` in [solver] or --step for a model whose \
              time unit is not the second, or that needs no such resolution)",
             Compact(steps.round()),
             Compact(sim.settings().step)
