@@ -121,39 +121,6 @@ fn to_faer(x: &DMatrix<f64>) -> faer::Mat<f64> {
     faer::Mat::from_fn(x.nrows(), x.ncols(), |i, j| x[(i, j)])
 }
 
-/// The reduced problem at the state as one matrix, A = L^-1 N^T K N L^-T with
-/// N^T M N = L L^T: its eigenvalues are the squared circular frequencies omega^2 (1/s^2).
-/// K includes (Phi_q^T lambda)_q and the load stiffness; not symmetrised (follower loads and
-/// loads of fixed direction on rotations make it unsymmetric).
-fn reduced_problem(
-    sys: &dyn Dynamics,
-    q: &[f64],
-    v: &[f64],
-    a: &[f64],
-    lambda: &[f64],
-    t: f64,
-) -> Result<DMatrix<f64>, ModesError> {
-    reduced_problem_with_basis(sys, q, v, a, lambda, t).map(|r| r.0)
-}
-
-/// A, N and L of the reduced problem (`reduced_problem_with_basis`).
-type Reduced = (DMatrix<f64>, DMatrix<f64>, faer::Mat<f64>);
-
-/// `reduced_problem`, with N and L, which take an eigenvector z of A back to the coordinates:
-/// phi = N L^-T z (phi^T M phi = z^T z).
-fn reduced_problem_with_basis(
-    sys: &dyn Dynamics,
-    q: &[f64],
-    v: &[f64],
-    a: &[f64],
-    lambda: &[f64],
-    t: f64,
-) -> Result<Reduced, ModesError> {
-    let [m_r, k_r, basis] = reduced_matrices(sys, q, v, a, lambda, t)?;
-    let (a, l) = direct_problem(&m_r, &k_r)?;
-    Ok((a, basis, l))
-}
-
 /// The direct problem A = L^-1 K_r L^-T with M_r = L L^T (M_r symmetrised), and L. A by two
 /// blocked triangular solves in faer (forming L^-1 by nalgebra's unblocked inverse was half of
 /// a 1000-element beam's `modes`): Y = L^-1 (L^-1 K_r)^T = A^T.
@@ -381,7 +348,7 @@ pub fn hertz(w2: &[f64], resolved: bool) -> Vec<f64> {
 pub const STABILITY_CHECK_COORDINATES: usize = 400;
 
 /// The number of admissible directions in which the equilibrium (q, lambda) at t is unstable:
-/// eigenvalues omega^2 of the reduced problem (`reduced_problem`, K as it is, not
+/// eigenvalues omega^2 of the reduced problem (`direct_problem`, K as it is, not
 /// symmetrised) that are real and negative, below -100 n ulps of the largest |omega^2|, the
 /// eigensolver's round-off (see `roundoff_frequency_squared`): divergence, the stiffness
 /// N^T K N negative in that direction. The symmetric part alone is not the test: a 3D
@@ -418,12 +385,15 @@ pub fn stability(sys: &dyn Dynamics, q: &[f64], lambda: &[f64], t: f64) -> Optio
     // direction, however far its spectrum spreads (a slender ANCF cantilever, clamped and
     // unloaded, was called neutral: its fundamental's omega^2 lay within the direct problem's
     // round-off, probe 39b).
-    let [_, k_r, _] = reduced_matrices(sys, q, &zeros, &zeros, lambda, t).ok()?;
+    let [m_r, k_r, _] = reduced_matrices(sys, q, &zeros, &zeros, lambda, t).ok()?;
     let skew = (&k_r - k_r.transpose()).amax();
     if skew <= 1e-12 * k_r.amax() && positive_definite(&k_r).is_some() {
         return Some(Stability { unstable: 0, neutral: 0 });
     }
-    let a = reduced_problem(sys, q, &zeros, &zeros, lambda, t).ok()?;
+    // The reduced problem A = L^-1 K_r L^-T (M_r = L L^T): its eigenvalues are omega^2. K_r
+    // includes (Phi_q^T lambda)_q and the load stiffness; not symmetrised (follower loads and
+    // loads of fixed direction on rotations make it unsymmetric).
+    let (a, _) = direct_problem(&m_r, &k_r).ok()?;
     // faer's eigenvalues (a bounded QR iteration that reports non-convergence): nalgebra's
     // `complex_eigenvalues` did not return on the discrete plate's reduced problem (147
     // coordinates; `flexfmu modes models/plate_discrete.toml` hung).
